@@ -1,0 +1,113 @@
+package env
+
+import "fmt"
+
+// The action space is fixed: every index in [0, NumActions) names a
+// (direction, count, from-square) triple,
+//
+//	action = (direction*MaxHeight + count-1)*NumSquares + from
+//
+// so a network can emit it as NumDirections*MaxHeight planes of 6x6 logits
+// (plane = direction*MaxHeight + count-1, cell = from square). A legal move
+// (from, count, to) maps to the index of the first direction, in [Direction]
+// order, that carries count pieces from "from" to "to"; [ActionOf] and
+// [MoveOf] are inverse on legal moves. Indices of other directions reaching
+// the same square, of counts 10 and 20 (which always return to the start)
+// and of counts taller than any stack are never legal.
+//
+// Index 0 (a1, north, one piece) is a real move; a network must not rely on
+// index 0 being illegal (see the softmax note in the model package).
+const (
+	NumActions       = NumDirections * MaxHeight * NumSquares
+	actionPlaneCount = NumDirections * MaxHeight
+)
+
+// Action is an index into the fixed action space.
+type Action int
+
+// NewAction returns the index of (direction, count, from); count is 1..24.
+func NewAction(from Square, d Direction, count int) Action {
+	return Action((int(d)*MaxHeight+count-1)*NumSquares + int(from))
+}
+
+// Parts splits an action index into its from square, direction and count.
+func (a Action) Parts() (from Square, d Direction, count int) {
+	i := int(a)
+	from = Square(i % NumSquares)
+	i /= NumSquares
+	return from, Direction(i / MaxHeight), i%MaxHeight + 1
+}
+
+// Valid reports whether a is an index in [0, NumActions).
+func (a Action) Valid() bool { return a >= 0 && a < NumActions }
+
+// ActionOf returns the action index of a move. The move need not be legal
+// in any position, but it must be geometrically possible: count pieces from
+// m.From must reach m.To in some direction.
+func ActionOf(m Move) (Action, error) {
+	k := int(m.Count)
+	if m.From >= NumSquares || m.To >= NumSquares || k < 1 || k > MaxHeight {
+		return 0, fmt.Errorf("action of move %v: out of range", m)
+	}
+	if a, ok := actionIndex(m); ok {
+		return a, nil
+	}
+	return 0, fmt.Errorf("action of move %v: %d pieces from %v never reach %v", m, k, m.From, m.To)
+}
+
+// actionIndex finds the first direction that carries m.Count pieces from
+// m.From to m.To; m's squares and count must be in range.
+func actionIndex(m Move) (Action, bool) {
+	k := int(m.Count)
+	rc := &reachTable[m.From][k%period]
+	for i := 0; i < int(rc.n); i++ {
+		if rc.to[i] == m.To {
+			return NewAction(m.From, rc.dir[i], k), true
+		}
+	}
+	return 0, false
+}
+
+// MoveOf returns the move an action index stands for. It reports an error
+// for an index out of range and for one that is never a legal move (a
+// direction that is not the first to reach its target, or a target equal to
+// the start); it does not check the move against a position.
+func MoveOf(a Action) (Move, error) {
+	if !a.Valid() {
+		return Move{}, fmt.Errorf("action %d: out of range [0, %d)", int(a), NumActions)
+	}
+	from, d, k := a.Parts()
+	to := Destination(from, d, k)
+	m := Move{From: from, To: to, Count: uint8(k)}
+	if to == from {
+		return Move{}, fmt.Errorf("action %d (%v %v %d): lands on its own square", int(a), from, d, k)
+	}
+	if canon, _ := ActionOf(m); canon != a {
+		return Move{}, fmt.Errorf("action %d (%v %v %d): move %v is action %d", int(a), from, d, k, m, int(canon))
+	}
+	return m, nil
+}
+
+// LegalActions appends the action indices of p's legal moves to dst, in the
+// order of [Position.LegalMoves].
+func (p *Position) LegalActions(dst []Action, tooTall bool) []Action {
+	var buf [256]Move
+	for _, m := range p.LegalMoves(buf[:0], tooTall) {
+		if a, ok := actionIndex(m); ok { // always, for a generated move
+			dst = append(dst, a)
+		}
+	}
+	return dst
+}
+
+// LegalMask sets mask[a] to whether action a is legal in p; mask must have
+// NumActions entries.
+func (p *Position) LegalMask(mask []bool, tooTall bool) {
+	clear(mask[:NumActions])
+	var buf [256]Move
+	for _, m := range p.LegalMoves(buf[:0], tooTall) {
+		if a, ok := actionIndex(m); ok { // always, for a generated move
+			mask[a] = true
+		}
+	}
+}

@@ -1,0 +1,82 @@
+package env
+
+// Move generation: the hot path of every search. Moves are generated from
+// reachTable, which already holds, for each square and lifted count modulo
+// 10, the distinct target squares; no direction is walked at run time.
+
+// tooTallHeight is the height above which the too-tall rule forces a move.
+const tooTallHeight = 4
+
+// tooTall returns the stacks of the side to move that are taller than 4.
+func (p *Position) tooTall() uint64 {
+	var set uint64
+	for s, st := range p.stacks {
+		if st.Height() > tooTallHeight && st.Top() == p.side {
+			set |= 1 << s
+		}
+	}
+	return set
+}
+
+// MustMove returns the squares (bit s for square s) of the stacks the side
+// to move must move under the too-tall rule; 0 when no stack is too tall.
+func (p *Position) MustMove() uint64 { return p.tooTall() }
+
+// movable returns the squares the side to move may move from, with a flag
+// that says whether the too-tall rule restricts the counts. It returns 0 for
+// a finished position.
+func (p *Position) movable(tooTall bool) (from uint64, forced bool) {
+	red, blue := p.controlBoth()
+	if red == 0 || blue == 0 {
+		return 0, false
+	}
+	own := red
+	if p.side == Blue {
+		own = blue
+	}
+	if tooTall {
+		if tall := p.tooTall(); tall != 0 {
+			return tall, true
+		}
+	}
+	return own, false
+}
+
+// LegalMoves appends the legal moves of p to dst and returns the extended
+// slice. tooTall selects whether the too-tall rule is in force. A finished
+// position has no moves. Moves come in a fixed order: by square, then count,
+// then direction.
+func (p *Position) LegalMoves(dst []Move, tooTall bool) []Move {
+	from, forced := p.movable(tooTall)
+	for ; from != 0; from &= from - 1 {
+		s := Square(trailingZeros(from))
+		h := p.stacks[s].Height()
+		kmin := 1
+		if forced {
+			kmin = h - tooTallHeight
+		}
+		for k := kmin; k <= h; k++ {
+			rc := &reachTable[s][k%period]
+			for i := 0; i < int(rc.n); i++ {
+				dst = append(dst, Move{From: s, To: rc.to[i], Count: uint8(k)})
+			}
+		}
+	}
+	return dst
+}
+
+// CountMoves returns len(p.LegalMoves(nil, tooTall)) without generating the
+// moves; perft's last ply uses it.
+func (p *Position) CountMoves(tooTall bool) int {
+	from, forced := p.movable(tooTall)
+	n := 0
+	for ; from != 0; from &= from - 1 {
+		s := Square(trailingZeros(from))
+		h := p.stacks[s].Height()
+		n += int(movesUpTo[s][h])
+		if forced {
+			n -= int(movesUpTo[s][h-tooTallHeight-1])
+		}
+	}
+	return n
+}

@@ -1,0 +1,71 @@
+package env
+
+// Lookup tables computed once at start-up and never written again. Every
+// move a stack can make depends only on its square and on the lifted count
+// modulo 10, because each axis repeats with period 10.
+
+// period is the length after which a reflected walk along one axis repeats.
+const period = 2 * (BoardSize - 1)
+
+// reach lists the distinct squares other than the start that k pieces can
+// reach from one square, for one residue k mod 10, each with the first
+// direction (in Direction order) that reaches it.
+type reach struct {
+	n   uint8
+	to  [NumDirections]Square
+	dir [NumDirections]Direction
+}
+
+var (
+	// reachTable[s][k%10] lists the targets of a k-piece move from s.
+	reachTable [NumSquares][period]reach
+	// movesUpTo[s][h] counts the moves from s with 1 <= k <= h, for bulk
+	// counting.
+	movesUpTo [NumSquares][MaxHeight + 1]uint16
+	// zobristPiece[s][level][c] is XORed into a hash for a piece of colour c
+	// at the given level (0 = bottom) of the stack on s.
+	zobristPiece [NumSquares][MaxHeight][2]uint64
+	// zobristBlueToMove is XORed into the hash when Blue is to move.
+	zobristBlueToMove uint64
+)
+
+func init() {
+	for s := Square(0); s < NumSquares; s++ {
+		for r := 1; r < period; r++ {
+			var seen uint64
+			rc := &reachTable[s][r]
+			for d := Direction(0); d < NumDirections; d++ {
+				t := Destination(s, d, r)
+				if t == s || seen&(1<<t) != 0 {
+					continue
+				}
+				seen |= 1 << t
+				rc.to[rc.n], rc.dir[rc.n] = t, d
+				rc.n++
+			}
+		}
+		for h := 1; h <= MaxHeight; h++ {
+			movesUpTo[s][h] = movesUpTo[s][h-1] + uint16(reachTable[s][h%period].n)
+		}
+	}
+	// A fixed seed keeps hashes identical across runs and machines.
+	state := uint64(0x9E3779B97F4A7C15)
+	for s := range zobristPiece {
+		for l := range zobristPiece[s] {
+			for c := range zobristPiece[s][l] {
+				zobristPiece[s][l][c] = splitmix64(&state)
+			}
+		}
+	}
+	zobristBlueToMove = splitmix64(&state)
+}
+
+// splitmix64 is a small, well-mixed generator used only to fill the Zobrist
+// table.
+func splitmix64(state *uint64) uint64 {
+	*state += 0x9E3779B97F4A7C15
+	z := *state
+	z = (z ^ z>>30) * 0xBF58476D1CE4E5B9
+	z = (z ^ z>>27) * 0x94D049BB133111EB
+	return z ^ z>>31
+}
