@@ -107,11 +107,13 @@ func (s Stack) Empty() bool { return s == 0 }
 func (s Stack) colors() uint32 { return uint32(s) & stackColorMask }
 
 // Top returns the colour of the top piece, the stack's controller. The
-// result is meaningless for an empty stack.
-func (s Stack) Top() Color { return Color(s.colors()>>(s.Height()-1)) & 1 }
+// result is meaningless for an empty stack (but it does not panic: the
+// unsigned shift count turns "below the bottom" into a shift out of range).
+func (s Stack) Top() Color { return Color(s.colors()>>uint(s.Height()-1)) & 1 }
 
 // At returns the colour of the piece at the given depth, 0 being the top.
-func (s Stack) At(depth int) Color { return Color(s.colors()>>(s.Height()-1-depth)) & 1 }
+// The result is meaningless for a depth outside the stack.
+func (s Stack) At(depth int) Color { return Color(s.colors()>>uint(s.Height()-1-depth)) & 1 }
 
 // Count returns how many pieces of colour c the stack holds.
 func (s Stack) Count(c Color) int {
