@@ -1,0 +1,99 @@
+package mcts
+
+import (
+	"fmt"
+	"math"
+)
+
+// Config sets up a PUCT search. The YAML keys are the ones in the project's
+// config files; [DefaultConfig] gives values for strong play (no noise, the
+// most visited move), and self-play turns on Dirichlet noise and a
+// temperature for the opening plies.
+type Config struct {
+	// Simulations is the number of simulations each search runs. With tree
+	// reuse, the visits kept from the previous move come on top.
+	Simulations int `yaml:"simulations"`
+	// CPuct is the exploration constant of PUCT; with CPuctBase > 0 it is
+	// c_init of AlphaZero's schedule
+	// c(s) = log((1 + N(s) + c_base) / c_base) + c_init.
+	CPuct float64 `yaml:"c_puct"`
+	// CPuctBase is c_base of that schedule; 0 keeps CPuct constant.
+	CPuctBase float64 `yaml:"c_puct_base"`
+	// FPUReduction sets the first-play urgency: a child not yet visited is
+	// valued at the parent's value minus FPUReduction times the square root
+	// of the prior mass of the children already visited.
+	FPUReduction float64 `yaml:"fpu_reduction"`
+	// DirichletAlpha is the concentration of the noise mixed into the root
+	// priors.
+	DirichletAlpha float64 `yaml:"dirichlet_alpha"`
+	// DirichletEpsilon is the weight of that noise; 0 turns it off. It is
+	// drawn once per root position.
+	DirichletEpsilon float64 `yaml:"dirichlet_epsilon"`
+	// Temperature is the move-choice temperature for the first
+	// TemperaturePlies plies of the game (counted by the position's ply):
+	// a move is drawn with probability proportional to visits^(1/T).
+	Temperature float64 `yaml:"temperature"`
+	// TemperaturePlies is the number of plies Temperature applies to.
+	TemperaturePlies int `yaml:"temperature_plies"`
+	// FinalTemperature applies after that; 0 plays the most visited move.
+	FinalTemperature float64 `yaml:"final_temperature"`
+	// BatchSize is the number of leaves one search gathers, with virtual
+	// loss, for each Evaluator call.
+	BatchSize int `yaml:"batch_size"`
+	// VirtualLoss is the number of lost visits a simulation in flight adds
+	// to every node on its path, so that the other leaves of a batch go
+	// elsewhere.
+	VirtualLoss float64 `yaml:"virtual_loss"`
+	// ReuseTree keeps the subtree of the moves played between two searches
+	// of the same game.
+	ReuseTree bool `yaml:"reuse_tree"`
+}
+
+// DefaultConfig returns settings for strong play: 800 simulations,
+// AlphaZero's c_puct schedule (c_init 1.25, c_base 19652), an FPU reduction
+// of 0.25, no noise, the most visited move, batches of 8 leaves with a
+// virtual loss of 1, and tree reuse. Self-play usually sets
+// dirichlet_epsilon 0.25 and a temperature of 1 for the first plies.
+func DefaultConfig() Config {
+	return Config{
+		Simulations:    800,
+		CPuct:          1.25,
+		CPuctBase:      19652,
+		FPUReduction:   0.25,
+		DirichletAlpha: 0.3,
+		BatchSize:      8,
+		VirtualLoss:    1,
+		ReuseTree:      true,
+	}
+}
+
+// Validate reports the first setting out of range, naming its YAML key.
+func (c Config) Validate() error {
+	checks := []struct {
+		ok   bool
+		key  string
+		val  any
+		want string
+	}{
+		{c.Simulations >= 1, "simulations", c.Simulations, "1 or more"},
+		{finite(c.CPuct) && c.CPuct > 0, "c_puct", c.CPuct, "a number above 0"},
+		{finite(c.CPuctBase) && c.CPuctBase >= 0, "c_puct_base", c.CPuctBase, "0 (constant c_puct) or more"},
+		{finite(c.FPUReduction) && c.FPUReduction >= 0, "fpu_reduction", c.FPUReduction, "0 or more"},
+		{finite(c.DirichletAlpha) && c.DirichletAlpha > 0, "dirichlet_alpha", c.DirichletAlpha, "a number above 0"},
+		{c.DirichletEpsilon >= 0 && c.DirichletEpsilon <= 1, "dirichlet_epsilon", c.DirichletEpsilon, "0 (off) to 1"},
+		{finite(c.Temperature) && c.Temperature >= 0, "temperature", c.Temperature, "0 (most visited) or more"},
+		{c.TemperaturePlies >= 0, "temperature_plies", c.TemperaturePlies, "0 or more"},
+		{finite(c.FinalTemperature) && c.FinalTemperature >= 0, "final_temperature", c.FinalTemperature, "0 (most visited) or more"},
+		{c.BatchSize >= 1, "batch_size", c.BatchSize, "1 or more"},
+		{finite(c.VirtualLoss) && c.VirtualLoss >= 0, "virtual_loss", c.VirtualLoss, "0 or more"},
+	}
+	for _, ch := range checks {
+		if !ch.ok {
+			return fmt.Errorf("mcts config: %s is %v: want %s", ch.key, ch.val, ch.want)
+		}
+	}
+	return nil
+}
+
+// finite reports whether x is neither NaN nor infinite.
+func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }

@@ -1,0 +1,122 @@
+package mcts
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+)
+
+// AZLoader builds what an az player needs from its model file: the
+// evaluator (safe for concurrent use if players share it) and the search
+// settings that go with the model, such as those of its training config.
+// The keys of the spec override those settings. Package train provides one;
+// package mcts cannot, as it does not import the model.
+type AZLoader func(modelPath string) (Evaluator, Config, error)
+
+// NewPlayer builds the player a spec names, with its own seed. An az spec
+// needs loadAZ to turn its model path into an evaluator; with a nil loadAZ
+// it returns an error.
+func NewPlayer(spec Spec, seed uint64, loadAZ AZLoader) (Player, error) {
+	if err := spec.Validate(); err != nil {
+		return nil, err
+	}
+	switch spec.Kind {
+	case KindRandom:
+		return NewRandomPlayer(seed), nil
+	case KindGreedy:
+		return NewGreedyPlayer(seed), nil
+	case KindAlphaBeta:
+		return NewAlphaBetaPlayer(spec.AlphaBetaConfig(), seed)
+	case KindMCTS:
+		return NewUCTPlayer(spec.UCTConfig(), seed)
+	}
+	model, _ := spec.lookup("model")
+	if loadAZ == nil {
+		return nil, fmt.Errorf("player %s: az players need a model loader, which package train provides", spec)
+	}
+	eval, base, err := loadAZ(model)
+	if err != nil {
+		return nil, fmt.Errorf("player %s: %w", spec, err)
+	}
+	cfg := spec.SearchConfig(base)
+	p, err := NewPUCTPlayer(eval, cfg, seed)
+	if err != nil {
+		return nil, fmt.Errorf("player %s: %w", spec, err)
+	}
+	return p, nil
+}
+
+// AlphaBetaConfig returns the settings of an alphabeta spec: depth 4 when
+// neither depth nor time is given, and no depth limit when only time is.
+func (s Spec) AlphaBetaConfig() AlphaBetaConfig {
+	cfg := AlphaBetaConfig{Depth: s.intValue("depth", 0), Time: s.durationValue("time")}
+	if cfg.Depth == 0 && cfg.Time == 0 {
+		cfg.Depth = 4
+	}
+	return cfg
+}
+
+// UCTConfig returns the settings of an mcts spec over [DefaultUCTConfig].
+func (s Spec) UCTConfig() UCTConfig {
+	cfg := DefaultUCTConfig()
+	cfg.Simulations = s.intValue("sims", cfg.Simulations)
+	cfg.Exploration = s.floatValue("c", cfg.Exploration)
+	cfg.RolloutDepth = s.intValue("depth", cfg.RolloutDepth)
+	return cfg
+}
+
+// SearchConfig returns base with the search keys of an az spec applied.
+func (s Spec) SearchConfig(base Config) Config {
+	c := base
+	c.Simulations = s.intValue("sims", c.Simulations)
+	c.CPuct = s.floatValue("cpuct", c.CPuct)
+	c.CPuctBase = s.floatValue("cpuct_base", c.CPuctBase)
+	c.FPUReduction = s.floatValue("fpu", c.FPUReduction)
+	c.Temperature = s.floatValue("temp", c.Temperature)
+	c.TemperaturePlies = s.intValue("temp_plies", c.TemperaturePlies)
+	c.FinalTemperature = s.floatValue("final_temp", c.FinalTemperature)
+	c.DirichletAlpha = s.floatValue("alpha", c.DirichletAlpha)
+	c.DirichletEpsilon = s.floatValue("eps", c.DirichletEpsilon)
+	c.BatchSize = s.intValue("batch", c.BatchSize)
+	c.VirtualLoss = s.floatValue("vloss", c.VirtualLoss)
+	if v, ok := s.lookup("reuse"); ok {
+		c.ReuseTree = v == "true"
+	}
+	return c
+}
+
+// Model returns the model path of an az spec, or "".
+func (s Spec) Model() string {
+	m, _ := s.lookup("model")
+	return m
+}
+
+// The typed getters read values that Validate or ParseSpec has checked; a
+// missing key gives the default.
+
+func (s Spec) intValue(key string, def int) int {
+	if v, ok := s.lookup(key); ok {
+		if n, err := strconv.Atoi(v); err == nil {
+			return n
+		}
+	}
+	return def
+}
+
+func (s Spec) floatValue(key string, def float64) float64 {
+	if v, ok := s.lookup(key); ok {
+		if x, err := strconv.ParseFloat(v, 64); err == nil {
+			return x
+		}
+	}
+	return def
+}
+
+func (s Spec) durationValue(key string) time.Duration {
+	if v, ok := s.lookup(key); ok {
+		if d, err := time.ParseDuration(v); err == nil {
+			return d
+		}
+	}
+	return 0
+}

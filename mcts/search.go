@@ -1,0 +1,566 @@
+package mcts
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/deathstacks/deathstacks/env"
+)
+
+// search is the tree search behind the PUCT and UCT players: one tree in an
+// arena of nodes, grown by simulations that select a path with virtual
+// loss, gather leaves into a batch, have them evaluated together and back
+// the values up. Values are always for the side to move at a node; the
+// statistics a node keeps are for the player who moved into it, so each
+// step of a backup flips the sign.
+//
+// A search is used by one goroutine at a time. Its randomness (root noise,
+// move choice, rollouts) comes from its own generator, so a search with a
+// fixed seed and a deterministic evaluator repeats itself exactly.
+type search struct {
+	cfg    Config
+	leaves leafEvaluator
+	// ucb selects children by UCB1 without priors (the UCT baseline)
+	// instead of PUCT; ucbC is its exploration constant.
+	ucb  bool
+	ucbC float64
+	vl   float32
+	rng  *rand.Rand
+
+	// nodes is the tree, root at index 0; spare is the arena the next
+	// re-rooting copies the kept subtree into.
+	nodes, spare []node
+	// known counts the nodes evaluated or found terminal.
+	known int64
+	// hasRoot says whether nodes[0] is the root of the game recorded in
+	// rules, start, played and history.
+	hasRoot bool
+	rules   env.Rules
+	start   env.Position
+	rootPos env.Position
+	played  []env.Move
+	history []uint64
+	// noised says whether the root priors already hold this root's noise.
+	noised bool
+
+	// Scratch of the current descent and batch, reused to avoid garbage.
+	path       []int32
+	pathHashes []uint64
+	moveBuf    []env.Move
+	noise      []float64
+	pend       pendingLeaves
+	batch      leafBatch
+}
+
+// pendingLeaves are the leaves of the batch being gathered: their nodes,
+// positions and repetition counts, their paths from the root one after
+// another (pathEnd[i] ends leaf i's) and their legal actions likewise
+// (legalEnd).
+type pendingLeaves struct {
+	nodes    []int32
+	pos      []env.Position
+	reps     []int
+	paths    []int32
+	pathEnd  []int
+	actions  []env.Action
+	legalEnd []int
+	priors   []float32
+}
+
+func (p *pendingLeaves) reset() {
+	p.nodes, p.pos, p.reps = p.nodes[:0], p.pos[:0], p.reps[:0]
+	p.paths, p.pathEnd = p.paths[:0], p.pathEnd[:0]
+	p.actions, p.legalEnd = p.actions[:0], p.legalEnd[:0]
+}
+
+// span returns the bounds of entry i in a list of ends.
+func span(ends []int, i int) (lo, hi int) {
+	if i > 0 {
+		lo = ends[i-1]
+	}
+	return lo, ends[i]
+}
+
+// leafBatch is what a search hands to its leaf evaluator.
+type leafBatch struct {
+	rules  env.Rules
+	pos    []env.Position
+	reps   []int
+	legal  [][]env.Action
+	priors [][]float32
+	values []float32
+}
+
+// leafEvaluator fills the priors and values of a batch of leaves.
+type leafEvaluator interface {
+	evaluate(b *leafBatch) error
+}
+
+// networkLeaves evaluates leaves with an [Evaluator], from their
+// observations.
+type networkLeaves struct {
+	eval Evaluator
+	obs  []float32
+}
+
+func (e *networkLeaves) evaluate(b *leafBatch) error {
+	size := env.ObservationSize
+	e.obs = slices.Grow(e.obs[:0], len(b.pos)*size)[:len(b.pos)*size]
+	for i := range b.pos {
+		env.EncodeObservation(e.obs[i*size:(i+1)*size], &b.pos[i], b.rules, b.reps[i])
+	}
+	return e.eval.Evaluate(e.obs, b.legal, b.priors, b.values)
+}
+
+// newSearch returns a search with a validated config.
+func newSearch(cfg Config, leaves leafEvaluator, rng *rand.Rand) *search {
+	return &search{cfg: cfg, leaves: leaves, vl: float32(cfg.VirtualLoss), rng: rng}
+}
+
+// reset drops the tree.
+func (s *search) reset() { s.hasRoot = false }
+
+// run searches the current position of g with cfg.Simulations simulations
+// and returns the decision, with the move chosen at temperature temp.
+func (s *search) run(g *env.Game, temp float64) (Decision, error) {
+	if err := s.prepare(g); err != nil {
+		return Decision{}, err
+	}
+	if s.nodes[0].state == unexplored {
+		// The root's own evaluation is not one of the simulations, so the
+		// root's visit counts add up to the simulations run.
+		if err := s.simulate(1); err != nil {
+			return Decision{}, err
+		}
+	}
+	if s.cfg.DirichletEpsilon > 0 && !s.noised {
+		s.addNoise()
+	}
+	s.noised = true
+	if err := s.simulate(s.cfg.Simulations); err != nil {
+		return Decision{}, err
+	}
+	return s.decide(temp), nil
+}
+
+// prepare makes nodes[0] the node of g's current position: the node of the
+// previous search's tree that the moves played since lead to, when the tree
+// can be reused, or else a fresh root.
+func (s *search) prepare(g *env.Game) error {
+	if st := g.Status(); st.Over() {
+		return fmt.Errorf("search: the game is over (%v)", st)
+	}
+	moves, start := g.Moves(), g.StartPosition()
+	root := int32(-1)
+	if s.hasRoot && s.cfg.ReuseTree && g.Rules() == s.rules && start == s.start &&
+		len(moves) >= len(s.played) && slices.Equal(moves[:len(s.played)], s.played) {
+		root = s.walk(moves[len(s.played):])
+	}
+	switch {
+	case root < 0:
+		s.nodes = append(s.nodes[:0], node{})
+		s.known = 0
+		s.noised = false
+	case root > 0:
+		s.reroot(root)
+		s.noised = false
+	}
+	s.rules, s.start, s.rootPos = g.Rules(), start, g.Position()
+	s.played = append(s.played[:0], moves...)
+	s.history = append(s.history[:0], g.History()...)
+	s.hasRoot = true
+	return nil
+}
+
+// walk follows moves down from the root and returns the node reached, or -1
+// when a move leaves the explored tree.
+func (s *search) walk(moves []env.Move) int32 {
+	i := int32(0)
+	for _, m := range moves {
+		nd := &s.nodes[i]
+		if nd.state != expanded {
+			return -1
+		}
+		next := int32(-1)
+		for c := nd.first; c < nd.first+int32(nd.count); c++ {
+			if s.nodes[c].move == m {
+				next = c
+				break
+			}
+		}
+		if next < 0 {
+			return -1
+		}
+		i = next
+	}
+	return i
+}
+
+// reroot copies the subtree of node r into the spare arena, r becoming the
+// root, and swaps the arenas. A breadth-first copy keeps every block of
+// children contiguous: when node i is reached its first field still holds
+// the old index of its children.
+func (s *search) reroot(r int32) {
+	dst := append(s.spare[:0], s.nodes[r])
+	s.known = 0
+	for i := 0; i < len(dst); i++ {
+		switch dst[i].state {
+		case terminal:
+			s.known++
+		case expanded:
+			s.known++
+			lo := dst[i].first
+			dst[i].first = int32(len(dst))
+			dst = append(dst, s.nodes[lo:lo+int32(dst[i].count)]...)
+		}
+	}
+	s.spare, s.nodes = s.nodes[:0], dst
+}
+
+// simulate runs n simulations in batches.
+func (s *search) simulate(n int) error {
+	for done := 0; done < n; {
+		s.pend.reset()
+		collisions := 0
+		for len(s.pend.nodes) < s.cfg.BatchSize && done+len(s.pend.nodes) < n && collisions <= s.cfg.BatchSize {
+			leaf, pos := s.descend()
+			switch s.nodes[leaf].state {
+			case terminal:
+				s.backup(s.path, s.nodes[leaf].value)
+				done++
+			case pending:
+				// Another leaf of this batch is already waiting here.
+				s.undoVirtualLoss(s.path)
+				collisions++
+			default:
+				queued, err := s.visitLeaf(leaf, &pos)
+				if err != nil {
+					s.reset()
+					return err
+				}
+				if !queued {
+					done++
+				}
+			}
+		}
+		if len(s.pend.nodes) > 0 {
+			if err := s.flush(); err != nil {
+				s.reset()
+				return err
+			}
+			done += len(s.pend.nodes)
+		}
+	}
+	return nil
+}
+
+// descend walks from the root to a node that is not expanded, adding a
+// virtual loss to every node on the way, and returns it with its position.
+// s.path holds the nodes, s.pathHashes the hashes of the positions before
+// the leaf.
+func (s *search) descend() (int32, env.Position) {
+	s.path, s.pathHashes = s.path[:0], s.pathHashes[:0]
+	pos := s.rootPos
+	i := int32(0)
+	for {
+		s.nodes[i].inflight++
+		s.path = append(s.path, i)
+		if s.nodes[i].state != expanded {
+			return i, pos
+		}
+		s.pathHashes = append(s.pathHashes, pos.Hash())
+		if s.ucb {
+			i = s.selectUCB(i)
+		} else {
+			i = s.selectPUCT(i)
+		}
+		pos.Apply(s.nodes[i].move)
+	}
+}
+
+// visitLeaf settles a node reached for the first time: a finished game
+// becomes a terminal node and is backed up at once (queued false);
+// otherwise its children are created and it joins the batch.
+func (s *search) visitLeaf(leaf int32, pos *env.Position) (queued bool, err error) {
+	h := pos.Hash()
+	reps := env.CountRepetitions(h, s.history) + env.CountRepetitions(h, s.pathHashes) - 1
+	if st := env.StatusOf(pos, s.rules, reps); st.Over() {
+		nd := &s.nodes[leaf]
+		nd.state, nd.value = terminal, terminalValue(st, pos.SideToMove())
+		s.known++
+		s.backup(s.path, nd.value)
+		return false, nil
+	}
+	s.moveBuf = pos.LegalMoves(s.moveBuf[:0], s.rules.TooTall)
+	first := int32(len(s.nodes))
+	for _, m := range s.moveBuf {
+		a, err := env.ActionOf(m)
+		if err != nil {
+			return false, fmt.Errorf("search: legal move without an action: %w", err)
+		}
+		s.nodes = append(s.nodes, node{move: m, action: int32(a)})
+		s.pend.actions = append(s.pend.actions, a)
+	}
+	nd := &s.nodes[leaf]
+	nd.first, nd.count, nd.state = first, uint16(len(s.moveBuf)), pending
+	p := &s.pend
+	p.nodes = append(p.nodes, leaf)
+	p.paths = append(p.paths, s.path...)
+	p.pathEnd = append(p.pathEnd, len(p.paths))
+	p.legalEnd = append(p.legalEnd, len(p.actions))
+	p.pos = append(p.pos, *pos)
+	p.reps = append(p.reps, reps)
+	return true, nil
+}
+
+// terminalValue is the exact outcome of a finished game for the side to
+// move.
+func terminalValue(st env.Status, side env.Color) float32 {
+	if w, ok := st.Winner(); ok {
+		if w == side {
+			return 1
+		}
+		return -1
+	}
+	return 0
+}
+
+// flush evaluates the pending leaves, gives their children priors and backs
+// their values up.
+func (s *search) flush() error {
+	p, b := &s.pend, &s.batch
+	n := len(p.nodes)
+	p.priors = slices.Grow(p.priors[:0], len(p.actions))[:len(p.actions)]
+	b.rules, b.pos, b.reps = s.rules, p.pos, p.reps
+	b.legal, b.priors = b.legal[:0], b.priors[:0]
+	for i := 0; i < n; i++ {
+		lo, hi := span(p.legalEnd, i)
+		b.legal = append(b.legal, p.actions[lo:hi:hi])
+		b.priors = append(b.priors, p.priors[lo:hi:hi])
+	}
+	b.values = slices.Grow(b.values[:0], n)[:n]
+	if err := s.leaves.evaluate(b); err != nil {
+		return fmt.Errorf("search: evaluate %d positions: %w", n, err)
+	}
+	for i, leaf := range p.nodes {
+		v := b.values[i]
+		if !(v >= -1.001 && v <= 1.001) {
+			return fmt.Errorf("search: evaluator value %v: want a number in [-1, 1]", v)
+		}
+		nd := &s.nodes[leaf]
+		if err := setPriors(s.nodes[nd.first:nd.first+int32(nd.count)], b.priors[i]); err != nil {
+			return err
+		}
+		nd.state = expanded
+		s.known++
+		lo, hi := span(p.pathEnd, i)
+		s.backup(p.paths[lo:hi], max(-1, min(1, v)))
+	}
+	return nil
+}
+
+// setPriors copies an evaluator's priors into children, normalised so that
+// they sum to 1.
+func setPriors(children []node, priors []float32) error {
+	if len(priors) != len(children) {
+		return fmt.Errorf("search: evaluator gave %d priors for %d legal moves", len(priors), len(children))
+	}
+	var sum float32
+	for _, pr := range priors {
+		if !(pr >= 0) || math.IsInf(float64(pr), 0) {
+			return fmt.Errorf("search: evaluator prior %v: want a finite number >= 0", pr)
+		}
+		sum += pr
+	}
+	if !(sum > 0) || math.IsInf(float64(sum), 0) {
+		return fmt.Errorf("search: evaluator priors sum to %v: want a positive sum", sum)
+	}
+	for i := range children {
+		children[i].prior = priors[i] / sum
+	}
+	return nil
+}
+
+// backup adds the outcome v, for the side to move at the last node of
+// path, to every node of the path and removes the path's virtual loss.
+func (s *search) backup(path []int32, v float32) {
+	for j := len(path) - 1; j >= 0; j-- {
+		nd := &s.nodes[path[j]]
+		nd.n++
+		nd.w -= v // for the player who moved into the node
+		nd.inflight--
+		v = -v
+	}
+}
+
+// undoVirtualLoss removes a path's virtual loss without a visit.
+func (s *search) undoVirtualLoss(path []int32) {
+	for _, i := range path {
+		s.nodes[i].inflight--
+	}
+}
+
+// selectPUCT returns the child of node pi with the highest
+// Q + c * P * sqrt(N) / (1 + n), counting each simulation in flight as
+// VirtualLoss lost visits. Unvisited children share the first-play value,
+// so the best of them is the one with the highest prior; one pass finds it
+// and the best visited child together.
+func (s *search) selectPUCT(pi int32) int32 {
+	p := &s.nodes[pi]
+	vl := s.vl
+	parentN := float64(p.n) + float64(vl)*float64(p.inflight-1)
+	c := s.cfg.CPuct
+	if s.cfg.CPuctBase > 0 {
+		c += math.Log((1 + parentN + s.cfg.CPuctBase) / s.cfg.CPuctBase)
+	}
+	factor := float32(c * math.Sqrt(parentN))
+	children := s.nodes[p.first : p.first+int32(p.count)]
+	best, bestScore := -1, float32(math.Inf(-1))
+	unvisited, unvisitedPrior := -1, float32(-1)
+	var visitedMass float32
+	for i := range children {
+		ch := &children[i]
+		virtual := vl * float32(ch.inflight)
+		nEff := float32(ch.n) + virtual
+		if nEff == 0 {
+			if ch.prior > unvisitedPrior {
+				unvisited, unvisitedPrior = i, ch.prior
+			}
+			continue
+		}
+		visitedMass += ch.prior
+		score := (ch.w-virtual)/nEff + factor*ch.prior/(1+nEff)
+		if score > bestScore {
+			best, bestScore = i, score
+		}
+	}
+	if unvisited >= 0 {
+		var parentQ float32
+		if p.n > 0 {
+			parentQ = -p.w / float32(p.n)
+		}
+		fpu := parentQ - float32(s.cfg.FPUReduction)*float32(math.Sqrt(float64(visitedMass)))
+		if fpu+factor*unvisitedPrior > bestScore {
+			best = unvisited
+		}
+	}
+	return p.first + int32(best)
+}
+
+// selectUCB returns the first unvisited child of node pi or else the child
+// with the highest UCB1 score Q + c * sqrt(ln N / n).
+func (s *search) selectUCB(pi int32) int32 {
+	p := &s.nodes[pi]
+	vl := s.vl
+	logN := math.Log(float64(p.n) + float64(vl)*float64(p.inflight-1))
+	children := s.nodes[p.first : p.first+int32(p.count)]
+	best, bestScore := 0, math.Inf(-1)
+	for i := range children {
+		ch := &children[i]
+		virtual := vl * float32(ch.inflight)
+		nEff := float64(float32(ch.n) + virtual)
+		if nEff == 0 {
+			return p.first + int32(i)
+		}
+		score := float64(ch.w-virtual)/nEff + s.ucbC*math.Sqrt(logN/nEff)
+		if score > bestScore {
+			best, bestScore = i, score
+		}
+	}
+	return p.first + int32(best)
+}
+
+// addNoise mixes Dirichlet noise into the priors of the root's children.
+func (s *search) addNoise() {
+	root := &s.nodes[0]
+	children := s.nodes[root.first : root.first+int32(root.count)]
+	s.noise = dirichlet(s.rng, s.cfg.DirichletAlpha, s.noise[:0], len(children))
+	eps := s.cfg.DirichletEpsilon
+	for i := range children {
+		children[i].prior = float32((1-eps)*float64(children[i].prior) + eps*s.noise[i])
+	}
+}
+
+// rootChildren returns the children of the root.
+func (s *search) rootChildren() []node {
+	root := &s.nodes[0]
+	return s.nodes[root.first : root.first+int32(root.count)]
+}
+
+// decide builds the decision after a search: the move (drawn at
+// temperature temp from the root visits, or the most visited for 0), the
+// root value, the visits and the principal variation.
+func (s *search) decide(temp float64) Decision {
+	root := &s.nodes[0]
+	children := s.rootChildren()
+	chosen := s.mostVisited(0)
+	if temp > 0 {
+		chosen = root.first + int32(s.sample(children, temp))
+	}
+	d := Decision{
+		Move:        s.nodes[chosen].move,
+		Value:       float64(-root.w / float32(root.n)),
+		Simulations: s.cfg.Simulations,
+		Visits:      make(map[env.Action]int, len(children)),
+		Nodes:       s.known,
+	}
+	for _, ch := range children {
+		d.Visits[env.Action(ch.action)] = int(ch.n)
+	}
+	for i := chosen; ; i = s.mostVisited(i) {
+		d.PV = append(d.PV, s.nodes[i].move)
+		if nd := &s.nodes[i]; nd.state != expanded || nd.n < 2 {
+			break
+		}
+	}
+	return d
+}
+
+// mostVisited returns the child of expanded node pi with the most visits,
+// ties going to the higher value and then to the first.
+func (s *search) mostVisited(pi int32) int32 {
+	p := &s.nodes[pi]
+	best := p.first
+	for c := p.first + 1; c < p.first+int32(p.count); c++ {
+		a, b := &s.nodes[c], &s.nodes[best]
+		if a.n > b.n || (a.n == b.n && a.n > 0 && a.w/float32(a.n) > b.w/float32(b.n)) {
+			best = c
+		}
+	}
+	return best
+}
+
+// sample draws a child index with probability proportional to
+// visits^(1/temp).
+func (s *search) sample(children []node, temp float64) int {
+	var maxN int32
+	for _, ch := range children {
+		maxN = max(maxN, ch.n)
+	}
+	weight := func(n int32) float64 {
+		if n == 0 {
+			return 0
+		}
+		return math.Pow(float64(n)/float64(maxN), 1/temp)
+	}
+	var total float64
+	for _, ch := range children {
+		total += weight(ch.n)
+	}
+	x := s.rng.Float64() * total
+	last := 0
+	for i, ch := range children {
+		w := weight(ch.n)
+		if w == 0 {
+			continue
+		}
+		last = i
+		if x < w {
+			return i
+		}
+		x -= w
+	}
+	return last // rounding left x just above the total
+}

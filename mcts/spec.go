@@ -1,0 +1,292 @@
+package mcts
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// The kinds of player a [Spec] can name.
+const (
+	KindRandom    = "random"
+	KindGreedy    = "greedy"
+	KindAlphaBeta = "alphabeta"
+	KindMCTS      = "mcts"
+	KindAZ        = "az"
+)
+
+// Spec names a kind of player and its settings, written as the kind alone
+// ("greedy") or the kind, a colon and comma-separated key=value pairs
+// ("alphabeta:depth=4", "az:model=checkpoints/best.model,sims=200").
+// [ParseSpec] reads one and [Spec.String] writes it back; [NewPlayer]
+// builds the player.
+type Spec struct {
+	Kind   string
+	Params []Param
+}
+
+// Param is one key=value setting of a Spec.
+type Param struct {
+	Key, Value string
+}
+
+// String writes the spec in the form ParseSpec reads.
+func (s Spec) String() string {
+	if len(s.Params) == 0 {
+		return s.Kind
+	}
+	parts := make([]string, len(s.Params))
+	for i, p := range s.Params {
+		parts[i] = p.Key + "=" + p.Value
+	}
+	return s.Kind + ":" + strings.Join(parts, ",")
+}
+
+// keyDef is a setting a kind of player accepts.
+type keyDef struct {
+	name, help string
+	// check reads a value and returns it in canonical form.
+	check func(text string) (string, error)
+}
+
+// kindDef is a kind of player with its settings.
+type kindDef struct {
+	name, help string
+	keys       []keyDef
+	required   []string
+}
+
+// searchKeys are the PUCT settings an az spec may override.
+var searchKeys = []keyDef{
+	{"sims", "simulations per move", intIn(1, math.MaxInt32)},
+	{"cpuct", "c_puct (c_init of the schedule)", floatAbove(0)},
+	{"cpuct_base", "c_puct_base, 0 for a constant c_puct", floatAtLeast(0)},
+	{"fpu", "first-play urgency reduction", floatAtLeast(0)},
+	{"temp", "temperature of the opening plies", floatAtLeast(0)},
+	{"temp_plies", "plies played at temp", intIn(0, math.MaxInt32)},
+	{"final_temp", "temperature after them", floatAtLeast(0)},
+	{"alpha", "Dirichlet noise concentration", floatAbove(0)},
+	{"eps", "Dirichlet noise weight, 0 for none", floatIn(0, 1)},
+	{"batch", "leaves per evaluator call", intIn(1, 1<<16)},
+	{"vloss", "virtual loss", floatAtLeast(0)},
+	{"reuse", "keep the tree between moves", checkBool},
+}
+
+// playerKinds lists every kind of player with its keys; it is never
+// written.
+var playerKinds = []kindDef{
+	{name: KindRandom, help: "a uniformly random legal move"},
+	{name: KindGreedy, help: "an immediate win, else the best heuristic after one ply"},
+	{name: KindAlphaBeta, help: "alpha-beta search (default depth=4)", keys: []keyDef{
+		{"depth", "deepest iteration in plies", intIn(1, maxSearchPly)},
+		{"time", "time limit per move, such as 500ms", durationAbove0},
+	}},
+	{name: KindMCTS, help: "UCT with random rollouts", keys: []keyDef{
+		{"sims", "simulations per move", intIn(1, math.MaxInt32)},
+		{"c", "UCB1 exploration constant", floatAtLeast(0)},
+		{"depth", "rollout plies before the heuristic", intIn(0, 10000)},
+	}},
+	{name: KindAZ, help: "PUCT search guided by a trained network", keys: append([]keyDef{
+		{"model", "path of the model file", checkPath},
+	}, searchKeys...), required: []string{"model"}},
+}
+
+// kindNames lists the kinds for error messages.
+func kindNames() string {
+	names := make([]string, len(playerKinds))
+	for i, k := range playerKinds {
+		names[i] = k.name
+	}
+	return strings.Join(names, ", ")
+}
+
+// keyNames lists a kind's keys for error messages.
+func (k *kindDef) keyNames() string {
+	if len(k.keys) == 0 {
+		return "none"
+	}
+	names := make([]string, len(k.keys))
+	for i, kd := range k.keys {
+		names[i] = kd.name
+	}
+	return strings.Join(names, ", ")
+}
+
+func findKind(name string) *kindDef {
+	for i := range playerKinds {
+		if playerKinds[i].name == name {
+			return &playerKinds[i]
+		}
+	}
+	return nil
+}
+
+func (k *kindDef) findKey(name string) *keyDef {
+	for i := range k.keys {
+		if k.keys[i].name == name {
+			return &k.keys[i]
+		}
+	}
+	return nil
+}
+
+// SpecHelp describes every kind of player and its keys, one kind a line,
+// for command help texts.
+func SpecHelp() string {
+	var b strings.Builder
+	for _, k := range playerKinds {
+		fmt.Fprintf(&b, "  %-10s %s", k.name, k.help)
+		if len(k.keys) > 0 {
+			parts := make([]string, len(k.keys))
+			for i, kd := range k.keys {
+				parts[i] = kd.name + " (" + kd.help + ")"
+			}
+			fmt.Fprintf(&b, "; keys: %s", strings.Join(parts, ", "))
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// ParseSpec reads a player spec such as "random", "alphabeta:depth=4",
+// "alphabeta:time=500ms", "mcts:sims=1000" or "az:model=PATH,sims=200".
+// Keys may come in any order, each at most once; values are checked and
+// kept in canonical form ("0500ms" becomes "500ms"). An error names the
+// valid kinds, or the valid keys of the kind.
+func ParseSpec(text string) (Spec, error) {
+	text = strings.TrimSpace(text)
+	kind, rest, hasParams := strings.Cut(text, ":")
+	k := findKind(kind)
+	if k == nil {
+		return Spec{}, fmt.Errorf("player spec %q: unknown kind %q: want one of %s", text, kind, kindNames())
+	}
+	spec := Spec{Kind: kind}
+	if hasParams {
+		for _, part := range strings.Split(rest, ",") {
+			key, value, ok := strings.Cut(part, "=")
+			if !ok {
+				return Spec{}, fmt.Errorf("player spec %q: %q: want key=value (keys of %s: %s)", text, part, kind, k.keyNames())
+			}
+			spec.Params = append(spec.Params, Param{Key: key, Value: value})
+		}
+	}
+	canon, err := spec.check(k)
+	if err != nil {
+		return Spec{}, fmt.Errorf("player spec %q: %w", text, err)
+	}
+	return canon, nil
+}
+
+// Validate reports whether the spec names a kind of player with valid
+// settings, as ParseSpec would accept.
+func (s Spec) Validate() error {
+	k := findKind(s.Kind)
+	if k == nil {
+		return fmt.Errorf("player spec %q: unknown kind %q: want one of %s", s.String(), s.Kind, kindNames())
+	}
+	if _, err := s.check(k); err != nil {
+		return fmt.Errorf("player spec %q: %w", s.String(), err)
+	}
+	return nil
+}
+
+// check validates the params against kind k and returns the spec with
+// canonical values.
+func (s Spec) check(k *kindDef) (Spec, error) {
+	out := Spec{Kind: s.Kind, Params: make([]Param, 0, len(s.Params))}
+	if len(s.Params) == 0 {
+		out.Params = nil
+	}
+	for i, p := range s.Params {
+		kd := k.findKey(p.Key)
+		if kd == nil {
+			return Spec{}, fmt.Errorf("%s has no key %q: valid keys are %s", k.name, p.Key, k.keyNames())
+		}
+		for _, q := range s.Params[:i] {
+			if q.Key == p.Key {
+				return Spec{}, fmt.Errorf("key %s given twice", p.Key)
+			}
+		}
+		v, err := kd.check(p.Value)
+		if err != nil {
+			return Spec{}, fmt.Errorf("key %s (%s): %w", p.Key, kd.help, err)
+		}
+		out.Params = append(out.Params, Param{Key: p.Key, Value: v})
+	}
+	for _, req := range k.required {
+		if _, ok := s.lookup(req); !ok {
+			return Spec{}, fmt.Errorf("%s needs key %s", k.name, req)
+		}
+	}
+	return out, nil
+}
+
+// lookup returns the value of a key.
+func (s Spec) lookup(key string) (string, bool) {
+	for _, p := range s.Params {
+		if p.Key == key {
+			return p.Value, true
+		}
+	}
+	return "", false
+}
+
+// The value checks. Each returns the canonical text of a good value.
+
+func intIn(lo, hi int) func(string) (string, error) {
+	return func(text string) (string, error) {
+		n, err := strconv.Atoi(text)
+		if err != nil || n < lo || n > hi {
+			return "", fmt.Errorf("%q: want a whole number from %d to %d", text, lo, hi)
+		}
+		return strconv.Itoa(n), nil
+	}
+}
+
+func floatIn(lo, hi float64) func(string) (string, error) {
+	return floatCheck(func(x float64) bool { return x >= lo && x <= hi }, fmt.Sprintf("from %v to %v", lo, hi))
+}
+
+func floatAtLeast(lo float64) func(string) (string, error) {
+	return floatCheck(func(x float64) bool { return x >= lo }, fmt.Sprintf("of %v or more", lo))
+}
+
+func floatAbove(lo float64) func(string) (string, error) {
+	return floatCheck(func(x float64) bool { return x > lo }, fmt.Sprintf("above %v", lo))
+}
+
+func floatCheck(ok func(float64) bool, want string) func(string) (string, error) {
+	return func(text string) (string, error) {
+		x, err := strconv.ParseFloat(text, 64)
+		if err != nil || !finite(x) || !ok(x) {
+			return "", fmt.Errorf("%q: want a number %s", text, want)
+		}
+		return strconv.FormatFloat(x, 'g', -1, 64), nil
+	}
+}
+
+func durationAbove0(text string) (string, error) {
+	d, err := time.ParseDuration(text)
+	if err != nil || d <= 0 {
+		return "", fmt.Errorf("%q: want a positive duration such as 500ms or 2s", text)
+	}
+	return d.String(), nil
+}
+
+func checkBool(text string) (string, error) {
+	b, err := strconv.ParseBool(text)
+	if err != nil {
+		return "", fmt.Errorf("%q: want true or false", text)
+	}
+	return strconv.FormatBool(b), nil
+}
+
+func checkPath(text string) (string, error) {
+	if text == "" || strings.TrimSpace(text) != text {
+		return "", errors.New("want a file path without surrounding spaces")
+	}
+	return text, nil
+}
