@@ -1,0 +1,268 @@
+package train
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/deathstacks/deathstacks/env"
+)
+
+// Config is a complete training run: what to play, how to search, learn,
+// evaluate and where to write. Its YAML form is configs/default.yaml; every
+// key of that file is a field here, named by its yaml tag.
+type Config struct {
+	// Name names the run; the output goes to checkpoints/<name> by default.
+	Name string `yaml:"name"`
+	// Seed drives every random choice of the run, so a run can be replayed.
+	Seed uint64 `yaml:"seed"`
+	// Iterations is the number of self-play + training iterations; 0 runs
+	// until TimeLimit or until stopped.
+	Iterations int `yaml:"iterations"`
+	// TimeLimit stops the run after the iteration that crosses it; 0 means
+	// no limit.
+	TimeLimit time.Duration `yaml:"time_limit"`
+
+	Env      env.Options    `yaml:"env"`
+	Model    ModelConfig    `yaml:"model"`
+	Server   ServerConfig   `yaml:"server"`
+	Search   SearchConfig   `yaml:"search"`
+	SelfPlay SelfPlayConfig `yaml:"selfplay"`
+	Replay   ReplayConfig   `yaml:"replay"`
+	Optim    OptimConfig    `yaml:"optim"`
+	Eval     EvalConfig     `yaml:"eval"`
+	Output   OutputConfig   `yaml:"output"`
+}
+
+// SelfPlayConfig says how many games each iteration generates and when a
+// losing side may resign.
+type SelfPlayConfig struct {
+	// GamesPerIteration is the number of self-play games per iteration.
+	GamesPerIteration int `yaml:"games_per_iteration"`
+	// ParallelGames is how many games run at once; their searches share the
+	// network's batching server, so more games mean fuller batches.
+	ParallelGames int `yaml:"parallel_games"`
+	// ResignThreshold lets the side to move resign when the search's value
+	// for it falls below this; -1 turns resignation off.
+	ResignThreshold float64 `yaml:"resign_threshold"`
+	// ResignPlayoutShare is the fraction of games in which resignation is
+	// disabled, played out to measure how often resigning would have been
+	// wrong.
+	ResignPlayoutShare float64 `yaml:"resign_playout_share"`
+}
+
+// ReplayConfig sizes the replay buffer.
+type ReplayConfig struct {
+	// Window is the buffer's capacity in positions; older ones drop out.
+	Window int `yaml:"window"`
+	// Augment trains on a random one of the eight symmetries of each sampled
+	// position (see [Replay.Sample]).
+	Augment bool `yaml:"augment"`
+}
+
+// OptimConfig is the training step (optimiser, loss weights, learning-rate
+// schedule) and how many steps each iteration takes.
+type OptimConfig struct {
+	TrainStepConfig `yaml:",inline"`
+	// StepsPerIteration is the number of training steps per iteration.
+	StepsPerIteration int `yaml:"steps_per_iteration"`
+}
+
+// EvalConfig says when and against whom the network is measured.
+type EvalConfig struct {
+	// Every runs an evaluation after every Every-th iteration; 0 never.
+	Every int `yaml:"every"`
+	// Games is the number of games against each baseline; colours alternate.
+	Games int `yaml:"games"`
+	// ParallelGames is how many evaluation games run at once.
+	ParallelGames int `yaml:"parallel_games"`
+	// OpeningPlies is the number of random plies that start each pair of
+	// games, so that deterministic players do not repeat one game.
+	OpeningPlies int `yaml:"opening_plies"`
+	// Baselines are player specs, such as "random", "greedy" or
+	// "alphabeta:depth=2", played against the current network.
+	Baselines []string `yaml:"baselines"`
+	// Gating keeps the previous network for self-play unless the new one
+	// scores at least GateThreshold against it.
+	Gating bool `yaml:"gating"`
+	// GateThreshold is the score (wins plus half the draws, per game) the
+	// new network needs against the previous one.
+	GateThreshold float64 `yaml:"gate_threshold"`
+}
+
+// OutputConfig says where a run writes and what it keeps.
+type OutputConfig struct {
+	// Dir is the run directory; empty means checkpoints/<name>.
+	Dir string `yaml:"dir"`
+	// KeepLast is how many checkpoints to keep; older ones are deleted.
+	KeepLast int `yaml:"keep_last"`
+	// Plot redraws the PNG plots of the metrics after every iteration.
+	Plot bool `yaml:"plot"`
+}
+
+// Defaults returns the built-in configuration; configs/default.yaml spells
+// out the same values (a test keeps the two equal).
+func Defaults() Config {
+	search := defaultSearchConfig()
+	search.Simulations = 64
+	search.DirichletEpsilon = 0.25
+	search.Temperature = 1
+	search.TemperaturePlies = 16
+
+	step := defaultTrainStepConfig()
+	step.BatchSize = 128
+	step.LR = 0.002
+	step.Schedule = scheduleCosine
+	step.StepEvery = 1000
+	step.StepGamma = 0.5
+	step.TotalSteps = 4000 // iterations * steps_per_iteration
+	step.MinLR = 0.0002
+
+	return Config{
+		Name:       "default",
+		Seed:       1,
+		Iterations: 40,
+		TimeLimit:  55 * time.Minute,
+		Env: env.Options{
+			Rules:        env.Rules{TooTall: true, MaxPlies: 200, RepetitionLimit: 3},
+			OpeningPlies: 0,
+		},
+		Model:  defaultModelConfig(),
+		Server: defaultServerConfig(),
+		Search: search,
+		SelfPlay: SelfPlayConfig{
+			GamesPerIteration:  32,
+			ParallelGames:      16,
+			ResignThreshold:    -0.95,
+			ResignPlayoutShare: 0.2,
+		},
+		Replay: ReplayConfig{Window: 40000, Augment: true},
+		Optim:  OptimConfig{TrainStepConfig: step, StepsPerIteration: 100},
+		Eval: EvalConfig{
+			Every:         5,
+			Games:         20,
+			ParallelGames: 4,
+			OpeningPlies:  4,
+			Baselines:     []string{"random", "greedy"},
+			Gating:        false,
+			GateThreshold: 0.55,
+		},
+		Output: OutputConfig{Dir: "", KeepLast: 3, Plot: true},
+	}
+}
+
+// Load reads the YAML file at path over [Defaults] (a key the file does not
+// set keeps its default) and validates the result. Errors name the file, the
+// key path and its line.
+func Load(path string) (Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Config{}, fmt.Errorf("config: %w", err)
+	}
+	cfg, err := Parse(data)
+	if err != nil {
+		return Config{}, fmt.Errorf("config %s: %w", path, err)
+	}
+	return cfg, nil
+}
+
+// Parse reads a YAML configuration over [Defaults] and validates it, like
+// [Load] without the file.
+func Parse(data []byte) (Config, error) {
+	cfg := Defaults()
+	lines, err := decodeStrict(data, &cfg)
+	if err != nil {
+		return Config{}, err
+	}
+	problems := cfg.problems()
+	for _, p := range problems {
+		p.Line = lines.of(p.Path)
+	}
+	if err := joinFieldErrors(problems); err != nil {
+		return Config{}, err
+	}
+	return cfg, nil
+}
+
+// YAML returns the configuration as YAML that [Parse] reads back to the same
+// value: the copy a run keeps beside its checkpoints.
+func (c Config) YAML() ([]byte, error) {
+	data, err := yaml.Marshal(c)
+	if err != nil {
+		return nil, fmt.Errorf("config to yaml: %w", err)
+	}
+	return data, nil
+}
+
+// RunDir returns the directory the run writes to: Output.Dir, or
+// checkpoints/<name> when that is empty.
+func (c Config) RunDir() string {
+	if c.Output.Dir != "" {
+		return c.Output.Dir
+	}
+	return filepath.Join("checkpoints", c.Name)
+}
+
+// Validate reports every setting out of range, each as a [*FieldError]
+// naming its key path, joined into one error.
+func (c Config) Validate() error { return joinFieldErrors(c.problems()) }
+
+// runName is what a run name may contain: it becomes a directory name.
+var runName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+
+// problems lists the settings out of range.
+func (c Config) problems() []*FieldError {
+	var ch checker
+	ch.check(runName.MatchString(c.Name), "name", "is %q: want letters, digits, '.', '_' or '-', starting with a letter or digit", c.Name)
+	ch.atLeast("iterations", c.Iterations, 0)
+	ch.check(c.TimeLimit >= 0, "time_limit", "is %v: want 0 (no limit) or more", c.TimeLimit)
+	ch.check(c.Iterations > 0 || c.TimeLimit > 0, "iterations", "and time_limit are both 0: the run would never stop")
+
+	// Training needs more than the rules allow (a move limit, an opening
+	// shorter than it); env's own check stays the last word on the rest.
+	r, before := c.Env.Rules, len(ch.errs)
+	ch.check(r.MaxPlies > 0, "env.rules.max_plies", "is %d: self-play needs a move limit of 1 or more", r.MaxPlies)
+	ch.check(r.RepetitionLimit == 0 || r.RepetitionLimit >= 2, "env.rules.repetitions", "is %d: want 0 (off) or 2 or more", r.RepetitionLimit)
+	ch.between("env.opening_plies", c.Env.OpeningPlies, 0, max(0, r.MaxPlies-1))
+	if len(ch.errs) == before {
+		ch.section("env", c.Env.Validate())
+	}
+	ch.section("model", c.Model.Validate())
+	ch.section("server", c.Server.Validate())
+	ch.section("search", c.Search.Validate())
+
+	s := c.SelfPlay
+	ch.atLeast("selfplay.games_per_iteration", s.GamesPerIteration, 1)
+	ch.between("selfplay.parallel_games", s.ParallelGames, 1, 4096)
+	ch.inRange("selfplay.resign_threshold", s.ResignThreshold, -1, 0)
+	ch.inRange("selfplay.resign_playout_share", s.ResignPlayoutShare, 0, 1)
+
+	ch.atLeast("replay.window", c.Replay.Window, 1)
+
+	ch.section("optim", c.Optim.TrainStepConfig.Validate())
+	ch.atLeast("optim.steps_per_iteration", c.Optim.StepsPerIteration, 1)
+	ch.check(c.Optim.BatchSize <= c.Replay.Window, "optim.batch_size", "is %d: want at most replay.window (%d)", c.Optim.BatchSize, c.Replay.Window)
+
+	e := c.Eval
+	ch.atLeast("eval.every", e.Every, 0)
+	ch.atLeast("eval.games", e.Games, 1)
+	ch.between("eval.parallel_games", e.ParallelGames, 1, 4096)
+	ch.between("eval.opening_plies", e.OpeningPlies, 0, max(0, r.MaxPlies-1))
+	for i, spec := range e.Baselines {
+		ch.check(playerSpec.MatchString(spec), fmt.Sprintf("eval.baselines[%d]", i),
+			"is %q: want a player spec such as random, greedy or alphabeta:depth=2", spec)
+	}
+	ch.inRange("eval.gate_threshold", e.GateThreshold, 0, 1)
+
+	ch.atLeast("output.keep_last", c.Output.KeepLast, 1)
+	return ch.errs
+}
+
+// playerSpec is the form of a player spec: a name, then options after a
+// colon. Package mcts parses the options; this only catches typing slips
+// such as spaces or an empty entry early.
+var playerSpec = regexp.MustCompile(`^[a-z][a-z0-9_-]*(:[^\s:]+)?$`)
