@@ -1,0 +1,149 @@
+package model
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/deathstacks/deathstacks/env"
+	G "gorgonia.org/gorgonia"
+)
+
+// runner is one compiled inference graph and its machine.
+type runner struct {
+	net *net
+	vm  G.VM
+	xs  []float32 // the input's backing slice
+}
+
+// engine runs a network's inference graphs, compiled lazily per batch
+// size. It belongs to one goroutine at a time (a TapeMachine is not safe
+// for concurrent use). Its graphs share one private copy of the weights,
+// refreshed from the network before a run whenever a training step has
+// changed them, so a training step never writes memory a run reads.
+type engine struct {
+	src      *Network
+	maxBatch int
+	version  uint64
+	weights  [][]float32
+	runners  map[int]*runner
+}
+
+func newEngine(src *Network, maxBatch int) *engine {
+	e := &engine{src: src, maxBatch: maxBatch, runners: map[int]*runner{}}
+	e.weights = src.copyWeights(nil, &e.version)
+	return e
+}
+
+// batchFor is the compiled batch size that runs n <= maxBatch positions:
+// the next power of two, or maxBatch itself.
+func (e *engine) batchFor(n int) int {
+	b := 1
+	for b < n {
+		b *= 2
+	}
+	return min(b, e.maxBatch)
+}
+
+func (e *engine) runner(batch int) (*runner, error) {
+	if r, ok := e.runners[batch]; ok {
+		return r, nil
+	}
+	buildMu.Lock()
+	defer buildMu.Unlock()
+	r := &runner{xs: make([]float32, batch*env.ObservationSize)}
+	var err error
+	if r.net, err = newNet(G.NewGraph(), e.src.cfg, batch, r.xs, e.weights); err != nil {
+		return nil, err
+	}
+	r.vm = G.NewTapeMachine(r.net.g)
+	e.runners[batch] = r
+	return r, nil
+}
+
+// forward runs n <= maxBatch positions: fill writes their observations
+// into the first n*ObservationSize values of xs, and the rest is zeroed
+// (padding rows are independent of the real ones). It returns the logits
+// (NumActions per row) and values of the compiled batch, valid until the
+// next call.
+func (e *engine) forward(n int, fill func(xs []float32)) (logits, values []float32, err error) {
+	if v := e.src.version.Load(); v != e.version {
+		e.weights = e.src.copyWeights(e.weights, &e.version)
+	}
+	r, err := e.runner(e.batchFor(n))
+	if err != nil {
+		return nil, nil, err
+	}
+	fill(r.xs[:n*env.ObservationSize])
+	clear(r.xs[n*env.ObservationSize:])
+	r.vm.Reset()
+	if err := r.vm.RunAll(); err != nil {
+		return nil, nil, fmt.Errorf("run network: %w", err)
+	}
+	return r.net.outputs()
+}
+
+// evaluate implements the Evaluate contract (arguments already checked)
+// in chunks of at most maxBatch positions.
+func (e *engine) evaluate(obs []float32, legal [][]env.Action, priors [][]float32, values []float32) error {
+	for lo := 0; lo < len(values); lo += e.maxBatch {
+		hi := min(len(values), lo+e.maxBatch)
+		logits, vs, err := e.forward(hi-lo, func(xs []float32) {
+			copy(xs, obs[lo*env.ObservationSize:hi*env.ObservationSize])
+		})
+		if err != nil {
+			return err
+		}
+		for i := lo; i < hi; i++ {
+			row := logits[(i-lo)*env.NumActions : (i-lo+1)*env.NumActions]
+			legalSoftmax(priors[i], row, legal[i])
+			values[i] = vs[i-lo]
+		}
+	}
+	return nil
+}
+
+// legalSoftmax writes the softmax of logits restricted to the legal
+// actions into dst, compact over legal; other actions get no probability
+// at all. It shifts by the largest legal logit, so any finite logits work.
+func legalSoftmax(dst, logits []float32, legal []env.Action) {
+	top := math.Inf(-1)
+	for _, a := range legal {
+		top = max(top, float64(logits[a]))
+	}
+	var sum float64
+	for j, a := range legal {
+		p := math.Exp(float64(logits[a]) - top)
+		dst[j] = float32(p)
+		sum += p
+	}
+	for j := range legal {
+		dst[j] = float32(float64(dst[j]) / sum)
+	}
+}
+
+// checkEvaluate checks Evaluate's arguments against its contract.
+func checkEvaluate(obs []float32, legal [][]env.Action, priors [][]float32, values []float32) error {
+	n := len(values)
+	switch {
+	case len(obs) != n*env.ObservationSize:
+		return fmt.Errorf("evaluate: %d observation values for %d positions, want %d", len(obs), n, n*env.ObservationSize)
+	case len(legal) != n:
+		return fmt.Errorf("evaluate: %d legal-action lists for %d positions", len(legal), n)
+	case len(priors) != n:
+		return fmt.Errorf("evaluate: %d prior slices for %d positions", len(priors), n)
+	}
+	for i, l := range legal {
+		if len(l) == 0 {
+			return fmt.Errorf("evaluate: position %d has no legal actions", i)
+		}
+		if len(priors[i]) != len(l) {
+			return fmt.Errorf("evaluate: position %d: %d priors for %d legal actions", i, len(priors[i]), len(l))
+		}
+		for _, a := range l {
+			if !a.Valid() {
+				return fmt.Errorf("evaluate: position %d: action %d out of range", i, int(a))
+			}
+		}
+	}
+	return nil
+}

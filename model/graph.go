@@ -1,0 +1,166 @@
+package model
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/deathstacks/deathstacks/env"
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// buildMu serialises graph construction: gorgonia numbers nodes with a
+// package-level counter that races when two goroutines build at once
+// (measured with -race). Running built machines concurrently is safe.
+var buildMu sync.Mutex
+
+// builder adds nodes to a graph and keeps the first error, so that the
+// architecture reads as a sequence of layers; after an error every method
+// returns nil without touching the graph.
+type builder struct {
+	g   *G.ExprGraph
+	err error
+}
+
+func (b *builder) keep(n *G.Node, err error) *G.Node {
+	if err != nil {
+		b.err = err
+		return nil
+	}
+	return n
+}
+
+// input adds a float32 input node of the given shape bound to a tensor over
+// backing, which the caller keeps and fills before each run.
+func (b *builder) input(name string, backing []float32, shape ...int) *G.Node {
+	if b.err != nil {
+		return nil
+	}
+	t := tensor.New(tensor.WithShape(shape...), tensor.WithBacking(backing))
+	return G.NewTensor(b.g, tensor.Float32, len(shape), G.WithShape(shape...), G.WithName(name), G.WithValue(t))
+}
+
+// conv convolves x with the square filter w, keeping the 6x6 size.
+func (b *builder) conv(x, w *G.Node) *G.Node {
+	if b.err != nil {
+		return nil
+	}
+	k := w.Shape()[2]
+	return b.keep(G.Conv2d(x, w, tensor.Shape{k, k}, []int{k / 2, k / 2}, []int{1, 1}, []int{1, 1}))
+}
+
+// bias adds a per-channel bias of shape (1,C,1,1) to x of shape (B,C,H,W),
+// or a per-column bias of shape (1,N) to x of shape (B,N).
+func (b *builder) bias(x, bias *G.Node) *G.Node {
+	if b.err != nil {
+		return nil
+	}
+	pattern := []byte{0}
+	if bias.Dims() == 4 {
+		pattern = []byte{0, 2, 3}
+	}
+	return b.keep(G.BroadcastAdd(x, bias, nil, pattern))
+}
+
+func (b *builder) relu(x *G.Node) *G.Node {
+	if b.err != nil {
+		return nil
+	}
+	return b.keep(G.Rectify(x))
+}
+
+func (b *builder) add(x, y *G.Node) *G.Node {
+	if b.err != nil {
+		return nil
+	}
+	return b.keep(G.Add(x, y))
+}
+
+func (b *builder) matmul(x, w *G.Node) *G.Node {
+	if b.err != nil {
+		return nil
+	}
+	return b.keep(G.Mul(x, w))
+}
+
+func (b *builder) reshape(x *G.Node, shape ...int) *G.Node {
+	if b.err != nil {
+		return nil
+	}
+	return b.keep(G.Reshape(x, shape))
+}
+
+func (b *builder) tanh(x *G.Node) *G.Node {
+	if b.err != nil {
+		return nil
+	}
+	return b.keep(G.Tanh(x))
+}
+
+// net is the network's graph for one batch size: its input, learnables and
+// outputs. The learnables are bound to tensors over the caller's slices, so
+// writing those slices changes the weights the next run uses.
+type net struct {
+	g      *G.ExprGraph
+	batch  int
+	x      *G.Node   // (B, NumPlanes, 6, 6)
+	params []*G.Node // in Config.specs order
+	logits *G.Node   // (B, NumActions)
+	value  *G.Node   // (B, 1), after tanh
+	// The outputs are read through copies made during the run: the tape
+	// machine reuses the memory of a node whose value no later operation
+	// needs, so a node's Value after the run can hold another node's.
+	logitsOut, valueOut G.Value
+}
+
+// outputs returns the copied logits and values of the last run.
+func (n *net) outputs() (logits, values []float32, err error) {
+	if n.logitsOut == nil || n.valueOut == nil {
+		return nil, nil, fmt.Errorf("network outputs were not read")
+	}
+	logits, ok1 := n.logitsOut.Data().([]float32)
+	values, ok2 := n.valueOut.Data().([]float32)
+	if !ok1 || !ok2 {
+		return nil, nil, fmt.Errorf("network outputs are not float32")
+	}
+	return logits, values, nil
+}
+
+// newNet builds the forward graph of cfg for batch positions with input
+// backing xs (batch*ObservationSize values) and learnables over weights.
+// The caller must hold buildMu.
+func newNet(g *G.ExprGraph, cfg Config, batch int, xs []float32, weights [][]float32) (*net, error) {
+	b := &builder{g: g}
+	n := &net{g: g, batch: batch}
+	specs := cfg.specs()
+	n.params = make([]*G.Node, len(specs))
+	for i, s := range specs {
+		n.params[i] = b.input(s.name, weights[i], s.shape...)
+	}
+	p := n.params
+	n.x = b.input("x", xs, batch, env.NumPlanes, boardSide, boardSide)
+	h := b.relu(b.bias(b.conv(n.x, p[0]), p[1]))
+	p = p[2:]
+	for range cfg.Blocks {
+		r := b.relu(b.bias(b.conv(h, p[0]), p[1]))
+		r = b.bias(b.conv(r, p[2]), p[3])
+		h = b.relu(b.add(h, r))
+		p = p[4:]
+	}
+	// Policy: a 1x1 convolution to one plane per (direction, count), read
+	// plane-major, is the action index order; plus a bias per action.
+	pol := b.reshape(b.conv(h, p[0]), batch, env.NumActions)
+	n.logits = b.bias(pol, p[1])
+	v := b.relu(b.bias(b.conv(h, p[2]), p[3]))
+	v = b.reshape(v, batch, cfg.ValuePlanes*env.NumSquares)
+	v = b.relu(b.bias(b.matmul(v, p[4]), p[5]))
+	n.value = b.tanh(b.bias(b.matmul(v, p[6]), p[7]))
+	if b.err == nil {
+		G.Read(n.logits, &n.logitsOut)
+		G.Read(n.value, &n.valueOut)
+	}
+	if b.err != nil {
+		return nil, fmt.Errorf("build %v network for batch %d: %w", cfg, batch, b.err)
+	}
+	return n, nil
+}

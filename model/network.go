@@ -1,0 +1,147 @@
+package model
+
+import (
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+
+	"github.com/deathstacks/deathstacks/env"
+)
+
+// directMaxBatch is the largest batch [Network.Evaluate] runs at once.
+const directMaxBatch = 64
+
+// Network is the policy and value network: its architecture and weights.
+// It compiles no graph itself; a [Server], a [Trainer] and
+// [Network.Evaluate] each compile their own and read the weights from it.
+//
+// All methods are safe for concurrent use, including a [Trainer] step
+// running while a [Server] evaluates: evaluations see the weights of before
+// or after the step, never a mixture.
+type Network struct {
+	cfg Config
+	// Meta is free-form metadata saved in the file header (for example
+	// iterations trained, date, rating). Set it before sharing the
+	// network; it is not guarded.
+	Meta map[string]string
+
+	// mu guards weights and steps: a training step holds it to write them,
+	// engines hold it shared to copy them.
+	mu      sync.RWMutex
+	weights [][]float32
+	steps   int64
+	// version counts weight changes, so engines know when to copy.
+	version atomic.Uint64
+
+	direct struct {
+		sync.Mutex
+		e *engine
+	}
+}
+
+// New returns a network of architecture cfg with initial weights drawn from
+// rng: the same seed gives the same weights.
+func New(cfg Config, rng *rand.Rand) (*Network, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("new network: %w", err)
+	}
+	return newNetwork(cfg, cfg.initParams(rng), 0, nil), nil
+}
+
+func newNetwork(cfg Config, weights [][]float32, steps int64, meta map[string]string) *Network {
+	if meta == nil {
+		meta = map[string]string{}
+	}
+	return &Network{cfg: cfg, weights: weights, steps: steps, Meta: meta}
+}
+
+// Config returns the network's architecture.
+func (n *Network) Config() Config { return n.cfg }
+
+// Steps returns the number of training steps applied to the weights.
+func (n *Network) Steps() int64 {
+	n.mu.RLock()
+	defer n.mu.RUnlock()
+	return n.steps
+}
+
+// NumParams returns the number of learnable values.
+func (n *Network) NumParams() int {
+	total := 0
+	for _, w := range n.weights {
+		total += len(w)
+	}
+	return total
+}
+
+// Clone returns an independent copy of the network: weights, training step
+// count and metadata.
+func (n *Network) Clone() *Network {
+	n.mu.RLock()
+	defer n.mu.RUnlock()
+	c := newNetwork(n.cfg, n.copyWeightsLocked(nil), n.steps, maps.Clone(n.Meta))
+	return c
+}
+
+// CheckConfig reports, naming the first differing key, whether the network
+// has architecture want: a resumed run must not silently continue with
+// another network than its configuration asks for.
+func (n *Network) CheckConfig(want Config) error {
+	have := n.cfg
+	for _, f := range []struct {
+		key        string
+		have, want int
+	}{
+		{"blocks", have.Blocks, want.Blocks},
+		{"channels", have.Channels, want.Channels},
+		{"value_planes", have.ValuePlanes, want.ValuePlanes},
+		{"value_hidden", have.ValueHidden, want.ValueHidden},
+	} {
+		if f.have != f.want {
+			return fmt.Errorf("network has model.%s %d, configuration asks for %d", f.key, f.have, f.want)
+		}
+	}
+	return nil
+}
+
+// Evaluate implements the search's evaluator contract (mcts.Evaluator):
+// for each of the len(values) positions it writes the probabilities of its
+// legal actions into priors[i] (compact over legal[i], exactly zero
+// probability elsewhere) and its value for the side to move into values[i].
+// Calls are serialised on one set of compiled graphs; for many concurrent
+// searches use a [Server], which batches them.
+func (n *Network) Evaluate(obs []float32, legal [][]env.Action, priors [][]float32, values []float32) error {
+	if err := checkEvaluate(obs, legal, priors, values); err != nil {
+		return err
+	}
+	n.direct.Lock()
+	defer n.direct.Unlock()
+	if n.direct.e == nil {
+		n.direct.e = newEngine(n, directMaxBatch)
+	}
+	return n.direct.e.evaluate(obs, legal, priors, values)
+}
+
+// copyWeights copies the weights into dst (allocated if nil) and records
+// the version copied.
+func (n *Network) copyWeights(dst [][]float32, version *uint64) [][]float32 {
+	n.mu.RLock()
+	defer n.mu.RUnlock()
+	*version = n.version.Load()
+	return n.copyWeightsLocked(dst)
+}
+
+func (n *Network) copyWeightsLocked(dst [][]float32) [][]float32 {
+	if dst == nil {
+		dst = make([][]float32, len(n.weights))
+		for i, w := range n.weights {
+			dst[i] = make([]float32, len(w))
+		}
+	}
+	for i, w := range n.weights {
+		copy(dst[i], w)
+	}
+	return dst
+}

@@ -1,0 +1,266 @@
+package model
+
+import (
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/deathstacks/deathstacks/env"
+)
+
+func TestForwardMatchesReference(t *testing.T) {
+	for _, cfg := range []Config{tinyConfig, {Blocks: 2, Channels: 6, ValuePlanes: 2, ValueHidden: 5}} {
+		t.Run(cfg.String(), func(t *testing.T) {
+			n, err := New(cfg, seeded(1))
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Make the biases non-zero so that their layout is checked too.
+			rng := seeded(2)
+			for i, s := range cfg.specs() {
+				if !s.decay {
+					for j := range n.weights[i] {
+						n.weights[i][j] = float32(rng.NormFloat64() * 0.1)
+					}
+				}
+			}
+			samples := samplePositions(seeded(3), 3)
+			e := newEngine(n, 4)
+			logits, values, err := e.forward(len(samples), func(xs []float32) {
+				for i, s := range samples {
+					copy(xs[i*env.ObservationSize:], s.Obs)
+				}
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, s := range samples {
+				wantLogits, wantValue := refForward(cfg, n.weights, s.Obs)
+				got := logits[i*env.NumActions : (i+1)*env.NumActions]
+				for a, w := range wantLogits {
+					if math.Abs(float64(got[a])-w) > 1e-4*(1+math.Abs(w)) {
+						t.Fatalf("sample %d action %d: logit %v, reference %v", i, a, got[a], w)
+					}
+				}
+				if math.Abs(float64(values[i])-wantValue) > 1e-5 {
+					t.Errorf("sample %d: value %v, reference %v", i, values[i], wantValue)
+				}
+			}
+		})
+	}
+}
+
+func TestEvaluatePriorsOverLegalActions(t *testing.T) {
+	n, err := New(tinyConfig, seeded(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	samples := samplePositions(seeded(4), 5)
+	obs, legal, priors, values := evalArgs(samples)
+	if err := n.Evaluate(obs, legal, priors, values); err != nil {
+		t.Fatal(err)
+	}
+	for i := range samples {
+		logits, value := refForward(tinyConfig, n.weights, samples[i].Obs)
+		var sum float64
+		for j, p := range priors[i] {
+			if !(p > 0 && p <= 1) {
+				t.Errorf("position %d: prior %v of legal action %d", i, p, legal[i][j])
+			}
+			sum += float64(p)
+		}
+		if math.Abs(sum-1) > 1e-5 {
+			t.Errorf("position %d: priors sum to %v", i, sum)
+		}
+		if math.Abs(float64(values[i])-value) > 1e-5 || values[i] < -1 || values[i] > 1 {
+			t.Errorf("position %d: value %v, reference %v", i, values[i], value)
+		}
+		// The priors are the softmax over the legal logits only.
+		dense := make([]float32, env.NumActions)
+		for a := range dense {
+			dense[a] = float32(logits[a])
+		}
+		want := make([]float32, len(legal[i]))
+		legalSoftmax(want, dense, legal[i])
+		for j := range want {
+			if math.Abs(float64(want[j]-priors[i][j])) > 1e-5 {
+				t.Errorf("position %d: prior %d is %v, want %v", i, j, priors[i][j], want[j])
+			}
+		}
+	}
+}
+
+func TestLegalSoftmax(t *testing.T) {
+	big := func(v float32) []float32 {
+		l := make([]float32, env.NumActions)
+		for i := range l {
+			l[i] = v
+		}
+		return l
+	}
+	tests := []struct {
+		name   string
+		logits []float32
+		legal  []env.Action
+		want   []float32
+	}{
+		// Index 0 is a real move: a position whose only legal move it is
+		// must get probability 1 even when illegal logits are huge.
+		{"only action 0, huge illegal logits", big(1e30), []env.Action{0}, []float32{1}},
+		{"only action 0, tiny logit", append([]float32{-1e30}, big(1e30)[1:]...), []env.Action{0}, []float32{1}},
+		{"large equal logits", big(1e4), []env.Action{0, 7, 6911}, []float32{1.0 / 3, 1.0 / 3, 1.0 / 3}},
+		{"one dominant", append([]float32{5000}, big(0)[1:]...), []env.Action{3, 0}, []float32{0, 1}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := make([]float32, len(tt.legal))
+			legalSoftmax(got, tt.logits, tt.legal)
+			for j := range got {
+				if math.Abs(float64(got[j]-tt.want[j])) > 1e-6 {
+					t.Errorf("got %v, want %v", got, tt.want)
+				}
+			}
+		})
+	}
+}
+
+func TestPaddedBatchMatchesFullBatch(t *testing.T) {
+	n, err := New(tinyConfig, seeded(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	samples := samplePositions(seeded(5), 4)
+	e := newEngine(n, 4)
+	run := func(k int) ([]float32, []float32) {
+		logits, values, err := e.forward(k, func(xs []float32) {
+			for i, s := range samples[:k] {
+				copy(xs[i*env.ObservationSize:], s.Obs)
+			}
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return slices.Clone(logits), slices.Clone(values)
+	}
+	fullLogits, fullValues := run(4)
+	padLogits, padValues := run(3) // compiled for 4, one zero row
+	if !slices.Equal(fullLogits[:3*env.NumActions], padLogits[:3*env.NumActions]) || !slices.Equal(fullValues[:3], padValues[:3]) {
+		t.Error("rows of a padded batch differ from the same rows of a full batch")
+	}
+	// A batch of 1 runs another graph: equal up to rounding.
+	oneLogits, oneValues := run(1)
+	e2 := newEngine(n, 1)
+	single, singleV, err := e2.forward(1, func(xs []float32) { copy(xs, samples[0].Obs) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	for a := range single {
+		if math.Abs(float64(single[a]-oneLogits[a])) > 1e-5 {
+			t.Fatalf("action %d: batch 1 logit %v, padded batch %v", a, single[a], oneLogits[a])
+		}
+	}
+	if math.Abs(float64(singleV[0]-oneValues[0])) > 1e-6 {
+		t.Errorf("batch 1 value %v, padded batch %v", singleV[0], oneValues[0])
+	}
+}
+
+func TestSameSeedSameWeights(t *testing.T) {
+	a, _ := New(tinyConfig, seeded(7))
+	b, _ := New(tinyConfig, seeded(7))
+	c, _ := New(tinyConfig, seeded(8))
+	for i := range a.weights {
+		if !slices.Equal(a.weights[i], b.weights[i]) {
+			t.Fatalf("tensor %d differs between two networks of one seed", i)
+		}
+	}
+	if slices.Equal(a.weights[0], c.weights[0]) {
+		t.Error("two seeds gave the same weights")
+	}
+}
+
+func TestEvaluateRejectsBadArguments(t *testing.T) {
+	n, _ := New(tinyConfig, seeded(1))
+	s := samplePositions(seeded(1), 1)[0]
+	obs, legal, priors, values := evalArgs([]Sample{s})
+	tests := []struct {
+		name   string
+		obs    []float32
+		legal  [][]env.Action
+		priors [][]float32
+		values []float32
+		want   string
+	}{
+		{"short observation", obs[1:], legal, priors, values, "observation values"},
+		{"missing legal list", obs, nil, priors, values, "legal-action lists"},
+		{"missing priors", obs, legal, nil, values, "prior slices"},
+		{"no legal action", obs, [][]env.Action{{}}, [][]float32{{}}, values, "no legal actions"},
+		{"priors too short", obs, legal, [][]float32{priors[0][1:]}, values, "priors for"},
+		{"action out of range", obs, [][]env.Action{{env.NumActions}}, [][]float32{{0}}, values, "out of range"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := n.Evaluate(tt.obs, tt.legal, tt.priors, tt.values)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error %v, want one mentioning %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestConfigValidate(t *testing.T) {
+	tests := []struct {
+		name string
+		edit func(*Config)
+		key  string // "" for valid
+	}{
+		{"default", func(*Config) {}, ""},
+		{"no blocks", func(c *Config) { c.Blocks = 0 }, ""},
+		{"negative blocks", func(c *Config) { c.Blocks = -1 }, "model.blocks"},
+		{"zero channels", func(c *Config) { c.Channels = 0 }, "model.channels"},
+		{"huge channels", func(c *Config) { c.Channels = 1 << 20 }, "model.channels"},
+		{"zero value planes", func(c *Config) { c.ValuePlanes = 0 }, "model.value_planes"},
+		{"zero value hidden", func(c *Config) { c.ValueHidden = 0 }, "model.value_hidden"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := DefaultConfig()
+			tt.edit(&c)
+			err := c.Validate()
+			if (err == nil) != (tt.key == "") || (err != nil && !strings.Contains(err.Error(), tt.key)) {
+				t.Errorf("Validate() = %v, want an error naming %q", err, tt.key)
+			}
+		})
+	}
+}
+
+func TestCheckConfig(t *testing.T) {
+	n, _ := New(tinyConfig, seeded(1))
+	if err := n.CheckConfig(tinyConfig); err != nil {
+		t.Errorf("same config: %v", err)
+	}
+	other := tinyConfig
+	other.Channels++
+	if err := n.CheckConfig(other); err == nil || !strings.Contains(err.Error(), "model.channels") {
+		t.Errorf("other channels: %v", err)
+	}
+}
+
+func TestFLOPs(t *testing.T) {
+	c := Config{Blocks: 1, Channels: 2, ValuePlanes: 1, ValueHidden: 3}
+	want := 2 * (36*(2*env.NumPlanes*9) + 2*36*(2*2*9) + 36*policyPlanes*2 + 36*2 + 36*3 + 3)
+	if got := c.FLOPs(); got != int64(want) {
+		t.Errorf("FLOPs = %d, want %d", got, want)
+	}
+}
+
+func TestClone(t *testing.T) {
+	n, _ := New(tinyConfig, seeded(1))
+	n.Meta["name"] = "a"
+	c := n.Clone()
+	c.weights[0][0]++
+	c.Meta["name"] = "b"
+	if n.weights[0][0] == c.weights[0][0] || n.Meta["name"] != "a" {
+		t.Error("clone shares state with its original")
+	}
+}

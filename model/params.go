@@ -1,0 +1,114 @@
+package model
+
+import (
+	"math"
+	"math/rand/v2"
+	"strconv"
+
+	"github.com/deathstacks/deathstacks/env"
+)
+
+// boardSide is the board's width and height in squares.
+const boardSide = 6
+
+// policyPlanes is the number of 6x6 logit planes of the policy head: one
+// per (direction, count) pair, so that flattening them plane-major gives
+// exactly the action index order of env.
+const policyPlanes = env.NumActions / env.NumSquares
+
+// paramSpec describes one learnable tensor.
+type paramSpec struct {
+	name  string
+	shape []int
+	// decay marks weights that the L2 term covers (biases are exempt).
+	decay bool
+	// std is the standard deviation of the initial normal values; 0 means
+	// zeros.
+	std float64
+}
+
+func (p paramSpec) size() int {
+	n := 1
+	for _, d := range p.shape {
+		n *= d
+	}
+	return n
+}
+
+// specs lists the learnables of a network with this configuration, in the
+// order the graphs take them and the file stores them.
+func (c Config) specs() []paramSpec {
+	ch := c.Channels
+	he := func(fanIn int) float64 { return math.Sqrt(2 / float64(fanIn)) }
+	conv := func(name string, out, in, k int, std float64) paramSpec {
+		return paramSpec{name: name, shape: []int{out, in, k, k}, decay: true, std: std}
+	}
+	bias := func(name string, shape ...int) paramSpec {
+		return paramSpec{name: name, shape: shape}
+	}
+	specs := []paramSpec{
+		conv("stem.w", ch, env.NumPlanes, 3, he(env.NumPlanes*9)),
+		bias("stem.b", 1, ch, 1, 1),
+	}
+	// Without normalisation, each residual branch's last convolution starts
+	// scaled down by sqrt(blocks) (as in Fixup) so that the trunk's
+	// activations do not grow with depth at initialisation.
+	branch := he(ch*9) / math.Sqrt(float64(max(c.Blocks, 1)))
+	for i := range c.Blocks {
+		p := "block" + strconv.Itoa(i)
+		specs = append(specs,
+			conv(p+".w1", ch, ch, 3, he(ch*9)),
+			bias(p+".b1", 1, ch, 1, 1),
+			conv(p+".w2", ch, ch, 3, branch),
+			bias(p+".b2", 1, ch, 1, 1),
+		)
+	}
+	vp, vh := c.ValuePlanes, c.ValueHidden
+	// The heads start small so that the first priors are nearly uniform and
+	// the first values near 0.
+	specs = append(specs,
+		conv("policy.w", policyPlanes, ch, 1, 0.1/math.Sqrt(float64(ch))),
+		bias("policy.b", 1, env.NumActions),
+		conv("value.conv.w", vp, ch, 1, he(ch)),
+		bias("value.conv.b", 1, vp, 1, 1),
+		paramSpec{name: "value.fc1.w", shape: []int{vp * env.NumSquares, vh}, decay: true, std: he(vp * env.NumSquares)},
+		bias("value.fc1.b", 1, vh),
+		paramSpec{name: "value.fc2.w", shape: []int{vh, 1}, decay: true, std: 0.1 / math.Sqrt(float64(vh))},
+		bias("value.fc2.b", 1, 1),
+	)
+	return specs
+}
+
+// FLOPs is the number of floating-point operations (multiply and add
+// counted separately) of one position's forward pass, counting the
+// convolutions and matrix products only.
+func (c Config) FLOPs() int64 {
+	var n int64
+	for _, p := range c.specs() {
+		if !p.decay {
+			continue
+		}
+		perSquare := int64(p.size())
+		if len(p.shape) == 4 { // a convolution runs at every square
+			perSquare *= env.NumSquares
+		}
+		n += 2 * perSquare
+	}
+	return n
+}
+
+// initParams returns the initial values of c's learnables drawn from rng.
+func (c Config) initParams(rng *rand.Rand) [][]float32 {
+	specs := c.specs()
+	out := make([][]float32, len(specs))
+	for i, p := range specs {
+		v := make([]float32, p.size())
+		if p.std > 0 {
+			for j := range v {
+				v[j] = float32(rng.NormFloat64() * p.std)
+			}
+		}
+		out[i] = v
+	}
+	return out
+}

@@ -1,0 +1,233 @@
+package model
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/deathstacks/deathstacks/env"
+)
+
+// ErrClosed is returned by [Server.Evaluate] after [Server.Close].
+var ErrClosed = errors.New("model server closed")
+
+// Server evaluates positions for many concurrent searches by batching their
+// requests. It implements mcts.Evaluator and is safe for concurrent use.
+//
+// Each worker goroutine owns its compiled graphs. It takes the first
+// waiting request, then keeps taking requests while they are queued, up to
+// MaxBatch positions; when the queue runs empty it waits FlushDelay for
+// more, then runs the batch (zero-padded to the next compiled size). A
+// request larger than the room left is split across batches.
+type Server struct {
+	cfg  ServerConfig
+	reqs chan *request
+	// closeMu makes Close wait for senders: Evaluate holds it shared while
+	// it sends, Close exclusively while it closes reqs.
+	closeMu sync.RWMutex
+	closed  bool
+	wg      sync.WaitGroup
+	pool    sync.Pool
+	errs    []error // one slot per worker, read after wg.Wait
+
+	batches, positions atomic.Int64
+}
+
+// request is one Evaluate call in flight.
+type request struct {
+	obs    []float32
+	legal  [][]env.Action
+	priors [][]float32
+	values []float32
+	// next is the first position not yet put in a batch; it and err are
+	// touched only by the worker that holds the request.
+	next int
+	err  error
+	done chan struct{}
+}
+
+// NewServer starts cfg.Workers goroutines evaluating net.
+func NewServer(net *Network, cfg ServerConfig) (*Server, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("new server: %w", err)
+	}
+	s := &Server{
+		cfg:  cfg,
+		reqs: make(chan *request, 4*cfg.MaxBatch),
+		errs: make([]error, cfg.Workers),
+	}
+	s.pool.New = func() any { return &request{done: make(chan struct{}, 1)} }
+	for w := range cfg.Workers {
+		s.wg.Add(1)
+		go s.work(w, newEngine(net, cfg.MaxBatch))
+	}
+	return s, nil
+}
+
+// Evaluate implements mcts.Evaluator; see [Network.Evaluate] for the
+// contract. It blocks until all positions are evaluated.
+func (s *Server) Evaluate(obs []float32, legal [][]env.Action, priors [][]float32, values []float32) error {
+	if err := checkEvaluate(obs, legal, priors, values); err != nil {
+		return err
+	}
+	if len(values) == 0 {
+		return nil
+	}
+	r := s.pool.Get().(*request)
+	r.obs, r.legal, r.priors, r.values, r.next, r.err = obs, legal, priors, values, 0, nil
+	s.closeMu.RLock()
+	if s.closed {
+		s.closeMu.RUnlock()
+		s.pool.Put(r)
+		return ErrClosed
+	}
+	s.reqs <- r
+	s.closeMu.RUnlock()
+	<-r.done
+	err := r.err
+	*r = request{done: r.done}
+	s.pool.Put(r)
+	return err
+}
+
+// Close stops the workers after they have answered every request already
+// made, and returns the first error a worker met, if any. Later Evaluate
+// calls return ErrClosed. Close is idempotent.
+func (s *Server) Close() error {
+	s.closeMu.Lock()
+	if !s.closed {
+		s.closed = true
+		close(s.reqs)
+	}
+	s.closeMu.Unlock()
+	s.wg.Wait()
+	return errors.Join(s.errs...)
+}
+
+// ServerStats counts the server's work so far.
+type ServerStats struct {
+	// Batches is the number of network runs, Positions the number of
+	// positions evaluated (without padding).
+	Batches, Positions int64
+}
+
+// Stats returns the counts so far; Positions/Batches is the mean batch.
+func (s *Server) Stats() ServerStats {
+	return ServerStats{Batches: s.batches.Load(), Positions: s.positions.Load()}
+}
+
+// work is worker w's loop: gather a batch, run it, answer, until reqs is
+// closed and drained.
+func (s *Server) work(w int, e *engine) {
+	defer s.wg.Done()
+	var timer *time.Timer
+	if s.cfg.FlushDelay > 0 {
+		timer = time.NewTimer(time.Hour)
+		timer.Stop()
+	}
+	var queue []*request // gathered; queue[0] may be partly batched
+	open := true
+	for open || len(queue) > 0 {
+		if len(queue) == 0 {
+			r, ok := <-s.reqs
+			if !ok {
+				return
+			}
+			queue = append(queue, r)
+		}
+		rows := pending(queue)
+		for open && rows < s.cfg.MaxBatch {
+			var r *request
+			select {
+			case r, open = <-s.reqs:
+			default:
+				if timer == nil {
+					goto run
+				}
+				timer.Reset(s.cfg.FlushDelay)
+				select {
+				case r, open = <-s.reqs:
+					timer.Stop() // since Go 1.23 no stale tick can follow
+				case <-timer.C:
+					goto run
+				}
+			}
+			if open {
+				queue = append(queue, r)
+				rows += len(r.values) - r.next
+			}
+		}
+	run:
+		var err error
+		queue, err = s.runBatch(e, queue)
+		if err != nil && s.errs[w] == nil {
+			s.errs[w] = err
+		}
+	}
+}
+
+// pending counts the positions of queue not yet put in a batch.
+func pending(queue []*request) int {
+	n := 0
+	for _, r := range queue {
+		n += len(r.values) - r.next
+	}
+	return n
+}
+
+// span is a run of one request's positions inside a batch.
+type span struct {
+	r      *request
+	lo, hi int // positions of r
+	row    int // first batch row
+}
+
+// runBatch evaluates up to MaxBatch positions from the front of queue,
+// answers the requests it completes and returns the rest of the queue.
+func (s *Server) runBatch(e *engine, queue []*request) ([]*request, error) {
+	var spans []span
+	rows := 0
+	for _, r := range queue {
+		if rows == s.cfg.MaxBatch {
+			break
+		}
+		n := min(len(r.values)-r.next, s.cfg.MaxBatch-rows)
+		spans = append(spans, span{r: r, lo: r.next, hi: r.next + n, row: rows})
+		r.next += n
+		rows += n
+	}
+	logits, values, err := e.forward(rows, func(xs []float32) {
+		for _, sp := range spans {
+			copy(xs[sp.row*env.ObservationSize:], sp.r.obs[sp.lo*env.ObservationSize:sp.hi*env.ObservationSize])
+		}
+	})
+	s.batches.Add(1)
+	s.positions.Add(int64(rows))
+	for _, sp := range spans {
+		r := sp.r
+		if err != nil {
+			r.err = err
+		} else {
+			for i := sp.lo; i < sp.hi; i++ {
+				row := sp.row + i - sp.lo
+				legalSoftmax(r.priors[i], logits[row*env.NumActions:(row+1)*env.NumActions], r.legal[i])
+				r.values[i] = values[row]
+			}
+		}
+	}
+	// Answer the requests that are complete; only the last span's request
+	// can be left with positions for the next batch.
+	done := 0
+	for _, sp := range spans {
+		if sp.r.next < len(sp.r.values) {
+			break
+		}
+		sp.r.done <- struct{}{}
+		done++
+	}
+	rest := queue[:copy(queue, queue[done:])]
+	clear(queue[len(rest):])
+	return rest, err
+}

@@ -1,0 +1,331 @@
+package model
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/deathstacks/deathstacks/env"
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// illegalLogit is added to the logits of illegal actions inside the loss so
+// that exp() makes them exactly 0 after the shift by the row's largest legal
+// logit.
+const illegalLogit = -1e9
+
+// Sample is one training example.
+type Sample struct {
+	// Obs is the position's observation (env.ObservationSize values).
+	Obs []float32
+	// Legal lists the position's legal actions, none repeated.
+	Legal []env.Action
+	// Policy is the target distribution, compact over Legal (Policy[j] is
+	// the probability of Legal[j]); it must sum to 1.
+	Policy []float32
+	// Value is the game's result for the side to move: 1, -1 or 0 (any
+	// value in [-1, 1] is accepted).
+	Value float32
+}
+
+// Losses are one training step's loss parts, measured before the update.
+type Losses struct {
+	// Policy is the mean cross-entropy of the network's policy (a softmax
+	// over the legal actions only) against the targets.
+	Policy float64
+	// Value is the mean squared error of the value.
+	Value float64
+	// L2 is WeightDecay times the sum of the squared weights.
+	L2 float64
+	// Total is Policy + ValueWeight*Value + L2, the minimised loss.
+	Total float64
+	// Entropy is the mean entropy of the network's policy.
+	Entropy float64
+	// LR is the learning rate the step used.
+	LR float64
+}
+
+// Trainer runs training steps on a network. Its graph is separate from the
+// inference graphs and bound to the network's own weight arrays; a step
+// updates them under the network's lock, and inference engines copy them
+// before their next run. A Trainer belongs to one goroutine: Step must not
+// be called concurrently (with itself or with Save), but servers and
+// Network.Evaluate may run meanwhile.
+type Trainer struct {
+	net *Network
+	cfg TrainConfig
+	opt *optimizer
+
+	vm      G.VM
+	fwd     *net
+	grads   []G.Value
+	decay   []bool
+	xs      []float32 // (B, planes, 6, 6)
+	negMask []float32 // (B, NumActions): 0 legal, illegalLogit illegal
+	target  []float32 // (B, NumActions)
+	result  []float32 // (B, 1)
+	polLoss *G.Node
+	valLoss *G.Node
+}
+
+// NewTrainer returns a trainer of net with a fresh optimiser state.
+func NewTrainer(net *Network, cfg TrainConfig) (*Trainer, error) {
+	return newTrainer(net, cfg, nil)
+}
+
+func newTrainer(n *Network, cfg TrainConfig, opt *optimizer) (*Trainer, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("new trainer: %w", err)
+	}
+	specs := n.cfg.specs()
+	if opt == nil {
+		sizes := make([]int, len(specs))
+		for i, s := range specs {
+			sizes[i] = s.size()
+		}
+		opt = newOptimizer(cfg.Optimizer, sizes)
+	} else if err := opt.check(cfg); err != nil {
+		return nil, fmt.Errorf("new trainer: %w", err)
+	}
+	bs := cfg.BatchSize
+	t := &Trainer{
+		net:     n,
+		cfg:     cfg,
+		opt:     opt,
+		decay:   make([]bool, len(specs)),
+		xs:      make([]float32, bs*env.ObservationSize),
+		negMask: make([]float32, bs*env.NumActions),
+		target:  make([]float32, bs*env.NumActions),
+		result:  make([]float32, bs),
+	}
+	for i, s := range specs {
+		t.decay[i] = s.decay
+	}
+	if err := t.build(); err != nil {
+		return nil, fmt.Errorf("new trainer: %w", err)
+	}
+	return t, nil
+}
+
+// build compiles the training graph: the forward pass, the loss and its
+// gradients.
+//
+// The policy loss is a cross-entropy against a log-softmax over the legal
+// actions built from primitive operations, because gorgonia's (Log)SoftMax
+// takes each row's maximum from the wrong element. With z the logits, m
+// the mask (0 legal, -1e9 illegal), t the target and c = max(z+m) the
+// largest legal logit, a row's loss is
+//
+//	-sum(t*z) + c + log(sum(exp(z+m-c)))
+//
+// where every exp() argument is <= 0 (so no overflow), the largest is 0
+// (so the log's argument is >= 1) and illegal actions contribute exactly
+// 0. The gradient through c cancels analytically.
+func (t *Trainer) build() error {
+	buildMu.Lock()
+	defer buildMu.Unlock()
+	bs := t.cfg.BatchSize
+	g := G.NewGraph()
+	// The learnables are bound to the network's own arrays: the optimiser
+	// updates them in place, and the next run sees the new weights.
+	fwd, err := newNet(g, t.net.cfg, bs, t.xs, t.net.weights)
+	if err != nil {
+		return err
+	}
+	b := &builder{g: g}
+	negMask := b.input("mask", t.negMask, bs, env.NumActions)
+	target := b.input("target", t.target, bs, env.NumActions)
+	result := b.input("result", t.result, bs, 1)
+	if b.err != nil {
+		return b.err
+	}
+	z := fwd.logits
+	zm := b.add(z, negMask)
+	if b.err != nil {
+		return b.err
+	}
+	// c feeds the log-sum-exp directly, not through a second reshape of
+	// its reshaped form: that chain gave wrong gradients (measured).
+	c := b.keep(G.Max(zm, 1))
+	shifted := b.keep(G.BroadcastSub(zm, b.reshape(c, bs, 1), nil, []byte{1}))
+	sumExp := b.keep(G.Sum(b.keep(G.Exp(shifted)), 1))
+	lse := b.add(b.keep(G.Log(sumExp)), c)
+	dot := b.keep(G.Sum(b.keep(G.HadamardProd(target, z)), 1))
+	t.polLoss = b.keep(G.Mean(b.keep(G.Sub(lse, dot))))
+	if b.err != nil {
+		return b.err
+	}
+	diff := b.keep(G.Sub(fwd.value, result))
+	t.valLoss = b.keep(G.Mean(b.keep(G.Square(diff))))
+	if b.err != nil {
+		return b.err
+	}
+	vw := G.NewConstant(float32(t.cfg.ValueWeight), G.WithName("value_weight"))
+	cost := b.add(t.polLoss, b.keep(G.HadamardProd(t.valLoss, vw)))
+	if b.err != nil {
+		return b.err
+	}
+	if _, err := G.Grad(cost, fwd.params...); err != nil {
+		return fmt.Errorf("gradients: %w", err)
+	}
+	t.fwd = fwd
+	t.vm = G.NewTapeMachine(g, G.BindDualValues(fwd.params...))
+	return nil
+}
+
+// Network returns the network being trained.
+func (t *Trainer) Network() *Network { return t.net }
+
+// Config returns the training settings.
+func (t *Trainer) Config() TrainConfig { return t.cfg }
+
+// Step trains on one batch of exactly Config().BatchSize samples and
+// returns the losses measured before the update. The same network, seed
+// and batches give the same weights.
+func (t *Trainer) Step(batch []Sample) (Losses, error) {
+	if err := t.load(batch); err != nil {
+		return Losses{}, err
+	}
+	t.vm.Reset()
+	if err := t.vm.RunAll(); err != nil {
+		return Losses{}, fmt.Errorf("training step: %w", err)
+	}
+	var l Losses
+	var err error
+	if l.Policy, err = scalar(t.polLoss); err != nil {
+		return Losses{}, err
+	}
+	if l.Value, err = scalar(t.valLoss); err != nil {
+		return Losses{}, err
+	}
+	logits, _, err := t.fwd.outputs()
+	if err != nil {
+		return Losses{}, fmt.Errorf("training step: %w", err)
+	}
+	l.Entropy = meanEntropy(logits, batch)
+	grads := make([][]float32, len(t.fwd.params))
+	for i, p := range t.fwd.params {
+		gv, err := p.Grad()
+		if err != nil {
+			return Losses{}, fmt.Errorf("training step: gradient of %s: %w", p.Name(), err)
+		}
+		grads[i] = gv.Data().([]float32)
+	}
+	// Only this goroutine writes the weights, so reading them unlocked is
+	// safe; the write below takes the lock because engines copy them.
+	for i, w := range t.net.weights {
+		if t.decay[i] {
+			var s float64
+			for _, x := range w {
+				s += float64(x) * float64(x)
+			}
+			l.L2 += s
+		}
+	}
+	l.L2 *= t.cfg.WeightDecay
+	l.Total = l.Policy + t.cfg.ValueWeight*l.Value + l.L2
+	if math.IsNaN(l.Total) || math.IsInf(l.Total, 0) {
+		return l, fmt.Errorf("training step %d: loss is %v (policy %v, value %v); weights left unchanged", t.net.Steps(), l.Total, l.Policy, l.Value)
+	}
+	n := t.net
+	n.mu.Lock()
+	l.LR = t.cfg.LearningRate(n.steps)
+	t.opt.update(t.cfg, l.LR, n.weights, grads, t.decay)
+	n.steps++
+	n.version.Add(1)
+	n.mu.Unlock()
+	// The machine adds each run's gradients to the previous ones.
+	for _, g := range grads {
+		clear(g)
+	}
+	return l, nil
+}
+
+// load checks a batch and writes it into the graph's inputs.
+func (t *Trainer) load(batch []Sample) error {
+	if len(batch) != t.cfg.BatchSize {
+		return fmt.Errorf("training step: %d samples, batch size is %d", len(batch), t.cfg.BatchSize)
+	}
+	for i := range t.negMask {
+		t.negMask[i] = illegalLogit
+	}
+	clear(t.target)
+	for i, s := range batch {
+		if err := checkSample(s); err != nil {
+			return fmt.Errorf("training step: sample %d: %w", i, err)
+		}
+		copy(t.xs[i*env.ObservationSize:], s.Obs)
+		mask := t.negMask[i*env.NumActions : (i+1)*env.NumActions]
+		target := t.target[i*env.NumActions : (i+1)*env.NumActions]
+		for j, a := range s.Legal {
+			mask[a] = 0
+			target[a] = s.Policy[j]
+		}
+		t.result[i] = s.Value
+	}
+	return nil
+}
+
+// policySumTolerance is how far a target policy's sum may be from 1.
+const policySumTolerance = 1e-3
+
+func checkSample(s Sample) error {
+	switch {
+	case len(s.Obs) != env.ObservationSize:
+		return fmt.Errorf("%d observation values, want %d", len(s.Obs), env.ObservationSize)
+	case len(s.Legal) == 0:
+		return fmt.Errorf("no legal actions")
+	case len(s.Policy) != len(s.Legal):
+		return fmt.Errorf("%d policy values for %d legal actions", len(s.Policy), len(s.Legal))
+	case !(s.Value >= -1 && s.Value <= 1):
+		return fmt.Errorf("value %v outside [-1, 1]", s.Value)
+	}
+	var sum float64
+	for j, a := range s.Legal {
+		p := s.Policy[j]
+		if !a.Valid() {
+			return fmt.Errorf("action %d out of range", int(a))
+		}
+		if !(p >= 0 && p <= 1) {
+			return fmt.Errorf("policy value %v for action %d outside [0, 1]", p, int(a))
+		}
+		sum += float64(p)
+	}
+	if math.Abs(sum-1) > policySumTolerance {
+		return fmt.Errorf("policy sums to %v, not 1", sum)
+	}
+	return nil
+}
+
+// meanEntropy is the mean entropy of the legal-action softmax of each
+// sample's logits.
+func meanEntropy(logits []float32, batch []Sample) float64 {
+	var total float64
+	var p []float32
+	for i, s := range batch {
+		if cap(p) < len(s.Legal) {
+			p = make([]float32, len(s.Legal))
+		}
+		p = p[:len(s.Legal)]
+		legalSoftmax(p, logits[i*env.NumActions:(i+1)*env.NumActions], s.Legal)
+		for _, q := range p {
+			if q > 0 {
+				total -= float64(q) * math.Log(float64(q))
+			}
+		}
+	}
+	return total / float64(len(batch))
+}
+
+func scalar(n *G.Node) (float64, error) {
+	v, ok := n.Value().Data().(float32)
+	if !ok {
+		if t, isT := n.Value().(tensor.Tensor); isT && t.Size() == 1 {
+			v, ok = t.Data().([]float32)[0], true
+		}
+	}
+	if !ok {
+		return 0, fmt.Errorf("training step: %s is not a float32 scalar", n.Name())
+	}
+	return float64(v), nil
+}
