@@ -16,20 +16,22 @@ type reach struct {
 	dir [NumDirections]Direction
 }
 
+// The tables are package-level variables with initializers, not filled by
+// an init function: Go initializes variables before running any init
+// function, so init code elsewhere in the package (the symmetry tables)
+// can rely on them whatever the file order.
 var (
-	// reachTable[s][k%10] lists the targets of a k-piece move from s.
-	reachTable [NumSquares][period]reach
+	// reachTable[s][k%10] lists the targets of a k-piece move from s, and
 	// movesUpTo[s][h] counts the moves from s with 1 <= k <= h, for bulk
 	// counting.
-	movesUpTo [NumSquares][MaxHeight + 1]uint16
+	reachTable, movesUpTo = buildReachTables()
 	// zobristPiece[s][level][c] is XORed into a hash for a piece of colour c
-	// at the given level (0 = bottom) of the stack on s.
-	zobristPiece [NumSquares][MaxHeight][2]uint64
-	// zobristBlueToMove is XORed into the hash when Blue is to move.
-	zobristBlueToMove uint64
+	// at the given level (0 = bottom) of the stack on s; zobristBlueToMove
+	// is XORed into the hash when Blue is to move.
+	zobristPiece, zobristBlueToMove = buildZobrist()
 )
 
-func init() {
+func buildReachTables() (reachTable [NumSquares][period]reach, movesUpTo [NumSquares][MaxHeight + 1]uint16) {
 	for s := Square(0); s < NumSquares; s++ {
 		for r := 1; r < period; r++ {
 			var seen uint64
@@ -48,16 +50,20 @@ func init() {
 			movesUpTo[s][h] = movesUpTo[s][h-1] + uint16(reachTable[s][h%period].n)
 		}
 	}
+	return reachTable, movesUpTo
+}
+
+func buildZobrist() (piece [NumSquares][MaxHeight][2]uint64, blueToMove uint64) {
 	// A fixed seed keeps hashes identical across runs and machines.
 	state := uint64(0x9E3779B97F4A7C15)
-	for s := range zobristPiece {
-		for l := range zobristPiece[s] {
-			for c := range zobristPiece[s][l] {
-				zobristPiece[s][l][c] = splitmix64(&state)
+	for s := range piece {
+		for l := range piece[s] {
+			for c := range piece[s][l] {
+				piece[s][l][c] = splitmix64(&state)
 			}
 		}
 	}
-	zobristBlueToMove = splitmix64(&state)
+	return piece, splitmix64(&state)
 }
 
 // splitmix64 is a small, well-mixed generator used only to fill the Zobrist
