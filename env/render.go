@@ -15,22 +15,25 @@ func (p *Position) Render() string {
 		width = max(width, st.Height())
 	}
 	var b strings.Builder
-	for rank := BoardSize - 1; rank >= 0; rank-- {
-		fmt.Fprintf(&b, "%d ", rank+1)
+	// Cells are padded to a common width; a line's padding is trimmed so no
+	// line ends in spaces.
+	line := func(label string, cells func(file int) string) {
+		row := label
 		for file := 0; file < BoardSize; file++ {
-			cell := p.stacks[NewSquare(file, rank)].String()
-			if cell == "" {
-				cell = "."
-			}
-			fmt.Fprintf(&b, " %-*s", width, cell)
+			row += fmt.Sprintf(" %-*s", width, cells(file))
 		}
+		b.WriteString(strings.TrimRight(row, " "))
 		b.WriteByte('\n')
 	}
-	b.WriteString("  ")
-	for file := 0; file < BoardSize; file++ {
-		fmt.Fprintf(&b, " %-*c", width, 'a'+file)
+	for rank := BoardSize - 1; rank >= 0; rank-- {
+		line(fmt.Sprintf("%d ", rank+1), func(file int) string {
+			if cell := p.stacks[NewSquare(file, rank)].String(); cell != "" {
+				return cell
+			}
+			return "."
+		})
 	}
-	b.WriteByte('\n')
+	line("  ", func(file int) string { return string(rune('a' + file)) })
 	fmt.Fprintf(&b, "%v to move, ply %d", p.side, p.ply)
 	if tall := p.tooTall(); tall != 0 {
 		fmt.Fprintf(&b, ", too tall: %s", squareList(tall))

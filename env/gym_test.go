@@ -1,0 +1,221 @@
+package env
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+func mustEnv(tb testing.TB, opts Options) *Env {
+	tb.Helper()
+	e, err := NewEnv(opts)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return e
+}
+
+// envFrom returns an environment whose game starts from a FEN.
+func envFrom(tb testing.TB, opts Options, fen string) *Env {
+	tb.Helper()
+	e := mustEnv(tb, opts)
+	e.game = NewGameFrom(mustFEN(tb, fen), opts.Rules)
+	return e
+}
+
+// envState is everything a step may change.
+type envState struct {
+	fen      string
+	ply      int
+	moves    []Move
+	history  []uint64
+	status   Status
+	obs      []float32
+	mask     []bool
+	rendered string
+}
+
+func stateOf(e *Env) envState {
+	p := e.Game().Position()
+	return envState{p.FEN(), p.Ply(), slices.Clone(e.Game().Moves()), slices.Clone(e.Game().History()),
+		e.Game().Status(), e.Observation(), e.LegalMask(), e.Render()}
+}
+
+func (s envState) equal(o envState) bool {
+	return s.fen == o.fen && s.ply == o.ply && slices.Equal(s.moves, o.moves) && slices.Equal(s.history, o.history) &&
+		s.status == o.status && slices.Equal(s.obs, o.obs) && slices.Equal(s.mask, o.mask) && s.rendered == o.rendered
+}
+
+func TestOptionsValidate(t *testing.T) {
+	tests := []struct {
+		name string
+		opts Options
+		want string
+	}{
+		{"default", DefaultOptions(), ""},
+		{"opening plies", Options{Rules: DefaultRules(), OpeningPlies: 8}, ""},
+		{"negative opening plies", Options{Rules: DefaultRules(), OpeningPlies: -1}, "opening_plies"},
+		{"bad rules", Options{Rules: Rules{RepetitionLimit: 1}}, "repetitions"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e, err := NewEnv(tt.opts)
+			switch {
+			case tt.want == "" && (err != nil || e.Options() != tt.opts):
+				t.Errorf("NewEnv: %v", err)
+			case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
+				t.Errorf("NewEnv error %v, want one about %s", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestEnvReset(t *testing.T) {
+	e := mustEnv(t, DefaultOptions())
+	obs := e.Reset(1)
+	start := StartPosition()
+	want := make([]float32, ObservationSize)
+	EncodeObservation(want, &start, DefaultRules(), 1)
+	if !slices.Equal(obs, want) {
+		t.Error("Reset observation is not the start position's")
+	}
+
+	opts := Options{Rules: DefaultRules(), OpeningPlies: 6}
+	a, b, c := mustEnv(t, opts), mustEnv(t, opts), mustEnv(t, opts)
+	a.Reset(7)
+	b.Reset(7)
+	c.Reset(8)
+	if len(a.Game().Moves()) != 6 || !slices.Equal(a.Game().Moves(), b.Game().Moves()) {
+		t.Errorf("same seed, different openings: %v and %v", a.Game().Moves(), b.Game().Moves())
+	}
+	if slices.Equal(a.Game().Moves(), c.Game().Moves()) {
+		t.Errorf("seeds 7 and 8 give the same opening %v", a.Game().Moves())
+	}
+	a.Reset(9)
+	if len(a.Game().Moves()) != 6 || a.Game().StartPosition() != StartPosition() {
+		t.Error("Reset does not start a new game from the start position")
+	}
+}
+
+func TestEnvStep(t *testing.T) {
+	e := mustEnv(t, DefaultOptions())
+	e.Reset(0)
+	actions := e.LegalActions()
+	if len(actions) != 48 {
+		t.Fatalf("%d legal actions at the start", len(actions))
+	}
+	mask := e.LegalMask()
+	for a, legal := range mask {
+		if legal != slices.Contains(actions, Action(a)) {
+			t.Fatalf("mask and LegalActions disagree on %d", a)
+		}
+	}
+	m := mustMove(t, "a6-2-a4")
+	obs, reward, terminated, truncated, info, err := e.Step(mustAction(t, m))
+	if err != nil || reward != 0 || terminated || truncated || info.Move != m || info.Status != Ongoing {
+		t.Fatalf("Step(a6-2-a4) = reward %v terminated %v truncated %v info %+v err %v", reward, terminated, truncated, info, err)
+	}
+	if !slices.Equal(obs, e.Observation()) {
+		t.Error("Step's observation is not Observation()")
+	}
+	if p := e.Game().Position(); p.FEN() != ",rr,rr,rr,rr,rr/,,,,,/rr,,,,,/,,,,,/,,,,,/bb,bb,bb,bb,bb,bb b" {
+		t.Errorf("after a6-2-a4: %q", p.FEN())
+	}
+}
+
+func TestEnvIllegalStepChangesNothing(t *testing.T) {
+	won := envFrom(t, DefaultOptions(), "r,,,,,/b,,,,,/,,,,,/,,,,,/,,,,,/,,,,, r")
+	if _, _, _, _, _, err := won.Step(mustAction(t, mustMove(t, "a6-1-a5"))); err != nil {
+		t.Fatal(err)
+	}
+	a1, _ := ParseSquare("a1")
+	tests := []struct {
+		name string
+		env  *Env
+		a    Action
+	}{
+		{"out of range", mustEnv(t, DefaultOptions()), NumActions},
+		{"negative", mustEnv(t, DefaultOptions()), -1},
+		{"never a move", mustEnv(t, DefaultOptions()), NewAction(a1, North, 10)},
+		{"second direction", mustEnv(t, DefaultOptions()), NewAction(a1, SouthEast, 2)},
+		{"opponent's stack", mustEnv(t, DefaultOptions()), mustAction(t, mustMove(t, "a1-1-a2"))},
+		{"empty square", mustEnv(t, DefaultOptions()), mustAction(t, mustMove(t, "c3-1-c4"))},
+		{"too many pieces", mustEnv(t, DefaultOptions()), mustAction(t, mustMove(t, "a6-3-a3"))},
+		{"too-tall rule", envFrom(t, DefaultOptions(), "rrrrr,,,,,/,,,,,/,,,,,/,,r,,,/,,,,,/,,,,,b r"), mustAction(t, mustMove(t, "c3-1-c4"))},
+		{"after the end", won, mustAction(t, mustMove(t, "a5-1-a4"))},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			before := stateOf(tt.env)
+			obs, reward, terminated, truncated, _, err := tt.env.Step(tt.a)
+			if err == nil || !strings.HasPrefix(err.Error(), "step") {
+				t.Errorf("Step(%d) error = %v", tt.a, err)
+			}
+			if obs != nil || reward != 0 || terminated || truncated {
+				t.Errorf("failed step returns obs %v reward %v terminated %v truncated %v", obs != nil, reward, terminated, truncated)
+			}
+			if !stateOf(tt.env).equal(before) {
+				t.Error("a failed step changed the environment")
+			}
+		})
+	}
+}
+
+func TestEnvEpisodeEnds(t *testing.T) {
+	tests := []struct {
+		name        string
+		opts        Options
+		fen         string
+		moves       []string
+		reward      float32
+		terminated  bool
+		truncated   bool
+		finalStatus Status
+	}{
+		{"red wins", DefaultOptions(), "r,,,,,/b,,,,,/,,,,,/,,,,,/,,,,,/,,,,, r", []string{"a6-1-a5"}, 1, true, false, RedWins},
+		{"blue wins", DefaultOptions(), "r,,,,,/b,,,,,/,,,,,/,,,,,/,,,,,/,,,,, b", []string{"a5-1-a6"}, 1, true, false, BlueWins},
+		{"repetition", DefaultOptions(), StartFEN, append(slices.Clone(shuffle), shuffle...), 0, true, false, DrawRepetition},
+		{"move limit", Options{Rules: Rules{TooTall: true, MaxPlies: 3, RepetitionLimit: 3}}, StartFEN,
+			[]string{"a6-1-a5", "a1-1-a2", "b6-1-b5"}, 0, false, true, MoveLimit},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := envFrom(t, tt.opts, tt.fen)
+			for i, text := range tt.moves {
+				_, reward, terminated, truncated, info, err := e.Step(mustAction(t, mustMove(t, text)))
+				if err != nil {
+					t.Fatalf("step %d %s: %v", i, text, err)
+				}
+				last := i == len(tt.moves)-1
+				if !last && (reward != 0 || terminated || truncated) {
+					t.Fatalf("step %d %s: reward %v terminated %v truncated %v", i, text, reward, terminated, truncated)
+				}
+				if last && (reward != tt.reward || terminated != tt.terminated || truncated != tt.truncated || info.Status != tt.finalStatus) {
+					t.Errorf("last step: reward %v terminated %v truncated %v status %v", reward, terminated, truncated, info.Status)
+				}
+			}
+			if len(e.LegalActions()) != 0 || slices.Contains(e.LegalMask(), true) {
+				t.Error("a finished episode has legal actions")
+			}
+			if !strings.HasSuffix(e.Render(), "status: "+tt.finalStatus.String()+"\n") {
+				t.Errorf("Render() does not end with the status:\n%s", e.Render())
+			}
+		})
+	}
+}
+
+func TestEnvClone(t *testing.T) {
+	e := mustEnv(t, DefaultOptions())
+	e.Reset(0)
+	c := e.Clone()
+	before := stateOf(e)
+	if _, _, _, _, _, err := c.Step(mustAction(t, mustMove(t, "a6-1-a5"))); err != nil {
+		t.Fatal(err)
+	}
+	if !stateOf(e).equal(before) {
+		t.Error("stepping the clone changed the original")
+	}
+	if c.Options() != e.Options() || len(c.Game().Moves()) != 1 {
+		t.Error("clone lost its options or its move")
+	}
+}
