@@ -38,7 +38,7 @@ func DefaultConfig() Config {
 // Validate reports the first out-of-range field, naming its YAML key.
 func (c Config) Validate() error {
 	for _, f := range []struct {
-		key      string
+		key       string
 		v, lo, hi int
 	}{
 		{"blocks", c.Blocks, 0, maxBlocks},

@@ -373,9 +373,15 @@ func readFile(r io.Reader) (*Network, *optimizer, error) {
 	if k := d.u32(); k > maxMetaEntries {
 		d.fail(fmt.Errorf("%w: %d metadata entries", ErrCorrupt, k))
 	} else {
-		for range k {
+		prev := ""
+		for i := range k {
 			key := d.str()
+			// Keys are written sorted and unique; anything else is damage.
+			if d.err == nil && i > 0 && key <= prev {
+				d.fail(fmt.Errorf("%w: metadata keys out of order", ErrCorrupt))
+			}
 			meta[key] = d.str()
+			prev = key
 		}
 	}
 	specs := cfg.specs()

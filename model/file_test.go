@@ -1,0 +1,265 @@
+package model
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"hash/crc32"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// trainedTrainer returns a trainer of a tiny network after two Adam steps,
+// with metadata.
+func trainedTrainer(t testing.TB, tc TrainConfig) *Trainer {
+	t.Helper()
+	n, _ := New(tinyConfig, seeded(1))
+	n.Meta["iterations"] = "2"
+	n.Meta["date"] = "2025-01-01"
+	tr, err := NewTrainer(n, tc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	batches := samplePositions(seeded(2), 2*tc.BatchSize)
+	for i := 0; i < len(batches); i += tc.BatchSize {
+		if _, err := tr.Step(batches[i : i+tc.BatchSize]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return tr
+}
+
+func evaluateAll(t *testing.T, n *Network, samples []Sample) ([][]float32, []float32) {
+	t.Helper()
+	obs, legal, priors, values := evalArgs(samples)
+	if err := n.Evaluate(obs, legal, priors, values); err != nil {
+		t.Fatal(err)
+	}
+	return priors, values
+}
+
+func TestSaveLoadNetwork(t *testing.T) {
+	tr := trainedTrainer(t, tinyTrainConfig(4))
+	n := tr.Network()
+	path := filepath.Join(t.TempDir(), "net.bin")
+	if err := n.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	m, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Config() != n.Config() || m.Steps() != 2 || m.Meta["iterations"] != "2" || m.Meta["date"] != "2025-01-01" {
+		t.Errorf("loaded %v, %d steps, meta %v", m.Config(), m.Steps(), m.Meta)
+	}
+	samples := samplePositions(seeded(3), 5)
+	p1, v1 := evaluateAll(t, n, samples)
+	p2, v2 := evaluateAll(t, m, samples)
+	for i := range p1 {
+		if !slices.Equal(p1[i], p2[i]) {
+			t.Errorf("position %d: priors differ after save and load", i)
+		}
+	}
+	if !slices.Equal(v1, v2) {
+		t.Errorf("values differ after save and load: %v, %v", v1, v2)
+	}
+	entries, _ := os.ReadDir(filepath.Dir(path))
+	if len(entries) != 1 {
+		t.Errorf("save left %d files in its directory", len(entries))
+	}
+}
+
+// TestResumeTraining checks that a saved trainer continues exactly: the
+// optimiser state is saved with the weights.
+func TestResumeTraining(t *testing.T) {
+	for _, opt := range []string{Adam, SGD} {
+		t.Run(opt, func(t *testing.T) {
+			tc := tinyTrainConfig(4)
+			tc.Optimizer = opt
+			tr := trainedTrainer(t, tc)
+			var buf bytes.Buffer
+			if _, err := tr.WriteTo(&buf); err != nil {
+				t.Fatal(err)
+			}
+			resumed, err := ReadTrainer(&buf, tc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			batch := samplePositions(seeded(5), 4)
+			for range 2 {
+				l1, err1 := tr.Step(batch)
+				l2, err2 := resumed.Step(batch)
+				if err1 != nil || err2 != nil {
+					t.Fatal(err1, err2)
+				}
+				if l1 != l2 {
+					t.Errorf("losses differ: %+v, %+v", l1, l2)
+				}
+			}
+			for i := range tr.net.weights {
+				if !slices.Equal(tr.net.weights[i], resumed.net.weights[i]) {
+					t.Fatalf("tensor %d differs after resumed training", i)
+				}
+			}
+			if resumed.Network().Steps() != 4 {
+				t.Errorf("resumed network has %d steps, want 4", resumed.Network().Steps())
+			}
+		})
+	}
+}
+
+func TestNetworkSectionInLargerStream(t *testing.T) {
+	tr := trainedTrainer(t, tinyTrainConfig(2))
+	var buf bytes.Buffer
+	buf.WriteString("header")
+	if _, err := tr.Network().WriteTo(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tr.WriteTo(&buf); err != nil {
+		t.Fatal(err)
+	}
+	buf.WriteString("trailer")
+	buf.Next(len("header"))
+	if _, err := ReadNetwork(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadTrainer(&buf, tinyTrainConfig(2)); err != nil {
+		t.Fatal(err)
+	}
+	if buf.String() != "trailer" {
+		t.Errorf("reading left %q", buf.String())
+	}
+}
+
+// fixCRC rewrites the trailing checksum after an edit, so that a test
+// reaches the check it means.
+func fixCRC(b []byte) []byte {
+	binary.LittleEndian.PutUint32(b[len(b)-4:], crc32.Checksum(b[:len(b)-4], crcTable))
+	return b
+}
+
+func TestLoadErrors(t *testing.T) {
+	tc := tinyTrainConfig(2)
+	tr := trainedTrainer(t, tc)
+	var buf bytes.Buffer
+	if _, err := tr.WriteTo(&buf); err != nil {
+		t.Fatal(err)
+	}
+	good := buf.Bytes()
+	edit := func(f func(b []byte) []byte) []byte { return f(slices.Clone(good)) }
+	put := func(off int, v uint32) func([]byte) []byte {
+		return func(b []byte) []byte { binary.LittleEndian.PutUint32(b[off:], v); return b }
+	}
+	const (
+		offVersion  = 8
+		offEncoding = 12
+		offPlanes   = 16
+		offChannels = 28
+	)
+	tests := []struct {
+		name string
+		data []byte
+		want error
+	}{
+		{"empty", nil, ErrTruncated},
+		{"bad magic", edit(func(b []byte) []byte { b[0] = 'X'; return b }), ErrNotNetwork},
+		{"text file", []byte("blocks: 3\nchannels: 32\n"), ErrNotNetwork},
+		{"future version", edit(put(offVersion, FormatVersion+1)), ErrFormatVersion},
+		{"version zero", edit(put(offVersion, 0)), ErrFormatVersion},
+		{"other encoding", edit(put(offEncoding, 999)), ErrEncoding},
+		{"other planes", edit(put(offPlanes, 3)), ErrEncoding},
+		{"other architecture", edit(put(offChannels, uint32(tinyConfig.Channels+1))), ErrArchitecture},
+		{"absurd architecture", edit(put(offChannels, 1<<30)), ErrCorrupt},
+		{"flipped weight bit", edit(func(b []byte) []byte { b[len(b)/2] ^= 1; return b }), ErrCorrupt},
+		{"flipped checksum bit", edit(func(b []byte) []byte { b[len(b)-1] ^= 0x80; return b }), ErrCorrupt},
+		{"bad optimiser kind", edit(func(b []byte) []byte {
+			// Rewrite as a network-only file whose optimiser tag is unknown.
+			var nb bytes.Buffer
+			tr.Network().WriteTo(&nb)
+			c := nb.Bytes()
+			binary.LittleEndian.PutUint32(c[len(c)-8:], 7)
+			return fixCRC(c)
+		}), ErrCorrupt},
+		{"truncated header", good[:20], ErrTruncated},
+		{"truncated weights", good[:len(good)/2], ErrTruncated},
+		{"truncated checksum", good[:len(good)-2], ErrTruncated},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "net.bin")
+			if err := os.WriteFile(path, tt.data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			n, err := Load(path)
+			if !errors.Is(err, tt.want) || n != nil {
+				t.Errorf("Load: %v, want %v", err, tt.want)
+			}
+			if _, err := LoadTrainer(path, tc); !errors.Is(err, tt.want) {
+				t.Errorf("LoadTrainer: %v, want %v", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestLoadTrainerOptimiserMismatch(t *testing.T) {
+	tc := tinyTrainConfig(2)
+	tr := trainedTrainer(t, tc)
+	path := filepath.Join(t.TempDir(), "ckpt.bin")
+	if err := tr.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	sgd := tc
+	sgd.Optimizer = SGD
+	if _, err := LoadTrainer(path, sgd); err == nil || !strings.Contains(err.Error(), "optimiser") {
+		t.Errorf("Adam state loaded for SGD: %v", err)
+	}
+	// A network file without optimiser state starts a fresh optimiser.
+	if err := tr.Network().Save(path); err != nil {
+		t.Fatal(err)
+	}
+	fresh, err := LoadTrainer(path, sgd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fresh.opt.t != 0 || fresh.Network().Steps() != 2 {
+		t.Errorf("fresh optimiser at %d updates, network at %d steps", fresh.opt.t, fresh.Network().Steps())
+	}
+}
+
+func TestSaveErrors(t *testing.T) {
+	n, _ := New(tinyConfig, seeded(1))
+	if err := n.Save(filepath.Join(t.TempDir(), "missing", "net.bin")); err == nil {
+		t.Error("save into a missing directory succeeded")
+	}
+	n.Meta["big"] = strings.Repeat("x", maxMetaLen+1)
+	if err := n.Save(filepath.Join(t.TempDir(), "net.bin")); err == nil {
+		t.Error("save of oversized metadata succeeded")
+	}
+}
+
+func FuzzReadNetwork(f *testing.F) {
+	n, _ := New(Config{Blocks: 0, Channels: 1, ValuePlanes: 1, ValueHidden: 1}, seeded(1))
+	n.Meta["k"] = "v"
+	var buf bytes.Buffer
+	n.WriteTo(&buf)
+	f.Add(buf.Bytes())
+	f.Add(buf.Bytes()[:40])
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m, opt, err := readFile(bytes.NewReader(data))
+		if (m == nil) == (err == nil) {
+			t.Fatalf("network %v with error %v", m != nil, err)
+		}
+		if err == nil {
+			var out bytes.Buffer
+			if _, err := writeFile(&out, m, opt); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(out.Bytes(), data[:out.Len()]) {
+				t.Error("a network read back writes other bytes")
+			}
+		}
+	})
+}

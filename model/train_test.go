@@ -1,0 +1,291 @@
+package model
+
+import (
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/deathstacks/deathstacks/env"
+)
+
+// tinyTrainConfig is a fast training setup for tests.
+func tinyTrainConfig(batch int) TrainConfig {
+	c := DefaultTrainConfig()
+	c.BatchSize = batch
+	c.LR = 1e-2
+	c.WarmupSteps = 0
+	return c
+}
+
+func TestLossMatchesReference(t *testing.T) {
+	n, _ := New(tinyConfig, seeded(1))
+	tc := tinyTrainConfig(4)
+	tc.ValueWeight = 0.5
+	tr, err := NewTrainer(n, tc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	batch := samplePositions(seeded(2), 4)
+	// Spread one target over several actions.
+	batch[1].Policy = make([]float32, len(batch[1].Legal))
+	batch[1].Policy[0], batch[1].Policy[1] = 0.25, 0.75
+	var wantPol, wantVal, wantL2 float64
+	for _, s := range batch {
+		logits, v := refForward(tinyConfig, n.weights, s.Obs)
+		p, q := refLosses(logits, v, s)
+		wantPol += p / 4
+		wantVal += q / 4
+	}
+	for i, s := range tinyConfig.specs() {
+		if s.decay {
+			for _, w := range n.weights[i] {
+				wantL2 += float64(w) * float64(w)
+			}
+		}
+	}
+	wantL2 *= tc.WeightDecay
+	l, err := tr.Step(batch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name      string
+		got, want float64
+	}{
+		{"policy", l.Policy, wantPol},
+		{"value", l.Value, wantVal},
+		{"l2", l.L2, wantL2},
+		{"total", l.Total, wantPol + 0.5*wantVal + wantL2},
+	} {
+		if math.Abs(c.got-c.want) > 1e-4*(1+math.Abs(c.want)) {
+			t.Errorf("%s loss %v, reference %v", c.name, c.got, c.want)
+		}
+	}
+	if l.Entropy <= 0 || l.Entropy > math.Log(float64(env.NumActions)) {
+		t.Errorf("entropy %v", l.Entropy)
+	}
+	if l.LR != tc.LR {
+		t.Errorf("learning rate %v, want %v", l.LR, tc.LR)
+	}
+	if n.Steps() != 1 {
+		t.Errorf("network has %d steps after one", n.Steps())
+	}
+}
+
+// TestLossWithLargeLogits checks the masked log-softmax where gorgonia's
+// would fail: a position whose only legal action is index 0, and logits of
+// thousands, with illegal actions far above the legal ones.
+func TestLossWithLargeLogits(t *testing.T) {
+	n, _ := New(tinyConfig, seeded(1))
+	pb := len(tinyConfig.specs()) - 7 // policy.b
+	for a := range n.weights[pb] {
+		n.weights[pb][a] = 3000 // illegal actions dominate
+	}
+	n.weights[pb][0] = -3000
+	n.weights[pb][5] = -2990
+	tr, err := NewTrainer(n, tinyTrainConfig(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := samplePositions(seeded(2), 2)
+	batch := []Sample{
+		{Obs: s[0].Obs, Legal: []env.Action{0}, Policy: []float32{1}, Value: 1},
+		{Obs: s[1].Obs, Legal: []env.Action{0, 5}, Policy: []float32{1, 0}, Value: -1},
+	}
+	var wantPol float64
+	for _, s := range batch {
+		logits, v := refForward(tinyConfig, n.weights, s.Obs)
+		p, _ := refLosses(logits, v, s)
+		wantPol += p / 2
+	}
+	l, err := tr.Step(batch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(l.Policy-wantPol) > 1e-3*(1+wantPol) {
+		t.Errorf("policy loss %v, reference %v", l.Policy, wantPol)
+	}
+	for i, w := range n.weights {
+		for _, x := range w {
+			if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+				t.Fatalf("tensor %d has %v after the step", i, x)
+			}
+		}
+	}
+}
+
+func TestOverfitSmallBatch(t *testing.T) {
+	n, _ := New(tinyConfig, seeded(1))
+	tr, err := NewTrainer(n, tinyTrainConfig(8))
+	if err != nil {
+		t.Fatal(err)
+	}
+	batch := samplePositions(seeded(3), 8)
+	first, err := tr.Step(batch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var last Losses
+	for range 150 {
+		if last, err = tr.Step(batch); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Logf("first %+v\nlast %+v", first, last)
+	if last.Policy > 0.3 || last.Value > 0.05 {
+		t.Errorf("after 150 steps on one batch: policy loss %v (from %v), value loss %v (from %v)",
+			last.Policy, first.Policy, last.Value, first.Value)
+	}
+	// The inference graphs use the trained weights.
+	obs, legal, priors, values := evalArgs(batch)
+	if err := n.Evaluate(obs, legal, priors, values); err != nil {
+		t.Fatal(err)
+	}
+	for i, s := range batch {
+		best := slices.Index(s.Policy, 1)
+		if priors[i][best] < 0.5 || math.Abs(float64(values[i]-s.Value)) > 0.5 {
+			t.Errorf("sample %d: prior of the target %v, value %v for %v", i, priors[i][best], values[i], s.Value)
+		}
+	}
+}
+
+func TestTrainingIsDeterministic(t *testing.T) {
+	for _, opt := range []string{Adam, SGD} {
+		t.Run(opt, func(t *testing.T) {
+			batches := samplePositions(seeded(4), 12)
+			run := func() *Network {
+				n, _ := New(tinyConfig, seeded(9))
+				tc := tinyTrainConfig(4)
+				tc.Optimizer = opt
+				tr, err := NewTrainer(n, tc)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i := 0; i < len(batches); i += 4 {
+					if _, err := tr.Step(batches[i : i+4]); err != nil {
+						t.Fatal(err)
+					}
+				}
+				return n
+			}
+			a, b := run(), run()
+			for i := range a.weights {
+				if !slices.Equal(a.weights[i], b.weights[i]) {
+					t.Fatalf("tensor %d differs between two identical runs", i)
+				}
+			}
+		})
+	}
+}
+
+func TestStepRejectsBadSamples(t *testing.T) {
+	n, _ := New(tinyConfig, seeded(1))
+	tr, err := NewTrainer(n, tinyTrainConfig(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := samplePositions(seeded(2), 1)[0]
+	tests := []struct {
+		name string
+		edit func(*Sample)
+		want string
+	}{
+		{"short observation", func(s *Sample) { s.Obs = s.Obs[1:] }, "observation values"},
+		{"no legal actions", func(s *Sample) { s.Legal, s.Policy = nil, nil }, "no legal actions"},
+		{"policy length", func(s *Sample) { s.Policy = s.Policy[1:] }, "policy values for"},
+		{"policy sum", func(s *Sample) { s.Policy = make([]float32, len(s.Legal)) }, "sums to"},
+		{"negative policy", func(s *Sample) { s.Policy = slices.Clone(s.Policy); s.Policy[0] = -1 }, "outside [0, 1]"},
+		{"value", func(s *Sample) { s.Value = 2 }, "value 2"},
+		{"NaN value", func(s *Sample) { s.Value = float32(math.NaN()) }, "value NaN"},
+		{"action", func(s *Sample) { s.Legal = slices.Clone(s.Legal); s.Legal[0] = -1 }, "out of range"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := good
+			tt.edit(&s)
+			if _, err := tr.Step([]Sample{s}); err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error %v, want one mentioning %q", err, tt.want)
+			}
+		})
+	}
+	if _, err := tr.Step([]Sample{good, good}); err == nil {
+		t.Error("a batch of 2 for batch size 1 was accepted")
+	}
+	if n.Steps() != 0 {
+		t.Errorf("rejected batches changed the step count to %d", n.Steps())
+	}
+}
+
+func TestTrainConfigValidate(t *testing.T) {
+	tests := []struct {
+		name string
+		edit func(*TrainConfig)
+		key  string // "" for valid
+	}{
+		{"default", func(*TrainConfig) {}, ""},
+		{"sgd", func(c *TrainConfig) { c.Optimizer = SGD }, ""},
+		{"cosine", func(c *TrainConfig) { c.Schedule = ScheduleCosine }, ""},
+		{"step", func(c *TrainConfig) { c.Schedule = ScheduleStep }, ""},
+		{"batch", func(c *TrainConfig) { c.BatchSize = 0 }, "train.batch_size"},
+		{"optimizer", func(c *TrainConfig) { c.Optimizer = "rmsprop" }, "train.optimizer"},
+		{"lr", func(c *TrainConfig) { c.LR = 0 }, "train.lr"},
+		{"lr NaN", func(c *TrainConfig) { c.LR = math.NaN() }, "train.lr"},
+		{"momentum", func(c *TrainConfig) { c.Momentum = 1 }, "train.momentum"},
+		{"beta1", func(c *TrainConfig) { c.Beta1 = -0.1 }, "train.beta1"},
+		{"beta2", func(c *TrainConfig) { c.Beta2 = 1 }, "train.beta2"},
+		{"epsilon", func(c *TrainConfig) { c.Epsilon = 0 }, "train.epsilon"},
+		{"weight decay", func(c *TrainConfig) { c.WeightDecay = -1 }, "train.weight_decay"},
+		{"value weight", func(c *TrainConfig) { c.ValueWeight = -1 }, "train.value_weight"},
+		{"warmup", func(c *TrainConfig) { c.WarmupSteps = -1 }, "train.warmup_steps"},
+		{"schedule", func(c *TrainConfig) { c.Schedule = "linear" }, "train.schedule"},
+		{"step every", func(c *TrainConfig) { c.Schedule, c.StepEvery = ScheduleStep, 0 }, "train.step_every"},
+		{"step gamma", func(c *TrainConfig) { c.Schedule, c.StepGamma = ScheduleStep, 2 }, "train.step_gamma"},
+		{"total steps", func(c *TrainConfig) { c.Schedule, c.TotalSteps = ScheduleCosine, 0 }, "train.total_steps"},
+		{"min lr", func(c *TrainConfig) { c.Schedule, c.MinLR = ScheduleCosine, 1 }, "train.min_lr"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := DefaultTrainConfig()
+			tt.edit(&c)
+			err := c.Validate()
+			if (err == nil) != (tt.key == "") || (err != nil && !strings.Contains(err.Error(), tt.key)) {
+				t.Errorf("Validate() = %v, want an error naming %q", err, tt.key)
+			}
+		})
+	}
+}
+
+func TestLearningRate(t *testing.T) {
+	base := TrainConfig{LR: 0.1, WarmupSteps: 0, StepEvery: 10, StepGamma: 0.5, TotalSteps: 100, MinLR: 0.01}
+	with := func(schedule string, warmup int) TrainConfig {
+		c := base
+		c.Schedule, c.WarmupSteps = schedule, warmup
+		return c
+	}
+	tests := []struct {
+		name string
+		cfg  TrainConfig
+		step int64
+		want float64
+	}{
+		{"constant", with(ScheduleConstant, 0), 500, 0.1},
+		{"warm-up start", with(ScheduleConstant, 10), 0, 0.01},
+		{"warm-up middle", with(ScheduleConstant, 10), 4, 0.05},
+		{"warm-up done", with(ScheduleConstant, 10), 10, 0.1},
+		{"step before", with(ScheduleStep, 0), 9, 0.1},
+		{"step after one", with(ScheduleStep, 0), 10, 0.05},
+		{"step after two", with(ScheduleStep, 0), 25, 0.025},
+		{"cosine start", with(ScheduleCosine, 0), 0, 0.1},
+		{"cosine middle", with(ScheduleCosine, 0), 50, 0.055},
+		{"cosine end", with(ScheduleCosine, 0), 100, 0.01},
+		{"cosine after", with(ScheduleCosine, 0), 1000, 0.01},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.cfg.LearningRate(tt.step); math.Abs(got-tt.want) > 1e-12 {
+				t.Errorf("LearningRate(%d) = %v, want %v", tt.step, got, tt.want)
+			}
+		})
+	}
+}
