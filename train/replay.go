@@ -1,0 +1,446 @@
+package train
+
+import (
+	"bufio"
+	"compress/gzip"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"sync"
+
+	"github.com/deathstacks/deathstacks/env"
+)
+
+// Sample is one training position. It has exactly the fields of
+// model.Sample, so a value converts with model.Sample(s).
+type Sample struct {
+	// Obs is the observation (env.ObservationSize values) from the point of
+	// view of the side to move.
+	Obs []float32
+	// Legal lists the position's legal actions, none repeated.
+	Legal []env.Action
+	// Policy is the search's move distribution: Policy[j] is the
+	// probability of Legal[j]. It sums to 1.
+	Policy []float32
+	// Value is the game's result for the side to move, in [-1, 1].
+	Value float32
+}
+
+// policyTolerance is how far a policy's sum may be from 1: the search's
+// float32 visit shares add up with rounding.
+const policyTolerance = 1e-3
+
+// checkSample reports what is wrong with a sample, if anything.
+func checkSample(s Sample) error {
+	switch {
+	case len(s.Obs) != env.ObservationSize:
+		return fmt.Errorf("%d observation values: want %d", len(s.Obs), env.ObservationSize)
+	case len(s.Legal) == 0:
+		return errors.New("no legal actions")
+	case len(s.Policy) != len(s.Legal):
+		return fmt.Errorf("%d policy values for %d legal actions", len(s.Policy), len(s.Legal))
+	case !(s.Value >= -1 && s.Value <= 1):
+		return fmt.Errorf("value %v: want -1 to 1", s.Value)
+	}
+	var seen [(env.NumActions + 63) / 64]uint64
+	var sum float64
+	for j, a := range s.Legal {
+		if !a.Valid() {
+			return fmt.Errorf("action %d: out of range", int(a))
+		}
+		if seen[a/64]&(1<<(a%64)) != 0 {
+			return fmt.Errorf("action %d: listed twice", int(a))
+		}
+		seen[a/64] |= 1 << (a % 64)
+		p := s.Policy[j]
+		if !(p >= 0 && p <= 1) {
+			return fmt.Errorf("probability %v of action %d: want 0 to 1", p, int(a))
+		}
+		sum += float64(p)
+	}
+	if math.Abs(sum-1) > policyTolerance {
+		return fmt.Errorf("policy sums to %v: want 1", sum)
+	}
+	return nil
+}
+
+// Replay is the sliding window of training positions: it keeps the newest
+// Window samples and draws uniform batches from them. Observations are kept
+// densely (they are what a batch needs); policies sparsely, over the legal
+// actions only, which is a few hundred bytes instead of 27 KB per position.
+// With augmentation on, each drawn sample is mapped by one of the eight
+// symmetries of the board, chosen at random: in expectation the same
+// training data as storing all eight images, at an eighth of the memory and
+// without eight correlated copies crowding the window.
+//
+// A Replay is safe for concurrent use.
+type Replay struct {
+	mu       sync.RWMutex
+	capacity int
+	augment  bool
+	obs      []float32 // slot i's observation at [i*ObservationSize, (i+1)*ObservationSize)
+	slots    []slot
+	next     int    // the slot the next Add overwrites once the window is full
+	added    uint64 // samples ever added, including those dropped since
+}
+
+// slot is a stored sample without its observation.
+type slot struct {
+	legal  []uint16 // env.Action values; NumActions < 1<<16
+	policy []float32
+	value  float32
+}
+
+// NewReplay returns an empty buffer holding up to cfg.Window samples.
+func NewReplay(cfg ReplayConfig) (*Replay, error) {
+	if cfg.Window < 1 {
+		return nil, fmt.Errorf("replay: window %d: want 1 or more", cfg.Window)
+	}
+	return &Replay{capacity: cfg.Window, augment: cfg.Augment}, nil
+}
+
+// Len returns the number of samples held.
+func (r *Replay) Len() int {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return len(r.slots)
+}
+
+// Cap returns the window size: the most samples the buffer holds.
+func (r *Replay) Cap() int { return r.capacity }
+
+// Added returns the number of samples ever added, counting those that have
+// since dropped out of the window.
+func (r *Replay) Added() uint64 {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.added
+}
+
+// Add copies a sample into the window, dropping the oldest one when the
+// window is full. It refuses a malformed sample (wrong observation size,
+// no or repeated or out-of-range actions, a policy that is not a
+// distribution, a value outside [-1, 1]).
+func (r *Replay) Add(s Sample) error {
+	if err := checkSample(s); err != nil {
+		return fmt.Errorf("replay: add: %w", err)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var i int
+	if len(r.slots) < r.capacity {
+		i = len(r.slots)
+		r.slots = append(r.slots, slot{})
+		r.obs = append(r.obs, s.Obs...)
+	} else {
+		i = r.next
+		r.next = (r.next + 1) % r.capacity
+		copy(r.obs[i*env.ObservationSize:], s.Obs)
+	}
+	sl := &r.slots[i]
+	sl.legal = sl.legal[:0]
+	for _, a := range s.Legal {
+		sl.legal = append(sl.legal, uint16(a))
+	}
+	sl.policy = append(sl.policy[:0], s.Policy...)
+	sl.value = s.Value
+	r.added++
+	return nil
+}
+
+// slotIndex returns the slot of the i-th oldest sample.
+func (r *Replay) slotIndex(i int) int {
+	if len(r.slots) < r.capacity {
+		return i
+	}
+	return (r.next + i) % r.capacity
+}
+
+// At returns a copy of the i-th oldest sample held, 0 <= i < Len, as it was
+// added (never augmented).
+func (r *Replay) At(i int) (Sample, error) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	if i < 0 || i >= len(r.slots) {
+		return Sample{}, fmt.Errorf("replay: sample %d: the buffer holds %d", i, len(r.slots))
+	}
+	var b Batch
+	b.fill(r, []int{r.slotIndex(i)}, nil)
+	return b.Samples[0], nil
+}
+
+// Batch is a set of samples drawn by [Replay.Sample]. Reuse one Batch from
+// draw to draw to save allocations: each draw overwrites the slices of the
+// previous one. The zero Batch is ready to use.
+type Batch struct {
+	// Samples are the drawn samples; they share memory with the Batch, not
+	// with the Replay.
+	Samples []Sample
+
+	obs    []float32
+	legal  []env.Action
+	policy []float32
+	idx    []int
+	picked map[int]struct{}
+}
+
+// Sample draws n distinct samples uniformly at random into b, using rng
+// only, so a seeded rng draws the same batch from the same buffer. With
+// augmentation on, each sample is mapped by a random symmetry of the board.
+// It reports an error when the buffer holds fewer than n samples.
+func (r *Replay) Sample(b *Batch, n int, rng *rand.Rand) error {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	if n < 1 || n > len(r.slots) {
+		return fmt.Errorf("replay: sample %d: the buffer holds %d", n, len(r.slots))
+	}
+	b.pick(n, len(r.slots), rng)
+	if r.augment {
+		b.fill(r, b.idx, rng)
+	} else {
+		b.fill(r, b.idx, nil)
+	}
+	return nil
+}
+
+// pick chooses n distinct indices below m by Floyd's algorithm: n draws,
+// whatever m is.
+func (b *Batch) pick(n, m int, rng *rand.Rand) {
+	if b.picked == nil {
+		b.picked = make(map[int]struct{}, n)
+	}
+	clear(b.picked)
+	b.idx = b.idx[:0]
+	for j := m - n; j < m; j++ {
+		t := rng.IntN(j + 1)
+		if _, dup := b.picked[t]; dup {
+			t = j
+		}
+		b.picked[t] = struct{}{}
+		b.idx = append(b.idx, t)
+	}
+}
+
+// fill copies the samples of the given slots into b, each mapped by a
+// random symmetry when rng is not nil.
+func (b *Batch) fill(r *Replay, slots []int, rng *rand.Rand) {
+	const size = env.ObservationSize
+	total := 0
+	for _, i := range slots {
+		total += len(r.slots[i].legal)
+	}
+	b.obs = grow(b.obs, len(slots)*size)
+	b.legal = grow(b.legal, total)
+	b.policy = grow(b.policy, total)
+	b.Samples = grow(b.Samples, len(slots))
+	at := 0
+	for k, i := range slots {
+		sl := &r.slots[i]
+		src, dst := r.obs[i*size:(i+1)*size], b.obs[k*size:(k+1)*size]
+		legal, policy := b.legal[at:at+len(sl.legal)], b.policy[at:at+len(sl.legal)]
+		at += len(sl.legal)
+		y := env.Identity
+		if rng != nil {
+			y = env.Symmetry(rng.IntN(env.NumSymmetries))
+		}
+		if y == env.Identity {
+			copy(dst, src)
+		} else {
+			y.Observation(dst, src)
+		}
+		for j, a := range sl.legal {
+			legal[j] = y.Action(env.Action(a))
+		}
+		copy(policy, sl.policy)
+		b.Samples[k] = Sample{Obs: dst, Legal: legal, Policy: policy, Value: sl.value}
+	}
+}
+
+// grow returns s resized to n elements, reusing its memory when it can.
+func grow[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
+}
+
+// The replay file format: the magic and a version, uncompressed, then a
+// gzip stream (whose CRC-32 and length catch corruption and truncation)
+// holding little-endian values:
+//
+//	uint32 env.ObservationSize, uint32 env.NumActions,
+//	uint64 sample count, uint64 samples ever added,
+//	per sample, oldest first: float32 value, uint16 n,
+//	    n x uint16 action, n x float32 probability,
+//	    ObservationSize x float32 observation.
+const (
+	replayMagic   = "DSREPLAY"
+	replayVersion = 1
+)
+
+// Encode writes the buffer's samples, oldest first, in a compact binary
+// form that [DecodeReplay] reads back.
+func (r *Replay) Encode(w io.Writer) error {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	head := binary.LittleEndian.AppendUint32([]byte(replayMagic), replayVersion)
+	if _, err := w.Write(head); err != nil {
+		return fmt.Errorf("encode replay: %w", err)
+	}
+	zw, err := gzip.NewWriterLevel(w, gzip.BestSpeed)
+	if err != nil {
+		return fmt.Errorf("encode replay: %w", err)
+	}
+	buf := make([]byte, 0, 8+6*env.NumActions+4*env.ObservationSize)
+	buf = binary.LittleEndian.AppendUint32(buf, env.ObservationSize)
+	buf = binary.LittleEndian.AppendUint32(buf, env.NumActions)
+	buf = binary.LittleEndian.AppendUint64(buf, uint64(len(r.slots)))
+	buf = binary.LittleEndian.AppendUint64(buf, r.added)
+	if _, err := zw.Write(buf); err != nil {
+		return fmt.Errorf("encode replay: %w", err)
+	}
+	for i := range r.slots {
+		s := r.slotIndex(i)
+		sl := &r.slots[s]
+		buf = binary.LittleEndian.AppendUint32(buf[:0], math.Float32bits(sl.value))
+		buf = binary.LittleEndian.AppendUint16(buf, uint16(len(sl.legal)))
+		for _, a := range sl.legal {
+			buf = binary.LittleEndian.AppendUint16(buf, a)
+		}
+		buf = appendFloats(buf, sl.policy)
+		buf = appendFloats(buf, r.obs[s*env.ObservationSize:(s+1)*env.ObservationSize])
+		if _, err := zw.Write(buf); err != nil {
+			return fmt.Errorf("encode replay: %w", err)
+		}
+	}
+	if err := zw.Close(); err != nil {
+		return fmt.Errorf("encode replay: %w", err)
+	}
+	return nil
+}
+
+func appendFloats(buf []byte, v []float32) []byte {
+	for _, x := range v {
+		buf = binary.LittleEndian.AppendUint32(buf, math.Float32bits(x))
+	}
+	return buf
+}
+
+// DecodeReplay reads a buffer written by [Replay.Encode] into a new buffer
+// configured by cfg; when the file holds more samples than cfg.Window, the
+// newest are kept. Truncated or corrupt data, a file for another
+// observation or action encoding and malformed samples are errors. If r is
+// not an io.ByteReader, DecodeReplay may read past the end of the encoded
+// data.
+func DecodeReplay(r io.Reader, cfg ReplayConfig) (*Replay, error) {
+	buf, err := NewReplay(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := buf.decode(r); err != nil {
+		return nil, fmt.Errorf("decode replay: %w", err)
+	}
+	return buf, nil
+}
+
+func (r *Replay) decode(rd io.Reader) error {
+	var head [len(replayMagic) + 4]byte
+	if _, err := io.ReadFull(rd, head[:]); err != nil {
+		return fmt.Errorf("header: %w", eofIsTruncation(err))
+	}
+	if string(head[:len(replayMagic)]) != replayMagic {
+		return errors.New("not a replay buffer file")
+	}
+	if v := binary.LittleEndian.Uint32(head[len(replayMagic):]); v != replayVersion {
+		return fmt.Errorf("format version %d: this program reads version %d", v, replayVersion)
+	}
+	zr, err := gzip.NewReader(rd)
+	if err != nil {
+		return eofIsTruncation(err)
+	}
+	zr.Multistream(false)
+	in := &binReader{r: bufio.NewReaderSize(zr, 64<<10)}
+	obsSize, numActions := in.u32(), in.u32()
+	count, added := in.u64(), in.u64()
+	if in.err != nil {
+		return in.err
+	}
+	if obsSize != env.ObservationSize || numActions != env.NumActions {
+		return fmt.Errorf("written for observations of %d values and %d actions: this program has %d and %d",
+			obsSize, numActions, env.ObservationSize, env.NumActions)
+	}
+	if added < count {
+		return fmt.Errorf("corrupt: %d samples but only %d ever added", count, added)
+	}
+	s := Sample{Obs: make([]float32, env.ObservationSize)}
+	for k := uint64(0); k < count; k++ {
+		s.Value = math.Float32frombits(in.u32())
+		n := int(in.u16())
+		if in.err == nil && (n == 0 || n > env.NumActions) {
+			return fmt.Errorf("sample %d: corrupt: %d legal actions", k, n)
+		}
+		s.Legal, s.Policy = grow(s.Legal, n), grow(s.Policy, n)
+		for j := range s.Legal {
+			s.Legal[j] = env.Action(in.u16())
+		}
+		in.floats(s.Policy)
+		in.floats(s.Obs)
+		if in.err != nil {
+			return fmt.Errorf("sample %d of %d: %w", k, count, in.err)
+		}
+		if err := r.Add(s); err != nil {
+			return fmt.Errorf("sample %d: corrupt: %w", k, err)
+		}
+	}
+	// Reading on to the end makes gzip check the CRC and length.
+	var extra [1]byte
+	switch n, err := io.ReadFull(in.r, extra[:]); {
+	case n > 0:
+		return errors.New("corrupt: data after the last sample")
+	case !errors.Is(err, io.EOF):
+		return err
+	}
+	r.added = added
+	return nil
+}
+
+// eofIsTruncation turns an end of input where data was due into an error
+// that says so.
+func eofIsTruncation(err error) error {
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return fmt.Errorf("truncated: %w", io.ErrUnexpectedEOF)
+	}
+	return err
+}
+
+// binReader reads little-endian values and remembers the first error.
+type binReader struct {
+	r   io.Reader
+	buf []byte
+	err error
+}
+
+// read returns the next n bytes, or n stale bytes after an error.
+func (b *binReader) read(n int) []byte {
+	b.buf = grow(b.buf, n)
+	if b.err == nil {
+		if _, err := io.ReadFull(b.r, b.buf); err != nil {
+			b.err = eofIsTruncation(err)
+		}
+	}
+	return b.buf
+}
+
+func (b *binReader) u16() uint16 { return binary.LittleEndian.Uint16(b.read(2)) }
+func (b *binReader) u32() uint32 { return binary.LittleEndian.Uint32(b.read(4)) }
+func (b *binReader) u64() uint64 { return binary.LittleEndian.Uint64(b.read(8)) }
+
+func (b *binReader) floats(dst []float32) {
+	raw := b.read(4 * len(dst))
+	for i := range dst {
+		dst[i] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:]))
+	}
+}

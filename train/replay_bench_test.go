@@ -1,0 +1,64 @@
+package train
+
+import (
+	"bytes"
+	"io"
+	"math/rand/v2"
+	"testing"
+)
+
+// BenchmarkReplayAdd adds to a full window, the steady state of a run.
+func BenchmarkReplayAdd(b *testing.B) {
+	ps := randomPositions(b, 512, 20)
+	r := fill(b, ReplayConfig{Window: 256}, ps)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		if err := r.Add(ps[i%len(ps)].s); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkReplaySample(b *testing.B) {
+	for _, augment := range []bool{false, true} {
+		name := map[bool]string{false: "plain", true: "augmented"}[augment]
+		b.Run(name, func(b *testing.B) {
+			r := fill(b, ReplayConfig{Window: 4096, Augment: augment}, randomPositions(b, 4096, 21))
+			rng := rand.New(rand.NewPCG(1, 2))
+			var batch Batch
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := r.Sample(&batch, 128, rng); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.N*128)/b.Elapsed().Seconds(), "samples/s")
+		})
+	}
+}
+
+func BenchmarkReplayEncode(b *testing.B) {
+	r := fill(b, ReplayConfig{Window: 1024}, randomPositions(b, 1024, 22))
+	var buf bytes.Buffer
+	if err := r.Encode(&buf); err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(buf.Len()))
+	for b.Loop() {
+		if err := r.Encode(io.Discard); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(buf.Len())/1024, "bytes/sample")
+}
+
+func BenchmarkDecodeReplay(b *testing.B) {
+	data := encoded(b, 1024)
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		if _, err := DecodeReplay(bytes.NewReader(data), ReplayConfig{Window: 1024}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,408 @@
+package train
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/deathstacks/deathstacks/env"
+)
+
+// position is a sample together with the position it encodes.
+type position struct {
+	pos  env.Position
+	reps int
+	s    Sample
+}
+
+// randomPositions plays seeded random games and returns n of their
+// positions as samples with random policies and values.
+func randomPositions(t testing.TB, n int, seed uint64) []position {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, 1))
+	rules := env.DefaultRules()
+	var out []position
+	for len(out) < n {
+		g := env.NewGame(rules)
+		for !g.Status().Over() && len(out) < n {
+			p := g.Position()
+			legal := p.LegalActions(nil, rules.TooTall)
+			policy := make([]float32, len(legal))
+			var sum float32
+			for j := range policy {
+				policy[j] = rng.Float32()
+				sum += policy[j]
+			}
+			for j := range policy {
+				policy[j] /= sum
+			}
+			obs := make([]float32, env.ObservationSize)
+			env.EncodeObservation(obs, &p, rules, g.Repetitions())
+			s := Sample{Obs: obs, Legal: legal, Policy: policy, Value: float32(rng.IntN(3) - 1)}
+			out = append(out, position{pos: p, reps: g.Repetitions(), s: s})
+			m, err := env.MoveOf(legal[rng.IntN(len(legal))])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := g.Play(m); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return out
+}
+
+func fill(t testing.TB, cfg ReplayConfig, ps []position) *Replay {
+	t.Helper()
+	r, err := NewReplay(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range ps {
+		if err := r.Add(p.s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return r
+}
+
+func TestReplayWindowSlides(t *testing.T) {
+	ps := randomPositions(t, 25, 1)
+	r := fill(t, ReplayConfig{Window: 10}, ps)
+	if r.Len() != 10 || r.Cap() != 10 || r.Added() != 25 {
+		t.Fatalf("Len, Cap, Added = %d, %d, %d; want 10, 10, 25", r.Len(), r.Cap(), r.Added())
+	}
+	for i := 0; i < 10; i++ {
+		got, err := r.At(i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, ps[15+i].s) {
+			t.Errorf("At(%d) is not the sample added %d-th", i, 15+i)
+		}
+	}
+	if _, err := r.At(10); err == nil {
+		t.Error("At(10) of 10 succeeded")
+	}
+}
+
+func TestReplayAddCopies(t *testing.T) {
+	ps := randomPositions(t, 1, 2)
+	s := ps[0].s
+	want := Sample{Obs: slices.Clone(s.Obs), Legal: slices.Clone(s.Legal), Policy: slices.Clone(s.Policy), Value: s.Value}
+	r := fill(t, ReplayConfig{Window: 4}, ps)
+	s.Obs[0], s.Legal[0], s.Policy[0] = 9, 9, 9
+	if got, _ := r.At(0); !reflect.DeepEqual(got, want) {
+		t.Error("changing the caller's slices changed the stored sample")
+	}
+}
+
+func TestReplayAddRejects(t *testing.T) {
+	good := randomPositions(t, 1, 3)[0].s
+	edit := func(f func(s *Sample)) Sample {
+		s := Sample{Obs: slices.Clone(good.Obs), Legal: slices.Clone(good.Legal), Policy: slices.Clone(good.Policy), Value: good.Value}
+		f(&s)
+		return s
+	}
+	tests := []struct {
+		name string
+		s    Sample
+		want string
+	}{
+		{"short observation", edit(func(s *Sample) { s.Obs = s.Obs[:10] }), "10 observation values"},
+		{"no actions", edit(func(s *Sample) { s.Legal, s.Policy = nil, nil }), "no legal actions"},
+		{"policy length", edit(func(s *Sample) { s.Policy = s.Policy[1:] }), "policy values for"},
+		{"value", edit(func(s *Sample) { s.Value = 2 }), "value 2"},
+		{"action out of range", edit(func(s *Sample) { s.Legal[0] = env.NumActions }), "out of range"},
+		{"action twice", edit(func(s *Sample) { s.Legal[1] = s.Legal[0] }), "listed twice"},
+		{"negative probability", edit(func(s *Sample) { s.Policy[0] = -0.5 }), "want 0 to 1"},
+		{"not a distribution", edit(func(s *Sample) { s.Policy[0] += 0.1 }), "policy sums to"},
+	}
+	r, _ := NewReplay(ReplayConfig{Window: 4})
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			err := r.Add(tc.s)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("Add = %v, want an error containing %q", err, tc.want)
+			}
+		})
+	}
+	if r.Len() != 0 {
+		t.Errorf("rejected samples were stored: Len = %d", r.Len())
+	}
+	if _, err := NewReplay(ReplayConfig{Window: 0}); err == nil {
+		t.Error("NewReplay with window 0 succeeded")
+	}
+}
+
+func TestReplaySampleDistinctAndCovering(t *testing.T) {
+	ps := randomPositions(t, 50, 4)
+	r := fill(t, ReplayConfig{Window: 50}, ps)
+	rng := rand.New(rand.NewPCG(5, 6))
+	var b Batch
+	seen := map[float32]int{}
+	for range 200 {
+		if err := r.Sample(&b, 20, rng); err != nil {
+			t.Fatal(err)
+		}
+		inBatch := map[*float32]bool{}
+		for _, s := range b.Samples {
+			// the policies are random floats: their first entry tells samples apart
+			key := &s.Obs[0]
+			if inBatch[key] {
+				t.Fatal("a batch shares memory between samples")
+			}
+			inBatch[key] = true
+			seen[s.Policy[0]]++
+		}
+		firsts := map[float32]bool{}
+		for _, s := range b.Samples {
+			if firsts[s.Policy[0]] {
+				t.Fatal("a batch drew one sample twice")
+			}
+			firsts[s.Policy[0]] = true
+		}
+	}
+	if len(seen) != 50 {
+		t.Fatalf("200 batches of 20 drew %d of the 50 samples", len(seen))
+	}
+	// 4000 draws of 50: each about 80 times; uniform draws stay far inside 40..120.
+	for p, n := range seen {
+		if n < 40 || n > 120 {
+			t.Errorf("sample with policy[0] %v drawn %d times, want about 80", p, n)
+		}
+	}
+	if err := r.Sample(&b, 51, rng); err == nil {
+		t.Error("drawing 51 of 50 succeeded")
+	}
+	if err := r.Sample(&b, 0, rng); err == nil {
+		t.Error("drawing 0 succeeded")
+	}
+}
+
+func TestReplaySampleReproducible(t *testing.T) {
+	r := fill(t, ReplayConfig{Window: 100, Augment: true}, randomPositions(t, 100, 7))
+	draw := func() []Sample {
+		var b Batch
+		if err := r.Sample(&b, 16, rand.New(rand.NewPCG(8, 9))); err != nil {
+			t.Fatal(err)
+		}
+		return b.Samples
+	}
+	if !reflect.DeepEqual(draw(), draw()) {
+		t.Error("the same seed drew different batches")
+	}
+}
+
+// TestReplayAugmentIsASymmetry checks every augmented sample against the
+// position it came from: it must be the exact sample of one of the eight
+// images of that position, its policy carried to the mapped actions.
+func TestReplayAugmentIsASymmetry(t *testing.T) {
+	ps := randomPositions(t, 40, 10)
+	r := fill(t, ReplayConfig{Window: 40, Augment: true}, ps)
+	rules := env.DefaultRules()
+	rng := rand.New(rand.NewPCG(11, 12))
+	var b Batch
+	used := map[env.Symmetry]bool{}
+	for range 20 {
+		if err := r.Sample(&b, 40, rng); err != nil {
+			t.Fatal(err)
+		}
+		for _, got := range b.Samples {
+			found := false
+			for _, p := range ps {
+				for y := env.Symmetry(0); y < env.NumSymmetries && !found; y++ {
+					q := y.Position(p.pos)
+					obs := make([]float32, env.ObservationSize)
+					env.EncodeObservation(obs, &q, rules, p.reps)
+					if !slices.Equal(obs, got.Obs) || got.Value != p.s.Value {
+						continue
+					}
+					want := map[env.Action]float32{}
+					for j, a := range p.s.Legal {
+						want[y.Action(a)] = p.s.Policy[j]
+					}
+					gotPolicy := map[env.Action]float32{}
+					for j, a := range got.Legal {
+						gotPolicy[a] = got.Policy[j]
+					}
+					legal := q.LegalActions(nil, rules.TooTall)
+					slices.Sort(legal)
+					gotLegal := slices.Sorted(slices.Values(got.Legal))
+					if reflect.DeepEqual(want, gotPolicy) && slices.Equal(legal, gotLegal) {
+						found = true
+						used[y] = true
+					}
+				}
+			}
+			if !found {
+				t.Fatal("an augmented sample is no symmetric image of a stored position")
+			}
+		}
+	}
+	if len(used) != env.NumSymmetries {
+		t.Errorf("800 draws used %d of the 8 symmetries", len(used))
+	}
+}
+
+func TestReplayEncodeRoundTrip(t *testing.T) {
+	ps := randomPositions(t, 30, 13)
+	tests := []struct {
+		name         string
+		window, keep int
+	}{
+		{"partly full", 50, 50},
+		{"wrapped", 20, 20},
+		{"into a smaller window", 20, 8},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := fill(t, ReplayConfig{Window: tc.window}, ps)
+			var buf bytes.Buffer
+			if err := r.Encode(&buf); err != nil {
+				t.Fatal(err)
+			}
+			back, err := DecodeReplay(bytes.NewReader(buf.Bytes()), ReplayConfig{Window: tc.keep})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := min(r.Len(), tc.keep)
+			if back.Len() != want || back.Added() != r.Added() {
+				t.Fatalf("Len, Added = %d, %d; want %d, %d", back.Len(), back.Added(), want, r.Added())
+			}
+			for i := 0; i < want; i++ {
+				a, _ := back.At(i)
+				b, _ := r.At(r.Len() - want + i)
+				if !reflect.DeepEqual(a, b) {
+					t.Fatalf("sample %d differs after the round trip", i)
+				}
+			}
+		})
+	}
+}
+
+func TestReplayEncodeEmpty(t *testing.T) {
+	r, _ := NewReplay(ReplayConfig{Window: 5})
+	var buf bytes.Buffer
+	if err := r.Encode(&buf); err != nil {
+		t.Fatal(err)
+	}
+	back, err := DecodeReplay(&buf, ReplayConfig{Window: 5})
+	if err != nil || back.Len() != 0 {
+		t.Fatalf("DecodeReplay = %v, %v", back, err)
+	}
+}
+
+func encoded(t testing.TB, n int) []byte {
+	t.Helper()
+	r := fill(t, ReplayConfig{Window: n}, randomPositions(t, n, 14))
+	var buf bytes.Buffer
+	if err := r.Encode(&buf); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func TestDecodeReplayRejectsDamage(t *testing.T) {
+	data := encoded(t, 6)
+	cfg := ReplayConfig{Window: 10}
+	t.Run("every truncation", func(t *testing.T) {
+		for n := 0; n < len(data); n++ {
+			if _, err := DecodeReplay(bytes.NewReader(data[:n]), cfg); err == nil {
+				t.Fatalf("a file cut to %d of %d bytes decoded", n, len(data))
+			}
+		}
+	})
+	t.Run("truncation says so", func(t *testing.T) {
+		_, err := DecodeReplay(bytes.NewReader(data[:len(data)/2]), cfg)
+		if !errors.Is(err, io.ErrUnexpectedEOF) || !strings.Contains(err.Error(), "truncated") {
+			t.Errorf("err = %v", err)
+		}
+	})
+	t.Run("flipped bytes", func(t *testing.T) {
+		// From the end of the gzip header (12 + 10 bytes) to the end: the
+		// compressed data and the CRC and length; the last byte of the
+		// compressed data is skipped, as its padding bits carry nothing.
+		body := len(replayMagic) + 4 + 10
+		lastCompressed := len(data) - 8 - 1
+		for i := body; i < len(data); i += 7 {
+			if i == lastCompressed {
+				continue
+			}
+			bad := slices.Clone(data)
+			bad[i] ^= 0xff
+			if _, err := DecodeReplay(bytes.NewReader(bad), cfg); err == nil {
+				t.Errorf("a file with byte %d of %d flipped decoded", i, len(data))
+			}
+		}
+	})
+	tests := []struct {
+		name string
+		data []byte
+		want string
+	}{
+		{"empty", nil, "truncated"},
+		{"not a replay", []byte("PK\x03\x04 something else entirely"), "not a replay buffer file"},
+		{"newer version", append([]byte(replayMagic), 2, 0, 0, 0), "format version 2"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := DecodeReplay(bytes.NewReader(tc.data), cfg)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("err = %v, want it to contain %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// FuzzDecodeReplay checks that no input panics and that whatever decodes
+// encodes back to something that decodes to the same samples.
+func FuzzDecodeReplay(f *testing.F) {
+	f.Add(encoded(f, 2))
+	f.Add([]byte(replayMagic))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r, err := DecodeReplay(bytes.NewReader(data), ReplayConfig{Window: 4})
+		if err != nil {
+			return
+		}
+		var buf bytes.Buffer
+		if err := r.Encode(&buf); err != nil {
+			t.Fatal(err)
+		}
+		back, err := DecodeReplay(&buf, ReplayConfig{Window: 4})
+		if err != nil || back.Len() != r.Len() {
+			t.Fatalf("re-decoding: %v", err)
+		}
+	})
+}
+
+func ExampleReplay() {
+	r, _ := NewReplay(ReplayConfig{Window: 1000, Augment: true})
+	// One position of a game: the start, with a uniform policy and a win.
+	rules := env.DefaultRules()
+	p := env.StartPosition()
+	obs := make([]float32, env.ObservationSize)
+	env.EncodeObservation(obs, &p, rules, 1)
+	legal := p.LegalActions(nil, rules.TooTall)
+	policy := make([]float32, len(legal))
+	for j := range policy {
+		policy[j] = 1 / float32(len(legal))
+	}
+	if err := r.Add(Sample{Obs: obs, Legal: legal, Policy: policy, Value: 1}); err != nil {
+		fmt.Println(err)
+		return
+	}
+	var b Batch
+	if err := r.Sample(&b, 1, rand.New(rand.NewPCG(1, 2))); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(r.Len(), len(b.Samples), len(b.Samples[0].Legal), b.Samples[0].Value)
+	// Output: 1 1 48 1
+}
