@@ -30,6 +30,7 @@ type stdio struct {
 // commands lists the subcommands.
 func commands() map[string]command {
 	return map[string]command{
+		"bench": {"measure the network's speed (bench nn)", runBench},
 		"moves": {"list the legal moves of positions", runMoves},
 		"perft": {"count move sequences to a depth", runPerft},
 		"show":  {"draw a position as text", runShow},
