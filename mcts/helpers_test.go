@@ -36,3 +36,101 @@ func gameFromFEN(tb testing.TB, fen string) *env.Game {
 	}
 	return env.NewGameFrom(p, env.DefaultRules())
 }
+
+// fenOf builds a FEN from squares and their stacks (top piece first) and
+// the side to move, 'r' or 'b'.
+func fenOf(stacks map[string]string, side byte) string {
+	var b []byte
+	for rank := env.BoardSize; rank >= 1; rank-- {
+		for file := 0; file < env.BoardSize; file++ {
+			b = append(b, stacks[string([]byte{byte('a' + file), byte('0' + rank)})]...)
+			if file < env.BoardSize-1 {
+				b = append(b, ',')
+			}
+		}
+		if rank > 1 {
+			b = append(b, '/')
+		}
+	}
+	return string(append(b, ' ', side))
+}
+
+// winningMoves lists, by brute force, the moves of p after which the mover
+// controls every stack.
+func winningMoves(p env.Position, tooTall bool) []env.Move {
+	var wins []env.Move
+	for _, m := range p.LegalMoves(nil, tooTall) {
+		child := p
+		child.Apply(m)
+		if w, ok := child.Winner(); ok && w == p.SideToMove() {
+			wins = append(wins, m)
+		}
+	}
+	return wins
+}
+
+// forcesWin reports, by brute force, whether m wins at once or leaves the
+// opponent only replies after which the mover has a winning move: a win in
+// at most two moves.
+func forcesWin(p env.Position, m env.Move, tooTall bool) bool {
+	child := p
+	child.Apply(m)
+	if w, ok := child.Winner(); ok {
+		return w == p.SideToMove()
+	}
+	for _, r := range child.LegalMoves(nil, tooTall) {
+		after := child
+		after.Apply(r)
+		if after.Finished() || len(winningMoves(after, tooTall)) == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// winInTwoPositions returns n positions, drawn with a seeded generator from
+// small random ones, where Red to move has no win in one move but a win in
+// two that Blue cannot prevent, each checked by brute force.
+func winInTwoPositions(tb testing.TB, n int) []env.Position {
+	tb.Helper()
+	rng := rand.New(rand.NewPCG(7, 7))
+	var found []env.Position
+	for try := 0; len(found) < n; try++ {
+		if try > 200000 {
+			tb.Fatalf("found only %d win-in-two positions", len(found))
+		}
+		p, err := randomSmallPosition(rng)
+		if err != nil || p.Finished() || len(winningMoves(p, true)) > 0 {
+			continue
+		}
+		for _, m := range p.LegalMoves(nil, true) {
+			if forcesWin(p, m, true) {
+				found = append(found, p)
+				break
+			}
+		}
+	}
+	return found
+}
+
+// randomSmallPosition puts 2-3 red-topped and 2 blue-topped stacks of 1-3
+// pieces on random squares, Red to move. It fails when a colour gets more
+// than 12 pieces.
+func randomSmallPosition(rng *rand.Rand) (env.Position, error) {
+	var stacks [env.NumSquares]env.Stack
+	squares := rng.Perm(env.NumSquares)
+	place := func(i int, top env.Color) {
+		pieces := []env.Color{top}
+		for range rng.IntN(3) {
+			pieces = append(pieces, env.Color(rng.IntN(2)))
+		}
+		stacks[squares[i]] = env.NewStack(pieces...)
+	}
+	nRed := 2 + rng.IntN(2)
+	for i := range nRed {
+		place(i, env.Red)
+	}
+	place(nRed, env.Blue)
+	place(nRed+1, env.Blue)
+	return env.NewPosition(stacks, env.Red)
+}

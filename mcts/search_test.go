@@ -1,0 +1,695 @@
+package mcts
+
+import (
+	"errors"
+	"hash/fnv"
+	"math"
+	"reflect"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"unsafe"
+
+	"github.com/deathstacks/deathstacks/env"
+)
+
+// hashEvaluator is a deterministic, pure test evaluator with uneven priors
+// and values: both come from a hash of the observation, so different
+// positions get different numbers. It is safe for concurrent use.
+type hashEvaluator struct{}
+
+func (hashEvaluator) Evaluate(obs []float32, legal [][]env.Action, priors [][]float32, values []float32) error {
+	for i := range values {
+		h := fnv.New64a()
+		o := obs[i*env.ObservationSize : (i+1)*env.ObservationSize]
+		h.Write(unsafe.Slice((*byte)(unsafe.Pointer(&o[0])), len(o)*4))
+		x := h.Sum64()
+		for j, a := range legal[i] {
+			priors[i][j] = 1 + float32((x>>(j%50)^uint64(a))%7)
+		}
+		values[i] = float32(int(x%201)-100) / 100
+	}
+	return nil
+}
+
+// countingEvaluator wraps an evaluator with a lock and counts the calls,
+// the positions and the largest batch.
+type countingEvaluator struct {
+	mu                      sync.Mutex
+	inner                   Evaluator
+	calls, positions, maxed int
+}
+
+func (c *countingEvaluator) Evaluate(obs []float32, legal [][]env.Action, priors [][]float32, values []float32) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.calls++
+	c.positions += len(values)
+	c.maxed = max(c.maxed, len(values))
+	return c.inner.Evaluate(obs, legal, priors, values)
+}
+
+func newPUCT(t testing.TB, eval Evaluator, cfg Config, seed uint64) *PUCTPlayer {
+	t.Helper()
+	p, err := NewPUCTPlayer(eval, cfg, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// checkTree verifies the invariants of a tree after a search: no virtual
+// loss left, nothing pending, and every expanded node's visits are its own
+// evaluation plus its children's visits.
+func checkTree(t *testing.T, s *search) {
+	t.Helper()
+	for i, nd := range s.nodes {
+		if nd.inflight != 0 {
+			t.Fatalf("node %d: %d simulations still in flight", i, nd.inflight)
+		}
+		if nd.state == pending {
+			t.Fatalf("node %d: still pending", i)
+		}
+		if nd.state != expanded {
+			continue
+		}
+		sum := int32(1)
+		for _, ch := range s.nodes[nd.first : nd.first+int32(nd.count)] {
+			sum += ch.n
+		}
+		if sum != nd.n {
+			t.Fatalf("node %d: %d visits, but 1 + children's visits = %d", i, nd.n, sum)
+		}
+	}
+}
+
+func sumVisits(d Decision) int {
+	n := 0
+	for _, v := range d.Visits {
+		n += v
+	}
+	return n
+}
+
+func TestVisitsAddUpAndVirtualLossUndone(t *testing.T) {
+	for _, batch := range []int{1, 3, 8, 32} {
+		for _, eval := range []Evaluator{UniformEvaluator{}, hashEvaluator{}} {
+			t.Run(reflect.TypeOf(eval).Name()+"/batch="+itoa(batch), func(t *testing.T) {
+				cfg := DefaultConfig()
+				cfg.Simulations, cfg.BatchSize, cfg.DirichletEpsilon = 300, batch, 0.25
+				p := newPUCT(t, eval, cfg, 1)
+				g := randomGame(t, uint64(batch), 12)
+				d, err := p.Choose(g)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if n := sumVisits(d); n != cfg.Simulations || d.Simulations != cfg.Simulations {
+					t.Errorf("visits add up to %d, simulations %d: want %d", n, d.Simulations, cfg.Simulations)
+				}
+				if len(d.Visits) != len(g.LegalMoves(nil)) {
+					t.Errorf("%d root actions, %d legal moves", len(d.Visits), len(g.LegalMoves(nil)))
+				}
+				checkTree(t, p.s)
+			})
+		}
+	}
+}
+
+func itoa(n int) string { return string(rune('0'+n/10)) + string(rune('0'+n%10)) }
+
+func TestBatchingGathersLeaves(t *testing.T) {
+	ev := &countingEvaluator{inner: UniformEvaluator{}}
+	cfg := DefaultConfig()
+	cfg.Simulations, cfg.BatchSize = 400, 8
+	if _, err := newPUCT(t, ev, cfg, 1).Choose(env.NewGame(env.DefaultRules())); err != nil {
+		t.Fatal(err)
+	}
+	if ev.maxed != 8 || ev.calls > cfg.Simulations/4 {
+		t.Errorf("%d calls, largest batch %d: want batches of up to 8, mostly full", ev.calls, ev.maxed)
+	}
+}
+
+func TestTreeReuse(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Simulations = 200
+	p := newPUCT(t, hashEvaluator{}, cfg, 1)
+	g := env.NewGame(env.DefaultRules())
+	d, err := p.Choose(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Play the most visited reply too, so that the new root has visits.
+	if err := g.Play(d.Move); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Play(d.PV[1]); err != nil {
+		t.Fatal(err)
+	}
+	kept := p.s.nodes[p.s.walk(d.PV[:2])].n - 1
+	d2, err := p.Choose(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := sumVisits(d2); n != cfg.Simulations+int(kept) || kept == 0 {
+		t.Errorf("visits %d: want %d new + %d kept", n, cfg.Simulations, kept)
+	}
+	checkTree(t, p.s)
+
+	// The same search without reuse sees only its own simulations.
+	cfg.ReuseTree = false
+	fresh, err := newPUCT(t, hashEvaluator{}, cfg, 1).Choose(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := sumVisits(fresh); n != cfg.Simulations {
+		t.Errorf("without reuse: %d visits, want %d", n, cfg.Simulations)
+	}
+	// Another game (fewer moves) starts a new tree.
+	d3, err := p.Choose(env.NewGame(env.DefaultRules()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := sumVisits(d3); n != cfg.Simulations {
+		t.Errorf("new game: %d visits, want a fresh tree's %d", n, cfg.Simulations)
+	}
+}
+
+func TestSearchIsReproducible(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Simulations, cfg.DirichletEpsilon, cfg.Temperature, cfg.TemperaturePlies = 150, 0.25, 1, 100
+	play := func(seed uint64) []Decision {
+		p := newPUCT(t, hashEvaluator{}, cfg, seed)
+		g := env.NewGame(env.DefaultRules())
+		var ds []Decision
+		for range 8 {
+			d, err := p.Choose(g)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ds = append(ds, d)
+			if err := g.Play(d.Move); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return ds
+	}
+	a, b, c := play(3), play(3), play(4)
+	if !reflect.DeepEqual(a, b) {
+		t.Error("two searches with the same seed differ")
+	}
+	if reflect.DeepEqual(a, c) {
+		t.Error("searches with different seeds (noise, temperature) agree on every move")
+	}
+}
+
+func TestPUCTUniformFindsWinInOne(t *testing.T) {
+	for _, tc := range winInOneFENs {
+		t.Run(tc.name, func(t *testing.T) {
+			g := gameFromFEN(t, tc.fen)
+			pos := g.Position()
+			wins := winningMoves(pos, true)
+			n := len(g.LegalMoves(nil))
+			cfg := DefaultConfig()
+			// Without an FPU reduction a uniform prior tries every move
+			// once before any twice: the win shows after n simulations.
+			cfg.Simulations, cfg.FPUReduction, cfg.BatchSize = 3*n, 0, 1
+			p := newPUCT(t, UniformEvaluator{}, cfg, 1)
+			d, err := p.Choose(g)
+			if err != nil {
+				t.Fatal(err)
+			}
+			best, bestN := env.Move{}, -1
+			for _, ch := range p.s.rootChildren() {
+				if int(ch.n) > bestN {
+					best, bestN = ch.move, int(ch.n)
+				}
+				if ch.move == wins[0] && (ch.state != terminal || ch.value != -1 || ch.w != float32(ch.n)) {
+					t.Errorf("winning child: state %d, value %v, w %v, n %d: want terminal, -1 for the loser, Q = 1", ch.state, ch.value, ch.w, ch.n)
+				}
+			}
+			if !containsMove(wins, best) || !containsMove(wins, d.Move) {
+				t.Errorf("most visited %v, played %v: want a win of %v", best, d.Move, wins)
+			}
+		})
+	}
+}
+
+func containsMove(ms []env.Move, m env.Move) bool {
+	for _, x := range ms {
+		if x == m {
+			return true
+		}
+	}
+	return false
+}
+
+func TestPUCTUniformFindsWinInTwo(t *testing.T) {
+	for i, pos := range winInTwoPositions(t, 4) {
+		t.Run(pos.FEN(), func(t *testing.T) {
+			cfg := DefaultConfig()
+			cfg.Simulations, cfg.FPUReduction = 3000, 0
+			d, err := newPUCT(t, UniformEvaluator{}, cfg, uint64(i)).Choose(env.NewGameFrom(pos, env.DefaultRules()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !forcesWin(pos, d.Move, true) {
+				t.Errorf("played %v (value %.2f), which does not force a win", d.Move, d.Value)
+			}
+		})
+	}
+}
+
+// repetitionGame shuffles two lone pieces back and forth: after 7 plies
+// Blue's f2-1-f1 would make the start position occur a third time.
+func repetitionGame(t *testing.T, plies int) *env.Game {
+	t.Helper()
+	g := gameFromFEN(t, fenOf(map[string]string{"a6": "r", "f1": "b"}, 'r'))
+	cycle := []string{"a6-1-a5", "f1-1-f2", "a5-1-a6", "f2-1-f1"}
+	for i := range plies {
+		m, err := env.ParseMove(cycle[i%4])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := g.Play(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return g
+}
+
+func childByMove(t *testing.T, s *search, text string) node {
+	t.Helper()
+	m, err := env.ParseMove(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ch := range s.rootChildren() {
+		if ch.move == m {
+			return ch
+		}
+	}
+	t.Fatalf("no root child %v", m)
+	return node{}
+}
+
+func TestTerminalValuesAreExact(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Simulations, cfg.FPUReduction = 400, 0
+	t.Run("third repetition is a draw", func(t *testing.T) {
+		p := newPUCT(t, hashEvaluator{}, cfg, 1)
+		if _, err := p.Choose(repetitionGame(t, 7)); err != nil {
+			t.Fatal(err)
+		}
+		ch := childByMove(t, p.s, "f2-1-f1")
+		if ch.state != terminal || ch.value != 0 || ch.w != 0 || ch.n == 0 {
+			t.Errorf("state %d, value %v, w %v, n %d: want a visited terminal draw, exactly 0", ch.state, ch.value, ch.w, ch.n)
+		}
+		checkTree(t, p.s)
+	})
+	t.Run("second occurrence goes on", func(t *testing.T) {
+		p := newPUCT(t, hashEvaluator{}, cfg, 1)
+		if _, err := p.Choose(repetitionGame(t, 3)); err != nil {
+			t.Fatal(err)
+		}
+		if ch := childByMove(t, p.s, "f2-1-f1"); ch.state == terminal {
+			t.Error("a position seen twice is terminal")
+		}
+	})
+	t.Run("repetition inside the tree", func(t *testing.T) {
+		// After ply 4 the start position stands for the second time; the
+		// cycle's next four moves reach it a third time, four plies down
+		// the tree. An evaluator that favours those moves leads there.
+		line := mustMoves(t, "a6-1-a5", "f1-1-f2", "a5-1-a6", "f2-1-f1")
+		favour := favourEvaluator{}
+		for _, m := range line {
+			favour[mustAction(t, m)] = true
+		}
+		p := newPUCT(t, favour, cfg, 1)
+		if _, err := p.Choose(repetitionGame(t, 4)); err != nil {
+			t.Fatal(err)
+		}
+		for depth := 1; depth <= 4; depth++ {
+			i := p.s.walk(line[:depth])
+			if i < 0 || p.s.nodes[i].n == 0 {
+				t.Fatalf("the search did not reach ply %d of the line", depth)
+			}
+			nd := p.s.nodes[i]
+			if terminalWant := depth == 4; (nd.state == terminal) != terminalWant || terminalWant && (nd.value != 0 || nd.w != 0) {
+				t.Errorf("depth %d: state %d, value %v, w %v: want terminal draw only at depth 4", depth, nd.state, nd.value, nd.w)
+			}
+		}
+	})
+	t.Run("move limit", func(t *testing.T) {
+		pos, err := env.ParseFEN(fenOf(map[string]string{"a6": "rr", "c4": "r", "f1": "bb", "d1": "b"}, 'r'))
+		if err != nil {
+			t.Fatal(err)
+		}
+		pos.SetPly(9)
+		rules := env.DefaultRules()
+		rules.MaxPlies = 10
+		p := newPUCT(t, hashEvaluator{}, cfg, 1)
+		d, err := p.Choose(env.NewGameFrom(pos, rules))
+		if err != nil {
+			t.Fatal(err)
+		}
+		root := p.s.nodes[0]
+		for _, ch := range p.s.rootChildren() {
+			if ch.n > 0 && (ch.state != terminal || ch.value != 0 || ch.w != 0) {
+				t.Fatalf("child %v: state %d, value %v, w %v: want a terminal draw", ch.move, ch.state, ch.value, ch.w)
+			}
+		}
+		// The root value is its own evaluation averaged with exact zeros.
+		if want := -root.w / float32(root.n); d.Value != float64(want) || root.w*float32(root.n) == 0 && d.Value != 0 {
+			t.Errorf("root value %v, want %v", d.Value, want)
+		}
+	})
+}
+
+func mustMoves(t *testing.T, texts ...string) []env.Move {
+	t.Helper()
+	var ms []env.Move
+	for _, s := range texts {
+		m, err := env.ParseMove(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ms = append(ms, m)
+	}
+	return ms
+}
+
+func TestRootValueSign(t *testing.T) {
+	// Red's lone piece must move to a2, b2 or b1, and Blue captures it on
+	// each: every child is a decisive win for Blue, so the root's value is
+	// its own evaluation (+0.5 from the constant evaluator) averaged with
+	// exact losses.
+	g := gameFromFEN(t, fenOf(map[string]string{"a1": "r", "a3": "b", "c3": "b", "c1": "b"}, 'r'))
+	cfg := DefaultConfig()
+	cfg.Simulations = 100
+	p := newPUCT(t, constEvaluator(0.5), cfg, 1)
+	d, err := p.Choose(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (0.5 - 100) / 101; math.Abs(d.Value-want) > 1e-5 {
+		t.Errorf("root value %v, want %v", d.Value, want)
+	}
+	for _, ch := range p.s.rootChildren() {
+		if ch.state != terminal || ch.value != 1 {
+			t.Errorf("child %v: state %d, value %v: want a decisive win for Blue", ch.move, ch.state, ch.value)
+		}
+	}
+	// In a won position the value is positive.
+	d, err = newPUCT(t, constEvaluator(0), cfg, 1).Choose(gameFromFEN(t, winInOneFENs[0].fen))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Value <= 0 {
+		t.Errorf("won position: root value %v", d.Value)
+	}
+}
+
+// favourEvaluator gives the actions in the set a hundred times the prior
+// of the others, and values 0.
+type favourEvaluator map[env.Action]bool
+
+func (f favourEvaluator) Evaluate(obs []float32, legal [][]env.Action, priors [][]float32, values []float32) error {
+	for i := range values {
+		for j, a := range legal[i] {
+			priors[i][j] = 1
+			if f[a] {
+				priors[i][j] = 100
+			}
+		}
+		values[i] = 0
+	}
+	return nil
+}
+
+// constEvaluator gives uniform priors and the same value everywhere.
+type constEvaluator float32
+
+func (c constEvaluator) Evaluate(obs []float32, legal [][]env.Action, priors [][]float32, values []float32) error {
+	for i := range values {
+		fillUniform(priors[i])
+		values[i] = float32(c)
+	}
+	return nil
+}
+
+// failingEvaluator fails the first n calls and then evaluates uniformly.
+type failingEvaluator struct{ n int }
+
+var errTest = errors.New("test failure")
+
+func (f *failingEvaluator) Evaluate(obs []float32, legal [][]env.Action, priors [][]float32, values []float32) error {
+	if f.n > 0 {
+		f.n--
+		return errTest
+	}
+	return UniformEvaluator{}.Evaluate(obs, legal, priors, values)
+}
+
+// badEvaluator returns priors or values out of range.
+type badEvaluator struct{ prior, value float32 }
+
+func (b badEvaluator) Evaluate(obs []float32, legal [][]env.Action, priors [][]float32, values []float32) error {
+	for i := range values {
+		for j := range priors[i] {
+			priors[i][j] = b.prior
+		}
+		values[i] = b.value
+	}
+	return nil
+}
+
+func TestEvaluatorErrors(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Simulations = 50
+	g := env.NewGame(env.DefaultRules())
+	f := &failingEvaluator{n: 3}
+	p := newPUCT(t, f, cfg, 1)
+	// The first fails on the root, the next two in the middle of a search.
+	for i := range 3 {
+		if _, err := p.Choose(g); !errors.Is(err, errTest) {
+			t.Fatalf("call %d: error %v, want the evaluator's", i, err)
+		}
+		if i == 0 {
+			f.n = 0
+			if _, err := p.Choose(g); err != nil {
+				t.Fatal(err)
+			}
+			f.n = 2
+		}
+	}
+	d, err := p.Choose(g)
+	if err != nil {
+		t.Fatalf("after the failures: %v", err)
+	}
+	if n := sumVisits(d); n != cfg.Simulations {
+		t.Errorf("after a failed search: %d visits, want a fresh tree's %d", n, cfg.Simulations)
+	}
+	checkTree(t, p.s)
+	for _, bad := range []badEvaluator{{prior: float32(math.NaN())}, {prior: -1}, {prior: 0}, {prior: 1, value: 2}, {prior: 1, value: float32(math.NaN())}} {
+		if _, err := newPUCT(t, bad, cfg, 1).Choose(g); err == nil {
+			t.Errorf("no error for priors %v, value %v", bad.prior, bad.value)
+		}
+	}
+}
+
+// TestConcurrentSearches runs many self-play games, each in its own
+// goroutine with its own player, on shared evaluators: one that locks and
+// one that batches across the goroutines. Run with -race.
+func TestConcurrentSearches(t *testing.T) {
+	locked := &countingEvaluator{inner: hashEvaluator{}}
+	batcher, err := NewBatcher(hashEvaluator{}, 64, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer batcher.Close()
+	for name, eval := range map[string]Evaluator{"locked": locked, "batched": batcher} {
+		t.Run(name, func(t *testing.T) {
+			cfg := DefaultConfig()
+			cfg.Simulations, cfg.BatchSize, cfg.DirichletEpsilon, cfg.Temperature, cfg.TemperaturePlies = 64, 4, 0.25, 1, 4
+			var wg sync.WaitGroup
+			var moves atomic.Int64
+			errs := make(chan error, 8)
+			for game := range 8 {
+				wg.Go(func() {
+					p, err := NewPUCTPlayer(eval, cfg, uint64(game))
+					if err != nil {
+						errs <- err
+						return
+					}
+					g := env.NewGame(env.DefaultRules())
+					for range 6 {
+						d, err := p.Choose(g)
+						if err == nil {
+							err = g.Play(d.Move)
+						}
+						if err != nil {
+							errs <- err
+							return
+						}
+						moves.Add(1)
+					}
+				})
+			}
+			wg.Wait()
+			close(errs)
+			for err := range errs {
+				t.Error(err)
+			}
+			if moves.Load() != 8*6 {
+				t.Errorf("%d moves played, want 48", moves.Load())
+			}
+		})
+	}
+}
+
+func TestTemperature(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Simulations, cfg.Temperature, cfg.TemperaturePlies = 200, 1, 1
+	g := env.NewGame(env.DefaultRules())
+	seen := map[env.Move]bool{}
+	for seed := range uint64(20) {
+		p := newPUCT(t, hashEvaluator{}, cfg, seed)
+		d, err := p.Choose(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen[d.Move] = true
+		if d.Visits[mustAction(t, d.Move)] == 0 {
+			t.Errorf("seed %d: played %v, which has no visits", seed, d.Move)
+		}
+	}
+	if len(seen) < 3 {
+		t.Errorf("temperature 1: only %d different moves in 20 seeds", len(seen))
+	}
+	// From ply 1 on the final temperature 0 plays the most visited move.
+	if err := g.Play(mustMoves(t, "a6-1-a5")[0]); err != nil {
+		t.Fatal(err)
+	}
+	for seed := range uint64(5) {
+		p := newPUCT(t, hashEvaluator{}, cfg, seed)
+		d, err := p.Choose(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		best := 0
+		for _, n := range d.Visits {
+			best = max(best, n)
+		}
+		if d.Visits[mustAction(t, d.Move)] != best {
+			t.Errorf("seed %d: played a move with %d visits, the most is %d", seed, d.Visits[mustAction(t, d.Move)], best)
+		}
+	}
+}
+
+func mustAction(t *testing.T, m env.Move) env.Action {
+	t.Helper()
+	a, err := env.ActionOf(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+func TestDecisionVisitVectors(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Simulations = 100
+	d, err := newPUCT(t, hashEvaluator{}, cfg, 1).Choose(env.NewGame(env.DefaultRules()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	counts := d.VisitCounts(nil)
+	policy := d.VisitPolicy(make([]float32, 10))
+	var sumC, sumP float32
+	for a := range counts {
+		sumC += counts[a]
+		sumP += policy[a]
+		if n := d.Visits[env.Action(a)]; float32(n) != counts[a] {
+			t.Fatalf("action %d: dense count %v, visits %d", a, counts[a], n)
+		}
+	}
+	if len(counts) != env.NumActions || sumC != 100 || math.Abs(float64(sumP)-1) > 1e-5 {
+		t.Errorf("len %d, counts sum %v, policy sum %v", len(counts), sumC, sumP)
+	}
+	pairs := d.VisitPairs()
+	if len(pairs) != len(d.Visits) {
+		t.Fatalf("%d pairs for %d actions", len(pairs), len(d.Visits))
+	}
+	for i, pr := range pairs {
+		if i > 0 && pr.Action <= pairs[i-1].Action || d.Visits[pr.Action] != pr.Count {
+			t.Fatalf("pair %d %+v: want sorted pairs matching the visits", i, pr)
+		}
+	}
+	if (Decision{}).VisitPairs() != nil {
+		t.Error("pairs without visits")
+	}
+}
+
+func TestConfigValidate(t *testing.T) {
+	if err := DefaultConfig().Validate(); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		key    string
+		change func(*Config)
+	}{
+		{"simulations", func(c *Config) { c.Simulations = 0 }},
+		{"c_puct", func(c *Config) { c.CPuct = 0 }},
+		{"c_puct_base", func(c *Config) { c.CPuctBase = -1 }},
+		{"fpu_reduction", func(c *Config) { c.FPUReduction = math.NaN() }},
+		{"dirichlet_alpha", func(c *Config) { c.DirichletAlpha = 0 }},
+		{"dirichlet_epsilon", func(c *Config) { c.DirichletEpsilon = 1.5 }},
+		{"temperature", func(c *Config) { c.Temperature = -1 }},
+		{"temperature_plies", func(c *Config) { c.TemperaturePlies = -1 }},
+		{"final_temperature", func(c *Config) { c.FinalTemperature = math.Inf(1) }},
+		{"batch_size", func(c *Config) { c.BatchSize = 0 }},
+		{"virtual_loss", func(c *Config) { c.VirtualLoss = -1 }},
+	}
+	for _, tc := range cases {
+		t.Run(tc.key, func(t *testing.T) {
+			c := DefaultConfig()
+			tc.change(&c)
+			err := c.Validate()
+			if err == nil || !contains(err.Error(), tc.key+" is") {
+				t.Errorf("error %v: want one naming %s", err, tc.key)
+			}
+			if _, err := NewPUCTPlayer(UniformEvaluator{}, c, 1); err == nil {
+				t.Error("NewPUCTPlayer accepted the config")
+			}
+		})
+	}
+}
+
+func contains(s, sub string) bool {
+	return len(sub) == 0 || len(s) >= len(sub) && (s[:len(sub)] == sub || contains(s[1:], sub))
+}
+
+func TestDirichlet(t *testing.T) {
+	rng := newRand(1)
+	for _, alpha := range []float64{0.03, 0.3, 1, 2.5} {
+		// The mean of gamma(alpha) is alpha and its variance alpha.
+		const n = 20000
+		var sum float64
+		for range n {
+			sum += sampleGamma(rng, alpha)
+		}
+		if mean := sum / n; math.Abs(mean-alpha) > 4*math.Sqrt(alpha/n) {
+			t.Errorf("gamma(%v): mean %v", alpha, mean)
+		}
+		d := dirichlet(rng, alpha, nil, 40)
+		var total float64
+		for _, x := range d {
+			if !(x >= 0) {
+				t.Fatalf("dirichlet(%v): entry %v", alpha, x)
+			}
+			total += x
+		}
+		if math.Abs(total-1) > 1e-9 {
+			t.Errorf("dirichlet(%v): sums to %v", alpha, total)
+		}
+	}
+}
