@@ -2,6 +2,8 @@ package mcts
 
 import (
 	"errors"
+	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -49,7 +51,7 @@ func TestBatcherMergesAndAnswersEveryCaller(t *testing.T) {
 	for _, wait := range []time.Duration{0, 2 * time.Millisecond} {
 		t.Run(wait.String(), func(t *testing.T) {
 			slow := &slowEvaluator{countingEvaluator: countingEvaluator{inner: hashEvaluator{}}, delay: time.Millisecond}
-			b, err := NewBatcher(slow, 16, wait)
+			b, err := newBatcher(slow, 16, wait)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -90,7 +92,7 @@ func TestBatcherMergesAndAnswersEveryCaller(t *testing.T) {
 
 func TestBatcherErrorsAndClose(t *testing.T) {
 	slow := &slowEvaluator{countingEvaluator: countingEvaluator{inner: UniformEvaluator{}}, fail: true}
-	b, err := NewBatcher(slow, 8, 0)
+	b, err := newBatcher(slow, 8, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +102,7 @@ func TestBatcherErrorsAndClose(t *testing.T) {
 	}
 	b.Close()
 	b.Close() // twice is fine
-	if err := b.Evaluate(obs, legal, priors, values); !errors.Is(err, ErrBatcherClosed) {
+	if err := b.Evaluate(obs, legal, priors, values); !errors.Is(err, errBatcherClosed) {
 		t.Errorf("after Close: error %v", err)
 	}
 	for _, bad := range []struct {
@@ -109,8 +111,146 @@ func TestBatcherErrorsAndClose(t *testing.T) {
 		wait  time.Duration
 		label string
 	}{{nil, 8, 0, "nil"}, {UniformEvaluator{}, 0, 0, "max 0"}, {UniformEvaluator{}, 8, -1, "negative wait"}} {
-		if _, err := NewBatcher(bad.eval, bad.max, bad.wait); err == nil {
+		if _, err := newBatcher(bad.eval, bad.max, bad.wait); err == nil {
 			t.Errorf("%s: no error", bad.label)
 		}
+	}
+}
+
+// errBatcherClosed is returned by the Evaluate of a closed batcher.
+var errBatcherClosed = errors.New("batcher closed")
+
+// batcher is a shared test evaluator in the way model.Server is one, but
+// around any evaluator: it merges the Evaluate calls of many searches, each
+// in its own goroutine, into larger calls of one evaluator. Its Evaluate is safe for concurrent use and
+// blocks until the merged call returns. The inner evaluator is called from
+// one goroutine at a time.
+//
+// A merged call takes the requests that wait when the inner evaluator is
+// free, up to maxBatch positions (a single larger request goes alone); with
+// a wait above 0 it also waits that long after the first request for
+// others. While the inner evaluator works, new requests queue up, so under
+// load the batches grow by themselves.
+type batcher struct {
+	inner    Evaluator
+	maxBatch int
+	wait     time.Duration
+	requests chan *batchRequest
+	done     chan struct{}
+	stopped  chan struct{}
+	once     sync.Once
+
+	// Buffers of the merged call, used by the worker goroutine only.
+	obs    []float32
+	legal  [][]env.Action
+	priors [][]float32
+	values []float32
+}
+
+type batchRequest struct {
+	obs    []float32
+	legal  [][]env.Action
+	priors [][]float32
+	values []float32
+	err    chan error
+}
+
+// newBatcher starts a batcher around inner; Close stops it.
+func newBatcher(inner Evaluator, maxBatch int, wait time.Duration) (*batcher, error) {
+	if inner == nil {
+		return nil, errors.New("batcher: no evaluator")
+	}
+	if maxBatch < 1 {
+		return nil, fmt.Errorf("batcher: max batch is %d: want 1 or more", maxBatch)
+	}
+	if wait < 0 {
+		return nil, fmt.Errorf("batcher: wait is %v: want 0 or more", wait)
+	}
+	b := &batcher{
+		inner:    inner,
+		maxBatch: maxBatch,
+		wait:     wait,
+		requests: make(chan *batchRequest),
+		done:     make(chan struct{}),
+		stopped:  make(chan struct{}),
+	}
+	go b.serve()
+	return b, nil
+}
+
+// Evaluate implements Evaluator.
+func (b *batcher) Evaluate(obs []float32, legal [][]env.Action, priors [][]float32, values []float32) error {
+	if len(values) == 0 {
+		return nil
+	}
+	req := &batchRequest{obs: obs, legal: legal, priors: priors, values: values, err: make(chan error, 1)}
+	select {
+	case b.requests <- req:
+		return <-req.err
+	case <-b.done:
+		return errBatcherClosed
+	}
+}
+
+// Close stops the batcher once the requests it has taken are answered;
+// later calls of Evaluate return errBatcherClosed.
+func (b *batcher) Close() {
+	b.once.Do(func() { close(b.done) })
+	<-b.stopped
+}
+
+// serve is the worker goroutine: it gathers requests and evaluates them.
+func (b *batcher) serve() {
+	defer close(b.stopped)
+	for {
+		var first *batchRequest
+		select {
+		case first = <-b.requests:
+		case <-b.done:
+			return
+		}
+		reqs := []*batchRequest{first}
+		n := len(first.values)
+		var deadline <-chan time.Time
+		if b.wait > 0 {
+			deadline = time.After(b.wait)
+		}
+	gather:
+		for n < b.maxBatch {
+			if deadline == nil {
+				select {
+				case r := <-b.requests:
+					reqs, n = append(reqs, r), n+len(r.values)
+				default:
+					break gather
+				}
+				continue
+			}
+			select {
+			case r := <-b.requests:
+				reqs, n = append(reqs, r), n+len(r.values)
+			case <-deadline:
+				break gather
+			}
+		}
+		b.evaluate(reqs, n)
+	}
+}
+
+// evaluate makes one call of the inner evaluator for reqs, n positions in
+// all, and answers each request.
+func (b *batcher) evaluate(reqs []*batchRequest, n int) {
+	b.obs, b.legal, b.priors = b.obs[:0], b.legal[:0], b.priors[:0]
+	for _, r := range reqs {
+		b.obs = append(b.obs, r.obs[:len(r.values)*env.ObservationSize]...)
+		b.legal = append(b.legal, r.legal...)
+		b.priors = append(b.priors, r.priors...) // the inner evaluator writes the callers' priors
+	}
+	b.values = slices.Grow(b.values[:0], n)[:n]
+	err := b.inner.Evaluate(b.obs, b.legal, b.priors, b.values)
+	at := 0
+	for _, r := range reqs {
+		at += copy(r.values, b.values[at:at+len(r.values)])
+		r.err <- err
 	}
 }

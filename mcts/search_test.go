@@ -502,7 +502,7 @@ func TestEvaluatorErrors(t *testing.T) {
 // one that batches across the goroutines. Run with -race.
 func TestConcurrentSearches(t *testing.T) {
 	locked := &countingEvaluator{inner: hashEvaluator{}}
-	batcher, err := NewBatcher(hashEvaluator{}, 64, 0)
+	batcher, err := newBatcher(hashEvaluator{}, 64, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
