@@ -1,0 +1,181 @@
+package train
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+)
+
+// MetricsFile is the name of the metrics log in a run directory.
+const MetricsFile = "metrics.jsonl"
+
+// Metrics is what one iteration measured: a line of metrics.jsonl. Rates
+// are per wall-clock second of the phase they belong to; shares are
+// fractions of the iteration's self-play games.
+type Metrics struct {
+	// Iteration counts from 1.
+	Iteration int `json:"iteration"`
+
+	// Training: the mean losses over the iteration's steps (see
+	// model.Losses), the policy's mean entropy and the last learning rate.
+	PolicyLoss    float64 `json:"policy_loss"`
+	ValueLoss     float64 `json:"value_loss"`
+	L2Loss        float64 `json:"l2_loss"`
+	TotalLoss     float64 `json:"total_loss"`
+	PolicyEntropy float64 `json:"policy_entropy"`
+	LR            float64 `json:"lr"`
+	TrainSteps    int     `json:"train_steps"`
+	SamplesPerSec float64 `json:"samples_per_sec"`
+	BufferSize    int     `json:"buffer_size"`
+
+	// Self-play.
+	SelfPlayGames     int     `json:"selfplay_games"`
+	SelfPlayPositions int     `json:"selfplay_positions"`
+	MeanGameLength    float64 `json:"mean_game_length"`
+	PositionsPerSec   float64 `json:"positions_per_sec"`
+	EvalsPerSec       float64 `json:"evals_per_sec"`
+	// How the self-play games ended. Resigned games count as wins of the
+	// other side; ResignedShare says how many there were, and
+	// ResignFalseShare is the share of played-out games in which the side
+	// that would have resigned did not lose.
+	RedWinShare      float64 `json:"red_win_share"`
+	BlueWinShare     float64 `json:"blue_win_share"`
+	DrawShare        float64 `json:"draw_share"`
+	MoveLimitShare   float64 `json:"move_limit_share"`
+	ResignedShare    float64 `json:"resigned_share"`
+	ResignFalseShare float64 `json:"resign_false_share"`
+
+	// Time: the seconds each phase took in this iteration, and the run's
+	// wall-clock time so far.
+	SelfPlaySec float64 `json:"selfplay_sec"`
+	TrainSec    float64 `json:"train_sec"`
+	EvalSec     float64 `json:"eval_sec"`
+	ElapsedSec  float64 `json:"elapsed_sec"`
+
+	// Eval holds the evaluation results of iterations that ran one, by
+	// opponent (a baseline's player spec, or a name such as "previous").
+	Eval map[string]EvalResult `json:"eval,omitempty"`
+}
+
+// EvalResult is the network's result against one opponent.
+type EvalResult struct {
+	// Games is the number of games played.
+	Games int `json:"games"`
+	// Score is the network's points per game: wins plus half the draws.
+	Score float64 `json:"score"`
+	// Elo is the network's rating minus the opponent's, with its 95%
+	// confidence interval [EloLow, EloHigh] (see [FitElo]).
+	Elo     float64 `json:"elo"`
+	EloLow  float64 `json:"elo_low"`
+	EloHigh float64 `json:"elo_high"`
+}
+
+// AppendMetrics adds m as one line at the end of the metrics log at path,
+// creating it if needed. The line goes out in a single write followed by
+// fsync; appending, unlike a temporary file and a rename, keeps the cost
+// independent of the log's length and lets "tail -f" follow it. A crash can
+// at worst leave a torn last line: [ReadMetrics] ignores it, and the next
+// AppendMetrics cuts it off first.
+func AppendMetrics(path string, m Metrics) (err error) {
+	line, err := json.Marshal(m)
+	if err != nil {
+		return fmt.Errorf("append metrics to %s: %w", path, err)
+	}
+	line = append(line, '\n')
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return fmt.Errorf("append metrics: %w", err)
+	}
+	defer func() {
+		if cerr := f.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("append metrics to %s: %w", path, cerr)
+		}
+	}()
+	if err := cutTornLine(f); err != nil {
+		return fmt.Errorf("append metrics to %s: %w", path, err)
+	}
+	if _, err := f.Write(line); err != nil {
+		return fmt.Errorf("append metrics to %s: %w", path, err)
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("append metrics to %s: %w", path, err)
+	}
+	return nil
+}
+
+// cutTornLine truncates f after its last newline if it does not end with
+// one, so that the next line starts on a line of its own.
+func cutTornLine(f *os.File) error {
+	info, err := f.Stat()
+	if err != nil || info.Size() == 0 {
+		return err
+	}
+	var last [1]byte
+	if _, err := f.ReadAt(last[:], info.Size()-1); err != nil {
+		return err
+	}
+	if last[0] == '\n' {
+		return nil
+	}
+	data, err := io.ReadAll(io.NewSectionReader(f, 0, info.Size()))
+	if err != nil {
+		return err
+	}
+	return f.Truncate(int64(bytes.LastIndexByte(data, '\n') + 1))
+}
+
+// ReadMetrics reads the metrics log at path, in file order. A last line
+// without its newline (torn by a crash during an append) is ignored if it
+// does not parse; a bad line anywhere else is an error naming its line.
+func ReadMetrics(path string) ([]Metrics, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read metrics: %w", err)
+	}
+	// After the last newline comes either nothing or a torn line.
+	lines := bytes.Split(data, []byte{'\n'})
+	var out []Metrics
+	for i, line := range lines {
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		var m Metrics
+		if err := json.Unmarshal(line, &m); err != nil {
+			if i == len(lines)-1 {
+				break
+			}
+			return nil, fmt.Errorf("read metrics %s: line %d: %w", path, i+1, err)
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+// TruncateMetrics drops the lines of iterations after lastIteration, as a
+// run resumed from the checkpoint of lastIteration must: those iterations
+// will be run again. It rewrites the log atomically; a missing log is left
+// missing.
+func TruncateMetrics(path string, lastIteration int) error {
+	ms, err := ReadMetrics(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return WriteFileAtomic(path, func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		for _, m := range ms {
+			if m.Iteration <= lastIteration {
+				if err := enc.Encode(m); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+}

@@ -1,0 +1,112 @@
+package train
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func sampleMetrics(iteration int) Metrics {
+	m := Metrics{
+		Iteration: iteration, PolicyLoss: 3.5 - 0.1*float64(iteration), ValueLoss: 0.9, TotalLoss: 4.4,
+		SelfPlayGames: 32, SelfPlayPositions: 3000, MeanGameLength: 93.75, RedWinShare: 0.5,
+		BlueWinShare: 0.4, DrawShare: 0.1, ElapsedSec: float64(60 * iteration),
+	}
+	if iteration%2 == 0 {
+		m.Eval = map[string]EvalResult{"random": {Games: 20, Score: 0.9, Elo: 380, EloLow: 250, EloHigh: 510}}
+	}
+	return m
+}
+
+func TestMetricsAppendRead(t *testing.T) {
+	path := filepath.Join(t.TempDir(), MetricsFile)
+	var want []Metrics
+	for i := 1; i <= 4; i++ {
+		m := sampleMetrics(i)
+		want = append(want, m)
+		if err := AppendMetrics(path, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := ReadMetrics(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("read back %+v\nwant %+v", got, want)
+	}
+	data, _ := os.ReadFile(path)
+	if n := strings.Count(string(data), "\n"); n != 4 || !strings.Contains(string(data), `"policy_loss":3.4`) {
+		t.Errorf("file has %d lines:\n%s", n, data)
+	}
+}
+
+func TestMetricsTornLine(t *testing.T) {
+	path := filepath.Join(t.TempDir(), MetricsFile)
+	for i := 1; i <= 2; i++ {
+		if err := AppendMetrics(path, sampleMetrics(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A crash in the middle of the third append.
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(`{"iteration":3,"policy_lo`); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+
+	got, err := ReadMetrics(path)
+	if err != nil || len(got) != 2 {
+		t.Fatalf("ReadMetrics with a torn last line = %d lines, %v; want 2, nil", len(got), err)
+	}
+	if err := AppendMetrics(path, sampleMetrics(3)); err != nil {
+		t.Fatal(err)
+	}
+	got, err = ReadMetrics(path)
+	if err != nil || len(got) != 3 || got[2].Iteration != 3 {
+		t.Fatalf("after the next append: %d lines, %v", len(got), err)
+	}
+}
+
+func TestReadMetricsErrors(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.jsonl")
+	if err := os.WriteFile(bad, []byte("{\"iteration\":1}\nnot json\n{\"iteration\":3}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadMetrics(bad); err == nil || !strings.Contains(err.Error(), "line 2") {
+		t.Errorf("a bad middle line: err = %v, want one naming line 2", err)
+	}
+	if _, err := ReadMetrics(filepath.Join(dir, "missing")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("missing file: err = %v", err)
+	}
+}
+
+func TestTruncateMetrics(t *testing.T) {
+	path := filepath.Join(t.TempDir(), MetricsFile)
+	for i := 1; i <= 5; i++ {
+		if err := AppendMetrics(path, sampleMetrics(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := TruncateMetrics(path, 3); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadMetrics(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 3 || !reflect.DeepEqual(got[2], sampleMetrics(3)) {
+		t.Errorf("after truncating to 3: %+v", got)
+	}
+	if err := TruncateMetrics(filepath.Join(t.TempDir(), "none.jsonl"), 1); err != nil {
+		t.Errorf("truncating a missing log: %v", err)
+	}
+}
