@@ -24,20 +24,27 @@ func (p *Position) MustMove() uint64 { return p.tooTall() }
 
 // movable returns the squares the side to move may move from, with a flag
 // that says whether the too-tall rule restricts the counts. It returns 0 for
-// a finished position.
+// a finished position. It is on every node's path, so it looks at each
+// square once.
 func (p *Position) movable(tooTall bool) (from uint64, forced bool) {
-	red, blue := p.controlBoth()
-	if red == 0 || blue == 0 {
-		return 0, false
-	}
-	own := red
-	if p.side == Blue {
-		own = blue
-	}
-	if tooTall {
-		if tall := p.tooTall(); tall != 0 {
-			return tall, true
+	var own, opp, tall uint64
+	for s, st := range p.stacks {
+		switch {
+		case st == 0:
+		case st.Top() != p.side:
+			opp |= 1 << s
+		case st.Height() > tooTallHeight:
+			tall |= 1 << s
+			own |= 1 << s
+		default:
+			own |= 1 << s
 		}
+	}
+	switch {
+	case own == 0 || opp == 0:
+		return 0, false
+	case tooTall && tall != 0:
+		return tall, true
 	}
 	return own, false
 }

@@ -1,0 +1,171 @@
+package env
+
+import (
+	"testing"
+	"time"
+)
+
+// benchSize is how many positions the move-generation benchmarks cycle
+// through.
+const benchSize = 1000
+
+// benchCorpus returns benchSize varied positions, every few plies of seeded
+// random games (too-tall on and off), so that the benchmarks see openings,
+// middle games, tall stacks and crowded boards rather than one position.
+func benchCorpus() []sample {
+	all := samples(12, 60, 250, 0)
+	out := make([]sample, benchSize)
+	for i := range out {
+		out[i] = all[i*len(all)/benchSize]
+	}
+	return out
+}
+
+// benchMoves pairs each corpus position with one of its legal moves.
+func benchMoves(corpus []sample) []Move {
+	rng := newRNG(13)
+	moves := make([]Move, len(corpus))
+	for i, smp := range corpus {
+		if legal := smp.pos.LegalMoves(nil, smp.tooTall); len(legal) > 0 {
+			moves[i] = legal[rng.IntN(len(legal))]
+		}
+	}
+	return moves
+}
+
+// perPosition reports a metric per corpus position; each benchmark op is
+// one pass over the corpus.
+func perPosition(b *testing.B) {
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*benchSize), "ns/position")
+}
+
+func BenchmarkLegalMoves(b *testing.B) {
+	corpus := benchCorpus()
+	var buf [256]Move
+	moves := 0
+	for b.Loop() {
+		moves = 0
+		for i := range corpus {
+			moves += len(corpus[i].pos.LegalMoves(buf[:0], corpus[i].tooTall))
+		}
+	}
+	perPosition(b)
+	b.ReportMetric(float64(moves)/benchSize, "moves/position")
+}
+
+func BenchmarkCountMoves(b *testing.B) {
+	corpus := benchCorpus()
+	for b.Loop() {
+		for i := range corpus {
+			corpus[i].pos.CountMoves(corpus[i].tooTall)
+		}
+	}
+	perPosition(b)
+}
+
+func BenchmarkApply(b *testing.B) {
+	corpus := benchCorpus()
+	moves := benchMoves(corpus)
+	for b.Loop() {
+		for i := range corpus {
+			if moves[i].Count == 0 {
+				continue
+			}
+			child := corpus[i].pos
+			child.Apply(moves[i])
+		}
+	}
+	perPosition(b)
+}
+
+func BenchmarkApplyUndo(b *testing.B) {
+	corpus := benchCorpus()
+	moves := benchMoves(corpus)
+	for b.Loop() {
+		for i := range corpus {
+			if moves[i].Count == 0 {
+				continue
+			}
+			corpus[i].pos.Apply(moves[i])
+			corpus[i].pos.Undo(moves[i])
+		}
+	}
+	perPosition(b)
+}
+
+func BenchmarkCheckMove(b *testing.B) {
+	corpus := benchCorpus()
+	moves := benchMoves(corpus)
+	for b.Loop() {
+		for i := range corpus {
+			if moves[i].Count != 0 && corpus[i].pos.CheckMove(moves[i], corpus[i].tooTall) != nil {
+				b.Fatal("legal move rejected")
+			}
+		}
+	}
+	perPosition(b)
+}
+
+func BenchmarkEncodeObservation(b *testing.B) {
+	corpus := benchCorpus()
+	obs := make([]float32, ObservationSize)
+	rules := DefaultRules()
+	for b.Loop() {
+		for i := range corpus {
+			EncodeObservation(obs, &corpus[i].pos, rules, 1)
+		}
+	}
+	perPosition(b)
+}
+
+func BenchmarkLegalMask(b *testing.B) {
+	corpus := benchCorpus()
+	mask := make([]bool, NumActions)
+	for b.Loop() {
+		for i := range corpus {
+			corpus[i].pos.LegalMask(mask, corpus[i].tooTall)
+		}
+	}
+	perPosition(b)
+}
+
+func BenchmarkParseFEN(b *testing.B) {
+	corpus := benchCorpus()
+	fens := make([]string, len(corpus))
+	for i := range corpus {
+		fens[i] = corpus[i].pos.FEN()
+	}
+	for b.Loop() {
+		for _, fen := range fens {
+			if _, err := ParseFEN(fen); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	perPosition(b)
+}
+
+func BenchmarkPlayout(b *testing.B) {
+	rng := newRNG(14)
+	plies := 0
+	for b.Loop() {
+		playout(rng, StartPosition(), 300, true, func(*Position) { plies++ })
+	}
+	b.ReportMetric(float64(plies)/b.Elapsed().Seconds(), "plies/s")
+}
+
+func benchmarkPerft(b *testing.B, depth int, want uint64) {
+	var nodes uint64
+	start := time.Now()
+	for b.Loop() {
+		if n := Perft(StartPosition(), depth, true); n != want {
+			b.Fatalf("perft(%d) = %d, want %d", depth, n, want)
+		}
+		nodes += want
+	}
+	b.ReportMetric(float64(nodes)/time.Since(start).Seconds(), "nodes/s")
+}
+
+func BenchmarkPerft4(b *testing.B) { benchmarkPerft(b, 4, perftStart[4]) }
+
+func BenchmarkPerft5(b *testing.B) { benchmarkPerft(b, 5, perft5Start) }
