@@ -1,0 +1,113 @@
+// Package model is the policy and value network: a residual convolutional
+// network in gorgonia with batched inference for many concurrent searches,
+// a training step with its own optimiser, and a versioned file format.
+//
+// # Architecture
+//
+// The input is an observation of env.NumPlanes planes of 6x6 (see
+// env.EncodeObservation). A 3x3 convolution to Channels planes with a
+// per-channel bias and ReLU feeds Blocks residual blocks, each
+// conv3x3-bias-ReLU-conv3x3-bias plus the block's input, then ReLU.
+//
+//   - Policy head: a 1x1 convolution to 192 planes, one per (direction,
+//     count) pair, flattened plane-major, which is exactly env's action
+//     index order (direction*24 + count-1)*36 + from; plus a learned bias per
+//     action. The probabilities are a softmax over the legal actions only,
+//     so an illegal action gets exactly 0.
+//   - Value head: a 1x1 convolution to ValuePlanes planes (bias, ReLU), a
+//     fully connected layer of ValueHidden units (bias, ReLU) and one output
+//     through tanh: the expected result for the side to move.
+//
+// There is no batch normalisation: with gorgonia it needs a separate
+// evaluation mode, running statistics saved beside the weights, never a
+// padded training batch, and it costs about a quarter of the training
+// speed (see the project's gorgonia notes). A per-channel bias with
+// Fixup-style initialisation (each residual branch's last convolution
+// scaled down by sqrt(Blocks)) trains these shallow networks well and keeps
+// padded inference rows independent. The fully convolutional policy head
+// costs 36*192*Channels multiply-adds, against 6912 times the input size for
+// a fully connected one.
+//
+// [DefaultConfig] is 3 blocks of 32 channels, chosen by measurement for
+// self-play on two cores: about 2,500 evaluations per second at batch 32
+// and 900 training samples per second at batch 64, against about 900 and
+// 300 for 4x64 (see "deathstacks bench nn").
+//
+// # Inference
+//
+// gorgonia needs a graph compiled for each batch size, and a TapeMachine
+// is not safe for concurrent use. An engine (one per goroutine) compiles
+// graphs lazily for batch sizes 1, 2, 4, ... up to its maximum, binds the
+// inputs once, copies each batch into their backing arrays, zero-pads short
+// batches and calls Reset before every run. Its graphs share one private
+// copy of the weights, refreshed when the network's weights have changed.
+//
+// [Network.Evaluate] serialises its callers on one engine. A [Server]
+// batches the requests of many concurrent searches: each worker goroutine
+// collects requests until MaxBatch positions or an empty queue (after
+// FlushDelay), runs them as one batch and answers each caller. Both
+// implement the search's Evaluator (Evaluate(obs, legal, priors, values)
+// with priors compact over the legal actions) without this package
+// importing mcts.
+//
+// # Loss and training
+//
+// A [Trainer] compiles its own graph for its batch size, bound to the
+// network's weight arrays. For a batch of [Sample] values (targets compact
+// over the legal actions) the loss is
+//
+//	mean cross-entropy(target, softmax over legal actions of the logits)
+//	+ ValueWeight * mean (value - result)^2
+//	+ WeightDecay * sum of squared weights (biases excluded)
+//
+// The masked log-softmax is built from primitive operations with a per-row
+// shift by the largest legal logit, because tensor's (Log)SoftMax takes the
+// row maximum from the wrong element and action 0 is a real move. The L2
+// term and its gradient are computed in Go. The optimiser, Adam or SGD with
+// momentum and a constant, step or cosine learning-rate schedule with
+// linear warm-up, is implemented here over the weights' float32 arrays, so
+// its state can be saved: gorgonia's solvers keep theirs unexported. A
+// step is deterministic: the same network, configuration and batches give
+// the same weights bit for bit.
+//
+// # Files
+//
+// A network file (all integers little-endian) holds:
+//
+//	magic "DSTKNNET", format version (uint32, [FormatVersion])
+//	env.EncodingVersion, env.NumPlanes, env.NumActions (uint32 each)
+//	Config: blocks, channels, value_planes, value_hidden (uint32 each)
+//	training steps (int64)
+//	metadata: count, then (key, value) strings sorted by key
+//	tensors: count, then per tensor its shape and float32 values
+//	optimiser: 0 none, 1 Adam, 2 SGD; then its update count (int64) and
+//	  its moment arrays in tensor order
+//	CRC-32C of all the bytes before it
+//
+// Reading checks each part before the next and returns an error, never a
+// network, for another magic ([ErrNotNetwork]), format version
+// ([ErrFormatVersion]), encoding ([ErrEncoding]), tensor shapes that do not
+// fit the stored architecture ([ErrArchitecture]), a bad checksum or value
+// ([ErrCorrupt]) or early end ([ErrTruncated]). [Network.CheckConfig] tells
+// a resumed run whether a loaded network has the configured architecture.
+// Save writes atomically (a temporary file in the same directory, synced,
+// renamed, directory synced); WriteTo and ReadNetwork/ReadTrainer read and
+// write exactly one section, so a network can be embedded in a larger file.
+//
+// [Network.Save] omits the optimiser state (an exported player);
+// [Trainer.Save] includes it. [LoadTrainer] restores the weights, step count
+// and optimiser moments, so training continues exactly as if it had not
+// stopped; from a file without optimiser state it starts a fresh optimiser
+// on the loaded weights (the schedule still counts the loaded steps). The
+// training settings themselves come from the configuration, not the file.
+//
+// # Concurrency
+//
+// [Network], [Server] and [Network.Evaluate] are safe for concurrent use.
+// A [Trainer] belongs to one goroutine, but its steps may run while servers
+// evaluate: a step writes the weights under the network's lock and
+// engines copy them under the same lock before their next run, so every
+// evaluation uses the weights of one step. Graph construction is
+// serialised by a package-level mutex because gorgonia numbers nodes with
+// an unsynchronised global counter.
+package model
