@@ -16,10 +16,13 @@ import (
 // character at fault.
 func ParseFEN(fen string) (Position, error) {
 	text := strings.TrimSpace(fen)
-	board, side, found := strings.Cut(text, " ")
-	if !found {
+	// The side is what follows the last space, so that a stray space inside
+	// the board is reported as a bad character on its square.
+	cut := strings.LastIndexByte(text, ' ')
+	if cut < 0 {
 		return Position{}, fmt.Errorf("fen %q: missing side to move: want the board, one space and 'r' or 'b'", fen)
 	}
+	board, side := text[:cut], text[cut+1:]
 	var p Position
 	switch side {
 	case "r":

@@ -25,6 +25,10 @@ func TestParseFENErrors(t *testing.T) {
 		{"digit", "2,rr,rr,rr,rr,rr/,,,,,/,,,,,/,,,,,/,,,,,/bb,bb,bb,bb,bb,bb r", []string{"square a6", "character 1", "'2'"}},
 		{"13 red", "rrr,rr,rr,rr,rr,rr/,,,,,/,,,,,/,,,,,/,,,,,/bb,bb,bb,bb,bb,bb r", []string{"13 red pieces", "at most 12"}},
 		{"13 blue", "rr,rr,rr,rr,rr,rr/,,,,,/,,,,,/,,,,,/,,,,,/bbb,bb,bb,bb,bb,bb r", []string{"13 blue pieces", "at most 12"}},
+		{"space inside the board", "rr,rr,rr, rr,rr,rr/,,,,,/,,,,,/,,,,,/,,,,,/bb,bb,bb,bb,bb,bb r", []string{"square d6", "character 1", "' '"}},
+		{"two spaces before the side", "rr,rr,rr,rr,rr,rr/,,,,,/,,,,,/,,,,,/,,,,,/bb,bb,bb,bb,bb,bb  r", []string{"square f1", "' '"}},
+		{"two sides", "rr,rr,rr,rr,rr,rr/,,,,,/,,,,,/,,,,,/,,,,,/bb,bb,bb,bb,bb,bb r b", []string{"square f1", "' '"}},
+		{"side only", "r", []string{"missing side to move"}},
 		{"25 on a square", strings.Repeat("r", 25) + ",,,,,/,,,,,/,,,,,/,,,,,/,,,,,/,,,,, r", []string{"square a6", "25 pieces"}},
 	}
 	for _, tt := range tests {
