@@ -303,17 +303,19 @@ func (s *search) visitLeaf(leaf int32, pos *env.Position) (queued bool, err erro
 		s.settle(leaf, 1)
 		return false, nil
 	}
-	first := int32(len(s.nodes))
-	for _, m := range s.moveBuf {
+	first, n := len(s.nodes), len(s.moveBuf)
+	s.nodes = slices.Grow(s.nodes, n)[:first+n]
+	children := s.nodes[first:]
+	for i, m := range s.moveBuf {
 		a, err := env.ActionOf(m)
 		if err != nil {
 			return false, fmt.Errorf("search: legal move without an action: %w", err)
 		}
-		s.nodes = append(s.nodes, node{move: m, action: int32(a)})
+		children[i] = node{move: m, action: int32(a)}
 		s.pend.actions = append(s.pend.actions, a)
 	}
 	nd := &s.nodes[leaf]
-	nd.first, nd.count, nd.state = first, uint16(len(s.moveBuf)), pending
+	nd.first, nd.count, nd.state = int32(first), uint16(n), pending
 	p := &s.pend
 	p.nodes = append(p.nodes, leaf)
 	p.paths = append(p.paths, s.path...)
@@ -387,7 +389,7 @@ func setPriors(children []node, priors []float32) error {
 	}
 	var sum float32
 	for _, pr := range priors {
-		if !(pr >= 0) || math.IsInf(float64(pr), 0) {
+		if !(pr >= 0 && pr <= math.MaxFloat32) {
 			return fmt.Errorf("search: evaluator prior %v: want a finite number >= 0", pr)
 		}
 		sum += pr

@@ -45,7 +45,7 @@ type GreedyPlayer struct {
 func NewGreedyPlayer(seed uint64) *GreedyPlayer { return &GreedyPlayer{rng: newRand(seed)} }
 
 // Choose implements [Player]. The decision's Score is the heuristic after
-// the move and Nodes the number of moves tried.
+// the move (at Depth 1) and Nodes the number of moves tried.
 func (p *GreedyPlayer) Choose(g *env.Game) (Decision, error) {
 	moves, err := legalMoves(g)
 	if err != nil {
@@ -70,5 +70,5 @@ func (p *GreedyPlayer) Choose(g *env.Game) (Decision, error) {
 			}
 		}
 	}
-	return Decision{Move: best, Value: squashValue(bestScore), PV: []env.Move{best}, Score: bestScore, Nodes: int64(len(moves))}, nil
+	return Decision{Move: best, Value: squashValue(bestScore), PV: []env.Move{best}, Depth: 1, Score: bestScore, Nodes: int64(len(moves))}, nil
 }

@@ -17,13 +17,15 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// runBench dispatches "bench <what>"; the network benchmark is the only
-// one so far.
+// runBench dispatches "bench <what>": mcts (bench_mcts.go) or nn.
 func runBench(args []string, s stdio) error {
-	if len(args) == 0 || args[0] != "nn" {
-		return usageErr("usage: deathstacks bench nn [flags] (run with --help for the flags)")
+	switch {
+	case len(args) > 0 && args[0] == "mcts":
+		return runBenchMCTS(args[1:], s)
+	case len(args) > 0 && args[0] == "nn":
+		return runBenchNN(args[1:], s)
 	}
-	return runBenchNN(args[1:], s)
+	return usageErr("usage: deathstacks bench mcts|nn [flags] (run with --help for the flags)")
 }
 
 func runBenchNN(args []string, s stdio) error {

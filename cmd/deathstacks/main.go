@@ -30,10 +30,12 @@ type stdio struct {
 // commands lists the subcommands.
 func commands() map[string]command {
 	return map[string]command{
-		"bench": {"measure the network's speed (bench nn)", runBench},
-		"moves": {"list the legal moves of positions", runMoves},
-		"perft": {"count move sequences to a depth", runPerft},
-		"show":  {"draw a position as text", runShow},
+		"bench":    {"measure speed: bench mcts (searches), bench nn (network)", runBench},
+		"bestmove": {"print a player's move for a position and what it knows", runBestmove},
+		"bot":      {"answer FEN lines on stdin with a player's moves", runBot},
+		"moves":    {"list the legal moves of positions", runMoves},
+		"perft":    {"count move sequences to a depth", runPerft},
+		"show":     {"draw a position as text", runShow},
 	}
 }
 

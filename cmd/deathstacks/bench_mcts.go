@@ -1,0 +1,93 @@
+package main
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/deathstacks/deathstacks/env"
+	"github.com/deathstacks/deathstacks/mcts"
+)
+
+func runBenchMCTS(args []string, s stdio) error {
+	fs := newFlags("bench mcts", `bench mcts [--seconds S] [--sims N] [--depth D]
+
+Measures the searches on positions from seeded random games, one line each:
+  puct sims/s=<N>          PUCT with the uniform evaluator: the tree's own cost
+  uct-rollout sims/s=<N>   the UCT baseline with 20-ply random rollouts
+  alphabeta nodes/s=<N>    alpha-beta to depth D
+Each line runs for --seconds on one goroutine; run with GOMAXPROCS=1 to
+measure one core.`, s)
+	seconds := fs.Float64("seconds", 2, "measuring time per line")
+	sims := fs.Int("sims", 800, "simulations per PUCT and UCT search")
+	depth := fs.Int("depth", 4, "alpha-beta depth")
+	seed := fs.Uint64("seed", 1, "seed of the positions and players")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *seconds <= 0 || *sims < 1 || *depth < 1 {
+		return usageErr("--seconds, --sims and --depth must be positive")
+	}
+	dur := time.Duration(*seconds * float64(time.Second))
+	games := benchGames(rand.New(rand.NewPCG(*seed, 1)), 16)
+
+	cfg := mcts.DefaultConfig()
+	cfg.Simulations, cfg.ReuseTree = *sims, false
+	puct, err := mcts.NewPUCTPlayer(mcts.UniformEvaluator{}, cfg, *seed)
+	if err != nil {
+		return err
+	}
+	uctCfg := mcts.DefaultUCTConfig()
+	uctCfg.Simulations = *sims
+	uct, err := mcts.NewUCTPlayer(uctCfg, *seed)
+	if err != nil {
+		return err
+	}
+	ab, err := mcts.NewAlphaBetaPlayer(mcts.AlphaBetaConfig{Depth: *depth}, *seed)
+	if err != nil {
+		return err
+	}
+	lines := []struct {
+		label string
+		count func(mcts.Decision) int
+		p     mcts.Player
+	}{
+		{"puct sims/s", func(d mcts.Decision) int { return d.Simulations }, puct},
+		{"uct-rollout sims/s", func(d mcts.Decision) int { return d.Simulations }, uct},
+		{"alphabeta nodes/s", func(d mcts.Decision) int { return int(d.Nodes) }, ab},
+	}
+	for _, l := range lines {
+		next := 0
+		rate, err := measure(dur, func() (int, error) {
+			g := games[next%len(games)]
+			next++
+			d, err := l.p.Choose(g)
+			return l.count(d), err
+		})
+		if err != nil {
+			return fmt.Errorf("%s: %w", l.label, err)
+		}
+		fmt.Fprintf(s.out, "%s=%.0f\n", l.label, rate)
+	}
+	return nil
+}
+
+// benchGames returns n games of seeded random play, ongoing, cut at plies
+// spread from the opening to the middle game.
+func benchGames(rng *rand.Rand, n int) []*env.Game {
+	var games []*env.Game
+	for len(games) < n {
+		g := env.NewGame(env.DefaultRules())
+		plies := 4 * len(games)
+		for i := 0; i < plies && !g.Status().Over(); i++ {
+			moves := g.LegalMoves(nil)
+			if g.Play(moves[rng.IntN(len(moves))]) != nil {
+				break // cannot happen for a generated move
+			}
+		}
+		if !g.Status().Over() {
+			games = append(games, g)
+		}
+	}
+	return games
+}

@@ -1,0 +1,164 @@
+package main
+
+import (
+	"bytes"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/deathstacks/deathstacks/env"
+)
+
+// runBotCLI runs the command line in-process with stdin and returns its
+// output, error output and exit status.
+func runBotCLI(stdin string, args ...string) (stdout, stderr string, code int) {
+	var out, errOut bytes.Buffer
+	code = run(args, stdio{in: strings.NewReader(stdin), out: &out, err: &errOut})
+	return out.String(), errOut.String(), code
+}
+
+const (
+	// winFEN: Red wins with c4-1-c3.
+	winFEN = ",,,,,/,,,,,/,,r,,,/,,b,,,/,,,,,/,,,,, r"
+	// overFEN: Blue controls no stack.
+	overFEN = ",,,,,/,,,,,/,,r,,,/,,,,,/,,,,,/,,,,, b"
+)
+
+func TestBot(t *testing.T) {
+	in := strings.Join([]string{env.StartFEN, "garbage", winFEN, overFEN, env.StartFEN}, "\n") + "\n"
+	for _, spec := range []string{"random", "greedy", "alphabeta:depth=2", "mcts:sims=50"} {
+		t.Run(spec, func(t *testing.T) {
+			out, errOut, code := runBotCLI(in, "bot", "--player", spec, "--seed", "3")
+			lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+			if len(lines) != 5 {
+				t.Fatalf("%d output lines %q: want one per input line", len(lines), out)
+			}
+			start := env.StartPosition()
+			for _, i := range []int{0, 4} {
+				m, err := env.ParseMove(lines[i])
+				if err != nil || !start.IsLegal(m, true) {
+					t.Errorf("line %d: %q is not a legal move of the start", i+1, lines[i])
+				}
+			}
+			if lines[1] != "none" || lines[3] != "none" {
+				t.Errorf("bad and finished lines gave %q and %q, want none", lines[1], lines[3])
+			}
+			if spec != "random" && lines[2] != "c4-1-c3" {
+				t.Errorf("win in one: %q, want c4-1-c3", lines[2])
+			}
+			if code != 2 || !strings.Contains(errOut, "line 2:") || !strings.Contains(errOut, "line 4:") || !strings.Contains(errOut, "game is over") {
+				t.Errorf("status %d, stderr %q: want 2 and messages for lines 2 and 4", code, errOut)
+			}
+		})
+	}
+}
+
+func TestBotTooTallFlag(t *testing.T) {
+	// Red's five-stack on a1 must move under the too-tall rule; without
+	// it, the lone piece on f6 may move too.
+	fen := ",,,,,r/,,,,,/,,,,,/,,,,,/,,,,,/rrrrr,,,,,b r"
+	for _, tc := range []struct {
+		flag string
+		want *regexp.Regexp
+	}{
+		{"", regexp.MustCompile(`^a1-`)},
+		{"--no-too-tall", regexp.MustCompile(`^f6-`)},
+	} {
+		seen := false
+		for seed := range 20 {
+			args := []string{"bot", "--player", "random", "--seed", strconv.Itoa(seed)}
+			if tc.flag != "" {
+				args = append(args, tc.flag)
+			}
+			out, _, code := runBotCLI(fen+"\n", args...)
+			if code != 0 {
+				t.Fatalf("%v: status %d", args, code)
+			}
+			if tc.want.MatchString(out) {
+				seen = true
+			} else if tc.flag == "" {
+				t.Fatalf("too-tall rule on: %q does not move the a1 stack", out)
+			}
+		}
+		if !seen {
+			t.Errorf("%q: never a move matching %v", tc.flag, tc.want)
+		}
+	}
+}
+
+func TestBestmove(t *testing.T) {
+	cases := []struct {
+		spec string
+		keys []string
+	}{
+		{"alphabeta:depth=3", []string{"value", "depth", "score", "pv", "nodes"}},
+		{"mcts:sims=100", []string{"value", "visits", "simulations", "pv", "nodes"}},
+		{"greedy", []string{"value", "depth", "score", "pv", "nodes"}},
+		{"random", []string{"pv"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.spec, func(t *testing.T) {
+			out, errOut, code := runBotCLI("", "bestmove", "--fen", winFEN, "--player", tc.spec)
+			if code != 0 {
+				t.Fatalf("status %d: %s", code, errOut)
+			}
+			lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+			if tc.spec != "random" && lines[0] != "c4-1-c3" {
+				t.Errorf("move %q, want c4-1-c3", lines[0])
+			}
+			var keys []string
+			for _, l := range lines[1:] {
+				k, _, ok := strings.Cut(l, ": ")
+				if !ok {
+					t.Errorf("line %q: want key: value", l)
+				}
+				keys = append(keys, k)
+			}
+			if strings.Join(keys, ",") != strings.Join(tc.keys, ",") {
+				t.Errorf("keys %v, want %v", keys, tc.keys)
+			}
+		})
+	}
+}
+
+func TestBestmoveErrors(t *testing.T) {
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"bestmove", "--player", "greedy"}, "--fen is required"},
+		{[]string{"bestmove", "--fen", "x", "--player", "greedy"}, "missing side to move"},
+		{[]string{"bestmove", "--fen", winFEN, "--player", "minimax"}, "random, greedy, alphabeta, mcts, az"},
+		{[]string{"bestmove", "--fen", winFEN, "--player", "alphabeta:nodes=3"}, "valid keys are depth, time"},
+		{[]string{"bestmove", "--fen", winFEN, "--player", "az:model=m.model"}, "model loader"},
+		{[]string{"bestmove", "--fen", overFEN, "--player", "greedy"}, "game is over"},
+		{[]string{"bot", "--player", "az:model=m.model"}, "model loader"},
+		{[]string{"bot"}, "unknown kind"},
+	}
+	for _, tc := range cases {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			out, errOut, code := runBotCLI("", tc.args...)
+			if code != 2 || !strings.Contains(errOut, tc.want) {
+				t.Errorf("status %d, stderr %q: want 2 and %q", code, errOut, tc.want)
+			}
+			if strings.Contains(tc.want, "over") && out != "none\n" {
+				t.Errorf("finished position: output %q, want none", out)
+			}
+		})
+	}
+}
+
+func TestBenchMCTS(t *testing.T) {
+	out, errOut, code := runBotCLI("", "bench", "mcts", "--seconds", "0.05", "--sims", "50", "--depth", "2")
+	if code != 0 {
+		t.Fatalf("status %d: %s", code, errOut)
+	}
+	re := regexp.MustCompile(`^puct sims/s=\d+\nuct-rollout sims/s=\d+\nalphabeta nodes/s=\d+\n$`)
+	if !re.MatchString(out) {
+		t.Errorf("output %q", out)
+	}
+	if _, _, code := runBotCLI("", "bench", "nothing"); code != 2 {
+		t.Errorf("bench nothing: status %d, want 2", code)
+	}
+}
