@@ -65,8 +65,8 @@ goes to standard error.`, s)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(s.err, "network %v: %d parameters, %.2f MFLOP per position; server max_batch=%d workers=%d flush_delay=%v\n",
-		cfg, net.NumParams(), float64(cfg.FLOPs())/1e6, scfg.MaxBatch, scfg.Workers, scfg.FlushDelay)
+	fmt.Fprintf(s.err, "network %v (BLAS %s): %d parameters, %.2f MFLOP per position; server max_batch=%d workers=%d flush_delay=%v\n",
+		cfg, model.BLAS, net.NumParams(), float64(cfg.FLOPs())/1e6, scfg.MaxBatch, scfg.Workers, scfg.FlushDelay)
 	pool := benchPositions(rng, 512)
 	dur := time.Duration(*seconds * float64(time.Second))
 
