@@ -226,11 +226,17 @@ func TestConfigValidate(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			c := DefaultConfig()
 			tt.edit(&c)
-			err := c.Validate()
-			if (err == nil) != (tt.key == "") || (err != nil && !strings.Contains(err.Error(), tt.key)) {
-				t.Errorf("Validate() = %v, want an error naming %q", err, tt.key)
-			}
+			wantKeyError(t, c.Validate(), tt.key)
 		})
+	}
+}
+
+// wantKeyError checks a Validate result: nil when key is "", otherwise an
+// error naming key.
+func wantKeyError(t *testing.T, err error, key string) {
+	t.Helper()
+	if (err == nil) != (key == "") || (err != nil && !strings.Contains(err.Error(), key)) {
+		t.Errorf("Validate() = %v, want an error naming %q", err, key)
 	}
 }
 

@@ -248,10 +248,7 @@ func TestTrainConfigValidate(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			c := DefaultTrainConfig()
 			tt.edit(&c)
-			err := c.Validate()
-			if (err == nil) != (tt.key == "") || (err != nil && !strings.Contains(err.Error(), tt.key)) {
-				t.Errorf("Validate() = %v, want an error naming %q", err, tt.key)
-			}
+			wantKeyError(t, c.Validate(), tt.key)
 		})
 	}
 }
