@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -110,9 +111,9 @@ goes to standard error.`, s)
 	return nil
 }
 
-// loadBenchConfig reads the model: and server: sections of a YAML config,
-// strictly (unknown keys are errors), onto the defaults; other top-level
-// sections are ignored.
+// loadBenchConfig reads the model: and server: sections of a YAML config
+// onto the defaults, strictly (unknown keys in them are errors); other
+// top-level sections are ignored.
 // TODO(lead): read the whole project config through train.Load instead.
 func loadBenchConfig(path string) (model.Config, model.ServerConfig, error) {
 	cfg, scfg := model.DefaultConfig(), model.DefaultServerConfig()
@@ -120,25 +121,15 @@ func loadBenchConfig(path string) (model.Config, model.ServerConfig, error) {
 	if err != nil {
 		return cfg, scfg, err
 	}
-	var top map[string]yaml.Node
-	if err := yaml.Unmarshal(data, &top); err != nil {
+	doc := struct {
+		Model  *model.Config        `yaml:"model"`
+		Server *model.ServerConfig  `yaml:"server"`
+		Other  map[string]yaml.Node `yaml:",inline"`
+	}{Model: &cfg, Server: &scfg}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&doc); err != nil && !errors.Is(err, io.EOF) {
 		return cfg, scfg, fmt.Errorf("config %s: %w", path, err)
-	}
-	for key, dst := range map[string]any{"model": &cfg, "server": &scfg} {
-		node, ok := top[key]
-		if !ok {
-			continue
-		}
-		// Re-encode the section so that a decoder with KnownFields checks it.
-		text, err := yaml.Marshal(&node)
-		if err != nil {
-			return cfg, scfg, fmt.Errorf("config %s: %s: %w", path, key, err)
-		}
-		dec := yaml.NewDecoder(bytes.NewReader(text))
-		dec.KnownFields(true)
-		if err := dec.Decode(dst); err != nil {
-			return cfg, scfg, fmt.Errorf("config %s: %s (lines counted within the section): %w", path, key, err)
-		}
 	}
 	if err := cfg.Validate(); err != nil {
 		return cfg, scfg, fmt.Errorf("config %s: %w", path, err)
