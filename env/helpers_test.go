@@ -36,15 +36,18 @@ type sample struct {
 }
 
 // playout plays up to plies uniformly random legal moves from p under the
-// given too-tall setting, calling visit before each move and once more at
-// the end; it stops early on a finished position.
-func playout(rng *rand.Rand, p Position, plies int, tooTall bool, visit func(p *Position)) {
+// given too-tall setting, calling visit (if not nil) before each move and
+// once more at the end; it stops early on a finished position and returns
+// the number of plies played.
+func playout(rng *rand.Rand, p Position, plies int, tooTall bool, visit func(p *Position)) int {
 	var buf [256]Move
 	for i := 0; ; i++ {
-		visit(&p)
+		if visit != nil {
+			visit(&p)
+		}
 		moves := p.LegalMoves(buf[:0], tooTall)
 		if i == plies || len(moves) == 0 {
-			return
+			return i
 		}
 		p.Apply(moves[rng.IntN(len(moves))])
 	}
