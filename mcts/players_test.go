@@ -79,8 +79,8 @@ func TestPlayersTakeWinInOne(t *testing.T) {
 }
 
 func TestForcedWinInTwo(t *testing.T) {
-	positions := winInTwoPositions(t, 4)
-	specs := []string{"alphabeta:depth=3", "alphabeta:depth=5", "mcts:sims=20000"}
+	positions := winInTwoPositions(t, 10)
+	specs := []string{"alphabeta:depth=3", "alphabeta:depth=5", "mcts:sims=2000"}
 	for i, pos := range positions {
 		g := env.NewGameFrom(pos, env.DefaultRules())
 		for _, spec := range specs {

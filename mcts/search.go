@@ -233,7 +233,7 @@ func (s *search) simulate(n int) error {
 			leaf, pos := s.descend()
 			switch s.nodes[leaf].state {
 			case terminal:
-				s.backup(s.path, s.nodes[leaf].value)
+				s.backup(s.path, float32(s.nodes[leaf].result))
 				done++
 			case pending:
 				// Another leaf of this batch is already waiting here.
@@ -326,18 +326,51 @@ func (s *search) visitLeaf(leaf int32, pos *env.Position) (queued bool, err erro
 	return true, nil
 }
 
-// settle makes leaf a terminal node with the exact value v for its side to
-// move and backs v up the current path.
-func (s *search) settle(leaf int32, v float32) {
+// settle makes leaf a terminal node with the exact result v (-1, 0 or 1)
+// for its side to move and backs v up the current path.
+func (s *search) settle(leaf int32, v int8) {
 	nd := &s.nodes[leaf]
-	nd.state, nd.value = terminal, v
+	nd.state, nd.result = terminal, v
 	s.known++
-	s.backup(s.path, v)
+	s.prove(s.path)
+	s.backup(s.path, float32(v))
+}
+
+// prove carries a new exact result at the end of path up the tree, as an
+// MCTS solver does for wins and losses: a node with a child lost for that
+// child's mover is won for its own mover, and a node whose children are
+// all won for their movers is lost. Such a node becomes terminal, so later
+// simulations stop there and back up the exact result. The root stays
+// expanded, as it must offer moves; see winningChild.
+func (s *search) prove(path []int32) {
+	for j := len(path) - 1; j >= 2; j-- {
+		child, p := &s.nodes[path[j]], &s.nodes[path[j-1]]
+		switch {
+		case child.result == -1:
+			p.result = 1
+		case child.result == 1 && s.allChildrenWon(p):
+			p.result = -1
+		default:
+			return
+		}
+		p.state = terminal
+	}
+}
+
+// allChildrenWon reports whether every child of p is terminal and won for
+// its side to move.
+func (s *search) allChildrenWon(p *node) bool {
+	for _, ch := range s.nodes[p.first : p.first+int32(p.count)] {
+		if ch.state != terminal || ch.result != 1 {
+			return false
+		}
+	}
+	return true
 }
 
 // terminalValue is the exact outcome of a finished game for the side to
 // move.
-func terminalValue(st env.Status, side env.Color) float32 {
+func terminalValue(st env.Status, side env.Color) int8 {
 	if w, ok := st.Winner(); ok {
 		if w == side {
 			return 1
@@ -541,18 +574,23 @@ func (s *search) decide(temp float64) Decision {
 	return d
 }
 
-// winningChild returns a child of the root that wins the game at once, or
-// -1: the player always takes an immediate win, searched or not.
+// winningChild returns a child of the root that wins the game at once or
+// is proven won (see prove), or -1: the player always takes an immediate
+// win, searched or not, and a proven one.
 func (s *search) winningChild() int32 {
 	root := &s.nodes[0]
 	s.moveBuf = s.moveBuf[:0]
+	proven := int32(-1)
 	for c := root.first; c < root.first+int32(root.count); c++ {
 		s.moveBuf = append(s.moveBuf, s.nodes[c].move)
+		if nd := &s.nodes[c]; proven < 0 && nd.state == terminal && nd.result == -1 {
+			proven = c
+		}
 	}
 	if m, ok := winningMove(&s.rootPos, s.moveBuf); ok {
 		return root.first + int32(slices.Index(s.moveBuf, m))
 	}
-	return -1
+	return proven
 }
 
 // mostVisited returns the child of expanded node pi with the most visits,

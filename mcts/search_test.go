@@ -223,8 +223,8 @@ func TestPUCTUniformFindsWinInOne(t *testing.T) {
 				if int(ch.n) > bestN {
 					best, bestN = ch.move, int(ch.n)
 				}
-				if ch.move == wins[0] && (ch.state != terminal || ch.value != -1 || ch.w != float32(ch.n)) {
-					t.Errorf("winning child: state %d, value %v, w %v, n %d: want terminal, -1 for the loser, Q = 1", ch.state, ch.value, ch.w, ch.n)
+				if ch.move == wins[0] && (ch.state != terminal || ch.result != -1 || ch.w != float32(ch.n)) {
+					t.Errorf("winning child: state %d, value %v, w %v, n %d: want terminal, -1 for the loser, Q = 1", ch.state, ch.result, ch.w, ch.n)
 				}
 			}
 			if !containsMove(wins, best) || !containsMove(wins, d.Move) {
@@ -243,18 +243,29 @@ func containsMove(ms []env.Move, m env.Move) bool {
 	return false
 }
 
+// TestPUCTUniformFindsWinInTwo relies on the search's exact results: each
+// reply to the winning move leaves a decisive move, so once every reply has
+// been tried the winning move is proven and played (PUCT by itself does not
+// prefer a faster win to a slower one).
 func TestPUCTUniformFindsWinInTwo(t *testing.T) {
-	for i, pos := range winInTwoPositions(t, 4) {
+	for i, pos := range winInTwoPositions(t, 10) {
 		t.Run(pos.FEN(), func(t *testing.T) {
 			cfg := DefaultConfig()
-			cfg.Simulations, cfg.FPUReduction = 3000, 0
-			d, err := newPUCT(t, UniformEvaluator{}, cfg, uint64(i)).Choose(env.NewGameFrom(pos, env.DefaultRules()))
+			cfg.Simulations = 4000
+			p := newPUCT(t, UniformEvaluator{}, cfg, uint64(i))
+			d, err := p.Choose(env.NewGameFrom(pos, env.DefaultRules()))
 			if err != nil {
 				t.Fatal(err)
 			}
 			if !forcesWin(pos, d.Move, true) {
-				t.Errorf("played %v (value %.2f), which does not force a win", d.Move, d.Value)
+				t.Fatalf("played %v (value %.2f), which does not force a win", d.Move, d.Value)
 			}
+			for _, ch := range p.s.rootChildren() {
+				if ch.move == d.Move && (ch.state != terminal || ch.result != -1) {
+					t.Errorf("winning move %v: state %d, result %d: want proven lost for the opponent", ch.move, ch.state, ch.result)
+				}
+			}
+			checkTree(t, p.s)
 		})
 	}
 }
@@ -301,8 +312,8 @@ func TestTerminalValuesAreExact(t *testing.T) {
 			t.Fatal(err)
 		}
 		ch := childByMove(t, p.s, "f2-1-f1")
-		if ch.state != terminal || ch.value != 0 || ch.w != 0 || ch.n == 0 {
-			t.Errorf("state %d, value %v, w %v, n %d: want a visited terminal draw, exactly 0", ch.state, ch.value, ch.w, ch.n)
+		if ch.state != terminal || ch.result != 0 || ch.w != 0 || ch.n == 0 {
+			t.Errorf("state %d, value %v, w %v, n %d: want a visited terminal draw, exactly 0", ch.state, ch.result, ch.w, ch.n)
 		}
 		checkTree(t, p.s)
 	})
@@ -334,8 +345,8 @@ func TestTerminalValuesAreExact(t *testing.T) {
 				t.Fatalf("the search did not reach ply %d of the line", depth)
 			}
 			nd := p.s.nodes[i]
-			if terminalWant := depth == 4; (nd.state == terminal) != terminalWant || terminalWant && (nd.value != 0 || nd.w != 0) {
-				t.Errorf("depth %d: state %d, value %v, w %v: want terminal draw only at depth 4", depth, nd.state, nd.value, nd.w)
+			if terminalWant := depth == 4; (nd.state == terminal) != terminalWant || terminalWant && (nd.result != 0 || nd.w != 0) {
+				t.Errorf("depth %d: state %d, value %v, w %v: want terminal draw only at depth 4", depth, nd.state, nd.result, nd.w)
 			}
 		}
 	})
@@ -354,8 +365,8 @@ func TestTerminalValuesAreExact(t *testing.T) {
 		}
 		root := p.s.nodes[0]
 		for _, ch := range p.s.rootChildren() {
-			if ch.n > 0 && (ch.state != terminal || ch.value != 0 || ch.w != 0) {
-				t.Fatalf("child %v: state %d, value %v, w %v: want a terminal draw", ch.move, ch.state, ch.value, ch.w)
+			if ch.n > 0 && (ch.state != terminal || ch.result != 0 || ch.w != 0) {
+				t.Fatalf("child %v: state %d, value %v, w %v: want a terminal draw", ch.move, ch.state, ch.result, ch.w)
 			}
 		}
 		// The root value is its own evaluation averaged with exact zeros.
@@ -395,8 +406,8 @@ func TestRootValueSign(t *testing.T) {
 		t.Errorf("root value %v, want %v", d.Value, want)
 	}
 	for _, ch := range p.s.rootChildren() {
-		if ch.state != terminal || ch.value != 1 {
-			t.Errorf("child %v: state %d, value %v: want a decisive win for Blue", ch.move, ch.state, ch.value)
+		if ch.state != terminal || ch.result != 1 {
+			t.Errorf("child %v: state %d, value %v: want a decisive win for Blue", ch.move, ch.state, ch.result)
 		}
 	}
 	// In a won position the value is positive.
@@ -691,5 +702,11 @@ func TestDirichlet(t *testing.T) {
 		if math.Abs(total-1) > 1e-9 {
 			t.Errorf("dirichlet(%v): sums to %v", alpha, total)
 		}
+	}
+}
+
+func TestNodeFitsHalfACacheLine(t *testing.T) {
+	if size := unsafe.Sizeof(node{}); size != 32 {
+		t.Errorf("a node takes %d bytes, want 32", size)
 	}
 }
