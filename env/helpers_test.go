@@ -39,11 +39,11 @@ type sample struct {
 // given too-tall setting, calling visit (if not nil) before each move and
 // once more at the end; it stops early on a finished position and returns
 // the number of plies played.
-func playout(rng *rand.Rand, p Position, plies int, tooTall bool, visit func(p *Position)) int {
+func playout(rng *rand.Rand, p Position, plies int, tooTall bool, visit func(p Position)) int {
 	var buf [256]Move
 	for i := 0; ; i++ {
 		if visit != nil {
-			visit(&p)
+			visit(p)
 		}
 		moves := p.LegalMoves(buf[:0], tooTall)
 		if i == plies || len(moves) == 0 {
@@ -89,8 +89,8 @@ func samples(seed uint64, games, plies, scattered int) []sample {
 	var out []sample
 	for g := range games {
 		tooTall := g%2 == 0
-		playout(rng, StartPosition(), plies, tooTall, func(p *Position) {
-			out = append(out, sample{*p, tooTall})
+		playout(rng, StartPosition(), plies, tooTall, func(p Position) {
+			out = append(out, sample{p, tooTall})
 		})
 	}
 	for i := range scattered {
