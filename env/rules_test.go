@@ -73,7 +73,7 @@ func TestStackControlByTopPiece(t *testing.T) {
 		sq          string
 		controller  Color
 		red, blue   int
-		movableByRd bool
+		redMoves bool
 	}{
 		{"single red", "r,,,,,/,,,,,/,,,,,/,,,,,/,,,,,/,,,,,b r", "a6", Red, 1, 0, true},
 		{"red on blue", "rb,,,,,/,,,,,/,,,,,/,,,,,/,,,,,/,,,,,b r", "a6", Red, 1, 1, true},
@@ -92,10 +92,10 @@ func TestStackControlByTopPiece(t *testing.T) {
 				t.Errorf("Controlled does not give %v to %v", s, tt.controller)
 			}
 			moved := slices.ContainsFunc(p.LegalMoves(nil, true), func(m Move) bool { return m.From == s })
-			if moved != tt.movableByRd {
-				t.Errorf("red can move %v: %v, want %v", s, moved, tt.movableByRd)
+			if moved != tt.redMoves {
+				t.Errorf("red can move %v: %v, want %v", s, moved, tt.redMoves)
 			}
-			if !tt.movableByRd {
+			if !tt.redMoves {
 				err := p.CheckMove(Move{From: s, To: s - 6, Count: 1}, true)
 				if err == nil || !strings.Contains(err.Error(), "controlled by blue") {
 					t.Errorf("moving a blue stack: error %v", err)
