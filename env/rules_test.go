@@ -69,11 +69,11 @@ func TestSquareNames(t *testing.T) {
 
 func TestStackControlByTopPiece(t *testing.T) {
 	tests := []struct {
-		name, fen   string
-		sq          string
-		controller  Color
-		red, blue   int
-		redMoves bool
+		name, fen  string
+		sq         string
+		controller Color
+		red, blue  int
+		redMoves   bool
 	}{
 		{"single red", "r,,,,,/,,,,,/,,,,,/,,,,,/,,,,,/,,,,,b r", "a6", Red, 1, 0, true},
 		{"red on blue", "rb,,,,,/,,,,,/,,,,,/,,,,,/,,,,,/,,,,,b r", "a6", Red, 1, 1, true},
