@@ -11,7 +11,9 @@ import (
 // temperature for the opening plies.
 type Config struct {
 	// Simulations is the number of simulations each search runs. With tree
-	// reuse, the visits kept from the previous move come on top.
+	// reuse, the visits kept from the previous move come on top. The tree
+	// takes about 32 bytes per legal move of every position evaluated
+	// (some 2.5 MB for 800 simulations in the middle game).
 	Simulations int `yaml:"simulations"`
 	// CPuct is the exploration constant of PUCT; with CPuctBase > 0 it is
 	// c_init of AlphaZero's schedule

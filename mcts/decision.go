@@ -74,3 +74,23 @@ func (d Decision) VisitPolicy(dst []float32) []float32 {
 	}
 	return dst
 }
+
+// SparsePolicy returns the root actions sorted by action and their shares
+// of the visits, summing to 1: the policy target in the sparse form of a
+// training sample (legal actions and one probability each). Both are nil
+// for players without visits.
+func (d Decision) SparsePolicy() (actions []env.Action, policy []float32) {
+	pairs := d.VisitPairs()
+	var total float32
+	for _, p := range pairs {
+		total += float32(p.Count)
+	}
+	if total == 0 {
+		return nil, nil
+	}
+	actions, policy = make([]env.Action, len(pairs)), make([]float32, len(pairs))
+	for i, p := range pairs {
+		actions[i], policy[i] = p.Action, float32(p.Count)/total
+	}
+	return actions, policy
+}

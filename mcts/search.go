@@ -16,6 +16,12 @@ import (
 // statistics a node keeps are for the player who moved into it, so each
 // step of a backup flips the sign.
 //
+// Game ends are exact: a win, a draw by repetition (counted over the game's
+// history and the path from the root) or the move limit makes a terminal
+// node with result +1, -1 or 0, and so does a position whose side to move
+// can win at once (a decisive move). Proven results travel up the tree
+// (see prove), and the player always takes an immediate or proven win.
+//
 // A search is used by one goroutine at a time. Its randomness (root noise,
 // move choice, rollouts) comes from its own generator, so a search with a
 // fixed seed and a deterministic evaluator repeats itself exactly.

@@ -638,6 +638,18 @@ func TestDecisionVisitVectors(t *testing.T) {
 	if (Decision{}).VisitPairs() != nil {
 		t.Error("pairs without visits")
 	}
+	actions, sparse := d.SparsePolicy()
+	if len(actions) != len(pairs) || len(sparse) != len(pairs) {
+		t.Fatalf("sparse policy of %d actions, %d shares for %d pairs", len(actions), len(sparse), len(pairs))
+	}
+	for i, a := range actions {
+		if a != pairs[i].Action || sparse[i] != policy[a] {
+			t.Errorf("sparse entry %d: action %d share %v, want %d %v", i, a, sparse[i], pairs[i].Action, policy[a])
+		}
+	}
+	if a, p := (Decision{}).SparsePolicy(); a != nil || p != nil {
+		t.Error("sparse policy without visits")
+	}
 }
 
 func TestConfigValidate(t *testing.T) {
