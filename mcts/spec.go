@@ -133,20 +133,15 @@ func (k *kindDef) findKey(name string) *keyDef {
 	return nil
 }
 
-// SpecHelp describes every kind of player and its keys, one kind a line,
-// for command help texts.
+// SpecHelp describes every kind of player, one a line, each followed by
+// its keys, one a line, for command help texts.
 func SpecHelp() string {
 	var b strings.Builder
 	for _, k := range playerKinds {
-		fmt.Fprintf(&b, "  %-10s %s", k.name, k.help)
-		if len(k.keys) > 0 {
-			parts := make([]string, len(k.keys))
-			for i, kd := range k.keys {
-				parts[i] = kd.name + " (" + kd.help + ")"
-			}
-			fmt.Fprintf(&b, "; keys: %s", strings.Join(parts, ", "))
+		fmt.Fprintf(&b, "  %-10s %s\n", k.name, k.help)
+		for _, kd := range k.keys {
+			fmt.Fprintf(&b, "      %-11s %s\n", kd.name, kd.help)
 		}
-		b.WriteByte('\n')
 	}
 	return b.String()
 }

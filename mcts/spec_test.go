@@ -154,7 +154,7 @@ func TestSpecHelpNamesEveryKey(t *testing.T) {
 			t.Errorf("help lacks kind %s", k.name)
 		}
 		for _, kd := range k.keys {
-			if !strings.Contains(help, kd.name+" (") {
+			if !strings.Contains(help, "      "+kd.name+" ") {
 				t.Errorf("help lacks key %s of %s", kd.name, k.name)
 			}
 		}

@@ -12,7 +12,7 @@ import (
 )
 
 // specFlagHelp explains the --player flag of the commands that take one.
-var specFlagHelp = "the player: KIND or KIND:KEY=VALUE,... with these kinds and keys:\n" + mcts.SpecHelp()
+var specFlagHelp = "the player: KIND or KIND:KEY=VALUE,KEY=VALUE... with these kinds and keys:\n" + mcts.SpecHelp()
 
 // azLoader returns what turns an az spec's model path into an evaluator:
 // nil until package train provides one, so az specs are refused with a
@@ -21,6 +21,9 @@ func azLoader() mcts.AZLoader { return nil }
 
 // buildPlayer parses a player spec and builds the player with its seed.
 func buildPlayer(text string, seed uint64) (mcts.Player, error) {
+	if text == "" {
+		return nil, fmt.Errorf("no player given: want a spec such as alphabeta:depth=4")
+	}
 	spec, err := mcts.ParseSpec(text)
 	if err != nil {
 		return nil, err

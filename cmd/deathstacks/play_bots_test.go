@@ -134,7 +134,7 @@ func TestBestmoveErrors(t *testing.T) {
 		{[]string{"bestmove", "--fen", winFEN, "--player", "az:model=m.model"}, "model loader"},
 		{[]string{"bestmove", "--fen", overFEN, "--player", "greedy"}, "game is over"},
 		{[]string{"bot", "--player", "az:model=m.model"}, "model loader"},
-		{[]string{"bot"}, "unknown kind"},
+		{[]string{"bot"}, "no player given"},
 	}
 	for _, tc := range cases {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
