@@ -75,8 +75,7 @@ func (e *engine) forward(n int, fill func(xs []float32)) (logits, values []float
 	}
 	fill(r.xs[:n*env.ObservationSize])
 	clear(r.xs[n*env.ObservationSize:])
-	r.vm.Reset()
-	if err := r.vm.RunAll(); err != nil {
+	if err := run(r.vm); err != nil {
 		return nil, nil, fmt.Errorf("run network: %w", err)
 	}
 	return r.net.outputs()
@@ -94,18 +93,43 @@ func (e *engine) evaluate(obs []float32, legal [][]env.Action, priors [][]float3
 			return err
 		}
 		for i := lo; i < hi; i++ {
-			row := logits[(i-lo)*env.NumActions : (i-lo+1)*env.NumActions]
-			legalSoftmax(priors[i], row, legal[i])
-			values[i] = vs[i-lo]
+			if err := output(priors[i], &values[i], logits, vs, i-lo, legal[i]); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
 }
 
+// run runs a machine from the start, turning a panic inside gorgonia into
+// an error so that a server's callers are answered rather than left
+// waiting.
+func run(vm G.VM) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("gorgonia panicked: %v", r)
+		}
+	}()
+	vm.Reset()
+	return vm.RunAll()
+}
+
+// output writes the priors and value of batch row from the network's
+// outputs.
+func output(priors []float32, value *float32, logits, values []float32, row int, legal []env.Action) error {
+	v := values[row]
+	if !(v >= -1 && v <= 1) {
+		return fmt.Errorf("evaluate: network value %v", v)
+	}
+	*value = v
+	return legalSoftmax(priors, logits[row*env.NumActions:(row+1)*env.NumActions], legal)
+}
+
 // legalSoftmax writes the softmax of logits restricted to the legal
 // actions into dst, compact over legal; other actions get no probability
-// at all. It shifts by the largest legal logit, so any finite logits work.
-func legalSoftmax(dst, logits []float32, legal []env.Action) {
+// at all. It shifts by the largest legal logit, so any finite logits work;
+// a NaN or infinite legal logit (a diverged network) is an error.
+func legalSoftmax(dst, logits []float32, legal []env.Action) error {
 	top := math.Inf(-1)
 	for _, a := range legal {
 		top = max(top, float64(logits[a]))
@@ -116,9 +140,13 @@ func legalSoftmax(dst, logits []float32, legal []env.Action) {
 		dst[j] = float32(p)
 		sum += p
 	}
+	if math.IsNaN(sum) || math.IsInf(top, 0) {
+		return fmt.Errorf("evaluate: network logits are not finite")
+	}
 	for j := range legal {
 		dst[j] = float32(float64(dst[j]) / sum)
 	}
+	return nil
 }
 
 // checkEvaluate checks Evaluate's arguments against its contract.

@@ -93,6 +93,8 @@ func BenchmarkLegalSoftmax(b *testing.B) {
 	logits := make([]float32, env.NumActions)
 	dst := make([]float32, len(p.Legal))
 	for b.Loop() {
-		legalSoftmax(dst, logits, p.Legal)
+		if err := legalSoftmax(dst, logits, p.Legal); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -82,7 +82,9 @@ func TestEvaluatePriorsOverLegalActions(t *testing.T) {
 			dense[a] = float32(logits[a])
 		}
 		want := make([]float32, len(legal[i]))
-		legalSoftmax(want, dense, legal[i])
+		if err := legalSoftmax(want, dense, legal[i]); err != nil {
+			t.Fatal(err)
+		}
 		for j := range want {
 			if math.Abs(float64(want[j]-priors[i][j])) > 1e-5 {
 				t.Errorf("position %d: prior %d is %v, want %v", i, j, priors[i][j], want[j])
@@ -115,13 +117,39 @@ func TestLegalSoftmax(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got := make([]float32, len(tt.legal))
-			legalSoftmax(got, tt.logits, tt.legal)
+			if err := legalSoftmax(got, tt.logits, tt.legal); err != nil {
+				t.Fatal(err)
+			}
 			for j := range got {
 				if math.Abs(float64(got[j]-tt.want[j])) > 1e-6 {
 					t.Errorf("got %v, want %v", got, tt.want)
 				}
 			}
 		})
+	}
+}
+
+// TestDivergedNetworkIsAnError checks that NaN weights give an error from
+// every evaluator, not NaN priors or a caller left waiting.
+func TestDivergedNetworkIsAnError(t *testing.T) {
+	for _, tensor := range []int{0, len(tinyConfig.specs()) - 1} { // trunk, value bias
+		n, _ := New(tinyConfig, seeded(1))
+		n.weights[tensor][0] = float32(math.NaN())
+		obs, legal, priors, values := evalArgs(samplePositions(seeded(2), 3))
+		if err := n.Evaluate(obs, legal, priors, values); err == nil {
+			t.Errorf("tensor %d NaN: Evaluate succeeded", tensor)
+		}
+		s, err := NewServer(n, ServerConfig{MaxBatch: 2, Workers: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Evaluate(obs, legal, priors, values); err == nil {
+			t.Errorf("tensor %d NaN: Server.Evaluate succeeded", tensor)
+		}
+		s.Close()
+	}
+	if err := legalSoftmax(make([]float32, 1), []float32{float32(math.Inf(1))}, []env.Action{0}); err == nil {
+		t.Error("infinite logit accepted")
 	}
 }
 

@@ -207,14 +207,11 @@ func (s *Server) runBatch(e *engine, queue []*request) ([]*request, error) {
 	s.positions.Add(int64(rows))
 	for _, sp := range spans {
 		r := sp.r
-		if err != nil {
+		for i := sp.lo; i < sp.hi && err == nil && r.err == nil; i++ {
+			r.err = output(r.priors[i], &r.values[i], logits, values, sp.row+i-sp.lo, r.legal[i])
+		}
+		if err != nil && r.err == nil {
 			r.err = err
-		} else {
-			for i := sp.lo; i < sp.hi; i++ {
-				row := sp.row + i - sp.lo
-				legalSoftmax(r.priors[i], logits[row*env.NumActions:(row+1)*env.NumActions], r.legal[i])
-				r.values[i] = values[row]
-			}
 		}
 	}
 	// Answer the requests that are complete; only the last span's request

@@ -186,8 +186,10 @@ func (t *Trainer) Step(batch []Sample) (Losses, error) {
 	if err := t.load(batch); err != nil {
 		return Losses{}, err
 	}
-	t.vm.Reset()
-	if err := t.vm.RunAll(); err != nil {
+	// The machine adds each run's gradients to the previous ones: start
+	// every step, successful or not, from zero.
+	defer t.zeroGrads()
+	if err := run(t.vm); err != nil {
 		return Losses{}, fmt.Errorf("training step: %w", err)
 	}
 	var l Losses
@@ -202,14 +204,19 @@ func (t *Trainer) Step(batch []Sample) (Losses, error) {
 	if err != nil {
 		return Losses{}, fmt.Errorf("training step: %w", err)
 	}
-	l.Entropy = meanEntropy(logits, batch)
+	if l.Entropy, err = meanEntropy(logits, batch); err != nil {
+		return Losses{}, fmt.Errorf("training step %d: %w; weights left unchanged", t.net.Steps(), err)
+	}
 	grads := make([][]float32, len(t.fwd.params))
+	var ok bool
 	for i, p := range t.fwd.params {
 		gv, err := p.Grad()
 		if err != nil {
 			return Losses{}, fmt.Errorf("training step: gradient of %s: %w", p.Name(), err)
 		}
-		grads[i] = gv.Data().([]float32)
+		if grads[i], ok = gv.Data().([]float32); !ok {
+			return Losses{}, fmt.Errorf("training step: gradient of %s is not float32", p.Name())
+		}
 	}
 	// Only this goroutine writes the weights, so reading them unlocked is
 	// safe; the write below takes the lock because engines copy them.
@@ -234,11 +241,17 @@ func (t *Trainer) Step(batch []Sample) (Losses, error) {
 	n.steps++
 	n.version.Add(1)
 	n.mu.Unlock()
-	// The machine adds each run's gradients to the previous ones.
-	for _, g := range grads {
-		clear(g)
-	}
 	return l, nil
+}
+
+func (t *Trainer) zeroGrads() {
+	for _, p := range t.fwd.params {
+		if g, err := p.Grad(); err == nil {
+			if d, ok := g.Data().([]float32); ok {
+				clear(d)
+			}
+		}
+	}
 }
 
 // load checks a batch and writes it into the graph's inputs.
@@ -299,7 +312,7 @@ func checkSample(s Sample) error {
 
 // meanEntropy is the mean entropy of the legal-action softmax of each
 // sample's logits.
-func meanEntropy(logits []float32, batch []Sample) float64 {
+func meanEntropy(logits []float32, batch []Sample) (float64, error) {
 	var total float64
 	var p []float32
 	for i, s := range batch {
@@ -307,14 +320,16 @@ func meanEntropy(logits []float32, batch []Sample) float64 {
 			p = make([]float32, len(s.Legal))
 		}
 		p = p[:len(s.Legal)]
-		legalSoftmax(p, logits[i*env.NumActions:(i+1)*env.NumActions], s.Legal)
+		if err := legalSoftmax(p, logits[i*env.NumActions:(i+1)*env.NumActions], s.Legal); err != nil {
+			return 0, err
+		}
 		for _, q := range p {
 			if q > 0 {
 				total -= float64(q) * math.Log(float64(q))
 			}
 		}
 	}
-	return total / float64(len(batch))
+	return total / float64(len(batch)), nil
 }
 
 func scalar(n *G.Node) (float64, error) {

@@ -286,3 +286,19 @@ func TestLearningRate(t *testing.T) {
 		})
 	}
 }
+
+func TestStepRefusesNonFiniteLoss(t *testing.T) {
+	n, _ := New(tinyConfig, seeded(1))
+	tr, err := NewTrainer(n, tinyTrainConfig(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n.weights[0][0] = float32(math.NaN())
+	before := n.Clone()
+	if _, err := tr.Step(samplePositions(seeded(2), 2)); err == nil {
+		t.Fatal("a step with NaN weights succeeded")
+	}
+	if n.Steps() != 0 || !slices.Equal(n.weights[1], before.weights[1]) {
+		t.Error("a failed step changed the network")
+	}
+}
