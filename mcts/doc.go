@@ -2,6 +2,14 @@
 // [Evaluator] (the network, a uniform evaluator or a test double) with
 // batched leaf evaluation, and the baseline players (random, greedy,
 // alpha-beta, UCT with rollouts) behind one [Player] interface.
+//
+// The AlphaZero player is [NewPUCTPlayer] with a network evaluator (the
+// model's batching server) and a [Config]; its [Decision] carries the visit
+// distribution that self-play trains on ([Decision.SparsePolicy],
+// [Decision.VisitPolicy]). Players are named by specs such as
+// "alphabeta:depth=4" or "az:model=PATH,sims=200": [ParseSpec] reads one
+// and [NewPlayer] builds it, with an [AZLoader] from package train for az
+// players. Values are always for the side to move, in [-1, 1].
 package mcts
 
 import "github.com/deathstacks/deathstacks/env"
