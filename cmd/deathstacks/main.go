@@ -35,6 +35,7 @@ func commands() map[string]command {
 		"bot":      {"answer FEN lines on stdin with a player's moves", runBot},
 		"moves":    {"list the legal moves of positions", runMoves},
 		"perft":    {"count move sequences to a depth", runPerft},
+		"play":     {"play a game in the terminal against a player", runPlay},
 		"show":     {"draw a position as text", runShow},
 	}
 }
