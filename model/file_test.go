@@ -240,6 +240,9 @@ func TestSaveErrors(t *testing.T) {
 	}
 }
 
+// FuzzReadNetwork feeds damaged files to the reader. The seed is a whole
+// (small) network of about 30 kB; run it with -fuzzminimizetime 0, or the
+// fuzzer spends its time minimising such inputs.
 func FuzzReadNetwork(f *testing.F) {
 	n, _ := New(Config{Blocks: 0, Channels: 1, ValuePlanes: 1, ValueHidden: 1}, seeded(1))
 	n.Meta["k"] = "v"

@@ -6,6 +6,19 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/deathstacks/deathstacks/env"
+)
+
+// evaluator is mcts.Evaluator's method set, restated so that model does not
+// import mcts even in tests.
+type evaluator interface {
+	Evaluate(obs []float32, legal [][]env.Action, priors [][]float32, values []float32) error
+}
+
+var (
+	_ evaluator = (*Server)(nil)
+	_ evaluator = (*Network)(nil)
 )
 
 // checkAgainst compares evaluations with n's direct ones; different batch
