@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"reflect"
 	"strings"
@@ -380,4 +381,28 @@ func TestConfigArena(t *testing.T) {
 	if err := a.validate(); err != nil {
 		t.Error(err)
 	}
+}
+
+func ExamplePlayMatch() {
+	greedy := Entrant{Name: "greedy", New: func(seed uint64) (mcts.Player, error) { return mcts.NewGreedyPlayer(seed), nil }}
+	random := Entrant{Name: "random", New: func(seed uint64) (mcts.Player, error) { return mcts.NewRandomPlayer(seed), nil }}
+	cfg := ArenaConfig{Rules: env.DefaultRules(), Games: 10, Parallel: 2, OpeningPlies: 2, Seed: 1}
+	records, err := PlayMatch(context.Background(), greedy, random, cfg)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	greedyRed := 0
+	for _, r := range records {
+		if r.Red == "greedy" {
+			greedyRed++
+		}
+	}
+	res, err := EvalAgainst(records, "greedy", "random")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("%d games, greedy Red in %d, %d rated\n", len(records), greedyRed, res.Games)
+	// Output: 10 games, greedy Red in 5, 10 rated
 }
