@@ -7,7 +7,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
+	"reflect"
+	"strings"
 )
 
 // MetricsFile is the name of the metrics log in a run directory.
@@ -72,6 +75,51 @@ type EvalResult struct {
 	Elo     float64 `json:"elo"`
 	EloLow  float64 `json:"elo_low"`
 	EloHigh float64 `json:"elo_high"`
+}
+
+// MarshalJSON writes m as JSON, with a number that is NaN or infinite (a
+// loss that diverged, say) as null, since JSON has no such numbers.
+func (m Metrics) MarshalJSON() ([]byte, error) {
+	type plain Metrics // the same fields without these methods
+	var null []string
+	v := reflect.ValueOf(&m).Elem()
+	for i := range v.NumField() {
+		if f := v.Field(i); f.Kind() == reflect.Float64 && !finite(f.Float()) {
+			f.SetFloat(0)
+			null = append(null, jsonKey(v.Type().Field(i)))
+		}
+	}
+	data, err := json.Marshal(plain(m))
+	for _, key := range null {
+		// Top-level keys come first and once: the first match is the field.
+		data = bytes.Replace(data, []byte(`"`+key+`":0`), []byte(`"`+key+`":null`), 1)
+	}
+	return data, err
+}
+
+// UnmarshalJSON reads what MarshalJSON writes, null as NaN.
+func (m *Metrics) UnmarshalJSON(data []byte) error {
+	type plain Metrics
+	if err := json.Unmarshal(data, (*plain)(m)); err != nil {
+		return err
+	}
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return err
+	}
+	v := reflect.ValueOf(m).Elem()
+	for i := range v.NumField() {
+		if f := v.Field(i); f.Kind() == reflect.Float64 && string(raw[jsonKey(v.Type().Field(i))]) == "null" {
+			f.SetFloat(math.NaN())
+		}
+	}
+	return nil
+}
+
+// jsonKey returns the JSON key of a struct field with a json tag.
+func jsonKey(f reflect.StructField) string {
+	key, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+	return key
 }
 
 // AppendMetrics adds m as one line at the end of the metrics log at path,

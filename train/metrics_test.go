@@ -3,6 +3,7 @@ package train
 import (
 	"errors"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -42,6 +43,27 @@ func TestMetricsAppendRead(t *testing.T) {
 	data, _ := os.ReadFile(path)
 	if n := strings.Count(string(data), "\n"); n != 4 || !strings.Contains(string(data), `"policy_loss":3.4`) {
 		t.Errorf("file has %d lines:\n%s", n, data)
+	}
+}
+
+func TestMetricsNonFinite(t *testing.T) {
+	path := filepath.Join(t.TempDir(), MetricsFile)
+	m := sampleMetrics(1)
+	m.PolicyLoss, m.TotalLoss, m.SamplesPerSec = math.NaN(), math.Inf(1), 0
+	if err := AppendMetrics(path, m); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(path)
+	if !strings.Contains(string(data), `"policy_loss":null`) || !strings.Contains(string(data), `"total_loss":null`) {
+		t.Errorf("non-finite values not written as null: %s", data)
+	}
+	got, err := ReadMetrics(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := got[0]
+	if !math.IsNaN(g.PolicyLoss) || !math.IsNaN(g.TotalLoss) || g.SamplesPerSec != 0 || g.ValueLoss != m.ValueLoss {
+		t.Errorf("read back %+v", g)
 	}
 }
 
@@ -109,4 +131,33 @@ func TestTruncateMetrics(t *testing.T) {
 	if err := TruncateMetrics(filepath.Join(t.TempDir(), "none.jsonl"), 1); err != nil {
 		t.Errorf("truncating a missing log: %v", err)
 	}
+}
+
+// FuzzReadMetrics checks that no log panics the reader, and that what it
+// reads survives a truncation that keeps every line.
+func FuzzReadMetrics(f *testing.F) {
+	f.Add([]byte("{\"iteration\":1,\"policy_loss\":2.5}\n{\"iteration\":2,\"eval\":{\"random\":{\"games\":2}}}\n"))
+	f.Add([]byte("{\"iteration\":1}\n{\"itera"))
+	f.Add([]byte("\n\n[1,2]\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		path := filepath.Join(t.TempDir(), MetricsFile)
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		ms, err := ReadMetrics(path)
+		if err != nil {
+			return
+		}
+		last := 0
+		for _, m := range ms {
+			last = max(last, m.Iteration)
+		}
+		if err := TruncateMetrics(path, last); err != nil {
+			t.Fatal(err)
+		}
+		back, err := ReadMetrics(path)
+		if err != nil || len(back) != len(ms) {
+			t.Fatalf("after rewriting: %d of %d lines, %v", len(back), len(ms), err)
+		}
+	})
 }

@@ -174,7 +174,8 @@ func (r *Replay) At(i int) (Sample, error) {
 
 // Batch is a set of samples drawn by [Replay.Sample]. Reuse one Batch from
 // draw to draw to save allocations: each draw overwrites the slices of the
-// previous one. The zero Batch is ready to use.
+// previous one. The zero Batch is ready to use; a Batch belongs to one
+// goroutine at a time.
 type Batch struct {
 	// Samples are the drawn samples; they share memory with the Batch, not
 	// with the Replay.
