@@ -222,8 +222,8 @@ func (c Config) problems() []*FieldError {
 	ch.check(c.TimeLimit >= 0, "time_limit", "is %v: want 0 (no limit) or more", c.TimeLimit)
 	ch.check(c.Iterations > 0 || c.TimeLimit > 0, "iterations", "and time_limit are both 0: the run would never stop")
 
-	// Training needs more than the rules allow (a move limit, an opening
-	// shorter than it); env's own check stays the last word on the rest.
+	// Training asks more of the rules than env does (a move limit, and an
+	// opening shorter than it); env's own check has the last word.
 	r, before := c.Env.Rules, len(ch.errs)
 	ch.check(r.MaxPlies > 0, "env.rules.max_plies", "is %d: self-play needs a move limit of 1 or more", r.MaxPlies)
 	ch.check(r.RepetitionLimit == 0 || r.RepetitionLimit >= 2, "env.rules.repetitions", "is %d: want 0 (off) or 2 or more", r.RepetitionLimit)
