@@ -91,11 +91,26 @@ func (c Config) Validate() error {
 	}
 	for _, ch := range checks {
 		if !ch.ok {
-			return fmt.Errorf("mcts config: %s is %v: want %s", ch.key, ch.val, ch.want)
+			return &FieldError{Key: ch.key, Msg: fmt.Sprintf("is %v: want %s", ch.val, ch.want)}
 		}
 	}
 	return nil
 }
+
+// FieldError is a search setting out of range: Key is its YAML key and Msg
+// says what is wrong ("is 0: want 1 or more"). A config loader uses Field
+// and Problem to point at the setting's line.
+type FieldError struct {
+	Key, Msg string
+}
+
+func (e *FieldError) Error() string { return "search config: " + e.Key + " " + e.Msg }
+
+// Field returns the setting's key.
+func (e *FieldError) Field() string { return e.Key }
+
+// Problem returns what is wrong with the setting.
+func (e *FieldError) Problem() string { return e.Msg }
 
 // finite reports whether x is neither NaN nor infinite.
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }

@@ -35,6 +35,21 @@ func DefaultConfig() Config {
 	return Config{Blocks: 3, Channels: 32, ValuePlanes: 2, ValueHidden: 64}
 }
 
+// FieldError is a setting out of range: Section and Key are its YAML
+// section and key, and Msg says what is wrong ("is 0: want 1 to 64"). A
+// config loader uses Field and Problem to point at the setting's line.
+type FieldError struct {
+	Section, Key, Msg string
+}
+
+func (e *FieldError) Error() string { return e.Section + "." + e.Key + " " + e.Msg }
+
+// Field returns the setting's key within its section.
+func (e *FieldError) Field() string { return e.Key }
+
+// Problem returns what is wrong with the setting.
+func (e *FieldError) Problem() string { return e.Msg }
+
 // Validate reports the first out-of-range field, naming its YAML key.
 func (c Config) Validate() error {
 	for _, f := range []struct {
@@ -47,7 +62,7 @@ func (c Config) Validate() error {
 		{"value_hidden", c.ValueHidden, 1, maxValueHidden},
 	} {
 		if f.v < f.lo || f.v > f.hi {
-			return fmt.Errorf("model.%s: %d is out of range [%d, %d]", f.key, f.v, f.lo, f.hi)
+			return &FieldError{"model", f.key, fmt.Sprintf("is %d: want %d to %d", f.v, f.lo, f.hi)}
 		}
 	}
 	return nil
@@ -81,11 +96,11 @@ func DefaultServerConfig() ServerConfig {
 func (c ServerConfig) Validate() error {
 	switch {
 	case c.MaxBatch < 1 || c.MaxBatch > 4096:
-		return fmt.Errorf("server.max_batch: %d is out of range [1, 4096]", c.MaxBatch)
+		return &FieldError{"server", "max_batch", fmt.Sprintf("is %d: want 1 to 4096", c.MaxBatch)}
 	case c.Workers < 1 || c.Workers > 64:
-		return fmt.Errorf("server.workers: %d is out of range [1, 64]", c.Workers)
+		return &FieldError{"server", "workers", fmt.Sprintf("is %d: want 1 to 64", c.Workers)}
 	case c.FlushDelay < 0 || c.FlushDelay > time.Second:
-		return fmt.Errorf("server.flush_delay: %v is out of range [0, 1s]", c.FlushDelay)
+		return &FieldError{"server", "flush_delay", fmt.Sprintf("is %v: want 0 to 1s", c.FlushDelay)}
 	}
 	return nil
 }
@@ -165,49 +180,49 @@ func DefaultTrainConfig() TrainConfig {
 // Validate reports the first bad field, naming its YAML key.
 func (c TrainConfig) Validate() error {
 	bad := func(key string, v any, want string) error {
-		return fmt.Errorf("train.%s: %v is out of range (%s)", key, v, want)
+		return &FieldError{"train", key, fmt.Sprintf("is %v: want %s", v, want)}
 	}
 	finite := func(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 	switch {
 	case c.BatchSize < 1 || c.BatchSize > 8192:
-		return bad("batch_size", c.BatchSize, "1..8192")
+		return bad("batch_size", c.BatchSize, "1 to 8192")
 	case c.Optimizer != Adam && c.Optimizer != SGD:
-		return fmt.Errorf("train.optimizer: %q is not %q or %q", c.Optimizer, Adam, SGD)
+		return &FieldError{"train", "optimizer", fmt.Sprintf("is %q: want %q or %q", c.Optimizer, Adam, SGD)}
 	case !finite(c.LR) || c.LR <= 0:
-		return bad("lr", c.LR, "> 0")
+		return bad("lr", c.LR, "more than 0")
 	case !finite(c.Momentum) || c.Momentum < 0 || c.Momentum >= 1:
-		return bad("momentum", c.Momentum, "[0, 1)")
+		return bad("momentum", c.Momentum, "0 or more, less than 1")
 	case !finite(c.Beta1) || c.Beta1 < 0 || c.Beta1 >= 1:
-		return bad("beta1", c.Beta1, "[0, 1)")
+		return bad("beta1", c.Beta1, "0 or more, less than 1")
 	case !finite(c.Beta2) || c.Beta2 < 0 || c.Beta2 >= 1:
-		return bad("beta2", c.Beta2, "[0, 1)")
+		return bad("beta2", c.Beta2, "0 or more, less than 1")
 	case !finite(c.Epsilon) || c.Epsilon <= 0:
-		return bad("epsilon", c.Epsilon, "> 0")
+		return bad("epsilon", c.Epsilon, "more than 0")
 	case !finite(c.WeightDecay) || c.WeightDecay < 0:
-		return bad("weight_decay", c.WeightDecay, ">= 0")
+		return bad("weight_decay", c.WeightDecay, "0 or more")
 	case !finite(c.ValueWeight) || c.ValueWeight < 0:
-		return bad("value_weight", c.ValueWeight, ">= 0")
+		return bad("value_weight", c.ValueWeight, "0 or more")
 	case c.WarmupSteps < 0:
-		return bad("warmup_steps", c.WarmupSteps, ">= 0")
+		return bad("warmup_steps", c.WarmupSteps, "0 or more")
 	}
 	switch c.Schedule {
 	case ScheduleConstant:
 	case ScheduleStep:
 		if c.StepEvery < 1 {
-			return bad("step_every", c.StepEvery, ">= 1")
+			return bad("step_every", c.StepEvery, "1 or more")
 		}
 		if !finite(c.StepGamma) || c.StepGamma <= 0 || c.StepGamma > 1 {
-			return bad("step_gamma", c.StepGamma, "(0, 1]")
+			return bad("step_gamma", c.StepGamma, "more than 0, at most 1")
 		}
 	case ScheduleCosine:
 		if c.TotalSteps < 1 {
-			return bad("total_steps", c.TotalSteps, ">= 1")
+			return bad("total_steps", c.TotalSteps, "1 or more")
 		}
 		if !finite(c.MinLR) || c.MinLR < 0 || c.MinLR > c.LR {
-			return bad("min_lr", c.MinLR, "[0, lr]")
+			return bad("min_lr", c.MinLR, "0 to lr")
 		}
 	default:
-		return fmt.Errorf("train.schedule: %q is not %q, %q or %q", c.Schedule, ScheduleConstant, ScheduleStep, ScheduleCosine)
+		return &FieldError{"train", "schedule", fmt.Sprintf("is %q: want %q, %q or %q", c.Schedule, ScheduleConstant, ScheduleStep, ScheduleCosine)}
 	}
 	return nil
 }

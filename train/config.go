@@ -116,7 +116,7 @@ func Defaults() Config {
 	step := defaultTrainStepConfig()
 	step.BatchSize = 128
 	step.LR = 0.002
-	step.Schedule = scheduleCosine
+	step.Schedule = "cosine"
 	step.StepEvery = 1000
 	step.StepGamma = 0.5
 	step.TotalSteps = 4000 // iterations * steps_per_iteration

@@ -160,7 +160,7 @@ func TestParseErrors(t *testing.T) {
 		{"search section", "search:\n  c_puct: 0\n", []string{"line 2: search.c_puct is 0"}},
 		{"env rule", "env:\n  rules:\n    repetitions: 1\n", []string{"line 3: env.rules.repetitions is 1"}},
 		{"no move limit", "env:\n  rules:\n    max_plies: 0\n", []string{"line 3: env.rules.max_plies is 0"}},
-		{"bad enum", "optim:\n  optimizer: adamw\n", []string{"line 2: optim.optimizer is \"adamw\": want one of adam, sgd"}},
+		{"bad enum", "optim:\n  optimizer: adamw\n", []string{"line 2: optim.optimizer is \"adamw\": want \"adam\" or \"sgd\""}},
 		{"bad spec", "eval:\n  baselines: [random, \"alpha beta\"]\n", []string{"line 2: eval.baselines[1] is \"alpha beta\""}},
 		{"bad name", "name: ../up\n", []string{"line 1: name is \"../up\""}},
 		{"wrong type int", "selfplay:\n  parallel_games: many\n", []string{"line 2: selfplay.parallel_games is \"many\": want a whole number"}},
@@ -180,7 +180,7 @@ func TestParseErrors(t *testing.T) {
 		{"two documents", "seed: 1\n---\nseed: 2\n", []string{"line 2: a second YAML document"}},
 		{"syntax", "seed: [1,\n", []string{"line"}},
 		{"never stops", "iterations: 0\ntime_limit: 0s\n", []string{"iterations and time_limit are both 0"}},
-		{"several at once", "seed: 1\noptim:\n  lr: 0\n  batch_size: 0\n", []string{"line 3: optim.lr is 0", "line 4: optim.batch_size is 0"}},
+		{"several at once", "seed: 1\noptim:\n  lr: 0\nselfplay:\n  games_per_iteration: 0\n", []string{"line 3: optim.lr is 0", "line 5: selfplay.games_per_iteration is 0"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -84,6 +84,15 @@ func (ch *checker) oneOf(path, v string, options ...string) {
 	ch.check(false, path, "is %q: want one of %s", v, strings.Join(options, ", "))
 }
 
+// keyedError is a setting error of another package's config section
+// (model.FieldError, mcts.FieldError): the key within the section and what
+// is wrong.
+type keyedError interface {
+	error
+	Field() string
+	Problem() string
+}
+
 // section records the problems a section's own Validate found: field errors
 // get the section's path in front, any other error is put on the section.
 func (ch *checker) section(prefix string, err error) {
@@ -98,6 +107,11 @@ func (ch *checker) section(prefix string, err error) {
 		var fe *FieldError
 		if errors.As(e, &fe) {
 			ch.errs = append(ch.errs, &FieldError{Path: prefix + "." + fe.Path, Msg: fe.Msg})
+			continue
+		}
+		var keyed keyedError
+		if errors.As(e, &keyed) {
+			ch.errs = append(ch.errs, &FieldError{Path: prefix + "." + keyed.Field(), Msg: keyed.Problem()})
 			continue
 		}
 		ch.errs = append(ch.errs, &FieldError{Path: prefix, Msg: "is invalid: " + e.Error()})
