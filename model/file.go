@@ -10,7 +10,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"slices"
 
 	"github.com/deathstacks/deathstacks/env"
@@ -129,43 +128,16 @@ func ReadTrainer(r io.Reader, cfg TrainConfig) (*Trainer, error) {
 	return newTrainer(n, cfg, opt)
 }
 
-// saveFile writes a file atomically: a temporary file in the same
-// directory, synced, renamed over path, and the directory synced.
-func saveFile(path string, write func(io.Writer) (int64, error)) (err error) {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+// saveFile writes a file atomically with [WriteFileAtomic].
+func saveFile(path string, write func(io.Writer) (int64, error)) error {
+	err := WriteFileAtomic(path, func(w io.Writer) error {
+		_, err := write(w)
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("save network: %w", err)
 	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-			err = fmt.Errorf("save network %s: %w", path, err)
-		}
-	}()
-	w := bufio.NewWriter(f)
-	if _, err = write(w); err != nil {
-		return err
-	}
-	if err = w.Flush(); err != nil {
-		return err
-	}
-	if err = f.Sync(); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	if err = os.Rename(f.Name(), path); err != nil {
-		return err
-	}
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
+	return nil
 }
 
 // encoder writes little-endian values through the checksum, keeping the

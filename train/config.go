@@ -10,6 +10,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/deathstacks/deathstacks/env"
+	"github.com/deathstacks/deathstacks/mcts"
 )
 
 // Config is a complete training run: what to play, how to search, learn,
@@ -53,6 +54,11 @@ type SelfPlayConfig struct {
 	// disabled, played out to measure how often resigning would have been
 	// wrong.
 	ResignPlayoutShare float64 `yaml:"resign_playout_share"`
+	// Adjudicate scores games cut off by the move limit by the material
+	// each side controls on the final board (the same count as the greedy
+	// player's), instead of as draws, so that early self-play, whose games
+	// mostly reach the limit, still has a value to learn.
+	Adjudicate bool `yaml:"adjudicate"`
 }
 
 // ReplayConfig sizes the replay buffer.
@@ -86,6 +92,9 @@ type EvalConfig struct {
 	// Baselines are player specs, such as "random", "greedy" or
 	// "alphabeta:depth=2", played against the current network.
 	Baselines []string `yaml:"baselines"`
+	// Simulations is the network player's search budget per move in
+	// evaluation games (no noise, the most visited move).
+	Simulations int `yaml:"simulations"`
 	// Gating keeps the previous network for self-play unless the new one
 	// scores at least GateThreshold against it.
 	Gating bool `yaml:"gating"`
@@ -139,6 +148,7 @@ func Defaults() Config {
 			ParallelGames:      16,
 			ResignThreshold:    -0.95,
 			ResignPlayoutShare: 0.2,
+			Adjudicate:         true,
 		},
 		Replay: ReplayConfig{Window: 40000, Augment: true},
 		Optim:  OptimConfig{TrainStepConfig: step, StepsPerIteration: 100},
@@ -148,6 +158,7 @@ func Defaults() Config {
 			ParallelGames: 4,
 			OpeningPlies:  4,
 			Baselines:     []string{"random", "greedy"},
+			Simulations:   100,
 			Gating:        false,
 			GateThreshold: 0.55,
 		},
@@ -253,16 +264,13 @@ func (c Config) problems() []*FieldError {
 	ch.between("eval.parallel_games", e.ParallelGames, 1, 4096)
 	ch.between("eval.opening_plies", e.OpeningPlies, 0, max(0, r.MaxPlies-1))
 	for i, spec := range e.Baselines {
-		ch.check(playerSpec.MatchString(spec), fmt.Sprintf("eval.baselines[%d]", i),
-			"is %q: want a player spec such as random, greedy or alphabeta:depth=2", spec)
+		if _, err := mcts.ParseSpec(spec); err != nil {
+			ch.check(false, fmt.Sprintf("eval.baselines[%d]", i), "is %q: %v", spec, err)
+		}
 	}
+	ch.atLeast("eval.simulations", e.Simulations, 1)
 	ch.inRange("eval.gate_threshold", e.GateThreshold, 0, 1)
 
 	ch.atLeast("output.keep_last", c.Output.KeepLast, 1)
 	return ch.errs
 }
-
-// playerSpec is the form of a player spec: a name, then options after a
-// colon. Package mcts parses the options; this only catches typing slips
-// such as spaces or an empty entry early.
-var playerSpec = regexp.MustCompile(`^[a-z][a-z0-9_-]*(:[^\s:]+)?$`)

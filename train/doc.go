@@ -7,7 +7,7 @@
 //   - [Replay]: the sliding window of training positions, sampled in
 //     batches with optional symmetry augmentation and saved with
 //     [Replay.Encode] / [DecodeReplay].
-//   - [WriteFileAtomic]: every file the package writes goes through it.
+//   - every file the package writes goes through [model.WriteFileAtomic].
 //   - [Metrics]: one JSON line per iteration in metrics.jsonl
 //     ([AppendMetrics], [ReadMetrics], [TruncateMetrics]) and PNG plots of
 //     it ([PlotRun]).

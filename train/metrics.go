@@ -11,6 +11,8 @@ import (
 	"os"
 	"reflect"
 	"strings"
+
+	"github.com/deathstacks/deathstacks/model"
 )
 
 // MetricsFile is the name of the metrics log in a run directory.
@@ -215,7 +217,7 @@ func TruncateMetrics(path string, lastIteration int) error {
 	if err != nil {
 		return err
 	}
-	return WriteFileAtomic(path, func(w io.Writer) error {
+	return model.WriteFileAtomic(path, func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		for _, m := range ms {
 			if m.Iteration <= lastIteration {

@@ -15,6 +15,8 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
+
+	"github.com/deathstacks/deathstacks/model"
 )
 
 // The plots [PlotMetrics] draws into a run directory.
@@ -230,7 +232,7 @@ func savePanels(path string, rows [][]*plot.Plot, w, h vg.Length) error {
 			p.Draw(canvases[j][i])
 		}
 	}
-	if err := WriteFileAtomic(path, func(w io.Writer) error {
+	if err := model.WriteFileAtomic(path, func(w io.Writer) error {
 		_, err := vgimg.PngCanvas{Canvas: img}.WriteTo(w)
 		return err
 	}); err != nil {

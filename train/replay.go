@@ -12,22 +12,13 @@ import (
 	"sync"
 
 	"github.com/deathstacks/deathstacks/env"
+	"github.com/deathstacks/deathstacks/model"
 )
 
-// Sample is one training position. It has exactly the fields of
-// model.Sample, so a value converts with model.Sample(s).
-type Sample struct {
-	// Obs is the observation (env.ObservationSize values) from the point of
-	// view of the side to move.
-	Obs []float32
-	// Legal lists the position's legal actions, none repeated.
-	Legal []env.Action
-	// Policy is the search's move distribution: Policy[j] is the
-	// probability of Legal[j]. It sums to 1.
-	Policy []float32
-	// Value is the game's result for the side to move, in [-1, 1].
-	Value float32
-}
+// Sample is one training position: an observation, its legal actions with
+// the search's move distribution over them, and the game's result for the
+// side to move. It is the network's training sample.
+type Sample = model.Sample
 
 // policyTolerance is how far a policy's sum may be from 1: the search's
 // float32 visit shares add up with rounding.

@@ -1,0 +1,121 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/deathstacks/deathstacks/configs"
+	"github.com/deathstacks/deathstacks/train"
+)
+
+func runTrain(args []string, s stdio) error {
+	fs := newFlags("train", "train [--config FILE|NAME] [--out DIR] [--resume] [--iterations N] [--quiet]\n\nTrains a network from zero by self-play (see configs/default.yaml, built in).\nEach iteration ends with a checkpoint in the run directory. Ctrl-C stops the\nrun: an iteration cut short is dropped, and --resume continues from the last\ncheckpoint with the iteration count and replay buffer intact.", s)
+	configArg := fs.String("config", "", "a YAML config file, or a built-in config: "+strings.Join(configs.Names(), ", ")+" (default: the run's own config when resuming, else default)")
+	out := fs.String("out", "", "the run directory (default checkpoints/<run name>)")
+	resume := fs.Bool("resume", false, "continue the run in the run directory from its latest checkpoint")
+	iterations := fs.Int("iterations", 0, "stop once this many iterations exist in total, counting those before a resume (default: the config's)")
+	quiet := fs.Bool("quiet", false, "no progress bars: one line per iteration")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *iterations < 0 {
+		return usageErr("--iterations must be 0 or more")
+	}
+	cfg, err := trainConfig(*configArg, *out, *resume)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	go func() {
+		select {
+		case <-sigs:
+			fmt.Fprintln(s.err, "\nstopping: an iteration in self-play is dropped, one in training is finished and saved (interrupt again to quit at once)")
+			signal.Reset(os.Interrupt, syscall.SIGTERM) // a second signal ends the process
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	sum, err := train.Run(ctx, cfg, train.RunOptions{Dir: *out, Resume: *resume, Iterations: *iterations, Log: s.out, Quiet: *quiet})
+	if err != nil {
+		return err
+	}
+	if sum.Stopped {
+		fmt.Fprintf(s.out, "stopped at iteration %d; continue with: deathstacks train --resume --out %s\n", sum.Iteration, sum.Dir)
+	}
+	return nil
+}
+
+// trainConfig picks the configuration of a training session: the named
+// file or built-in config; when resuming without one, the run's own copy;
+// otherwise the built-in default.
+func trainConfig(arg, out string, resume bool) (train.Config, error) {
+	if arg == "" && resume {
+		dir := out
+		if dir == "" {
+			dir = train.Defaults().RunDir()
+		}
+		cfg, err := train.Load(filepath.Join(dir, train.ConfigFile))
+		if !errors.Is(err, fs.ErrNotExist) {
+			return cfg, err
+		}
+	}
+	if arg == "" {
+		arg = "default"
+	}
+	if data, ok := configs.Lookup(arg); ok {
+		cfg, err := train.Parse(data)
+		if err != nil {
+			return cfg, fmt.Errorf("built-in config %s: %w", arg, err)
+		}
+		return cfg, nil
+	}
+	return train.Load(arg)
+}
+
+func runPlot(args []string, s stdio) error {
+	fs := newFlags("plot", "plot --run DIR\n\nRedraws the PNG plots of a run (loss.png, selfplay.png, eval.png) from its metrics.jsonl.", s)
+	dir := fs.String("run", "", "the run directory")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *dir == "" {
+		return usageErr("--run is required")
+	}
+	if err := train.PlotRun(*dir); err != nil {
+		return err
+	}
+	fmt.Fprintf(s.out, "plots written to %s\n", *dir)
+	return nil
+}
+
+func runExport(args []string, s stdio) error {
+	fs := newFlags("export", "export --checkpoint PATH --out FILE [--sims N]\n\nWrites a self-contained player file (network, architecture, encoding version,\nsearch settings, metadata, checksum) that az:model=FILE and train.LoadPlayer read.\nPATH is a checkpoint or a run directory (its latest checkpoint).", s)
+	ckpt := fs.String("checkpoint", "", "a checkpoint file or a run directory")
+	out := fs.String("out", "", "the player file to write")
+	sims := fs.Int("sims", 0, "simulations per move (default: the run's self-play setting)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *ckpt == "" || *out == "" {
+		return usageErr("--checkpoint and --out are required")
+	}
+	if *sims < 0 {
+		return usageErr("--sims must be 0 or more")
+	}
+	if err := train.Export(*ckpt, *out, train.ExportOptions{Simulations: *sims}); err != nil {
+		return err
+	}
+	fmt.Fprintf(s.out, "exported %s to %s\n", *ckpt, *out)
+	return nil
+}

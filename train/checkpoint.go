@@ -1,0 +1,253 @@
+package train
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/deathstacks/deathstacks/model"
+)
+
+// A checkpoint file holds everything a run needs to go on:
+//
+//	magic "DSTKCKPT", format version (uint32, little-endian)
+//	state: length (uint32) and JSON ([CheckpointState], with the config)
+//	the trainer: network and optimiser state (see package model)
+//	the replay buffer (see [Replay.Encode])
+//	CRC-32C (uint32) of all the bytes before it
+//
+// Checkpoints are written atomically as <run>/ckpt-<iteration>.dsck; the
+// network alone is also kept for every iteration as
+// <run>/nets/net-<iteration>.dsnn, small files that the ladder rates.
+const (
+	checkpointMagic   = "DSTKCKPT"
+	checkpointVersion = 1
+	checkpointExt     = ".dsck"
+	netsDir           = "nets"
+	netExt            = ".dsnn"
+)
+
+var (
+	checkpointName = regexp.MustCompile(`^ckpt-(\d{6,})\.dsck$`)
+	netName        = regexp.MustCompile(`^net-(\d{6,})\.dsnn$`)
+	castagnoli     = crc32.MakeTable(crc32.Castagnoli)
+)
+
+// ErrNoCheckpoint is returned when a run directory holds no checkpoint.
+var ErrNoCheckpoint = errors.New("no checkpoint")
+
+// CheckpointState is the bookkeeping of a run at the end of an iteration.
+type CheckpointState struct {
+	// Iteration is the number of iterations completed.
+	Iteration int `json:"iteration"`
+	// ElapsedSec is the run's wall-clock time through this iteration,
+	// summed over its sessions.
+	ElapsedSec float64 `json:"elapsed_sec"`
+	// Created is when the checkpoint was written.
+	Created time.Time `json:"created"`
+	// Games, Positions and TrainSteps count the whole run's work.
+	Games      int64 `json:"games"`
+	Positions  int64 `json:"positions"`
+	TrainSteps int64 `json:"train_steps"`
+	// BestIteration is the iteration whose network self-play uses when
+	// gating is on (the last that passed the gate); 0 without gating.
+	BestIteration int `json:"best_iteration"`
+	// Config is the run's configuration in YAML.
+	Config string `json:"config"`
+}
+
+// Checkpoint is a loaded checkpoint.
+type Checkpoint struct {
+	State   CheckpointState
+	Trainer *model.Trainer
+	Replay  *Replay
+}
+
+// checkpointPath returns the path of the checkpoint of an iteration.
+func checkpointPath(runDir string, iteration int) string {
+	return filepath.Join(runDir, fmt.Sprintf("ckpt-%06d%s", iteration, checkpointExt))
+}
+
+// netPath returns the path of the network snapshot of an iteration.
+func netPath(runDir string, iteration int) string {
+	return filepath.Join(runDir, netsDir, fmt.Sprintf("net-%06d%s", iteration, netExt))
+}
+
+// saveCheckpoint writes a checkpoint atomically.
+func saveCheckpoint(path string, st CheckpointState, tr *model.Trainer, rb *Replay) error {
+	return model.WriteFileAtomic(path, func(w io.Writer) error {
+		sum := crc32.New(castagnoli)
+		mw := io.MultiWriter(w, sum)
+		state, err := json.Marshal(st)
+		if err != nil {
+			return err
+		}
+		head := binary.LittleEndian.AppendUint32([]byte(checkpointMagic), checkpointVersion)
+		head = binary.LittleEndian.AppendUint32(head, uint32(len(state)))
+		if _, err := mw.Write(append(head, state...)); err != nil {
+			return err
+		}
+		if _, err := tr.WriteTo(mw); err != nil {
+			return err
+		}
+		if err := rb.Encode(mw); err != nil {
+			return err
+		}
+		_, err = w.Write(binary.LittleEndian.AppendUint32(nil, sum.Sum32()))
+		return err
+	})
+}
+
+// checkpointBody reads a checkpoint file, checks its magic, version and
+// checksum, and returns its state and a reader positioned at the trainer
+// section.
+func checkpointBody(path string) (CheckpointState, *bytes.Reader, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return CheckpointState{}, nil, err
+	}
+	const head = len(checkpointMagic) + 8
+	if len(data) < len(checkpointMagic) || string(data[:len(checkpointMagic)]) != checkpointMagic {
+		return CheckpointState{}, nil, fmt.Errorf("not a deathstacks checkpoint (bad magic)")
+	}
+	if len(data) < head+4 {
+		return CheckpointState{}, nil, fmt.Errorf("truncated (%d bytes)", len(data))
+	}
+	if v := binary.LittleEndian.Uint32(data[8:]); v != checkpointVersion {
+		return CheckpointState{}, nil, fmt.Errorf("format version %d: this program reads version %d", v, checkpointVersion)
+	}
+	body, tail := data[:len(data)-4], data[len(data)-4:]
+	if crc32.Checksum(body, castagnoli) != binary.LittleEndian.Uint32(tail) {
+		return CheckpointState{}, nil, fmt.Errorf("checksum mismatch: the file is corrupt or truncated")
+	}
+	n := int(binary.LittleEndian.Uint32(data[12:]))
+	if n > len(body)-head {
+		return CheckpointState{}, nil, fmt.Errorf("state of %d bytes overruns the file", n)
+	}
+	var st CheckpointState
+	if err := json.Unmarshal(body[head:head+n], &st); err != nil {
+		return CheckpointState{}, nil, fmt.Errorf("state: %w", err)
+	}
+	return st, bytes.NewReader(body[head+n:]), nil
+}
+
+// LoadCheckpoint reads a whole checkpoint: state, trainer (with the
+// training settings of cfg) and replay buffer (sized by cfg).
+func LoadCheckpoint(path string, cfg Config) (*Checkpoint, error) {
+	st, r, err := checkpointBody(path)
+	if err != nil {
+		return nil, fmt.Errorf("load checkpoint %s: %w", path, err)
+	}
+	tr, err := model.ReadTrainer(r, cfg.Optim.TrainStepConfig)
+	if err != nil {
+		return nil, fmt.Errorf("load checkpoint %s: %w", path, err)
+	}
+	rb, err := DecodeReplay(r, cfg.Replay)
+	if err != nil {
+		return nil, fmt.Errorf("load checkpoint %s: %w", path, err)
+	}
+	return &Checkpoint{State: st, Trainer: tr, Replay: rb}, nil
+}
+
+// ReadCheckpointNetwork reads only the state and the network of a
+// checkpoint (the whole file is still checksummed).
+func ReadCheckpointNetwork(path string) (CheckpointState, *model.Network, error) {
+	st, r, err := checkpointBody(path)
+	if err != nil {
+		return CheckpointState{}, nil, fmt.Errorf("load checkpoint %s: %w", path, err)
+	}
+	net, err := model.ReadNetwork(r)
+	if err != nil {
+		return CheckpointState{}, nil, fmt.Errorf("load checkpoint %s: %w", path, err)
+	}
+	return st, net, nil
+}
+
+// Snapshot is a saved file of a run: a checkpoint or a network snapshot.
+type Snapshot struct {
+	Iteration int
+	Path      string
+}
+
+// listNumbered lists the files of dir whose names match pattern (with the
+// iteration as its first group), oldest iteration first.
+func listNumbered(dir string, pattern *regexp.Regexp) ([]Snapshot, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	var out []Snapshot
+	for _, e := range entries {
+		m := pattern.FindStringSubmatch(e.Name())
+		if m == nil || e.IsDir() {
+			continue
+		}
+		it, err := strconv.Atoi(m[1])
+		if err != nil {
+			continue
+		}
+		out = append(out, Snapshot{Iteration: it, Path: filepath.Join(dir, e.Name())})
+	}
+	slices.SortFunc(out, func(a, b Snapshot) int { return a.Iteration - b.Iteration })
+	return out, nil
+}
+
+// Checkpoints lists the checkpoints of a run directory, oldest first.
+func Checkpoints(runDir string) ([]Snapshot, error) {
+	return listNumbered(runDir, checkpointName)
+}
+
+// NetworkSnapshots lists the per-iteration network files of a run
+// directory, oldest first.
+func NetworkSnapshots(runDir string) ([]Snapshot, error) {
+	return listNumbered(filepath.Join(runDir, netsDir), netName)
+}
+
+// LatestCheckpoint returns the newest checkpoint of a run directory that
+// reads back whole (a damaged newer one is skipped, with a warning in
+// skipped), or ErrNoCheckpoint.
+func LatestCheckpoint(runDir string) (path string, skipped []error, err error) {
+	all, err := Checkpoints(runDir)
+	if err != nil {
+		return "", nil, fmt.Errorf("list checkpoints in %s: %w", runDir, err)
+	}
+	for i := len(all) - 1; i >= 0; i-- {
+		if _, _, err := checkpointBody(all[i].Path); err != nil {
+			skipped = append(skipped, fmt.Errorf("%s: %w", all[i].Path, err))
+			continue
+		}
+		return all[i].Path, skipped, nil
+	}
+	return "", skipped, fmt.Errorf("%s: %w", runDir, ErrNoCheckpoint)
+}
+
+// pruneCheckpoints deletes all but the newest keep checkpoints, sparing the
+// one of iteration spare (the best network under gating; 0 for none).
+func pruneCheckpoints(runDir string, keep, spare int) error {
+	all, err := Checkpoints(runDir)
+	if err != nil {
+		return err
+	}
+	for i := 0; i < len(all)-keep; i++ {
+		if all[i].Iteration == spare {
+			continue
+		}
+		if err := os.Remove(all[i].Path); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
+}

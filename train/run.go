@@ -1,0 +1,452 @@
+package train
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/deathstacks/deathstacks/mcts"
+	"github.com/deathstacks/deathstacks/model"
+)
+
+// ConfigFile is the name of the copy of the config a run keeps in its
+// directory.
+const ConfigFile = "config.yaml"
+
+// RunOptions are the settings of one training session beyond the config.
+type RunOptions struct {
+	// Dir is the run directory; empty means cfg.RunDir().
+	Dir string
+	// Resume continues from the latest complete checkpoint in Dir (a new
+	// run starts when there is none). Without it, a Dir that already holds
+	// checkpoints is an error, so that no run is overwritten by mistake.
+	Resume bool
+	// Iterations stops the run once this many iterations exist in total,
+	// counting those before a resume; 0 keeps the config's.
+	Iterations int
+	// Log receives progress bars (on a terminal) or log lines; nil is
+	// silent.
+	Log io.Writer
+	// Quiet keeps only the one summary line per iteration.
+	Quiet bool
+}
+
+// Summary is what a session did.
+type Summary struct {
+	Dir string
+	// Iteration is the last completed iteration.
+	Iteration int
+	// Stopped is set when ctx ended the session before its target.
+	Stopped bool
+}
+
+// Run trains a network by self-play: each iteration plays
+// cfg.SelfPlay.GamesPerIteration games with PUCT search on the current
+// network (all games in parallel through one batching server), adds their
+// positions to the replay buffer, takes cfg.Optim.StepsPerIteration
+// training steps on samples drawn from it, every cfg.Eval.Every iterations
+// plays the baselines, then appends a line to metrics.jsonl, redraws the
+// plots and writes a checkpoint atomically.
+//
+// When ctx ends during self-play or evaluation, the iteration in progress
+// is dropped and Run returns with Stopped set: the last checkpoint is
+// complete. When it ends during training, the iteration is finished and
+// saved first.
+func Run(ctx context.Context, cfg Config, opts RunOptions) (Summary, error) {
+	if err := cfg.Validate(); err != nil {
+		return Summary{}, err
+	}
+	dir := opts.Dir
+	if dir == "" {
+		dir = cfg.RunDir()
+	}
+	r := &runner{cfg: cfg, dir: dir, opts: opts, log: opts.Log}
+	if r.log == nil {
+		r.log = io.Discard
+	}
+	if err := r.open(); err != nil {
+		return Summary{Dir: dir}, err
+	}
+	return r.loop(ctx)
+}
+
+// runner is one training session.
+type runner struct {
+	cfg     Config
+	dir     string
+	opts    RunOptions
+	log     io.Writer
+	trainer *model.Trainer
+	replay  *Replay
+	state   CheckpointState
+	// best is the network self-play uses under gating: a copy of the last
+	// one that passed the gate. Without gating it is the trained network.
+	best *model.Network
+}
+
+func metricsPath(dir string) string { return filepath.Join(dir, MetricsFile) }
+
+// runDirOf returns the run directory of a checkpoint file.
+func runDirOf(checkpoint string) string { return filepath.Dir(checkpoint) }
+
+// open loads the latest checkpoint or starts a new run.
+func (r *runner) open() error {
+	if err := os.MkdirAll(filepath.Join(r.dir, netsDir), 0o755); err != nil {
+		return fmt.Errorf("run directory: %w", err)
+	}
+	existing, err := Checkpoints(r.dir)
+	if err != nil {
+		return fmt.Errorf("run directory %s: %w", r.dir, err)
+	}
+	if r.opts.Resume && len(existing) > 0 {
+		if err := r.resume(); err != nil {
+			return err
+		}
+	} else {
+		if len(existing) > 0 {
+			return fmt.Errorf("%s already holds a run (%d checkpoints): continue it with --resume, or choose another --out", r.dir, len(existing))
+		}
+		if err := r.fresh(); err != nil {
+			return err
+		}
+	}
+	text, err := r.cfg.YAML()
+	if err != nil {
+		return err
+	}
+	r.state.Config = string(text)
+	return model.WriteFileAtomic(filepath.Join(r.dir, ConfigFile), func(w io.Writer) error {
+		_, err := w.Write(text)
+		return err
+	})
+}
+
+func (r *runner) fresh() error {
+	net, err := model.New(r.cfg.Model, rand.New(rand.NewPCG(r.cfg.Seed, 0x6e6574))) // "net"
+	if err != nil {
+		return err
+	}
+	if r.trainer, err = model.NewTrainer(net, r.cfg.Optim.TrainStepConfig); err != nil {
+		return err
+	}
+	if r.replay, err = NewReplay(r.cfg.Replay); err != nil {
+		return err
+	}
+	r.best = net
+	if r.cfg.Eval.Gating {
+		r.best = net.Clone()
+	}
+	// Metrics of an earlier run that never saved a checkpoint are stale.
+	if err := os.Remove(metricsPath(r.dir)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	fmt.Fprintf(r.log, "new run in %s: network %v, %d parameters\n", r.dir, r.cfg.Model, net.NumParams())
+	return nil
+}
+
+func (r *runner) resume() error {
+	path, skipped, err := LatestCheckpoint(r.dir)
+	for _, s := range skipped {
+		fmt.Fprintf(r.log, "warning: skipping damaged checkpoint %v\n", s)
+	}
+	if err != nil {
+		return err
+	}
+	ck, err := LoadCheckpoint(path, r.cfg)
+	if err != nil {
+		return err
+	}
+	if err := ck.Trainer.Network().CheckConfig(r.cfg.Model); err != nil {
+		return fmt.Errorf("resume %s: %w", path, err)
+	}
+	r.trainer, r.replay, r.state = ck.Trainer, ck.Replay, ck.State
+	r.best = r.trainer.Network()
+	if r.cfg.Eval.Gating {
+		r.best = r.trainer.Network().Clone()
+		if r.state.BestIteration > 0 && r.state.BestIteration != r.state.Iteration {
+			if r.best, err = model.Load(netPath(r.dir, r.state.BestIteration)); err != nil {
+				return fmt.Errorf("resume: the best network: %w", err)
+			}
+		}
+	}
+	if err := TruncateMetrics(metricsPath(r.dir), r.state.Iteration); err != nil {
+		return fmt.Errorf("resume: %w", err)
+	}
+	fmt.Fprintf(r.log, "resuming %s at iteration %d (%d positions in the replay buffer)\n", path, r.state.Iteration, r.replay.Len())
+	return nil
+}
+
+// loop runs iterations until the target, the time limit or ctx.
+func (r *runner) loop(ctx context.Context) (Summary, error) {
+	sum := Summary{Dir: r.dir, Iteration: r.state.Iteration}
+	target := r.cfg.Iterations
+	if r.opts.Iterations > 0 {
+		target = r.opts.Iterations
+	}
+	sessionStart, before := time.Now(), r.state.ElapsedSec
+	elapsed := func() float64 { return before + time.Since(sessionStart).Seconds() }
+	served := r.best
+	srv, err := model.NewServer(served, r.cfg.Server)
+	if err != nil {
+		return sum, err
+	}
+	defer func() { srv.Close() }()
+	for {
+		switch {
+		case target > 0 && r.state.Iteration >= target:
+			fmt.Fprintf(r.log, "done: %d iterations in %s\n", r.state.Iteration, r.dir)
+			return sum, nil
+		case r.cfg.TimeLimit > 0 && elapsed() >= r.cfg.TimeLimit.Seconds():
+			fmt.Fprintf(r.log, "done: the time limit (%v) is reached after %d iterations in %s\n", r.cfg.TimeLimit, r.state.Iteration, r.dir)
+			return sum, nil
+		case ctx.Err() != nil:
+			sum.Stopped = true
+			return sum, nil
+		}
+		if r.best != served {
+			// Gating passed a new network: self-play moves to it.
+			srv.Close()
+			served = r.best
+			if srv, err = model.NewServer(served, r.cfg.Server); err != nil {
+				return sum, err
+			}
+		}
+		stopped, err := r.iteration(ctx, srv, elapsed)
+		if err != nil {
+			return sum, fmt.Errorf("iteration %d: %w", r.state.Iteration+1, err)
+		}
+		if stopped {
+			fmt.Fprintf(r.log, "stopped: iteration %d was cut short; %s resumes from iteration %d\n", r.state.Iteration+1, r.dir, r.state.Iteration)
+			sum.Stopped = true
+			return sum, nil
+		}
+		sum.Iteration = r.state.Iteration
+	}
+}
+
+// iteration runs one iteration; stopped reports that ctx cut it short
+// before anything was saved.
+func (r *runner) iteration(ctx context.Context, srv *model.Server, elapsed func() float64) (stopped bool, err error) {
+	it := r.state.Iteration + 1
+	m := Metrics{Iteration: it}
+	seed := iterationSeed(r.cfg.Seed, it)
+
+	// Self-play.
+	sp := &selfPlayer{eval: srv, opts: r.cfg.Env, search: r.cfg.Search, cfg: r.cfg.SelfPlay}
+	evals0 := srv.Stats().Positions
+	bar := NewProgress(r.log, r.cfg.SelfPlay.GamesPerIteration, fmt.Sprintf("iteration %d self-play", it), "games", r.opts.Quiet)
+	var addErr error
+	stats, err := sp.runSelfPlay(ctx, r.cfg.SelfPlay.GamesPerIteration, r.cfg.SelfPlay.ParallelGames, seed, func(g selfPlayGame) {
+		for _, s := range g.Samples {
+			if err := r.replay.Add(s); err != nil && addErr == nil {
+				addErr = err
+			}
+		}
+		bar.Add(1)
+	})
+	bar.Finish()
+	if ctx.Err() != nil {
+		return true, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if addErr != nil {
+		return false, addErr
+	}
+	stats.fill(&m)
+	m.EvalsPerSec = float64(srv.Stats().Positions-evals0) / stats.Seconds
+
+	// Training: not interrupted, so that a stop during it still saves.
+	if err := r.train(it, &m); err != nil {
+		return false, err
+	}
+
+	// Evaluation and gating.
+	if e := r.cfg.Eval; e.Every > 0 && it%e.Every == 0 {
+		if err := r.evaluate(ctx, it, &m); err != nil {
+			if ctx.Err() == nil {
+				return false, err
+			}
+			fmt.Fprintf(r.log, "evaluation of iteration %d cut short\n", it)
+		}
+	}
+
+	// Save: metrics first, so that a crash before the checkpoint leaves a
+	// line that resuming cuts off again.
+	r.state.Iteration = it
+	r.state.ElapsedSec = elapsed()
+	r.state.Created = time.Now().UTC()
+	r.state.Games += int64(stats.Games)
+	r.state.Positions += int64(stats.Positions)
+	r.state.TrainSteps = r.trainer.Network().Steps()
+	m.ElapsedSec = r.state.ElapsedSec
+	m.BufferSize = r.replay.Len()
+	if err := AppendMetrics(metricsPath(r.dir), m); err != nil {
+		return false, err
+	}
+	if err := r.trainer.Network().Save(netPath(r.dir, it)); err != nil {
+		return false, err
+	}
+	if err := saveCheckpoint(checkpointPath(r.dir, it), r.state, r.trainer, r.replay); err != nil {
+		return false, err
+	}
+	if err := pruneCheckpoints(r.dir, r.cfg.Output.KeepLast, r.state.BestIteration); err != nil {
+		return false, fmt.Errorf("prune checkpoints: %w", err)
+	}
+	if r.cfg.Output.Plot {
+		if err := PlotRun(r.dir); err != nil {
+			fmt.Fprintf(r.log, "warning: plots: %v\n", err)
+		}
+	}
+	fmt.Fprintln(r.log, summaryLine(m, r.cfg))
+	return false, nil
+}
+
+// train takes the iteration's training steps and records their mean
+// losses.
+func (r *runner) train(it int, m *Metrics) error {
+	steps, batchSize := r.cfg.Optim.StepsPerIteration, r.cfg.Optim.BatchSize
+	if r.replay.Len() < batchSize {
+		fmt.Fprintf(r.log, "iteration %d: %d positions in the buffer, fewer than a batch (%d): no training yet\n", it, r.replay.Len(), batchSize)
+		return nil
+	}
+	rng := rand.New(rand.NewPCG(r.cfg.Seed, uint64(it)))
+	bar := NewProgress(r.log, steps, fmt.Sprintf("iteration %d training", it), "steps", r.opts.Quiet)
+	defer bar.Finish()
+	start := time.Now()
+	var batch Batch
+	var sum model.Losses
+	for i := 0; i < steps; i++ {
+		if err := r.replay.Sample(&batch, batchSize, rng); err != nil {
+			return err
+		}
+		l, err := r.trainer.Step(batch.Samples)
+		if err != nil {
+			return err
+		}
+		sum.Policy += l.Policy
+		sum.Value += l.Value
+		sum.L2 += l.L2
+		sum.Total += l.Total
+		sum.Entropy += l.Entropy
+		m.LR = l.LR
+		bar.Add(1)
+	}
+	n := float64(steps)
+	m.PolicyLoss, m.ValueLoss, m.L2Loss = sum.Policy/n, sum.Value/n, sum.L2/n
+	m.TotalLoss, m.PolicyEntropy = sum.Total/n, sum.Entropy/n
+	m.TrainSteps = steps
+	m.TrainSec = time.Since(start).Seconds()
+	m.SamplesPerSec = float64(steps*batchSize) / m.TrainSec
+	return nil
+}
+
+// networkName is the name of the trained network in evaluation records.
+const networkName = "network"
+
+// evaluate plays the network against each baseline (and, under gating,
+// against the best network so far) and records the results.
+func (r *runner) evaluate(ctx context.Context, it int, m *Metrics) error {
+	start := time.Now()
+	defer func() { m.EvalSec = time.Since(start).Seconds() }()
+	e := r.cfg.Eval
+	search := strongSearch(r.cfg.Search)
+	search.Simulations = e.Simulations
+	srv, err := model.NewServer(r.trainer.Network(), r.cfg.Server)
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+	current := Entrant{Name: networkName, New: func(seed uint64) (mcts.Player, error) {
+		return mcts.NewPUCTPlayer(srv, search, seed)
+	}}
+	opponents := make([]Entrant, 0, len(e.Baselines)+1)
+	for _, text := range e.Baselines {
+		spec, err := mcts.ParseSpec(text)
+		if err != nil {
+			return err
+		}
+		opponents = append(opponents, Entrant{Name: text, New: func(seed uint64) (mcts.Player, error) {
+			return mcts.NewPlayer(spec, seed, nil)
+		}})
+	}
+	const bestName = "best"
+	if e.Gating {
+		bestSrv, err := model.NewServer(r.best, r.cfg.Server)
+		if err != nil {
+			return err
+		}
+		defer bestSrv.Close()
+		opponents = append(opponents, Entrant{Name: bestName, New: func(seed uint64) (mcts.Player, error) {
+			return mcts.NewPUCTPlayer(bestSrv, search, seed)
+		}})
+	}
+	m.Eval = map[string]EvalResult{}
+	total := e.Games * len(opponents)
+	bar := NewProgress(r.log, total, fmt.Sprintf("iteration %d evaluation", it), "games", r.opts.Quiet)
+	defer bar.Finish()
+	for i, opp := range opponents {
+		arena := r.cfg.Arena(iterationSeed(r.cfg.Seed, it) ^ uint64(i+1)<<32)
+		arena.OnGame = func(GameRecord) { bar.Add(1) }
+		records, err := PlayMatch(ctx, current, opp, arena)
+		if err != nil {
+			return err
+		}
+		res, err := EvalAgainst(records, networkName, opp.Name)
+		if err != nil {
+			return err
+		}
+		m.Eval[opp.Name] = res
+	}
+	if e.Gating {
+		if m.Eval[bestName].Score >= e.GateThreshold {
+			r.best = r.trainer.Network().Clone()
+			r.state.BestIteration = it
+		}
+	}
+	return nil
+}
+
+// iterationSeed derives the seed of an iteration's games from the run's.
+func iterationSeed(seed uint64, it int) uint64 { return gameSeed(seed, -it-1) }
+
+// fill copies the self-play figures into the metrics.
+func (s selfPlayStats) fill(m *Metrics) {
+	m.SelfPlayGames, m.SelfPlayPositions, m.SelfPlaySec = s.Games, s.Positions, s.Seconds
+	if s.Games == 0 {
+		return
+	}
+	g := float64(s.Games)
+	m.MeanGameLength = float64(s.Plies) / g
+	m.PositionsPerSec = float64(s.Positions) / s.Seconds
+	m.RedWinShare, m.BlueWinShare = float64(s.RedWins)/g, float64(s.BlueWins)/g
+	m.DrawShare, m.MoveLimitShare = float64(s.Draws)/g, float64(s.MoveLimits)/g
+	m.ResignedShare = float64(s.Resigned) / g
+	if s.Playouts > 0 {
+		m.ResignFalseShare = float64(s.ResignWrong) / float64(s.Playouts)
+	}
+}
+
+// summaryLine is the one line an iteration logs.
+func summaryLine(m Metrics, cfg Config) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "iteration %d: %d games, %.0f plies on average, %.0f%% decided, %.0f positions/s",
+		m.Iteration, m.SelfPlayGames, m.MeanGameLength, 100*(m.RedWinShare+m.BlueWinShare), m.PositionsPerSec)
+	if m.TrainSteps > 0 {
+		fmt.Fprintf(&b, "; loss policy %.3f value %.3f", m.PolicyLoss, m.ValueLoss)
+	}
+	for _, base := range append(append([]string(nil), cfg.Eval.Baselines...), "best") {
+		if r, ok := m.Eval[base]; ok {
+			fmt.Fprintf(&b, "; vs %s %.0f%% (%+.0f Elo)", base, 100*r.Score, r.Elo)
+		}
+	}
+	fmt.Fprintf(&b, "; %s elapsed", time.Duration(m.ElapsedSec*float64(time.Second)).Round(time.Second))
+	return b.String()
+}
