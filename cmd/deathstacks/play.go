@@ -51,11 +51,13 @@ func runPlay(args []string, s stdio) error {
 	if err := rules.Validate(); err != nil {
 		return usageErr("%v", err)
 	}
-	engine, err := buildPlayer(*spec, *seed)
+	models := newModels()
+	defer models.Close()
+	engine, err := buildPlayer(models, *spec, *seed)
 	if err != nil {
 		return usageErr("--player: %v", err)
 	}
-	hinter, err := buildPlayer(*spec, *seed+1)
+	hinter, err := buildPlayer(models, *spec, *seed+1)
 	if err != nil {
 		return usageErr("--player: %v", err)
 	}

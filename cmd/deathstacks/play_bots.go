@@ -9,18 +9,20 @@ import (
 
 	"github.com/deathstacks/deathstacks/env"
 	"github.com/deathstacks/deathstacks/mcts"
+	"github.com/deathstacks/deathstacks/model"
+	"github.com/deathstacks/deathstacks/train"
 )
 
 // specFlagHelp explains the --player flag of the commands that take one.
 var specFlagHelp = "the player: KIND or KIND:KEY=VALUE,KEY=VALUE... with these kinds and keys:\n" + mcts.SpecHelp()
 
-// azLoader returns what turns an az spec's model path into an evaluator:
-// nil until package train provides one, so az specs are refused with a
-// message that says so.
-func azLoader() mcts.AZLoader { return nil }
+// newModels returns the loader of az players' networks for one command;
+// the caller closes it when done.
+func newModels() *train.Models { return train.NewModels(model.DefaultServerConfig()) }
 
-// buildPlayer parses a player spec and builds the player with its seed.
-func buildPlayer(text string, seed uint64) (mcts.Player, error) {
+// buildPlayer parses a player spec and builds the player with its seed; az
+// players get their networks from models.
+func buildPlayer(models *train.Models, text string, seed uint64) (mcts.Player, error) {
 	if text == "" {
 		return nil, fmt.Errorf("no player given: want a spec such as alphabeta:depth=4")
 	}
@@ -28,7 +30,7 @@ func buildPlayer(text string, seed uint64) (mcts.Player, error) {
 	if err != nil {
 		return nil, err
 	}
-	return mcts.NewPlayer(spec, seed, azLoader())
+	return mcts.NewPlayer(spec, seed, models.Load)
 }
 
 // botRules returns the rules the bot commands play by: the defaults with
@@ -54,7 +56,9 @@ repetition can be foreseen) at ply 0 of a game.`, s)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	player, err := buildPlayer(*specText, *seed)
+	models := newModels()
+	defer models.Close()
+	player, err := buildPlayer(models, *specText, *seed)
 	if err != nil {
 		return usageErr("--player: %v", err)
 	}
@@ -127,7 +131,9 @@ variation) and nodes (positions searched). A finished position prints
 	if *fen == "" {
 		return usageErr("--fen is required")
 	}
-	player, err := buildPlayer(*specText, *seed)
+	models := newModels()
+	defer models.Close()
+	player, err := buildPlayer(models, *specText, *seed)
 	if err != nil {
 		return usageErr("--player: %v", err)
 	}
