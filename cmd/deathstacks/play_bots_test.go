@@ -131,9 +131,9 @@ func TestBestmoveErrors(t *testing.T) {
 		{[]string{"bestmove", "--fen", "x", "--player", "greedy"}, "missing side to move"},
 		{[]string{"bestmove", "--fen", winFEN, "--player", "minimax"}, "random, greedy, alphabeta, mcts, az"},
 		{[]string{"bestmove", "--fen", winFEN, "--player", "alphabeta:nodes=3"}, "valid keys are depth, time"},
-		{[]string{"bestmove", "--fen", winFEN, "--player", "az:model=m.model"}, "model loader"},
+		{[]string{"bestmove", "--fen", winFEN, "--player", "az:model=m.model"}, "no such file"},
 		{[]string{"bestmove", "--fen", overFEN, "--player", "greedy"}, "game is over"},
-		{[]string{"bot", "--player", "az:model=m.model"}, "model loader"},
+		{[]string{"bot", "--player", "az:model=m.model"}, "no such file"},
 		{[]string{"bot"}, "no player given"},
 	}
 	for _, tc := range cases {
