@@ -128,13 +128,13 @@ func Defaults() Config {
 	step.Schedule = "cosine"
 	step.StepEvery = 1000
 	step.StepGamma = 0.5
-	step.TotalSteps = 4000 // iterations * steps_per_iteration
+	step.TotalSteps = 2000 // about the steps 55 minutes of this machine take
 	step.MinLR = 0.0002
 
 	return Config{
 		Name:       "default",
 		Seed:       1,
-		Iterations: 40,
+		Iterations: 0,
 		TimeLimit:  55 * time.Minute,
 		Env: env.Options{
 			Rules:        env.Rules{TooTall: true, MaxPlies: 200, RepetitionLimit: 3},
@@ -153,7 +153,7 @@ func Defaults() Config {
 		Replay: ReplayConfig{Window: 40000, Augment: true},
 		Optim:  OptimConfig{TrainStepConfig: step, StepsPerIteration: 100},
 		Eval: EvalConfig{
-			Every:         5,
+			Every:         4,
 			Games:         20,
 			ParallelGames: 4,
 			OpeningPlies:  4,
