@@ -100,6 +100,13 @@ func (r *runner) open() error {
 	if err := os.MkdirAll(filepath.Join(r.dir, netsDir), 0o755); err != nil {
 		return fmt.Errorf("run directory: %w", err)
 	}
+	// A process killed while writing a file leaves its temporary file.
+	for _, d := range []string{r.dir, filepath.Join(r.dir, netsDir)} {
+		stale, _ := filepath.Glob(filepath.Join(d, ".*.tmp-*"))
+		for _, f := range stale {
+			os.Remove(f)
+		}
+	}
 	existing, err := Checkpoints(r.dir)
 	if err != nil {
 		return fmt.Errorf("run directory %s: %w", r.dir, err)

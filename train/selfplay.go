@@ -105,26 +105,26 @@ func (sp *selfPlayer) play(ctx context.Context, seed uint64) (selfPlayGame, erro
 		out.WouldResign = true
 		out.ResignWrong = !out.Won || out.Winner == env.Color(doubter)
 	}
+	out.Adjudicated = sp.cfg.Adjudicate && out.Status == env.MoveLimit && !out.Resigned
 	final := game.Position()
 	for i := range out.Samples {
 		out.Samples[i].Value = outcome(&out, &final, movers[i])
 	}
-	out.Adjudicated = out.Status == env.MoveLimit && !out.Resigned
 	return out, nil
 }
 
 // outcome is the value target for the side that moved: +1 for a win, -1
-// for a loss, 0 for a repetition draw, and for a game cut off by the move
-// limit the material lead on the final board squashed into (-1, 1), so
-// that early self-play, whose games mostly reach the limit, still learns
-// which positions are better.
+// for a loss, 0 for a draw, and for an adjudicated game (cut off by the
+// move limit) the material lead on the final board squashed into (-1, 1),
+// so that early self-play, whose games mostly reach the limit, still
+// learns which positions are better.
 func outcome(g *selfPlayGame, final *env.Position, mover env.Color) float32 {
 	switch {
 	case g.Won && g.Winner == mover:
 		return 1
 	case g.Won:
 		return -1
-	case g.Status == env.MoveLimit:
+	case g.Adjudicated:
 		return float32(math.Tanh(float64(mcts.Heuristic(final, mover)) / adjudicationScale))
 	}
 	return 0

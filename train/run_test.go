@@ -1,0 +1,303 @@
+package train
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/deathstacks/deathstacks/configs"
+)
+
+// smokeConfig is configs/smoke.yaml writing into dir, with the plots on so
+// that the whole iteration is exercised.
+func smokeConfig(t testing.TB, dir string) Config {
+	t.Helper()
+	cfg, err := Parse(configs.Smoke)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Output.Dir = dir
+	cfg.Output.Plot = true
+	return cfg
+}
+
+func TestRunSmokeEndToEnd(t *testing.T) {
+	dir := t.TempDir()
+	cfg := smokeConfig(t, dir)
+	var log strings.Builder
+	sum, err := Run(context.Background(), cfg, RunOptions{Log: &log})
+	if err != nil {
+		t.Fatalf("Run: %v\n%s", err, log.String())
+	}
+	if sum.Iteration != cfg.Iterations || sum.Stopped {
+		t.Errorf("summary %+v: want %d iterations, not stopped", sum, cfg.Iterations)
+	}
+	ms, err := ReadMetrics(metricsPath(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ms) != cfg.Iterations {
+		t.Fatalf("%d metrics lines, want %d", len(ms), cfg.Iterations)
+	}
+	for i, m := range ms {
+		if m.Iteration != i+1 || m.SelfPlayGames != cfg.SelfPlay.GamesPerIteration || m.TrainSteps != cfg.Optim.StepsPerIteration {
+			t.Errorf("metrics %d: %+v", i, m)
+		}
+		if !(m.PolicyLoss > 0) || !(m.ValueLoss >= 0) || !(m.PolicyEntropy > 0) || !(m.PositionsPerSec > 0) || !(m.EvalsPerSec > 0) {
+			t.Errorf("metrics %d: losses or rates missing: %+v", i, m)
+		}
+		if r, ok := m.Eval["random"]; !ok || r.Games != cfg.Eval.Games {
+			t.Errorf("metrics %d: eval %+v, want %d games against random", i, m.Eval, cfg.Eval.Games)
+		}
+	}
+	for _, name := range []string{ConfigFile, "loss.png", "selfplay.png", "eval.png"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+			t.Error(err)
+		}
+	}
+	ckpts, _ := Checkpoints(dir)
+	nets, _ := NetworkSnapshots(dir)
+	if len(ckpts) != min(cfg.Iterations, cfg.Output.KeepLast) || len(nets) != cfg.Iterations {
+		t.Errorf("%d checkpoints and %d network snapshots", len(ckpts), len(nets))
+	}
+	if !strings.Contains(log.String(), "iteration 2:") {
+		t.Errorf("log lacks the summary line of iteration 2:\n%s", log.String())
+	}
+}
+
+func TestRunResumeContinues(t *testing.T) {
+	dir := t.TempDir()
+	cfg := smokeConfig(t, dir)
+	cfg.Output.Plot = false
+	cfg.Eval.Every = 0
+	if _, err := Run(context.Background(), cfg, RunOptions{Iterations: 1}); err != nil {
+		t.Fatal(err)
+	}
+	first, err := LoadCheckpoint(checkpointPath(dir, 1), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	_, err = Run(context.Background(), cfg, RunOptions{Iterations: 2})
+	if err == nil || !strings.Contains(err.Error(), "--resume") {
+		t.Fatalf("a new run over an old one: %v, want an error that suggests --resume", err)
+	}
+
+	sum, err := Run(context.Background(), cfg, RunOptions{Resume: true, Iterations: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Iteration != 3 {
+		t.Fatalf("resumed run ended at iteration %d, want 3", sum.Iteration)
+	}
+	last, err := LoadCheckpoint(checkpointPath(dir, 3), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last.State.Iteration != 3 || last.State.Games != 3*int64(cfg.SelfPlay.GamesPerIteration) {
+		t.Errorf("state %+v: want iteration 3 and all games counted", last.State)
+	}
+	if last.Replay.Len() <= first.Replay.Len() {
+		t.Errorf("replay buffer %d after resuming, %d before: it must keep growing", last.Replay.Len(), first.Replay.Len())
+	}
+	if got, want := last.Trainer.Network().Steps(), int64(3*cfg.Optim.StepsPerIteration); got != want {
+		t.Errorf("%d training steps, want %d", got, want)
+	}
+	ms, err := ReadMetrics(metricsPath(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, m := range ms {
+		if m.Iteration != i+1 {
+			t.Fatalf("metrics iterations %v: want 1, 2, 3", ms)
+		}
+	}
+}
+
+func TestRunStopsOnCancel(t *testing.T) {
+	dir := t.TempDir()
+	cfg := smokeConfig(t, dir)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	sum, err := Run(ctx, cfg, RunOptions{})
+	if err != nil || !sum.Stopped || sum.Iteration != 0 {
+		t.Fatalf("Run with a cancelled context: %+v, %v: want stopped at 0", sum, err)
+	}
+}
+
+func TestResumeSkipsDamagedCheckpoint(t *testing.T) {
+	dir := t.TempDir()
+	cfg := smokeConfig(t, dir)
+	cfg.Output.Plot = false
+	cfg.Eval.Every = 0
+	if _, err := Run(context.Background(), cfg, RunOptions{Iterations: 2}); err != nil {
+		t.Fatal(err)
+	}
+	path := checkpointPath(dir, 2)
+	info, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(path, info.Size()/2); err != nil {
+		t.Fatal(err)
+	}
+	latest, skipped, err := LatestCheckpoint(dir)
+	if err != nil || latest != checkpointPath(dir, 1) || len(skipped) != 1 {
+		t.Fatalf("LatestCheckpoint = %q, %v, %v: want iteration 1 with one skipped", latest, skipped, err)
+	}
+	var log strings.Builder
+	sum, err := Run(context.Background(), cfg, RunOptions{Resume: true, Iterations: 2, Log: &log})
+	if err != nil || sum.Iteration != 2 {
+		t.Fatalf("resume past a damaged checkpoint: %+v, %v", sum, err)
+	}
+	if !strings.Contains(log.String(), "skipping damaged checkpoint") {
+		t.Errorf("no warning about the damaged checkpoint:\n%s", log.String())
+	}
+}
+
+// The kill test runs training in a child process (this test binary, see
+// TestMain) and kills it with SIGKILL at moments spread over an iteration.
+const killChildEnv = "DEATHSTACKS_TRAIN_CHILD_DIR"
+
+func TestMain(m *testing.M) {
+	if dir := os.Getenv(killChildEnv); dir != "" {
+		os.Exit(runKillChild(dir))
+	}
+	os.Exit(m.Run())
+}
+
+// runKillChild trains in dir until killed.
+func runKillChild(dir string) int {
+	cfg, err := Parse(configs.Smoke)
+	if err != nil {
+		return 3
+	}
+	cfg.Output.Dir = dir
+	cfg.Iterations = 1000
+	cfg.Eval.Every = 0
+	if _, err := Run(context.Background(), cfg, RunOptions{Resume: true}); err != nil {
+		os.Stderr.WriteString(err.Error() + "\n")
+		return 1
+	}
+	return 0
+}
+
+func TestKillAndResume(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts and kills training processes")
+	}
+	dir := t.TempDir()
+	for round, delay := range []time.Duration{0, 150 * time.Millisecond, 400 * time.Millisecond} {
+		before, _ := Checkpoints(dir)
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), killChildEnv+"="+dir)
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		// Wait for one more checkpoint, then kill somewhere in the next
+		// iteration.
+		deadline := time.Now().Add(2 * time.Minute)
+		for {
+			now, _ := Checkpoints(dir)
+			if len(now) > 0 && (len(before) == 0 || now[len(now)-1].Iteration > before[len(before)-1].Iteration) {
+				break
+			}
+			if time.Now().After(deadline) {
+				cmd.Process.Kill()
+				t.Fatalf("round %d: no new checkpoint in time; child said %s", round, stderr.String())
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		time.Sleep(delay)
+		if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		cmd.Wait()
+
+		latest, skipped, err := LatestCheckpoint(dir)
+		if err != nil || len(skipped) != 0 {
+			t.Fatalf("round %d: after SIGKILL: %q, skipped %v, %v", round, latest, skipped, err)
+		}
+		ms, err := ReadMetrics(metricsPath(dir))
+		if err != nil {
+			t.Fatalf("round %d: metrics: %v", round, err)
+		}
+		for i, m := range ms[:len(ms)-1] {
+			if ms[i+1].Iteration != m.Iteration+1 {
+				t.Fatalf("round %d: metrics iterations not consecutive: %d then %d", round, m.Iteration, ms[i+1].Iteration)
+			}
+		}
+	}
+	// A normal resume finishes one more iteration from the last checkpoint.
+	latest, _, _ := LatestCheckpoint(dir)
+	st, _, err := ReadCheckpointNetwork(latest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := smokeConfig(t, dir)
+	cfg.Output.Plot = false
+	cfg.Eval.Every = 0
+	sum, err := Run(context.Background(), cfg, RunOptions{Resume: true, Iterations: st.Iteration + 1})
+	if err != nil || sum.Iteration != st.Iteration+1 {
+		t.Fatalf("resume after kills: %+v, %v: want iteration %d", sum, err, st.Iteration+1)
+	}
+	ms, _ := ReadMetrics(metricsPath(dir))
+	if len(ms) == 0 || ms[len(ms)-1].Iteration != st.Iteration+1 || ms[0].Iteration != 1 {
+		t.Errorf("metrics after resume run from %d to %d", ms[0].Iteration, ms[len(ms)-1].Iteration)
+	}
+	if leftovers, _ := filepath.Glob(filepath.Join(dir, ".*tmp*")); len(leftovers) != 0 {
+		t.Errorf("temporary files left after a clean resume: %v", leftovers)
+	}
+}
+
+func TestCheckpointErrors(t *testing.T) {
+	dir := t.TempDir()
+	cfg := smokeConfig(t, dir)
+	cfg.Output.Plot = false
+	cfg.Eval.Every = 0
+	if _, err := Run(context.Background(), cfg, RunOptions{Iterations: 1}); err != nil {
+		t.Fatal(err)
+	}
+	good, err := os.ReadFile(checkpointPath(dir, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	flip := append([]byte(nil), good...)
+	flip[len(flip)/2] ^= 0x40
+	tests := []struct {
+		name string
+		data []byte
+		want string
+	}{
+		{"empty", nil, "bad magic"},
+		{"foreign", []byte("PK\x03\x04 this is a zip file, not ours"), "bad magic"},
+		{"truncated", good[:len(good)-100], "checksum"},
+		{"flipped bit", flip, "checksum"},
+		{"header only", good[:16], "truncated"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "ckpt-000001.dsck")
+			if err := os.WriteFile(path, tc.data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := LoadCheckpoint(path, cfg); err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), path) {
+				t.Errorf("LoadCheckpoint: %v, want an error naming the file and %q", err, tc.want)
+			}
+			if _, _, err := ReadCheckpointNetwork(path); err == nil {
+				t.Error("ReadCheckpointNetwork accepted it")
+			}
+		})
+	}
+	if _, _, err := LatestCheckpoint(t.TempDir()); !errors.Is(err, ErrNoCheckpoint) {
+		t.Errorf("empty directory: %v, want ErrNoCheckpoint", err)
+	}
+}

@@ -1,0 +1,130 @@
+package train
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/deathstacks/deathstacks/env"
+	"github.com/deathstacks/deathstacks/mcts"
+	"github.com/deathstacks/deathstacks/model"
+)
+
+func TestOutcome(t *testing.T) {
+	// Red controls 3 pieces in 2 stacks, Blue 1 piece in 1 stack: a lead
+	// of 2 pieces and 1 stack, 25 heuristic points, for Red.
+	final, err := env.ParseFEN("r,,,,,/,,,,,/,,rr,,,/,,,,,/,,,,,/,,,,,b b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lead := float32(math.Tanh(25.0 / adjudicationScale))
+	tests := []struct {
+		name  string
+		game  selfPlayGame
+		mover env.Color
+		want  float32
+	}{
+		{"winner", selfPlayGame{Won: true, Winner: env.Red, Status: env.RedWins}, env.Red, 1},
+		{"loser", selfPlayGame{Won: true, Winner: env.Red, Status: env.RedWins}, env.Blue, -1},
+		{"resigned", selfPlayGame{Won: true, Winner: env.Blue, Resigned: true}, env.Red, -1},
+		{"repetition", selfPlayGame{Status: env.DrawRepetition}, env.Red, 0},
+		{"move limit, leader", selfPlayGame{Status: env.MoveLimit, Adjudicated: true}, env.Red, lead},
+		{"move limit, trailer", selfPlayGame{Status: env.MoveLimit, Adjudicated: true}, env.Blue, -lead},
+		{"move limit, no adjudication", selfPlayGame{Status: env.MoveLimit}, env.Red, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := outcome(&tc.game, &final, tc.mover); math.Abs(float64(got-tc.want)) > 1e-6 {
+				t.Errorf("outcome = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// tinyNetwork is a small network with seeded weights.
+func tinyNetwork(t testing.TB) *model.Network {
+	t.Helper()
+	net, err := model.New(model.Config{Blocks: 1, Channels: 8, ValuePlanes: 1, ValueHidden: 8}, rand.New(rand.NewPCG(1, 2)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return net
+}
+
+func TestSelfPlayGames(t *testing.T) {
+	cfg := smokeConfig(t, t.TempDir())
+	cfg.SelfPlay.ResignThreshold = -1
+	sp := &selfPlayer{eval: tinyNetwork(t), opts: cfg.Env, search: cfg.Search, cfg: cfg.SelfPlay}
+	var games []selfPlayGame
+	stats, err := sp.runSelfPlay(context.Background(), 3, 2, 42, func(g selfPlayGame) { games = append(games, g) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stats.Games != 3 || len(games) != 3 {
+		t.Fatalf("%d games reported, %d handed over: want 3", stats.Games, len(games))
+	}
+	positions := 0
+	for _, g := range games {
+		positions += len(g.Samples)
+		if g.Plies != len(g.Samples) || !g.Status.Over() {
+			t.Errorf("game of %d plies with %d samples, status %v", g.Plies, len(g.Samples), g.Status)
+		}
+		for i, s := range g.Samples {
+			if err := checkSample(s); err != nil {
+				t.Fatalf("sample %d: %v", i, err)
+			}
+		}
+	}
+	if positions != stats.Positions {
+		t.Errorf("stats count %d positions, the games hold %d", stats.Positions, positions)
+	}
+}
+
+func TestSelfPlayReproducible(t *testing.T) {
+	cfg := smokeConfig(t, t.TempDir())
+	sp := &selfPlayer{eval: tinyNetwork(t), opts: cfg.Env, search: cfg.Search, cfg: cfg.SelfPlay}
+	a, err := sp.play(context.Background(), 9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := sp.play(context.Background(), 9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Plies != b.Plies || len(a.Samples) != len(b.Samples) {
+		t.Fatalf("same seed, different games: %d and %d plies", a.Plies, b.Plies)
+	}
+	for i := range a.Samples {
+		if a.Samples[i].Value != b.Samples[i].Value || len(a.Samples[i].Legal) != len(b.Samples[i].Legal) {
+			t.Fatalf("sample %d differs", i)
+		}
+	}
+}
+
+func TestSearchSampleCoversAllLegalMoves(t *testing.T) {
+	game := env.NewGame(env.DefaultRules())
+	pos := game.Position()
+	p, err := mcts.NewPUCTPlayer(mcts.UniformEvaluator{}, mcts.Config{Simulations: 20, CPuct: 1.25, BatchSize: 1, DirichletAlpha: 0.3}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := p.Choose(game)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := searchSample(&pos, game, d)
+	if len(s.Legal) != 48 {
+		t.Fatalf("%d legal actions, want all 48 of the start", len(s.Legal))
+	}
+	var sum float32
+	for j, a := range s.Legal {
+		sum += s.Policy[j]
+		if want := float32(d.Visits[a]) / float32(d.Simulations); math.Abs(float64(s.Policy[j]-want)) > 1e-6 {
+			t.Errorf("action %d: policy %v, want the visit share %v", a, s.Policy[j], want)
+		}
+	}
+	if math.Abs(float64(sum-1)) > 1e-5 {
+		t.Errorf("policy sums to %v", sum)
+	}
+}
