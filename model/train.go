@@ -264,7 +264,7 @@ func (t *Trainer) load(batch []Sample) error {
 	}
 	clear(t.target)
 	for i, s := range batch {
-		if err := checkSample(s); err != nil {
+		if err := s.Validate(); err != nil {
 			return fmt.Errorf("training step: sample %d: %w", i, err)
 		}
 		copy(t.xs[i*env.ObservationSize:], s.Obs)
@@ -279,33 +279,42 @@ func (t *Trainer) load(batch []Sample) error {
 	return nil
 }
 
-// policySumTolerance is how far a target policy's sum may be from 1.
+// policySumTolerance is how far a target policy's sum may be from 1: the
+// search's float32 visit shares add up with rounding.
 const policySumTolerance = 1e-3
 
-func checkSample(s Sample) error {
+// Validate reports what is wrong with a sample, if anything: the
+// observation's size, no or repeated or out-of-range legal actions, a
+// policy that is not a distribution over them, a value outside [-1, 1].
+func (s Sample) Validate() error {
 	switch {
 	case len(s.Obs) != env.ObservationSize:
-		return fmt.Errorf("%d observation values, want %d", len(s.Obs), env.ObservationSize)
+		return fmt.Errorf("%d observation values: want %d", len(s.Obs), env.ObservationSize)
 	case len(s.Legal) == 0:
 		return fmt.Errorf("no legal actions")
 	case len(s.Policy) != len(s.Legal):
 		return fmt.Errorf("%d policy values for %d legal actions", len(s.Policy), len(s.Legal))
 	case !(s.Value >= -1 && s.Value <= 1):
-		return fmt.Errorf("value %v outside [-1, 1]", s.Value)
+		return fmt.Errorf("value %v: want -1 to 1", s.Value)
 	}
+	var seen [(env.NumActions + 63) / 64]uint64
 	var sum float64
 	for j, a := range s.Legal {
-		p := s.Policy[j]
 		if !a.Valid() {
-			return fmt.Errorf("action %d out of range", int(a))
+			return fmt.Errorf("action %d: out of range", int(a))
 		}
+		if seen[a/64]&(1<<(a%64)) != 0 {
+			return fmt.Errorf("action %d: listed twice", int(a))
+		}
+		seen[a/64] |= 1 << (a % 64)
+		p := s.Policy[j]
 		if !(p >= 0 && p <= 1) {
-			return fmt.Errorf("policy value %v for action %d outside [0, 1]", p, int(a))
+			return fmt.Errorf("probability %v of action %d: want 0 to 1", p, int(a))
 		}
 		sum += float64(p)
 	}
 	if math.Abs(sum-1) > policySumTolerance {
-		return fmt.Errorf("policy sums to %v, not 1", sum)
+		return fmt.Errorf("policy sums to %v: want 1", sum)
 	}
 	return nil
 }

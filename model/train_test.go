@@ -195,10 +195,11 @@ func TestStepRejectsBadSamples(t *testing.T) {
 		{"no legal actions", func(s *Sample) { s.Legal, s.Policy = nil, nil }, "no legal actions"},
 		{"policy length", func(s *Sample) { s.Policy = s.Policy[1:] }, "policy values for"},
 		{"policy sum", func(s *Sample) { s.Policy = make([]float32, len(s.Legal)) }, "sums to"},
-		{"negative policy", func(s *Sample) { s.Policy = slices.Clone(s.Policy); s.Policy[0] = -1 }, "outside [0, 1]"},
+		{"negative policy", func(s *Sample) { s.Policy = slices.Clone(s.Policy); s.Policy[0] = -1 }, "want 0 to 1"},
 		{"value", func(s *Sample) { s.Value = 2 }, "value 2"},
 		{"NaN value", func(s *Sample) { s.Value = float32(math.NaN()) }, "value NaN"},
 		{"action", func(s *Sample) { s.Legal = slices.Clone(s.Legal); s.Legal[0] = -1 }, "out of range"},
+		{"repeated action", func(s *Sample) { s.Legal = slices.Clone(s.Legal); s.Legal[1] = s.Legal[0] }, "listed twice"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -20,44 +20,6 @@ import (
 // side to move. It is the network's training sample.
 type Sample = model.Sample
 
-// policyTolerance is how far a policy's sum may be from 1: the search's
-// float32 visit shares add up with rounding.
-const policyTolerance = 1e-3
-
-// checkSample reports what is wrong with a sample, if anything.
-func checkSample(s Sample) error {
-	switch {
-	case len(s.Obs) != env.ObservationSize:
-		return fmt.Errorf("%d observation values: want %d", len(s.Obs), env.ObservationSize)
-	case len(s.Legal) == 0:
-		return errors.New("no legal actions")
-	case len(s.Policy) != len(s.Legal):
-		return fmt.Errorf("%d policy values for %d legal actions", len(s.Policy), len(s.Legal))
-	case !(s.Value >= -1 && s.Value <= 1):
-		return fmt.Errorf("value %v: want -1 to 1", s.Value)
-	}
-	var seen [(env.NumActions + 63) / 64]uint64
-	var sum float64
-	for j, a := range s.Legal {
-		if !a.Valid() {
-			return fmt.Errorf("action %d: out of range", int(a))
-		}
-		if seen[a/64]&(1<<(a%64)) != 0 {
-			return fmt.Errorf("action %d: listed twice", int(a))
-		}
-		seen[a/64] |= 1 << (a % 64)
-		p := s.Policy[j]
-		if !(p >= 0 && p <= 1) {
-			return fmt.Errorf("probability %v of action %d: want 0 to 1", p, int(a))
-		}
-		sum += float64(p)
-	}
-	if math.Abs(sum-1) > policyTolerance {
-		return fmt.Errorf("policy sums to %v: want 1", sum)
-	}
-	return nil
-}
-
 // Replay is the sliding window of training positions: it keeps the newest
 // Window samples and draws uniform batches from them. Observations are kept
 // densely (they are what a batch needs); policies sparsely, over the legal
@@ -116,7 +78,7 @@ func (r *Replay) Added() uint64 {
 // no or repeated or out-of-range actions, a policy that is not a
 // distribution, a value outside [-1, 1]).
 func (r *Replay) Add(s Sample) error {
-	if err := checkSample(s); err != nil {
+	if err := s.Validate(); err != nil {
 		return fmt.Errorf("replay: add: %w", err)
 	}
 	r.mu.Lock()

@@ -71,7 +71,7 @@ func TestSelfPlayGames(t *testing.T) {
 			t.Errorf("game of %d plies with %d samples, status %v", g.Plies, len(g.Samples), g.Status)
 		}
 		for i, s := range g.Samples {
-			if err := checkSample(s); err != nil {
+			if err := s.Validate(); err != nil {
 				t.Fatalf("sample %d: %v", i, err)
 			}
 		}
