@@ -1,12 +1,9 @@
 package main
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -15,7 +12,6 @@ import (
 
 	"github.com/deathstacks/deathstacks/env"
 	"github.com/deathstacks/deathstacks/model"
-	"gopkg.in/yaml.v3"
 )
 
 // runBench dispatches "bench <what>": mcts (bench_mcts.go) or nn.
@@ -38,7 +34,7 @@ Measures the configured network on positions from seeded random games:
   train batch=<B> samples/s=<N>     training steps
 Each line runs for --seconds after a warm-up. A description of the network
 goes to standard error.`, s)
-	configPath := fs.String("config", "", "YAML config file; its model: and server: sections are used")
+	configArg := fs.String("config", "default", "a training config (file or built-in name); its model and server sections are used")
 	seconds := fs.Float64("seconds", 2, "measuring time per line")
 	batches := fs.String("batches", "1,8,16,32,64", "comma-separated batch sizes of the raw graph")
 	clients := fs.Int("clients", 64, "goroutines calling the server")
@@ -55,12 +51,11 @@ goes to standard error.`, s)
 	if *seconds <= 0 || *clients < 1 || *perCall < 1 || *trainBatch < 0 {
 		return usageErr("--seconds, --clients and --per-call must be positive, --train-batch 0 or more")
 	}
-	cfg, scfg := model.DefaultConfig(), model.DefaultServerConfig()
-	if *configPath != "" {
-		if cfg, scfg, err = loadBenchConfig(*configPath); err != nil {
-			return usageErr("%v", err)
-		}
+	run, err := trainConfig(*configArg, "", false)
+	if err != nil {
+		return usageErr("%v", err)
 	}
+	cfg, scfg := run.Model, run.Server
 	rng := rand.New(rand.NewPCG(*seed, 0xbe7c))
 	net, err := model.New(cfg, rng)
 	if err != nil {
@@ -109,35 +104,6 @@ goes to standard error.`, s)
 		fmt.Fprintf(s.out, "train batch=%d samples/s=%.0f\n", tc.BatchSize, rate)
 	}
 	return nil
-}
-
-// loadBenchConfig reads the model: and server: sections of a YAML config
-// onto the defaults, strictly (unknown keys in them are errors); other
-// top-level sections are ignored.
-// TODO(lead): read the whole project config through train.Load instead.
-func loadBenchConfig(path string) (model.Config, model.ServerConfig, error) {
-	cfg, scfg := model.DefaultConfig(), model.DefaultServerConfig()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return cfg, scfg, err
-	}
-	doc := struct {
-		Model  *model.Config        `yaml:"model"`
-		Server *model.ServerConfig  `yaml:"server"`
-		Other  map[string]yaml.Node `yaml:",inline"`
-	}{Model: &cfg, Server: &scfg}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(&doc); err != nil && !errors.Is(err, io.EOF) {
-		return cfg, scfg, fmt.Errorf("config %s: %w", path, err)
-	}
-	if err := cfg.Validate(); err != nil {
-		return cfg, scfg, fmt.Errorf("config %s: %w", path, err)
-	}
-	if err := scfg.Validate(); err != nil {
-		return cfg, scfg, fmt.Errorf("config %s: %w", path, err)
-	}
-	return cfg, scfg, nil
 }
 
 func parseSizes(list string) ([]int, error) {
