@@ -43,9 +43,6 @@ type LadderOptions struct {
 	// at once; Seed drives openings and players.
 	Games, Parallel int
 	Seed            uint64
-	// OnGame, if not nil, is called with each finished game, one call at a
-	// time.
-	OnGame func(GameRecord)
 }
 
 // LadderSnapshot is a network snapshot a ladder rates.
@@ -138,16 +135,15 @@ func (l *Ladder) Games(baselines int) int {
 	return pairs * l.opts.Games
 }
 
-// Arena returns the settings of the ladder's games: the run's rules and
+// arena returns the settings of the ladder's games: the run's rules and
 // evaluation openings, the options' games, parallelism and seed.
-func (l *Ladder) Arena() ArenaConfig {
+func (l *Ladder) arena() ArenaConfig {
 	return ArenaConfig{
 		Rules:        l.cfg.Env.Rules,
 		Games:        l.opts.Games,
 		Parallel:     l.opts.Parallel,
 		OpeningPlies: l.cfg.Eval.OpeningPlies,
 		Seed:         l.opts.Seed,
-		OnGame:       l.opts.OnGame,
 	}
 }
 
@@ -183,19 +179,29 @@ func snapshotName(s LadderSnapshot) string { return fmt.Sprintf("iter-%06d", s.I
 
 // Play plays the ladder's games (see [Ladder]) and rates everyone with
 // the anchor's Elo at 0 (see [DefaultAnchor]); baselines need at least
-// one player. Each snapshot's network is served, batched across the
+// one player. onGame, if not nil, is called with each finished game, one
+// call at a time. Each snapshot's network is served, batched across the
 // games at once, only while its pairs play. It returns the report and the
 // records of every game, numbered in the order played.
-func (l *Ladder) Play(ctx context.Context, baselines []Contender) (*LadderReport, []GameRecord, error) {
+func (l *Ladder) Play(ctx context.Context, baselines []Contender, onGame func(GameRecord)) (*LadderReport, []GameRecord, error) {
 	if len(baselines) == 0 {
 		return nil, nil, errors.New("ladder: no baseline players")
 	}
-	arena := l.Arena()
+	for _, b := range baselines {
+		for _, s := range l.snapshots {
+			if b.Name == snapshotName(s) {
+				return nil, nil, fmt.Errorf("ladder: a baseline is called %s like a snapshot", b.Name)
+			}
+		}
+	}
+	arena := l.arena()
+	arena.OnGame = onGame
 	var records []GameRecord
 	match := func(a, b Entrant) error {
 		recs, err := PlayMatch(ctx, a, b, arena)
+		offset := len(records)
 		for _, r := range recs {
-			r.Game += len(records)
+			r.Game += offset
 			records = append(records, r)
 		}
 		return err
@@ -312,15 +318,37 @@ func (l *Ladder) report(rep *Report) *LadderReport {
 	return lr
 }
 
+// isSnapshot reports whether a player of the report is a snapshot.
+func (r *LadderReport) isSnapshot(name string) bool {
+	return slices.ContainsFunc(r.Snapshots, func(p LadderPoint) bool { return p.Name == name })
+}
+
 // baselines returns the players of the report that are not snapshots.
 func (r *LadderReport) baselines() []Standing {
 	var out []Standing
 	for _, s := range r.Players {
-		if !slices.ContainsFunc(r.Snapshots, func(p LadderPoint) bool { return p.Name == s.Name }) {
+		if !r.isSnapshot(s.Name) {
 			out = append(out, s)
 		}
 	}
 	return out
+}
+
+// specColumn returns the spec column of the players table: the baselines'
+// specs, if some baseline's name differs from its spec, and the snapshots'
+// model files (their search settings are the same for all), else nil.
+func (r *LadderReport) specColumn() func(Standing) string {
+	if !slices.ContainsFunc(r.baselines(), func(s Standing) bool { return s.Name != s.Spec }) {
+		return nil
+	}
+	return func(s Standing) string {
+		if r.isSnapshot(s.Name) {
+			if model, _, ok := strings.Cut(s.Spec, ",sims="); ok {
+				return model + ",…"
+			}
+		}
+		return s.Spec
+	}
 }
 
 // timeScale returns the unit of the chart's x axis and the seconds in it.
@@ -367,10 +395,10 @@ func (r *LadderReport) Plot(path string) error {
 		return fmt.Errorf("plot %s: %w", path, err)
 	}
 	addLine(p, "network", xys, 0)
-	lo, hi := xys[0].X, xys[len(xys)-1].X
-	if lo == hi {
-		lo, hi = lo-1, hi+1
-	}
+	// Training starts at 0 on either axis; the margin keeps the last
+	// point's bar off the frame.
+	lo, hi := 0.0, xys[len(xys)-1].X*1.03
+	p.X.Min, p.X.Max = lo, hi
 	base := r.baselines()
 	for i, b := range base {
 		line, err := plotter.NewLine(plotter.XYs{{X: lo, Y: b.Elo}, {X: hi, Y: b.Elo}})
@@ -396,7 +424,7 @@ func (r *LadderReport) Markdown() string {
 		"pairs: every snapshot against every baseline and against the next snapshot rated, the baselines against each other")
 	fmt.Fprintf(&b, "![Elo against %s](%s)\n\n", r.TimeAxis, LadderChart)
 	fmt.Fprintf(&b, "## Snapshots\n\n%s\n", r.snapshotTable().markdown())
-	r.markdownTables(&b, "##")
+	r.markdownTables(&b, "##", r.specColumn())
 	r.markdownReproduce(&b)
 	return b.String()
 }
@@ -409,7 +437,7 @@ func (r *LadderReport) snapshotTable() table {
 		if s.ElapsedSec > 0 {
 			elapsed = formatSeconds(s.ElapsedSec)
 		}
-		t.rows = append(t.rows, []string{fmt.Sprint(s.Iteration), elapsed, s.Name, formatElo(s.Elo), fmt.Sprintf("±%.0f", (s.CI95[1]-s.CI95[0])/2)})
+		t.rows = append(t.rows, []string{fmt.Sprint(s.Iteration), elapsed, s.Name, formatElo(s.Elo), formatHalf(s.CI95)})
 	}
 	return t
 }
@@ -417,8 +445,8 @@ func (r *LadderReport) snapshotTable() table {
 // WriteText writes the snapshots' ratings and the table of all players as
 // aligned text, for a terminal.
 func (r *LadderReport) WriteText(w io.Writer) error {
-	text := fmt.Sprintf("Snapshots (Elo relative to %s = 0, ±95%% is the half-width of the 95%% interval)\n%s\nPlayers (%s)\n%s",
-		r.Anchor, r.snapshotTable().text(), fmt.Sprintf(eloCaption, r.Anchor), r.playerTable().text())
+	text := fmt.Sprintf("Snapshots: Elo relative to %s = 0, ±95%% is the half-width of the 95%% interval.\n%s\nPlayers: %s\n%s",
+		r.Anchor, r.snapshotTable().text(), fmt.Sprintf(eloCaption, r.Anchor), r.playerTable(r.specColumn()).text())
 	_, err := io.WriteString(w, text)
 	return err
 }

@@ -15,6 +15,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/deathstacks/deathstacks/mcts"
 	"github.com/deathstacks/deathstacks/model"
@@ -306,29 +307,32 @@ func (t table) markdown() string {
 	return b.String()
 }
 
-// showSpecs reports whether some player's name differs from its spec, so
-// that a table needs a column for the specs.
-func (r *Report) showSpecs() bool {
-	return slices.ContainsFunc(r.Players, func(s Standing) bool { return s.Name != s.Spec })
+// specColumn returns the spec column of the players table: the specs, if
+// some player's name differs from its spec, else nil for no column.
+func (r *Report) specColumn() func(Standing) string {
+	if !slices.ContainsFunc(r.Players, func(s Standing) bool { return s.Name != s.Spec }) {
+		return nil
+	}
+	return func(s Standing) string { return s.Spec }
 }
 
-// playerTable lists the players from the best down.
-func (r *Report) playerTable() table {
+// playerTable lists the players from the best down, with a column of
+// specs unless spec is nil.
+func (r *Report) playerTable(spec func(Standing) string) table {
 	t := table{head: []string{"#", "player"}, right: []bool{true, false}}
-	specs := r.showSpecs()
-	if specs {
+	if spec != nil {
 		t.head, t.right = append(t.head, "spec"), append(t.right, false)
 	}
 	t.head = append(t.head, "Elo", "±95%", "games", "W", "D", "L", "score")
 	t.right = append(t.right, true, true, true, true, true, true, true)
 	for i, s := range r.Players {
 		row := []string{fmt.Sprint(i + 1), s.Name}
-		if specs {
-			row = append(row, s.Spec)
+		if spec != nil {
+			row = append(row, spec(s))
 		}
 		half := "anchor"
 		if s.Name != r.Anchor {
-			half = fmt.Sprintf("±%.0f", (s.CI95[1]-s.CI95[0])/2)
+			half = formatHalf(s.CI95)
 		}
 		row = append(row, formatElo(s.Elo), half, fmt.Sprint(s.Games),
 			fmt.Sprint(s.Wins), fmt.Sprint(s.Draws), fmt.Sprint(s.Losses), fmt.Sprintf("%.3f", s.Score))
@@ -344,6 +348,9 @@ func formatElo(elo float64) string {
 	}
 	return fmt.Sprintf("%+.0f", elo)
 }
+
+// formatHalf writes the half-width of a symmetric interval, such as ±45.
+func formatHalf(ci [2]float64) string { return fmt.Sprintf("±%.0f", (ci[1]-ci[0])/2) }
 
 // pairTable lists the pairs with A's results.
 func (r *Report) pairTable() table {
@@ -368,16 +375,16 @@ const (
 // for a terminal.
 func (r *Report) WriteText(w io.Writer) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Pairs (%s)\n%s\n", pairsCaption, r.pairTable().text())
-	fmt.Fprintf(&b, "Players (%s)\n%s", fmt.Sprintf(eloCaption, r.Anchor), r.playerTable().text())
+	fmt.Fprintf(&b, "Pairs: %s\n%s\n", pairsCaption, r.pairTable().text())
+	fmt.Fprintf(&b, "Players: %s\n%s", fmt.Sprintf(eloCaption, r.Anchor), r.playerTable(r.specColumn()).text())
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
 // markdownTables writes the players and pairs tables in Markdown, under
-// headings of the given level.
-func (r *Report) markdownTables(b *strings.Builder, level string) {
-	fmt.Fprintf(b, "%s Players\n\n%s\n\n%s\n", level, fmt.Sprintf(eloCaption, "`"+r.Anchor+"`"), r.playerTable().markdown())
+// headings of the given level, with spec as the players' spec column.
+func (r *Report) markdownTables(b *strings.Builder, level string, spec func(Standing) string) {
+	fmt.Fprintf(b, "%s Players\n\n%s\n\n%s\n", level, fmt.Sprintf(eloCaption, "`"+r.Anchor+"`"), r.playerTable(spec).markdown())
 	fmt.Fprintf(b, "%s Pairs\n\n%s\n\n%s\n", level, pairsCaption, r.pairTable().markdown())
 }
 
@@ -441,7 +448,7 @@ func (r *Report) Markdown() string {
 	b.WriteString("# Evaluation\n\n")
 	r.markdownSettings(&b)
 	fmt.Fprintf(&b, "![Elo of each player with its 95%% interval](%s)\n\n", EloChart)
-	r.markdownTables(&b, "##")
+	r.markdownTables(&b, "##", r.specColumn())
 	r.markdownReproduce(&b)
 	return b.String()
 }
@@ -528,12 +535,29 @@ func (r *Report) PlotElo(path string) error {
 		return fmt.Errorf("plot %s: %w", path, err)
 	}
 	dots.Color, dots.Shape, dots.Radius = plotutil.Color(0), plotutil.Shape(0), vg.Points(4)
-	p.Add(bars, dots)
-	names := make([]string, len(r.Players))
+	xys, err := plotter.CopyXYs(pts)
+	if err != nil {
+		return fmt.Errorf("plot %s: %w", path, err)
+	}
+	names, values := make([]string, len(r.Players)), make([]string, len(r.Players))
 	for i, s := range r.Players {
 		names[len(names)-1-i] = s.Name
+		values[i] = formatElo(s.Elo)
+		if s.Name != r.Anchor {
+			values[i] += " " + formatHalf(s.CI95)
+		}
 	}
+	labels, err := plotter.NewLabels(plotter.XYLabels{XYs: xys, Labels: values})
+	if err != nil {
+		return fmt.Errorf("plot %s: %w", path, err)
+	}
+	for i := range labels.TextStyle {
+		labels.TextStyle[i].Font.Size = vg.Points(12)
+		labels.TextStyle[i].XAlign = draw.XCenter
+	}
+	labels.Offset = vg.Point{Y: vg.Points(6)}
+	p.Add(bars, dots, labels)
 	p.NominalY(names...)
 	p.Y.Min, p.Y.Max = -0.5, float64(len(names))-0.5
-	return savePanels(path, [][]*plot.Plot{{p}}, 1000, vg.Length(140+40*len(names)))
+	return savePanels(path, [][]*plot.Plot{{p}}, 1000, vg.Length(max(400, 140+40*len(names))))
 }

@@ -1,0 +1,203 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/deathstacks/deathstacks/env"
+	"github.com/deathstacks/deathstacks/mcts"
+	"github.com/deathstacks/deathstacks/train"
+)
+
+// playerListHelp explains the repeated player flags of eval and ladder.
+var playerListHelp = `SPEC or NAME=SPEC, repeated. NAME (no ":" or "=" in it) names the player in
+tables and results; by default the name is the spec, and a spec given twice
+becomes SPEC#2, SPEC#3... Specs are KIND or KIND:KEY=VALUE,KEY=VALUE...:
+` + mcts.SpecHelp()
+
+// stringList is a flag that may be given several times.
+type stringList []string
+
+func (l *stringList) String() string { return strings.Join(*l, " ") }
+
+func (l *stringList) Set(v string) error {
+	*l = append(*l, v)
+	return nil
+}
+
+func runEval(args []string, s stdio) error {
+	fs := newFlags("eval", `eval --player SPEC --player SPEC [...] --games N [--parallel P] [--seed S] [--out DIR] [--opening-plies K] [--max-plies M] [--quiet]
+
+Plays a round robin among the players: N games for every pair, colours
+alternating, each two games from the same K random opening plies (shared by
+all pairs). Prints the results of every pair (A's wins, draws, losses and
+points per game) and every player's Elo with its 95% interval, fitted over
+all games with random at 0 (or, without a random player, the first player;
+the output names the anchor). Writes into DIR:
+  results.json  {"anchor", "players": [{"name", "spec", "elo", "ci95": [low, high],
+                "games", "wins", "draws", "losses", "score"}], "pairs": [{"a", "b",
+                "games", "wins", "draws", "losses", "score"}], settings...}
+                (pairs from A's side; ci95 is the interval's ends)
+  report.md     the same tables, the settings and the command that replays it
+  games.jsonl   every game (players, seeds, opening, moves, result), one a line
+  elo.png       each player's Elo with its interval
+az players sharing a model share one network server, batched across the
+games at once.`, s)
+	var players stringList
+	fs.Var(&players, "player", "a player: "+playerListHelp)
+	games := fs.Int("games", 20, "games per pair of players")
+	parallel := fs.Int("parallel", runtime.NumCPU(), "games played at once")
+	seed := fs.Uint64("seed", 1, "seed of the openings and players: the same seed replays the same games")
+	out := fs.String("out", "", "the directory to write (default checkpoints/eval-<UTC time>)")
+	openingPlies := fs.Int("opening-plies", 4, "random plies that start each pair of games")
+	maxPlies := fs.Int("max-plies", env.DefaultRules().MaxPlies, "move limit: a game this long is a draw; 0 for none")
+	quiet := fs.Bool("quiet", false, "no progress bar")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	rules := env.DefaultRules()
+	rules.MaxPlies = *maxPlies
+	cfg := train.ArenaConfig{Rules: rules, Games: *games, Parallel: *parallel, OpeningPlies: *openingPlies, Seed: *seed}
+	if err := checkArena(cfg); err != nil {
+		return err
+	}
+	if len(players) < 2 {
+		return usageErr("--player: %d given: want 2 or more", len(players))
+	}
+	models := newModels()
+	defer models.Close()
+	contenders, err := buildContenders(models, "--player", players)
+	if err != nil {
+		return err
+	}
+	dir := *out
+	if dir == "" {
+		dir = filepath.Join("checkpoints", "eval-"+time.Now().UTC().Format("20060102-150405"))
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	pairs := len(contenders) * (len(contenders) - 1) / 2
+	total := pairs * cfg.Games
+	fmt.Fprintf(s.out, "eval: %d players, %d pairs, %d games each: %d games, %d at once\n", len(contenders), pairs, cfg.Games, total, cfg.Parallel)
+	bar := train.NewProgress(s.err, total, "eval", "games", *quiet)
+	cfg.OnGame = func(train.GameRecord) { bar.Add(1) }
+	start := time.Now()
+	records, err := train.RoundRobin(context.Background(), train.Entrants(contenders), cfg)
+	bar.Finish()
+	if err != nil {
+		return err
+	}
+	rep, err := train.NewReport(records, contenders, train.DefaultAnchor(contenders), cfg)
+	if err != nil {
+		return err
+	}
+	return publish(s, rep, &rep.ReportSettings, commandLine("eval", args), start, dir, records,
+		train.ResultsFile, train.ReportFile, train.GamesFile, train.EloChart)
+}
+
+// savable is a finished report: [train.Report] or [train.LadderReport].
+type savable interface {
+	WriteText(w io.Writer) error
+	Save(dir string, records []train.GameRecord) error
+}
+
+// publish stamps a report's settings with the start, duration and command
+// of the games, prints it, saves it into dir and says which files it wrote.
+func publish(s stdio, rep savable, settings *train.ReportSettings, command string, start time.Time, dir string, records []train.GameRecord, files ...string) error {
+	settings.Date, settings.DurationSec, settings.Command = start, time.Since(start).Seconds(), command
+	if err := rep.WriteText(s.out); err != nil {
+		return err
+	}
+	if err := rep.Save(dir, records); err != nil {
+		return err
+	}
+	fmt.Fprintf(s.out, "\n%d games in %v; wrote %s and %s in %s\n", len(records), time.Since(start).Round(time.Second),
+		strings.Join(files[:len(files)-1], ", "), files[len(files)-1], dir)
+	return nil
+}
+
+// checkArena turns bad arena flags into a usage error.
+func checkArena(cfg train.ArenaConfig) error {
+	switch {
+	case cfg.Games < 1:
+		return usageErr("--games must be 1 or more")
+	case cfg.Parallel < 1:
+		return usageErr("--parallel must be 1 or more")
+	case cfg.OpeningPlies < 0:
+		return usageErr("--opening-plies must be 0 or more")
+	case cfg.Rules.MaxPlies < 0:
+		return usageErr("--max-plies must be 0 (no limit) or more")
+	case cfg.Rules.MaxPlies > 0 && cfg.OpeningPlies >= cfg.Rules.MaxPlies:
+		return usageErr("--opening-plies %d leaves no move before --max-plies %d", cfg.OpeningPlies, cfg.Rules.MaxPlies)
+	}
+	return nil
+}
+
+// buildContenders reads player arguments (SPEC or NAME=SPEC), names them
+// uniquely and builds each player once, so that a bad spec or model stops
+// the command before any game: a usage error naming the flag.
+func buildContenders(models *train.Models, flagName string, args []string) ([]train.Contender, error) {
+	taken := map[string]bool{}
+	var out []train.Contender
+	for _, arg := range args {
+		name, spec, err := parsePlayerArg(flagName, arg)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := mcts.NewPlayer(spec, 0, models.Load); err != nil {
+			return nil, usageErr("%s: %v", flagName, err)
+		}
+		if name == "" {
+			name = spec.String()
+		}
+		for k := 2; taken[name]; k++ {
+			if !taken[fmt.Sprintf("%s#%d", name, k)] {
+				name = fmt.Sprintf("%s#%d", name, k)
+			}
+		}
+		taken[name] = true
+		out = append(out, train.Contender{Spec: spec.String(), Entrant: train.Entrant{Name: name, New: func(seed uint64) (mcts.Player, error) {
+			return mcts.NewPlayer(spec, seed, models.Load)
+		}}})
+	}
+	return out, nil
+}
+
+// parsePlayerArg reads SPEC or NAME=SPEC: the text before the first "="
+// is a name when it holds no ":", since in a spec a key=value comes after
+// the kind's colon. The name is empty when none is given.
+func parsePlayerArg(flagName, arg string) (name string, spec mcts.Spec, err error) {
+	text := arg
+	if before, after, ok := strings.Cut(arg, "="); ok && !strings.Contains(before, ":") {
+		if before == "" {
+			return "", mcts.Spec{}, usageErr("%s %q: empty name before =", flagName, arg)
+		}
+		name, text = before, after
+	}
+	spec, err = mcts.ParseSpec(text)
+	if err != nil {
+		return "", mcts.Spec{}, usageErr("%s: %v", flagName, err)
+	}
+	return name, spec, nil
+}
+
+// commandLine writes a command as a shell would read it back.
+func commandLine(name string, args []string) string {
+	words := append([]string{"deathstacks", name}, args...)
+	for i, w := range words {
+		plain := w != "" && !strings.ContainsFunc(w, func(r rune) bool {
+			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=,@%+", r))
+		})
+		if !plain {
+			words[i] = "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
+		}
+	}
+	return strings.Join(words, " ")
+}

@@ -1,0 +1,93 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"runtime"
+	"time"
+
+	"github.com/deathstacks/deathstacks/train"
+)
+
+func runLadder(args []string, s stdio) error {
+	fs := newFlags("ladder", `ladder --run DIR [--vs SPEC ...] [--games N] [--parallel P] [--every K] [--sims N] [--seed S] [--out DIR] [--quiet]
+
+Rates the network snapshots of a training run (DIR/nets/net-<iteration>.dsnn)
+on one Elo scale and plots Elo against training time. Each snapshot plays as
+an az player with the run's search settings (from DIR/config.yaml) without
+noise or temperature, at --sims simulations, under the run's rules and
+evaluation openings. To keep the cost linear in the number of snapshots, the
+pairs that play are: every snapshot against every --vs baseline, every
+snapshot against the next one rated, and the baselines against each other;
+one Elo fit over all games rates everyone, with random at 0 (or the first
+baseline). Writes into --out:
+  ladder.json         {"run", "anchor", "snapshots": [{"iteration", "name",
+                      "elapsed_sec", "elo", "ci95": [low, high]}], "players",
+                      "pairs", settings...} (players and pairs as in eval's
+                      results.json)
+  ladder.md           the tables, settings and the command that replays it
+  ladder-games.jsonl  every game, one a line
+  ladder.png          Elo against training time (from DIR/metrics.jsonl;
+                      against iteration when that lacks some snapshot)`, s)
+	run := fs.String("run", "", "the run directory")
+	var vs stringList
+	fs.Var(&vs, "vs", "a baseline player (default random and greedy): "+playerListHelp)
+	games := fs.Int("games", 10, "games per pair of players")
+	parallel := fs.Int("parallel", runtime.NumCPU(), "games played at once")
+	every := fs.Int("every", 1, "rate the snapshots whose iteration is a multiple of K, and the latest")
+	sims := fs.Int("sims", 100, "simulations per move of the network players")
+	seed := fs.Uint64("seed", 1, "seed of the openings and players")
+	out := fs.String("out", "", "the directory to write (default the run directory)")
+	quiet := fs.Bool("quiet", false, "no progress bar")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	switch {
+	case *run == "":
+		return usageErr("--run is required")
+	case *games < 1:
+		return usageErr("--games must be 1 or more")
+	case *parallel < 1:
+		return usageErr("--parallel must be 1 or more")
+	case *every < 1:
+		return usageErr("--every must be 1 or more")
+	case *sims < 1:
+		return usageErr("--sims must be 1 or more")
+	}
+	if len(vs) == 0 {
+		vs = stringList{"random", "greedy"}
+	}
+	models := newModels()
+	defer models.Close()
+	baselines, err := buildContenders(models, "--vs", vs)
+	if err != nil {
+		return err
+	}
+	ladder, err := train.NewLadder(train.LadderOptions{
+		Run: *run, Every: *every, Simulations: *sims, Games: *games, Parallel: *parallel, Seed: *seed,
+	})
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	dir := *out
+	if dir == "" {
+		dir = *run
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	snaps := ladder.Snapshots()
+	total := ladder.Games(len(baselines))
+	fmt.Fprintf(s.out, "ladder: %d snapshots (iterations %d to %d), %d baselines: %d games, %d at once\n",
+		len(snaps), snaps[0].Iteration, snaps[len(snaps)-1].Iteration, len(baselines), total, *parallel)
+	bar := train.NewProgress(s.err, total, "ladder", "games", *quiet)
+	start := time.Now()
+	rep, records, err := ladder.Play(context.Background(), baselines, func(train.GameRecord) { bar.Add(1) })
+	bar.Finish()
+	if err != nil {
+		return err
+	}
+	return publish(s, rep, &rep.ReportSettings, commandLine("ladder", args), start, dir, records,
+		train.LadderResultsFile, train.LadderReportFile, train.LadderGamesFile, train.LadderChart)
+}

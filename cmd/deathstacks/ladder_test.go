@@ -1,0 +1,155 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/deathstacks/deathstacks/configs"
+	"github.com/deathstacks/deathstacks/model"
+	"github.com/deathstacks/deathstacks/train"
+)
+
+// fakeRun writes a run directory as training leaves it, with the smoke
+// config and a tiny untrained network for each of iterations 1 to n, the
+// training time of each in metrics.jsonl.
+func fakeRun(t *testing.T, n int) string {
+	t.Helper()
+	run := t.TempDir()
+	if err := os.WriteFile(filepath.Join(run, train.ConfigFile), configs.Smoke, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(run, "nets"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tiny := model.Config{Blocks: 1, Channels: 4, ValuePlanes: 1, ValueHidden: 4}
+	for it := 1; it <= n; it++ {
+		net, err := model.New(tiny, rand.New(rand.NewPCG(uint64(it), 7)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := net.Save(filepath.Join(run, "nets", fmt.Sprintf("net-%06d.dsnn", it))); err != nil {
+			t.Fatal(err)
+		}
+		if err := train.AppendMetrics(filepath.Join(run, train.MetricsFile), train.Metrics{Iteration: it, ElapsedSec: 90 * float64(it)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return run
+}
+
+func TestLadder(t *testing.T) {
+	run := fakeRun(t, 3)
+	out, errOut, code := runBotCLI("", "ladder", "--run", run, "--games", "2", "--sims", "4", "--parallel", "2", "--every", "2")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	// Every 2nd iteration and the latest: 2 and 3, each against random and
+	// greedy, 3 against 2, random against greedy: 6 pairs of 2 games.
+	for _, want := range []string{"ladder: 2 snapshots (iterations 2 to 3), 2 baselines: 12 games", "Snapshots: ", "Players: ", "relative to random = 0",
+		"wrote ladder.json, ladder.md, ladder-games.jsonl and ladder.png in " + run} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if !hasRow(out, "2", "3m00s", "iter-000002") || !hasRow(out, "3", "4m30s", "iter-000003") {
+		t.Errorf("output lacks the snapshot rows:\n%s", out)
+	}
+	if !strings.Contains(errOut, "ladder: 12 games in") {
+		t.Errorf("stderr %q: want the progress line", errOut)
+	}
+	data, err := os.ReadFile(filepath.Join(run, "ladder.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res struct {
+		Run       string `json:"run"`
+		Anchor    string `json:"anchor"`
+		TimeAxis  string `json:"time_axis"`
+		Snapshots []struct {
+			Iteration  int        `json:"iteration"`
+			ElapsedSec float64    `json:"elapsed_sec"`
+			Elo        float64    `json:"elo"`
+			CI95       [2]float64 `json:"ci95"`
+		} `json:"snapshots"`
+		Players []struct {
+			Spec string `json:"spec"`
+		} `json:"players"`
+		Pairs []struct{ A, B string } `json:"pairs"`
+	}
+	if err := json.Unmarshal(data, &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Run != run || res.Anchor != "random" || res.TimeAxis != "training time" || len(res.Snapshots) != 2 || len(res.Players) != 4 || len(res.Pairs) != 6 {
+		t.Fatalf("ladder.json %s", data)
+	}
+	for i, s := range res.Snapshots {
+		if s.Iteration != i+2 || s.ElapsedSec != 90*float64(s.Iteration) || !(s.CI95[0] <= s.Elo && s.Elo <= s.CI95[1]) {
+			t.Errorf("snapshot %+v", s)
+		}
+	}
+	for _, name := range []string{"ladder.md", "ladder-games.jsonl", "ladder.png"} {
+		if info, err := os.Stat(filepath.Join(run, name)); err != nil || info.Size() == 0 {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
+// --out puts the files elsewhere; --vs replaces the baselines, and without
+// random the first is the anchor.
+func TestLadderOutAndBaselines(t *testing.T) {
+	run, dir := fakeRun(t, 2), filepath.Join(t.TempDir(), "ladder")
+	out, errOut, code := runBotCLI("", "ladder", "--run", run, "--out", dir, "--vs", "alphabeta:depth=1", "--games", "2", "--sims", "2", "--quiet")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, "1 baselines: 6 games") || !strings.Contains(out, "relative to alphabeta:depth=1 = 0") {
+		t.Errorf("output:\n%s", out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "ladder.json")); err != nil {
+		t.Error(err)
+	}
+	if _, err := os.Stat(filepath.Join(run, "ladder.json")); err == nil {
+		t.Error("ladder.json written into the run despite --out")
+	}
+}
+
+func TestLadderErrors(t *testing.T) {
+	run := fakeRun(t, 1)
+	cases := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no run", nil, "--run is required"},
+		{"not a run", []string{"--run", t.TempDir()}, train.ConfigFile},
+		{"missing run", []string{"--run", filepath.Join(run, "missing")}, "no such file"},
+		{"bad baseline", []string{"--run", run, "--vs", "minimax"}, "random, greedy, alphabeta, mcts, az"},
+		{"no games", []string{"--run", run, "--games", "0"}, "--games"},
+		{"no parallel", []string{"--run", run, "--parallel", "0"}, "--parallel"},
+		{"every 0", []string{"--run", run, "--every", "0"}, "--every"},
+		{"no simulations", []string{"--run", run, "--sims", "0"}, "--sims"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, errOut, code := runBotCLI("", append([]string{"ladder"}, tc.args...)...)
+			if code != 2 || !strings.Contains(errOut, tc.want) {
+				t.Errorf("exit %d, stderr %q: want 2 and %q", code, errOut, tc.want)
+			}
+		})
+	}
+	if _, err := os.Stat(filepath.Join(run, "missing")); err == nil {
+		t.Error("a missing run directory was created")
+	}
+	empty := t.TempDir()
+	if err := os.WriteFile(filepath.Join(empty, train.ConfigFile), configs.Smoke, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, errOut, code := runBotCLI("", "ladder", "--run", empty); code != 2 || !strings.Contains(errOut, "no network snapshots") {
+		t.Errorf("a run without snapshots: exit %d, stderr %q", code, errOut)
+	}
+}
