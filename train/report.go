@@ -559,5 +559,21 @@ func (r *Report) PlotElo(path string) error {
 	p.Add(bars, dots, labels)
 	p.NominalY(names...)
 	p.Y.Min, p.Y.Max = -0.5, float64(len(names))-0.5
+	// A margin keeps the outermost bars and labels off the frame.
+	lo, hi := 0.0, 0.0
+	for _, s := range r.Players {
+		lo, hi = min(lo, s.CI95[0]), max(hi, s.CI95[1])
+	}
+	margin := max(hi-lo, 100) * 0.06
+	p.X.Min, p.X.Max = lo-margin, hi+margin
+	p.X.Tick.Marker = plot.TickerFunc(func(min, max float64) []plot.Tick {
+		ticks := plot.DefaultTicks{}.Ticks(min, max)
+		for i := range ticks {
+			if ticks[i].Label != "" { // Elo in whole points, not "250.00"
+				ticks[i].Label = fmt.Sprintf("%.0f", ticks[i].Value)
+			}
+		}
+		return ticks
+	})
 	return savePanels(path, [][]*plot.Plot{{p}}, 1000, vg.Length(max(400, 140+40*len(names))))
 }
