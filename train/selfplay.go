@@ -31,8 +31,6 @@ type selfPlayGame struct {
 	// when a side's value fell below the threshold at some point;
 	// ResignWrong says that side did not lose in the end.
 	WouldResign, ResignWrong bool
-	// Evals is the number of positions the searches evaluated.
-	Evals int64
 }
 
 // adjudicationScale is the material lead (in mcts.Heuristic points: 10
@@ -80,7 +78,6 @@ func (sp *selfPlayer) play(ctx context.Context, seed uint64) (selfPlayGame, erro
 		if err != nil {
 			return selfPlayGame{}, fmt.Errorf("self-play ply %d: %w", pos.Ply(), err)
 		}
-		out.Evals += d.Nodes
 		out.Samples = append(out.Samples, searchSample(&pos, game, d))
 		movers = append(movers, pos.SideToMove())
 		if sp.cfg.ResignThreshold > -1 && !math.IsNaN(d.Value) && d.Value < sp.cfg.ResignThreshold {
@@ -167,7 +164,6 @@ type selfPlayStats struct {
 	RedWins, BlueWins, Draws, MoveLimits int
 	Resigned, Adjudicated                int
 	Playouts, ResignWrong                int
-	Evals                                int64
 	Seconds                              float64
 }
 
@@ -175,7 +171,6 @@ func (s *selfPlayStats) add(g *selfPlayGame) {
 	s.Games++
 	s.Positions += len(g.Samples)
 	s.Plies += g.Plies
-	s.Evals += g.Evals
 	switch {
 	case g.Won && g.Winner == env.Red:
 		s.RedWins++
