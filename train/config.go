@@ -59,6 +59,11 @@ type SelfPlayConfig struct {
 	// player's), instead of as draws, so that early self-play, whose games
 	// mostly reach the limit, still has a value to learn.
 	Adjudicate bool `yaml:"adjudicate"`
+	// AdjudicateHorizon scores each position of an adjudicated game by the
+	// material on the board this many plies later (or at the end, if
+	// sooner) rather than on the final board, whose material lead 150
+	// plies on no position can foresee; 0 uses the final board.
+	AdjudicateHorizon int `yaml:"adjudicate_horizon"`
 }
 
 // ReplayConfig sizes the replay buffer.
@@ -151,6 +156,7 @@ func Defaults() Config {
 			ResignThreshold:    -0.95,
 			ResignPlayoutShare: 0.2,
 			Adjudicate:         true,
+			AdjudicateHorizon:  12,
 		},
 		Replay: ReplayConfig{Window: 40000, Augment: true},
 		Optim:  OptimConfig{TrainStepConfig: step, StepsPerIteration: 100},
@@ -253,6 +259,7 @@ func (c Config) problems() []*FieldError {
 	ch.between("selfplay.parallel_games", s.ParallelGames, 1, 4096)
 	ch.inRange("selfplay.resign_threshold", s.ResignThreshold, -1, 0)
 	ch.inRange("selfplay.resign_playout_share", s.ResignPlayoutShare, 0, 1)
+	ch.atLeast("selfplay.adjudicate_horizon", s.AdjudicateHorizon, 0)
 
 	ch.atLeast("replay.window", c.Replay.Window, 1)
 

@@ -17,8 +17,11 @@ import (
 // did.
 type selfPlayGame struct {
 	Samples []Sample
-	Plies   int
-	Status  env.Status
+	// Moves are the moves played from the start position, random opening
+	// plies included.
+	Moves  []env.Move
+	Plies  int
+	Status env.Status
 	// Resigned is set when a side resigned; Winner is then the other side.
 	Resigned bool
 	// Adjudicated is set when the move limit ended the game and the value
@@ -66,8 +69,8 @@ func (sp *selfPlayer) play(ctx context.Context, seed uint64) (selfPlayGame, erro
 	canResign := sp.cfg.ResignThreshold > -1 && rng.Float64() >= sp.cfg.ResignPlayoutShare
 	var (
 		out     selfPlayGame
-		movers  []env.Color
-		doubter = -1 // the side that would have resigned, in a played-out game
+		seen    []env.Position // the position before each sample's move
+		doubter = -1           // the side that would have resigned, in a played-out game
 	)
 	for !game.Status().Over() {
 		if err := ctx.Err(); err != nil {
@@ -79,7 +82,7 @@ func (sp *selfPlayer) play(ctx context.Context, seed uint64) (selfPlayGame, erro
 			return selfPlayGame{}, fmt.Errorf("self-play ply %d: %w", pos.Ply(), err)
 		}
 		out.Samples = append(out.Samples, searchSample(&pos, game, d))
-		movers = append(movers, pos.SideToMove())
+		seen = append(seen, pos)
 		if sp.cfg.ResignThreshold > -1 && !math.IsNaN(d.Value) && d.Value < sp.cfg.ResignThreshold {
 			if canResign {
 				out.Resigned, out.Won, out.Winner = true, true, pos.SideToMove().Other()
@@ -93,6 +96,7 @@ func (sp *selfPlayer) play(ctx context.Context, seed uint64) (selfPlayGame, erro
 			return selfPlayGame{}, fmt.Errorf("self-play: search chose an illegal move: %w", err)
 		}
 	}
+	out.Moves = append([]env.Move(nil), game.Moves()...)
 	out.Plies = len(game.Moves())
 	out.Status = game.Status()
 	if !out.Resigned {
@@ -103,26 +107,33 @@ func (sp *selfPlayer) play(ctx context.Context, seed uint64) (selfPlayGame, erro
 		out.ResignWrong = !out.Won || out.Winner == env.Color(doubter)
 	}
 	out.Adjudicated = sp.cfg.Adjudicate && out.Status == env.MoveLimit && !out.Resigned
-	final := game.Position()
+	seen = append(seen, game.Position())
 	for i := range out.Samples {
-		out.Samples[i].Value = outcome(&out, &final, movers[i])
+		// An adjudicated position is scored on the board the horizon later
+		// (or the last one): close enough to be predictable from it, far
+		// enough to see the exchanges under way.
+		later := len(seen) - 1
+		if h := sp.cfg.AdjudicateHorizon; h > 0 {
+			later = min(later, i+h)
+		}
+		out.Samples[i].Value = outcome(&out, &seen[later], seen[i].SideToMove())
 	}
 	return out, nil
 }
 
 // outcome is the value target for the side that moved: +1 for a win, -1
 // for a loss, 0 for a draw, and for an adjudicated game (cut off by the
-// move limit) the material lead on the final board squashed into (-1, 1),
-// so that early self-play, whose games mostly reach the limit, still
-// learns which positions are better.
-func outcome(g *selfPlayGame, final *env.Position, mover env.Color) float32 {
+// move limit) the material lead on the board judged squashed into
+// (-1, 1), so that early self-play, whose games mostly reach the limit,
+// still learns which positions are better.
+func outcome(g *selfPlayGame, judged *env.Position, mover env.Color) float32 {
 	switch {
 	case g.Won && g.Winner == mover:
 		return 1
 	case g.Won:
 		return -1
 	case g.Adjudicated:
-		return float32(math.Tanh(float64(mcts.Heuristic(final, mover)) / adjudicationScale))
+		return float32(math.Tanh(float64(mcts.Heuristic(judged, mover)) / adjudicationScale))
 	}
 	return 0
 }

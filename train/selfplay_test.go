@@ -2,6 +2,7 @@ package train
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -126,5 +127,41 @@ func TestSearchSampleCoversAllLegalMoves(t *testing.T) {
 	}
 	if math.Abs(float64(sum-1)) > 1e-5 {
 		t.Errorf("policy sums to %v", sum)
+	}
+}
+
+func TestAdjudicationHorizon(t *testing.T) {
+	cfg := smokeConfig(t, t.TempDir())
+	cfg.Env.Rules.MaxPlies = 30
+	cfg.SelfPlay.ResignThreshold = -1
+	cfg.SelfPlay.Adjudicate = true
+	for _, horizon := range []int{0, 1, 6} {
+		t.Run(fmt.Sprintf("horizon %d", horizon), func(t *testing.T) {
+			cfg.SelfPlay.AdjudicateHorizon = horizon
+			sp := &selfPlayer{eval: tinyNetwork(t), opts: cfg.Env, search: cfg.Search, cfg: cfg.SelfPlay}
+			g, err := sp.play(context.Background(), 3)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if g.Status != env.MoveLimit || !g.Adjudicated {
+				t.Skipf("game ended %v: this seed needs an adjudicated game", g.Status)
+			}
+			positions := []env.Position{env.StartPosition()}
+			for _, m := range g.Moves {
+				p := positions[len(positions)-1]
+				p.Apply(m)
+				positions = append(positions, p)
+			}
+			for i, s := range g.Samples {
+				later := len(positions) - 1
+				if horizon > 0 {
+					later = min(later, i+horizon)
+				}
+				lead := mcts.Heuristic(&positions[later], positions[i].SideToMove())
+				if want := float32(math.Tanh(float64(lead) / adjudicationScale)); math.Abs(float64(s.Value-want)) > 1e-6 {
+					t.Fatalf("sample %d: value %v, want %v (lead %d at ply %d)", i, s.Value, want, lead, later)
+				}
+			}
+		})
 	}
 }
