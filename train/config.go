@@ -54,10 +54,10 @@ type SelfPlayConfig struct {
 	// disabled, played out to measure how often resigning would have been
 	// wrong.
 	ResignPlayoutShare float64 `yaml:"resign_playout_share"`
-	// Adjudicate scores games cut off by the move limit by the material
-	// each side controls on the final board (the same count as the greedy
-	// player's), instead of as draws, so that early self-play, whose games
-	// mostly reach the limit, still has a value to learn.
+	// Adjudicate scores the positions of games that end without a winner
+	// (move limit or repetition) by the material each side controls (the
+	// greedy player's count), instead of as draws, so that self-play whose
+	// games mostly reach the limit or repeat still has a value to learn.
 	Adjudicate bool `yaml:"adjudicate"`
 	// AdjudicateHorizon scores each position of an adjudicated game by the
 	// material on the board this many plies later (or at the end, if

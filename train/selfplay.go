@@ -24,8 +24,8 @@ type selfPlayGame struct {
 	Status env.Status
 	// Resigned is set when a side resigned; Winner is then the other side.
 	Resigned bool
-	// Adjudicated is set when the move limit ended the game and the value
-	// targets come from the material count.
+	// Adjudicated is set when the game ended without a winner (move limit
+	// or repetition) and the value targets come from the material count.
 	Adjudicated bool
 	// Winner is the winning side, valid when Won is set.
 	Winner env.Color
@@ -106,7 +106,7 @@ func (sp *selfPlayer) play(ctx context.Context, seed uint64) (selfPlayGame, erro
 		out.WouldResign = true
 		out.ResignWrong = !out.Won || out.Winner == env.Color(doubter)
 	}
-	out.Adjudicated = sp.cfg.Adjudicate && out.Status == env.MoveLimit && !out.Resigned
+	out.Adjudicated = sp.cfg.Adjudicate && !out.Won && (out.Status == env.MoveLimit || out.Status == env.DrawRepetition)
 	seen = append(seen, game.Position())
 	for i := range out.Samples {
 		// An adjudicated position is scored on the board the horizon later
@@ -122,10 +122,14 @@ func (sp *selfPlayer) play(ctx context.Context, seed uint64) (selfPlayGame, erro
 }
 
 // outcome is the value target for the side that moved: +1 for a win, -1
-// for a loss, 0 for a draw, and for an adjudicated game (cut off by the
-// move limit) the material lead on the board judged squashed into
-// (-1, 1), so that early self-play, whose games mostly reach the limit,
-// still learns which positions are better.
+// for a loss, and for an adjudicated game (one that ended without a
+// winner) the material lead on the board judged, squashed into (-1, 1);
+// 0 for a draw that is not adjudicated. Early self-play games mostly reach
+// the move limit, and a little later mostly repeat: scored as plain draws,
+// they teach the value head that every position is worth 0, the search
+// then sees no way to make progress, and self-play collapses into
+// repetitions. The search itself still scores a repetition as exactly 0,
+// so a side that is ahead keeps avoiding it.
 func outcome(g *selfPlayGame, judged *env.Position, mover env.Color) float32 {
 	switch {
 	case g.Won && g.Winner == mover:

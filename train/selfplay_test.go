@@ -30,6 +30,7 @@ func TestOutcome(t *testing.T) {
 		{"loser", selfPlayGame{Won: true, Winner: env.Red, Status: env.RedWins}, env.Blue, -1},
 		{"resigned", selfPlayGame{Won: true, Winner: env.Blue, Resigned: true}, env.Red, -1},
 		{"repetition", selfPlayGame{Status: env.DrawRepetition}, env.Red, 0},
+		{"repetition, adjudicated", selfPlayGame{Status: env.DrawRepetition, Adjudicated: true}, env.Red, lead},
 		{"move limit, leader", selfPlayGame{Status: env.MoveLimit, Adjudicated: true}, env.Red, lead},
 		{"move limit, trailer", selfPlayGame{Status: env.MoveLimit, Adjudicated: true}, env.Blue, -lead},
 		{"move limit, no adjudication", selfPlayGame{Status: env.MoveLimit}, env.Red, 0},
