@@ -17,9 +17,7 @@ import (
 func smokeRun(t testing.TB) (dir string, cfg Config) {
 	t.Helper()
 	dir = t.TempDir()
-	cfg = smokeConfig(t, dir)
-	cfg.Output.Plot = false
-	cfg.Eval.Every = 0
+	cfg = plainSmokeConfig(t, dir)
 	if _, err := Run(context.Background(), cfg, RunOptions{Iterations: 1}); err != nil {
 		t.Fatal(err)
 	}

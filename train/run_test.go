@@ -27,6 +27,16 @@ func smokeConfig(t testing.TB, dir string) Config {
 	return cfg
 }
 
+// plainSmokeConfig is smokeConfig without plots and evaluation, for tests
+// about the loop's bookkeeping.
+func plainSmokeConfig(t testing.TB, dir string) Config {
+	t.Helper()
+	cfg := smokeConfig(t, dir)
+	cfg.Output.Plot = false
+	cfg.Eval.Every = 0
+	return cfg
+}
+
 func TestRunSmokeEndToEnd(t *testing.T) {
 	dir := t.TempDir()
 	cfg := smokeConfig(t, dir)
@@ -73,9 +83,7 @@ func TestRunSmokeEndToEnd(t *testing.T) {
 
 func TestRunResumeContinues(t *testing.T) {
 	dir := t.TempDir()
-	cfg := smokeConfig(t, dir)
-	cfg.Output.Plot = false
-	cfg.Eval.Every = 0
+	cfg := plainSmokeConfig(t, dir)
 	if _, err := Run(context.Background(), cfg, RunOptions{Iterations: 1}); err != nil {
 		t.Fatal(err)
 	}
@@ -133,9 +141,7 @@ func TestRunStopsOnCancel(t *testing.T) {
 
 func TestResumeSkipsDamagedCheckpoint(t *testing.T) {
 	dir := t.TempDir()
-	cfg := smokeConfig(t, dir)
-	cfg.Output.Plot = false
-	cfg.Eval.Every = 0
+	cfg := plainSmokeConfig(t, dir)
 	if _, err := Run(context.Background(), cfg, RunOptions{Iterations: 2}); err != nil {
 		t.Fatal(err)
 	}
@@ -242,9 +248,7 @@ func TestKillAndResume(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := smokeConfig(t, dir)
-	cfg.Output.Plot = false
-	cfg.Eval.Every = 0
+	cfg := plainSmokeConfig(t, dir)
 	sum, err := Run(context.Background(), cfg, RunOptions{Resume: true, Iterations: st.Iteration + 1})
 	if err != nil || sum.Iteration != st.Iteration+1 {
 		t.Fatalf("resume after kills: %+v, %v: want iteration %d", sum, err, st.Iteration+1)
@@ -260,9 +264,7 @@ func TestKillAndResume(t *testing.T) {
 
 func TestCheckpointErrors(t *testing.T) {
 	dir := t.TempDir()
-	cfg := smokeConfig(t, dir)
-	cfg.Output.Plot = false
-	cfg.Eval.Every = 0
+	cfg := plainSmokeConfig(t, dir)
 	if _, err := Run(context.Background(), cfg, RunOptions{Iterations: 1}); err != nil {
 		t.Fatal(err)
 	}
