@@ -464,14 +464,5 @@ func formatSeconds(sec float64) string {
 // [LadderResultsFile], [LadderReportFile], [LadderGamesFile] with
 // records, and [LadderChart].
 func (r *LadderReport) Save(dir string, records []GameRecord) error {
-	if err := writeJSONFile(filepath.Join(dir, LadderResultsFile), r); err != nil {
-		return err
-	}
-	if err := writeTextFile(filepath.Join(dir, LadderReportFile), r.Markdown()); err != nil {
-		return err
-	}
-	if err := WriteGameRecords(filepath.Join(dir, LadderGamesFile), records); err != nil {
-		return err
-	}
-	return r.Plot(filepath.Join(dir, LadderChart))
+	return saveReportFiles(dir, [4]string{LadderResultsFile, LadderReportFile, LadderGamesFile, LadderChart}, r, r.Markdown(), records, r.Plot)
 }

@@ -456,16 +456,23 @@ func (r *Report) Markdown() string {
 // Save writes the evaluation's files into dir, each atomically:
 // [ResultsFile], [ReportFile], [GamesFile] with records, and [EloChart].
 func (r *Report) Save(dir string, records []GameRecord) error {
-	if err := writeJSONFile(filepath.Join(dir, ResultsFile), r); err != nil {
+	return saveReportFiles(dir, [4]string{ResultsFile, ReportFile, GamesFile, EloChart}, r, r.Markdown(), records, r.PlotElo)
+}
+
+// saveReportFiles writes the four files of a report into dir, each
+// atomically: the JSON of results, the Markdown text, the game records and
+// the chart that plot draws; names gives them in that order.
+func saveReportFiles(dir string, names [4]string, results any, markdown string, records []GameRecord, plot func(path string) error) error {
+	if err := writeJSONFile(filepath.Join(dir, names[0]), results); err != nil {
 		return err
 	}
-	if err := writeTextFile(filepath.Join(dir, ReportFile), r.Markdown()); err != nil {
+	if err := writeTextFile(filepath.Join(dir, names[1]), markdown); err != nil {
 		return err
 	}
-	if err := WriteGameRecords(filepath.Join(dir, GamesFile), records); err != nil {
+	if err := WriteGameRecords(filepath.Join(dir, names[2]), records); err != nil {
 		return err
 	}
-	return r.PlotElo(filepath.Join(dir, EloChart))
+	return plot(filepath.Join(dir, names[3]))
 }
 
 // writeJSONFile writes v as indented JSON, atomically.
