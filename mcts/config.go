@@ -49,6 +49,25 @@ type Config struct {
 	// ReuseTree keeps the subtree of the moves played between two searches
 	// of the same game.
 	ReuseTree bool `yaml:"reuse_tree"`
+	// Gumbel replaces the PUCT rule at the root by the root search of
+	// Gumbel AlphaZero (Danihelka et al., "Policy improvement by planning
+	// with Gumbel", ICLR 2022): GumbelConsidered moves, drawn without
+	// replacement by Gumbel noise on the prior's logits, share the
+	// simulations by sequential halving, and the training target is the
+	// improved policy softmax(logit + sigma(completed Q)) over every legal
+	// move rather than the visit shares. It is built for searches with
+	// fewer simulations than legal moves, where visit shares say little.
+	// The Gumbel noise, scaled by the temperature of the ply, takes the
+	// place of both Dirichlet noise (which must be off) and move sampling:
+	// the move is the best remaining one by noise + logit + sigma(Q).
+	Gumbel bool `yaml:"gumbel"`
+	// GumbelConsidered is the number of root moves the halving starts with.
+	GumbelConsidered int `yaml:"gumbel_considered"`
+	// GumbelCVisit and GumbelCScale shape sigma(q) = (c_visit + the most
+	// visits of a root move) * c_scale * q, with q the completed Q values
+	// rescaled to [0, 1] among the root moves.
+	GumbelCVisit float64 `yaml:"gumbel_c_visit"`
+	GumbelCScale float64 `yaml:"gumbel_c_scale"`
 }
 
 // DefaultConfig returns settings for strong play: 800 simulations,
@@ -66,6 +85,10 @@ func DefaultConfig() Config {
 		BatchSize:      8,
 		VirtualLoss:    1,
 		ReuseTree:      true,
+
+		GumbelConsidered: 16,
+		GumbelCVisit:     50,
+		GumbelCScale:     0.1,
 	}
 }
 
@@ -88,6 +111,10 @@ func (c Config) Validate() error {
 		{finite(c.FinalTemperature) && c.FinalTemperature >= 0, "final_temperature", c.FinalTemperature, "0 (most visited) or more"},
 		{c.BatchSize >= 1, "batch_size", c.BatchSize, "1 or more"},
 		{finite(c.VirtualLoss) && c.VirtualLoss >= 0, "virtual_loss", c.VirtualLoss, "0 or more"},
+		{!c.Gumbel || c.DirichletEpsilon == 0, "dirichlet_epsilon", c.DirichletEpsilon, "0 with gumbel, whose own noise explores"},
+		{!c.Gumbel || c.GumbelConsidered >= 1, "gumbel_considered", c.GumbelConsidered, "1 or more"},
+		{!c.Gumbel || finite(c.GumbelCVisit) && c.GumbelCVisit >= 0, "gumbel_c_visit", c.GumbelCVisit, "0 or more"},
+		{!c.Gumbel || finite(c.GumbelCScale) && c.GumbelCScale > 0, "gumbel_c_scale", c.GumbelCScale, "a number above 0"},
 	}
 	for _, ch := range checks {
 		if !ch.ok {

@@ -19,6 +19,11 @@ type Decision struct {
 	Simulations int
 	// Visits maps each root action to its visit count (MCTS players).
 	Visits map[env.Action]int
+	// Target is the policy the search proposes to train on, over every
+	// root action and summing to 1: the visit shares after a PUCT root,
+	// the improved policy after a Gumbel root (see Config.Gumbel); nil for
+	// players without a search tree.
+	Target map[env.Action]float32
 	// Depth is the last completed search depth (alpha-beta).
 	Depth int
 	// Score is the alpha-beta score for the mover.

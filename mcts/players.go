@@ -82,6 +82,12 @@ func (s Spec) SearchConfig(base Config) Config {
 	if v, ok := s.lookup("reuse"); ok {
 		c.ReuseTree = v == "true"
 	}
+	if v, ok := s.lookup("gumbel"); ok {
+		c.Gumbel = v == "true"
+	}
+	c.GumbelConsidered = s.intValue("considered", c.GumbelConsidered)
+	c.GumbelCVisit = s.floatValue("c_visit", c.GumbelCVisit)
+	c.GumbelCScale = s.floatValue("c_scale", c.GumbelCScale)
 	return c
 }
 

@@ -57,6 +57,16 @@ type search struct {
 	moveBuf    []env.Move
 	noise      []float64
 	pend       pendingLeaves
+
+	// The Gumbel root (see gumbel.go): noise + logit of every root child,
+	// the children still considered (offsets among the root's children),
+	// the simulations each child got in the current phase, and whether
+	// descents start at a considered child.
+	gumbelBase []float64
+	sigma      []float64
+	considered []int32
+	assigned   []int32
+	forceRoot  bool
 	batch      leafBatch
 }
 
@@ -140,6 +150,13 @@ func (s *search) run(g *env.Game, temp float64) (Decision, error) {
 		if err := s.simulate(1); err != nil {
 			return Decision{}, err
 		}
+	}
+	if s.cfg.Gumbel {
+		chosen, err := s.gumbelSearch(temp)
+		if err != nil {
+			return Decision{}, err
+		}
+		return s.decision(chosen, s.improvedPolicy()), nil
 	}
 	if s.cfg.DirichletEpsilon > 0 && !s.noised {
 		s.addNoise()
@@ -244,6 +261,7 @@ func (s *search) simulate(n int) error {
 			case pending:
 				// Another leaf of this batch is already waiting here.
 				s.undoVirtualLoss(s.path)
+				s.unassign(s.path)
 				collisions++
 			default:
 				queued, err := s.visitLeaf(leaf, &pos)
@@ -282,9 +300,12 @@ func (s *search) descend() (int32, env.Position) {
 			return i, pos
 		}
 		s.pathHashes = append(s.pathHashes, pos.Hash())
-		if s.ucb {
+		switch {
+		case i == 0 && s.forceRoot:
+			i = s.selectConsidered()
+		case s.ucb:
 			i = s.selectUCB(i)
-		} else {
+		default:
 			i = s.selectPUCT(i)
 		}
 		pos.Apply(s.nodes[i].move)
@@ -548,24 +569,42 @@ func (s *search) rootChildren() []node {
 	return s.nodes[root.first : root.first+int32(root.count)]
 }
 
-// decide builds the decision after a search: the move (drawn at
-// temperature temp from the root visits, or the most visited for 0), the
-// root value, the visits and the principal variation.
+// decide builds the decision of a PUCT root: the move drawn at
+// temperature temp from the root visits (the most visited for 0), with the
+// visit shares as the training target.
 func (s *search) decide(temp float64) Decision {
-	root := &s.nodes[0]
 	children := s.rootChildren()
 	chosen := s.mostVisited(0)
-	switch win := s.winningChild(); {
-	case win >= 0:
-		chosen = win // faster than any other win, whatever the visits say
-	case temp > 0:
-		chosen = root.first + int32(s.sample(children, temp))
+	if temp > 0 && s.winningChild() < 0 {
+		chosen = s.nodes[0].first + int32(s.sample(children, temp))
+	}
+	var total float32
+	for _, ch := range children {
+		total += float32(ch.n)
+	}
+	target := make(map[env.Action]float32, len(children))
+	for _, ch := range children {
+		target[env.Action(ch.action)] = float32(ch.n) / total
+	}
+	return s.decision(chosen, target)
+}
+
+// decision reports a search: the chosen root child (or a winning one: an
+// immediate or proven win is always taken, faster than any other, whatever
+// the search says), the root value, the visits, the training target and
+// the principal variation.
+func (s *search) decision(chosen int32, target map[env.Action]float32) Decision {
+	root := &s.nodes[0]
+	children := s.rootChildren()
+	if win := s.winningChild(); win >= 0 {
+		chosen = win
 	}
 	d := Decision{
 		Move:        s.nodes[chosen].move,
 		Value:       float64(-root.w / float32(root.n)),
 		Simulations: s.cfg.Simulations,
 		Visits:      make(map[env.Action]int, len(children)),
+		Target:      target,
 		Nodes:       s.known,
 	}
 	for _, ch := range children {

@@ -21,6 +21,20 @@ func BenchmarkPUCTUniform(b *testing.B) {
 	cfg := DefaultConfig()
 	cfg.Simulations = 800
 	cfg.ReuseTree = false
+	benchSearch(b, cfg)
+}
+
+// BenchmarkGumbelUniform is the Gumbel root with self-play's noise: its
+// halving and the improved policy on top of the same tree.
+func BenchmarkGumbelUniform(b *testing.B) {
+	cfg := DefaultConfig()
+	cfg.Simulations = 800
+	cfg.ReuseTree = false
+	cfg.Gumbel, cfg.Temperature, cfg.TemperaturePlies = true, 1, 1000
+	benchSearch(b, cfg)
+}
+
+func benchSearch(b *testing.B, cfg Config) {
 	p, err := NewPUCTPlayer(UniformEvaluator{}, cfg, 1)
 	if err != nil {
 		b.Fatal(err)

@@ -73,6 +73,10 @@ var searchKeys = []keyDef{
 	{"batch", "leaves per evaluator call", intIn(1, 1<<16)},
 	{"vloss", "virtual loss", floatAtLeast(0)},
 	{"reuse", "keep the tree between moves", checkBool},
+	{"gumbel", "Gumbel root instead of PUCT (eps must be 0)", checkBool},
+	{"considered", "moves a Gumbel root considers", intIn(1, math.MaxInt32)},
+	{"c_visit", "Gumbel sigma's c_visit", floatAtLeast(0)},
+	{"c_scale", "Gumbel sigma's c_scale", floatAbove(0)},
 }
 
 // playerKinds lists every kind of player with its keys; it is never

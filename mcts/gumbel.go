@@ -1,0 +1,184 @@
+package mcts
+
+import (
+	"cmp"
+	"math"
+	"math/bits"
+	"math/rand/v2"
+	"slices"
+
+	"github.com/deathstacks/deathstacks/env"
+)
+
+// The Gumbel root (Config.Gumbel), after Danihelka et al., "Policy
+// improvement by planning with Gumbel" (ICLR 2022). PUCT's visit shares
+// are a poor policy target when a search has fewer simulations than the
+// root has moves: most moves get no visit at all and the shares mostly
+// echo the prior, so a prior that overlooks a capture never learns it. The
+// Gumbel root instead samples GumbelConsidered moves without replacement
+// (the Gumbel-top-k trick on the prior's logits), gives them the
+// simulations by sequential halving, and trains towards
+// softmax(logit + sigma(completed Q)), which moves probability towards the
+// moves the search found good and keeps the prior for the others. Below
+// the root the search stays PUCT.
+
+// gumbelSearch runs the simulations of one search by sequential halving
+// over the considered root moves and returns the arena index of the chosen
+// root child. The noise is scaled by temp; with temp 0 the search and the
+// choice are deterministic.
+func (s *search) gumbelSearch(temp float64) (int32, error) {
+	children := s.rootChildren()
+	s.gumbelBase = s.gumbelBase[:0]
+	s.considered = s.considered[:0]
+	for i := range children {
+		g := 0.0
+		if temp > 0 {
+			g = temp * gumbelNoise(s.rng)
+		}
+		s.gumbelBase = append(s.gumbelBase, g+logit(children[i].prior))
+		s.considered = append(s.considered, int32(i))
+	}
+	slices.SortStableFunc(s.considered, func(a, b int32) int {
+		return cmp.Compare(s.gumbelBase[b], s.gumbelBase[a])
+	})
+	s.considered = s.considered[:min(s.cfg.GumbelConsidered, len(children))]
+	s.assigned = slices.Grow(s.assigned[:0], len(children))[:len(children)]
+
+	// Each phase gives every considered move the same number of
+	// simulations, about Simulations / (phases * considered), and then
+	// keeps the better half; the last phase, or the last two moves, take
+	// whatever is left.
+	phases := max(1, bits.Len(uint(len(s.considered)-1)))
+	remaining := s.cfg.Simulations
+	s.forceRoot = true
+	defer func() { s.forceRoot = false }()
+	for phase := 0; remaining > 0; phase++ {
+		n := len(s.considered)
+		sims := remaining
+		if n > 2 && phase < phases-1 {
+			sims = min(remaining, n*max(1, s.cfg.Simulations/(phases*n)))
+		}
+		clear(s.assigned)
+		if err := s.simulate(sims); err != nil {
+			return -1, err
+		}
+		remaining -= sims
+		if remaining > 0 && n > 1 {
+			s.rankConsidered()
+			s.considered = s.considered[:(n+1)/2]
+		}
+	}
+	s.rankConsidered()
+	return s.nodes[0].first + s.considered[0], nil
+}
+
+// selectConsidered returns the considered root child that has had the
+// fewest simulations of this phase (the better-ranked one on ties), so
+// that a phase shares its simulations evenly, batch or no batch.
+func (s *search) selectConsidered() int32 {
+	best := s.considered[0]
+	for _, c := range s.considered[1:] {
+		if s.assigned[c] < s.assigned[best] {
+			best = c
+		}
+	}
+	s.assigned[best]++
+	return s.nodes[0].first + best
+}
+
+// unassign takes back the phase simulation of a descent that collided with
+// a leaf already in the batch.
+func (s *search) unassign(path []int32) {
+	if s.forceRoot && len(path) > 1 {
+		s.assigned[path[1]-s.nodes[0].first]--
+	}
+}
+
+// rankConsidered sorts the considered root children by noise + logit +
+// sigma(completed Q), best first.
+func (s *search) rankConsidered() {
+	sigma := s.rootSigma()
+	slices.SortStableFunc(s.considered, func(a, b int32) int {
+		return cmp.Compare(s.gumbelBase[b]+sigma[b], s.gumbelBase[a]+sigma[a])
+	})
+}
+
+// rootSigma returns sigma(completed Q) for every root child, in the order
+// of the children. A visited child's Q is its mean value; an unvisited one
+// gets the mixed value: the root's value blended with the prior-weighted
+// mean Q of the visited children, weighted by their visits. The completed
+// values are rescaled to [0, 1] (min to max) and multiplied by
+// (c_visit + the most visits of a child) * c_scale, so that the search's
+// values count for more as its evidence grows.
+func (s *search) rootSigma() []float64 {
+	root := &s.nodes[0]
+	children := s.rootChildren()
+	var sumN, maxN int32
+	var sumP, sumPQ float64
+	for i := range children {
+		ch := &children[i]
+		if ch.n == 0 {
+			continue
+		}
+		sumN += ch.n
+		maxN = max(maxN, ch.n)
+		sumP += float64(ch.prior)
+		sumPQ += float64(ch.prior) * float64(ch.w) / float64(ch.n)
+	}
+	mixed := 0.0
+	if root.n > 0 {
+		mixed = float64(-root.w) / float64(root.n)
+	}
+	if sumP > 0 {
+		mixed = (mixed + float64(sumN)*sumPQ/sumP) / (1 + float64(sumN))
+	}
+	s.sigma = slices.Grow(s.sigma[:0], len(children))[:len(children)]
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for i := range children {
+		q := mixed
+		if ch := &children[i]; ch.n > 0 {
+			q = float64(ch.w) / float64(ch.n)
+		}
+		s.sigma[i] = q
+		lo, hi = min(lo, q), max(hi, q)
+	}
+	scale := (s.cfg.GumbelCVisit + float64(maxN)) * s.cfg.GumbelCScale
+	for i := range s.sigma {
+		s.sigma[i] = scale * (s.sigma[i] - lo) / max(hi-lo, 1e-8)
+	}
+	return s.sigma
+}
+
+// improvedPolicy returns the Gumbel root's training target,
+// softmax(logit + sigma(completed Q)) over every root move.
+func (s *search) improvedPolicy() map[env.Action]float32 {
+	children := s.rootChildren()
+	sigma := s.rootSigma()
+	top := math.Inf(-1)
+	for i := range children {
+		sigma[i] += logit(children[i].prior)
+		top = max(top, sigma[i])
+	}
+	var sum float64
+	for i := range sigma {
+		sigma[i] = math.Exp(sigma[i] - top)
+		sum += sigma[i]
+	}
+	target := make(map[env.Action]float32, len(children))
+	for i := range children {
+		target[env.Action(children[i].action)] = float32(sigma[i] / sum)
+	}
+	return target
+}
+
+// logit returns the log of a prior, kept finite for a prior of 0.
+func logit(prior float32) float64 { return math.Log(max(float64(prior), 1e-30)) }
+
+// gumbelNoise draws from the standard Gumbel distribution.
+func gumbelNoise(rng *rand.Rand) float64 {
+	u := rng.Float64()
+	for u == 0 {
+		u = rng.Float64()
+	}
+	return -math.Log(-math.Log(u))
+}
