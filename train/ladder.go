@@ -171,6 +171,10 @@ func searchParams(c mcts.Config) []mcts.Param {
 		{Key: "batch", Value: strconv.Itoa(c.BatchSize)},
 		{Key: "vloss", Value: f(c.VirtualLoss)},
 		{Key: "reuse", Value: strconv.FormatBool(c.ReuseTree)},
+		{Key: "gumbel", Value: strconv.FormatBool(c.Gumbel)},
+		{Key: "considered", Value: strconv.Itoa(c.GumbelConsidered)},
+		{Key: "c_visit", Value: f(c.GumbelCVisit)},
+		{Key: "c_scale", Value: f(c.GumbelCScale)},
 	}
 }
 

@@ -137,7 +137,8 @@ func TestLadderSpecSetsEverySearchSetting(t *testing.T) {
 		t.Errorf("spec %s: want az on %s", spec, s.Path)
 	}
 	odd := mcts.Config{Simulations: 1, CPuct: 9, CPuctBase: 9, FPUReduction: 9, DirichletAlpha: 9, DirichletEpsilon: 0.9,
-		Temperature: 9, TemperaturePlies: 9, FinalTemperature: 9, BatchSize: 9, VirtualLoss: 9, ReuseTree: !l.search.ReuseTree}
+		Temperature: 9, TemperaturePlies: 9, FinalTemperature: 9, BatchSize: 9, VirtualLoss: 9, ReuseTree: !l.search.ReuseTree,
+		Gumbel: !l.search.Gumbel, GumbelConsidered: 9, GumbelCVisit: 9, GumbelCScale: 9}
 	for _, base := range []mcts.Config{mcts.DefaultConfig(), odd} {
 		if got := spec.SearchConfig(base); got != l.search {
 			t.Errorf("over %+v the spec gives %+v, want %+v", base, got, l.search)

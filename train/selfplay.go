@@ -143,8 +143,8 @@ func outcome(g *selfPlayGame, judged *env.Position, mover env.Color) float32 {
 }
 
 // searchSample is the training sample of one searched position: its
-// observation, every legal action and the share of the root visits each
-// received.
+// observation, every legal action and the search's policy target for it
+// (the visit shares of a PUCT root, the improved policy of a Gumbel one).
 func searchSample(pos *env.Position, game *env.Game, d mcts.Decision) Sample {
 	rules := game.Rules()
 	s := Sample{Obs: make([]float32, env.ObservationSize)}
@@ -153,12 +153,11 @@ func searchSample(pos *env.Position, game *env.Game, d mcts.Decision) Sample {
 	s.Policy = make([]float32, len(s.Legal))
 	var total float32
 	for j, a := range s.Legal {
-		s.Policy[j] = float32(d.Visits[a])
+		s.Policy[j] = d.Target[a]
 		total += s.Policy[j]
 	}
 	if total == 0 {
-		// A player without visits (never the search) or a search that
-		// proved the result at once: the chosen move is the target.
+		// A player without a search tree: the chosen move is the target.
 		if a, err := env.ActionOf(d.Move); err == nil {
 			for j := range s.Legal {
 				if s.Legal[j] == a {

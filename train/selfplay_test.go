@@ -105,29 +105,45 @@ func TestSelfPlayReproducible(t *testing.T) {
 }
 
 func TestSearchSampleCoversAllLegalMoves(t *testing.T) {
-	game := env.NewGame(env.DefaultRules())
-	pos := game.Position()
-	p, err := mcts.NewPUCTPlayer(mcts.UniformEvaluator{}, mcts.Config{Simulations: 20, CPuct: 1.25, BatchSize: 1, DirichletAlpha: 0.3}, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := p.Choose(game)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := searchSample(&pos, game, d)
-	if len(s.Legal) != 48 {
-		t.Fatalf("%d legal actions, want all 48 of the start", len(s.Legal))
-	}
-	var sum float32
-	for j, a := range s.Legal {
-		sum += s.Policy[j]
-		if want := float32(d.Visits[a]) / float32(d.Simulations); math.Abs(float64(s.Policy[j]-want)) > 1e-6 {
-			t.Errorf("action %d: policy %v, want the visit share %v", a, s.Policy[j], want)
-		}
-	}
-	if math.Abs(float64(sum-1)) > 1e-5 {
-		t.Errorf("policy sums to %v", sum)
+	puct := mcts.Config{Simulations: 20, CPuct: 1.25, BatchSize: 1, DirichletAlpha: 0.3}
+	gumbel := puct
+	gumbel.Gumbel, gumbel.GumbelConsidered, gumbel.GumbelCVisit, gumbel.GumbelCScale = true, 8, 50, 0.1
+	for _, tc := range []struct {
+		name   string
+		cfg    mcts.Config
+		target func(d mcts.Decision, a env.Action) float32
+	}{
+		{"puct: visit shares", puct, func(d mcts.Decision, a env.Action) float32 {
+			return float32(d.Visits[a]) / float32(d.Simulations)
+		}},
+		{"gumbel: improved policy", gumbel, func(d mcts.Decision, a env.Action) float32 { return d.Target[a] }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			game := env.NewGame(env.DefaultRules())
+			pos := game.Position()
+			p, err := mcts.NewPUCTPlayer(mcts.UniformEvaluator{}, tc.cfg, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			d, err := p.Choose(game)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := searchSample(&pos, game, d)
+			if len(s.Legal) != 48 {
+				t.Fatalf("%d legal actions, want all 48 of the start", len(s.Legal))
+			}
+			var sum float32
+			for j, a := range s.Legal {
+				sum += s.Policy[j]
+				if want := tc.target(d, a); math.Abs(float64(s.Policy[j]-want)) > 1e-6 {
+					t.Errorf("action %d: policy %v, want %v", a, s.Policy[j], want)
+				}
+			}
+			if math.Abs(float64(sum-1)) > 1e-5 {
+				t.Errorf("policy sums to %v", sum)
+			}
+		})
 	}
 }
 
