@@ -5,10 +5,10 @@ import (
 	"math"
 )
 
-// Config sets up a PUCT search. The YAML keys are the ones in the project's
-// config files; [DefaultConfig] gives values for strong play (no noise, the
-// most visited move), and self-play turns on Dirichlet noise and a
-// temperature for the opening plies.
+// Config sets up a PUCT search, with a Gumbel root when Gumbel is set. The
+// YAML keys are the ones in the project's config files; [DefaultConfig]
+// gives values for strong play (PUCT, no noise, the most visited move), and
+// self-play turns on root noise (Dirichlet, or Gumbel at a temperature).
 type Config struct {
 	// Simulations is the number of simulations each search runs. With tree
 	// reuse, the visits kept from the previous move come on top. The tree
@@ -33,7 +33,8 @@ type Config struct {
 	DirichletEpsilon float64 `yaml:"dirichlet_epsilon"`
 	// Temperature is the move-choice temperature for the first
 	// TemperaturePlies plies of the game (counted by the position's ply):
-	// a move is drawn with probability proportional to visits^(1/T).
+	// a move is drawn with probability proportional to visits^(1/T). With
+	// a Gumbel root it scales the Gumbel noise instead (see Gumbel).
 	Temperature float64 `yaml:"temperature"`
 	// TemperaturePlies is the number of plies Temperature applies to.
 	TemperaturePlies int `yaml:"temperature_plies"`

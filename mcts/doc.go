@@ -5,8 +5,11 @@
 //
 // The AlphaZero player is [NewPUCTPlayer] with a network evaluator (the
 // model's batching server) and a [Config]; its [Decision] carries the visit
-// distribution that self-play trains on ([Decision.SparsePolicy],
-// [Decision.VisitPolicy]). Players are named by specs such as
+// counts ([Decision.SparsePolicy], [Decision.VisitPolicy]) and the policy
+// target self-play trains on ([Decision.Target]). With Config.Gumbel the
+// root is Gumbel AlphaZero's (sequential halving over moves sampled by
+// Gumbel noise, an improved-policy target), for searches with fewer
+// simulations than legal moves; below the root the search is always PUCT. Players are named by specs such as
 // "alphabeta:depth=4" or "az:model=PATH,sims=200": [ParseSpec] reads one
 // and [NewPlayer] builds it, with an [AZLoader] from package train for az
 // players. Values are always for the side to move, in [-1, 1].
