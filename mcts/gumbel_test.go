@@ -165,20 +165,7 @@ func TestGumbelNoise(t *testing.T) {
 	play := func(seed uint64, temp float64) []Decision {
 		cfg := gumbelConfig(48, 16, 4)
 		cfg.Temperature, cfg.TemperaturePlies = temp, 100
-		p := newPUCT(t, hashEvaluator{}, cfg, seed)
-		g := env.NewGame(env.DefaultRules())
-		var ds []Decision
-		for range 8 {
-			d, err := p.Choose(g)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ds = append(ds, d)
-			if err := g.Play(d.Move); err != nil {
-				t.Fatal(err)
-			}
-		}
-		return ds
+		return playOpening(t, cfg, seed)
 	}
 	if !reflect.DeepEqual(play(3, 1), play(3, 1)) {
 		t.Error("two searches with the same seed differ")

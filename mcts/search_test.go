@@ -177,29 +177,33 @@ func TestTreeReuse(t *testing.T) {
 func TestSearchIsReproducible(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.Simulations, cfg.DirichletEpsilon, cfg.Temperature, cfg.TemperaturePlies = 150, 0.25, 1, 100
-	play := func(seed uint64) []Decision {
-		p := newPUCT(t, hashEvaluator{}, cfg, seed)
-		g := env.NewGame(env.DefaultRules())
-		var ds []Decision
-		for range 8 {
-			d, err := p.Choose(g)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ds = append(ds, d)
-			if err := g.Play(d.Move); err != nil {
-				t.Fatal(err)
-			}
-		}
-		return ds
-	}
-	a, b, c := play(3), play(3), play(4)
+	a, b, c := playOpening(t, cfg, 3), playOpening(t, cfg, 3), playOpening(t, cfg, 4)
 	if !reflect.DeepEqual(a, b) {
 		t.Error("two searches with the same seed differ")
 	}
 	if reflect.DeepEqual(a, c) {
 		t.Error("searches with different seeds (noise, temperature) agree on every move")
 	}
+}
+
+// playOpening plays the first 8 plies of a game with a seeded search on
+// the hash evaluator and returns its decisions.
+func playOpening(t *testing.T, cfg Config, seed uint64) []Decision {
+	t.Helper()
+	p := newPUCT(t, hashEvaluator{}, cfg, seed)
+	g := env.NewGame(env.DefaultRules())
+	var ds []Decision
+	for range 8 {
+		d, err := p.Choose(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ds = append(ds, d)
+		if err := g.Play(d.Move); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return ds
 }
 
 func TestPUCTUniformFindsWinInOne(t *testing.T) {
