@@ -125,9 +125,9 @@ func Defaults() Config {
 	server.Workers = 2 // one network goroutine per core: measured 1.9x the evaluations of one
 	search := defaultSearchConfig()
 	search.Simulations = 64
-	search.DirichletEpsilon = 0.25
+	search.Gumbel = true
 	search.Temperature = 1
-	search.TemperaturePlies = 16
+	search.FinalTemperature = 1
 
 	step := defaultTrainStepConfig()
 	step.BatchSize = 128
@@ -177,12 +177,19 @@ func Defaults() Config {
 // Load reads the YAML file at path over [Defaults] (a key the file does not
 // set keeps its default) and validates the result. Errors name the file, the
 // key path and its line.
-func Load(path string) (Config, error) {
+func Load(path string) (Config, error) { return loadOver(Defaults(), path) }
+
+// LoadSaved reads a config a run saved (its config.yaml) like [Load], but
+// over [savedDefaults]: a run's copy lists every key its version knew, so a
+// key missing from it must mean what that version did.
+func LoadSaved(path string) (Config, error) { return loadOver(savedDefaults(), path) }
+
+func loadOver(base Config, path string) (Config, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return Config{}, fmt.Errorf("config: %w", err)
 	}
-	cfg, err := Parse(data)
+	cfg, err := parseOver(base, data)
 	if err != nil {
 		return Config{}, fmt.Errorf("config %s: %w", path, err)
 	}
@@ -191,8 +198,24 @@ func Load(path string) (Config, error) {
 
 // Parse reads a YAML configuration over [Defaults] and validates it, like
 // [Load] without the file.
-func Parse(data []byte) (Config, error) {
-	cfg := Defaults()
+func Parse(data []byte) (Config, error) { return parseOver(Defaults(), data) }
+
+// ParseSaved is [LoadSaved] without the file: for the copy of the config
+// inside a checkpoint.
+func ParseSaved(data []byte) (Config, error) { return parseOver(savedDefaults(), data) }
+
+// savedDefaults are the defaults for configs saved by runs: those of
+// today, except for keys added since the first release, which take the
+// value that keeps an older run's behaviour (search.gumbel came later: a
+// run saved without it searched with PUCT).
+func savedDefaults() Config {
+	c := Defaults()
+	c.Search.Gumbel = false
+	return c
+}
+
+func parseOver(base Config, data []byte) (Config, error) {
+	cfg := base
 	lines, err := decodeStrict(data, &cfg)
 	if err != nil {
 		return Config{}, err

@@ -312,3 +312,27 @@ func TestDefaultsStopInTime(t *testing.T) {
 		t.Errorf("default time_limit %v: want at most an hour", d)
 	}
 }
+
+// TestSavedConfigsKeepTheirSearch reads a run's config saved before the
+// Gumbel keys existed: it searched with PUCT and Dirichlet noise, and must
+// load that way (over today's defaults it would be an invalid mix).
+func TestSavedConfigsKeepTheirSearch(t *testing.T) {
+	old := []byte("search:\n  simulations: 64\n  dirichlet_epsilon: 0.25\n  temperature_plies: 16\n  final_temperature: 0\n")
+	cfg, err := ParseSaved(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Search.Gumbel || cfg.Search.DirichletEpsilon != 0.25 {
+		t.Errorf("saved config: gumbel %v, dirichlet_epsilon %v: want PUCT with noise 0.25", cfg.Search.Gumbel, cfg.Search.DirichletEpsilon)
+	}
+	if _, err := Parse(old); err == nil || !strings.Contains(err.Error(), "dirichlet_epsilon") {
+		t.Errorf("as a new config: error %v, want one about dirichlet_epsilon with gumbel", err)
+	}
+	saved, err := Defaults().YAML()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg, err := ParseSaved(saved); err != nil || !reflect.DeepEqual(cfg, Defaults()) {
+		t.Errorf("today's defaults saved and read back: %+v, %v", cfg.Search, err)
+	}
+}

@@ -78,7 +78,7 @@ func NewLadder(opts LadderOptions) (*Ladder, error) {
 	case opts.Simulations < 1:
 		return nil, fmt.Errorf("ladder: %d simulations: want 1 or more", opts.Simulations)
 	}
-	cfg, err := Load(filepath.Join(opts.Run, ConfigFile))
+	cfg, err := LoadSaved(filepath.Join(opts.Run, ConfigFile))
 	if err != nil {
 		return nil, fmt.Errorf("ladder: run %s: %w", opts.Run, err)
 	}

@@ -65,7 +65,7 @@ func LoadNetwork(path string) (*model.Network, mcts.Config, error) {
 		if err != nil {
 			return nil, mcts.Config{}, err
 		}
-		cfg, err := Parse([]byte(st.Config))
+		cfg, err := ParseSaved([]byte(st.Config))
 		if err != nil {
 			return nil, mcts.Config{}, fmt.Errorf("load model %s: its config: %w", file, err)
 		}
@@ -185,7 +185,7 @@ func Export(checkpoint, out string, opts ExportOptions) error {
 	if err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
-	cfg, err := Parse([]byte(st.Config))
+	cfg, err := ParseSaved([]byte(st.Config))
 	if err != nil {
 		return fmt.Errorf("export %s: its config: %w", file, err)
 	}

@@ -65,7 +65,7 @@ func trainConfig(arg, out string, resume bool) (train.Config, error) {
 		if dir == "" {
 			dir = train.Defaults().RunDir()
 		}
-		cfg, err := train.Load(filepath.Join(dir, train.ConfigFile))
+		cfg, err := train.LoadSaved(filepath.Join(dir, train.ConfigFile))
 		if !errors.Is(err, fs.ErrNotExist) {
 			return cfg, err
 		}
