@@ -93,7 +93,7 @@ var playerKinds = []kindDef{
 		{"c", "UCB1 exploration constant", floatAtLeast(0)},
 		{"depth", "rollout plies before the heuristic", intIn(0, 10000)},
 	}},
-	{name: KindAZ, help: "PUCT search guided by a trained network", keys: append([]keyDef{
+	{name: KindAZ, help: "tree search guided by a trained network (PUCT, or a Gumbel root)", keys: append([]keyDef{
 		{"model", "path of the model file", checkPath},
 	}, searchKeys...), required: []string{"model"}},
 }
