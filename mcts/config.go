@@ -62,7 +62,9 @@ type Config struct {
 	// place of both Dirichlet noise (which must be off) and move sampling:
 	// the move is the best remaining one by noise + logit + sigma(Q).
 	Gumbel bool `yaml:"gumbel"`
-	// GumbelConsidered is the number of root moves the halving starts with.
+	// GumbelConsidered is the number of root moves the halving starts with;
+	// a search of more than 16 times as many simulations considers one
+	// move per 16 simulations instead.
 	GumbelConsidered int `yaml:"gumbel_considered"`
 	// GumbelCVisit and GumbelCScale shape sigma(q) = (c_visit + the most
 	// visits of a root move) * c_scale * q, with q the completed Q values

@@ -41,7 +41,7 @@ func (s *search) gumbelSearch(temp float64) (int32, error) {
 	slices.SortStableFunc(s.considered, func(a, b int32) int {
 		return cmp.Compare(s.gumbelBase[b], s.gumbelBase[a])
 	})
-	s.considered = s.considered[:min(s.cfg.GumbelConsidered, len(children))]
+	s.considered = s.considered[:min(s.consideredMoves(), len(children))]
 	s.assigned = slices.Grow(s.assigned[:0], len(children))[:len(children)]
 
 	// Each phase gives every considered move the same number of
@@ -70,6 +70,19 @@ func (s *search) gumbelSearch(temp float64) (int32, error) {
 	}
 	s.rankConsidered()
 	return s.nodes[0].first + s.considered[0], nil
+}
+
+// simsPerConsidered widens a large search: it considers at least one move
+// per simsPerConsidered simulations, so that an analysis with thousands of
+// simulations does not stay inside the prior's top GumbelConsidered moves
+// without noise (self-play and evaluation budgets of 256 simulations or
+// fewer keep GumbelConsidered).
+const simsPerConsidered = 16
+
+// consideredMoves returns how many root moves the halving starts with
+// (before capping by the legal moves).
+func (s *search) consideredMoves() int {
+	return max(s.cfg.GumbelConsidered, s.cfg.Simulations/simsPerConsidered)
 }
 
 // selectConsidered returns the considered root child that has had the

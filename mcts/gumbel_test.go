@@ -92,6 +92,28 @@ func TestGumbelSequentialHalving(t *testing.T) {
 	}
 }
 
+// TestGumbelConsideredGrowsWithSimulations checks how many root moves a
+// fresh search from the start (48 legal moves) tries: GumbelConsidered up
+// to 256 simulations, then one per 16 simulations, at most all of them.
+func TestGumbelConsideredGrowsWithSimulations(t *testing.T) {
+	for _, tc := range []struct{ sims, want int }{{64, 16}, {256, 16}, {640, 40}, {4000, 48}} {
+		p := newPUCT(t, hashEvaluator{}, gumbelConfig(tc.sims, 16, 8), 1)
+		d, err := p.Choose(env.NewGame(env.DefaultRules()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		visited := 0
+		for _, n := range d.Visits {
+			if n > 0 {
+				visited++
+			}
+		}
+		if visited != tc.want {
+			t.Errorf("%d simulations: %d moves visited, want %d", tc.sims, visited, tc.want)
+		}
+	}
+}
+
 // TestGumbelImprovedPolicy checks the shape of the target: the unvisited
 // moves all get the same completed Q, so their target is their prior times
 // one common factor, and the visited move with the best Q gains the most
@@ -144,9 +166,9 @@ func TestGumbelTakesWins(t *testing.T) {
 	}
 	for i, pos := range winInTwoPositions(t, 10) {
 		t.Run(pos.FEN(), func(t *testing.T) {
-			// Every move considered: with a uniform prior and no noise the
-			// Gumbel root would otherwise keep the first moves generated.
-			p := newPUCT(t, UniformEvaluator{}, gumbelConfig(4000, 1000, 8), uint64(i))
+			// 4000 simulations consider 250 moves, all of them here: with a
+			// uniform prior and no noise, 16 would be the first generated.
+			p := newPUCT(t, UniformEvaluator{}, gumbelConfig(4000, 16, 8), uint64(i))
 			d, err := p.Choose(env.NewGameFrom(pos, env.DefaultRules()))
 			if err != nil {
 				t.Fatal(err)
