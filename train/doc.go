@@ -1,9 +1,15 @@
 // Package train turns self-play into a stronger network and measures it.
 //
-// This package holds the parts of the AlphaZero loop that need no network:
+// [Run] is the loop: self-play through one batching server on the current
+// network, a replay window, training steps, evaluation against baselines,
+// metrics, plots and atomic checkpoints that a run resumes from. Around it:
 //
 //   - [Config]: the whole run as YAML (configs/default.yaml), read strictly
-//     by [Load] and [Parse] with errors that name the key path and line.
+//     by [Load] and [Parse] with errors that name the key path and line;
+//     a run's own saved copy is read by [LoadSaved] and [ParseSaved].
+//   - [LoadNetwork], [LoadPlayer], [Export] and [Models]: trained networks
+//     from checkpoints, run directories and exported player files, as
+//     players for every command.
 //   - [Replay]: the sliding window of training positions, sampled in
 //     batches with optional symmetry augmentation and saved with
 //     [Replay.Encode] / [DecodeReplay].

@@ -47,7 +47,8 @@ type Summary struct {
 }
 
 // Run trains a network by self-play: each iteration plays
-// cfg.SelfPlay.GamesPerIteration games with PUCT search on the current
+// cfg.SelfPlay.GamesPerIteration games with the configured search (a Gumbel
+// root over PUCT by default) on the current
 // network (all games in parallel through one batching server), adds their
 // positions to the replay buffer, takes cfg.Optim.StepsPerIteration
 // training steps on samples drawn from it, every cfg.Eval.Every iterations

@@ -15,7 +15,7 @@ type (
 	// TrainStepConfig is one training step: optimiser, loss weights and
 	// learning-rate schedule (inlined in section "optim").
 	TrainStepConfig = model.TrainConfig
-	// SearchConfig is the PUCT search of self-play (section "search").
+	// SearchConfig is the tree search of self-play (section "search").
 	SearchConfig = mcts.Config
 )
 
