@@ -57,17 +57,17 @@ type search struct {
 	moveBuf    []env.Move
 	noise      []float64
 	pend       pendingLeaves
+	batch      leafBatch
 
 	// The Gumbel root (see gumbel.go): noise + logit of every root child,
-	// the children still considered (offsets among the root's children),
-	// the simulations each child got in the current phase, and whether
-	// descents start at a considered child.
+	// sigma(completed Q) scratch, the children still considered (offsets
+	// among the root's children), the simulations each child got in the
+	// current phase, and whether descents start at a considered child.
 	gumbelBase []float64
 	sigma      []float64
 	considered []int32
 	assigned   []int32
 	forceRoot  bool
-	batch      leafBatch
 }
 
 // pendingLeaves are the leaves of the batch being gathered: their nodes,
@@ -575,7 +575,7 @@ func (s *search) rootChildren() []node {
 func (s *search) decide(temp float64) Decision {
 	children := s.rootChildren()
 	chosen := s.mostVisited(0)
-	if temp > 0 && s.winningChild() < 0 {
+	if temp > 0 {
 		chosen = s.nodes[0].first + int32(s.sample(children, temp))
 	}
 	var total float32
