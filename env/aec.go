@@ -66,7 +66,7 @@ func (a *AEC) AgentSelection() Color { return a.env.game.pos.SideToMove() }
 // Step takes action for the agent to move. An illegal action, or a step
 // after the end, returns an error and changes nothing.
 func (a *AEC) Step(action Action) error {
-	_, _, _, _, info, err := a.env.Step(action)
+	_, info, err := a.env.play(action)
 	if err != nil {
 		return err
 	}
@@ -76,11 +76,10 @@ func (a *AEC) Step(action Action) error {
 
 // Observe returns what agent observes now.
 func (a *AEC) Observe(agent Color) Observation {
-	o := Observation{Planes: a.env.Observation(), Mask: make([]bool, NumActions)}
-	if agent == a.AgentSelection() {
-		o.Mask = a.env.LegalMask()
+	if agent != a.AgentSelection() {
+		return Observation{Planes: a.env.Observation(), Mask: make([]bool, NumActions)}
 	}
-	return o
+	return Observation{Planes: a.env.Observation(), Mask: a.env.LegalMask()}
 }
 
 // Reward returns agent's reward: 0 while the game goes on, and at the end

@@ -82,3 +82,41 @@ func TestAECReset(t *testing.T) {
 		t.Error("a failed reset changed Last's info")
 	}
 }
+
+// BenchmarkStep measures one step of a random episode, with the mask an
+// agent reads before it and the observation it gets, through Env and
+// through AEC.
+func BenchmarkStep(b *testing.B) {
+	b.Run("Env", func(b *testing.B) {
+		e := mustEnv(b, DefaultOptions())
+		rng := newRNG(1)
+		e.Reset(0)
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			mask := e.LegalMask()
+			if _, _, term, trunc, _, err := e.Step(pick(rng, mask)); err != nil {
+				b.Fatal(err)
+			} else if term || trunc {
+				e.Reset(uint64(i))
+			}
+		}
+	})
+	b.Run("AEC", func(b *testing.B) {
+		a, err := NewAEC(DefaultOptions())
+		if err != nil {
+			b.Fatal(err)
+		}
+		rng := newRNG(1)
+		a.Reset(0)
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			obs, _, _, _, _ := a.Last()
+			if err := a.Step(pick(rng, obs.Mask)); err != nil {
+				b.Fatal(err)
+			}
+			if a.Terminated(Red) || a.Truncated(Red) {
+				a.Reset(uint64(i))
+			}
+		}
+	})
+}

@@ -165,18 +165,27 @@ func PlayOpening(g *Game, plies int, rng *rand.Rand) []Move {
 // repetition), truncated at the move limit. An illegal action, or a step
 // after the episode ended, returns an error and changes nothing.
 func (e *Env) Step(a Action) (obs []float32, reward float32, terminated, truncated bool, info Info, err error) {
+	reward, info, err = e.play(a)
+	if err != nil {
+		return nil, 0, false, false, Info{}, err
+	}
+	return e.Observation(), reward, endedByRules(info.Status), info.Status.Truncated(), info, nil
+}
+
+// play is Step without the observation, which the per-agent view builds
+// when an agent asks for it.
+func (e *Env) play(a Action) (reward float32, info Info, err error) {
 	m, err := MoveOf(a)
 	if err != nil {
-		return nil, 0, false, false, Info{}, fmt.Errorf("step: %w", err)
+		return 0, Info{}, fmt.Errorf("step: %w", err)
 	}
 	mover := e.game.pos.SideToMove()
 	if err := e.game.Play(m); err != nil {
-		return nil, 0, false, false, Info{}, fmt.Errorf("step: action %d: %w", int(a), err)
+		return 0, Info{}, fmt.Errorf("step: action %d: %w", int(a), err)
 	}
-	st := e.game.Status()
 	info = e.info()
 	info.Move = m
-	return e.Observation(), st.Reward(mover), endedByRules(st), st.Truncated(), info, nil
+	return info.Status.Reward(mover), info, nil
 }
 
 // endedByRules reports whether a game with status st ended by the rules

@@ -97,6 +97,10 @@ func TestEnvReset(t *testing.T) {
 	if slices.Equal(a.Game().Moves(), c.Game().Moves()) {
 		t.Errorf("seeds 7 and 8 give the same opening %v", a.Game().Moves())
 	}
+	_, _, err := b.ResetWith(7, ResetOptions{OpeningPlies: 6})
+	if err != nil || !slices.Equal(a.Game().Moves(), b.Game().Moves()) {
+		t.Errorf("Reset(7) and ResetWith(7, its options) differ: %v", err)
+	}
 	a.Reset(9)
 	if len(a.Game().Moves()) != 6 || a.Game().StartPosition() != StartPosition() {
 		t.Error("Reset does not start a new game from the start position")
