@@ -6,27 +6,14 @@ import (
 )
 
 func TestAECEndings(t *testing.T) {
-	tests := []struct {
-		name       string
-		fen        string
-		rules      Rules
-		moves      []string
-		red, blue  float32
-		terminated bool
-		truncated  bool
-	}{
-		{"red wins", "r,,,,,/b,,,,,/,,,,,/,,,,,/,,,,,/,,,,, r", DefaultRules(), []string{"a6-1-a5"}, 1, -1, true, false},
-		{"blue wins", "r,,,,,/b,,,,,/,,,,,/,,,,,/,,,,,/,,,,, b", DefaultRules(), []string{"a5-1-a6"}, -1, 1, true, false},
-		{"repetition", StartFEN, DefaultRules(), append(slices.Clone(shuffle), shuffle...), 0, 0, true, false},
-		{"move limit", StartFEN, Rules{TooTall: true, MaxPlies: 3, RepetitionLimit: 3}, []string{"a6-1-a5", "a1-1-a2", "b6-1-b5"}, 0, 0, false, true},
-	}
+	tests := episodeEnds
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			a, err := NewAEC(DefaultOptions())
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := a.ResetWith(0, ResetOptions{FEN: tt.fen, Rules: &tt.rules}); err != nil {
+			if _, err := a.ResetWith(0, ResetOptions{FEN: tt.fen, Rules: &tt.opts.Rules}); err != nil {
 				t.Fatal(err)
 			}
 			for i, text := range tt.moves {

@@ -292,23 +292,28 @@ func TestEnvIllegalStepChangesNothing(t *testing.T) {
 	}
 }
 
+// episodeEnds are short episodes, one for each way an episode ends that
+// play reaches.
+var episodeEnds = []struct {
+	name        string
+	opts        Options
+	fen         string
+	moves       []string
+	reward      float32 // for the last mover
+	red, blue   float32
+	terminated  bool
+	truncated   bool
+	finalStatus Status
+}{
+	{"red wins", DefaultOptions(), "r,,,,,/b,,,,,/,,,,,/,,,,,/,,,,,/,,,,, r", []string{"a6-1-a5"}, 1, 1, -1, true, false, RedWins},
+	{"blue wins", DefaultOptions(), "r,,,,,/b,,,,,/,,,,,/,,,,,/,,,,,/,,,,, b", []string{"a5-1-a6"}, 1, -1, 1, true, false, BlueWins},
+	{"repetition", DefaultOptions(), StartFEN, append(slices.Clone(shuffle), shuffle...), 0, 0, 0, true, false, DrawRepetition},
+	{"move limit", Options{Rules: Rules{TooTall: true, MaxPlies: 3, RepetitionLimit: 3}}, StartFEN,
+		[]string{"a6-1-a5", "a1-1-a2", "b6-1-b5"}, 0, 0, 0, false, true, MoveLimit},
+}
+
 func TestEnvEpisodeEnds(t *testing.T) {
-	tests := []struct {
-		name        string
-		opts        Options
-		fen         string
-		moves       []string
-		reward      float32
-		terminated  bool
-		truncated   bool
-		finalStatus Status
-	}{
-		{"red wins", DefaultOptions(), "r,,,,,/b,,,,,/,,,,,/,,,,,/,,,,,/,,,,, r", []string{"a6-1-a5"}, 1, true, false, RedWins},
-		{"blue wins", DefaultOptions(), "r,,,,,/b,,,,,/,,,,,/,,,,,/,,,,,/,,,,, b", []string{"a5-1-a6"}, 1, true, false, BlueWins},
-		{"repetition", DefaultOptions(), StartFEN, append(slices.Clone(shuffle), shuffle...), 0, true, false, DrawRepetition},
-		{"move limit", Options{Rules: Rules{TooTall: true, MaxPlies: 3, RepetitionLimit: 3}}, StartFEN,
-			[]string{"a6-1-a5", "a1-1-a2", "b6-1-b5"}, 0, false, true, MoveLimit},
-	}
+	tests := episodeEnds
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e := envFrom(t, tt.opts, tt.fen)
