@@ -27,6 +27,9 @@ type stringList []string
 func (l *stringList) String() string { return strings.Join(*l, " ") }
 
 func (l *stringList) Set(v string) error {
+	if v == "" {
+		return fmt.Errorf("empty: give a value or leave the flag out")
+	}
 	*l = append(*l, v)
 	return nil
 }

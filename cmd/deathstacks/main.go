@@ -130,7 +130,15 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 	if fs.NArg() > 0 {
 		return usageErr("unexpected argument %q", fs.Arg(0))
 	}
-	return nil
+	// A flag given but empty (--fen '') is a mistake, often an unset shell
+	// variable; taken as absent, it would silently mean the default.
+	var empty error
+	fs.Visit(func(f *flag.Flag) {
+		if g, ok := f.Value.(flag.Getter); ok && g.Get() == "" && empty == nil {
+			empty = usageErr("--%s is empty: give a value or leave the flag out", f.Name)
+		}
+	})
+	return empty
 }
 
 // usageErr is an error for bad command-line input: exit status 2.
