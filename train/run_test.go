@@ -295,8 +295,8 @@ func TestCheckpointErrors(t *testing.T) {
 			if err := os.WriteFile(path, tc.data, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := LoadCheckpoint(path, cfg); err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), path) {
-				t.Errorf("LoadCheckpoint: %v, want an error naming the file and %q", err, tc.want)
+			if _, err := LoadCheckpoint(path, cfg); !errors.Is(err, ErrBadCheckpoint) || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), path) {
+				t.Errorf("LoadCheckpoint: %v, want an ErrBadCheckpoint naming the file and %q", err, tc.want)
 			}
 			if _, _, err := ReadCheckpointNetwork(path); err == nil {
 				t.Error("ReadCheckpointNetwork accepted it")
