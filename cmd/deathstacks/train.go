@@ -47,9 +47,6 @@ func runTrain(args []string, s stdio) error {
 		}
 	}()
 	sum, err := train.Run(ctx, cfg, train.RunOptions{Dir: *out, Resume: *resume, Iterations: *iterations, Log: s.out, Quiet: *quiet})
-	if rde := (*train.RunDirError)(nil); errors.As(err, &rde) {
-		return usageErr("%v", err)
-	}
 	if err != nil {
 		return err
 	}
