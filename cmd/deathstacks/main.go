@@ -47,6 +47,8 @@ func commands() map[string]command {
 		"perft":    {"count move sequences to a depth", runPerft},
 		"play":     {"play a game in the terminal against a player", runPlay},
 		"show":     {"draw a position as text", runShow},
+		"inspect":  {"describe a checkpoint, network or exported player file", runInspect},
+		"version":  {"print the version, Go version, source revision and BLAS", runVersion},
 	}
 }
 
@@ -159,15 +161,22 @@ func newFlags(name, synopsis string, s stdio) *flag.FlagSet {
 
 // parseFlags parses args and turns a parse error into a usage error, and
 // stray positional arguments into one too.
-func parseFlags(fs *flag.FlagSet, args []string) error {
+func parseFlags(fs *flag.FlagSet, args []string) error { return parseFlagsArgs(fs, args, 0) }
+
+// parseFlagsArgs is [parseFlags] for a command that takes n positional
+// arguments after its flags.
+func parseFlagsArgs(fs *flag.FlagSet, args []string, n int) error {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
 		}
 		return &exitError{code: 2} // the flag package has printed the problem
 	}
-	if fs.NArg() > 0 {
-		return usageErr("unexpected argument %q", fs.Arg(0))
+	switch {
+	case fs.NArg() > n:
+		return usageErr("unexpected argument %q", fs.Arg(n))
+	case fs.NArg() < n:
+		return usageErr("an argument is missing: see --help")
 	}
 	// A flag given but empty (--fen '') is a mistake, often an unset shell
 	// variable; taken as absent, it would silently mean the default.

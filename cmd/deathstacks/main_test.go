@@ -105,6 +105,8 @@ func TestExitStatus(t *testing.T) {
 		tc{[]string{"bestmove", "--fen", env.StartFEN, "--player", "az:model=" + missing}, 2},
 		tc{[]string{"play", "--player", "az:model=" + missing}, 2},
 		tc{[]string{"bench", "nn", "--config", missing}, 2},
+		tc{[]string{"inspect", missing}, 2},
+		tc{[]string{"inspect", junk}, 2},
 		// Bad values.
 		tc{[]string{"moves", "--fen", "x"}, 2},
 		tc{[]string{"perft", "--depth", "0"}, 2},
@@ -123,7 +125,11 @@ func TestExitStatus(t *testing.T) {
 		tc{[]string{"play", "--human", "green"}, 2},
 		tc{[]string{"bench", "mcts", "--sims", "0"}, 2},
 		tc{[]string{"bench", "nn", "--batches", "x"}, 2},
+		tc{[]string{"inspect"}, 2},
+		tc{[]string{"inspect", junk, junk}, 2},
+		tc{[]string{"version", "extra"}, 2},
 		// Success.
+		tc{[]string{"version"}, 0},
 		tc{[]string{"show"}, 0},
 	)
 	for _, tc := range tests {
@@ -138,5 +144,17 @@ func TestExitStatus(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestVersion(t *testing.T) {
+	out, _, code := runBotCLI("", "version")
+	if code != 0 {
+		t.Fatalf("status %d", code)
+	}
+	for _, w := range []string{"deathstacks ", "\ngo: go1.", "\nblas: "} {
+		if !strings.Contains(out, w) {
+			t.Errorf("version output %q lacks %q", out, w)
+		}
 	}
 }
