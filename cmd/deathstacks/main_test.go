@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/deathstacks/deathstacks/configs"
 	"github.com/deathstacks/deathstacks/env"
 )
 
@@ -155,6 +156,20 @@ func TestVersion(t *testing.T) {
 	for _, w := range []string{"deathstacks ", "\ngo: go1.", "\nblas: "} {
 		if !strings.Contains(out, w) {
 			t.Errorf("version output %q lacks %q", out, w)
+		}
+	}
+}
+
+// train --config with a name that is neither a file nor a built-in
+// config lists the built-in ones.
+func TestTrainConfigUnknownName(t *testing.T) {
+	_, errOut, code := runBotCLI("", "train", "--config", "nosuch")
+	if code != 2 {
+		t.Errorf("status %d, want 2", code)
+	}
+	for _, name := range configs.Names() {
+		if !strings.Contains(errOut, name) {
+			t.Errorf("stderr %q does not list the built-in config %s", errOut, name)
 		}
 	}
 }
