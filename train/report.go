@@ -368,7 +368,7 @@ func (r *Report) pairTable() table {
 // Captions of the tables, shared by the text and Markdown forms.
 const (
 	pairsCaption = "W/D/L and score (points per game) are A's against B."
-	eloCaption   = "Elo (Bradley-Terry fit of all games) is relative to %s = 0; ±95%% is the half-width of the 95%% interval; score is points per game."
+	eloCaption   = "Elo (Bradley-Terry fit of all games, with a prior of one virtual draw between each player and the anchor, so that a perfect score stays finite) is relative to %s = 0; ±95%% is the half-width of the 95%% interval; score is points per game." // one draw: PriorDraws
 )
 
 // WriteText writes the tables of pairs and of players as aligned text,
