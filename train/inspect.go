@@ -101,14 +101,15 @@ func (info FileInfo) WriteText(w io.Writer) {
 	line := func(key, format string, a ...any) { fmt.Fprintf(w, "%s: %s\n", key, fmt.Sprintf(format, a...)) }
 	line("file", "%s", info.Path)
 	line("kind", "%s (checksum OK)", info.Kind)
-	line("network", "%v, %d parameters, %d training steps", info.Architecture, info.Parameters, info.Steps)
+	line("network", "%v, %d parameters, %s", info.Architecture, info.Parameters, Count(int(info.Steps), "training step", "training steps"))
 	line("encoding version", "%d", info.Encoding)
 	if st := info.State; st != nil {
 		line("config", "%s", info.ConfigName)
 		line("iteration", "%d", st.Iteration)
 		line("replay buffer", "%d positions", info.ReplaySize)
 		elapsed := time.Duration(st.ElapsedSec * float64(time.Second)).Round(time.Second)
-		line("run so far", "%d games, %d positions, %d training steps, %v", st.Games, st.Positions, st.TrainSteps, elapsed)
+		line("run so far", "%s, %s, %s, %v", Count(int(st.Games), "game", "games"), Count(int(st.Positions), "position", "positions"),
+			Count(int(st.TrainSteps), "training step", "training steps"), elapsed)
 		if st.BestIteration > 0 {
 			line("best iteration", "%d", st.BestIteration)
 		}

@@ -171,3 +171,14 @@ func TestPlainNumber(t *testing.T) {
 		}
 	}
 }
+
+func TestCount(t *testing.T) {
+	for _, tc := range []struct {
+		n    int
+		want string
+	}{{0, "0 plies"}, {1, "1 ply"}, {2, "2 plies"}, {300, "300 plies"}} {
+		if got := Count(tc.n, "ply", "plies"); got != tc.want {
+			t.Errorf("Count(%d) = %q, want %q", tc.n, got, tc.want)
+		}
+	}
+}
