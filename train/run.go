@@ -118,7 +118,7 @@ func checkRunDir(dir, name string, resume bool) error {
 	case resume && len(existing) == 0:
 		return bad("holds no checkpoint: no run to resume (check the path, or start a run without --resume)")
 	case !resume && len(existing) > 0:
-		return bad("already holds a run (%d checkpoints): continue it with --resume, or choose another --out", len(existing))
+		return bad("already holds a run (%s): continue it with --resume, or choose another --out", Count(len(existing), "checkpoint", "checkpoints"))
 	case !resume:
 		return nil
 	}
@@ -251,10 +251,10 @@ func (r *runner) loop(ctx context.Context) (Summary, error) {
 	for {
 		switch {
 		case target > 0 && r.state.Iteration >= target:
-			fmt.Fprintf(r.log, "done: %d iterations in %s\n", r.state.Iteration, r.dir)
+			fmt.Fprintf(r.log, "done: %s in %s\n", Count(r.state.Iteration, "iteration", "iterations"), r.dir)
 			return sum, nil
 		case r.cfg.TimeLimit > 0 && elapsed() >= r.cfg.TimeLimit.Seconds():
-			fmt.Fprintf(r.log, "done: the time limit (%v) is reached after %d iterations in %s\n", r.cfg.TimeLimit, r.state.Iteration, r.dir)
+			fmt.Fprintf(r.log, "done: the time limit (%v) is reached after %s in %s\n", r.cfg.TimeLimit, Count(r.state.Iteration, "iteration", "iterations"), r.dir)
 			return sum, nil
 		case ctx.Err() != nil:
 			sum.Stopped = true
