@@ -393,7 +393,7 @@ func (r *Report) markdownTables(b *strings.Builder, level string, spec func(Stan
 func (r *Report) markdownSettings(b *strings.Builder, extra ...string) {
 	lines := []string{
 		fmt.Sprintf("date: %s, %s of play", r.Date.UTC().Format("2006-01-02 15:04 UTC"), time.Duration(r.DurationSec*float64(time.Second)).Round(time.Second)),
-		fmt.Sprintf("%d games, %d per pair with colours alternating; each pair of games starts from the same %d random plies", r.Games, r.GamesPerPair, r.OpeningPlies),
+		fmt.Sprintf("%s, %d per pair with colours alternating; each pair of games starts from the same %s", Count(r.Games, "game", "games"), r.GamesPerPair, Count(r.OpeningPlies, "random ply", "random plies")),
 		fmt.Sprintf("rules: too-tall rule %s, draw on the %s occurrence of a position, move limit %s",
 			onOff(r.Rules.TooTall), ordinal(r.Rules.RepetitionLimit), limit(r.Rules.MaxPlies)),
 		fmt.Sprintf("seed: %d", r.Seed),
@@ -437,7 +437,7 @@ func limit(plies int) string {
 	if plies == 0 {
 		return "none"
 	}
-	return fmt.Sprintf("%d plies", plies)
+	return Count(plies, "ply", "plies")
 }
 
 // Markdown returns the report of an evaluation: settings, the chart (the
