@@ -46,6 +46,18 @@ var (
 // ErrNoCheckpoint is returned when a run directory holds no checkpoint.
 var ErrNoCheckpoint = errors.New("no checkpoint")
 
+// ErrBadCheckpoint matches the errors of a file that is not a whole
+// checkpoint of this program's format: the caller gave the wrong file, or a
+// damaged one.
+var ErrBadCheckpoint = errors.New("not a readable deathstacks checkpoint")
+
+// badCheckpoint is a reason a file is not a readable checkpoint; it
+// matches [ErrBadCheckpoint].
+type badCheckpoint string
+
+func (e badCheckpoint) Error() string      { return string(e) }
+func (badCheckpoint) Is(target error) bool { return target == ErrBadCheckpoint }
+
 // CheckpointState is the bookkeeping of a run at the end of an iteration.
 type CheckpointState struct {
 	// Iteration is the number of iterations completed.
@@ -118,25 +130,25 @@ func checkpointBody(path string) (CheckpointState, *bytes.Reader, error) {
 	}
 	const head = len(checkpointMagic) + 8
 	if len(data) < len(checkpointMagic) || string(data[:len(checkpointMagic)]) != checkpointMagic {
-		return CheckpointState{}, nil, fmt.Errorf("not a deathstacks checkpoint (bad magic)")
+		return CheckpointState{}, nil, badCheckpoint("not a deathstacks checkpoint (bad magic)")
 	}
 	if len(data) < head+4 {
-		return CheckpointState{}, nil, fmt.Errorf("truncated (%d bytes)", len(data))
+		return CheckpointState{}, nil, badCheckpoint(fmt.Sprintf("truncated (%d bytes)", len(data)))
 	}
 	if v := binary.LittleEndian.Uint32(data[8:]); v != checkpointVersion {
-		return CheckpointState{}, nil, fmt.Errorf("format version %d: this program reads version %d", v, checkpointVersion)
+		return CheckpointState{}, nil, badCheckpoint(fmt.Sprintf("format version %d: this program reads version %d", v, checkpointVersion))
 	}
 	body, tail := data[:len(data)-4], data[len(data)-4:]
 	if crc32.Checksum(body, castagnoli) != binary.LittleEndian.Uint32(tail) {
-		return CheckpointState{}, nil, fmt.Errorf("checksum mismatch: the file is corrupt or truncated")
+		return CheckpointState{}, nil, badCheckpoint("checksum mismatch: the file is corrupt or truncated")
 	}
 	n := int(binary.LittleEndian.Uint32(data[12:]))
 	if n > len(body)-head {
-		return CheckpointState{}, nil, fmt.Errorf("state of %d bytes overruns the file", n)
+		return CheckpointState{}, nil, badCheckpoint(fmt.Sprintf("state of %d bytes overruns the file", n))
 	}
 	var st CheckpointState
 	if err := json.Unmarshal(body[head:head+n], &st); err != nil {
-		return CheckpointState{}, nil, fmt.Errorf("state: %w", err)
+		return CheckpointState{}, nil, badCheckpoint("state: " + err.Error())
 	}
 	return st, bytes.NewReader(body[head+n:]), nil
 }

@@ -3,11 +3,14 @@ package train
 import (
 	"errors"
 	"fmt"
+	"image/color"
 	"io"
 	"maps"
 	"math"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -42,29 +45,54 @@ func PlotMetrics(dir string, ms []Metrics) error {
 	if len(ms) == 0 {
 		return errors.New("plot: no metrics to plot")
 	}
-	loss := [][]*plot.Plot{{
-		panel("Training loss", "loss", true, ms,
+	if err := savePanels(filepath.Join(dir, LossPlot), lossPanels(ms), 1500, 850); err != nil {
+		return err
+	}
+	if err := savePanels(filepath.Join(dir, SelfPlayPlot), selfPlayPanels(ms), 1500, 850); err != nil {
+		return err
+	}
+	eval, err := evalPanels(ms)
+	if err != nil || eval == nil {
+		return err
+	}
+	return savePanels(filepath.Join(dir, EvalPlot), eval, 1500, 500)
+}
+
+// lossPanels are the panels of [LossPlot]. Each loss has its own: on one
+// axis the value loss and the L2 penalty, a tenth of the policy loss, would
+// look flat.
+func lossPanels(ms []Metrics) [][]*plot.Plot {
+	return [][]*plot.Plot{{
+		panel("Total and policy loss", "loss", false, ms,
 			curve{"total", func(m Metrics) float64 { return m.TotalLoss }},
-			curve{"policy", func(m Metrics) float64 { return m.PolicyLoss }},
-			curve{"value", func(m Metrics) float64 { return m.ValueLoss }},
-			curve{"L2", func(m Metrics) float64 { return m.L2Loss }}),
+			curve{"policy", func(m Metrics) float64 { return m.PolicyLoss }}),
+		panel("Value loss", "loss", false, ms,
+			curve{"", func(m Metrics) float64 { return m.ValueLoss }}),
+		panel("L2 penalty", "loss", false, ms,
+			curve{"", func(m Metrics) float64 { return m.L2Loss }}),
+	}, {
 		panel("Policy entropy", "nats", false, ms,
 			curve{"", func(m Metrics) float64 { return m.PolicyEntropy }}),
 		panel("Learning rate", "rate", true, ms,
 			curve{"", func(m Metrics) float64 { return m.LR }}),
+		panel("Replay buffer", "positions", true, ms,
+			curve{"", func(m Metrics) float64 { return float64(m.BufferSize) }}),
 	}}
-	if err := savePanels(filepath.Join(dir, LossPlot), loss, 1500, 450); err != nil {
-		return err
-	}
-	selfplay := [][]*plot.Plot{{
+}
+
+// selfPlayPanels are the panels of [SelfPlayPlot].
+func selfPlayPanels(ms []Metrics) [][]*plot.Plot {
+	outcomes := panel("Self-play outcomes", "share of games", true, ms,
+		curve{"red wins", func(m Metrics) float64 { return m.RedWinShare }},
+		curve{"blue wins", func(m Metrics) float64 { return m.BlueWinShare }},
+		curve{"draws", func(m Metrics) float64 { return m.DrawShare }},
+		curve{"move limit", func(m Metrics) float64 { return m.MoveLimitShare }},
+		curve{"resigned", func(m Metrics) float64 { return m.ResignedShare }})
+	fixUnitAxis(outcomes)
+	return [][]*plot.Plot{{
 		panel("Self-play game length", "plies", true, ms,
 			curve{"", func(m Metrics) float64 { return m.MeanGameLength }}),
-		panel("Self-play outcomes", "share of games", true, ms,
-			curve{"red wins", func(m Metrics) float64 { return m.RedWinShare }},
-			curve{"blue wins", func(m Metrics) float64 { return m.BlueWinShare }},
-			curve{"draws", func(m Metrics) float64 { return m.DrawShare }},
-			curve{"move limit", func(m Metrics) float64 { return m.MoveLimitShare }},
-			curve{"resigned", func(m Metrics) float64 { return m.ResignedShare }}),
+		outcomes,
 		panel("Time per iteration", "seconds", true, ms,
 			curve{"self-play", func(m Metrics) float64 { return m.SelfPlaySec }},
 			curve{"training", func(m Metrics) float64 { return m.TrainSec }},
@@ -77,31 +105,98 @@ func PlotMetrics(dir string, ms []Metrics) error {
 		panel("Training speed", "samples/s", true, ms,
 			curve{"", func(m Metrics) float64 { return m.SamplesPerSec }}),
 	}}
-	if err := savePanels(filepath.Join(dir, SelfPlayPlot), selfplay, 1500, 850); err != nil {
-		return err
-	}
+}
+
+// evalPanels are the panels of [EvalPlot], or nil before any evaluation.
+func evalPanels(ms []Metrics) ([][]*plot.Plot, error) {
 	opponents := evalOpponents(ms)
 	if len(opponents) == 0 {
-		return nil
+		return nil, nil
 	}
 	var scores []curve
 	for _, o := range opponents {
-		scores = append(scores, curve{o, func(m Metrics) float64 {
+		scores = append(scores, curve{fmt.Sprintf("%s (%s)", o, gamesOf(ms, o)), func(m Metrics) float64 {
 			if r, ok := m.Eval[o]; ok {
 				return r.Score
 			}
 			return math.NaN()
 		}})
 	}
-	eloPanel := panel("Elo against each opponent (95% interval)", "Elo difference", false, ms)
+	// A score of 1 is every game won: it cannot rise further, so the Elo
+	// panel beside it, whose prior keeps it finite, tells on.
+	scorePanel := panel("Score against each opponent (1: every game won)", "points per game", true, ms, scores...)
+	fixUnitAxis(scorePanel)
+	scorePanel.Legend.Top = false // scores climb towards the top right
+	even := plotter.NewFunction(func(float64) float64 { return 0.5 })
+	even.Color, even.Dashes = color.Gray{Y: 90}, []vg.Length{vg.Points(6), vg.Points(4)}
+	scorePanel.Add(even)
+	scorePanel.Legend.Add("0.5: even", even)
+	eloPanel := panel(fmt.Sprintf("Elo against each opponent (95%% interval, prior of %g draw)", PriorDraws), "Elo difference", false, ms)
 	for i, o := range opponents {
 		if err := addEloBars(eloPanel, ms, o, i); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	makeRoom(eloPanel, len(opponents))
-	eval := [][]*plot.Plot{{panel("Score against each opponent", "points per game", true, ms, scores...), eloPanel}}
-	return savePanels(filepath.Join(dir, EvalPlot), eval, 1500, 500)
+	return [][]*plot.Plot{{scorePanel, eloPanel}}, nil
+}
+
+// gamesOf says how many games an evaluation against opponent plays: "20
+// games", or a range when that changed during the run.
+func gamesOf(ms []Metrics, opponent string) string {
+	lo, hi := math.MaxInt, 0
+	for _, m := range ms {
+		if r, ok := m.Eval[opponent]; ok {
+			lo, hi = min(lo, r.Games), max(hi, r.Games)
+		}
+	}
+	if lo == hi {
+		return fmt.Sprintf("%d games", lo)
+	}
+	return fmt.Sprintf("%d to %d games", lo, hi)
+}
+
+// fixUnitAxis gives a panel of shares or scores its whole range, 0 to 1.
+func fixUnitAxis(p *plot.Plot) {
+	p.Y.Min, p.Y.Max = 0, 1
+	p.Y.Tick.Marker = plot.ConstantTicks([]plot.Tick{{Value: 0, Label: "0"}, {Value: 0.25, Label: "0.25"},
+		{Value: 0.5, Label: "0.5"}, {Value: 0.75, Label: "0.75"}, {Value: 1, Label: "1"}})
+}
+
+// plainTicks are plot.DefaultTicks labelled without trailing zeros:
+// "50000", not "50000.00".
+type plainTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (plainTicks) Ticks(lo, hi float64) []plot.Tick {
+	ticks := plot.DefaultTicks{}.Ticks(lo, hi)
+	for i, t := range ticks {
+		if strings.Contains(t.Label, ".") && !strings.ContainsAny(t.Label, "eE") {
+			ticks[i].Label = strings.TrimSuffix(strings.TrimRight(t.Label, "0"), ".")
+		}
+	}
+	return ticks
+}
+
+// iterationTicks marks whole iterations only, with a step of 1, 2, 5, 10,
+// 20... chosen for at most about ten labels.
+type iterationTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (iterationTicks) Ticks(lo, hi float64) []plot.Tick {
+	step := 1
+	for k := 0; (hi-lo)/float64(step) > 10; k++ {
+		if k%3 == 1 {
+			step = step * 5 / 2 // 2 to 5, 20 to 50...
+		} else {
+			step *= 2
+		}
+	}
+	var ticks []plot.Tick
+	for v := int(math.Ceil(lo/float64(step))) * step; float64(v) <= hi; v += step {
+		ticks = append(ticks, plot.Tick{Value: float64(v), Label: strconv.Itoa(v)})
+	}
+	return ticks
 }
 
 // curve is one line of a panel: a value of each iteration's metrics. NaN
@@ -118,6 +213,8 @@ func panel(title, yLabel string, fromZero bool, ms []Metrics, curves ...curve) *
 	p := plot.New()
 	p.Title.Text = title
 	p.X.Label.Text = "iteration"
+	p.X.Tick.Marker = iterationTicks{}
+	p.Y.Tick.Marker = plainTicks{}
 	p.Y.Label.Text = yLabel
 	p.Title.TextStyle.Font.Size = vg.Points(17)
 	for _, a := range []*plot.Axis{&p.X, &p.Y} {

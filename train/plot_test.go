@@ -7,7 +7,12 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
 	"testing"
+
+	"gonum.org/v1/plot"
 )
 
 // runMetrics makes n iterations of plausible metrics, with an evaluation
@@ -21,13 +26,13 @@ func runMetrics(n int) []Metrics {
 			L2Loss: 0.05 + 0.002*x, PolicyEntropy: 3.8 - 1.2*(1-math.Exp(-x/10)), LR: 0.002 * math.Cos(x/float64(n)*math.Pi/2),
 			MeanGameLength: 180 - 60*(1-math.Exp(-x/6)), PositionsPerSec: 40 + 3*math.Sin(x), EvalsPerSec: 2500 + 100*math.Sin(x),
 			SamplesPerSec: 900 + 50*math.Cos(x), RedWinShare: 0.35, BlueWinShare: 0.3, DrawShare: 0.1, MoveLimitShare: 0.25,
-			ResignedShare: 0.1, SelfPlaySec: 60, TrainSec: 15, ElapsedSec: 80 * x,
+			ResignedShare: 0.1, SelfPlaySec: 60, TrainSec: 15, ElapsedSec: 80 * x, BufferSize: min(i, 10) * 5000,
 		}
 		m.TotalLoss = m.PolicyLoss + m.ValueLoss + m.L2Loss
 		if i%3 == 0 {
 			m.EvalSec = 20
-			score := 0.5 + 0.45*(1-math.Exp(-x/8))
-			elo := 400 * math.Log10(score/(1-score))
+			score := min(1, 0.5+0.6*(1-math.Exp(-x/8)))                // capped at 1 later on
+			elo := 400 * math.Log10((score*20+0.5)/((1-score)*20+0.5)) // one virtual draw
 			m.Eval = map[string]EvalResult{
 				"random":            {Games: 20, Score: score, Elo: elo, EloLow: elo - 120, EloHigh: elo + 120},
 				"alphabeta:depth=2": {Games: 20, Score: score / 2, Elo: elo - 300, EloLow: elo - 420, EloHigh: elo - 180},
@@ -111,5 +116,102 @@ func TestPlotErrors(t *testing.T) {
 	}
 	if err := PlotMetrics(filepath.Join(dir, "missing"), runMetrics(2)); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("PlotMetrics into a missing directory: %v", err)
+	}
+}
+
+func TestIterationTicks(t *testing.T) {
+	for _, tc := range []struct {
+		lo, hi float64
+		want   []float64
+	}{
+		{1, 1, []float64{1}},
+		{1, 3, []float64{1, 2, 3}},
+		{0.8, 3.2, []float64{1, 2, 3}},
+		{1, 12, []float64{2, 4, 6, 8, 10, 12}},
+		{1, 50, []float64{5, 10, 15, 20, 25, 30, 35, 40, 45, 50}},
+		{1, 230, []float64{50, 100, 150, 200}},
+	} {
+		var got []float64
+		for _, tick := range (iterationTicks{}).Ticks(tc.lo, tc.hi) {
+			if tick.Label != strconv.Itoa(int(tick.Value)) {
+				t.Errorf("tick %v labelled %q", tick.Value, tick.Label)
+			}
+			got = append(got, tick.Value)
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("ticks of %v..%v: %v, want %v", tc.lo, tc.hi, got, tc.want)
+		}
+	}
+}
+
+// The panels a person reads at a glance: every loss on its own axis, the
+// shares and scores on a fixed 0..1 axis, whole iterations on the x axis.
+func TestPlotPanels(t *testing.T) {
+	for _, n := range []int{3, 50} {
+		ms := runMetrics(n)
+		loss := lossPanels(ms)
+		value := loss[0][1]
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for _, m := range ms {
+			lo, hi = min(lo, m.ValueLoss), max(hi, m.ValueLoss)
+		}
+		if value.Title.Text != "Value loss" || value.Y.Min > lo || value.Y.Max < hi || value.Y.Max-value.Y.Min > 3*(hi-lo) {
+			t.Errorf("%d iterations: value loss %.3f..%.3f on an axis %.3f..%.3f: not its own", n, lo, hi, value.Y.Min, value.Y.Max)
+		}
+		for _, row := range loss {
+			for _, p := range row {
+				if _, ok := p.X.Tick.Marker.(iterationTicks); !ok {
+					t.Errorf("%q: the iteration axis has fractional ticks", p.Title.Text)
+				}
+			}
+		}
+		outcomes := selfPlayPanels(ms)[0][1]
+		eval, err := evalPanels(ms)
+		if err != nil {
+			t.Fatal(err)
+		}
+		score := eval[0][0]
+		for _, p := range []*plot.Plot{outcomes, score} {
+			if p.Y.Min != 0 || p.Y.Max != 1 {
+				t.Errorf("%q: y axis %v..%v, want 0..1", p.Title.Text, p.Y.Min, p.Y.Max)
+			}
+		}
+	}
+}
+
+// TestPlotPictures writes the plots of 3 and of 50 iterations into
+// DEATHSTACKS_PLOT_DIR, for a person to look at.
+func TestPlotPictures(t *testing.T) {
+	out := os.Getenv("DEATHSTACKS_PLOT_DIR")
+	if out == "" {
+		t.Skip("set DEATHSTACKS_PLOT_DIR to look at the plots")
+	}
+	for _, n := range []int{3, 50} {
+		dir := filepath.Join(out, strconv.Itoa(n))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := PlotMetrics(dir, runMetrics(n)); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestPlainTicks(t *testing.T) {
+	for _, tc := range []struct{ lo, hi float64 }{{0, 50000}, {-250, 750}, {0, 0.0018}, {3.1, 3.4}} {
+		plain, def := (plainTicks{}).Ticks(tc.lo, tc.hi), plot.DefaultTicks{}.Ticks(tc.lo, tc.hi)
+		for i, tick := range plain {
+			if tick.Label == "" {
+				continue // a minor tick
+			}
+			if strings.Contains(tick.Label, ".") && strings.HasSuffix(tick.Label, "0") || strings.HasSuffix(tick.Label, ".") {
+				t.Errorf("ticks of %v..%v: label %q has trailing zeros", tc.lo, tc.hi, tick.Label)
+			}
+			v, err := strconv.ParseFloat(tick.Label, 64)
+			w, _ := strconv.ParseFloat(def[i].Label, 64)
+			if err != nil || v != w {
+				t.Errorf("ticks of %v..%v: label %q, default %q", tc.lo, tc.hi, tick.Label, def[i].Label)
+			}
+		}
 	}
 }

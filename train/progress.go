@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -15,17 +17,27 @@ import (
 // terminal prints a line.
 const ProgressLogInterval = 10 * time.Second
 
+// progressTick is how often a bar on a terminal is redrawn while no unit
+// ends, so that its elapsed time and estimate stay current.
+const progressTick = time.Second
+
 // Progress reports how far a long job (self-play games, training steps,
-// evaluation games) has come. On a terminal it draws a bar with the count,
-// the rate and the time left; on anything else (a log file, a pipe) it
-// prints a plain line every [ProgressLogInterval] and one at the end; when
-// quiet it prints nothing. A Progress is safe for concurrent use, so the
-// goroutines doing the work can report to it directly. The nil *Progress is
-// quiet too.
+// evaluation games) has come. On a terminal it draws a bar at once, with
+// the count, the rate, the time elapsed and the time left; on anything else
+// (a log file, a pipe) it prints a plain line every [ProgressLogInterval]
+// and one at the end; when quiet it prints nothing. A Progress is safe for
+// concurrent use, so the goroutines doing the work can report to it
+// directly. The nil *Progress is quiet too.
+//
+// The rate is the units done over the time since the Progress was made.
+// Units such as self-play games run in parallel and end in bursts, so a
+// rate over a short window (progressbar's own) is off by orders of
+// magnitude; the whole-job average is what predicts the end.
 type Progress struct {
 	mu    sync.Mutex
 	bar   *progressbar.ProgressBar // on a terminal
 	w     io.Writer                // for log lines; nil when quiet or on a terminal
+	stop  chan struct{}            // ends the bar's redraws
 	desc  string
 	unit  string
 	total int
@@ -43,7 +55,7 @@ func NewProgress(w io.Writer, total int, desc, unit string, quiet bool) *Progres
 	case quiet:
 		return newLogProgress(nil, total, desc, unit, time.Now)
 	case isTerminal(w):
-		return newBarProgress(w, total, desc, unit)
+		return newBarProgress(w, total, desc, unit, time.Now, progressTick)
 	}
 	return newLogProgress(w, total, desc, unit, time.Now)
 }
@@ -54,23 +66,43 @@ func isTerminal(w io.Writer) bool {
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
-func newBarProgress(w io.Writer, total int, desc, unit string) *Progress {
-	if total <= 0 {
-		total = -1 // a spinner
+// newBarProgress draws a bar on w, redrawn every tick. The bar shows only
+// the fill and the percentage of its own; the figures are this package's,
+// in the description at the end of the line.
+func newBarProgress(w io.Writer, total int, desc, unit string, now func() time.Time, tick time.Duration) *Progress {
+	max := total
+	if max <= 0 {
+		max = -1 // a spinner
 	}
-	bar := progressbar.NewOptions(total,
+	p := &Progress{desc: desc, unit: unit, total: total, start: now(), now: now, stop: make(chan struct{})}
+	p.bar = progressbar.NewOptions(max,
 		progressbar.OptionSetWriter(w),
-		progressbar.OptionSetDescription(desc),
 		progressbar.OptionSetWidth(30),
-		progressbar.OptionShowCount(),
-		progressbar.OptionShowIts(),
-		progressbar.OptionSetItsString(unit),
-		progressbar.OptionSetPredictTime(true),
-		progressbar.OptionShowElapsedTimeOnFinish(),
-		progressbar.OptionThrottle(100*time.Millisecond),
+		progressbar.OptionShowDescriptionAtLineEnd(),
+		progressbar.OptionSetDescription(p.status(false)),
+		progressbar.OptionSetPredictTime(false),
+		progressbar.OptionSetElapsedTime(false),
+		progressbar.OptionSetRenderBlankState(true),
 		progressbar.OptionOnCompletion(func() { fmt.Fprintln(w) }),
 	)
-	return &Progress{bar: bar, desc: desc, unit: unit, total: total}
+	stop := p.stop
+	go func() {
+		t := time.NewTicker(tick)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+				p.mu.Lock()
+				if p.stop != nil { // else Finish came first and drew the last line
+					p.bar.Describe(p.status(false))
+				}
+				p.mu.Unlock()
+			}
+		}
+	}()
+	return p
 }
 
 func newLogProgress(w io.Writer, total int, desc, unit string, now func() time.Time) *Progress {
@@ -83,15 +115,19 @@ func (p *Progress) Add(n int) {
 	if p == nil {
 		return
 	}
-	if p.bar != nil {
-		_ = p.bar.Add(n) // a failed write to the terminal only loses the display
-		return
-	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.done += n
-	if p.w != nil && p.now().Sub(p.last) >= p.every {
-		p.logLine(false)
+	switch {
+	case p.bar != nil:
+		// A failed write to the terminal only loses the display.
+		if p.total <= 0 || p.done < p.total {
+			_ = p.bar.Set(p.done)
+		}
+		p.bar.Describe(p.status(false))
+	case p.w != nil && p.now().Sub(p.last) >= p.every:
+		p.last = p.now()
+		fmt.Fprintln(p.w, p.status(false))
 	}
 }
 
@@ -101,13 +137,12 @@ func (p *Progress) Describe(desc string) {
 	if p == nil {
 		return
 	}
-	if p.bar != nil {
-		p.bar.Describe(desc)
-		return
-	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.desc = desc
+	if p.bar != nil {
+		p.bar.Describe(p.status(false))
+	}
 }
 
 // Finish ends the report: it fills the bar, or prints the final line.
@@ -115,39 +150,68 @@ func (p *Progress) Finish() {
 	if p == nil {
 		return
 	}
-	if p.bar != nil {
-		_ = p.bar.Finish()
-		return
-	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.w != nil {
-		p.logLine(true)
+	switch {
+	case p.bar != nil && p.stop != nil:
+		close(p.stop)
+		p.stop = nil
+		p.bar.Describe(p.status(true))
+		_ = p.bar.Finish()
+	case p.w != nil:
+		fmt.Fprintln(p.w, p.status(true))
+		p.w = nil
 	}
 }
 
-// logLine prints "self-play: 12/32 games (38%), 1.3 games/s, 15s left", or
-// at the end "self-play: 32 games in 25s, 1.3 games/s".
-func (p *Progress) logLine(final bool) {
-	now := p.now()
-	p.last = now
-	elapsed := now.Sub(p.start)
+// status is the text of the report: "self-play: 12/32 games (37%), 1.3
+// games/s, 9s elapsed, 15s left", or at the end "self-play: 32 games in
+// 25s, 1.3 games/s".
+func (p *Progress) status(final bool) string {
+	elapsed := p.now().Sub(p.start)
 	rate := 0.0
 	if elapsed > 0 {
 		rate = float64(p.done) / elapsed.Seconds()
 	}
+	rateText := plainNumber(rate) + " " + p.unit + "/s"
 	if final {
-		fmt.Fprintf(p.w, "%s: %d %s in %v, %.3g %s/s\n", p.desc, p.done, p.unit, elapsed.Round(time.Second/10), rate, p.unit)
-		return
+		return fmt.Sprintf("%s: %d %s in %v, %s", p.desc, p.done, p.unit, elapsed.Round(time.Second/10), rateText)
 	}
 	if p.total <= 0 {
-		fmt.Fprintf(p.w, "%s: %d %s, %.3g %s/s\n", p.desc, p.done, p.unit, rate, p.unit)
-		return
+		return fmt.Sprintf("%s: %d %s, %s, %v elapsed", p.desc, p.done, p.unit, rateText, elapsed.Round(time.Second))
 	}
 	left := "?"
 	if rate > 0 {
 		left = time.Duration(float64(p.total-p.done) / rate * float64(time.Second)).Round(time.Second).String()
 	}
-	fmt.Fprintf(p.w, "%s: %d/%d %s (%d%%), %.3g %s/s, %s left\n",
-		p.desc, p.done, p.total, p.unit, 100*p.done/p.total, rate, p.unit, left)
+	return fmt.Sprintf("%s: %d/%d %s (%d%%), %s, %v elapsed, %s left",
+		p.desc, p.done, p.total, p.unit, 100*p.done/p.total, rateText, elapsed.Round(time.Second), left)
+}
+
+// plainNumber writes x with about three significant digits and never an
+// exponent: 4321, 5.9, 0.25; for rates in messages, where "4.3e+03" puts
+// a reader off.
+func plainNumber(x float64) string {
+	digits := 0
+	switch a := max(x, -x); {
+	case a < 1:
+		digits = 3
+	case a < 10:
+		digits = 2
+	case a < 100:
+		digits = 1
+	}
+	s := strconv.FormatFloat(x, 'f', digits, 64)
+	if strings.Contains(s, ".") {
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	}
+	return s
+}
+
+// Count writes n with the word that fits it: "1 ply", "2 plies", "0 games".
+func Count(n int, singular, plural string) string {
+	if n == 1 {
+		return "1 " + singular
+	}
+	return strconv.Itoa(n) + " " + plural
 }

@@ -38,8 +38,8 @@ func TestProgressLogLines(t *testing.T) {
 	p.Describe("self-play (net 3)")
 	p.Add(10)
 	p.Finish()
-	want := "self-play: 10/40 games (25%), 1 games/s, 30s left\n" +
-		"self-play (net 3): 20/40 games (50%), 1 games/s, 20s left\n" +
+	want := "self-play: 10/40 games (25%), 1 games/s, 10s elapsed, 30s left\n" +
+		"self-play (net 3): 20/40 games (50%), 1 games/s, 20s elapsed, 20s left\n" +
 		"self-play (net 3): 20 games in 20s, 1 games/s\n"
 	if buf.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", buf.String(), want)
@@ -52,7 +52,7 @@ func TestProgressUnknownTotal(t *testing.T) {
 	p := newLogProgress(&buf, 0, "train", "steps", clock.now)
 	clock.advance(20 * time.Second)
 	p.Add(50)
-	if got, want := buf.String(), "train: 50 steps, 2.5 steps/s\n"; got != want {
+	if got, want := buf.String(), "train: 50 steps, 2.5 steps/s, 20s elapsed\n"; got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
@@ -82,8 +82,8 @@ func TestProgressNotATerminalLogs(t *testing.T) {
 }
 
 func TestProgressBarConcurrent(t *testing.T) {
-	var buf bytes.Buffer
-	p := newBarProgress(&buf, 100, "self-play", "games")
+	var buf syncBuffer
+	p := newBarProgress(&buf, 100, "self-play", "games", time.Now, time.Millisecond)
 	var wg sync.WaitGroup
 	for range 4 {
 		wg.Add(1)
@@ -97,7 +97,88 @@ func TestProgressBarConcurrent(t *testing.T) {
 	wg.Wait()
 	p.Finish()
 	out := buf.String()
-	if !strings.Contains(out, "self-play") || !strings.Contains(out, "100/100") {
-		t.Errorf("bar output %q lacks the description or the count", out)
+	if !strings.Contains(out, "self-play: 100 games in ") || !strings.Contains(out, "100%") {
+		t.Errorf("bar output %q lacks the final count", out)
+	}
+}
+
+// syncBuffer is a buffer that a bar's redraws may write from another
+// goroutine.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// lastLine is the bar as a terminal shows it now: the text after the last
+// carriage return, without padding.
+func lastLine(s string) string {
+	s = strings.TrimRight(s, " \n")
+	return strings.TrimSpace(s[strings.LastIndex(s, "\r")+1:])
+}
+
+// The bar shows at once, before any unit ends, and its rate and estimate
+// are the whole job's: bursts of units ending together do not inflate them.
+func TestProgressBarRates(t *testing.T) {
+	var buf syncBuffer
+	clock := &fakeClock{t: time.Unix(1000, 0)}
+	p := newBarProgress(&buf, 64, "self-play", "games", clock.now, time.Hour)
+	if got := lastLine(buf.String()); !strings.Contains(got, "self-play: 0/64 games (0%), 0 games/s, 0s elapsed, ? left") {
+		t.Errorf("before any game: %q", got)
+	}
+	clock.advance(100 * time.Second)
+	for range 16 { // a burst: 16 parallel games end in the same instant
+		p.Add(1)
+	}
+	want := "self-play: 16/64 games (25%), 0.16 games/s, 1m40s elapsed, 5m0s left"
+	if got := lastLine(buf.String()); !strings.Contains(got, want) || !strings.Contains(got, "25%") {
+		t.Errorf("after a burst: %q, want %q", got, want)
+	}
+	clock.advance(5 * time.Second)
+	p.Describe("self-play (net 2)")
+	if got := lastLine(buf.String()); !strings.Contains(got, "self-play (net 2): 16/64 games (25%), 0.152 games/s, 1m45s elapsed, 5m15s left") {
+		t.Errorf("redrawn: %q", got)
+	}
+	clock.advance(300 * time.Second)
+	p.Add(48)
+	p.Finish()
+	if got := lastLine(buf.String()); !strings.Contains(got, "self-play (net 2): 64 games in 6m45s, 0.158 games/s") || !strings.Contains(got, "100%") {
+		t.Errorf("finished: %q", got)
+	}
+}
+
+func TestPlainNumber(t *testing.T) {
+	for _, tc := range []struct {
+		x    float64
+		want string
+	}{
+		{0, "0"}, {4321.4, "4321"}, {148.2, "148"}, {5.9, "5.9"}, {1, "1"}, {0.25, "0.25"},
+		{0.1234, "0.123"}, {12.34, "12.3"}, {7267, "7267"}, {-2.5, "-2.5"},
+	} {
+		if got := plainNumber(tc.x); got != tc.want {
+			t.Errorf("plainNumber(%v) = %q, want %q", tc.x, got, tc.want)
+		}
+	}
+}
+
+func TestCount(t *testing.T) {
+	for _, tc := range []struct {
+		n    int
+		want string
+	}{{0, "0 plies"}, {1, "1 ply"}, {2, "2 plies"}, {300, "300 plies"}} {
+		if got := Count(tc.n, "ply", "plies"); got != tc.want {
+			t.Errorf("Count(%d) = %q, want %q", tc.n, got, tc.want)
+		}
 	}
 }

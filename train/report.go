@@ -368,7 +368,7 @@ func (r *Report) pairTable() table {
 // Captions of the tables, shared by the text and Markdown forms.
 const (
 	pairsCaption = "W/D/L and score (points per game) are A's against B."
-	eloCaption   = "Elo (Bradley-Terry fit of all games) is relative to %s = 0; ±95%% is the half-width of the 95%% interval; score is points per game."
+	eloCaption   = "Elo (Bradley-Terry fit of all games, with a prior of one virtual draw between each player and the anchor, so that a perfect score stays finite) is relative to %s = 0; ±95%% is the half-width of the 95%% interval; score is points per game." // one draw: PriorDraws
 )
 
 // WriteText writes the tables of pairs and of players as aligned text,
@@ -393,7 +393,7 @@ func (r *Report) markdownTables(b *strings.Builder, level string, spec func(Stan
 func (r *Report) markdownSettings(b *strings.Builder, extra ...string) {
 	lines := []string{
 		fmt.Sprintf("date: %s, %s of play", r.Date.UTC().Format("2006-01-02 15:04 UTC"), time.Duration(r.DurationSec*float64(time.Second)).Round(time.Second)),
-		fmt.Sprintf("%d games, %d per pair with colours alternating; each pair of games starts from the same %d random plies", r.Games, r.GamesPerPair, r.OpeningPlies),
+		fmt.Sprintf("%s, %d per pair with colours alternating; each pair of games starts from the same %s", Count(r.Games, "game", "games"), r.GamesPerPair, Count(r.OpeningPlies, "random ply", "random plies")),
 		fmt.Sprintf("rules: too-tall rule %s, draw on the %s occurrence of a position, move limit %s",
 			onOff(r.Rules.TooTall), ordinal(r.Rules.RepetitionLimit), limit(r.Rules.MaxPlies)),
 		fmt.Sprintf("seed: %d", r.Seed),
@@ -437,7 +437,7 @@ func limit(plies int) string {
 	if plies == 0 {
 		return "none"
 	}
-	return fmt.Sprintf("%d plies", plies)
+	return Count(plies, "ply", "plies")
 }
 
 // Markdown returns the report of an evaluation: settings, the chart (the

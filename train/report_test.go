@@ -255,6 +255,9 @@ func TestReportJSONShape(t *testing.T) {
 }
 
 func TestReportText(t *testing.T) {
+	if PriorDraws != 1 {
+		t.Fatalf("the reports say the prior is one virtual draw, but PriorDraws is %v", PriorDraws)
+	}
 	var b bytes.Buffer
 	if err := sampleReport(t).WriteText(&b); err != nil {
 		t.Fatal(err)
@@ -262,7 +265,7 @@ func TestReportText(t *testing.T) {
 	out := b.String()
 	for _, want := range []string{
 		"Pairs: ", "A       B       games  W  D  L  score\n", "strong  weak        4  3  0  1  0.750\n",
-		"Players: ", "relative to random = 0", "anchor", "±",
+		"Players: ", "relative to random = 0", "anchor", "±", "a prior of one virtual draw",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("text lacks %q:\n%s", want, out)
@@ -280,7 +283,7 @@ func TestReportMarkdown(t *testing.T) {
 	for _, want := range []string{
 		"# Evaluation\n", "- date: 2026-11-30 12:00 UTC, 1m15s of play\n", "- 12 games, 4 per pair",
 		"same 2 random plies", "move limit 300 plies", "- seed: 9\n", "](elo.png)",
-		"## Players\n", "| # | player | spec | Elo | ±95% |", "|---:|---|---|---:|---:|",
+		"## Players\n", "a prior of one virtual draw", "| # | player | spec | Elo | ±95% |", "|---:|---|---|---:|---:|",
 		"## Pairs\n", "| strong | weak | 4 | 3 | 0 | 1 | 0.750 |",
 		"## Reproduce\n", "```sh\n" + rep.Command + "\n```",
 	} {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -23,9 +24,10 @@ const ConfigFile = "config.yaml"
 type RunOptions struct {
 	// Dir is the run directory; empty means cfg.RunDir().
 	Dir string
-	// Resume continues from the latest complete checkpoint in Dir (a new
-	// run starts when there is none). Without it, a Dir that already holds
-	// checkpoints is an error, so that no run is overwritten by mistake.
+	// Resume continues from the latest complete checkpoint in Dir; a Dir
+	// without one, or holding a run of another config name, is a
+	// [*RunDirError]. Without Resume, a Dir that already holds checkpoints
+	// is one too, so that no run is overwritten by mistake.
 	Resume bool
 	// Iterations stops the run once this many iterations exist in total,
 	// counting those before a resume; 0 keeps the config's.
@@ -67,6 +69,9 @@ func Run(ctx context.Context, cfg Config, opts RunOptions) (Summary, error) {
 	if dir == "" {
 		dir = cfg.RunDir()
 	}
+	if err := checkRunDir(dir, cfg.Name, opts.Resume); err != nil {
+		return Summary{Dir: dir}, err
+	}
 	r := &runner{cfg: cfg, dir: dir, opts: opts, log: opts.Log}
 	if r.log == nil {
 		r.log = io.Discard
@@ -75,6 +80,53 @@ func Run(ctx context.Context, cfg Config, opts RunOptions) (Summary, error) {
 		return Summary{Dir: dir}, err
 	}
 	return r.loop(ctx)
+}
+
+// RunDirError is a run directory that does not fit the request: nothing
+// to resume in it, a run that a new one would overwrite, or not a
+// directory at all. It is the caller's mistake, not a failure of training.
+type RunDirError struct {
+	Dir     string
+	Problem string
+}
+
+func (e *RunDirError) Error() string { return "run directory " + e.Dir + ": " + e.Problem }
+
+// checkRunDir checks, before anything is written, that dir can hold the
+// session: with resume, a run of the config named name to continue; without,
+// a place for a new run.
+func checkRunDir(dir, name string, resume bool) error {
+	bad := func(format string, a ...any) error {
+		return &RunDirError{Dir: dir, Problem: fmt.Sprintf(format, a...)}
+	}
+	info, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && resume:
+		return bad("does not exist: no run to resume (check the path, or start a run without --resume)")
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return bad("%v", err)
+	case !info.IsDir():
+		return bad("is a file, not a directory")
+	}
+	existing, err := Checkpoints(dir)
+	if err != nil {
+		return bad("%v", err)
+	}
+	switch {
+	case resume && len(existing) == 0:
+		return bad("holds no checkpoint: no run to resume (check the path, or start a run without --resume)")
+	case !resume && len(existing) > 0:
+		return bad("already holds a run (%s): continue it with --resume, or choose another --out", Count(len(existing), "checkpoint", "checkpoints"))
+	case !resume:
+		return nil
+	}
+	saved, err := LoadSaved(filepath.Join(dir, ConfigFile))
+	if err == nil && saved.Name != name {
+		return bad("holds a run of config %q, not %q: resume it with its own config, or choose another --out", saved.Name, name)
+	}
+	return nil
 }
 
 // runner is one training session.
@@ -108,21 +160,12 @@ func (r *runner) open() error {
 			os.Remove(f)
 		}
 	}
-	existing, err := Checkpoints(r.dir)
-	if err != nil {
-		return fmt.Errorf("run directory %s: %w", r.dir, err)
+	start := r.fresh
+	if r.opts.Resume {
+		start = r.resume
 	}
-	if r.opts.Resume && len(existing) > 0 {
-		if err := r.resume(); err != nil {
-			return err
-		}
-	} else {
-		if len(existing) > 0 {
-			return fmt.Errorf("%s already holds a run (%d checkpoints): continue it with --resume, or choose another --out", r.dir, len(existing))
-		}
-		if err := r.fresh(); err != nil {
-			return err
-		}
+	if err := start(); err != nil {
+		return err
 	}
 	text, err := r.cfg.YAML()
 	if err != nil {
@@ -208,10 +251,10 @@ func (r *runner) loop(ctx context.Context) (Summary, error) {
 	for {
 		switch {
 		case target > 0 && r.state.Iteration >= target:
-			fmt.Fprintf(r.log, "done: %d iterations in %s\n", r.state.Iteration, r.dir)
+			fmt.Fprintf(r.log, "done: %s in %s\n", Count(r.state.Iteration, "iteration", "iterations"), r.dir)
 			return sum, nil
 		case r.cfg.TimeLimit > 0 && elapsed() >= r.cfg.TimeLimit.Seconds():
-			fmt.Fprintf(r.log, "done: the time limit (%v) is reached after %d iterations in %s\n", r.cfg.TimeLimit, r.state.Iteration, r.dir)
+			fmt.Fprintf(r.log, "done: the time limit (%v) is reached after %s in %s\n", r.cfg.TimeLimit, Count(r.state.Iteration, "iteration", "iterations"), r.dir)
 			return sum, nil
 		case ctx.Err() != nil:
 			sum.Stopped = true

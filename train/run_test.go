@@ -187,7 +187,11 @@ func runKillChild(dir string) int {
 	cfg.Output.Dir = dir
 	cfg.Iterations = 1000
 	cfg.Eval.Every = 0
-	if _, err := Run(context.Background(), cfg, RunOptions{Resume: true}); err != nil {
+	existing, err := Checkpoints(dir)
+	if err != nil {
+		return 3
+	}
+	if _, err := Run(context.Background(), cfg, RunOptions{Resume: len(existing) > 0}); err != nil {
 		os.Stderr.WriteString(err.Error() + "\n")
 		return 1
 	}
@@ -291,8 +295,8 @@ func TestCheckpointErrors(t *testing.T) {
 			if err := os.WriteFile(path, tc.data, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := LoadCheckpoint(path, cfg); err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), path) {
-				t.Errorf("LoadCheckpoint: %v, want an error naming the file and %q", err, tc.want)
+			if _, err := LoadCheckpoint(path, cfg); !errors.Is(err, ErrBadCheckpoint) || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), path) {
+				t.Errorf("LoadCheckpoint: %v, want an ErrBadCheckpoint naming the file and %q", err, tc.want)
 			}
 			if _, _, err := ReadCheckpointNetwork(path); err == nil {
 				t.Error("ReadCheckpointNetwork accepted it")
@@ -301,5 +305,56 @@ func TestCheckpointErrors(t *testing.T) {
 	}
 	if _, _, err := LatestCheckpoint(t.TempDir()); !errors.Is(err, ErrNoCheckpoint) {
 		t.Errorf("empty directory: %v, want ErrNoCheckpoint", err)
+	}
+}
+
+// Run refuses a run directory that does not fit the request before it
+// writes anything, so that a typo in --out costs nothing.
+func TestRunDirRefused(t *testing.T) {
+	base := t.TempDir()
+	run := filepath.Join(base, "run")
+	cfg := plainSmokeConfig(t, run)
+	if _, err := Run(context.Background(), cfg, RunOptions{Iterations: 1}); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(base, "file")
+	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	empty := filepath.Join(base, "empty")
+	if err := os.Mkdir(empty, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	other := cfg
+	other.Name = "other"
+	for _, tc := range []struct {
+		name   string
+		dir    string
+		cfg    Config
+		resume bool
+		want   string
+	}{
+		{"resume a missing directory", filepath.Join(base, "typo"), cfg, true, "does not exist"},
+		{"resume an empty directory", empty, cfg, true, "holds no checkpoint"},
+		{"resume a file", file, cfg, true, "is a file"},
+		{"new run in a file", file, cfg, false, "is a file"},
+		{"new run over a run", run, cfg, false, "--resume"},
+		{"resume another config's run", run, other, true, `config "smoke", not "other"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := tc.cfg
+			c.Output.Dir = tc.dir
+			_, err := Run(context.Background(), c, RunOptions{Resume: tc.resume, Iterations: 1})
+			var rde *RunDirError
+			if !errors.As(err, &rde) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("got %v, want a *RunDirError saying %q", err, tc.want)
+			}
+			if _, err := os.Stat(filepath.Join(base, "typo")); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("the missing directory was created")
+			}
+			if entries, _ := os.ReadDir(empty); len(entries) != 0 {
+				t.Errorf("the empty directory got %d entries", len(entries))
+			}
+		})
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -22,7 +23,12 @@ func runBench(args []string, s stdio) error {
 	case len(args) > 0 && args[0] == "nn":
 		return runBenchNN(args[1:], s)
 	}
-	return usageErr("usage: deathstacks bench mcts|nn [flags] (run with --help for the flags)")
+	const usage = "usage: deathstacks bench mcts|nn [flags] (run 'deathstacks bench mcts --help' or 'deathstacks bench nn --help' for the flags)"
+	if len(args) > 0 && isHelp(args[0]) {
+		fmt.Fprintln(s.err, usage)
+		return flag.ErrHelp
+	}
+	return usageErr(usage)
 }
 
 func runBenchNN(args []string, s stdio) error {

@@ -27,6 +27,9 @@ type stringList []string
 func (l *stringList) String() string { return strings.Join(*l, " ") }
 
 func (l *stringList) Set(v string) error {
+	if v == "" {
+		return fmt.Errorf("empty: give a value or leave the flag out")
+	}
 	*l = append(*l, v)
 	return nil
 }
@@ -85,7 +88,8 @@ games at once.`, s)
 	}
 	pairs := len(contenders) * (len(contenders) - 1) / 2
 	total := pairs * cfg.Games
-	fmt.Fprintf(s.out, "eval: %d players, %d pairs, %d games each: %d games, %d at once\n", len(contenders), pairs, cfg.Games, total, cfg.Parallel)
+	fmt.Fprintf(s.out, "eval: %d players, %s, %s each: %s, %d at once\n", len(contenders), train.Count(pairs, "pair", "pairs"),
+		train.Count(cfg.Games, "game", "games"), train.Count(total, "game", "games"), cfg.Parallel)
 	bar := train.NewProgress(s.err, total, "eval", "games", *quiet)
 	cfg.OnGame = func(train.GameRecord) { bar.Add(1) }
 	start := time.Now()
@@ -118,7 +122,7 @@ func publish(s stdio, rep savable, settings *train.ReportSettings, command strin
 	if err := rep.Save(dir, records); err != nil {
 		return err
 	}
-	fmt.Fprintf(s.out, "\n%d games in %v; wrote %s and %s in %s\n", len(records), time.Since(start).Round(time.Second),
+	fmt.Fprintf(s.out, "\n%s in %v; wrote %s and %s in %s\n", train.Count(len(records), "game", "games"), time.Since(start).Round(time.Second),
 		strings.Join(files[:len(files)-1], ", "), files[len(files)-1], dir)
 	return nil
 }

@@ -79,8 +79,9 @@ baseline). Writes into --out:
 	}
 	snaps := ladder.Snapshots()
 	total := ladder.Games(len(baselines))
-	fmt.Fprintf(s.out, "ladder: %d snapshots (iterations %d to %d), %d baselines: %d games, %d at once\n",
-		len(snaps), snaps[0].Iteration, snaps[len(snaps)-1].Iteration, len(baselines), total, *parallel)
+	fmt.Fprintf(s.out, "ladder: %s (iterations %d to %d), %s: %s, %d at once\n",
+		train.Count(len(snaps), "snapshot", "snapshots"), snaps[0].Iteration, snaps[len(snaps)-1].Iteration,
+		train.Count(len(baselines), "baseline", "baselines"), train.Count(total, "game", "games"), *parallel)
 	bar := train.NewProgress(s.err, total, "ladder", "games", *quiet)
 	start := time.Now()
 	rep, records, err := ladder.Play(context.Background(), baselines, func(train.GameRecord) { bar.Add(1) })

@@ -107,7 +107,7 @@ func TestLadderOutAndBaselines(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	if !strings.Contains(out, "1 baselines: 6 games") || !strings.Contains(out, "relative to alphabeta:depth=1 = 0") {
+	if !strings.Contains(out, "1 baseline: 6 games") || !strings.Contains(out, "relative to alphabeta:depth=1 = 0") {
 		t.Errorf("output:\n%s", out)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "ladder.json")); err != nil {

@@ -9,8 +9,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"sort"
+	"strings"
+
+	"github.com/deathstacks/deathstacks/model"
+	"github.com/deathstacks/deathstacks/train"
 )
 
 // command is one subcommand: run gets the arguments after the command's
@@ -42,6 +47,8 @@ func commands() map[string]command {
 		"perft":    {"count move sequences to a depth", runPerft},
 		"play":     {"play a game in the terminal against a player", runPlay},
 		"show":     {"draw a position as text", runShow},
+		"inspect":  {"describe a checkpoint, network or exported player file", runInspect},
+		"version":  {"print the version, Go version, source revision and BLAS", runVersion},
 	}
 }
 
@@ -62,11 +69,12 @@ func main() {
 // 2 for a usage error or bad input, 1 for any other failure.
 func run(args []string, s stdio) int {
 	cmds := commands()
-	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" || args[0] == "-help" {
+	if len(args) == 0 {
+		usage(s.err, cmds)
+		return 2
+	}
+	if isHelp(args[0]) {
 		usage(s.out, cmds)
-		if len(args) == 0 {
-			return 2
-		}
 		return 0
 	}
 	cmd, ok := cmds[args[0]]
@@ -82,15 +90,48 @@ func run(args []string, s stdio) int {
 	case errors.Is(err, flag.ErrHelp):
 		return 0
 	}
+	code := 1
 	var ee *exitError
 	if errors.As(err, &ee) {
-		if ee.err != nil {
-			fmt.Fprintf(s.err, "deathstacks %s: %v\n", args[0], ee.err)
-		}
-		return ee.code
+		code, err = ee.code, ee.err
+	} else if badInput(err) {
+		code = 2
 	}
-	fmt.Fprintf(s.err, "deathstacks %s: %v\n", args[0], err)
-	return 1
+	if err != nil {
+		// Library errors may start with the command's own name ("ladder:
+		// run x: ..."), which the line already says.
+		fmt.Fprintf(s.err, "deathstacks %s: %s\n", args[0], strings.TrimPrefix(err.Error(), args[0]+": "))
+	}
+	return code
+}
+
+// badInput reports whether err comes from what the user named: a file or
+// directory that does not exist, is not a run, or is not a readable
+// checkpoint or network file. Such errors get status 2 from any command.
+func badInput(err error) bool {
+	var rde *train.RunDirError
+	if errors.As(err, &rde) {
+		return true
+	}
+	for _, target := range []error{
+		fs.ErrNotExist, train.ErrNoCheckpoint, train.ErrBadCheckpoint,
+		model.ErrNotNetwork, model.ErrFormatVersion, model.ErrEncoding,
+		model.ErrArchitecture, model.ErrCorrupt, model.ErrTruncated,
+	} {
+		if errors.Is(err, target) {
+			return true
+		}
+	}
+	return false
+}
+
+// isHelp reports whether a word asks for help.
+func isHelp(word string) bool {
+	switch word {
+	case "help", "-h", "--help", "-help":
+		return true
+	}
+	return false
 }
 
 func usage(w io.Writer, cmds map[string]command) {
@@ -120,17 +161,32 @@ func newFlags(name, synopsis string, s stdio) *flag.FlagSet {
 
 // parseFlags parses args and turns a parse error into a usage error, and
 // stray positional arguments into one too.
-func parseFlags(fs *flag.FlagSet, args []string) error {
+func parseFlags(fs *flag.FlagSet, args []string) error { return parseFlagsArgs(fs, args, 0) }
+
+// parseFlagsArgs is [parseFlags] for a command that takes n positional
+// arguments after its flags.
+func parseFlagsArgs(fs *flag.FlagSet, args []string, n int) error {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
 		}
 		return &exitError{code: 2} // the flag package has printed the problem
 	}
-	if fs.NArg() > 0 {
-		return usageErr("unexpected argument %q", fs.Arg(0))
+	switch {
+	case fs.NArg() > n:
+		return usageErr("unexpected argument %q", fs.Arg(n))
+	case fs.NArg() < n:
+		return usageErr("an argument is missing: see --help")
 	}
-	return nil
+	// A flag given but empty (--fen '') is a mistake, often an unset shell
+	// variable; taken as absent, it would silently mean the default.
+	var empty error
+	fs.Visit(func(f *flag.Flag) {
+		if g, ok := f.Value.(flag.Getter); ok && g.Get() == "" && empty == nil {
+			empty = usageErr("--%s is empty: give a value or leave the flag out", f.Name)
+		}
+	})
+	return empty
 }
 
 // usageErr is an error for bad command-line input: exit status 2.

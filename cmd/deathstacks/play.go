@@ -10,6 +10,7 @@ import (
 
 	"github.com/deathstacks/deathstacks/env"
 	"github.com/deathstacks/deathstacks/mcts"
+	"github.com/deathstacks/deathstacks/train"
 )
 
 const playHelp = `commands:
@@ -116,7 +117,7 @@ func (p *playSession) run() error {
 			return nil
 		}
 	}
-	fmt.Fprintf(p.out, "game over: %v after %d plies\n", p.game.Status(), len(p.game.Moves()))
+	fmt.Fprintf(p.out, "game over: %v after %s\n", p.game.Status(), train.Count(len(p.game.Moves()), "ply", "plies"))
 	return nil
 }
 
@@ -199,7 +200,7 @@ func describe(d mcts.Decision) string {
 		parts = append(parts, fmt.Sprintf("value %+.2f", d.Value))
 	}
 	if d.Simulations > 0 {
-		parts = append(parts, fmt.Sprintf("%d simulations", d.Simulations))
+		parts = append(parts, train.Count(d.Simulations, "simulation", "simulations"))
 	}
 	if d.Depth > 0 {
 		parts = append(parts, fmt.Sprintf("depth %d, score %d", d.Depth, d.Score))

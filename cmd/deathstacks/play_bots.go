@@ -81,7 +81,7 @@ repetition can be foreseen) at ply 0 of a game.`, s)
 		return fmt.Errorf("read standard input: %w", err)
 	}
 	if bad > 0 {
-		return &exitError{code: 2, err: fmt.Errorf("%d line(s) without a move", bad)}
+		return &exitError{code: 2, err: fmt.Errorf("%s without a move", train.Count(bad, "line", "lines"))}
 	}
 	return nil
 }

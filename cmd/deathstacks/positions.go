@@ -2,10 +2,12 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/deathstacks/deathstacks/env"
+	"github.com/deathstacks/deathstacks/train"
 )
 
 func runMoves(args []string, s stdio) error {
@@ -54,7 +56,7 @@ func runMoves(args []string, s stdio) error {
 		return fmt.Errorf("read standard input: %w", err)
 	}
 	if bad > 0 {
-		return &exitError{code: 2, err: fmt.Errorf("%d bad line(s)", bad)}
+		return &exitError{code: 2, err: errors.New(train.Count(bad, "bad line", "bad lines"))}
 	}
 	return nil
 }

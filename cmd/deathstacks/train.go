@@ -80,7 +80,11 @@ func trainConfig(arg, out string, resume bool) (train.Config, error) {
 		}
 		return cfg, nil
 	}
-	return train.Load(arg)
+	cfg, err := train.Load(arg)
+	if errors.Is(err, fs.ErrNotExist) && !strings.ContainsAny(arg, `/\.`) {
+		return cfg, fmt.Errorf("config %q: no such file, nor a built-in config (%s)", arg, strings.Join(configs.Names(), ", "))
+	}
+	return cfg, err
 }
 
 func runPlot(args []string, s stdio) error {

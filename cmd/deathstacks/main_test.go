@@ -1,0 +1,175 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/deathstacks/deathstacks/configs"
+	"github.com/deathstacks/deathstacks/env"
+)
+
+// commandNames lists every command line that has its own flags: each
+// command, with bench's two.
+func commandNames() [][]string {
+	var out [][]string
+	for name := range commands() {
+		if name == "bench" {
+			out = append(out, []string{"bench", "mcts"}, []string{"bench", "nn"})
+			continue
+		}
+		out = append(out, []string{name})
+	}
+	sort.Slice(out, func(i, j int) bool { return strings.Join(out[i], " ") < strings.Join(out[j], " ") })
+	return out
+}
+
+// textFlag matches a flag of PrintDefaults that takes text: a string or a
+// repeated value.
+var textFlag = regexp.MustCompile(`(?m)^  -(\S+) (string|value)$`)
+
+// Every flag that takes text, given explicitly empty, is bad input.
+func TestEmptyTextFlags(t *testing.T) {
+	seen := 0
+	for _, cmd := range commandNames() {
+		_, help, code := runBotCLI("", append(cmd, "--help")...)
+		if code != 0 {
+			t.Fatalf("%v --help: status %d", cmd, code)
+		}
+		flags := textFlag.FindAllStringSubmatch(help, -1)
+		seen += len(flags)
+		for _, f := range flags {
+			args := append(append([]string(nil), cmd...), "--"+f[1]+"=")
+			t.Run(strings.Join(args, " "), func(t *testing.T) {
+				_, errOut, code := runBotCLI("", args...)
+				if code != 2 || !strings.Contains(errOut, "empty") {
+					t.Errorf("status %d, stderr %q: want 2 and a word on the empty flag", code, firstLine(errOut))
+				}
+			})
+		}
+	}
+	if seen < 20 {
+		t.Errorf("only %d text flags found in the commands' help: is the pattern stale?", seen)
+	}
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
+
+// Every command keeps README's promise on exit statuses: 0 for --help, 2
+// for a bad flag, a missing or unreadable input file or a bad value, and
+// no error line repeats the command's name.
+func TestExitStatus(t *testing.T) {
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "missing")
+	junk := filepath.Join(dir, "junk.dsck")
+	if err := os.WriteFile(junk, []byte("not a checkpoint"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	type tc struct {
+		args []string
+		want int
+	}
+	var tests []tc
+	for _, cmd := range commandNames() {
+		tests = append(tests,
+			tc{append(cmd, "--help"), 0},
+			tc{append(cmd, "-h"), 0},
+			tc{append(cmd, "--no-such-flag"), 2},
+		)
+	}
+	tests = append(tests,
+		tc{[]string{}, 2},
+		tc{[]string{"help"}, 0},
+		tc{[]string{"nosuch"}, 2},
+		tc{[]string{"bench"}, 2},
+		tc{[]string{"bench", "nosuch"}, 2},
+		// Missing or unreadable input files.
+		tc{[]string{"plot", "--run", missing}, 2},
+		tc{[]string{"plot", "--run", dir}, 2}, // no metrics.jsonl
+		tc{[]string{"export", "--checkpoint", missing, "--out", out}, 2},
+		tc{[]string{"export", "--checkpoint", dir, "--out", out}, 2}, // no checkpoint
+		tc{[]string{"export", "--checkpoint", junk, "--out", out}, 2},
+		tc{[]string{"ladder", "--run", missing}, 2},
+		tc{[]string{"train", "--config", missing}, 2},
+		tc{[]string{"train", "--config", "nosuch"}, 2},
+		tc{[]string{"train", "--resume", "--out", missing}, 2},
+		tc{[]string{"eval", "--player", "az:model=" + missing, "--player", "random"}, 2},
+		tc{[]string{"eval", "--player", "az:model=" + junk, "--player", "random"}, 2},
+		tc{[]string{"bot", "--player", "az:model=" + missing}, 2},
+		tc{[]string{"bestmove", "--fen", env.StartFEN, "--player", "az:model=" + missing}, 2},
+		tc{[]string{"play", "--player", "az:model=" + missing}, 2},
+		tc{[]string{"bench", "nn", "--config", missing}, 2},
+		tc{[]string{"inspect", missing}, 2},
+		tc{[]string{"inspect", junk}, 2},
+		// Bad values.
+		tc{[]string{"moves", "--fen", "x"}, 2},
+		tc{[]string{"perft", "--depth", "0"}, 2},
+		tc{[]string{"show", "--fen", "x"}, 2},
+		tc{[]string{"bot"}, 2},
+		tc{[]string{"bot", "--player", "nosuch"}, 2},
+		tc{[]string{"bestmove", "--player", "random"}, 2},
+		tc{[]string{"bestmove", "--fen", overFEN, "--player", "random"}, 2}, // finished: "none", as bot
+		tc{[]string{"eval", "--player", "random"}, 2},
+		tc{[]string{"eval", "--player", "random", "--player", "greedy", "--games", "0"}, 2},
+		tc{[]string{"ladder"}, 2},
+		tc{[]string{"ladder", "--run", dir, "--games", "0"}, 2},
+		tc{[]string{"plot"}, 2},
+		tc{[]string{"export", "--checkpoint", junk}, 2},
+		tc{[]string{"train", "--iterations", "-1"}, 2},
+		tc{[]string{"play", "--human", "green"}, 2},
+		tc{[]string{"bench", "mcts", "--sims", "0"}, 2},
+		tc{[]string{"bench", "nn", "--batches", "x"}, 2},
+		tc{[]string{"inspect"}, 2},
+		tc{[]string{"inspect", junk, junk}, 2},
+		tc{[]string{"version", "extra"}, 2},
+		// Success.
+		tc{[]string{"version"}, 0},
+		tc{[]string{"show"}, 0},
+	)
+	for _, tc := range tests {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			_, errOut, code := runBotCLI("", tc.args...)
+			if code != tc.want {
+				t.Errorf("status %d, want %d; stderr %q", code, tc.want, firstLine(errOut))
+			}
+			if len(tc.args) > 0 {
+				if doubled := "deathstacks " + tc.args[0] + ": " + tc.args[0] + ":"; strings.Contains(errOut, doubled) {
+					t.Errorf("stderr repeats the command's name: %q", firstLine(errOut))
+				}
+			}
+		})
+	}
+}
+
+func TestVersion(t *testing.T) {
+	out, _, code := runBotCLI("", "version")
+	if code != 0 {
+		t.Fatalf("status %d", code)
+	}
+	for _, w := range []string{"deathstacks ", "\ngo: go1.", "\nblas: "} {
+		if !strings.Contains(out, w) {
+			t.Errorf("version output %q lacks %q", out, w)
+		}
+	}
+}
+
+// train --config with a name that is neither a file nor a built-in
+// config lists the built-in ones.
+func TestTrainConfigUnknownName(t *testing.T) {
+	_, errOut, code := runBotCLI("", "train", "--config", "nosuch")
+	if code != 2 {
+		t.Errorf("status %d, want 2", code)
+	}
+	for _, name := range configs.Names() {
+		if !strings.Contains(errOut, name) {
+			t.Errorf("stderr %q does not list the built-in config %s", errOut, name)
+		}
+	}
+}

@@ -1,0 +1,67 @@
+package train
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/deathstacks/deathstacks/model"
+)
+
+func TestInspect(t *testing.T) {
+	dir := t.TempDir()
+	cfg := plainSmokeConfig(t, dir)
+	if _, err := Run(context.Background(), cfg, RunOptions{Iterations: 2}); err != nil {
+		t.Fatal(err)
+	}
+	player := filepath.Join(t.TempDir(), "player.dsnn")
+	if err := Export(dir, player, ExportOptions{Simulations: 7}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, path, kind string
+		want             []string
+	}{
+		{"checkpoint", checkpointPath(dir, 2), KindCheckpoint, []string{
+			"kind: checkpoint (checksum OK)", "config: smoke", "iteration: 2", "replay buffer: ", "search: simulations=",
+		}},
+		{"network snapshot", netPath(dir, 1), KindNetwork, []string{
+			"kind: network (checksum OK)", "search: none stored",
+		}},
+		{"exported player", player, KindPlayer, []string{
+			"kind: exported player (checksum OK)", "iterations: 2", "run: smoke", "search: simulations=7,",
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			info, err := Inspect(tc.path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if info.Kind != tc.kind || info.Parameters == 0 || info.Architecture != cfg.Model {
+				t.Errorf("kind %q, %d parameters, architecture %v", info.Kind, info.Parameters, info.Architecture)
+			}
+			var b strings.Builder
+			info.WriteText(&b)
+			for _, w := range append(tc.want, "network: "+cfg.Model.String(), "encoding version: ") {
+				if !strings.Contains(b.String(), w) {
+					t.Errorf("no %q in\n%s", w, b.String())
+				}
+			}
+		})
+	}
+	t.Run("not ours", func(t *testing.T) {
+		junk := filepath.Join(t.TempDir(), "junk")
+		if err := os.WriteFile(junk, []byte("hello, this is not a network file at all"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Inspect(junk); !errors.Is(err, model.ErrNotNetwork) {
+			t.Errorf("junk: %v, want ErrNotNetwork", err)
+		}
+		if _, err := Inspect(filepath.Join(dir, "missing")); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("missing: %v, want ErrNotExist", err)
+		}
+	})
+}
