@@ -167,5 +167,5 @@ func (e *rolloutLeaves) rollout(p env.Position, rules env.Rules) float64 {
 			return -1
 		}
 	}
-	return squashValue(Heuristic(&p, side))
+	return env.MaterialValue(p.Material(side))
 }

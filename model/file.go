@@ -13,6 +13,7 @@ import (
 	"slices"
 
 	"github.com/deathstacks/deathstacks/env"
+	"github.com/deathstacks/deathstacks/model/codec"
 )
 
 // The file format; see the package documentation.
@@ -128,9 +129,9 @@ func ReadTrainer(r io.Reader, cfg TrainConfig) (*Trainer, error) {
 	return newTrainer(n, cfg, opt)
 }
 
-// saveFile writes a file atomically with [WriteFileAtomic].
+// saveFile writes a file atomically with [codec.WriteFileAtomic].
 func saveFile(path string, write func(io.Writer) (int64, error)) error {
-	err := WriteFileAtomic(path, func(w io.Writer) error {
+	err := codec.WriteFileAtomic(path, func(w io.Writer) error {
 		_, err := write(w)
 		return err
 	})

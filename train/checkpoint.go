@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/deathstacks/deathstacks/model"
+	"github.com/deathstacks/deathstacks/model/codec"
 )
 
 // A checkpoint file holds everything a run needs to go on:
@@ -85,7 +86,7 @@ func netPath(runDir string, iteration int) string {
 
 // saveCheckpoint writes a checkpoint atomically.
 func saveCheckpoint(path string, st CheckpointState, tr *model.Trainer, rb *Replay) error {
-	return model.WriteFileAtomic(path, func(w io.Writer) error {
+	return codec.WriteFileAtomic(path, func(w io.Writer) error {
 		sum := crc32.New(castagnoli)
 		mw := io.MultiWriter(w, sum)
 		state, err := json.Marshal(st)

@@ -10,7 +10,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/deathstacks/deathstacks/env"
-	"github.com/deathstacks/deathstacks/mcts"
+	"github.com/deathstacks/deathstacks/mcts/players"
 )
 
 // Config is a complete training run: what to play, how to search, learn,
@@ -296,7 +296,7 @@ func (c Config) problems() []*FieldError {
 	ch.between("eval.parallel_games", e.ParallelGames, 1, 4096)
 	ch.between("eval.opening_plies", e.OpeningPlies, 0, max(0, r.MaxPlies-1))
 	for i, spec := range e.Baselines {
-		if _, err := mcts.ParseSpec(spec); err != nil {
+		if _, err := players.ParseSpec(spec); err != nil {
 			ch.check(false, fmt.Sprintf("eval.baselines[%d]", i), "is %q: %v", spec, err)
 		}
 	}

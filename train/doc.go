@@ -13,7 +13,7 @@
 //   - [Replay]: the sliding window of training positions, sampled in
 //     batches with optional symmetry augmentation and saved with
 //     [Replay.Encode] / [DecodeReplay].
-//   - every file the package writes goes through [model.WriteFileAtomic].
+//   - every file the package writes goes through [codec.WriteFileAtomic].
 //   - [Metrics]: one JSON line per iteration in metrics.jsonl
 //     ([AppendMetrics], [ReadMetrics], [TruncateMetrics]) and PNG plots of
 //     it ([PlotRun]).

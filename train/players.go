@@ -97,7 +97,7 @@ func strongSearch(c mcts.Config) mcts.Config {
 
 // Models loads networks for az players and serves each through one
 // batching server, however many players and games use it: it is the
-// mcts.AZLoader of every command. Close stops the servers.
+// players.AZLoader of every command. Close stops the servers.
 type Models struct {
 	server model.ServerConfig
 	mu     sync.Mutex
@@ -114,7 +114,7 @@ func NewModels(cfg model.ServerConfig) *Models {
 	return &Models{server: cfg, loaded: map[string]loadedModel{}}
 }
 
-// Load implements mcts.AZLoader: the first call for a path loads the
+// Load implements players.AZLoader: the first call for a path loads the
 // network and starts its server; later calls share them.
 func (m *Models) Load(path string) (mcts.Evaluator, mcts.Config, error) {
 	m.mu.Lock()

@@ -10,6 +10,7 @@ import (
 
 	"github.com/deathstacks/deathstacks/env"
 	"github.com/deathstacks/deathstacks/mcts"
+	"github.com/deathstacks/deathstacks/mcts/players"
 	"github.com/deathstacks/deathstacks/model"
 )
 
@@ -141,11 +142,11 @@ func TestModelsShareOneServer(t *testing.T) {
 	if a != b {
 		t.Error("two loads of one model got two servers")
 	}
-	spec, err := mcts.ParseSpec("az:model=" + dir + ",sims=16")
+	spec, err := players.ParseSpec("az:model=" + dir + ",sims=16")
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := mcts.NewPlayer(spec, 3, models.Load)
+	p, err := players.NewPlayer(spec, 3, models.Load)
 	if err != nil {
 		t.Fatal(err)
 	}

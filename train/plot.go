@@ -3,7 +3,6 @@ package train
 import (
 	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"math"
 	"path/filepath"
@@ -12,11 +11,8 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
-	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
 
-	"github.com/deathstacks/deathstacks/model"
+	"github.com/deathstacks/deathstacks/train/internal/chart"
 )
 
 // The plots [PlotMetrics] draws into a run directory.
@@ -53,7 +49,7 @@ func PlotMetrics(dir string, ms []Metrics) error {
 		panel("Learning rate", "rate", true, ms,
 			curve{"", func(m Metrics) float64 { return m.LR }}),
 	}}
-	if err := savePanels(filepath.Join(dir, LossPlot), loss, 1500, 450); err != nil {
+	if err := chart.Save(filepath.Join(dir, LossPlot), loss, 1500, 450); err != nil {
 		return err
 	}
 	selfplay := [][]*plot.Plot{{
@@ -77,7 +73,7 @@ func PlotMetrics(dir string, ms []Metrics) error {
 		panel("Training speed", "samples/s", true, ms,
 			curve{"", func(m Metrics) float64 { return m.SamplesPerSec }}),
 	}}
-	if err := savePanels(filepath.Join(dir, SelfPlayPlot), selfplay, 1500, 850); err != nil {
+	if err := chart.Save(filepath.Join(dir, SelfPlayPlot), selfplay, 1500, 850); err != nil {
 		return err
 	}
 	opponents := evalOpponents(ms)
@@ -99,9 +95,9 @@ func PlotMetrics(dir string, ms []Metrics) error {
 			return err
 		}
 	}
-	makeRoom(eloPanel, len(opponents))
+	chart.MakeRoom(eloPanel, len(opponents))
 	eval := [][]*plot.Plot{{panel("Score against each opponent", "points per game", true, ms, scores...), eloPanel}}
-	return savePanels(filepath.Join(dir, EvalPlot), eval, 1500, 500)
+	return chart.Save(filepath.Join(dir, EvalPlot), eval, 1500, 500)
 }
 
 // curve is one line of a panel: a value of each iteration's metrics. NaN
@@ -115,18 +111,7 @@ type curve struct {
 // panel makes a plot of curves against the iteration; fromZero starts
 // the y axis at 0, for quantities that cannot be negative.
 func panel(title, yLabel string, fromZero bool, ms []Metrics, curves ...curve) *plot.Plot {
-	p := plot.New()
-	p.Title.Text = title
-	p.X.Label.Text = "iteration"
-	p.Y.Label.Text = yLabel
-	p.Title.TextStyle.Font.Size = vg.Points(17)
-	for _, a := range []*plot.Axis{&p.X, &p.Y} {
-		a.Label.TextStyle.Font.Size = vg.Points(15)
-		a.Tick.Label.Font.Size = vg.Points(13)
-	}
-	p.Legend.TextStyle.Font.Size = vg.Points(14)
-	p.Legend.Top = true
-	p.Add(plotter.NewGrid())
+	p := chart.New(title, yLabel)
 	named := 0
 	for i, c := range curves {
 		var xys plotter.XYs
@@ -136,7 +121,7 @@ func panel(title, yLabel string, fromZero bool, ms []Metrics, curves ...curve) *
 			}
 		}
 		if len(xys) > 0 {
-			addLine(p, c.name, xys, i)
+			chart.AddLine(p, c.name, xys, i)
 		}
 		if c.name != "" {
 			named++
@@ -145,31 +130,8 @@ func panel(title, yLabel string, fromZero bool, ms []Metrics, curves ...curve) *
 	if fromZero && p.Y.Min <= p.Y.Max { // not for an axis without data
 		p.Y.Min = 0
 	}
-	makeRoom(p, named)
+	chart.MakeRoom(p, named)
 	return p
-}
-
-// makeRoom raises the top of p's y axis so that a legend of n entries,
-// drawn in the top right corner, stays clear of the curves.
-func makeRoom(p *plot.Plot, n int) {
-	// An axis without data yet runs from +Inf down to -Inf.
-	if span := p.Y.Max - p.Y.Min; n > 0 && finite(span) {
-		p.Y.Max += span * 0.08 * float64(n)
-	}
-}
-
-// addLine draws a line with a mark at every point, so that a curve of a
-// single iteration still shows, and a legend entry unless name is empty.
-// The points must be finite.
-func addLine(p *plot.Plot, name string, xys plotter.XYs, i int) {
-	line := &plotter.Line{XYs: xys, LineStyle: plotter.DefaultLineStyle}
-	line.Color, line.Width = plotutil.Color(i), vg.Points(1.5)
-	points := &plotter.Scatter{XYs: xys, GlyphStyle: plotter.DefaultGlyphStyle}
-	points.Color, points.Shape, points.Radius = plotutil.Color(i), plotutil.Shape(i), vg.Points(2.5)
-	p.Add(line, points)
-	if name != "" {
-		p.Legend.Add(name, line, points)
-	}
 }
 
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
@@ -185,21 +147,12 @@ func evalOpponents(ms []Metrics) []string {
 	return slices.Sorted(maps.Keys(seen))
 }
 
-// eloPoints are the Elo results against one opponent with their intervals.
-type eloPoints []struct{ x, elo, low, high float64 }
-
-func (e eloPoints) Len() int                { return len(e) }
-func (e eloPoints) XY(i int) (x, y float64) { return e[i].x, e[i].elo }
-func (e eloPoints) YError(i int) (low, high float64) {
-	return e[i].elo - e[i].low, e[i].high - e[i].elo
-}
-
 // addEloBars draws the Elo curve against opponent with error bars.
 func addEloBars(p *plot.Plot, ms []Metrics, opponent string, i int) error {
-	var pts eloPoints
+	var pts chart.Points
 	for _, m := range ms {
 		if r, ok := m.Eval[opponent]; ok && finite(r.Elo) && finite(r.EloLow) && finite(r.EloHigh) {
-			pts = append(pts, struct{ x, elo, low, high float64 }{float64(m.Iteration), r.Elo, r.EloLow, r.EloHigh})
+			pts = append(pts, chart.Point{X: float64(m.Iteration), Y: r.Elo, Low: r.EloLow, High: r.EloHigh})
 		}
 	}
 	if len(pts) == 0 {
@@ -215,28 +168,6 @@ func addEloBars(p *plot.Plot, ms []Metrics, opponent string, i int) error {
 	if err != nil {
 		return fmt.Errorf("plot: Elo against %s: %w", opponent, err)
 	}
-	addLine(p, opponent, xys, i)
-	return nil
-}
-
-// savePanels draws a grid of plots into a PNG of w x h pixels at path.
-func savePanels(path string, rows [][]*plot.Plot, w, h vg.Length) error {
-	img := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(72))
-	tiles := draw.Tiles{
-		Rows: len(rows), Cols: len(rows[0]),
-		PadTop: 8, PadBottom: 8, PadLeft: 8, PadRight: 16, PadX: 24, PadY: 24,
-	}
-	canvases := plot.Align(rows, tiles, draw.New(img))
-	for j, row := range rows {
-		for i, p := range row {
-			p.Draw(canvases[j][i])
-		}
-	}
-	if err := model.WriteFileAtomic(path, func(w io.Writer) error {
-		_, err := vgimg.PngCanvas{Canvas: img}.WriteTo(w)
-		return err
-	}); err != nil {
-		return fmt.Errorf("plot: %w", err)
-	}
+	chart.AddLine(p, opponent, xys, i)
 	return nil
 }

@@ -12,7 +12,10 @@ import (
 	"time"
 
 	"github.com/deathstacks/deathstacks/mcts"
+	"github.com/deathstacks/deathstacks/mcts/players"
 	"github.com/deathstacks/deathstacks/model"
+	"github.com/deathstacks/deathstacks/model/codec"
+	"github.com/deathstacks/deathstacks/train/eval"
 )
 
 // ConfigFile is the name of the copy of the config a run keeps in its
@@ -129,7 +132,7 @@ func (r *runner) open() error {
 		return err
 	}
 	r.state.Config = string(text)
-	return model.WriteFileAtomic(filepath.Join(r.dir, ConfigFile), func(w io.Writer) error {
+	return codec.WriteFileAtomic(filepath.Join(r.dir, ConfigFile), func(w io.Writer) error {
 		_, err := w.Write(text)
 		return err
 	})
@@ -372,17 +375,17 @@ func (r *runner) evaluate(ctx context.Context, it int, m *Metrics) error {
 		return err
 	}
 	defer srv.Close()
-	current := Entrant{Name: networkName, New: func(seed uint64) (mcts.Player, error) {
+	current := eval.Entrant{Name: networkName, New: func(seed uint64) (mcts.Player, error) {
 		return mcts.NewPUCTPlayer(srv, search, seed)
 	}}
-	opponents := make([]Entrant, 0, len(e.Baselines)+1)
+	opponents := make([]eval.Entrant, 0, len(e.Baselines)+1)
 	for _, text := range e.Baselines {
-		spec, err := mcts.ParseSpec(text)
+		spec, err := players.ParseSpec(text)
 		if err != nil {
 			return err
 		}
-		opponents = append(opponents, Entrant{Name: text, New: func(seed uint64) (mcts.Player, error) {
-			return mcts.NewPlayer(spec, seed, nil)
+		opponents = append(opponents, eval.Entrant{Name: text, New: func(seed uint64) (mcts.Player, error) {
+			return players.NewPlayer(spec, seed, nil)
 		}})
 	}
 	const bestName = "best"
@@ -392,7 +395,7 @@ func (r *runner) evaluate(ctx context.Context, it int, m *Metrics) error {
 			return err
 		}
 		defer bestSrv.Close()
-		opponents = append(opponents, Entrant{Name: bestName, New: func(seed uint64) (mcts.Player, error) {
+		opponents = append(opponents, eval.Entrant{Name: bestName, New: func(seed uint64) (mcts.Player, error) {
 			return mcts.NewPUCTPlayer(bestSrv, search, seed)
 		}})
 	}
@@ -402,8 +405,8 @@ func (r *runner) evaluate(ctx context.Context, it int, m *Metrics) error {
 	defer bar.Finish()
 	for i, opp := range opponents {
 		arena := r.cfg.Arena(iterationSeed(r.cfg.Seed, it) ^ uint64(i+1)<<32)
-		arena.OnGame = func(GameRecord) { bar.Add(1) }
-		records, err := PlayMatch(ctx, current, opp, arena)
+		arena.OnGame = func(eval.GameRecord) { bar.Add(1) }
+		records, err := eval.PlayMatch(ctx, current, opp, arena)
 		if err != nil {
 			return err
 		}

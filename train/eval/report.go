@@ -1,4 +1,4 @@
-package train
+package eval
 
 import (
 	"encoding/json"
@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -17,8 +16,10 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"github.com/deathstacks/deathstacks/mcts"
-	"github.com/deathstacks/deathstacks/model"
+	"github.com/deathstacks/deathstacks/mcts/players"
+	"github.com/deathstacks/deathstacks/model/codec"
+	"github.com/deathstacks/deathstacks/train/internal/chart"
+	"github.com/deathstacks/deathstacks/train/internal/table"
 )
 
 // The files an evaluation writes into its directory (see [Report.Save]).
@@ -51,7 +52,7 @@ func Entrants(contenders []Contender) []Entrant {
 // mean the same from one evaluation to the next), or else the first.
 func DefaultAnchor(contenders []Contender) string {
 	for _, c := range contenders {
-		if c.Spec == mcts.KindRandom {
+		if c.Spec == players.KindRandom {
 			return c.Name
 		}
 	}
@@ -248,65 +249,6 @@ func (r *Report) Standing(name string) (Standing, bool) {
 	return r.Players[i], true
 }
 
-// table is rows of cells under a header, written as aligned plain text or
-// as Markdown.
-type table struct {
-	head  []string
-	right []bool // the columns to align right: numbers
-	rows  [][]string
-}
-
-// text writes the table with columns padded to line up, two spaces apart.
-func (t table) text() string {
-	widths := make([]int, len(t.head))
-	for _, row := range append([][]string{t.head}, t.rows...) {
-		for i, cell := range row {
-			widths[i] = max(widths[i], utf8.RuneCountInString(cell))
-		}
-	}
-	var b strings.Builder
-	for _, row := range append([][]string{t.head}, t.rows...) {
-		var line strings.Builder
-		for i, cell := range row {
-			pad := strings.Repeat(" ", widths[i]-utf8.RuneCountInString(cell))
-			if i > 0 {
-				line.WriteString("  ")
-			}
-			if t.right[i] {
-				line.WriteString(pad + cell)
-			} else {
-				line.WriteString(cell + pad)
-			}
-		}
-		b.WriteString(strings.TrimRight(line.String(), " ") + "\n")
-	}
-	return b.String()
-}
-
-// markdown writes the table in GitHub's Markdown, numbers aligned right.
-func (t table) markdown() string {
-	var b strings.Builder
-	row := func(cells []string) {
-		for _, c := range cells {
-			b.WriteString("| " + strings.ReplaceAll(c, "|", `\|`) + " ")
-		}
-		b.WriteString("|\n")
-	}
-	row(t.head)
-	for _, right := range t.right {
-		if right {
-			b.WriteString("|---:")
-		} else {
-			b.WriteString("|---")
-		}
-	}
-	b.WriteString("|\n")
-	for _, r := range t.rows {
-		row(r)
-	}
-	return b.String()
-}
-
 // specColumn returns the spec column of the players table: the specs, if
 // some player's name differs from its spec, else nil for no column.
 func (r *Report) specColumn() func(Standing) string {
@@ -318,13 +260,13 @@ func (r *Report) specColumn() func(Standing) string {
 
 // playerTable lists the players from the best down, with a column of
 // specs unless spec is nil.
-func (r *Report) playerTable(spec func(Standing) string) table {
-	t := table{head: []string{"#", "player"}, right: []bool{true, false}}
+func (r *Report) playerTable(spec func(Standing) string) table.Table {
+	t := table.Table{Head: []string{"#", "player"}, Right: []bool{true, false}}
 	if spec != nil {
-		t.head, t.right = append(t.head, "spec"), append(t.right, false)
+		t.Head, t.Right = append(t.Head, "spec"), append(t.Right, false)
 	}
-	t.head = append(t.head, "Elo", "±95%", "games", "W", "D", "L", "score")
-	t.right = append(t.right, true, true, true, true, true, true, true)
+	t.Head = append(t.Head, "Elo", "±95%", "games", "W", "D", "L", "score")
+	t.Right = append(t.Right, true, true, true, true, true, true, true)
 	for i, s := range r.Players {
 		row := []string{fmt.Sprint(i + 1), s.Name}
 		if spec != nil {
@@ -336,7 +278,7 @@ func (r *Report) playerTable(spec func(Standing) string) table {
 		}
 		row = append(row, formatElo(s.Elo), half, fmt.Sprint(s.Games),
 			fmt.Sprint(s.Wins), fmt.Sprint(s.Draws), fmt.Sprint(s.Losses), fmt.Sprintf("%.3f", s.Score))
-		t.rows = append(t.rows, row)
+		t.Rows = append(t.Rows, row)
 	}
 	return t
 }
@@ -353,13 +295,13 @@ func formatElo(elo float64) string {
 func formatHalf(ci [2]float64) string { return fmt.Sprintf("±%.0f", (ci[1]-ci[0])/2) }
 
 // pairTable lists the pairs with A's results.
-func (r *Report) pairTable() table {
-	t := table{
-		head:  []string{"A", "B", "games", "W", "D", "L", "score"},
-		right: []bool{false, false, true, true, true, true, true},
+func (r *Report) pairTable() table.Table {
+	t := table.Table{
+		Head:  []string{"A", "B", "games", "W", "D", "L", "score"},
+		Right: []bool{false, false, true, true, true, true, true},
 	}
 	for _, p := range r.Pairs {
-		t.rows = append(t.rows, []string{p.A, p.B, fmt.Sprint(p.Games),
+		t.Rows = append(t.Rows, []string{p.A, p.B, fmt.Sprint(p.Games),
 			fmt.Sprint(p.Wins), fmt.Sprint(p.Draws), fmt.Sprint(p.Losses), fmt.Sprintf("%.3f", p.Score)})
 	}
 	return t
@@ -375,8 +317,8 @@ const (
 // for a terminal.
 func (r *Report) WriteText(w io.Writer) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Pairs: %s\n%s\n", pairsCaption, r.pairTable().text())
-	fmt.Fprintf(&b, "Players: %s\n%s", fmt.Sprintf(eloCaption, r.Anchor), r.playerTable(r.specColumn()).text())
+	fmt.Fprintf(&b, "Pairs: %s\n%s\n", pairsCaption, r.pairTable().Text())
+	fmt.Fprintf(&b, "Players: %s\n%s", fmt.Sprintf(eloCaption, r.Anchor), r.playerTable(r.specColumn()).Text())
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -384,8 +326,8 @@ func (r *Report) WriteText(w io.Writer) error {
 // markdownTables writes the players and pairs tables in Markdown, under
 // headings of the given level, with spec as the players' spec column.
 func (r *Report) markdownTables(b *strings.Builder, level string, spec func(Standing) string) {
-	fmt.Fprintf(b, "%s Players\n\n%s\n\n%s\n", level, fmt.Sprintf(eloCaption, "`"+r.Anchor+"`"), r.playerTable(spec).markdown())
-	fmt.Fprintf(b, "%s Pairs\n\n%s\n\n%s\n", level, pairsCaption, r.pairTable().markdown())
+	fmt.Fprintf(b, "%s Players\n\n%s\n\n%s\n", level, fmt.Sprintf(eloCaption, "`"+r.Anchor+"`"), r.playerTable(spec).Markdown())
+	fmt.Fprintf(b, "%s Pairs\n\n%s\n\n%s\n", level, pairsCaption, r.pairTable().Markdown())
 }
 
 // markdownSettings writes the settings as a Markdown list, with extra
@@ -486,7 +428,7 @@ func writeJSONFile(path string, v any) error {
 
 // writeTextFile writes text atomically.
 func writeTextFile(path, text string) error {
-	if err := model.WriteFileAtomic(path, func(w io.Writer) error {
+	if err := codec.WriteFileAtomic(path, func(w io.Writer) error {
 		_, err := io.WriteString(w, text)
 		return err
 	}); err != nil {
@@ -498,7 +440,7 @@ func writeTextFile(path, text string) error {
 // WriteGameRecords writes records as JSON lines, one game a line,
 // atomically.
 func WriteGameRecords(path string, records []GameRecord) error {
-	if err := model.WriteFileAtomic(path, func(w io.Writer) error {
+	if err := codec.WriteFileAtomic(path, func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		for _, r := range records {
 			if err := enc.Encode(r); err != nil {
@@ -528,7 +470,7 @@ func (r *Report) PlotElo(path string) error {
 	if len(r.Players) == 0 {
 		return fmt.Errorf("plot %s: no players", path)
 	}
-	p := panel("Elo with 95% interval", "", false, nil)
+	p := chart.New("Elo with 95% interval", "")
 	p.X.Label.Text = fmt.Sprintf("Elo (%s = 0)", r.Anchor)
 	p.Legend.Top = false
 	pts := ratingBars(r.Players)
@@ -582,5 +524,5 @@ func (r *Report) PlotElo(path string) error {
 		}
 		return ticks
 	})
-	return savePanels(path, [][]*plot.Plot{{p}}, 1000, vg.Length(max(400, 140+40*len(names))))
+	return chart.Save(path, [][]*plot.Plot{{p}}, 1000, vg.Length(max(400, 140+40*len(names))))
 }

@@ -1,4 +1,4 @@
-package mcts
+package players
 
 import (
 	"errors"
@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/deathstacks/deathstacks/mcts"
 )
 
 func TestParseSpec(t *testing.T) {
@@ -96,23 +98,26 @@ func TestSpecConfigs(t *testing.T) {
 	if c := mustSpec(t, "alphabeta:time=2s").AlphaBetaConfig(); c != (AlphaBetaConfig{Time: 2 * time.Second}) {
 		t.Errorf("alphabeta:time=2s: %+v, want no depth limit", c)
 	}
-	if c := mustSpec(t, "mcts:depth=7").UCTConfig(); c != (UCTConfig{Simulations: 1000, Exploration: 1, RolloutDepth: 7}) {
+	if c := mustSpec(t, "mcts:depth=7").UCTConfig(); c != (mcts.UCTConfig{Simulations: 1000, Exploration: 1, RolloutDepth: 7}) {
 		t.Errorf("mcts:depth=7: %+v", c)
 	}
 	s := mustSpec(t, "az:model=m,sims=50,cpuct=2,cpuct_base=0,fpu=0.1,temp=1,temp_plies=8,final_temp=0.1,alpha=0.2,eps=0.3,batch=16,vloss=3,reuse=false,gumbel=true,considered=8,c_visit=40,c_scale=0.2")
-	want := Config{Simulations: 50, CPuct: 2, CPuctBase: 0, FPUReduction: 0.1, Temperature: 1, TemperaturePlies: 8,
+	want := mcts.Config{Simulations: 50, CPuct: 2, CPuctBase: 0, FPUReduction: 0.1, Temperature: 1, TemperaturePlies: 8,
 		FinalTemperature: 0.1, DirichletAlpha: 0.2, DirichletEpsilon: 0.3, BatchSize: 16, VirtualLoss: 3, ReuseTree: false,
 		Gumbel: true, GumbelConsidered: 8, GumbelCVisit: 40, GumbelCScale: 0.2}
-	if c := s.SearchConfig(DefaultConfig()); c != want {
+	if c := s.SearchConfig(mcts.DefaultConfig()); c != want {
 		t.Errorf("az: %+v, want %+v", c, want)
 	}
 	if s.Model() != "m" {
 		t.Errorf("model %q", s.Model())
 	}
-	if c := mustSpec(t, "az:model=m").SearchConfig(DefaultConfig()); c != DefaultConfig() {
+	if c := mustSpec(t, "az:model=m").SearchConfig(mcts.DefaultConfig()); c != mcts.DefaultConfig() {
 		t.Errorf("az without keys changed the base config: %+v", c)
 	}
 }
+
+// errLoad is the failure of a model loader.
+var errLoad = errors.New("load failure")
 
 func TestNewPlayer(t *testing.T) {
 	for _, text := range []string{"random", "greedy", "alphabeta:depth=2", "mcts:sims=10"} {
@@ -125,19 +130,19 @@ func TestNewPlayer(t *testing.T) {
 		t.Errorf("az without a loader: error %v", err)
 	}
 	var loaded string
-	loader := func(path string) (Evaluator, Config, error) {
+	loader := func(path string) (mcts.Evaluator, mcts.Config, error) {
 		loaded = path
-		return UniformEvaluator{}, DefaultConfig(), nil
+		return mcts.UniformEvaluator{}, mcts.DefaultConfig(), nil
 	}
 	p, err := NewPlayer(az, 1, loader)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if loaded != "best.model" || p.(*PUCTPlayer).Config().Simulations != 30 {
-		t.Errorf("loaded %q, simulations %d", loaded, p.(*PUCTPlayer).Config().Simulations)
+	if loaded != "best.model" || p.(*mcts.PUCTPlayer).Config().Simulations != 30 {
+		t.Errorf("loaded %q, simulations %d", loaded, p.(*mcts.PUCTPlayer).Config().Simulations)
 	}
-	failing := func(string) (Evaluator, Config, error) { return nil, Config{}, errTest }
-	if _, err := NewPlayer(az, 1, failing); !errors.Is(err, errTest) {
+	failing := func(string) (mcts.Evaluator, mcts.Config, error) { return nil, mcts.Config{}, errLoad }
+	if _, err := NewPlayer(az, 1, failing); !errors.Is(err, errLoad) {
 		t.Errorf("failing loader: error %v", err)
 	}
 	if _, err := NewPlayer(Spec{Kind: "alphabeta", Params: []Param{{"depth", "x"}}}, 1, nil); err == nil {

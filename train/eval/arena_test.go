@@ -1,4 +1,4 @@
-package train
+package eval
 
 import (
 	"context"
@@ -13,9 +13,10 @@ import (
 
 	"github.com/deathstacks/deathstacks/env"
 	"github.com/deathstacks/deathstacks/mcts"
+	"github.com/deathstacks/deathstacks/mcts/players"
 )
 
-// The players of these tests: package mcts has the real ones, but the arena
+// The players of these tests: package players has the real ones, but the arena
 // must not depend on how good they are.
 
 // randomPlayer plays a uniformly random legal move.
@@ -274,16 +275,6 @@ func TestRoundRobinRatesPlayers(t *testing.T) {
 	if ratings[0].Player != "greedy" || ratings[2].Player != "cheat" {
 		t.Errorf("ratings %+v: want greedy, random, cheat", ratings)
 	}
-	res, err := EvalAgainst(recs, "greedy", "random")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Games != 10 || res.Score <= 0.5 || !(res.EloLow < res.Elo && res.Elo < res.EloHigh) || res.Elo <= 0 {
-		t.Errorf("greedy against random: %+v", res)
-	}
-	if _, err := EvalAgainst(recs, "greedy", "nobody"); err == nil {
-		t.Error("EvalAgainst an absent opponent succeeded")
-	}
 }
 
 func TestArenaFactoryFailureStops(t *testing.T) {
@@ -371,21 +362,9 @@ func TestGameRecordJSON(t *testing.T) {
 	}
 }
 
-func TestConfigArena(t *testing.T) {
-	cfg := Defaults()
-	a := cfg.Arena(9)
-	if a.Games != cfg.Eval.Games || a.Parallel != cfg.Eval.ParallelGames || a.OpeningPlies != cfg.Eval.OpeningPlies ||
-		a.Rules != cfg.Env.Rules || a.Seed != 9 {
-		t.Errorf("Arena(9) = %+v", a)
-	}
-	if err := a.validate(); err != nil {
-		t.Error(err)
-	}
-}
-
 func ExamplePlayMatch() {
-	greedy := Entrant{Name: "greedy", New: func(seed uint64) (mcts.Player, error) { return mcts.NewGreedyPlayer(seed), nil }}
-	random := Entrant{Name: "random", New: func(seed uint64) (mcts.Player, error) { return mcts.NewRandomPlayer(seed), nil }}
+	greedy := Entrant{Name: "greedy", New: func(seed uint64) (mcts.Player, error) { return players.NewGreedyPlayer(seed), nil }}
+	random := Entrant{Name: "random", New: func(seed uint64) (mcts.Player, error) { return players.NewRandomPlayer(seed), nil }}
 	cfg := ArenaConfig{Rules: env.DefaultRules(), Games: 10, Parallel: 2, OpeningPlies: 2, Seed: 1}
 	records, err := PlayMatch(context.Background(), greedy, random, cfg)
 	if err != nil {
@@ -398,11 +377,7 @@ func ExamplePlayMatch() {
 			greedyRed++
 		}
 	}
-	res, err := EvalAgainst(records, "greedy", "random")
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	fmt.Printf("%d games, greedy Red in %d, %d rated\n", len(records), greedyRed, res.Games)
-	// Output: 10 games, greedy Red in 5, 10 rated
+	points, games := ScoreOf(records, "greedy")
+	fmt.Printf("%d games, greedy Red in %d, greedy scored %.0f%% of %d\n", len(records), greedyRed, 100*points/float64(games), games)
+	// Output: 10 games, greedy Red in 5, greedy scored 100% of 10
 }

@@ -1,4 +1,4 @@
-package mcts
+package players
 
 import (
 	"errors"
@@ -289,3 +289,6 @@ func checkPath(text string) (string, error) {
 	}
 	return text, nil
 }
+
+// finite reports whether x is neither NaN nor infinite.
+func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }

@@ -1,9 +1,11 @@
-package mcts
+package players
 
 import (
 	"fmt"
 	"strconv"
 	"time"
+
+	"github.com/deathstacks/deathstacks/mcts"
 )
 
 // AZLoader builds what an az player needs from its model file: the
@@ -11,12 +13,12 @@ import (
 // settings that go with the model, such as those of its training config.
 // The keys of the spec override those settings. Package train provides one;
 // package mcts cannot, as it does not import the model.
-type AZLoader func(modelPath string) (Evaluator, Config, error)
+type AZLoader func(modelPath string) (mcts.Evaluator, mcts.Config, error)
 
 // NewPlayer builds the player a spec names, with its own seed. An az spec
 // needs loadAZ to turn its model path into an evaluator; with a nil loadAZ
 // it returns an error.
-func NewPlayer(spec Spec, seed uint64, loadAZ AZLoader) (Player, error) {
+func NewPlayer(spec Spec, seed uint64, loadAZ AZLoader) (mcts.Player, error) {
 	if err := spec.Validate(); err != nil {
 		return nil, err
 	}
@@ -28,7 +30,7 @@ func NewPlayer(spec Spec, seed uint64, loadAZ AZLoader) (Player, error) {
 	case KindAlphaBeta:
 		return NewAlphaBetaPlayer(spec.AlphaBetaConfig(), seed)
 	case KindMCTS:
-		return NewUCTPlayer(spec.UCTConfig(), seed)
+		return mcts.NewUCTPlayer(spec.UCTConfig(), seed)
 	}
 	model, _ := spec.lookup("model")
 	if loadAZ == nil {
@@ -39,7 +41,7 @@ func NewPlayer(spec Spec, seed uint64, loadAZ AZLoader) (Player, error) {
 		return nil, fmt.Errorf("player %s: %w", spec, err)
 	}
 	cfg := spec.SearchConfig(base)
-	p, err := NewPUCTPlayer(eval, cfg, seed)
+	p, err := mcts.NewPUCTPlayer(eval, cfg, seed)
 	if err != nil {
 		return nil, fmt.Errorf("player %s: %w", spec, err)
 	}
@@ -56,9 +58,9 @@ func (s Spec) AlphaBetaConfig() AlphaBetaConfig {
 	return cfg
 }
 
-// UCTConfig returns the settings of an mcts spec over [DefaultUCTConfig].
-func (s Spec) UCTConfig() UCTConfig {
-	cfg := DefaultUCTConfig()
+// mcts.UCTConfig returns the settings of an mcts spec over [mcts.DefaultUCTConfig].
+func (s Spec) UCTConfig() mcts.UCTConfig {
+	cfg := mcts.DefaultUCTConfig()
 	cfg.Simulations = s.intValue("sims", cfg.Simulations)
 	cfg.Exploration = s.floatValue("c", cfg.Exploration)
 	cfg.RolloutDepth = s.intValue("depth", cfg.RolloutDepth)
@@ -66,7 +68,7 @@ func (s Spec) UCTConfig() UCTConfig {
 }
 
 // SearchConfig returns base with the search keys of an az spec applied.
-func (s Spec) SearchConfig(base Config) Config {
+func (s Spec) SearchConfig(base mcts.Config) mcts.Config {
 	c := base
 	c.Simulations = s.intValue("sims", c.Simulations)
 	c.CPuct = s.floatValue("cpuct", c.CPuct)

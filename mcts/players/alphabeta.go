@@ -1,4 +1,4 @@
-package mcts
+package players
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/deathstacks/deathstacks/env"
+	"github.com/deathstacks/deathstacks/mcts"
 )
 
 // maxSearchPly bounds the depth of an alpha-beta search.
@@ -16,9 +17,9 @@ const maxSearchPly = 64
 // each of the 24 pieces a side can have on top of its stacks.
 const maxMoves = 256
 
-// winThreshold separates won and lost scores, WinScore minus the distance,
+// winThreshold separates won and lost scores, env.WinMaterial minus the distance,
 // from heuristic ones.
-const winThreshold = WinScore - 1000
+const winThreshold = env.WinMaterial - 1000
 
 // AlphaBetaConfig limits an alpha-beta search by depth, time or both.
 type AlphaBetaConfig struct {
@@ -65,8 +66,8 @@ type ttEntry struct {
 // AlphaBetaPlayer searches by negamax with alpha-beta pruning and iterative
 // deepening, a transposition table keyed by the position hash, and move
 // ordering (the table's move first, then captures of the tallest opponent
-// stacks). Leaves are scored by [Heuristic]; a won position scores
-// WinScore minus its distance in plies, so faster wins and slower losses
+// stacks). Leaves are scored by [env.Position.Material]; a won position scores
+// env.WinMaterial minus its distance in plies, so faster wins and slower losses
 // are preferred. A position that already occurred in the game or on the
 // search path scores as a draw (0): one repetition, not the two that the
 // rules need, which keeps the search out of cycles. Equal moves at the root
@@ -94,14 +95,14 @@ func NewAlphaBetaPlayer(cfg AlphaBetaConfig, seed uint64) (*AlphaBetaPlayer, err
 	return &AlphaBetaPlayer{cfg: cfg, rng: newRand(seed), tt: make([]ttEntry, 1<<ttBits)}, nil
 }
 
-// Choose implements [Player]. The decision has the score for the mover
+// Choose implements [mcts.Player]. The decision has the score for the mover
 // (Score, and Value squashed to (-1, 1) by tanh(score/50), +-1 for a won or
 // lost game), the last completed depth, the principal variation and the
 // number of positions searched. The transposition table is kept between
 // calls.
-func (p *AlphaBetaPlayer) Choose(g *env.Game) (Decision, error) {
+func (p *AlphaBetaPlayer) Choose(g *env.Game) (mcts.Decision, error) {
 	if _, err := legalMoves(g); err != nil {
-		return Decision{}, err
+		return mcts.Decision{}, err
 	}
 	start := time.Now()
 	p.rules = g.Rules()
@@ -112,23 +113,23 @@ func (p *AlphaBetaPlayer) Choose(g *env.Game) (Decision, error) {
 		maxDepth = maxSearchPly
 	}
 	pos := g.Position()
-	var d Decision
+	var d mcts.Decision
 	for depth := 1; depth <= maxDepth; depth++ {
 		p.deadline = time.Time{} // depth 1 always completes
 		if p.cfg.Time > 0 && depth > 1 {
 			p.deadline = start.Add(p.cfg.Time)
 		}
-		score := p.negamax(&pos, depth, -WinScore-1, WinScore+1, 0)
+		score := p.negamax(&pos, depth, -env.WinMaterial-1, env.WinMaterial+1, 0)
 		if p.stopped {
 			break
 		}
-		d = Decision{Move: p.pv[0][0], PV: append([]env.Move(nil), p.pv[0][:p.pvLen[0]]...), Depth: depth, Score: score}
+		d = mcts.Decision{Move: p.pv[0][0], PV: append([]env.Move(nil), p.pv[0][:p.pvLen[0]]...), Depth: depth, Score: score}
 		if score >= winThreshold || score <= -winThreshold {
 			break // a forced result within depth plies: deeper finds no faster one
 		}
 	}
 	d.Nodes = p.nodes
-	d.Value = math.Max(-1, math.Min(1, squashValue(d.Score)))
+	d.Value = math.Max(-1, math.Min(1, env.MaterialValue(d.Score)))
 	return d, nil
 }
 
@@ -145,9 +146,9 @@ func (p *AlphaBetaPlayer) negamax(pos *env.Position, depth, alpha, beta, ply int
 	if pos.Finished() {
 		if w, ok := pos.Winner(); ok {
 			if w == side {
-				return WinScore - ply
+				return env.WinMaterial - ply
 			}
-			return -(WinScore - ply)
+			return -(env.WinMaterial - ply)
 		}
 		return 0
 	}
@@ -156,7 +157,7 @@ func (p *AlphaBetaPlayer) negamax(pos *env.Position, depth, alpha, beta, ply int
 		return 0
 	}
 	if depth == 0 || ply == maxSearchPly {
-		return Heuristic(pos, side)
+		return pos.Material(side)
 	}
 	e := &p.tt[hash&(1<<ttBits-1)]
 	var ttMove env.Move
@@ -178,7 +179,7 @@ func (p *AlphaBetaPlayer) negamax(pos *env.Position, depth, alpha, beta, ply int
 		order[i] = moveOrderScore(pos, m, ttMove)
 	}
 	origAlpha := alpha
-	best, bestMove := -WinScore-1, moves[0]
+	best, bestMove := -env.WinMaterial-1, moves[0]
 	p.history = append(p.history, hash)
 	for i := range moves {
 		pickBest(moves[i:], order[i:])

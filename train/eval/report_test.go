@@ -1,4 +1,4 @@
-package train
+package eval
 
 import (
 	"bufio"
@@ -16,65 +16,9 @@ import (
 
 	"github.com/deathstacks/deathstacks/env"
 	"github.com/deathstacks/deathstacks/mcts"
+	"github.com/deathstacks/deathstacks/mcts/players"
+	"github.com/deathstacks/deathstacks/train/internal/charttest"
 )
-
-func TestTableText(t *testing.T) {
-	cases := []struct {
-		name string
-		tab  table
-		want string
-	}{
-		{"numbers right, text left", table{
-			head:  []string{"player", "Elo"},
-			right: []bool{false, true},
-			rows:  [][]string{{"alphabeta:depth=2", "+250"}, {"random", "0"}},
-		}, "player              Elo\nalphabeta:depth=2  +250\nrandom                0\n"},
-		{"multibyte cells count as one column each", table{
-			head:  []string{"±95%", "x"},
-			right: []bool{true, false},
-			rows:  [][]string{{"±5", "a"}, {"±1234", "b"}},
-		}, " ±95%  x\n   ±5  a\n±1234  b\n"},
-		{"no trailing spaces", table{
-			head:  []string{"a", "b"},
-			right: []bool{false, false},
-			rows:  [][]string{{"long cell", ""}},
-		}, "a          b\nlong cell\n"},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := tc.tab.text(); got != tc.want {
-				t.Errorf("got\n%s\nwant\n%s", got, tc.want)
-			}
-		})
-	}
-}
-
-func TestTableMarkdown(t *testing.T) {
-	cases := []struct {
-		name string
-		tab  table
-		want string
-	}{
-		{"alignment row", table{
-			head:  []string{"player", "Elo"},
-			right: []bool{false, true},
-			rows:  [][]string{{"random", "0"}},
-		}, "| player | Elo |\n|---|---:|\n| random | 0 |\n"},
-		{"pipes escaped", table{
-			head:  []string{"name"},
-			right: []bool{false},
-			rows:  [][]string{{"a|b"}},
-		}, "| name |\n|---|\n| a\\|b |\n"},
-		{"no rows", table{head: []string{"a"}, right: []bool{true}}, "| a |\n|---:|\n"},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := tc.tab.markdown(); got != tc.want {
-				t.Errorf("got\n%s\nwant\n%s", got, tc.want)
-			}
-		})
-	}
-}
 
 // game returns a record of a finished game between red and blue.
 func game(n int, red, blue, result string) GameRecord {
@@ -324,7 +268,7 @@ func TestReportSave(t *testing.T) {
 	if !reflect.DeepEqual(games, records) {
 		t.Errorf("games.jsonl holds %d games unlike the records", len(games))
 	}
-	checkPNG(t, filepath.Join(dir, EloChart))
+	charttest.CheckPNG(t, filepath.Join(dir, EloChart))
 	if err := rep.Save(filepath.Join(dir, "missing"), records); err == nil {
 		t.Error("saving into a missing directory: no error")
 	}
@@ -334,22 +278,22 @@ func TestReportSave(t *testing.T) {
 // greedy, and the report must agree with the records.
 func TestReportOfRoundRobin(t *testing.T) {
 	specs := []string{"random", "greedy", "alphabeta:depth=1"}
-	var players []Contender
+	var contenders []Contender
 	for _, text := range specs {
-		spec, err := mcts.ParseSpec(text)
+		spec, err := players.ParseSpec(text)
 		if err != nil {
 			t.Fatal(err)
 		}
-		players = append(players, Contender{Spec: text, Entrant: Entrant{Name: text, New: func(seed uint64) (mcts.Player, error) {
-			return mcts.NewPlayer(spec, seed, nil)
+		contenders = append(contenders, Contender{Spec: text, Entrant: Entrant{Name: text, New: func(seed uint64) (mcts.Player, error) {
+			return players.NewPlayer(spec, seed, nil)
 		}}})
 	}
 	cfg := ArenaConfig{Rules: env.DefaultRules(), Games: 8, Parallel: 2, OpeningPlies: 2, Seed: 5}
-	records, err := RoundRobin(context.Background(), Entrants(players), cfg)
+	records, err := RoundRobin(context.Background(), Entrants(contenders), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := NewReport(records, players, DefaultAnchor(players), cfg)
+	rep, err := NewReport(records, contenders, DefaultAnchor(contenders), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -366,20 +310,20 @@ func TestReportOfRoundRobin(t *testing.T) {
 }
 
 func ExampleNewReport() {
-	var players []Contender
+	var contenders []Contender
 	for _, name := range []string{"greedy", "random"} {
-		spec, _ := mcts.ParseSpec(name)
-		players = append(players, Contender{Spec: spec.String(), Entrant: Entrant{Name: name, New: func(seed uint64) (mcts.Player, error) {
-			return mcts.NewPlayer(spec, seed, nil)
+		spec, _ := players.ParseSpec(name)
+		contenders = append(contenders, Contender{Spec: spec.String(), Entrant: Entrant{Name: name, New: func(seed uint64) (mcts.Player, error) {
+			return players.NewPlayer(spec, seed, nil)
 		}}})
 	}
 	cfg := ArenaConfig{Rules: env.DefaultRules(), Games: 10, Parallel: 2, OpeningPlies: 2, Seed: 1}
-	records, err := RoundRobin(context.Background(), Entrants(players), cfg)
+	records, err := RoundRobin(context.Background(), Entrants(contenders), cfg)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	rep, err := NewReport(records, players, DefaultAnchor(players), cfg)
+	rep, err := NewReport(records, contenders, DefaultAnchor(contenders), cfg)
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -1,4 +1,4 @@
-package train
+package eval
 
 import (
 	"context"
@@ -43,17 +43,6 @@ type ArenaConfig struct {
 	// OnGame, if not nil, is called with each finished game, one call at a
 	// time, in the order the games finish: for a progress bar, say.
 	OnGame func(GameRecord)
-}
-
-// Arena returns the arena settings of the evaluation section, with seed.
-func (c Config) Arena(seed uint64) ArenaConfig {
-	return ArenaConfig{
-		Rules:        c.Env.Rules,
-		Games:        c.Eval.Games,
-		Parallel:     c.Eval.ParallelGames,
-		OpeningPlies: c.Eval.OpeningPlies,
-		Seed:         seed,
-	}
 }
 
 func (c ArenaConfig) validate() error {
@@ -149,32 +138,6 @@ func Results(records []GameRecord) []GameResult {
 		out[i] = GameResult{A: r.Red, B: r.Blue, Score: r.RedScore()}
 	}
 	return out
-}
-
-// EvalAgainst sums up player's games against opponent in records: its
-// score per game and its Elo relative to the opponent.
-func EvalAgainst(records []GameRecord, player, opponent string) (EvalResult, error) {
-	var games []GameRecord
-	for _, r := range records {
-		if (r.Red == player && r.Blue == opponent) || (r.Red == opponent && r.Blue == player) {
-			games = append(games, r)
-		}
-	}
-	if len(games) == 0 {
-		return EvalResult{}, fmt.Errorf("eval: %s played no game against %s", player, opponent)
-	}
-	ratings, err := FitElo(Results(games), opponent)
-	if err != nil {
-		return EvalResult{}, err
-	}
-	points, n := ScoreOf(games, player)
-	res := EvalResult{Games: n, Score: points / float64(n)}
-	for _, r := range ratings {
-		if r.Player == player {
-			res.Elo, res.EloLow, res.EloHigh = r.Elo, r.Low, r.High
-		}
-	}
-	return res, nil
 }
 
 // PlayMatch plays cfg.Games games between a and b, alternating colours

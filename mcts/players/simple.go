@@ -1,4 +1,4 @@
-package mcts
+package players
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/deathstacks/deathstacks/env"
+	"github.com/deathstacks/deathstacks/mcts"
 )
 
 // RandomPlayer plays a uniformly random legal move.
@@ -16,14 +17,14 @@ type RandomPlayer struct {
 // NewRandomPlayer returns a random player with its own seed.
 func NewRandomPlayer(seed uint64) *RandomPlayer { return &RandomPlayer{rng: newRand(seed)} }
 
-// Choose implements [Player].
-func (p *RandomPlayer) Choose(g *env.Game) (Decision, error) {
+// Choose implements [mcts.Player].
+func (p *RandomPlayer) Choose(g *env.Game) (mcts.Decision, error) {
 	moves, err := legalMoves(g)
 	if err != nil {
-		return Decision{}, err
+		return mcts.Decision{}, err
 	}
 	m := moves[p.rng.IntN(len(moves))]
-	return Decision{Move: m, Value: math.NaN(), PV: []env.Move{m}}, nil
+	return mcts.Decision{Move: m, Value: math.NaN(), PV: []env.Move{m}}, nil
 }
 
 // legalMoves returns the legal moves of g, or an error for a finished game.
@@ -35,7 +36,7 @@ func legalMoves(g *env.Game) ([]env.Move, error) {
 }
 
 // GreedyPlayer looks one ply ahead: it plays a move that wins at once if
-// there is one, and otherwise the move after which [Heuristic] is best for
+// there is one, and otherwise the move after which [env.Position.Material] is best for
 // it, drawing among equal moves with its own seed.
 type GreedyPlayer struct {
 	rng *rand.Rand
@@ -44,12 +45,12 @@ type GreedyPlayer struct {
 // NewGreedyPlayer returns a greedy player with its own seed.
 func NewGreedyPlayer(seed uint64) *GreedyPlayer { return &GreedyPlayer{rng: newRand(seed)} }
 
-// Choose implements [Player]. The decision's Score is the heuristic after
+// Choose implements [mcts.Player]. The decision's Score is the heuristic after
 // the move (at Depth 1) and Nodes the number of moves tried.
-func (p *GreedyPlayer) Choose(g *env.Game) (Decision, error) {
+func (p *GreedyPlayer) Choose(g *env.Game) (mcts.Decision, error) {
 	moves, err := legalMoves(g)
 	if err != nil {
-		return Decision{}, err
+		return mcts.Decision{}, err
 	}
 	pos := g.Position()
 	me := pos.SideToMove()
@@ -57,7 +58,7 @@ func (p *GreedyPlayer) Choose(g *env.Game) (Decision, error) {
 	for _, m := range moves {
 		child := pos
 		child.Apply(m)
-		score := Heuristic(&child, me)
+		score := child.Material(me)
 		switch {
 		case score > bestScore:
 			best, bestScore, ties = m, score, 1
@@ -70,5 +71,5 @@ func (p *GreedyPlayer) Choose(g *env.Game) (Decision, error) {
 			}
 		}
 	}
-	return Decision{Move: best, Value: squashValue(bestScore), PV: []env.Move{best}, Depth: 1, Score: bestScore, Nodes: int64(len(moves))}, nil
+	return mcts.Decision{Move: best, Value: env.MaterialValue(bestScore), PV: []env.Move{best}, Depth: 1, Score: bestScore, Nodes: int64(len(moves))}, nil
 }
