@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"io"
 	"os"
 	"path/filepath"
@@ -41,7 +40,6 @@ const (
 var (
 	checkpointName = regexp.MustCompile(`^ckpt-(\d{6,})\.dsck$`)
 	netName        = regexp.MustCompile(`^net-(\d{6,})\.dsnn$`)
-	castagnoli     = crc32.MakeTable(crc32.Castagnoli)
 )
 
 // ErrNoCheckpoint is returned when a run directory holds no checkpoint.
@@ -87,25 +85,22 @@ func netPath(runDir string, iteration int) string {
 // saveCheckpoint writes a checkpoint atomically.
 func saveCheckpoint(path string, st CheckpointState, tr *model.Trainer, rb *Replay) error {
 	return codec.WriteFileAtomic(path, func(w io.Writer) error {
-		sum := crc32.New(castagnoli)
-		mw := io.MultiWriter(w, sum)
 		state, err := json.Marshal(st)
 		if err != nil {
 			return err
 		}
-		head := binary.LittleEndian.AppendUint32([]byte(checkpointMagic), checkpointVersion)
-		head = binary.LittleEndian.AppendUint32(head, uint32(len(state)))
-		if _, err := mw.Write(append(head, state...)); err != nil {
+		cw := codec.NewWriter(w)
+		cw.Header(checkpointMagic, checkpointVersion)
+		cw.U32(uint32(len(state)))
+		cw.Bytes(state)
+		if _, err := tr.WriteTo(cw); err != nil {
 			return err
 		}
-		if _, err := tr.WriteTo(mw); err != nil {
+		if err := rb.Encode(cw); err != nil {
 			return err
 		}
-		if err := rb.Encode(mw); err != nil {
-			return err
-		}
-		_, err = w.Write(binary.LittleEndian.AppendUint32(nil, sum.Sum32()))
-		return err
+		cw.Sum()
+		return cw.Err()
 	})
 }
 
@@ -117,21 +112,22 @@ func checkpointBody(path string) (CheckpointState, *bytes.Reader, error) {
 	if err != nil {
 		return CheckpointState{}, nil, err
 	}
-	const head = len(checkpointMagic) + 8
-	if len(data) < len(checkpointMagic) || string(data[:len(checkpointMagic)]) != checkpointMagic {
+	const head = len(checkpointMagic) + 8 // magic, version, state length
+	r := codec.NewReader(bytes.NewReader(data), errCorrupt, io.ErrUnexpectedEOF)
+	err = r.Header(checkpointMagic, checkpointVersion)
+	switch {
+	case len(data) < len(checkpointMagic) || errors.Is(err, codec.ErrBadMagic):
 		return CheckpointState{}, nil, fmt.Errorf("not a deathstacks checkpoint (bad magic)")
-	}
-	if len(data) < head+4 {
+	case len(data) < head+4:
 		return CheckpointState{}, nil, fmt.Errorf("truncated (%d bytes)", len(data))
-	}
-	if v := binary.LittleEndian.Uint32(data[8:]); v != checkpointVersion {
-		return CheckpointState{}, nil, fmt.Errorf("format version %d: this program reads version %d", v, checkpointVersion)
+	case err != nil:
+		return CheckpointState{}, nil, err
 	}
 	body, tail := data[:len(data)-4], data[len(data)-4:]
-	if crc32.Checksum(body, castagnoli) != binary.LittleEndian.Uint32(tail) {
+	if codec.Checksum(body) != binary.LittleEndian.Uint32(tail) {
 		return CheckpointState{}, nil, fmt.Errorf("checksum mismatch: the file is corrupt or truncated")
 	}
-	n := int(binary.LittleEndian.Uint32(data[12:]))
+	n := int(r.U32())
 	if n > len(body)-head {
 		return CheckpointState{}, nil, fmt.Errorf("state of %d bytes overruns the file", n)
 	}
