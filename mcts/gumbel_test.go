@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/deathstacks/deathstacks/configs"
 	"github.com/deathstacks/deathstacks/env"
 	"github.com/deathstacks/deathstacks/mcts/internal/testgames"
 )
@@ -214,8 +215,8 @@ func TestGumbelConfigErrors(t *testing.T) {
 		t.Run(tc.key, func(t *testing.T) {
 			cfg := gumbelConfig(10, 4, 1)
 			tc.change(&cfg)
-			var fe *FieldError
-			if err := cfg.Validate(); !errors.As(err, &fe) || fe.Field() != tc.key {
+			var fe *configs.FieldError
+			if err := cfg.Validate(); !errors.As(err, &fe) || fe.Key != tc.key {
 				t.Errorf("error %v: want one about %s", err, tc.key)
 			}
 			cfg.Gumbel = false

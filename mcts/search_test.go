@@ -718,3 +718,36 @@ func TestNodeFitsHalfACacheLine(t *testing.T) {
 		t.Errorf("a node takes %d bytes, want 32", size)
 	}
 }
+
+// Every field of Config is one setting, under its yaml key, and reads back
+// what Set wrote.
+func TestSettingsCoverConfig(t *testing.T) {
+	typ := reflect.TypeFor[Config]()
+	list := Settings()
+	if len(list) != typ.NumField() {
+		t.Fatalf("%d settings for %d fields", len(list), typ.NumField())
+	}
+	seen := map[string]bool{}
+	for i, s := range list {
+		if want := typ.Field(i).Tag.Get("yaml"); s.Key != want {
+			t.Errorf("setting %d is %q, field %s has yaml key %q", i, s.Key, typ.Field(i).Name, want)
+		}
+		for _, name := range append([]string{s.Key}, s.Aliases...) {
+			if seen[name] {
+				t.Errorf("%q names two settings", name)
+			}
+			seen[name] = true
+			if key, ok := CanonicalKey(name); !ok || key != s.Key {
+				t.Errorf("CanonicalKey(%q) = %q, %v", name, key, ok)
+			}
+		}
+		c := DefaultConfig()
+		if err := c.Set(s.Key, c.Get(s.Key)); err != nil {
+			t.Errorf("%s: set to its own value: %v", s.Key, err)
+		}
+	}
+	var c Config
+	if err := c.Set("nosuch", "1"); err == nil {
+		t.Error("Set of an unknown key succeeded")
+	}
+}

@@ -145,7 +145,7 @@ func LoadCheckpoint(path string, cfg Config) (*Checkpoint, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load checkpoint %s: %w", path, err)
 	}
-	tr, err := model.ReadTrainer(r, cfg.Optim.TrainStepConfig)
+	tr, err := model.ReadTrainer(r, cfg.Optim.TrainConfig)
 	if err != nil {
 		return nil, fmt.Errorf("load checkpoint %s: %w", path, err)
 	}

@@ -143,7 +143,7 @@ func (r *runner) fresh() error {
 	if err != nil {
 		return err
 	}
-	if r.trainer, err = model.NewTrainer(net, r.cfg.Optim.TrainStepConfig); err != nil {
+	if r.trainer, err = model.NewTrainer(net, r.cfg.Optim.TrainConfig); err != nil {
 		return err
 	}
 	if r.replay, err = NewReplay(r.cfg.Replay); err != nil {

@@ -70,27 +70,23 @@ func (s Spec) UCTConfig() mcts.UCTConfig {
 // SearchConfig returns base with the search keys of an az spec applied.
 func (s Spec) SearchConfig(base mcts.Config) mcts.Config {
 	c := base
-	c.Simulations = s.intValue("sims", c.Simulations)
-	c.CPuct = s.floatValue("cpuct", c.CPuct)
-	c.CPuctBase = s.floatValue("cpuct_base", c.CPuctBase)
-	c.FPUReduction = s.floatValue("fpu", c.FPUReduction)
-	c.Temperature = s.floatValue("temp", c.Temperature)
-	c.TemperaturePlies = s.intValue("temp_plies", c.TemperaturePlies)
-	c.FinalTemperature = s.floatValue("final_temp", c.FinalTemperature)
-	c.DirichletAlpha = s.floatValue("alpha", c.DirichletAlpha)
-	c.DirichletEpsilon = s.floatValue("eps", c.DirichletEpsilon)
-	c.BatchSize = s.intValue("batch", c.BatchSize)
-	c.VirtualLoss = s.floatValue("vloss", c.VirtualLoss)
-	if v, ok := s.lookup("reuse"); ok {
-		c.ReuseTree = v == "true"
+	for _, p := range s.Params {
+		if _, ok := mcts.CanonicalKey(p.Key); ok {
+			// ParseSpec or Validate has checked the value.
+			_ = c.Set(p.Key, p.Value)
+		}
 	}
-	if v, ok := s.lookup("gumbel"); ok {
-		c.Gumbel = v == "true"
-	}
-	c.GumbelConsidered = s.intValue("considered", c.GumbelConsidered)
-	c.GumbelCVisit = s.floatValue("c_visit", c.GumbelCVisit)
-	c.GumbelCScale = s.floatValue("c_scale", c.GumbelCScale)
 	return c
+}
+
+// SearchParams returns the keys of an az spec that set every search
+// setting to its value in c.
+func SearchParams(c mcts.Config) []Param {
+	var out []Param
+	for _, st := range mcts.Settings() {
+		out = append(out, Param{Key: st.Key, Value: c.Get(st.Key)})
+	}
+	return out
 }
 
 // Model returns the model path of an az spec, or "".

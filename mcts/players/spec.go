@@ -4,9 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/deathstacks/deathstacks/mcts"
 )
 
 // The kinds of player a [Spec] can name.
@@ -48,6 +51,8 @@ func (s Spec) String() string {
 // keyDef is a setting a kind of player accepts.
 type keyDef struct {
 	name, help string
+	// aliases are other names of the key.
+	aliases []string
 	// check reads a value and returns it in canonical form.
 	check func(text string) (string, error)
 }
@@ -59,24 +64,21 @@ type kindDef struct {
 	required   []string
 }
 
-// searchKeys are the PUCT settings an az spec may override.
-var searchKeys = []keyDef{
-	{"sims", "simulations per move", intIn(1, math.MaxInt32)},
-	{"cpuct", "c_puct (c_init of the schedule)", floatAbove(0)},
-	{"cpuct_base", "c_puct_base, 0 for a constant c_puct", floatAtLeast(0)},
-	{"fpu", "first-play urgency reduction", floatAtLeast(0)},
-	{"temp", "temperature of the opening plies", floatAtLeast(0)},
-	{"temp_plies", "plies played at temp", intIn(0, math.MaxInt32)},
-	{"final_temp", "temperature after them", floatAtLeast(0)},
-	{"alpha", "Dirichlet noise concentration", floatAbove(0)},
-	{"eps", "Dirichlet noise weight, 0 for none", floatIn(0, 1)},
-	{"batch", "leaves per evaluator call", intIn(1, 1<<16)},
-	{"vloss", "virtual loss", floatAtLeast(0)},
-	{"reuse", "keep the tree between moves", checkBool},
-	{"gumbel", "Gumbel root instead of PUCT (eps must be 0)", checkBool},
-	{"considered", "moves a Gumbel root considers", intIn(1, math.MaxInt32)},
-	{"c_visit", "Gumbel sigma's c_visit", floatAtLeast(0)},
-	{"c_scale", "Gumbel sigma's c_scale", floatAbove(0)},
+// searchKeys are the search settings an az spec may override: every
+// field of mcts.Config, under its config key or an older alias.
+func searchKeys() []keyDef {
+	var keys []keyDef
+	for _, st := range mcts.Settings() {
+		key := st.Key
+		keys = append(keys, keyDef{name: key, help: st.Help, aliases: st.Aliases, check: func(text string) (string, error) {
+			var c mcts.Config
+			if err := c.Set(key, text); err != nil {
+				return "", err
+			}
+			return c.Get(key), nil
+		}})
+	}
+	return keys
 }
 
 // playerKinds lists every kind of player with its keys; it is never
@@ -85,17 +87,17 @@ var playerKinds = []kindDef{
 	{name: KindRandom, help: "a uniformly random legal move"},
 	{name: KindGreedy, help: "an immediate win, else the best heuristic after one ply"},
 	{name: KindAlphaBeta, help: "alpha-beta search (default depth=4)", keys: []keyDef{
-		{"depth", "deepest iteration in plies", intIn(1, maxSearchPly)},
-		{"time", "time limit per move, such as 500ms", durationAbove0},
+		{name: "depth", help: "deepest iteration in plies", check: intIn(1, maxSearchPly)},
+		{name: "time", help: "time limit per move, such as 500ms", check: durationAbove0},
 	}},
 	{name: KindMCTS, help: "UCT with random rollouts", keys: []keyDef{
-		{"sims", "simulations per move", intIn(1, math.MaxInt32)},
-		{"c", "UCB1 exploration constant", floatAtLeast(0)},
-		{"depth", "rollout plies before the heuristic", intIn(0, 10000)},
+		{name: "sims", help: "simulations per move", check: intIn(1, math.MaxInt32)},
+		{name: "c", help: "UCB1 exploration constant", check: floatAtLeast(0)},
+		{name: "depth", help: "rollout plies before the heuristic", check: intIn(0, 10000)},
 	}},
 	{name: KindAZ, help: "tree search guided by a trained network (PUCT, or a Gumbel root)", keys: append([]keyDef{
-		{"model", "path of the model file", checkPath},
-	}, searchKeys...), required: []string{"model"}},
+		{name: "model", help: "path of the model file", check: checkPath},
+	}, searchKeys()...), required: []string{"model"}},
 }
 
 // kindNames lists the kinds for error messages.
@@ -130,7 +132,7 @@ func findKind(name string) *kindDef {
 
 func (k *kindDef) findKey(name string) *keyDef {
 	for i := range k.keys {
-		if k.keys[i].name == name {
+		if k.keys[i].name == name || slices.Contains(k.keys[i].aliases, name) {
 			return &k.keys[i]
 		}
 	}
@@ -144,7 +146,11 @@ func SpecHelp() string {
 	for _, k := range playerKinds {
 		fmt.Fprintf(&b, "  %-10s %s\n", k.name, k.help)
 		for _, kd := range k.keys {
-			fmt.Fprintf(&b, "      %-11s %s\n", kd.name, kd.help)
+			help := kd.help
+			if len(kd.aliases) > 0 {
+				help += " (also " + strings.Join(kd.aliases, ", ") + ")"
+			}
+			fmt.Fprintf(&b, "      %-17s %s\n", kd.name, help)
 		}
 	}
 	return b.String()
@@ -205,8 +211,8 @@ func (s Spec) check(k *kindDef) (Spec, error) {
 			return Spec{}, fmt.Errorf("%s has no key %q: valid keys are %s", k.name, p.Key, k.keyNames())
 		}
 		for _, q := range s.Params[:i] {
-			if q.Key == p.Key {
-				return Spec{}, fmt.Errorf("key %s given twice", p.Key)
+			if k.findKey(q.Key) == kd {
+				return Spec{}, fmt.Errorf("key %s given twice", kd.name)
 			}
 		}
 		v, err := kd.check(p.Value)
@@ -245,16 +251,8 @@ func intIn(lo, hi int) func(string) (string, error) {
 	}
 }
 
-func floatIn(lo, hi float64) func(string) (string, error) {
-	return floatCheck(func(x float64) bool { return x >= lo && x <= hi }, fmt.Sprintf("from %v to %v", lo, hi))
-}
-
 func floatAtLeast(lo float64) func(string) (string, error) {
 	return floatCheck(func(x float64) bool { return x >= lo }, fmt.Sprintf("of %v or more", lo))
-}
-
-func floatAbove(lo float64) func(string) (string, error) {
-	return floatCheck(func(x float64) bool { return x > lo }, fmt.Sprintf("above %v", lo))
 }
 
 func floatCheck(ok func(float64) bool, want string) func(string) (string, error) {
@@ -273,14 +271,6 @@ func durationAbove0(text string) (string, error) {
 		return "", fmt.Errorf("%q: want a positive duration such as 500ms or 2s", text)
 	}
 	return d.String(), nil
-}
-
-func checkBool(text string) (string, error) {
-	b, err := strconv.ParseBool(text)
-	if err != nil {
-		return "", fmt.Errorf("%q: want true or false", text)
-	}
-	return strconv.FormatBool(b), nil
 }
 
 func checkPath(text string) (string, error) {

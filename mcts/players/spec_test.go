@@ -71,10 +71,11 @@ func TestParseSpecErrors(t *testing.T) {
 		{"az", []string{"az needs key model"}},
 		{"az:sims=100", []string{"az needs key model"}},
 		{"az:model=", []string{"key model", "file path"}},
-		{"az:model=x,eps=2", []string{"key eps", "from 0 to 1"}},
+		{"az:model=x,eps=2", []string{"key eps", "0 (off) to 1"}},
+		{"az:model=x,sims=5,simulations=6", []string{"key simulations given twice"}},
 		{"az:model=x,reuse=maybe", []string{"true or false"}},
 		{"az:model=x,cpuct=0", []string{"above 0"}},
-		{"az:model=x,bogus=1", []string{"valid keys are model, sims, cpuct, cpuct_base, fpu, temp, temp_plies, final_temp, alpha, eps, batch, vloss, reuse"}},
+		{"az:model=x,bogus=1", []string{"valid keys are model, simulations, c_puct, c_puct_base, fpu_reduction, dirichlet_alpha, dirichlet_epsilon, temperature"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.text, func(t *testing.T) {
@@ -110,6 +111,19 @@ func TestSpecConfigs(t *testing.T) {
 	}
 	if s.Model() != "m" {
 		t.Errorf("model %q", s.Model())
+	}
+	// The config keys set the same fields as the old spec names.
+	long := mustSpec(t, "az:model=m,simulations=50,c_puct=2,c_puct_base=0,fpu_reduction=0.1,temperature=1,temperature_plies=8,final_temperature=0.1,dirichlet_alpha=0.2,dirichlet_epsilon=0.3,batch_size=16,virtual_loss=3,reuse_tree=false,gumbel=true,gumbel_considered=8,gumbel_c_visit=40,gumbel_c_scale=0.2")
+	if c := long.SearchConfig(mcts.DefaultConfig()); c != want {
+		t.Errorf("az with config keys: %+v, want %+v", c, want)
+	}
+	// SearchParams spells out a config that reads back the same.
+	back := Spec{Kind: KindAZ, Params: append([]Param{{Key: "model", Value: "m"}}, SearchParams(want)...)}
+	if err := back.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if c := back.SearchConfig(mcts.Config{}); c != want {
+		t.Errorf("SearchParams(%+v) reads back as %+v", want, c)
 	}
 	if c := mustSpec(t, "az:model=m").SearchConfig(mcts.DefaultConfig()); c != mcts.DefaultConfig() {
 		t.Errorf("az without keys changed the base config: %+v", c)

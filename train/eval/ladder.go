@@ -7,7 +7,6 @@ import (
 	"io"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -136,31 +135,8 @@ func (l *Ladder) arena() ArenaConfig {
 // snapshot, every search setting spelled out, so that the eval command can
 // rate it again.
 func (l *Ladder) Spec(s LadderSnapshot) string {
-	params := append([]players.Param{{Key: "model", Value: s.Path}}, searchParams(l.search)...)
+	params := append([]players.Param{{Key: "model", Value: s.Path}}, players.SearchParams(l.search)...)
 	return players.Spec{Kind: players.KindAZ, Params: params}.String()
-}
-
-// searchParams returns the keys of an az spec that set every field of c.
-func searchParams(c mcts.Config) []players.Param {
-	f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
-	return []players.Param{
-		{Key: "sims", Value: strconv.Itoa(c.Simulations)},
-		{Key: "cpuct", Value: f(c.CPuct)},
-		{Key: "cpuct_base", Value: f(c.CPuctBase)},
-		{Key: "fpu", Value: f(c.FPUReduction)},
-		{Key: "temp", Value: f(c.Temperature)},
-		{Key: "temp_plies", Value: strconv.Itoa(c.TemperaturePlies)},
-		{Key: "final_temp", Value: f(c.FinalTemperature)},
-		{Key: "alpha", Value: f(c.DirichletAlpha)},
-		{Key: "eps", Value: f(c.DirichletEpsilon)},
-		{Key: "batch", Value: strconv.Itoa(c.BatchSize)},
-		{Key: "vloss", Value: f(c.VirtualLoss)},
-		{Key: "reuse", Value: strconv.FormatBool(c.ReuseTree)},
-		{Key: "gumbel", Value: strconv.FormatBool(c.Gumbel)},
-		{Key: "considered", Value: strconv.Itoa(c.GumbelConsidered)},
-		{Key: "c_visit", Value: f(c.GumbelCVisit)},
-		{Key: "c_scale", Value: f(c.GumbelCScale)},
-	}
 }
 
 // snapshotName names a snapshot's player in records and tables.
@@ -290,7 +266,7 @@ type LadderReport struct {
 
 // report turns the report of the ladder's games into the ladder's.
 func (l *Ladder) report(rep *Report) *LadderReport {
-	params := searchParams(l.search)
+	params := players.SearchParams(l.search)
 	keys := make([]string, len(params))
 	for i, p := range params {
 		keys[i] = p.Key + "=" + p.Value
@@ -332,7 +308,7 @@ func (r *LadderReport) specColumn() func(Standing) string {
 	}
 	return func(s Standing) string {
 		if r.isSnapshot(s.Name) {
-			if model, _, ok := strings.Cut(s.Spec, ",sims="); ok {
+			if model, _, ok := strings.Cut(s.Spec, ",simulations="); ok {
 				return model + ",…"
 			}
 		}

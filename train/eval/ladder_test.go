@@ -204,7 +204,7 @@ func TestLadderPlay(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, want := range []string{"# Ladder of ", "## Snapshots", "| 2 | ", "## Players", "## Pairs", "](ladder.png)", "sims=4,"} {
+			for _, want := range []string{"# Ladder of ", "## Snapshots", "| 2 | ", "## Players", "## Pairs", "](ladder.png)", "simulations=4,"} {
 				if !strings.Contains(string(md), want) {
 					t.Errorf("ladder.md lacks %q", want)
 				}

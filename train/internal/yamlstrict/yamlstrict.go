@@ -1,4 +1,8 @@
-package train
+// Package yamlstrict decodes YAML onto a Go value key by key, so that
+// every error names the key path and its line, and stricter than yaml.v3:
+// unknown keys, keys set twice, values of the wrong type or shape and
+// empty values are all errors.
+package yamlstrict
 
 import (
 	"bytes"
@@ -13,117 +17,16 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/deathstacks/deathstacks/configs"
 )
 
-// FieldError is a configuration setting that is unknown, of the wrong type
-// or out of range.
-type FieldError struct {
-	// Path is the key path, such as "selfplay.games_per_iteration" or
-	// "eval.baselines[1]".
-	Path string
-	// Line is the setting's 1-based line in the YAML text, 0 when unknown
-	// (a value that came from the defaults, or a config built in code).
-	Line int
-	// Msg says what is wrong, starting with a verb: "is 0: want 1 or more".
-	Msg string
-}
+// Lines maps key paths to the lines where the YAML text sets them.
+type Lines map[string]int
 
-// Error returns "line 7: selfplay.games_per_iteration is 0: want 1 or more".
-func (e *FieldError) Error() string {
-	if e.Line > 0 {
-		return fmt.Sprintf("line %d: %s %s", e.Line, e.Path, e.Msg)
-	}
-	return e.Path + " " + e.Msg
-}
-
-// joinFieldErrors returns nil for no problems, the problem itself for one,
-// and all of them joined (one per line) for several.
-func joinFieldErrors(problems []*FieldError) error {
-	switch len(problems) {
-	case 0:
-		return nil
-	case 1:
-		return problems[0]
-	}
-	errs := make([]error, len(problems))
-	for i, p := range problems {
-		errs[i] = p
-	}
-	return errors.Join(errs...)
-}
-
-// checker collects the problems of a configuration.
-type checker struct{ errs []*FieldError }
-
-// check records a problem at path unless ok.
-func (ch *checker) check(ok bool, path, format string, args ...any) {
-	if !ok {
-		ch.errs = append(ch.errs, &FieldError{Path: path, Msg: fmt.Sprintf(format, args...)})
-	}
-}
-
-func (ch *checker) atLeast(path string, v, lo int) {
-	ch.check(v >= lo, path, "is %d: want %d or more", v, lo)
-}
-
-func (ch *checker) between(path string, v, lo, hi int) {
-	ch.check(v >= lo && v <= hi, path, "is %d: want %d to %d", v, lo, hi)
-}
-
-// inRange also refuses NaN, which no comparison would catch.
-func (ch *checker) inRange(path string, v, lo, hi float64) {
-	ch.check(v >= lo && v <= hi, path, "is %v: want %v to %v", v, lo, hi)
-}
-
-func (ch *checker) oneOf(path, v string, options ...string) {
-	for _, o := range options {
-		if v == o {
-			return
-		}
-	}
-	ch.check(false, path, "is %q: want one of %s", v, strings.Join(options, ", "))
-}
-
-// keyedError is a setting error of another package's config section
-// (model.FieldError, mcts.FieldError): the key within the section and what
-// is wrong.
-type keyedError interface {
-	error
-	Field() string
-	Problem() string
-}
-
-// section records the problems a section's own Validate found: field errors
-// get the section's path in front, any other error is put on the section.
-func (ch *checker) section(prefix string, err error) {
-	if err == nil {
-		return
-	}
-	errs := []error{err}
-	if joined, ok := err.(interface{ Unwrap() []error }); ok {
-		errs = joined.Unwrap()
-	}
-	for _, e := range errs {
-		var fe *FieldError
-		if errors.As(e, &fe) {
-			ch.errs = append(ch.errs, &FieldError{Path: prefix + "." + fe.Path, Msg: fe.Msg})
-			continue
-		}
-		var keyed keyedError
-		if errors.As(e, &keyed) {
-			ch.errs = append(ch.errs, &FieldError{Path: prefix + "." + keyed.Field(), Msg: keyed.Problem()})
-			continue
-		}
-		ch.errs = append(ch.errs, &FieldError{Path: prefix, Msg: "is invalid: " + e.Error()})
-	}
-}
-
-// lineIndex maps key paths to the lines where the YAML text sets them.
-type lineIndex map[string]int
-
-// of returns the line of path, or of its nearest enclosing key that the text
-// sets, or 0.
-func (l lineIndex) of(path string) int {
+// Of returns the line of path, or of its nearest enclosing key that the
+// text sets, or 0.
+func (l Lines) Of(path string) int {
 	for path != "" {
 		if line, ok := l[path]; ok {
 			return line
@@ -137,18 +40,18 @@ func (l lineIndex) of(path string) int {
 	return 0
 }
 
-// decodeStrict decodes one YAML document over *cfg, key by key, so that an
+// Decode decodes one YAML document over *cfg, key by key, so that an
 // error names the key path and line: it is stricter than yaml.v3's
 // KnownFields(true), whose errors name Go types instead of keys. Unknown
 // keys, keys set twice, values of the wrong type or shape and empty values
 // are all errors; every problem found is reported. Keys the text does not
 // set keep their value. It returns where each key was set.
-func decodeStrict(data []byte, cfg any) (lineIndex, error) {
+func Decode(data []byte, cfg any) (Lines, error) {
 	var root yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&root); err != nil {
 		if errors.Is(err, io.EOF) {
-			return lineIndex{}, nil // nothing but comments: every default stands
+			return Lines{}, nil // nothing but comments: every default stands
 		}
 		return nil, err // a syntax error, which yaml.v3 gives with its line
 	}
@@ -159,22 +62,22 @@ func decodeStrict(data []byte, cfg any) (lineIndex, error) {
 	case !errors.Is(err, io.EOF):
 		return nil, err
 	}
-	d := strictDecoder{lines: lineIndex{}}
+	d := strictDecoder{lines: Lines{}}
 	d.decode(&root, reflect.ValueOf(cfg).Elem(), "")
-	return d.lines, joinFieldErrors(d.errs)
+	return d.lines, configs.Join(d.errs)
 }
 
 // strictDecoder walks a YAML node tree alongside a Go value.
 type strictDecoder struct {
-	lines lineIndex
-	errs  []*FieldError
+	lines Lines
+	errs  []*configs.FieldError
 }
 
 func (d *strictDecoder) fail(n *yaml.Node, path, format string, args ...any) {
 	if path == "" {
 		path = "the document"
 	}
-	d.errs = append(d.errs, &FieldError{Path: path, Line: n.Line, Msg: fmt.Sprintf(format, args...)})
+	d.errs = append(d.errs, &configs.FieldError{Key: path, Line: n.Line, Msg: fmt.Sprintf(format, args...)})
 }
 
 var unmarshalerType = reflect.TypeFor[yaml.Unmarshaler]()
