@@ -21,11 +21,10 @@ func ExampleNewPUCTPlayer() {
 	}
 	game := env.NewGame(env.DefaultRules())
 	d, _ := player.Choose(game)
-	policy := d.VisitPolicy(nil) // len env.NumActions, sums to 1
-	var total float32
-	for _, p := range policy {
-		total += p
+	visits := 0 // d.Visits: the root's visits of each legal action
+	for _, n := range d.Visits {
+		visits += n
 	}
-	fmt.Println(len(policy), total > 0.999, d.Simulations, game.Play(d.Move))
-	// Output: 6912 true 200 <nil>
+	fmt.Println(len(d.Visits) == len(game.LegalMoves(nil)), visits >= 200, d.Simulations, game.Play(d.Move))
+	// Output: true true 200 <nil>
 }

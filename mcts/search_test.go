@@ -602,52 +602,6 @@ func mustAction(t *testing.T, m env.Move) env.Action {
 	return a
 }
 
-func TestDecisionVisitVectors(t *testing.T) {
-	cfg := DefaultConfig()
-	cfg.Simulations = 100
-	d, err := newPUCT(t, hashEvaluator{}, cfg, 1).Choose(env.NewGame(env.DefaultRules()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	counts := d.VisitCounts(nil)
-	policy := d.VisitPolicy(make([]float32, 10))
-	var sumC, sumP float32
-	for a := range counts {
-		sumC += counts[a]
-		sumP += policy[a]
-		if n := d.Visits[env.Action(a)]; float32(n) != counts[a] {
-			t.Fatalf("action %d: dense count %v, visits %d", a, counts[a], n)
-		}
-	}
-	if len(counts) != env.NumActions || sumC != 100 || math.Abs(float64(sumP)-1) > 1e-5 {
-		t.Errorf("len %d, counts sum %v, policy sum %v", len(counts), sumC, sumP)
-	}
-	pairs := d.VisitPairs()
-	if len(pairs) != len(d.Visits) {
-		t.Fatalf("%d pairs for %d actions", len(pairs), len(d.Visits))
-	}
-	for i, pr := range pairs {
-		if i > 0 && pr.Action <= pairs[i-1].Action || d.Visits[pr.Action] != pr.Count {
-			t.Fatalf("pair %d %+v: want sorted pairs matching the visits", i, pr)
-		}
-	}
-	if (Decision{}).VisitPairs() != nil {
-		t.Error("pairs without visits")
-	}
-	actions, sparse := d.SparsePolicy()
-	if len(actions) != len(pairs) || len(sparse) != len(pairs) {
-		t.Fatalf("sparse policy of %d actions, %d shares for %d pairs", len(actions), len(sparse), len(pairs))
-	}
-	for i, a := range actions {
-		if a != pairs[i].Action || sparse[i] != policy[a] {
-			t.Errorf("sparse entry %d: action %d share %v, want %d %v", i, a, sparse[i], pairs[i].Action, policy[a])
-		}
-	}
-	if a, p := (Decision{}).SparsePolicy(); a != nil || p != nil {
-		t.Error("sparse policy without visits")
-	}
-}
-
 func TestConfigValidate(t *testing.T) {
 	if err := DefaultConfig().Validate(); err != nil {
 		t.Fatal(err)

@@ -26,7 +26,7 @@ import (
 //	the replay buffer (see [Replay.Encode])
 //	CRC-32C (uint32) of all the bytes before it
 //
-// Checkpoints are written atomically as <run>/ckpt-<iteration>.dsck; the
+// listCheckpoints are written atomically as <run>/ckpt-<iteration>.dsck; the
 // network alone is also kept for every iteration as
 // <run>/nets/net-<iteration>.dsnn, small files that the ladder rates.
 const (
@@ -58,8 +58,9 @@ type CheckpointState struct {
 	Games      int64 `json:"games"`
 	Positions  int64 `json:"positions"`
 	TrainSteps int64 `json:"train_steps"`
-	// BestIteration is the iteration whose network self-play uses when
-	// gating is on (the last that passed the gate); 0 without gating.
+	// BestIteration was the network that passed the gate of an evaluation
+	// option since removed; it is always 0, kept so that the state reads
+	// and writes as it did.
 	BestIteration int `json:"best_iteration"`
 	// Config is the run's configuration in YAML.
 	Config string `json:"config"`
@@ -138,9 +139,9 @@ func checkpointBody(path string) (CheckpointState, *bytes.Reader, error) {
 	return st, bytes.NewReader(body[head+n:]), nil
 }
 
-// LoadCheckpoint reads a whole checkpoint: state, trainer (with the
+// loadCheckpoint reads a whole checkpoint: state, trainer (with the
 // training settings of cfg) and replay buffer (sized by cfg).
-func LoadCheckpoint(path string, cfg Config) (*Checkpoint, error) {
+func loadCheckpoint(path string, cfg Config) (*Checkpoint, error) {
 	st, r, err := checkpointBody(path)
 	if err != nil {
 		return nil, fmt.Errorf("load checkpoint %s: %w", path, err)
@@ -149,16 +150,16 @@ func LoadCheckpoint(path string, cfg Config) (*Checkpoint, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load checkpoint %s: %w", path, err)
 	}
-	rb, err := DecodeReplay(r, cfg.Replay)
+	rb, err := decodeReplay(r, cfg.Replay)
 	if err != nil {
 		return nil, fmt.Errorf("load checkpoint %s: %w", path, err)
 	}
 	return &Checkpoint{State: st, Trainer: tr, Replay: rb}, nil
 }
 
-// ReadCheckpointNetwork reads only the state and the network of a
+// readCheckpointNetwork reads only the state and the network of a
 // checkpoint (the whole file is still checksummed).
-func ReadCheckpointNetwork(path string) (CheckpointState, *model.Network, error) {
+func readCheckpointNetwork(path string) (CheckpointState, *model.Network, error) {
 	st, r, err := checkpointBody(path)
 	if err != nil {
 		return CheckpointState{}, nil, fmt.Errorf("load checkpoint %s: %w", path, err)
@@ -202,22 +203,22 @@ func listNumbered(dir string, pattern *regexp.Regexp) ([]Snapshot, error) {
 	return out, nil
 }
 
-// Checkpoints lists the checkpoints of a run directory, oldest first.
-func Checkpoints(runDir string) ([]Snapshot, error) {
+// listCheckpoints lists the checkpoints of a run directory, oldest first.
+func listCheckpoints(runDir string) ([]Snapshot, error) {
 	return listNumbered(runDir, checkpointName)
 }
 
-// NetworkSnapshots lists the per-iteration network files of a run
+// listNetworkSnapshots lists the per-iteration network files of a run
 // directory, oldest first.
-func NetworkSnapshots(runDir string) ([]Snapshot, error) {
+func listNetworkSnapshots(runDir string) ([]Snapshot, error) {
 	return listNumbered(filepath.Join(runDir, netsDir), netName)
 }
 
-// LatestCheckpoint returns the newest checkpoint of a run directory that
+// latestCheckpoint returns the newest checkpoint of a run directory that
 // reads back whole (a damaged newer one is skipped, with a warning in
 // skipped), or ErrNoCheckpoint.
-func LatestCheckpoint(runDir string) (path string, skipped []error, err error) {
-	all, err := Checkpoints(runDir)
+func latestCheckpoint(runDir string) (path string, skipped []error, err error) {
+	all, err := listCheckpoints(runDir)
 	if err != nil {
 		return "", nil, fmt.Errorf("list checkpoints in %s: %w", runDir, err)
 	}
@@ -231,17 +232,13 @@ func LatestCheckpoint(runDir string) (path string, skipped []error, err error) {
 	return "", skipped, fmt.Errorf("%s: %w", runDir, ErrNoCheckpoint)
 }
 
-// pruneCheckpoints deletes all but the newest keep checkpoints, sparing the
-// one of iteration spare (the best network under gating; 0 for none).
-func pruneCheckpoints(runDir string, keep, spare int) error {
-	all, err := Checkpoints(runDir)
+// pruneCheckpoints deletes all but the newest keep checkpoints.
+func pruneCheckpoints(runDir string, keep int) error {
+	all, err := listCheckpoints(runDir)
 	if err != nil {
 		return err
 	}
 	for i := 0; i < len(all)-keep; i++ {
-		if all[i].Iteration == spare {
-			continue
-		}
 		if err := os.Remove(all[i].Path); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return err
 		}

@@ -23,7 +23,7 @@ func TestReadsRunOfFormatVersion1(t *testing.T) {
 	if cfg.Name != "fixture" || cfg.Model.Channels != 2 {
 		t.Fatalf("config: name %q, %d channels: want fixture, 2", cfg.Name, cfg.Model.Channels)
 	}
-	path, skipped, err := LatestCheckpoint(fixtureRun)
+	path, skipped, err := latestCheckpoint(fixtureRun)
 	if err != nil || len(skipped) > 0 {
 		t.Fatalf("latest checkpoint: %v (skipped %v)", err, skipped)
 	}
@@ -31,7 +31,7 @@ func TestReadsRunOfFormatVersion1(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ck, err := LoadCheckpoint(path, cfg)
+	ck, err := loadCheckpoint(path, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +47,7 @@ func TestReadsRunOfFormatVersion1(t *testing.T) {
 		t.Errorf("rewritten checkpoint differs from the version-1 file (%d bytes, want %d; %v)", len(got), len(want), err)
 	}
 
-	snaps, err := NetworkSnapshots(fixtureRun)
+	snaps, err := listNetworkSnapshots(fixtureRun)
 	if err != nil || len(snaps) != 1 {
 		t.Fatalf("network snapshots: %v, %v: want one", snaps, err)
 	}
@@ -58,7 +58,7 @@ func TestReadsRunOfFormatVersion1(t *testing.T) {
 	if net.Steps() != ck.Trainer.Network().Steps() {
 		t.Errorf("snapshot after %d steps, checkpoint after %d: want the same network", net.Steps(), ck.Trainer.Network().Steps())
 	}
-	if _, _, err := LoadNetwork(fixtureRun); err != nil {
+	if _, _, err := loadNetwork(fixtureRun); err != nil {
 		t.Errorf("load the run as a model: %v", err)
 	}
 }

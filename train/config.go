@@ -106,12 +106,12 @@ type EvalConfig struct {
 	// Simulations is the network player's search budget per move in
 	// evaluation games (no noise, the most visited move).
 	Simulations int `yaml:"simulations"`
-	// Gating keeps the previous network for self-play unless the new one
-	// scores at least GateThreshold against it.
-	Gating bool `yaml:"gating"`
-	// GateThreshold is the score (wins plus half the draws, per game) the
-	// new network needs against the previous one.
-	GateThreshold float64 `yaml:"gate_threshold"`
+	// Gating and GateThreshold were an option to keep the previous network
+	// for self-play unless the new one beat it; never measured to help, it
+	// was removed. Configs saved by runs of that time still load: the keys
+	// are read and ignored, and a new config may only turn it off.
+	Gating        bool    `yaml:"gating,omitempty"`
+	GateThreshold float64 `yaml:"gate_threshold,omitempty"`
 }
 
 // OutputConfig says where a run writes and what it keeps.
@@ -147,19 +147,19 @@ func parseDefaults() (Config, error) {
 // Load reads the YAML file at path over [Defaults] (a key the file does not
 // set keeps its default) and validates the result. Errors name the file, the
 // key path and its line.
-func Load(path string) (Config, error) { return loadOver(Defaults(), path) }
+func Load(path string) (Config, error) { return loadOver(Defaults(), path, false) }
 
 // LoadSaved reads a config a run saved (its config.yaml) like [Load], but
 // over [savedDefaults]: a run's copy lists every key its version knew, so a
 // key missing from it must mean what that version did.
-func LoadSaved(path string) (Config, error) { return loadOver(savedDefaults(), path) }
+func LoadSaved(path string) (Config, error) { return loadOver(savedDefaults(), path, true) }
 
-func loadOver(base Config, path string) (Config, error) {
+func loadOver(base Config, path string, saved bool) (Config, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return Config{}, fmt.Errorf("config: %w", err)
 	}
-	cfg, err := parseOver(base, data)
+	cfg, err := parseOver(base, data, saved)
 	if err != nil {
 		return Config{}, fmt.Errorf("config %s: %w", path, err)
 	}
@@ -168,11 +168,11 @@ func loadOver(base Config, path string) (Config, error) {
 
 // Parse reads a YAML configuration over [Defaults] and validates it, like
 // [Load] without the file.
-func Parse(data []byte) (Config, error) { return parseOver(Defaults(), data) }
+func Parse(data []byte) (Config, error) { return parseOver(Defaults(), data, false) }
 
-// ParseSaved is [LoadSaved] without the file: for the copy of the config
+// parseSaved is [LoadSaved] without the file: for the copy of the config
 // inside a checkpoint.
-func ParseSaved(data []byte) (Config, error) { return parseOver(savedDefaults(), data) }
+func parseSaved(data []byte) (Config, error) { return parseOver(savedDefaults(), data, true) }
 
 // savedDefaults are the defaults for configs saved by runs: those of
 // today, except for keys added since the first release, which take the
@@ -184,11 +184,16 @@ func savedDefaults() Config {
 	return c
 }
 
-func parseOver(base Config, data []byte) (Config, error) {
+// parseOver decodes data over base and validates the result; saved says
+// the config is a run's own copy, whose retired keys are history.
+func parseOver(base Config, data []byte, saved bool) (Config, error) {
 	cfg := base
 	lines, err := yamlstrict.Decode(data, &cfg)
 	if err != nil {
 		return Config{}, err
+	}
+	if saved {
+		cfg.Eval.Gating, cfg.Eval.GateThreshold = false, 0
 	}
 	problems := cfg.problems()
 	for _, p := range problems {
@@ -200,9 +205,9 @@ func parseOver(base Config, data []byte) (Config, error) {
 	return cfg, nil
 }
 
-// YAML returns the configuration as YAML that [Parse] reads back to the same
+// yamlText returns the configuration as YAML that [Parse] reads back to the same
 // value: the copy a run keeps beside its checkpoints.
-func (c Config) YAML() ([]byte, error) {
+func (c Config) yamlText() ([]byte, error) {
 	data, err := yaml.Marshal(c)
 	if err != nil {
 		return nil, fmt.Errorf("config to yaml: %w", err)
@@ -271,7 +276,7 @@ func (c Config) problems() []*configs.FieldError {
 		}
 	}
 	ch.atLeast("eval.simulations", e.Simulations, 1)
-	ch.inRange("eval.gate_threshold", e.GateThreshold, 0, 1)
+	ch.check(!e.Gating, "eval.gating", "is true: gating was removed, unmeasured (see README, Training)")
 
 	ch.atLeast("output.keep_last", c.Output.KeepLast, 1)
 	return ch.errs

@@ -21,7 +21,7 @@ import (
 // configs can be compared key by key.
 func flatten(t *testing.T, c Config) map[string]string {
 	t.Helper()
-	data, err := c.YAML()
+	data, err := c.yamlText()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -240,7 +240,7 @@ func TestYAMLRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		text, err := cfg.YAML()
+		text, err := cfg.yamlText()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -280,7 +280,7 @@ func FuzzParse(f *testing.F) {
 		if err := cfg.Validate(); err != nil {
 			t.Fatalf("Parse accepted an invalid config: %v", err)
 		}
-		text, err := cfg.YAML()
+		text, err := cfg.yamlText()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -319,7 +319,7 @@ func TestDefaultsStopInTime(t *testing.T) {
 // load that way (over today's defaults it would be an invalid mix).
 func TestSavedConfigsKeepTheirSearch(t *testing.T) {
 	old := []byte("search:\n  simulations: 64\n  dirichlet_epsilon: 0.25\n  temperature_plies: 16\n  final_temperature: 0\n")
-	cfg, err := ParseSaved(old)
+	cfg, err := parseSaved(old)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -329,11 +329,34 @@ func TestSavedConfigsKeepTheirSearch(t *testing.T) {
 	if _, err := Parse(old); err == nil || !strings.Contains(err.Error(), "dirichlet_epsilon") {
 		t.Errorf("as a new config: error %v, want one about dirichlet_epsilon with gumbel", err)
 	}
-	saved, err := Defaults().YAML()
+	saved, err := Defaults().yamlText()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg, err := ParseSaved(saved); err != nil || !reflect.DeepEqual(cfg, Defaults()) {
+	if cfg, err := parseSaved(saved); err != nil || !reflect.DeepEqual(cfg, Defaults()) {
 		t.Errorf("today's defaults saved and read back: %+v, %v", cfg.Search, err)
+	}
+}
+
+// Gating was removed: a run's saved config that has its keys still loads,
+// a new config may still say it is off, but not turn it on.
+func TestGatingKeysOfOldRuns(t *testing.T) {
+	old := []byte("eval:\n  gating: true\n  gate_threshold: 0.6\n")
+	cfg, err := parseSaved(old)
+	if err != nil {
+		t.Fatalf("saved config with gating: %v", err)
+	}
+	if cfg.Eval.Gating {
+		t.Error("gating came back on")
+	}
+	if _, err := Parse([]byte("eval:\n  gating: false\n  gate_threshold: 0.55\n")); err != nil {
+		t.Errorf("gating off: %v", err)
+	}
+	if _, err := Parse(old); err == nil || !strings.Contains(err.Error(), "line 2: eval.gating is true: gating was removed") {
+		t.Errorf("gating on in a new config: %v", err)
+	}
+	text, err := Defaults().yamlText()
+	if err != nil || strings.Contains(string(text), "gat") {
+		t.Errorf("a new run's config names gating: %v\n%s", err, text)
 	}
 }

@@ -6,8 +6,8 @@ import (
 	"github.com/deathstacks/deathstacks/train/eval"
 )
 
-// Arena returns the arena settings of the evaluation section, with seed.
-func (c Config) Arena(seed uint64) eval.ArenaConfig {
+// arena returns the arena settings of the evaluation section, with seed.
+func (c Config) arena(seed uint64) eval.ArenaConfig {
 	return eval.ArenaConfig{
 		Rules:        c.Env.Rules,
 		Games:        c.Eval.Games,
@@ -17,9 +17,9 @@ func (c Config) Arena(seed uint64) eval.ArenaConfig {
 	}
 }
 
-// EvalAgainst sums up player's games against opponent in records: its
+// evalAgainst sums up player's games against opponent in records: its
 // score per game and its Elo relative to the opponent.
-func EvalAgainst(records []eval.GameRecord, player, opponent string) (EvalResult, error) {
+func evalAgainst(records []eval.GameRecord, player, opponent string) (EvalResult, error) {
 	var games []eval.GameRecord
 	for _, r := range records {
 		if (r.Red == player && r.Blue == opponent) || (r.Red == opponent && r.Blue == player) {

@@ -17,21 +17,21 @@ func TestEvalAgainst(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := EvalAgainst(recs, "greedy", "random")
+	res, err := evalAgainst(recs, "greedy", "random")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if res.Games != 10 || res.Score <= 0.5 || !(res.EloLow < res.Elo && res.Elo < res.EloHigh) || res.Elo <= 0 {
 		t.Errorf("greedy against random: %+v", res)
 	}
-	if _, err := EvalAgainst(recs, "greedy", "nobody"); err == nil {
-		t.Error("EvalAgainst an absent opponent succeeded")
+	if _, err := evalAgainst(recs, "greedy", "nobody"); err == nil {
+		t.Error("evalAgainst an absent opponent succeeded")
 	}
 }
 
 func TestConfigArena(t *testing.T) {
 	cfg := Defaults()
-	a := cfg.Arena(9)
+	a := cfg.arena(9)
 	if a.Games != cfg.Eval.Games || a.Parallel != cfg.Eval.ParallelGames || a.OpeningPlies != cfg.Eval.OpeningPlies ||
 		a.Rules != cfg.Env.Rules || a.Seed != 9 {
 		t.Errorf("Arena(9) = %+v", a)

@@ -17,7 +17,7 @@ func LadderRun(dir string) (eval.LadderRun, error) {
 	if err != nil {
 		return eval.LadderRun{}, fmt.Errorf("ladder: run %s: %w", dir, err)
 	}
-	all, err := NetworkSnapshots(dir)
+	all, err := listNetworkSnapshots(dir)
 	if err != nil {
 		return eval.LadderRun{}, fmt.Errorf("ladder: run %s: %w", dir, err)
 	}

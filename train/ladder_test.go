@@ -21,7 +21,7 @@ func ladderRun(t *testing.T, iterations []int, elapsed map[int]float64) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	text, err := cfg.YAML()
+	text, err := cfg.yamlText()
 	if err != nil {
 		t.Fatal(err)
 	}

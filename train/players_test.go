@@ -50,7 +50,7 @@ func TestExportPlaysLikeTheCheckpoint(t *testing.T) {
 	if err := Export(dir, out, ExportOptions{Simulations: 24, Now: stamp}); err != nil {
 		t.Fatal(err)
 	}
-	net, search, err := LoadNetwork(out)
+	net, search, err := loadNetwork(out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,18 +108,18 @@ func TestLoadNetworkErrors(t *testing.T) {
 			if err := os.WriteFile(path, tc.data, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			if _, _, err := LoadNetwork(path); err == nil || !strings.Contains(err.Error(), path) {
-				t.Errorf("LoadNetwork: %v, want an error naming %s", err, path)
+			if _, _, err := loadNetwork(path); err == nil || !strings.Contains(err.Error(), path) {
+				t.Errorf("loadNetwork: %v, want an error naming %s", err, path)
 			}
 			if _, err := LoadPlayer(path, 0, 1); err == nil {
 				t.Error("LoadPlayer accepted it")
 			}
 		})
 	}
-	if _, _, err := LoadNetwork(filepath.Join(t.TempDir(), "missing")); err == nil {
+	if _, _, err := loadNetwork(filepath.Join(t.TempDir(), "missing")); err == nil {
 		t.Error("a missing file loaded")
 	}
-	if _, _, err := LoadNetwork(t.TempDir()); err == nil || !strings.Contains(err.Error(), "no checkpoint") {
+	if _, _, err := loadNetwork(t.TempDir()); err == nil || !strings.Contains(err.Error(), "no checkpoint") {
 		t.Errorf("an empty run directory: %v, want no checkpoint", err)
 	}
 	if err := Export(filepath.Join(dir, "nets", "net-000001.dsnn"), out, ExportOptions{}); err == nil {

@@ -89,9 +89,6 @@ type runner struct {
 	trainer *model.Trainer
 	replay  *Replay
 	state   CheckpointState
-	// best is the network self-play uses under gating: a copy of the last
-	// one that passed the gate. Without gating it is the trained network.
-	best *model.Network
 }
 
 func metricsPath(dir string) string { return filepath.Join(dir, MetricsFile) }
@@ -111,7 +108,7 @@ func (r *runner) open() error {
 			os.Remove(f)
 		}
 	}
-	existing, err := Checkpoints(r.dir)
+	existing, err := listCheckpoints(r.dir)
 	if err != nil {
 		return fmt.Errorf("run directory %s: %w", r.dir, err)
 	}
@@ -127,7 +124,7 @@ func (r *runner) open() error {
 			return err
 		}
 	}
-	text, err := r.cfg.YAML()
+	text, err := r.cfg.yamlText()
 	if err != nil {
 		return err
 	}
@@ -146,12 +143,8 @@ func (r *runner) fresh() error {
 	if r.trainer, err = model.NewTrainer(net, r.cfg.Optim.TrainConfig); err != nil {
 		return err
 	}
-	if r.replay, err = NewReplay(r.cfg.Replay); err != nil {
+	if r.replay, err = newReplay(r.cfg.Replay); err != nil {
 		return err
-	}
-	r.best = net
-	if r.cfg.Eval.Gating {
-		r.best = net.Clone()
 	}
 	// Metrics of an earlier run that never saved a checkpoint are stale.
 	if err := os.Remove(metricsPath(r.dir)); err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -162,14 +155,14 @@ func (r *runner) fresh() error {
 }
 
 func (r *runner) resume() error {
-	path, skipped, err := LatestCheckpoint(r.dir)
+	path, skipped, err := latestCheckpoint(r.dir)
 	for _, s := range skipped {
 		fmt.Fprintf(r.log, "warning: skipping damaged checkpoint %v\n", s)
 	}
 	if err != nil {
 		return err
 	}
-	ck, err := LoadCheckpoint(path, r.cfg)
+	ck, err := loadCheckpoint(path, r.cfg)
 	if err != nil {
 		return err
 	}
@@ -177,15 +170,6 @@ func (r *runner) resume() error {
 		return fmt.Errorf("resume %s: %w", path, err)
 	}
 	r.trainer, r.replay, r.state = ck.Trainer, ck.Replay, ck.State
-	r.best = r.trainer.Network()
-	if r.cfg.Eval.Gating {
-		r.best = r.trainer.Network().Clone()
-		if r.state.BestIteration > 0 && r.state.BestIteration != r.state.Iteration {
-			if r.best, err = model.Load(netPath(r.dir, r.state.BestIteration)); err != nil {
-				return fmt.Errorf("resume: the best network: %w", err)
-			}
-		}
-	}
 	if err := TruncateMetrics(metricsPath(r.dir), r.state.Iteration); err != nil {
 		return fmt.Errorf("resume: %w", err)
 	}
@@ -202,12 +186,11 @@ func (r *runner) loop(ctx context.Context) (Summary, error) {
 	}
 	sessionStart, before := time.Now(), r.state.ElapsedSec
 	elapsed := func() float64 { return before + time.Since(sessionStart).Seconds() }
-	served := r.best
-	srv, err := model.NewServer(served, r.cfg.Server)
+	srv, err := model.NewServer(r.trainer.Network(), r.cfg.Server)
 	if err != nil {
 		return sum, err
 	}
-	defer func() { srv.Close() }()
+	defer srv.Close()
 	for {
 		switch {
 		case target > 0 && r.state.Iteration >= target:
@@ -219,14 +202,6 @@ func (r *runner) loop(ctx context.Context) (Summary, error) {
 		case ctx.Err() != nil:
 			sum.Stopped = true
 			return sum, nil
-		}
-		if r.best != served {
-			// Gating passed a new network: self-play moves to it.
-			srv.Close()
-			served = r.best
-			if srv, err = model.NewServer(served, r.cfg.Server); err != nil {
-				return sum, err
-			}
 		}
 		stopped, err := r.iteration(ctx, srv, elapsed)
 		if err != nil {
@@ -308,7 +283,7 @@ func (r *runner) iteration(ctx context.Context, srv *model.Server, elapsed func(
 	if err := saveCheckpoint(checkpointPath(r.dir, it), r.state, r.trainer, r.replay); err != nil {
 		return false, err
 	}
-	if err := pruneCheckpoints(r.dir, r.cfg.Output.KeepLast, r.state.BestIteration); err != nil {
+	if err := pruneCheckpoints(r.dir, r.cfg.Output.KeepLast); err != nil {
 		return false, fmt.Errorf("prune checkpoints: %w", err)
 	}
 	if r.cfg.Output.Plot {
@@ -362,8 +337,8 @@ func (r *runner) train(it int, m *Metrics) error {
 // networkName is the name of the trained network in evaluation records.
 const networkName = "network"
 
-// evaluate plays the network against each baseline (and, under gating,
-// against the best network so far) and records the results.
+// evaluate plays the network against each baseline and records the
+// results.
 func (r *runner) evaluate(ctx context.Context, it int, m *Metrics) error {
 	start := time.Now()
 	defer func() { m.EvalSec = time.Since(start).Seconds() }()
@@ -388,39 +363,22 @@ func (r *runner) evaluate(ctx context.Context, it int, m *Metrics) error {
 			return players.NewPlayer(spec, seed, nil)
 		}})
 	}
-	const bestName = "best"
-	if e.Gating {
-		bestSrv, err := model.NewServer(r.best, r.cfg.Server)
-		if err != nil {
-			return err
-		}
-		defer bestSrv.Close()
-		opponents = append(opponents, eval.Entrant{Name: bestName, New: func(seed uint64) (mcts.Player, error) {
-			return mcts.NewPUCTPlayer(bestSrv, search, seed)
-		}})
-	}
 	m.Eval = map[string]EvalResult{}
 	total := e.Games * len(opponents)
 	bar := NewProgress(r.log, total, fmt.Sprintf("iteration %d evaluation", it), "games", r.opts.Quiet)
 	defer bar.Finish()
 	for i, opp := range opponents {
-		arena := r.cfg.Arena(iterationSeed(r.cfg.Seed, it) ^ uint64(i+1)<<32)
+		arena := r.cfg.arena(iterationSeed(r.cfg.Seed, it) ^ uint64(i+1)<<32)
 		arena.OnGame = func(eval.GameRecord) { bar.Add(1) }
 		records, err := eval.PlayMatch(ctx, current, opp, arena)
 		if err != nil {
 			return err
 		}
-		res, err := EvalAgainst(records, networkName, opp.Name)
+		res, err := evalAgainst(records, networkName, opp.Name)
 		if err != nil {
 			return err
 		}
 		m.Eval[opp.Name] = res
-	}
-	if e.Gating {
-		if m.Eval[bestName].Score >= e.GateThreshold {
-			r.best = r.trainer.Network().Clone()
-			r.state.BestIteration = it
-		}
 	}
 	return nil
 }
@@ -453,7 +411,7 @@ func summaryLine(m Metrics, cfg Config) string {
 	if m.TrainSteps > 0 {
 		fmt.Fprintf(&b, "; loss policy %.3f value %.3f", m.PolicyLoss, m.ValueLoss)
 	}
-	for _, base := range append(append([]string(nil), cfg.Eval.Baselines...), "best") {
+	for _, base := range cfg.Eval.Baselines {
 		if r, ok := m.Eval[base]; ok {
 			fmt.Fprintf(&b, "; vs %s %.0f%% (%+.0f Elo)", base, 100*r.Score, r.Elo)
 		}

@@ -28,9 +28,9 @@ func NewPlayer(spec Spec, seed uint64, loadAZ AZLoader) (mcts.Player, error) {
 	case KindGreedy:
 		return NewGreedyPlayer(seed), nil
 	case KindAlphaBeta:
-		return NewAlphaBetaPlayer(spec.AlphaBetaConfig(), seed)
+		return NewAlphaBetaPlayer(spec.alphaBetaConfig(), seed)
 	case KindMCTS:
-		return mcts.NewUCTPlayer(spec.UCTConfig(), seed)
+		return mcts.NewUCTPlayer(spec.uctConfig(), seed)
 	}
 	model, _ := spec.lookup("model")
 	if loadAZ == nil {
@@ -48,9 +48,9 @@ func NewPlayer(spec Spec, seed uint64, loadAZ AZLoader) (mcts.Player, error) {
 	return p, nil
 }
 
-// AlphaBetaConfig returns the settings of an alphabeta spec: depth 4 when
+// alphaBetaConfig returns the settings of an alphabeta spec: depth 4 when
 // neither depth nor time is given, and no depth limit when only time is.
-func (s Spec) AlphaBetaConfig() AlphaBetaConfig {
+func (s Spec) alphaBetaConfig() AlphaBetaConfig {
 	cfg := AlphaBetaConfig{Depth: s.intValue("depth", 0), Time: s.durationValue("time")}
 	if cfg.Depth == 0 && cfg.Time == 0 {
 		cfg.Depth = 4
@@ -59,7 +59,7 @@ func (s Spec) AlphaBetaConfig() AlphaBetaConfig {
 }
 
 // mcts.UCTConfig returns the settings of an mcts spec over [mcts.DefaultUCTConfig].
-func (s Spec) UCTConfig() mcts.UCTConfig {
+func (s Spec) uctConfig() mcts.UCTConfig {
 	cfg := mcts.DefaultUCTConfig()
 	cfg.Simulations = s.intValue("sims", cfg.Simulations)
 	cfg.Exploration = s.floatValue("c", cfg.Exploration)

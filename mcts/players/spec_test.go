@@ -93,13 +93,13 @@ func TestParseSpecErrors(t *testing.T) {
 }
 
 func TestSpecConfigs(t *testing.T) {
-	if c := mustSpec(t, "alphabeta").AlphaBetaConfig(); c != (AlphaBetaConfig{Depth: 4}) {
+	if c := mustSpec(t, "alphabeta").alphaBetaConfig(); c != (AlphaBetaConfig{Depth: 4}) {
 		t.Errorf("alphabeta: %+v, want depth 4", c)
 	}
-	if c := mustSpec(t, "alphabeta:time=2s").AlphaBetaConfig(); c != (AlphaBetaConfig{Time: 2 * time.Second}) {
+	if c := mustSpec(t, "alphabeta:time=2s").alphaBetaConfig(); c != (AlphaBetaConfig{Time: 2 * time.Second}) {
 		t.Errorf("alphabeta:time=2s: %+v, want no depth limit", c)
 	}
-	if c := mustSpec(t, "mcts:depth=7").UCTConfig(); c != (mcts.UCTConfig{Simulations: 1000, Exploration: 1, RolloutDepth: 7}) {
+	if c := mustSpec(t, "mcts:depth=7").uctConfig(); c != (mcts.UCTConfig{Simulations: 1000, Exploration: 1, RolloutDepth: 7}) {
 		t.Errorf("mcts:depth=7: %+v", c)
 	}
 	s := mustSpec(t, "az:model=m,sims=50,cpuct=2,cpuct_base=0,fpu=0.1,temp=1,temp_plies=8,final_temp=0.1,alpha=0.2,eps=0.3,batch=16,vloss=3,reuse=false,gumbel=true,considered=8,c_visit=40,c_scale=0.2")

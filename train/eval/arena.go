@@ -104,8 +104,8 @@ type GameRecord struct {
 	Detail string `json:"detail,omitempty"`
 }
 
-// RedScore returns Red's points: 1, 0.5 or 0.
-func (r GameRecord) RedScore() float64 {
+// redScore returns Red's points: 1, 0.5 or 0.
+func (r GameRecord) redScore() float64 {
 	switch r.Result {
 	case ResultRedWins:
 		return 1
@@ -121,10 +121,10 @@ func ScoreOf(records []GameRecord, player string) (points float64, games int) {
 	for _, r := range records {
 		switch player {
 		case r.Red:
-			points += r.RedScore()
+			points += r.redScore()
 			games++
 		case r.Blue:
-			points += 1 - r.RedScore()
+			points += 1 - r.redScore()
 			games++
 		}
 	}
@@ -135,7 +135,7 @@ func ScoreOf(records []GameRecord, player string) (points float64, games int) {
 func Results(records []GameRecord) []GameResult {
 	out := make([]GameResult, len(records))
 	for i, r := range records {
-		out[i] = GameResult{A: r.Red, B: r.Blue, Score: r.RedScore()}
+		out[i] = GameResult{A: r.Red, B: r.Blue, Score: r.redScore()}
 	}
 	return out
 }

@@ -274,7 +274,7 @@ func (l *Ladder) report(rep *Report) *LadderReport {
 	lr := &LadderReport{Report: *rep, Run: l.opts.Run.Dir, Simulations: l.search.Simulations,
 		Search: strings.Join(keys, ","), TimeAxis: "training time"}
 	for _, s := range l.snapshots {
-		st, _ := rep.Standing(snapshotName(s))
+		st, _ := rep.standing(snapshotName(s))
 		lr.Snapshots = append(lr.Snapshots, LadderPoint{Iteration: s.Iteration, Name: st.Name, ElapsedSec: s.ElapsedSec, Elo: st.Elo, CI95: st.CI95})
 		if !s.HasElapsed {
 			lr.TimeAxis = "iteration"

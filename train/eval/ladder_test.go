@@ -183,7 +183,7 @@ func TestLadderPlay(t *testing.T) {
 				t.Errorf("pairs %+v", rep.Pairs)
 			}
 			for _, p := range rep.Snapshots {
-				st, ok := rep.Standing(p.Name)
+				st, ok := rep.standing(p.Name)
 				if !ok || st.Elo != p.Elo || st.CI95 != p.CI95 || p.ElapsedSec != tc.elapsed[p.Iteration] {
 					t.Errorf("snapshot %+v: standing %+v", p, st)
 				}

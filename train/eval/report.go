@@ -185,9 +185,9 @@ func wdl(records []GameRecord, player string) (wins, draws, losses int) {
 		var s float64
 		switch player {
 		case r.Red:
-			s = r.RedScore()
+			s = r.redScore()
 		case r.Blue:
-			s = 1 - r.RedScore()
+			s = 1 - r.redScore()
 		default:
 			continue
 		}
@@ -219,7 +219,7 @@ func pairResults(records []GameRecord) []PairResult {
 			out = append(out, PairResult{A: r.Red, B: r.Blue})
 		}
 		p := &out[i]
-		s := r.RedScore()
+		s := r.redScore()
 		if p.A != r.Red {
 			s = 1 - s
 		}
@@ -240,8 +240,8 @@ func pairResults(records []GameRecord) []PairResult {
 	return out
 }
 
-// Standing returns the standing of the named player.
-func (r *Report) Standing(name string) (Standing, bool) {
+// standing returns the standing of the named player.
+func (r *Report) standing(name string) (Standing, bool) {
 	i := slices.IndexFunc(r.Players, func(s Standing) bool { return s.Name == name })
 	if i < 0 {
 		return Standing{}, false
@@ -398,7 +398,7 @@ func (r *Report) Markdown() string {
 // Save writes the evaluation's files into dir, each atomically:
 // [ResultsFile], [ReportFile], [GamesFile] with records, and [EloChart].
 func (r *Report) Save(dir string, records []GameRecord) error {
-	return saveReportFiles(dir, [4]string{ResultsFile, ReportFile, GamesFile, EloChart}, r, r.Markdown(), records, r.PlotElo)
+	return saveReportFiles(dir, [4]string{ResultsFile, ReportFile, GamesFile, EloChart}, r, r.Markdown(), records, r.plotElo)
 }
 
 // saveReportFiles writes the four files of a report into dir, each
@@ -411,7 +411,7 @@ func saveReportFiles(dir string, names [4]string, results any, markdown string, 
 	if err := writeTextFile(filepath.Join(dir, names[1]), markdown); err != nil {
 		return err
 	}
-	if err := WriteGameRecords(filepath.Join(dir, names[2]), records); err != nil {
+	if err := writeGameRecords(filepath.Join(dir, names[2]), records); err != nil {
 		return err
 	}
 	return plot(filepath.Join(dir, names[3]))
@@ -437,9 +437,9 @@ func writeTextFile(path, text string) error {
 	return nil
 }
 
-// WriteGameRecords writes records as JSON lines, one game a line,
+// writeGameRecords writes records as JSON lines, one game a line,
 // atomically.
-func WriteGameRecords(path string, records []GameRecord) error {
+func writeGameRecords(path string, records []GameRecord) error {
 	if err := codec.WriteFileAtomic(path, func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		for _, r := range records {
@@ -464,9 +464,9 @@ func (s ratingBars) XError(i int) (low, high float64) {
 	return s[i].Elo - s[i].CI95[0], s[i].CI95[1] - s[i].Elo
 }
 
-// PlotElo draws each player's Elo with its 95% interval into a PNG at
+// plotElo draws each player's Elo with its 95% interval into a PNG at
 // path, written atomically: one row per player, the best at the top.
-func (r *Report) PlotElo(path string) error {
+func (r *Report) plotElo(path string) error {
 	if len(r.Players) == 0 {
 		return fmt.Errorf("plot %s: no players", path)
 	}

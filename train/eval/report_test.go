@@ -90,7 +90,7 @@ func TestNewReport(t *testing.T) {
 	if rep.Players[0].Name != "strong" {
 		t.Errorf("best player %s, want strong", rep.Players[0].Name)
 	}
-	if a, ok := rep.Standing("random"); !ok || a.Elo != 0 || a.CI95 != [2]float64{0, 0} {
+	if a, ok := rep.standing("random"); !ok || a.Elo != 0 || a.CI95 != [2]float64{0, 0} {
 		t.Errorf("anchor %+v: want Elo 0 with interval [0, 0]", a)
 	}
 	if rep.Anchor != "random" || rep.Games != len(records) || rep.Seed != 9 || rep.GamesPerPair != 4 || rep.OpeningPlies != 2 ||
@@ -300,7 +300,7 @@ func TestReportOfRoundRobin(t *testing.T) {
 	if len(rep.Pairs) != 3 || rep.Pairs[0].A != "random" || rep.Pairs[0].B != "greedy" || rep.Pairs[2].A != "greedy" {
 		t.Errorf("pairs %+v: want the round robin's order", rep.Pairs)
 	}
-	greedy, _ := rep.Standing("greedy")
+	greedy, _ := rep.standing("greedy")
 	if greedy.Elo <= 0 {
 		t.Errorf("greedy Elo %v: want above random's 0", greedy.Elo)
 	}
@@ -328,7 +328,7 @@ func ExampleNewReport() {
 		fmt.Println(err)
 		return
 	}
-	greedy, _ := rep.Standing("greedy")
+	greedy, _ := rep.standing("greedy")
 	fmt.Printf("%d games, anchor %s, greedy above it: %v\n", rep.Games, rep.Anchor, greedy.Elo > 0)
 	// Output: 10 games, anchor random, greedy above it: true
 }
