@@ -150,7 +150,7 @@ func loadCheckpoint(path string, cfg Config) (*Checkpoint, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load checkpoint %s: %w", path, err)
 	}
-	rb, err := decodeReplay(r, cfg.Replay)
+	rb, err := DecodeReplay(r, cfg.Replay)
 	if err != nil {
 		return nil, fmt.Errorf("load checkpoint %s: %w", path, err)
 	}

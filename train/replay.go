@@ -46,8 +46,8 @@ type slot struct {
 	value  float32
 }
 
-// newReplay returns an empty buffer holding up to cfg.Window samples.
-func newReplay(cfg ReplayConfig) (*Replay, error) {
+// NewReplay returns an empty buffer holding up to cfg.Window samples.
+func NewReplay(cfg ReplayConfig) (*Replay, error) {
 	if cfg.Window < 1 {
 		return nil, fmt.Errorf("replay: window %d: want 1 or more", cfg.Window)
 	}
@@ -224,7 +224,7 @@ const (
 )
 
 // Encode writes the buffer's samples, oldest first, in a compact binary
-// form that [decodeReplay] reads back.
+// form that [DecodeReplay] reads back.
 func (r *Replay) Encode(w io.Writer) error {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
@@ -266,14 +266,14 @@ func (r *Replay) Encode(w io.Writer) error {
 	return nil
 }
 
-// decodeReplay reads a buffer written by [Replay.Encode] into a new buffer
+// DecodeReplay reads a buffer written by [Replay.Encode] into a new buffer
 // configured by cfg; when the file holds more samples than cfg.Window, the
 // newest are kept. Truncated or corrupt data, a file for another
 // observation or action encoding and malformed samples are errors. If r is
-// not an io.ByteReader, decodeReplay may read past the end of the encoded
+// not an io.ByteReader, DecodeReplay may read past the end of the encoded
 // data.
-func decodeReplay(r io.Reader, cfg ReplayConfig) (*Replay, error) {
-	buf, err := newReplay(cfg)
+func DecodeReplay(r io.Reader, cfg ReplayConfig) (*Replay, error) {
+	buf, err := NewReplay(cfg)
 	if err != nil {
 		return nil, err
 	}

@@ -57,7 +57,7 @@ func BenchmarkDecodeReplay(b *testing.B) {
 	data := encoded(b, 1024)
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
-		if _, err := decodeReplay(bytes.NewReader(data), ReplayConfig{Window: 1024}); err != nil {
+		if _, err := DecodeReplay(bytes.NewReader(data), ReplayConfig{Window: 1024}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -60,7 +60,7 @@ func randomPositions(t testing.TB, n int, seed uint64) []position {
 
 func fill(t testing.TB, cfg ReplayConfig, ps []position) *Replay {
 	t.Helper()
-	r, err := newReplay(cfg)
+	r, err := NewReplay(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +124,7 @@ func TestReplayAddRejects(t *testing.T) {
 		{"negative probability", edit(func(s *Sample) { s.Policy[0] = -0.5 }), "want 0 to 1"},
 		{"not a distribution", edit(func(s *Sample) { s.Policy[0] += 0.1 }), "policy sums to"},
 	}
-	r, _ := newReplay(ReplayConfig{Window: 4})
+	r, _ := NewReplay(ReplayConfig{Window: 4})
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			err := r.Add(tc.s)
@@ -136,8 +136,8 @@ func TestReplayAddRejects(t *testing.T) {
 	if r.Len() != 0 {
 		t.Errorf("rejected samples were stored: Len = %d", r.Len())
 	}
-	if _, err := newReplay(ReplayConfig{Window: 0}); err == nil {
-		t.Error("newReplay with window 0 succeeded")
+	if _, err := NewReplay(ReplayConfig{Window: 0}); err == nil {
+		t.Error("NewReplay with window 0 succeeded")
 	}
 }
 
@@ -268,7 +268,7 @@ func TestReplayEncodeRoundTrip(t *testing.T) {
 			if err := r.Encode(&buf); err != nil {
 				t.Fatal(err)
 			}
-			back, err := decodeReplay(bytes.NewReader(buf.Bytes()), ReplayConfig{Window: tc.keep})
+			back, err := DecodeReplay(bytes.NewReader(buf.Bytes()), ReplayConfig{Window: tc.keep})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -288,14 +288,14 @@ func TestReplayEncodeRoundTrip(t *testing.T) {
 }
 
 func TestReplayEncodeEmpty(t *testing.T) {
-	r, _ := newReplay(ReplayConfig{Window: 5})
+	r, _ := NewReplay(ReplayConfig{Window: 5})
 	var buf bytes.Buffer
 	if err := r.Encode(&buf); err != nil {
 		t.Fatal(err)
 	}
-	back, err := decodeReplay(&buf, ReplayConfig{Window: 5})
+	back, err := DecodeReplay(&buf, ReplayConfig{Window: 5})
 	if err != nil || back.Len() != 0 {
-		t.Fatalf("decodeReplay = %v, %v", back, err)
+		t.Fatalf("DecodeReplay = %v, %v", back, err)
 	}
 }
 
@@ -314,13 +314,13 @@ func TestDecodeReplayRejectsDamage(t *testing.T) {
 	cfg := ReplayConfig{Window: 10}
 	t.Run("every truncation", func(t *testing.T) {
 		for n := 0; n < len(data); n++ {
-			if _, err := decodeReplay(bytes.NewReader(data[:n]), cfg); err == nil {
+			if _, err := DecodeReplay(bytes.NewReader(data[:n]), cfg); err == nil {
 				t.Fatalf("a file cut to %d of %d bytes decoded", n, len(data))
 			}
 		}
 	})
 	t.Run("truncation says so", func(t *testing.T) {
-		_, err := decodeReplay(bytes.NewReader(data[:len(data)/2]), cfg)
+		_, err := DecodeReplay(bytes.NewReader(data[:len(data)/2]), cfg)
 		if !errors.Is(err, io.ErrUnexpectedEOF) || !strings.Contains(err.Error(), "truncated") {
 			t.Errorf("err = %v", err)
 		}
@@ -337,7 +337,7 @@ func TestDecodeReplayRejectsDamage(t *testing.T) {
 			}
 			bad := slices.Clone(data)
 			bad[i] ^= 0xff
-			if _, err := decodeReplay(bytes.NewReader(bad), cfg); err == nil {
+			if _, err := DecodeReplay(bytes.NewReader(bad), cfg); err == nil {
 				t.Errorf("a file with byte %d of %d flipped decoded", i, len(data))
 			}
 		}
@@ -353,7 +353,7 @@ func TestDecodeReplayRejectsDamage(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := decodeReplay(bytes.NewReader(tc.data), cfg)
+			_, err := DecodeReplay(bytes.NewReader(tc.data), cfg)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("err = %v, want it to contain %q", err, tc.want)
 			}
@@ -367,7 +367,7 @@ func FuzzDecodeReplay(f *testing.F) {
 	f.Add(encoded(f, 2))
 	f.Add([]byte(replayMagic))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		r, err := decodeReplay(bytes.NewReader(data), ReplayConfig{Window: 4})
+		r, err := DecodeReplay(bytes.NewReader(data), ReplayConfig{Window: 4})
 		if err != nil {
 			return
 		}
@@ -375,7 +375,7 @@ func FuzzDecodeReplay(f *testing.F) {
 		if err := r.Encode(&buf); err != nil {
 			t.Fatal(err)
 		}
-		back, err := decodeReplay(&buf, ReplayConfig{Window: 4})
+		back, err := DecodeReplay(&buf, ReplayConfig{Window: 4})
 		if err != nil || back.Len() != r.Len() {
 			t.Fatalf("re-decoding: %v", err)
 		}
@@ -383,17 +383,14 @@ func FuzzDecodeReplay(f *testing.F) {
 }
 
 func ExampleReplay() {
-	r, _ := newReplay(ReplayConfig{Window: 1000, Augment: true})
+	r, _ := NewReplay(ReplayConfig{Window: 1000, Augment: true})
 	// One position of a game: the start, with a uniform policy and a win.
 	rules := env.DefaultRules()
 	p := env.StartPosition()
 	obs := make([]float32, env.ObservationSize)
 	env.EncodeObservation(obs, &p, rules, 1)
 	legal := p.LegalActions(nil, rules.TooTall)
-	policy := make([]float32, len(legal))
-	for j := range policy {
-		policy[j] = 1 / float32(len(legal))
-	}
+	policy := slices.Repeat([]float32{1 / float32(len(legal))}, len(legal))
 	if err := r.Add(Sample{Obs: obs, Legal: legal, Policy: policy, Value: 1}); err != nil {
 		fmt.Println(err)
 		return

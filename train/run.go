@@ -143,7 +143,7 @@ func (r *runner) fresh() error {
 	if r.trainer, err = model.NewTrainer(net, r.cfg.Optim.TrainConfig); err != nil {
 		return err
 	}
-	if r.replay, err = newReplay(r.cfg.Replay); err != nil {
+	if r.replay, err = NewReplay(r.cfg.Replay); err != nil {
 		return err
 	}
 	// Metrics of an earlier run that never saved a checkpoint are stale.
@@ -353,15 +353,13 @@ func (r *runner) evaluate(ctx context.Context, it int, m *Metrics) error {
 	current := eval.Entrant{Name: networkName, New: func(seed uint64) (mcts.Player, error) {
 		return mcts.NewPUCTPlayer(srv, search, seed)
 	}}
-	opponents := make([]eval.Entrant, 0, len(e.Baselines)+1)
+	opponents := make([]eval.Entrant, 0, len(e.Baselines))
 	for _, text := range e.Baselines {
 		spec, err := players.ParseSpec(text)
 		if err != nil {
 			return err
 		}
-		opponents = append(opponents, eval.Entrant{Name: text, New: func(seed uint64) (mcts.Player, error) {
-			return players.NewPlayer(spec, seed, nil)
-		}})
+		opponents = append(opponents, eval.SpecContender(text, spec, nil).Entrant)
 	}
 	m.Eval = map[string]EvalResult{}
 	total := e.Games * len(opponents)

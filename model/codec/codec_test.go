@@ -60,16 +60,16 @@ func TestReaderErrors(t *testing.T) {
 	edit := func(f func(b []byte) []byte) []byte { return f(append([]byte(nil), good...)) }
 	cases := []struct {
 		name string
-		data []byte
 		is   error
+		data []byte
 	}{
-		{"empty", nil, errTestTruncated},
-		{"other magic", edit(func(b []byte) []byte { b[0] = 'X'; return b }), ErrBadMagic},
-		{"cut in the header", good[:10], errTestTruncated},
-		{"cut in the values", good[:30], errTestTruncated},
-		{"cut before the checksum", good[:len(good)-4], errTestTruncated},
-		{"a flipped bit", edit(func(b []byte) []byte { b[14] ^= 1; return b }), errTestCorrupt},
-		{"a string over its limit", edit(func(b []byte) []byte { b[38] = 200; return b }), errTestCorrupt},
+		{"empty", errTestTruncated, nil},
+		{"other magic", ErrBadMagic, edit(func(b []byte) []byte { b[0] = 'X'; return b })},
+		{"cut in the header", errTestTruncated, good[:10]},
+		{"cut in the values", errTestTruncated, good[:30]},
+		{"cut before the checksum", errTestTruncated, good[:len(good)-4]},
+		{"a flipped bit", errTestCorrupt, edit(func(b []byte) []byte { b[14] ^= 1; return b })},
+		{"a string over its limit", errTestCorrupt, edit(func(b []byte) []byte { b[38] = 200; return b })},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -157,9 +157,7 @@ func TestLadderPlay(t *testing.T) {
 			var baselines []Contender
 			for _, name := range []string{"greedy", "random"} {
 				spec, _ := players.ParseSpec(name)
-				baselines = append(baselines, Contender{Spec: name, Entrant: Entrant{Name: name, New: func(seed uint64) (mcts.Player, error) {
-					return players.NewPlayer(spec, seed, nil)
-				}}})
+				baselines = append(baselines, SpecContender(name, spec, nil))
 			}
 			played := 0
 			rep, records, err := l.Play(context.Background(), baselines, func(GameRecord) { played++ })

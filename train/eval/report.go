@@ -16,6 +16,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"github.com/deathstacks/deathstacks/mcts"
 	"github.com/deathstacks/deathstacks/mcts/players"
 	"github.com/deathstacks/deathstacks/model/codec"
 	"github.com/deathstacks/deathstacks/train/internal/chart"
@@ -36,6 +37,15 @@ const (
 type Contender struct {
 	Entrant
 	Spec string
+}
+
+// SpecContender returns the contender called name that spec builds, each
+// game's player afresh with players.NewPlayer (load serves az specs; nil
+// when there are none).
+func SpecContender(name string, spec players.Spec, load players.AZLoader) Contender {
+	return Contender{Spec: spec.String(), Entrant: Entrant{Name: name, New: func(seed uint64) (mcts.Player, error) {
+		return players.NewPlayer(spec, seed, load)
+	}}}
 }
 
 // Entrants returns the entrants of contenders, for [RoundRobin].

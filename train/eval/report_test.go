@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/deathstacks/deathstacks/env"
-	"github.com/deathstacks/deathstacks/mcts"
 	"github.com/deathstacks/deathstacks/mcts/players"
 	"github.com/deathstacks/deathstacks/train/internal/charttest"
 )
@@ -284,9 +283,7 @@ func TestReportOfRoundRobin(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		contenders = append(contenders, Contender{Spec: text, Entrant: Entrant{Name: text, New: func(seed uint64) (mcts.Player, error) {
-			return players.NewPlayer(spec, seed, nil)
-		}}})
+		contenders = append(contenders, SpecContender(text, spec, nil))
 	}
 	cfg := ArenaConfig{Rules: env.DefaultRules(), Games: 8, Parallel: 2, OpeningPlies: 2, Seed: 5}
 	records, err := RoundRobin(context.Background(), Entrants(contenders), cfg)
@@ -313,9 +310,7 @@ func ExampleNewReport() {
 	var contenders []Contender
 	for _, name := range []string{"greedy", "random"} {
 		spec, _ := players.ParseSpec(name)
-		contenders = append(contenders, Contender{Spec: spec.String(), Entrant: Entrant{Name: name, New: func(seed uint64) (mcts.Player, error) {
-			return players.NewPlayer(spec, seed, nil)
-		}}})
+		contenders = append(contenders, SpecContender(name, spec, nil))
 	}
 	cfg := ArenaConfig{Rules: env.DefaultRules(), Games: 10, Parallel: 2, OpeningPlies: 2, Seed: 1}
 	records, err := RoundRobin(context.Background(), Entrants(contenders), cfg)
