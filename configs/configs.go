@@ -1,8 +1,3 @@
-// Package configs embeds the project's built-in training configurations, so
-// the binary carries them and a run can name one instead of a file path.
-//
-// The YAML files beside this one are the source; package train parses them
-// (see train.Defaults, which must match default.yaml exactly).
 package configs
 
 import _ "embed"

@@ -18,10 +18,6 @@ func (p *Position) tooTall() uint64 {
 	return set
 }
 
-// MustMove returns the squares (bit s for square s) of the stacks the side
-// to move must move under the too-tall rule; 0 when no stack is too tall.
-func (p *Position) MustMove() uint64 { return p.tooTall() }
-
 // movable returns the squares the side to move may move from, with a flag
 // that says whether the too-tall rule restricts the counts. It returns 0 for
 // a finished position. It is on every node's path, so it looks at each

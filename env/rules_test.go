@@ -35,8 +35,8 @@ func TestStartPosition(t *testing.T) {
 			t.Errorf("start has %d %v pieces, want %d", n, c, PiecesPerSide)
 		}
 	}
-	if p.Finished() || p.MustMove() != 0 {
-		t.Errorf("start: finished %v, must-move %b", p.Finished(), p.MustMove())
+	if p.Finished() || p.tooTall() != 0 {
+		t.Errorf("start: finished %v, must-move %b", p.Finished(), p.tooTall())
 	}
 }
 
@@ -326,8 +326,8 @@ func TestTooTallRule(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p := mustFEN(t, tt.fen)
-			if got := bitCount(p.MustMove()); got != tt.tall {
-				t.Errorf("MustMove has %d squares, want %d", got, tt.tall)
+			if got := bitCount(p.tooTall()); got != tt.tall {
+				t.Errorf("tooTall has %d squares, want %d", got, tt.tall)
 			}
 			least := map[string]int{}
 			most := map[string]int{}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/deathstacks/deathstacks/env"
+	"github.com/deathstacks/deathstacks/mcts/internal/testgames"
 )
 
 // slowEvaluator takes a while per call, so that requests pile up behind
@@ -35,7 +36,7 @@ func request(t *testing.T, seed uint64, n int) (obs []float32, legal [][]env.Act
 	t.Helper()
 	values = make([]float32, n)
 	for i := range n {
-		g := randomGame(t, seed*100+uint64(i), 5+i)
+		g := testgames.RandomGame(t, seed*100+uint64(i), 5+i)
 		p := g.Position()
 		o := make([]float32, env.ObservationSize)
 		env.EncodeObservation(o, &p, g.Rules(), g.Repetitions())

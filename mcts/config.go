@@ -1,7 +1,6 @@
 package mcts
 
 import (
-	"fmt"
 	"math"
 )
 
@@ -94,53 +93,6 @@ func DefaultConfig() Config {
 		GumbelCScale:     0.1,
 	}
 }
-
-// Validate reports the first setting out of range, naming its YAML key.
-func (c Config) Validate() error {
-	checks := []struct {
-		ok   bool
-		key  string
-		val  any
-		want string
-	}{
-		{c.Simulations >= 1, "simulations", c.Simulations, "1 or more"},
-		{finite(c.CPuct) && c.CPuct > 0, "c_puct", c.CPuct, "a number above 0"},
-		{finite(c.CPuctBase) && c.CPuctBase >= 0, "c_puct_base", c.CPuctBase, "0 (constant c_puct) or more"},
-		{finite(c.FPUReduction) && c.FPUReduction >= 0, "fpu_reduction", c.FPUReduction, "0 or more"},
-		{finite(c.DirichletAlpha) && c.DirichletAlpha > 0, "dirichlet_alpha", c.DirichletAlpha, "a number above 0"},
-		{c.DirichletEpsilon >= 0 && c.DirichletEpsilon <= 1, "dirichlet_epsilon", c.DirichletEpsilon, "0 (off) to 1"},
-		{finite(c.Temperature) && c.Temperature >= 0, "temperature", c.Temperature, "0 (most visited) or more"},
-		{c.TemperaturePlies >= 0, "temperature_plies", c.TemperaturePlies, "0 or more"},
-		{finite(c.FinalTemperature) && c.FinalTemperature >= 0, "final_temperature", c.FinalTemperature, "0 (most visited) or more"},
-		{c.BatchSize >= 1, "batch_size", c.BatchSize, "1 or more"},
-		{finite(c.VirtualLoss) && c.VirtualLoss >= 0, "virtual_loss", c.VirtualLoss, "0 or more"},
-		{!c.Gumbel || c.DirichletEpsilon == 0, "dirichlet_epsilon", c.DirichletEpsilon, "0 with gumbel, whose own noise explores"},
-		{!c.Gumbel || c.GumbelConsidered >= 1, "gumbel_considered", c.GumbelConsidered, "1 or more"},
-		{!c.Gumbel || finite(c.GumbelCVisit) && c.GumbelCVisit >= 0, "gumbel_c_visit", c.GumbelCVisit, "0 or more"},
-		{!c.Gumbel || finite(c.GumbelCScale) && c.GumbelCScale > 0, "gumbel_c_scale", c.GumbelCScale, "a number above 0"},
-	}
-	for _, ch := range checks {
-		if !ch.ok {
-			return &FieldError{Key: ch.key, Msg: fmt.Sprintf("is %v: want %s", ch.val, ch.want)}
-		}
-	}
-	return nil
-}
-
-// FieldError is a search setting out of range: Key is its YAML key and Msg
-// says what is wrong ("is 0: want 1 or more"). A config loader uses Field
-// and Problem to point at the setting's line.
-type FieldError struct {
-	Key, Msg string
-}
-
-func (e *FieldError) Error() string { return "search config: " + e.Key + " " + e.Msg }
-
-// Field returns the setting's key.
-func (e *FieldError) Field() string { return e.Key }
-
-// Problem returns what is wrong with the setting.
-func (e *FieldError) Problem() string { return e.Msg }
 
 // finite reports whether x is neither NaN nor infinite.
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }

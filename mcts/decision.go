@@ -1,9 +1,6 @@
 package mcts
 
 import (
-	"cmp"
-	"slices"
-
 	"github.com/deathstacks/deathstacks/env"
 )
 
@@ -30,72 +27,4 @@ type Decision struct {
 	Score int
 	// Nodes is the number of positions searched.
 	Nodes int64
-}
-
-// ActionCount is one root action with its visit count.
-type ActionCount struct {
-	Action env.Action
-	Count  int
-}
-
-// VisitPairs returns the visit counts of the root actions as pairs sorted
-// by action, for a deterministic order; nil for players without visits.
-func (d Decision) VisitPairs() []ActionCount {
-	if len(d.Visits) == 0 {
-		return nil
-	}
-	pairs := make([]ActionCount, 0, len(d.Visits))
-	for a, n := range d.Visits {
-		pairs = append(pairs, ActionCount{Action: a, Count: n})
-	}
-	slices.SortFunc(pairs, func(x, y ActionCount) int { return cmp.Compare(x.Action, y.Action) })
-	return pairs
-}
-
-// VisitCounts writes the visit counts into a dense vector over the action
-// space, zero for actions not visited, reusing dst when it has room for
-// env.NumActions values, and returns it.
-func (d Decision) VisitCounts(dst []float32) []float32 {
-	dst = slices.Grow(dst[:0], env.NumActions)[:env.NumActions]
-	clear(dst)
-	for a, n := range d.Visits {
-		dst[a] = float32(n)
-	}
-	return dst
-}
-
-// VisitPolicy is VisitCounts normalised to sum to 1: the policy target of
-// AlphaZero training. It is all zero when there are no visits.
-func (d Decision) VisitPolicy(dst []float32) []float32 {
-	dst = d.VisitCounts(dst)
-	var total float32
-	for _, n := range d.Visits {
-		total += float32(n)
-	}
-	if total > 0 {
-		for a := range d.Visits {
-			dst[a] /= total
-		}
-	}
-	return dst
-}
-
-// SparsePolicy returns the root actions sorted by action and their shares
-// of the visits, summing to 1: the policy target in the sparse form of a
-// training sample (legal actions and one probability each). Both are nil
-// for players without visits.
-func (d Decision) SparsePolicy() (actions []env.Action, policy []float32) {
-	pairs := d.VisitPairs()
-	var total float32
-	for _, p := range pairs {
-		total += float32(p.Count)
-	}
-	if total == 0 {
-		return nil, nil
-	}
-	actions, policy = make([]env.Action, len(pairs)), make([]float32, len(pairs))
-	for i, p := range pairs {
-		actions[i], policy[i] = p.Action, float32(p.Count)/total
-	}
-	return actions, policy
 }

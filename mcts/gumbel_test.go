@@ -7,7 +7,9 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/deathstacks/deathstacks/configs"
 	"github.com/deathstacks/deathstacks/env"
+	"github.com/deathstacks/deathstacks/mcts/internal/testgames"
 )
 
 func gumbelConfig(sims, considered, batch int) Config {
@@ -36,7 +38,7 @@ func TestGumbelVisitsAddUpAndTargetCoversEveryMove(t *testing.T) {
 				cfg := gumbelConfig(tc.sims, tc.considered, tc.batch)
 				cfg.Temperature, cfg.TemperaturePlies = tc.temp, 1000
 				p := newPUCT(t, eval, cfg, 7)
-				g := randomGame(t, uint64(tc.sims), 12)
+				g := testgames.RandomGame(t, uint64(tc.sims), 12)
 				d, err := p.Choose(g)
 				if err != nil {
 					t.Fatal(err)
@@ -120,7 +122,7 @@ func TestGumbelConsideredGrowsWithSimulations(t *testing.T) {
 // over its prior.
 func TestGumbelImprovedPolicy(t *testing.T) {
 	p := newPUCT(t, hashEvaluator{}, gumbelConfig(64, 16, 1), 3)
-	g := randomGame(t, 5, 10)
+	g := testgames.RandomGame(t, 5, 10)
 	d, err := p.Choose(g)
 	if err != nil {
 		t.Fatal(err)
@@ -151,20 +153,20 @@ func TestGumbelImprovedPolicy(t *testing.T) {
 }
 
 func TestGumbelTakesWins(t *testing.T) {
-	for _, tc := range winInOneFENs {
-		t.Run(tc.name, func(t *testing.T) {
-			g := gameFromFEN(t, tc.fen)
+	for _, tc := range testgames.WinInOneFENs {
+		t.Run(tc.Name, func(t *testing.T) {
+			g := testgames.GameFromFEN(t, tc.FEN)
 			p := newPUCT(t, UniformEvaluator{}, gumbelConfig(8, 4, 1), 1)
 			d, err := p.Choose(g)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !containsMove(winningMoves(g.Position(), true), d.Move) {
+			if !testgames.ContainsMove(testgames.WinningMoves(g.Position(), true), d.Move) {
 				t.Errorf("played %v: want an immediate win", d.Move)
 			}
 		})
 	}
-	for i, pos := range winInTwoPositions(t, 10) {
+	for i, pos := range testgames.WinInTwoPositions(t, 10) {
 		t.Run(pos.FEN(), func(t *testing.T) {
 			// 4000 simulations consider 250 moves, all of them here: with a
 			// uniform prior and no noise, 16 would be the first generated.
@@ -213,8 +215,8 @@ func TestGumbelConfigErrors(t *testing.T) {
 		t.Run(tc.key, func(t *testing.T) {
 			cfg := gumbelConfig(10, 4, 1)
 			tc.change(&cfg)
-			var fe *FieldError
-			if err := cfg.Validate(); !errors.As(err, &fe) || fe.Field() != tc.key {
+			var fe *configs.FieldError
+			if err := cfg.Validate(); !errors.As(err, &fe) || fe.Key != tc.key {
 				t.Errorf("error %v: want one about %s", err, tc.key)
 			}
 			cfg.Gumbel = false

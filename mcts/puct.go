@@ -24,7 +24,7 @@ func NewPUCTPlayer(eval Evaluator, cfg Config, seed uint64) (*PUCTPlayer, error)
 		return nil, fmt.Errorf("puct player: no evaluator")
 	}
 	if err := cfg.Validate(); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("search config: %w", err)
 	}
 	rng := newRand(seed)
 	return &PUCTPlayer{s: newSearch(cfg, &networkLeaves{eval: eval}, rng), cfg: cfg}, nil
@@ -167,5 +167,5 @@ func (e *rolloutLeaves) rollout(p env.Position, rules env.Rules) float64 {
 			return -1
 		}
 	}
-	return squashValue(Heuristic(&p, side))
+	return env.MaterialValue(p.Material(side))
 }

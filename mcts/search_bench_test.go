@@ -3,19 +3,8 @@ package mcts
 import (
 	"testing"
 
-	"github.com/deathstacks/deathstacks/env"
+	"github.com/deathstacks/deathstacks/mcts/internal/testgames"
 )
-
-// benchGames returns a few positions from the middle of random games, so
-// that benchmarks see stacks of several heights and not only the start.
-func benchGames(b *testing.B) []*env.Game {
-	b.Helper()
-	var games []*env.Game
-	for i := uint64(0); i < 4; i++ {
-		games = append(games, randomGame(b, i, 10+int(i)*8))
-	}
-	return games
-}
 
 func BenchmarkPUCTUniform(b *testing.B) {
 	cfg := DefaultConfig()
@@ -39,7 +28,7 @@ func benchSearch(b *testing.B, cfg Config) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	games := benchGames(b)
+	games := testgames.MiddleGames(b)
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
 		if _, err := p.Choose(games[i%len(games)]); err != nil {
@@ -54,7 +43,7 @@ func BenchmarkUCTRollout(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	games := benchGames(b)
+	games := testgames.MiddleGames(b)
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
 		p.s.reset()
@@ -63,34 +52,4 @@ func BenchmarkUCTRollout(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.N*200)/b.Elapsed().Seconds(), "sims/s")
-}
-
-func BenchmarkAlphaBeta(b *testing.B) {
-	p, err := NewAlphaBetaPlayer(AlphaBetaConfig{Depth: 3}, 1)
-	if err != nil {
-		b.Fatal(err)
-	}
-	games := benchGames(b)
-	var nodes int64
-	b.ResetTimer()
-	for i := 0; b.Loop(); i++ {
-		clear(p.tt)
-		d, err := p.Choose(games[i%len(games)])
-		if err != nil {
-			b.Fatal(err)
-		}
-		nodes += d.Nodes
-	}
-	b.ReportMetric(float64(nodes)/b.Elapsed().Seconds(), "nodes/s")
-}
-
-func BenchmarkGreedyChoose(b *testing.B) {
-	p := NewGreedyPlayer(1)
-	games := benchGames(b)
-	b.ResetTimer()
-	for i := 0; b.Loop(); i++ {
-		if _, err := p.Choose(games[i%len(games)]); err != nil {
-			b.Fatal(err)
-		}
-	}
 }

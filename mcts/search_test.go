@@ -11,6 +11,7 @@ import (
 	"unsafe"
 
 	"github.com/deathstacks/deathstacks/env"
+	"github.com/deathstacks/deathstacks/mcts/internal/testgames"
 )
 
 // hashEvaluator is a deterministic, pure test evaluator with uneven priors
@@ -98,7 +99,7 @@ func TestVisitsAddUpAndVirtualLossUndone(t *testing.T) {
 				cfg := DefaultConfig()
 				cfg.Simulations, cfg.BatchSize, cfg.DirichletEpsilon = 300, batch, 0.25
 				p := newPUCT(t, eval, cfg, 1)
-				g := randomGame(t, uint64(batch), 12)
+				g := testgames.RandomGame(t, uint64(batch), 12)
 				d, err := p.Choose(g)
 				if err != nil {
 					t.Fatal(err)
@@ -207,11 +208,11 @@ func playOpening(t *testing.T, cfg Config, seed uint64) []Decision {
 }
 
 func TestPUCTUniformFindsWinInOne(t *testing.T) {
-	for _, tc := range winInOneFENs {
-		t.Run(tc.name, func(t *testing.T) {
-			g := gameFromFEN(t, tc.fen)
+	for _, tc := range testgames.WinInOneFENs {
+		t.Run(tc.Name, func(t *testing.T) {
+			g := testgames.GameFromFEN(t, tc.FEN)
 			pos := g.Position()
-			wins := winningMoves(pos, true)
+			wins := testgames.WinningMoves(pos, true)
 			n := len(g.LegalMoves(nil))
 			cfg := DefaultConfig()
 			// Without an FPU reduction a uniform prior tries every move
@@ -231,20 +232,11 @@ func TestPUCTUniformFindsWinInOne(t *testing.T) {
 					t.Errorf("winning child: state %d, value %v, w %v, n %d: want terminal, -1 for the loser, Q = 1", ch.state, ch.result, ch.w, ch.n)
 				}
 			}
-			if !containsMove(wins, best) || !containsMove(wins, d.Move) {
+			if !testgames.ContainsMove(wins, best) || !testgames.ContainsMove(wins, d.Move) {
 				t.Errorf("most visited %v, played %v: want a win of %v", best, d.Move, wins)
 			}
 		})
 	}
-}
-
-func containsMove(ms []env.Move, m env.Move) bool {
-	for _, x := range ms {
-		if x == m {
-			return true
-		}
-	}
-	return false
 }
 
 // TestPUCTUniformFindsWinInTwo relies on the search's exact results: each
@@ -252,7 +244,7 @@ func containsMove(ms []env.Move, m env.Move) bool {
 // been tried the winning move is proven and played (PUCT by itself does not
 // prefer a faster win to a slower one).
 func TestPUCTUniformFindsWinInTwo(t *testing.T) {
-	for i, pos := range winInTwoPositions(t, 10) {
+	for i, pos := range testgames.WinInTwoPositions(t, 10) {
 		t.Run(pos.FEN(), func(t *testing.T) {
 			cfg := DefaultConfig()
 			cfg.Simulations = 4000
@@ -261,7 +253,7 @@ func TestPUCTUniformFindsWinInTwo(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !forcesWin(pos, d.Move, true) {
+			if !testgames.ForcesWin(pos, d.Move, true) {
 				t.Fatalf("played %v (value %.2f), which does not force a win", d.Move, d.Value)
 			}
 			for _, ch := range p.s.rootChildren() {
@@ -278,7 +270,7 @@ func TestPUCTUniformFindsWinInTwo(t *testing.T) {
 // Blue's f2-1-f1 would make the start position occur a third time.
 func repetitionGame(t *testing.T, plies int) *env.Game {
 	t.Helper()
-	g := gameFromFEN(t, fenOf(map[string]string{"a6": "r", "f1": "b"}, 'r'))
+	g := testgames.GameFromFEN(t, testgames.FEN(map[string]string{"a6": "r", "f1": "b"}, 'r'))
 	cycle := []string{"a6-1-a5", "f1-1-f2", "a5-1-a6", "f2-1-f1"}
 	for i := range plies {
 		m, err := env.ParseMove(cycle[i%4])
@@ -355,7 +347,7 @@ func TestTerminalValuesAreExact(t *testing.T) {
 		}
 	})
 	t.Run("move limit", func(t *testing.T) {
-		pos, err := env.ParseFEN(fenOf(map[string]string{"a6": "rr", "c4": "r", "f1": "bb", "d1": "b"}, 'r'))
+		pos, err := env.ParseFEN(testgames.FEN(map[string]string{"a6": "rr", "c4": "r", "f1": "bb", "d1": "b"}, 'r'))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -398,7 +390,7 @@ func TestRootValueSign(t *testing.T) {
 	// each: every child is a decisive win for Blue, so the root's value is
 	// its own evaluation (+0.5 from the constant evaluator) averaged with
 	// exact losses.
-	g := gameFromFEN(t, fenOf(map[string]string{"a1": "r", "a3": "b", "c3": "b", "c1": "b"}, 'r'))
+	g := testgames.GameFromFEN(t, testgames.FEN(map[string]string{"a1": "r", "a3": "b", "c3": "b", "c1": "b"}, 'r'))
 	cfg := DefaultConfig()
 	cfg.Simulations = 100
 	p := newPUCT(t, constEvaluator(0.5), cfg, 1)
@@ -415,7 +407,7 @@ func TestRootValueSign(t *testing.T) {
 		}
 	}
 	// In a won position the value is positive.
-	d, err = newPUCT(t, constEvaluator(0), cfg, 1).Choose(gameFromFEN(t, winInOneFENs[0].fen))
+	d, err = newPUCT(t, constEvaluator(0), cfg, 1).Choose(testgames.GameFromFEN(t, testgames.WinInOneFENs[0].FEN))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -610,52 +602,6 @@ func mustAction(t *testing.T, m env.Move) env.Action {
 	return a
 }
 
-func TestDecisionVisitVectors(t *testing.T) {
-	cfg := DefaultConfig()
-	cfg.Simulations = 100
-	d, err := newPUCT(t, hashEvaluator{}, cfg, 1).Choose(env.NewGame(env.DefaultRules()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	counts := d.VisitCounts(nil)
-	policy := d.VisitPolicy(make([]float32, 10))
-	var sumC, sumP float32
-	for a := range counts {
-		sumC += counts[a]
-		sumP += policy[a]
-		if n := d.Visits[env.Action(a)]; float32(n) != counts[a] {
-			t.Fatalf("action %d: dense count %v, visits %d", a, counts[a], n)
-		}
-	}
-	if len(counts) != env.NumActions || sumC != 100 || math.Abs(float64(sumP)-1) > 1e-5 {
-		t.Errorf("len %d, counts sum %v, policy sum %v", len(counts), sumC, sumP)
-	}
-	pairs := d.VisitPairs()
-	if len(pairs) != len(d.Visits) {
-		t.Fatalf("%d pairs for %d actions", len(pairs), len(d.Visits))
-	}
-	for i, pr := range pairs {
-		if i > 0 && pr.Action <= pairs[i-1].Action || d.Visits[pr.Action] != pr.Count {
-			t.Fatalf("pair %d %+v: want sorted pairs matching the visits", i, pr)
-		}
-	}
-	if (Decision{}).VisitPairs() != nil {
-		t.Error("pairs without visits")
-	}
-	actions, sparse := d.SparsePolicy()
-	if len(actions) != len(pairs) || len(sparse) != len(pairs) {
-		t.Fatalf("sparse policy of %d actions, %d shares for %d pairs", len(actions), len(sparse), len(pairs))
-	}
-	for i, a := range actions {
-		if a != pairs[i].Action || sparse[i] != policy[a] {
-			t.Errorf("sparse entry %d: action %d share %v, want %d %v", i, a, sparse[i], pairs[i].Action, policy[a])
-		}
-	}
-	if a, p := (Decision{}).SparsePolicy(); a != nil || p != nil {
-		t.Error("sparse policy without visits")
-	}
-}
-
 func TestConfigValidate(t *testing.T) {
 	if err := DefaultConfig().Validate(); err != nil {
 		t.Fatal(err)
@@ -724,5 +670,38 @@ func TestDirichlet(t *testing.T) {
 func TestNodeFitsHalfACacheLine(t *testing.T) {
 	if size := unsafe.Sizeof(node{}); size != 32 {
 		t.Errorf("a node takes %d bytes, want 32", size)
+	}
+}
+
+// Every field of Config is one setting, under its yaml key, and reads back
+// what Set wrote.
+func TestSettingsCoverConfig(t *testing.T) {
+	typ := reflect.TypeFor[Config]()
+	list := Settings()
+	if len(list) != typ.NumField() {
+		t.Fatalf("%d settings for %d fields", len(list), typ.NumField())
+	}
+	seen := map[string]bool{}
+	for i, s := range list {
+		if want := typ.Field(i).Tag.Get("yaml"); s.Key != want {
+			t.Errorf("setting %d is %q, field %s has yaml key %q", i, s.Key, typ.Field(i).Name, want)
+		}
+		for _, name := range append([]string{s.Key}, s.Aliases...) {
+			if seen[name] {
+				t.Errorf("%q names two settings", name)
+			}
+			seen[name] = true
+			if key, ok := CanonicalKey(name); !ok || key != s.Key {
+				t.Errorf("CanonicalKey(%q) = %q, %v", name, key, ok)
+			}
+		}
+		c := DefaultConfig()
+		if err := c.Set(s.Key, c.Get(s.Key)); err != nil {
+			t.Errorf("%s: set to its own value: %v", s.Key, err)
+		}
+	}
+	var c Config
+	if err := c.Set("nosuch", "1"); err == nil {
+		t.Error("Set of an unknown key succeeded")
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/deathstacks/deathstacks/configs"
 )
 
 // Config is the network's architecture. Decode YAML onto [DefaultConfig] so
@@ -35,21 +37,6 @@ func DefaultConfig() Config {
 	return Config{Blocks: 3, Channels: 32, ValuePlanes: 2, ValueHidden: 64}
 }
 
-// FieldError is a setting out of range: Section and Key are its YAML
-// section and key, and Msg says what is wrong ("is 0: want 1 to 64"). A
-// config loader uses Field and Problem to point at the setting's line.
-type FieldError struct {
-	Section, Key, Msg string
-}
-
-func (e *FieldError) Error() string { return e.Section + "." + e.Key + " " + e.Msg }
-
-// Field returns the setting's key within its section.
-func (e *FieldError) Field() string { return e.Key }
-
-// Problem returns what is wrong with the setting.
-func (e *FieldError) Problem() string { return e.Msg }
-
 // Validate reports the first out-of-range field, naming its YAML key.
 func (c Config) Validate() error {
 	for _, f := range []struct {
@@ -62,7 +49,7 @@ func (c Config) Validate() error {
 		{"value_hidden", c.ValueHidden, 1, maxValueHidden},
 	} {
 		if f.v < f.lo || f.v > f.hi {
-			return &FieldError{"model", f.key, fmt.Sprintf("is %d: want %d to %d", f.v, f.lo, f.hi)}
+			return configs.Errorf(f.key, "is %d: want %d to %d", f.v, f.lo, f.hi)
 		}
 	}
 	return nil
@@ -96,11 +83,11 @@ func DefaultServerConfig() ServerConfig {
 func (c ServerConfig) Validate() error {
 	switch {
 	case c.MaxBatch < 1 || c.MaxBatch > 4096:
-		return &FieldError{"server", "max_batch", fmt.Sprintf("is %d: want 1 to 4096", c.MaxBatch)}
+		return configs.Errorf("max_batch", "is %d: want 1 to 4096", c.MaxBatch)
 	case c.Workers < 1 || c.Workers > 64:
-		return &FieldError{"server", "workers", fmt.Sprintf("is %d: want 1 to 64", c.Workers)}
+		return configs.Errorf("workers", "is %d: want 1 to 64", c.Workers)
 	case c.FlushDelay < 0 || c.FlushDelay > time.Second:
-		return &FieldError{"server", "flush_delay", fmt.Sprintf("is %v: want 0 to 1s", c.FlushDelay)}
+		return configs.Errorf("flush_delay", "is %v: want 0 to 1s", c.FlushDelay)
 	}
 	return nil
 }
@@ -180,14 +167,14 @@ func DefaultTrainConfig() TrainConfig {
 // Validate reports the first bad field, naming its YAML key.
 func (c TrainConfig) Validate() error {
 	bad := func(key string, v any, want string) error {
-		return &FieldError{"train", key, fmt.Sprintf("is %v: want %s", v, want)}
+		return configs.Errorf(key, "is %v: want %s", v, want)
 	}
 	finite := func(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 	switch {
 	case c.BatchSize < 1 || c.BatchSize > 8192:
 		return bad("batch_size", c.BatchSize, "1 to 8192")
 	case c.Optimizer != Adam && c.Optimizer != SGD:
-		return &FieldError{"train", "optimizer", fmt.Sprintf("is %q: want %q or %q", c.Optimizer, Adam, SGD)}
+		return configs.Errorf("optimizer", "is %q: want %q or %q", c.Optimizer, Adam, SGD)
 	case !finite(c.LR) || c.LR <= 0:
 		return bad("lr", c.LR, "more than 0")
 	case !finite(c.Momentum) || c.Momentum < 0 || c.Momentum >= 1:
@@ -222,7 +209,7 @@ func (c TrainConfig) Validate() error {
 			return bad("min_lr", c.MinLR, "0 to lr")
 		}
 	default:
-		return &FieldError{"train", "schedule", fmt.Sprintf("is %q: want %q, %q or %q", c.Schedule, ScheduleConstant, ScheduleStep, ScheduleCosine)}
+		return configs.Errorf("schedule", "is %q: want %q, %q or %q", c.Schedule, ScheduleConstant, ScheduleStep, ScheduleCosine)
 	}
 	return nil
 }

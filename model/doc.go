@@ -29,16 +29,13 @@
 // a fully connected one.
 //
 // [DefaultConfig] is 3 blocks of 32 channels (4.9 MFLOP per position),
-// chosen by measurement for self-play on two cores. With the default pure-Go
-// BLAS, one core evaluates about 1,700 positions per second at batch 32 and
-// trains on about 670 samples per second at batch 64; two free cores reach
-// about 2,600 evaluations per second. 2x32 is 35% faster, 4x32 20% slower,
-// 3x48 40% slower and 4x64 3.3 times slower per evaluation (and 3.4 times
-// per training sample), so a deeper or wider network would cost most of
-// the self-play games. Three blocks already give every square a view of
-// the whole board (seven 3x3 convolutions). "deathstacks bench nn" measures
-// any configuration; building with the openblas tag (see blas_openblas.go)
-// makes the same network about 1.8 times faster.
+// chosen by measurement for self-play on two cores: a deeper or wider
+// network costs more per evaluation than it gains in the hour of training
+// the project aims at, and three blocks already give every square a view of
+// the whole board (seven 3x3 convolutions). The figures are in README's
+// Performance table; "deathstacks bench nn" measures any configuration, and
+// building with the openblas tag (see blas_openblas.go) runs the network on
+// cgo BLAS.
 //
 // # Inference
 //
@@ -102,7 +99,7 @@
 // write exactly one section, so a network can be embedded in a larger file.
 //
 // [Network.Save] omits the optimiser state (an exported player);
-// [Trainer.Save] includes it. [LoadTrainer] restores the weights, step count
+// [Trainer.Save] includes it. [ReadTrainer] restores the weights, step count
 // and optimiser moments, so training continues exactly as if it had not
 // stopped; from a file without optimiser state it starts a fresh optimiser
 // on the loaded weights (the schedule still counts the loaded steps). The

@@ -4,12 +4,13 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
-	"hash/crc32"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/deathstacks/deathstacks/model/codec"
 )
 
 // trainedTrainer returns a trainer of a tiny network after two Adam steps,
@@ -137,7 +138,7 @@ func TestNetworkSectionInLargerStream(t *testing.T) {
 // fixCRC rewrites the trailing checksum after an edit, so that a test
 // reaches the check it means.
 func fixCRC(b []byte) []byte {
-	binary.LittleEndian.PutUint32(b[len(b)-4:], crc32.Checksum(b[:len(b)-4], crcTable))
+	binary.LittleEndian.PutUint32(b[len(b)-4:], codec.Checksum(b[:len(b)-4]))
 	return b
 }
 

@@ -1,11 +1,13 @@
 package model
 
 import (
+	"errors"
 	"math"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/deathstacks/deathstacks/configs"
 	"github.com/deathstacks/deathstacks/env"
 )
 
@@ -244,11 +246,11 @@ func TestConfigValidate(t *testing.T) {
 	}{
 		{"default", func(*Config) {}, ""},
 		{"no blocks", func(c *Config) { c.Blocks = 0 }, ""},
-		{"negative blocks", func(c *Config) { c.Blocks = -1 }, "model.blocks"},
-		{"zero channels", func(c *Config) { c.Channels = 0 }, "model.channels"},
-		{"huge channels", func(c *Config) { c.Channels = 1 << 20 }, "model.channels"},
-		{"zero value planes", func(c *Config) { c.ValuePlanes = 0 }, "model.value_planes"},
-		{"zero value hidden", func(c *Config) { c.ValueHidden = 0 }, "model.value_hidden"},
+		{"negative blocks", func(c *Config) { c.Blocks = -1 }, "blocks"},
+		{"zero channels", func(c *Config) { c.Channels = 0 }, "channels"},
+		{"huge channels", func(c *Config) { c.Channels = 1 << 20 }, "channels"},
+		{"zero value planes", func(c *Config) { c.ValuePlanes = 0 }, "value_planes"},
+		{"zero value hidden", func(c *Config) { c.ValueHidden = 0 }, "value_hidden"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -263,8 +265,9 @@ func TestConfigValidate(t *testing.T) {
 // error naming key.
 func wantKeyError(t *testing.T, err error, key string) {
 	t.Helper()
-	if (err == nil) != (key == "") || (err != nil && !strings.Contains(err.Error(), key)) {
-		t.Errorf("Validate() = %v, want an error naming %q", err, key)
+	var fe *configs.FieldError
+	if (err == nil) != (key == "") || (err != nil && (!errors.As(err, &fe) || fe.Key != key)) {
+		t.Errorf("Validate() = %v, want an error about %q", err, key)
 	}
 }
 

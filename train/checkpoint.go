@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"io"
 	"os"
 	"path/filepath"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"github.com/deathstacks/deathstacks/model"
+	"github.com/deathstacks/deathstacks/model/codec"
 )
 
 // A checkpoint file holds everything a run needs to go on:
@@ -26,7 +26,7 @@ import (
 //	the replay buffer (see [Replay.Encode])
 //	CRC-32C (uint32) of all the bytes before it
 //
-// Checkpoints are written atomically as <run>/ckpt-<iteration>.dsck; the
+// listCheckpoints are written atomically as <run>/ckpt-<iteration>.dsck; the
 // network alone is also kept for every iteration as
 // <run>/nets/net-<iteration>.dsnn, small files that the ladder rates.
 const (
@@ -40,7 +40,6 @@ const (
 var (
 	checkpointName = regexp.MustCompile(`^ckpt-(\d{6,})\.dsck$`)
 	netName        = regexp.MustCompile(`^net-(\d{6,})\.dsnn$`)
-	castagnoli     = crc32.MakeTable(crc32.Castagnoli)
 )
 
 // ErrNoCheckpoint is returned when a run directory holds no checkpoint.
@@ -71,8 +70,9 @@ type CheckpointState struct {
 	Games      int64 `json:"games"`
 	Positions  int64 `json:"positions"`
 	TrainSteps int64 `json:"train_steps"`
-	// BestIteration is the iteration whose network self-play uses when
-	// gating is on (the last that passed the gate); 0 without gating.
+	// BestIteration was the network that passed the gate of an evaluation
+	// option since removed; it is always 0, kept so that the state reads
+	// and writes as it did.
 	BestIteration int `json:"best_iteration"`
 	// Config is the run's configuration in YAML.
 	Config string `json:"config"`
@@ -97,26 +97,23 @@ func netPath(runDir string, iteration int) string {
 
 // saveCheckpoint writes a checkpoint atomically.
 func saveCheckpoint(path string, st CheckpointState, tr *model.Trainer, rb *Replay) error {
-	return model.WriteFileAtomic(path, func(w io.Writer) error {
-		sum := crc32.New(castagnoli)
-		mw := io.MultiWriter(w, sum)
+	return codec.WriteFileAtomic(path, func(w io.Writer) error {
 		state, err := json.Marshal(st)
 		if err != nil {
 			return err
 		}
-		head := binary.LittleEndian.AppendUint32([]byte(checkpointMagic), checkpointVersion)
-		head = binary.LittleEndian.AppendUint32(head, uint32(len(state)))
-		if _, err := mw.Write(append(head, state...)); err != nil {
+		cw := codec.NewWriter(w)
+		cw.Header(checkpointMagic, checkpointVersion)
+		cw.U32(uint32(len(state)))
+		cw.Bytes(state)
+		if _, err := tr.WriteTo(cw); err != nil {
 			return err
 		}
-		if _, err := tr.WriteTo(mw); err != nil {
+		if err := rb.Encode(cw); err != nil {
 			return err
 		}
-		if err := rb.Encode(mw); err != nil {
-			return err
-		}
-		_, err = w.Write(binary.LittleEndian.AppendUint32(nil, sum.Sum32()))
-		return err
+		cw.Sum()
+		return cw.Err()
 	})
 }
 
@@ -128,21 +125,22 @@ func checkpointBody(path string) (CheckpointState, *bytes.Reader, error) {
 	if err != nil {
 		return CheckpointState{}, nil, err
 	}
-	const head = len(checkpointMagic) + 8
-	if len(data) < len(checkpointMagic) || string(data[:len(checkpointMagic)]) != checkpointMagic {
+	const head = len(checkpointMagic) + 8 // magic, version, state length
+	r := codec.NewReader(bytes.NewReader(data), errCorrupt, io.ErrUnexpectedEOF)
+	err = r.Header(checkpointMagic, checkpointVersion)
+	switch {
+	case len(data) < len(checkpointMagic) || errors.Is(err, codec.ErrBadMagic):
 		return CheckpointState{}, nil, badCheckpoint("not a deathstacks checkpoint (bad magic)")
-	}
-	if len(data) < head+4 {
+	case len(data) < head+4:
 		return CheckpointState{}, nil, badCheckpoint(fmt.Sprintf("truncated (%d bytes)", len(data)))
-	}
-	if v := binary.LittleEndian.Uint32(data[8:]); v != checkpointVersion {
-		return CheckpointState{}, nil, badCheckpoint(fmt.Sprintf("format version %d: this program reads version %d", v, checkpointVersion))
+	case err != nil:
+		return CheckpointState{}, nil, badCheckpoint(err.Error())
 	}
 	body, tail := data[:len(data)-4], data[len(data)-4:]
-	if crc32.Checksum(body, castagnoli) != binary.LittleEndian.Uint32(tail) {
+	if codec.Checksum(body) != binary.LittleEndian.Uint32(tail) {
 		return CheckpointState{}, nil, badCheckpoint("checksum mismatch: the file is corrupt or truncated")
 	}
-	n := int(binary.LittleEndian.Uint32(data[12:]))
+	n := int(r.U32())
 	if n > len(body)-head {
 		return CheckpointState{}, nil, badCheckpoint(fmt.Sprintf("state of %d bytes overruns the file", n))
 	}
@@ -153,14 +151,14 @@ func checkpointBody(path string) (CheckpointState, *bytes.Reader, error) {
 	return st, bytes.NewReader(body[head+n:]), nil
 }
 
-// LoadCheckpoint reads a whole checkpoint: state, trainer (with the
+// loadCheckpoint reads a whole checkpoint: state, trainer (with the
 // training settings of cfg) and replay buffer (sized by cfg).
-func LoadCheckpoint(path string, cfg Config) (*Checkpoint, error) {
+func loadCheckpoint(path string, cfg Config) (*Checkpoint, error) {
 	st, r, err := checkpointBody(path)
 	if err != nil {
 		return nil, fmt.Errorf("load checkpoint %s: %w", path, err)
 	}
-	tr, err := model.ReadTrainer(r, cfg.Optim.TrainStepConfig)
+	tr, err := model.ReadTrainer(r, cfg.Optim.TrainConfig)
 	if err != nil {
 		return nil, fmt.Errorf("load checkpoint %s: %w", path, err)
 	}
@@ -171,9 +169,9 @@ func LoadCheckpoint(path string, cfg Config) (*Checkpoint, error) {
 	return &Checkpoint{State: st, Trainer: tr, Replay: rb}, nil
 }
 
-// ReadCheckpointNetwork reads only the state and the network of a
+// readCheckpointNetwork reads only the state and the network of a
 // checkpoint (the whole file is still checksummed).
-func ReadCheckpointNetwork(path string) (CheckpointState, *model.Network, error) {
+func readCheckpointNetwork(path string) (CheckpointState, *model.Network, error) {
 	st, r, err := checkpointBody(path)
 	if err != nil {
 		return CheckpointState{}, nil, fmt.Errorf("load checkpoint %s: %w", path, err)
@@ -217,22 +215,22 @@ func listNumbered(dir string, pattern *regexp.Regexp) ([]Snapshot, error) {
 	return out, nil
 }
 
-// Checkpoints lists the checkpoints of a run directory, oldest first.
-func Checkpoints(runDir string) ([]Snapshot, error) {
+// listCheckpoints lists the checkpoints of a run directory, oldest first.
+func listCheckpoints(runDir string) ([]Snapshot, error) {
 	return listNumbered(runDir, checkpointName)
 }
 
-// NetworkSnapshots lists the per-iteration network files of a run
+// listNetworkSnapshots lists the per-iteration network files of a run
 // directory, oldest first.
-func NetworkSnapshots(runDir string) ([]Snapshot, error) {
+func listNetworkSnapshots(runDir string) ([]Snapshot, error) {
 	return listNumbered(filepath.Join(runDir, netsDir), netName)
 }
 
-// LatestCheckpoint returns the newest checkpoint of a run directory that
+// latestCheckpoint returns the newest checkpoint of a run directory that
 // reads back whole (a damaged newer one is skipped, with a warning in
 // skipped), or ErrNoCheckpoint.
-func LatestCheckpoint(runDir string) (path string, skipped []error, err error) {
-	all, err := Checkpoints(runDir)
+func latestCheckpoint(runDir string) (path string, skipped []error, err error) {
+	all, err := listCheckpoints(runDir)
 	if err != nil {
 		return "", nil, fmt.Errorf("list checkpoints in %s: %w", runDir, err)
 	}
@@ -246,17 +244,13 @@ func LatestCheckpoint(runDir string) (path string, skipped []error, err error) {
 	return "", skipped, fmt.Errorf("%s: %w", runDir, ErrNoCheckpoint)
 }
 
-// pruneCheckpoints deletes all but the newest keep checkpoints, sparing the
-// one of iteration spare (the best network under gating; 0 for none).
-func pruneCheckpoints(runDir string, keep, spare int) error {
-	all, err := Checkpoints(runDir)
+// pruneCheckpoints deletes all but the newest keep checkpoints.
+func pruneCheckpoints(runDir string, keep int) error {
+	all, err := listCheckpoints(runDir)
 	if err != nil {
 		return err
 	}
 	for i := 0; i < len(all)-keep; i++ {
-		if all[i].Iteration == spare {
-			continue
-		}
 		if err := os.Remove(all[i].Path); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return err
 		}

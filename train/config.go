@@ -1,16 +1,22 @@
 package train
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"time"
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/deathstacks/deathstacks/configs"
 	"github.com/deathstacks/deathstacks/env"
 	"github.com/deathstacks/deathstacks/mcts"
+	"github.com/deathstacks/deathstacks/mcts/players"
+	"github.com/deathstacks/deathstacks/model"
+	"github.com/deathstacks/deathstacks/train/internal/yamlstrict"
 )
 
 // Config is a complete training run: what to play, how to search, learn,
@@ -28,15 +34,15 @@ type Config struct {
 	// no limit.
 	TimeLimit time.Duration `yaml:"time_limit"`
 
-	Env      env.Options    `yaml:"env"`
-	Model    ModelConfig    `yaml:"model"`
-	Server   ServerConfig   `yaml:"server"`
-	Search   SearchConfig   `yaml:"search"`
-	SelfPlay SelfPlayConfig `yaml:"selfplay"`
-	Replay   ReplayConfig   `yaml:"replay"`
-	Optim    OptimConfig    `yaml:"optim"`
-	Eval     EvalConfig     `yaml:"eval"`
-	Output   OutputConfig   `yaml:"output"`
+	Env      env.Options        `yaml:"env"`
+	Model    model.Config       `yaml:"model"`
+	Server   model.ServerConfig `yaml:"server"`
+	Search   mcts.Config        `yaml:"search"`
+	SelfPlay SelfPlayConfig     `yaml:"selfplay"`
+	Replay   ReplayConfig       `yaml:"replay"`
+	Optim    OptimConfig        `yaml:"optim"`
+	Eval     EvalConfig         `yaml:"eval"`
+	Output   OutputConfig       `yaml:"output"`
 }
 
 // SelfPlayConfig says how many games each iteration generates and when a
@@ -78,7 +84,7 @@ type ReplayConfig struct {
 // OptimConfig is the training step (optimiser, loss weights, learning-rate
 // schedule) and how many steps each iteration takes.
 type OptimConfig struct {
-	TrainStepConfig `yaml:",inline"`
+	model.TrainConfig `yaml:",inline"`
 	// StepsPerIteration is the number of training steps per iteration.
 	StepsPerIteration int `yaml:"steps_per_iteration"`
 }
@@ -100,12 +106,12 @@ type EvalConfig struct {
 	// Simulations is the network player's search budget per move in
 	// evaluation games (no noise, the most visited move).
 	Simulations int `yaml:"simulations"`
-	// Gating keeps the previous network for self-play unless the new one
-	// scores at least GateThreshold against it.
-	Gating bool `yaml:"gating"`
-	// GateThreshold is the score (wins plus half the draws, per game) the
-	// new network needs against the previous one.
-	GateThreshold float64 `yaml:"gate_threshold"`
+	// Gating and GateThreshold were an option to keep the previous network
+	// for self-play unless the new one beat it; never measured to help, it
+	// was removed. Configs saved by runs of that time still load: the keys
+	// are read and ignored, and a new config may only turn it off.
+	Gating        bool    `yaml:"gating,omitempty"`
+	GateThreshold float64 `yaml:"gate_threshold,omitempty"`
 }
 
 // OutputConfig says where a run writes and what it keeps.
@@ -118,78 +124,42 @@ type OutputConfig struct {
 	Plot bool `yaml:"plot"`
 }
 
-// Defaults returns the built-in configuration; configs/default.yaml spells
-// out the same values (a test keeps the two equal).
+// Defaults returns the built-in configuration: configs/default.yaml,
+// which sets every key.
 func Defaults() Config {
-	server := defaultServerConfig()
-	server.Workers = 2 // one network goroutine per core: measured 1.9x the evaluations of one
-	search := defaultSearchConfig()
-	search.Simulations = 64
-	search.Gumbel = true
-	search.Temperature = 1
-	search.FinalTemperature = 1
-
-	step := defaultTrainStepConfig()
-	step.BatchSize = 128
-	step.LR = 0.002
-	step.Schedule = "cosine"
-	step.StepEvery = 1000
-	step.StepGamma = 0.5
-	step.TotalSteps = 2000 // about the steps 55 minutes of this machine take
-	step.MinLR = 0.0002
-
-	return Config{
-		Name:       "default",
-		Seed:       1,
-		Iterations: 0,
-		TimeLimit:  55 * time.Minute,
-		Env: env.Options{
-			Rules:        env.Rules{TooTall: true, MaxPlies: 200, RepetitionLimit: 3},
-			OpeningPlies: 0,
-		},
-		Model:  defaultModelConfig(),
-		Server: server,
-		Search: search,
-		SelfPlay: SelfPlayConfig{
-			GamesPerIteration:  32,
-			ParallelGames:      16,
-			ResignThreshold:    -0.95,
-			ResignPlayoutShare: 0.2,
-			Adjudicate:         true,
-			AdjudicateHorizon:  12,
-		},
-		Replay: ReplayConfig{Window: 40000, Augment: true},
-		Optim:  OptimConfig{TrainStepConfig: step, StepsPerIteration: 100},
-		Eval: EvalConfig{
-			Every:         4,
-			Games:         20,
-			ParallelGames: 4,
-			OpeningPlies:  4,
-			Baselines:     []string{"random", "greedy"},
-			Simulations:   100,
-			Gating:        false,
-			GateThreshold: 0.55,
-		},
-		Output: OutputConfig{Dir: "", KeepLast: 3, Plot: true},
+	cfg, err := parseDefaults()
+	if err != nil {
+		// The file is compiled in and its test parses it: only a broken
+		// build gets here.
+		panic("configs/default.yaml: " + err.Error())
 	}
+	return cfg
+}
+
+// parseDefaults decodes configs/default.yaml over a zero Config and
+// returns where it set each key.
+func parseDefaults() (Config, error) {
+	var cfg Config
+	_, err := yamlstrict.Decode(configs.Default, &cfg)
+	return cfg, err
 }
 
 // Load reads the YAML file at path over [Defaults] (a key the file does not
 // set keeps its default) and validates the result. Errors name the file, the
 // key path and its line.
-func Load(path string) (Config, error) { return loadOver(Defaults(), path) }
+func Load(path string) (Config, error) { return loadOver(Defaults(), path, false) }
 
 // LoadSaved reads a config a run saved (its config.yaml) like [Load], but
 // over [savedDefaults]: a run's copy lists every key its version knew, so a
 // key missing from it must mean what that version did.
-func LoadSaved(path string) (Config, error) { return loadOver(savedDefaults(), path) }
+func LoadSaved(path string) (Config, error) { return loadOver(savedDefaults(), path, true) }
 
-func loadOver(base Config, path string) (Config, error) {
+func loadOver(base Config, path string, saved bool) (Config, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return Config{}, fmt.Errorf("config: %w", err)
 	}
-	cfg, err := parseOver(base, data)
+	cfg, err := parseOver(base, data, saved)
 	if err != nil {
 		return Config{}, fmt.Errorf("config %s: %w", path, err)
 	}
@@ -198,11 +168,11 @@ func loadOver(base Config, path string) (Config, error) {
 
 // Parse reads a YAML configuration over [Defaults] and validates it, like
 // [Load] without the file.
-func Parse(data []byte) (Config, error) { return parseOver(Defaults(), data) }
+func Parse(data []byte) (Config, error) { return parseOver(Defaults(), data, false) }
 
-// ParseSaved is [LoadSaved] without the file: for the copy of the config
+// parseSaved is [LoadSaved] without the file: for the copy of the config
 // inside a checkpoint.
-func ParseSaved(data []byte) (Config, error) { return parseOver(savedDefaults(), data) }
+func parseSaved(data []byte) (Config, error) { return parseOver(savedDefaults(), data, true) }
 
 // savedDefaults are the defaults for configs saved by runs: those of
 // today, except for keys added since the first release, which take the
@@ -214,25 +184,30 @@ func savedDefaults() Config {
 	return c
 }
 
-func parseOver(base Config, data []byte) (Config, error) {
+// parseOver decodes data over base and validates the result; saved says
+// the config is a run's own copy, whose retired keys are history.
+func parseOver(base Config, data []byte, saved bool) (Config, error) {
 	cfg := base
-	lines, err := decodeStrict(data, &cfg)
+	lines, err := yamlstrict.Decode(data, &cfg)
 	if err != nil {
 		return Config{}, err
 	}
+	if saved {
+		cfg.Eval.Gating, cfg.Eval.GateThreshold = false, 0
+	}
 	problems := cfg.problems()
 	for _, p := range problems {
-		p.Line = lines.of(p.Path)
+		p.Line = lines.Of(p.Key)
 	}
-	if err := joinFieldErrors(problems); err != nil {
+	if err := configs.Join(problems); err != nil {
 		return Config{}, err
 	}
 	return cfg, nil
 }
 
-// YAML returns the configuration as YAML that [Parse] reads back to the same
+// yamlText returns the configuration as YAML that [Parse] reads back to the same
 // value: the copy a run keeps beside its checkpoints.
-func (c Config) YAML() ([]byte, error) {
+func (c Config) yamlText() ([]byte, error) {
 	data, err := yaml.Marshal(c)
 	if err != nil {
 		return nil, fmt.Errorf("config to yaml: %w", err)
@@ -249,15 +224,15 @@ func (c Config) RunDir() string {
 	return filepath.Join("checkpoints", c.Name)
 }
 
-// Validate reports every setting out of range, each as a [*FieldError]
+// Validate reports every setting out of range, each as a [*configs.FieldError]
 // naming its key path, joined into one error.
-func (c Config) Validate() error { return joinFieldErrors(c.problems()) }
+func (c Config) Validate() error { return configs.Join(c.problems()) }
 
 // runName is what a run name may contain: it becomes a directory name.
 var runName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 
 // problems lists the settings out of range.
-func (c Config) problems() []*FieldError {
+func (c Config) problems() []*configs.FieldError {
 	var ch checker
 	ch.check(runName.MatchString(c.Name), "name", "is %q: want letters, digits, '.', '_' or '-', starting with a letter or digit", c.Name)
 	ch.atLeast("iterations", c.Iterations, 0)
@@ -286,7 +261,7 @@ func (c Config) problems() []*FieldError {
 
 	ch.atLeast("replay.window", c.Replay.Window, 1)
 
-	ch.section("optim", c.Optim.TrainStepConfig.Validate())
+	ch.section("optim", c.Optim.TrainConfig.Validate())
 	ch.atLeast("optim.steps_per_iteration", c.Optim.StepsPerIteration, 1)
 	ch.check(c.Optim.BatchSize <= c.Replay.Window, "optim.batch_size", "is %d: want at most replay.window (%d)", c.Optim.BatchSize, c.Replay.Window)
 
@@ -296,13 +271,65 @@ func (c Config) problems() []*FieldError {
 	ch.between("eval.parallel_games", e.ParallelGames, 1, 4096)
 	ch.between("eval.opening_plies", e.OpeningPlies, 0, max(0, r.MaxPlies-1))
 	for i, spec := range e.Baselines {
-		if _, err := mcts.ParseSpec(spec); err != nil {
+		if _, err := players.ParseSpec(spec); err != nil {
 			ch.check(false, fmt.Sprintf("eval.baselines[%d]", i), "is %q: %v", spec, err)
 		}
 	}
 	ch.atLeast("eval.simulations", e.Simulations, 1)
-	ch.inRange("eval.gate_threshold", e.GateThreshold, 0, 1)
+	ch.check(!e.Gating, "eval.gating", "is true: gating was removed, unmeasured (see README, Training)")
 
 	ch.atLeast("output.keep_last", c.Output.KeepLast, 1)
 	return ch.errs
+}
+
+// checker collects the problems of a configuration.
+type checker struct{ errs []*configs.FieldError }
+
+// check records a problem at path unless ok.
+func (ch *checker) check(ok bool, path, format string, args ...any) {
+	if !ok {
+		ch.errs = append(ch.errs, &configs.FieldError{Key: path, Msg: fmt.Sprintf(format, args...)})
+	}
+}
+
+func (ch *checker) atLeast(path string, v, lo int) {
+	ch.check(v >= lo, path, "is %d: want %d or more", v, lo)
+}
+
+func (ch *checker) between(path string, v, lo, hi int) {
+	ch.check(v >= lo && v <= hi, path, "is %d: want %d to %d", v, lo, hi)
+}
+
+// inRange also refuses NaN, which no comparison would catch.
+func (ch *checker) inRange(path string, v, lo, hi float64) {
+	ch.check(v >= lo && v <= hi, path, "is %v: want %v to %v", v, lo, hi)
+}
+
+func (ch *checker) oneOf(path, v string, options ...string) {
+	for _, o := range options {
+		if v == o {
+			return
+		}
+	}
+	ch.check(false, path, "is %q: want one of %s", v, strings.Join(options, ", "))
+}
+
+// section records the problems a section's own Validate found: field errors
+// get the section's path in front, any other error is put on the section.
+func (ch *checker) section(prefix string, err error) {
+	if err == nil {
+		return
+	}
+	errs := []error{err}
+	if joined, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = joined.Unwrap()
+	}
+	for _, e := range errs {
+		var fe *configs.FieldError
+		if errors.As(e, &fe) {
+			ch.errs = append(ch.errs, &configs.FieldError{Key: prefix + "." + fe.Key, Msg: fe.Msg})
+			continue
+		}
+		ch.errs = append(ch.errs, &configs.FieldError{Key: prefix, Msg: "is invalid: " + e.Error()})
+	}
 }

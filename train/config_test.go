@@ -14,13 +14,14 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/deathstacks/deathstacks/configs"
+	"github.com/deathstacks/deathstacks/train/internal/yamlstrict"
 )
 
 // flatten lists a config's settings as key path -> YAML value, so two
 // configs can be compared key by key.
 func flatten(t *testing.T, c Config) map[string]string {
 	t.Helper()
-	data, err := c.YAML()
+	data, err := c.yamlText()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,25 +74,25 @@ func diffKeys(t *testing.T, got, want Config) []string {
 	return diff
 }
 
-// TestDefaultYAMLMatchesDefaults keeps configs/default.yaml and Defaults()
-// equal, and the file complete: it is decoded over a zero Config, so a key
-// the file leaves out shows up as a difference or a missing line.
-func TestDefaultYAMLMatchesDefaults(t *testing.T) {
+// TestDefaultYAMLIsComplete keeps configs/default.yaml, the defaults,
+// complete and valid: it is decoded over a zero Config, so a key the file
+// left out would be zero.
+func TestDefaultYAMLIsComplete(t *testing.T) {
 	var got Config
-	lines, err := decodeStrict(configs.Default, &got)
+	lines, err := yamlstrict.Decode(configs.Default, &got)
 	if err != nil {
 		t.Fatalf("default.yaml: %v", err)
 	}
-	if diff := diffKeys(t, got, Defaults()); len(diff) > 0 {
-		t.Errorf("default.yaml differs from Defaults():\n%s", strings.Join(diff, "\n"))
-	}
-	for path := range flatten(t, Defaults()) {
+	for path := range flatten(t, got) {
 		if _, ok := lines[path]; !ok {
 			t.Errorf("default.yaml does not set %s", path)
 		}
 	}
 	if err := Defaults().Validate(); err != nil {
 		t.Errorf("Defaults() is invalid: %v", err)
+	}
+	if _, err := parseDefaults(); err != nil {
+		t.Error(err)
 	}
 }
 
@@ -201,8 +202,8 @@ func TestValidateNamesPathWithoutLine(t *testing.T) {
 	cfg := Defaults()
 	cfg.Replay.Window = 0
 	err := cfg.Validate()
-	var fe *FieldError
-	if !errors.As(err, &fe) || fe.Path != "replay.window" || fe.Line != 0 {
+	var fe *configs.FieldError
+	if !errors.As(err, &fe) || fe.Key != "replay.window" || fe.Line != 0 {
 		t.Fatalf("Validate() = %v, want a FieldError for replay.window without a line", err)
 	}
 	if !strings.HasPrefix(err.Error(), "replay.window is 0") {
@@ -239,7 +240,7 @@ func TestYAMLRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		text, err := cfg.YAML()
+		text, err := cfg.yamlText()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -279,7 +280,7 @@ func FuzzParse(f *testing.F) {
 		if err := cfg.Validate(); err != nil {
 			t.Fatalf("Parse accepted an invalid config: %v", err)
 		}
-		text, err := cfg.YAML()
+		text, err := cfg.yamlText()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -318,7 +319,7 @@ func TestDefaultsStopInTime(t *testing.T) {
 // load that way (over today's defaults it would be an invalid mix).
 func TestSavedConfigsKeepTheirSearch(t *testing.T) {
 	old := []byte("search:\n  simulations: 64\n  dirichlet_epsilon: 0.25\n  temperature_plies: 16\n  final_temperature: 0\n")
-	cfg, err := ParseSaved(old)
+	cfg, err := parseSaved(old)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -328,11 +329,34 @@ func TestSavedConfigsKeepTheirSearch(t *testing.T) {
 	if _, err := Parse(old); err == nil || !strings.Contains(err.Error(), "dirichlet_epsilon") {
 		t.Errorf("as a new config: error %v, want one about dirichlet_epsilon with gumbel", err)
 	}
-	saved, err := Defaults().YAML()
+	saved, err := Defaults().yamlText()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg, err := ParseSaved(saved); err != nil || !reflect.DeepEqual(cfg, Defaults()) {
+	if cfg, err := parseSaved(saved); err != nil || !reflect.DeepEqual(cfg, Defaults()) {
 		t.Errorf("today's defaults saved and read back: %+v, %v", cfg.Search, err)
+	}
+}
+
+// Gating was removed: a run's saved config that has its keys still loads,
+// a new config may still say it is off, but not turn it on.
+func TestGatingKeysOfOldRuns(t *testing.T) {
+	old := []byte("eval:\n  gating: true\n  gate_threshold: 0.6\n")
+	cfg, err := parseSaved(old)
+	if err != nil {
+		t.Fatalf("saved config with gating: %v", err)
+	}
+	if cfg.Eval.Gating {
+		t.Error("gating came back on")
+	}
+	if _, err := Parse([]byte("eval:\n  gating: false\n  gate_threshold: 0.55\n")); err != nil {
+		t.Errorf("gating off: %v", err)
+	}
+	if _, err := Parse(old); err == nil || !strings.Contains(err.Error(), "line 2: eval.gating is true: gating was removed") {
+		t.Errorf("gating on in a new config: %v", err)
+	}
+	text, err := Defaults().yamlText()
+	if err != nil || strings.Contains(string(text), "gat") {
+		t.Errorf("a new run's config names gating: %v\n%s", err, text)
 	}
 }

@@ -1,24 +1,23 @@
-// Package train turns self-play into a stronger network and measures it.
+// Package train turns self-play into a stronger network.
 //
 // [Run] is the loop: self-play through one batching server on the current
-// network, a replay window, training steps, evaluation against baselines,
-// metrics, plots and atomic checkpoints that a run resumes from. Around it:
+// network, a replay window, training steps, evaluation against baselines
+// (with package train/eval), metrics, plots and atomic checkpoints that a
+// run resumes from. Around it:
 //
-//   - [Config]: the whole run as YAML (configs/default.yaml), read strictly
-//     by [Load] and [Parse] with errors that name the key path and line;
-//     a run's own saved copy is read by [LoadSaved] and [ParseSaved].
-//   - [LoadNetwork], [LoadPlayer], [Export] and [Models]: trained networks
-//     from checkpoints, run directories and exported player files, as
-//     players for every command.
+//   - [Config]: the whole run as YAML; configs/default.yaml is the
+//     defaults. [Load] and [Parse] read a config strictly, with errors that
+//     name the key path and line; [LoadSaved] reads a run's own copy.
+//   - [LoadPlayer], [Export] and [Models]: trained networks from
+//     checkpoints, run directories, network snapshots and exported player
+//     files, as players for every command. They live here, not in package
+//     eval, because they read the checkpoint and its saved config.
 //   - [Replay]: the sliding window of training positions, sampled in
-//     batches with optional symmetry augmentation and saved with
-//     [Replay.Encode] / [DecodeReplay].
-//   - every file the package writes goes through [model.WriteFileAtomic].
-//   - [Metrics]: one JSON line per iteration in metrics.jsonl
-//     ([AppendMetrics], [ReadMetrics], [TruncateMetrics]) and PNG plots of
-//     it ([PlotRun]).
-//   - [Progress]: a progress bar on a terminal, periodic lines elsewhere.
-//   - [PlayMatch] and [RoundRobin]: games between players built from
-//     factories, in parallel and reproducibly, that survive players which
-//     cheat, fail or panic; [FitElo] rates the players from the results.
+//     batches with optional symmetry augmentation.
+//   - [Metrics]: one JSON line per iteration in metrics.jsonl and PNG plots
+//     of it ([PlotRun]); [Progress]: a progress bar on a terminal, periodic
+//     lines elsewhere; [LadderRun]: a run as the ladder of package eval
+//     sees it.
+//
+// Every file the package writes goes through codec.WriteFileAtomic.
 package train

@@ -12,6 +12,7 @@ import (
 
 	"github.com/deathstacks/deathstacks/env"
 	"github.com/deathstacks/deathstacks/model"
+	"github.com/deathstacks/deathstacks/train/internal/table"
 )
 
 // The kinds of file [Inspect] tells apart.
@@ -60,11 +61,11 @@ func Inspect(path string) (FileInfo, error) {
 		if err != nil {
 			return FileInfo{}, fmt.Errorf("inspect %s: %w", path, err)
 		}
-		cfg, err := ParseSaved([]byte(st.Config))
+		cfg, err := parseSaved([]byte(st.Config))
 		if err != nil {
 			return FileInfo{}, fmt.Errorf("inspect %s: its config: %w", path, err)
 		}
-		ck, err := LoadCheckpoint(path, cfg)
+		ck, err := loadCheckpoint(path, cfg)
 		if err != nil {
 			return FileInfo{}, err
 		}
@@ -101,15 +102,15 @@ func (info FileInfo) WriteText(w io.Writer) {
 	line := func(key, format string, a ...any) { fmt.Fprintf(w, "%s: %s\n", key, fmt.Sprintf(format, a...)) }
 	line("file", "%s", info.Path)
 	line("kind", "%s (checksum OK)", info.Kind)
-	line("network", "%v, %d parameters, %s", info.Architecture, info.Parameters, Count(int(info.Steps), "training step", "training steps"))
+	line("network", "%v, %d parameters, %s", info.Architecture, info.Parameters, table.Count(int(info.Steps), "training step", "training steps"))
 	line("encoding version", "%d", info.Encoding)
 	if st := info.State; st != nil {
 		line("config", "%s", info.ConfigName)
 		line("iteration", "%d", st.Iteration)
 		line("replay buffer", "%d positions", info.ReplaySize)
 		elapsed := time.Duration(st.ElapsedSec * float64(time.Second)).Round(time.Second)
-		line("run so far", "%s, %s, %s, %v", Count(int(st.Games), "game", "games"), Count(int(st.Positions), "position", "positions"),
-			Count(int(st.TrainSteps), "training step", "training steps"), elapsed)
+		line("run so far", "%s, %s, %s, %v", table.Count(int(st.Games), "game", "games"), table.Count(int(st.Positions), "position", "positions"),
+			table.Count(int(st.TrainSteps), "training step", "training steps"), elapsed)
 		if st.BestIteration > 0 {
 			line("best iteration", "%d", st.BestIteration)
 		}

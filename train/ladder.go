@@ -1,108 +1,42 @@
 package train
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"path/filepath"
-	"slices"
-	"strconv"
-	"strings"
 
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
-	"gonum.org/v1/plot/vg"
-
-	"github.com/deathstacks/deathstacks/mcts"
-	"github.com/deathstacks/deathstacks/model"
+	"github.com/deathstacks/deathstacks/train/eval"
 )
 
-// The files a ladder writes (see [LadderReport.Save]).
-const (
-	LadderResultsFile = "ladder.json"        // the LadderReport as JSON
-	LadderReportFile  = "ladder.md"          // tables, settings, how to reproduce
-	LadderGamesFile   = "ladder-games.jsonl" // one GameRecord a line
-	LadderChart       = "ladder.png"         // Elo against training time
-)
-
-// LadderOptions set up a [Ladder] over a run's network snapshots.
-type LadderOptions struct {
-	// Run is the run directory: its nets/ snapshots, config.yaml and
-	// metrics.jsonl.
-	Run string
-	// Every rates the snapshots whose iteration is a multiple of Every,
-	// and the latest one; 1 rates them all.
-	Every int
-	// Simulations is the network players' search budget per move; the
-	// other search settings are the run's, without noise or temperature.
-	Simulations int
-	// Games is the number of games each pair plays; Parallel how many run
-	// at once; Seed drives openings and players.
-	Games, Parallel int
-	Seed            uint64
-}
-
-// LadderSnapshot is a network snapshot a ladder rates.
-type LadderSnapshot struct {
-	Iteration int
-	Path      string
-	// ElapsedSec is the run's training time through the iteration, from
-	// metrics.jsonl; HasElapsed is false when the log does not have it.
-	ElapsedSec float64
-	HasElapsed bool
-}
-
-// Ladder rates the network snapshots of a training run against baseline
-// players and against each other. To keep the cost linear in the number
-// of snapshots, the pairs that play are: every snapshot against every
-// baseline, every snapshot against the next one rated, and the baselines
-// against each other. The Elo fit over all these games puts every snapshot
-// on one scale, anchored at a baseline.
-type Ladder struct {
-	opts      LadderOptions
-	cfg       Config // the run's
-	search    mcts.Config
-	snapshots []LadderSnapshot
-}
-
-// NewLadder reads what a ladder needs from the run directory: the run's
-// config (for its rules, search settings and network server), the
-// network snapshots to rate and their training times.
-func NewLadder(opts LadderOptions) (*Ladder, error) {
-	switch {
-	case opts.Every < 1:
-		return nil, fmt.Errorf("ladder: every %d: want 1 or more", opts.Every)
-	case opts.Simulations < 1:
-		return nil, fmt.Errorf("ladder: %d simulations: want 1 or more", opts.Simulations)
-	}
-	cfg, err := LoadSaved(filepath.Join(opts.Run, ConfigFile))
+// LadderRun reads what a ladder needs from a run directory: the run's
+// config (for its rules, evaluation openings, search settings and network
+// server), its network snapshots and their training times.
+func LadderRun(dir string) (eval.LadderRun, error) {
+	cfg, err := LoadSaved(filepath.Join(dir, ConfigFile))
 	if err != nil {
-		return nil, fmt.Errorf("ladder: run %s: %w", opts.Run, err)
+		return eval.LadderRun{}, fmt.Errorf("ladder: run %s: %w", dir, err)
 	}
-	all, err := NetworkSnapshots(opts.Run)
+	all, err := listNetworkSnapshots(dir)
 	if err != nil {
-		return nil, fmt.Errorf("ladder: run %s: %w", opts.Run, err)
+		return eval.LadderRun{}, fmt.Errorf("ladder: run %s: %w", dir, err)
 	}
 	if len(all) == 0 {
-		return nil, fmt.Errorf("ladder: run %s has no network snapshots (%s)", opts.Run, filepath.Join(opts.Run, netsDir, "net-*"+netExt))
+		return eval.LadderRun{}, fmt.Errorf("ladder: run %s has no network snapshots (%s)", dir, filepath.Join(dir, netsDir, "net-*"+netExt))
 	}
-	elapsed, err := elapsedByIteration(opts.Run)
+	elapsed, err := elapsedByIteration(dir)
 	if err != nil {
-		return nil, fmt.Errorf("ladder: %w", err)
+		return eval.LadderRun{}, fmt.Errorf("ladder: %w", err)
 	}
-	l := &Ladder{opts: opts, cfg: cfg, search: strongSearch(cfg.Search)}
-	l.search.Simulations = opts.Simulations
-	for i, s := range all {
-		if s.Iteration%opts.Every != 0 && i != len(all)-1 {
-			continue
-		}
+	run := eval.LadderRun{
+		Dir: dir, Rules: cfg.Env.Rules, OpeningPlies: cfg.Eval.OpeningPlies,
+		Search: strongSearch(cfg.Search), Server: cfg.Server,
+	}
+	for _, s := range all {
 		sec, ok := elapsed[s.Iteration]
-		l.snapshots = append(l.snapshots, LadderSnapshot{Iteration: s.Iteration, Path: s.Path, ElapsedSec: sec, HasElapsed: ok})
+		run.Snapshots = append(run.Snapshots, eval.LadderSnapshot{Iteration: s.Iteration, Path: s.Path, ElapsedSec: sec, HasElapsed: ok})
 	}
-	return l, nil
+	return run, nil
 }
 
 // elapsedByIteration reads the training time of each iteration from a
@@ -122,351 +56,4 @@ func elapsedByIteration(run string) (map[int]float64, error) {
 		}
 	}
 	return out, nil
-}
-
-// Snapshots returns the snapshots the ladder rates, oldest first.
-func (l *Ladder) Snapshots() []LadderSnapshot { return l.snapshots }
-
-// Games returns the number of games the ladder plays with the given
-// number of baselines.
-func (l *Ladder) Games(baselines int) int {
-	s := len(l.snapshots)
-	pairs := s*baselines + (s - 1) + baselines*(baselines-1)/2
-	return pairs * l.opts.Games
-}
-
-// arena returns the settings of the ladder's games: the run's rules and
-// evaluation openings, the options' games, parallelism and seed.
-func (l *Ladder) arena() ArenaConfig {
-	return ArenaConfig{
-		Rules:        l.cfg.Env.Rules,
-		Games:        l.opts.Games,
-		Parallel:     l.opts.Parallel,
-		OpeningPlies: l.cfg.Eval.OpeningPlies,
-		Seed:         l.opts.Seed,
-	}
-}
-
-// Spec returns the az player spec that plays like the ladder's player of a
-// snapshot, every search setting spelled out, so that the eval command can
-// rate it again.
-func (l *Ladder) Spec(s LadderSnapshot) string {
-	params := append([]mcts.Param{{Key: "model", Value: s.Path}}, searchParams(l.search)...)
-	return mcts.Spec{Kind: mcts.KindAZ, Params: params}.String()
-}
-
-// searchParams returns the keys of an az spec that set every field of c.
-func searchParams(c mcts.Config) []mcts.Param {
-	f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
-	return []mcts.Param{
-		{Key: "sims", Value: strconv.Itoa(c.Simulations)},
-		{Key: "cpuct", Value: f(c.CPuct)},
-		{Key: "cpuct_base", Value: f(c.CPuctBase)},
-		{Key: "fpu", Value: f(c.FPUReduction)},
-		{Key: "temp", Value: f(c.Temperature)},
-		{Key: "temp_plies", Value: strconv.Itoa(c.TemperaturePlies)},
-		{Key: "final_temp", Value: f(c.FinalTemperature)},
-		{Key: "alpha", Value: f(c.DirichletAlpha)},
-		{Key: "eps", Value: f(c.DirichletEpsilon)},
-		{Key: "batch", Value: strconv.Itoa(c.BatchSize)},
-		{Key: "vloss", Value: f(c.VirtualLoss)},
-		{Key: "reuse", Value: strconv.FormatBool(c.ReuseTree)},
-		{Key: "gumbel", Value: strconv.FormatBool(c.Gumbel)},
-		{Key: "considered", Value: strconv.Itoa(c.GumbelConsidered)},
-		{Key: "c_visit", Value: f(c.GumbelCVisit)},
-		{Key: "c_scale", Value: f(c.GumbelCScale)},
-	}
-}
-
-// snapshotName names a snapshot's player in records and tables.
-func snapshotName(s LadderSnapshot) string { return fmt.Sprintf("iter-%06d", s.Iteration) }
-
-// Play plays the ladder's games (see [Ladder]) and rates everyone with
-// the anchor's Elo at 0 (see [DefaultAnchor]); baselines need at least
-// one player. onGame, if not nil, is called with each finished game, one
-// call at a time. Each snapshot's network is served, batched across the
-// games at once, only while its pairs play. It returns the report and the
-// records of every game, numbered in the order played.
-func (l *Ladder) Play(ctx context.Context, baselines []Contender, onGame func(GameRecord)) (*LadderReport, []GameRecord, error) {
-	if len(baselines) == 0 {
-		return nil, nil, errors.New("ladder: no baseline players")
-	}
-	for _, b := range baselines {
-		for _, s := range l.snapshots {
-			if b.Name == snapshotName(s) {
-				return nil, nil, fmt.Errorf("ladder: a baseline is called %s like a snapshot", b.Name)
-			}
-		}
-	}
-	arena := l.arena()
-	arena.OnGame = onGame
-	var records []GameRecord
-	match := func(a, b Entrant) error {
-		recs, err := PlayMatch(ctx, a, b, arena)
-		offset := len(records)
-		for _, r := range recs {
-			r.Game += offset
-			records = append(records, r)
-		}
-		return err
-	}
-	for i := range baselines {
-		for j := i + 1; j < len(baselines); j++ {
-			if err := match(baselines[i].Entrant, baselines[j].Entrant); err != nil {
-				return nil, records, fmt.Errorf("ladder: %w", err)
-			}
-		}
-	}
-	contenders := append([]Contender(nil), baselines...)
-	var prev *snapshotPlayer
-	defer func() {
-		if prev != nil {
-			prev.srv.Close()
-		}
-	}()
-	for _, s := range l.snapshots {
-		cur, err := l.player(s)
-		if err != nil {
-			return nil, records, err
-		}
-		contenders = append(contenders, cur.Contender)
-		for _, b := range baselines {
-			if err == nil {
-				err = match(cur.Entrant, b.Entrant)
-			}
-		}
-		if prev != nil {
-			if err == nil {
-				err = match(prev.Entrant, cur.Entrant)
-			}
-			prev.srv.Close()
-		}
-		prev = cur
-		if err != nil {
-			return nil, records, fmt.Errorf("ladder: %w", err)
-		}
-	}
-	rep, err := NewReport(records, contenders, DefaultAnchor(baselines), arena)
-	if err != nil {
-		return nil, records, fmt.Errorf("ladder: %w", err)
-	}
-	return l.report(rep), records, nil
-}
-
-// snapshotPlayer is a snapshot's contender and the server of its network.
-type snapshotPlayer struct {
-	Contender
-	srv *model.Server
-}
-
-// player loads a snapshot's network and starts its server.
-func (l *Ladder) player(s LadderSnapshot) (*snapshotPlayer, error) {
-	net, err := model.Load(s.Path)
-	if err != nil {
-		return nil, fmt.Errorf("ladder: %w", err)
-	}
-	srv, err := model.NewServer(net, l.cfg.Server)
-	if err != nil {
-		return nil, fmt.Errorf("ladder: %s: %w", s.Path, err)
-	}
-	search := l.search
-	e := Entrant{Name: snapshotName(s), New: func(seed uint64) (mcts.Player, error) {
-		return mcts.NewPUCTPlayer(srv, search, seed)
-	}}
-	return &snapshotPlayer{Contender: Contender{Entrant: e, Spec: l.Spec(s)}, srv: srv}, nil
-}
-
-// LadderPoint is a snapshot's rating in a [LadderReport].
-type LadderPoint struct {
-	Iteration int    `json:"iteration"`
-	Name      string `json:"name"`
-	// ElapsedSec is the training time through the iteration; it is left
-	// out when the run's metrics do not have it.
-	ElapsedSec float64    `json:"elapsed_sec,omitempty"`
-	Elo        float64    `json:"elo"`
-	CI95       [2]float64 `json:"ci95"`
-}
-
-// LadderReport is the outcome of a [Ladder]: the [Report] of all its
-// games, and the snapshots' ratings in training order. It marshals to the
-// JSON of ladder.json.
-type LadderReport struct {
-	Report
-	Run string `json:"run"`
-	// Simulations is the network players' search budget; Search their
-	// whole search settings as a player spec's keys.
-	Simulations int    `json:"simulations"`
-	Search      string `json:"search"`
-	// TimeAxis says what the chart's x axis shows: "training time" when
-	// every snapshot's training time is known, else "iteration".
-	TimeAxis  string        `json:"time_axis"`
-	Snapshots []LadderPoint `json:"snapshots"`
-}
-
-// report turns the report of the ladder's games into the ladder's.
-func (l *Ladder) report(rep *Report) *LadderReport {
-	params := searchParams(l.search)
-	keys := make([]string, len(params))
-	for i, p := range params {
-		keys[i] = p.Key + "=" + p.Value
-	}
-	lr := &LadderReport{Report: *rep, Run: l.opts.Run, Simulations: l.search.Simulations,
-		Search: strings.Join(keys, ","), TimeAxis: "training time"}
-	for _, s := range l.snapshots {
-		st, _ := rep.Standing(snapshotName(s))
-		lr.Snapshots = append(lr.Snapshots, LadderPoint{Iteration: s.Iteration, Name: st.Name, ElapsedSec: s.ElapsedSec, Elo: st.Elo, CI95: st.CI95})
-		if !s.HasElapsed {
-			lr.TimeAxis = "iteration"
-		}
-	}
-	return lr
-}
-
-// isSnapshot reports whether a player of the report is a snapshot.
-func (r *LadderReport) isSnapshot(name string) bool {
-	return slices.ContainsFunc(r.Snapshots, func(p LadderPoint) bool { return p.Name == name })
-}
-
-// baselines returns the players of the report that are not snapshots.
-func (r *LadderReport) baselines() []Standing {
-	var out []Standing
-	for _, s := range r.Players {
-		if !r.isSnapshot(s.Name) {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-// specColumn returns the spec column of the players table: the baselines'
-// specs, if some baseline's name differs from its spec, and the snapshots'
-// model files (their search settings are the same for all), else nil.
-func (r *LadderReport) specColumn() func(Standing) string {
-	if !slices.ContainsFunc(r.baselines(), func(s Standing) bool { return s.Name != s.Spec }) {
-		return nil
-	}
-	return func(s Standing) string {
-		if r.isSnapshot(s.Name) {
-			if model, _, ok := strings.Cut(s.Spec, ",sims="); ok {
-				return model + ",…"
-			}
-		}
-		return s.Spec
-	}
-}
-
-// timeScale returns the unit of the chart's x axis and the seconds in it.
-func (r *LadderReport) timeScale() (string, float64) {
-	if r.TimeAxis != "training time" {
-		return "iteration", 0
-	}
-	last := r.Snapshots[len(r.Snapshots)-1].ElapsedSec
-	if last < 2*3600 {
-		return "training time (minutes)", 60
-	}
-	return "training time (hours)", 3600
-}
-
-// x returns a snapshot's place on the chart's x axis.
-func (r *LadderReport) x(p LadderPoint) float64 {
-	if _, sec := r.timeScale(); sec > 0 {
-		return p.ElapsedSec / sec
-	}
-	return float64(p.Iteration)
-}
-
-// Plot draws the snapshots' Elo with their 95% intervals against training
-// time (or iteration), and each baseline's Elo as a dashed line, into a
-// PNG at path, written atomically.
-func (r *LadderReport) Plot(path string) error {
-	if len(r.Snapshots) == 0 {
-		return fmt.Errorf("plot %s: no snapshots", path)
-	}
-	p := panel(fmt.Sprintf("Elo of %s (95%% interval)", filepath.Base(filepath.Clean(r.Run))), fmt.Sprintf("Elo (%s = 0)", r.Anchor), false, nil)
-	p.X.Label.Text, _ = r.timeScale()
-	var pts eloPoints
-	for _, s := range r.Snapshots {
-		pts = append(pts, struct{ x, elo, low, high float64 }{r.x(s), s.Elo, s.CI95[0], s.CI95[1]})
-	}
-	bars, err := plotter.NewYErrorBars(pts)
-	if err != nil {
-		return fmt.Errorf("plot %s: %w", path, err)
-	}
-	bars.Color = plotutil.Color(0)
-	p.Add(bars)
-	xys, err := plotter.CopyXYs(pts)
-	if err != nil {
-		return fmt.Errorf("plot %s: %w", path, err)
-	}
-	addLine(p, "network", xys, 0)
-	// Training starts at 0 on either axis; the margin keeps the last
-	// point's bar off the frame.
-	lo, hi := 0.0, xys[len(xys)-1].X*1.03
-	p.X.Min, p.X.Max = lo, hi
-	base := r.baselines()
-	for i, b := range base {
-		line, err := plotter.NewLine(plotter.XYs{{X: lo, Y: b.Elo}, {X: hi, Y: b.Elo}})
-		if err != nil {
-			return fmt.Errorf("plot %s: %w", path, err)
-		}
-		line.Color, line.Width, line.Dashes = plotutil.Color(i+1), vg.Points(1.5), []vg.Length{vg.Points(6), vg.Points(4)}
-		p.Add(line)
-		p.Legend.Add(fmt.Sprintf("%s (%s)", b.Name, formatElo(b.Elo)), line)
-	}
-	makeRoom(p, len(base)+1)
-	return savePanels(path, [][]*plot.Plot{{p}}, 1100, 600)
-}
-
-// Markdown returns the ladder's report: settings, the chart (the file
-// [LadderChart] beside it), the snapshots' ratings, the tables of all
-// players and pairs, and how to reproduce it.
-func (r *LadderReport) Markdown() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "# Ladder of %s\n\n", r.Run)
-	r.markdownSettings(&b,
-		fmt.Sprintf("network players: the run's search settings without noise or temperature, %d simulations (spec keys: `%s`)", r.Simulations, r.Search),
-		"pairs: every snapshot against every baseline and against the next snapshot rated, the baselines against each other")
-	fmt.Fprintf(&b, "![Elo against %s](%s)\n\n", r.TimeAxis, LadderChart)
-	fmt.Fprintf(&b, "## Snapshots\n\n%s\n", r.snapshotTable().markdown())
-	r.markdownTables(&b, "##", r.specColumn())
-	r.markdownReproduce(&b)
-	return b.String()
-}
-
-// snapshotTable lists the snapshots' ratings in training order.
-func (r *LadderReport) snapshotTable() table {
-	t := table{head: []string{"iteration", "training time", "player", "Elo", "±95%"}, right: []bool{true, true, false, true, true}}
-	for _, s := range r.Snapshots {
-		elapsed := "?"
-		if s.ElapsedSec > 0 {
-			elapsed = formatSeconds(s.ElapsedSec)
-		}
-		t.rows = append(t.rows, []string{fmt.Sprint(s.Iteration), elapsed, s.Name, formatElo(s.Elo), formatHalf(s.CI95)})
-	}
-	return t
-}
-
-// WriteText writes the snapshots' ratings and the table of all players as
-// aligned text, for a terminal.
-func (r *LadderReport) WriteText(w io.Writer) error {
-	text := fmt.Sprintf("Snapshots: Elo relative to %s = 0, ±95%% is the half-width of the 95%% interval.\n%s\nPlayers: %s\n%s",
-		r.Anchor, r.snapshotTable().text(), fmt.Sprintf(eloCaption, r.Anchor), r.playerTable(r.specColumn()).text())
-	_, err := io.WriteString(w, text)
-	return err
-}
-
-// formatSeconds writes a duration such as 1h02m or 3m20s.
-func formatSeconds(sec float64) string {
-	s := int(sec + 0.5)
-	if s >= 3600 {
-		return fmt.Sprintf("%dh%02dm", s/3600, s%3600/60)
-	}
-	return fmt.Sprintf("%dm%02ds", s/60, s%60)
-}
-
-// Save writes the ladder's files into dir, each atomically:
-// [LadderResultsFile], [LadderReportFile], [LadderGamesFile] with
-// records, and [LadderChart].
-func (r *LadderReport) Save(dir string, records []GameRecord) error {
-	return saveReportFiles(dir, [4]string{LadderResultsFile, LadderReportFile, LadderGamesFile, LadderChart}, r, r.Markdown(), records, r.Plot)
 }

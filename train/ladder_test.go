@@ -1,264 +1,73 @@
 package train
 
 import (
-	"context"
-	"encoding/json"
-	"fmt"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
-
-	"github.com/deathstacks/deathstacks/configs"
-	"github.com/deathstacks/deathstacks/mcts"
-	"github.com/deathstacks/deathstacks/model"
 )
 
-// ladderRun writes a fake run directory: the smoke config, a tiny network
-// snapshot for each iteration, and metrics lines with the given training
-// times.
-func ladderRun(t *testing.T, iterations []int, elapsed map[int]float64) string {
+func TestLadderRun(t *testing.T) {
+	run, err := LadderRun(fixtureRun)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := LoadSaved(filepath.Join(fixtureRun, ConfigFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Dir != fixtureRun || run.Rules != cfg.Env.Rules || run.OpeningPlies != cfg.Eval.OpeningPlies || run.Server != cfg.Server {
+		t.Errorf("run %+v: want the run's rules, openings and server", run)
+	}
+	if run.Search != strongSearch(cfg.Search) || run.Search.Temperature != 0 {
+		t.Errorf("search %+v: want the run's without noise or temperature", run.Search)
+	}
+	if len(run.Snapshots) != 1 {
+		t.Fatalf("%d snapshots, want 1", len(run.Snapshots))
+	}
+	if s := run.Snapshots[0]; s.Iteration != 1 || s.Path != netPath(fixtureRun, 1) || !s.HasElapsed || s.ElapsedSec <= 0 {
+		t.Errorf("snapshot %+v: want iteration 1 with its training time", s)
+	}
+}
+
+// copyRun copies the files of the fixture run that keep names into a new
+// directory.
+func copyRun(t *testing.T, keep ...string) string {
 	t.Helper()
 	dir := t.TempDir()
-	cfg, err := Parse(configs.Smoke)
-	if err != nil {
-		t.Fatal(err)
-	}
-	text, err := cfg.YAML()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, ConfigFile), text, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Join(dir, netsDir), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for _, it := range iterations {
-		net, err := model.New(cfg.Model, rand.New(rand.NewPCG(uint64(it), 1)))
+	for _, name := range keep {
+		data, err := os.ReadFile(filepath.Join(fixtureRun, name))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := net.Save(netPath(dir, it)); err != nil {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if sec, ok := elapsed[it]; ok {
-			if err := AppendMetrics(filepath.Join(dir, MetricsFile), Metrics{Iteration: it, ElapsedSec: sec}); err != nil {
-				t.Fatal(err)
-			}
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
 		}
 	}
 	return dir
 }
 
-func TestNewLadderSnapshots(t *testing.T) {
-	run := ladderRun(t, []int{1, 2, 3, 4, 5}, map[int]float64{1: 60, 2: 120, 4: 240, 5: 300})
-	cases := []struct {
-		every int
-		want  []int
-	}{
-		{1, []int{1, 2, 3, 4, 5}},
-		{2, []int{2, 4, 5}},
-		{5, []int{5}},
-		{10, []int{5}},
-	}
-	for _, tc := range cases {
-		t.Run(fmt.Sprintf("every %d", tc.every), func(t *testing.T) {
-			l, err := NewLadder(LadderOptions{Run: run, Every: tc.every, Simulations: 4, Games: 2, Parallel: 1})
-			if err != nil {
-				t.Fatal(err)
-			}
-			var got []int
-			for _, s := range l.Snapshots() {
-				got = append(got, s.Iteration)
-				if s.Path != netPath(run, s.Iteration) {
-					t.Errorf("iteration %d: path %s", s.Iteration, s.Path)
-				}
-				if want := s.Iteration != 3; s.HasElapsed != want || (want && s.ElapsedSec != 60*float64(s.Iteration)) {
-					t.Errorf("iteration %d: elapsed %v (%v)", s.Iteration, s.ElapsedSec, s.HasElapsed)
-				}
-			}
-			if !slices.Equal(got, tc.want) {
-				t.Errorf("snapshots %v, want %v", got, tc.want)
-			}
-			n, b := len(tc.want), 2
-			if games := l.Games(b); games != 2*(n*b+n-1+1) {
-				t.Errorf("%d games for %d snapshots and %d baselines", games, n, b)
-			}
-		})
-	}
-}
-
-func TestNewLadderErrors(t *testing.T) {
-	run := ladderRun(t, []int{1}, nil)
-	empty := ladderRun(t, nil, nil)
-	noConfig := t.TempDir()
-	badMetrics := ladderRun(t, []int{1}, nil)
+func TestLadderRunErrors(t *testing.T) {
+	snapshot := filepath.Join(netsDir, "net-000001.dsnn")
+	badMetrics := copyRun(t, ConfigFile, snapshot)
 	if err := os.WriteFile(filepath.Join(badMetrics, MetricsFile), []byte("{\n{}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	cases := []struct {
-		name string
-		opts LadderOptions
-		want string
+		name, dir, want string
 	}{
-		{"every 0", LadderOptions{Run: run, Every: 0, Simulations: 4}, "every 0"},
-		{"no simulations", LadderOptions{Run: run, Every: 1}, "0 simulations"},
-		{"no config", LadderOptions{Run: noConfig, Every: 1, Simulations: 4}, ConfigFile},
-		{"no snapshots", LadderOptions{Run: empty, Every: 1, Simulations: 4}, "no network snapshots"},
-		{"bad metrics", LadderOptions{Run: badMetrics, Every: 1, Simulations: 4}, "line 1"},
+		{"no config", copyRun(t, snapshot), ConfigFile},
+		{"no snapshots", copyRun(t, ConfigFile), "no network snapshots"},
+		{"bad metrics", badMetrics, "line 1"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := NewLadder(tc.opts)
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
+			if _, err := LadderRun(tc.dir); err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("error %v, want %q", err, tc.want)
 			}
 		})
-	}
-}
-
-// The spec of a snapshot sets every search setting, whatever the loader's
-// base settings are: eval plays it exactly as the ladder did.
-func TestLadderSpecSetsEverySearchSetting(t *testing.T) {
-	run := ladderRun(t, []int{1}, nil)
-	l, err := NewLadder(LadderOptions{Run: run, Every: 1, Simulations: 37, Games: 2, Parallel: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := l.Snapshots()[0]
-	spec, err := mcts.ParseSpec(l.Spec(s))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if spec.Kind != mcts.KindAZ || spec.Model() != s.Path {
-		t.Errorf("spec %s: want az on %s", spec, s.Path)
-	}
-	odd := mcts.Config{Simulations: 1, CPuct: 9, CPuctBase: 9, FPUReduction: 9, DirichletAlpha: 9, DirichletEpsilon: 0.9,
-		Temperature: 9, TemperaturePlies: 9, FinalTemperature: 9, BatchSize: 9, VirtualLoss: 9, ReuseTree: !l.search.ReuseTree,
-		Gumbel: !l.search.Gumbel, GumbelConsidered: 9, GumbelCVisit: 9, GumbelCScale: 9}
-	for _, base := range []mcts.Config{mcts.DefaultConfig(), odd} {
-		if got := spec.SearchConfig(base); got != l.search {
-			t.Errorf("over %+v the spec gives %+v, want %+v", base, got, l.search)
-		}
-	}
-	if l.search.Simulations != 37 || l.search.DirichletEpsilon != 0 || l.search.Temperature != 0 {
-		t.Errorf("search %+v: want 37 simulations, no noise, no temperature", l.search)
-	}
-}
-
-func TestLadderPlay(t *testing.T) {
-	cases := []struct {
-		name     string
-		elapsed  map[int]float64
-		timeAxis string
-	}{
-		{"training time", map[int]float64{1: 30, 2: 65, 3: 100}, "training time"},
-		{"a snapshot without metrics", map[int]float64{1: 30, 3: 100}, "iteration"},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			run := ladderRun(t, []int{1, 2, 3}, tc.elapsed)
-			l, err := NewLadder(LadderOptions{Run: run, Every: 1, Simulations: 4, Games: 2, Parallel: 2, Seed: 3})
-			if err != nil {
-				t.Fatal(err)
-			}
-			var baselines []Contender
-			for _, name := range []string{"greedy", "random"} {
-				spec, _ := mcts.ParseSpec(name)
-				baselines = append(baselines, Contender{Spec: name, Entrant: Entrant{Name: name, New: func(seed uint64) (mcts.Player, error) {
-					return mcts.NewPlayer(spec, seed, nil)
-				}}})
-			}
-			played := 0
-			rep, records, err := l.Play(context.Background(), baselines, func(GameRecord) { played++ })
-			if err != nil {
-				t.Fatal(err)
-			}
-			if want := l.Games(len(baselines)); len(records) != want || played != want || rep.Games != want {
-				t.Errorf("%d records, %d reported, %d in the report: want %d", len(records), played, rep.Games, want)
-			}
-			for i, r := range records {
-				if r.Game != i {
-					t.Fatalf("record %d is numbered %d", i, r.Game)
-				}
-			}
-			if rep.Anchor != "random" || rep.TimeAxis != tc.timeAxis || len(rep.Snapshots) != 3 || len(rep.Players) != 5 {
-				t.Fatalf("report: anchor %s, axis %s, %d snapshots, %d players", rep.Anchor, rep.TimeAxis, len(rep.Snapshots), len(rep.Players))
-			}
-			// Pairs: the baselines, then each snapshot against both and
-			// against the one before.
-			if len(rep.Pairs) != 1+3*2+2 || rep.Pairs[0].A != "greedy" || rep.Pairs[len(rep.Pairs)-1].B != "iter-000003" {
-				t.Errorf("pairs %+v", rep.Pairs)
-			}
-			for _, p := range rep.Snapshots {
-				st, ok := rep.Standing(p.Name)
-				if !ok || st.Elo != p.Elo || st.CI95 != p.CI95 || p.ElapsedSec != tc.elapsed[p.Iteration] {
-					t.Errorf("snapshot %+v: standing %+v", p, st)
-				}
-			}
-			dir := t.TempDir()
-			if err := rep.Save(dir, records); err != nil {
-				t.Fatal(err)
-			}
-			var back LadderReport
-			data, err := os.ReadFile(filepath.Join(dir, LadderResultsFile))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := json.Unmarshal(data, &back); err != nil || len(back.Snapshots) != 3 || len(back.Pairs) != len(rep.Pairs) || back.Run != run {
-				t.Errorf("ladder.json reads back as %+v (%v)", back, err)
-			}
-			md, err := os.ReadFile(filepath.Join(dir, LadderReportFile))
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, want := range []string{"# Ladder of ", "## Snapshots", "| 2 | ", "## Players", "## Pairs", "](ladder.png)", "sims=4,"} {
-				if !strings.Contains(string(md), want) {
-					t.Errorf("ladder.md lacks %q", want)
-				}
-			}
-			if _, err := os.Stat(filepath.Join(dir, LadderGamesFile)); err != nil {
-				t.Error(err)
-			}
-			checkPNG(t, filepath.Join(dir, LadderChart))
-		})
-	}
-}
-
-func TestLadderPlayErrors(t *testing.T) {
-	l, err := NewLadder(LadderOptions{Run: ladderRun(t, []int{1}, nil), Every: 1, Simulations: 2, Games: 2, Parallel: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	clash := []Contender{{Spec: "random", Entrant: Entrant{Name: "iter-000001", New: func(seed uint64) (mcts.Player, error) {
-		return mcts.NewRandomPlayer(seed), nil
-	}}}}
-	for _, tc := range []struct {
-		name      string
-		baselines []Contender
-		want      string
-	}{
-		{"no baselines", nil, "no baseline"},
-		{"a baseline named like a snapshot", clash, "called iter-000001"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			if _, _, err := l.Play(context.Background(), tc.baselines, nil); err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("error %v, want %q", err, tc.want)
-			}
-		})
-	}
-}
-
-func TestFormatSeconds(t *testing.T) {
-	for _, tc := range []struct {
-		sec  float64
-		want string
-	}{{0, "0m00s"}, {59.6, "1m00s"}, {200, "3m20s"}, {3600, "1h00m"}, {3725, "1h02m"}} {
-		if got := formatSeconds(tc.sec); got != tc.want {
-			t.Errorf("formatSeconds(%v) = %q, want %q", tc.sec, got, tc.want)
-		}
 	}
 }

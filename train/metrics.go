@@ -12,7 +12,7 @@ import (
 	"reflect"
 	"strings"
 
-	"github.com/deathstacks/deathstacks/model"
+	"github.com/deathstacks/deathstacks/model/codec"
 )
 
 // MetricsFile is the name of the metrics log in a run directory.
@@ -217,7 +217,7 @@ func TruncateMetrics(path string, lastIteration int) error {
 	if err != nil {
 		return err
 	}
-	return model.WriteFileAtomic(path, func(w io.Writer) error {
+	return codec.WriteFileAtomic(path, func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		for _, m := range ms {
 			if m.Iteration <= lastIteration {

@@ -26,9 +26,9 @@ const (
 	metaRating     = "elo_vs_random"
 )
 
-// ResolveModel turns what a user names as a model into a file: a run
+// resolveModel turns what a user names as a model into a file: a run
 // directory means its latest complete checkpoint; a file is taken as it is.
-func ResolveModel(path string) (string, error) {
+func resolveModel(path string) (string, error) {
 	info, err := os.Stat(path)
 	if err != nil {
 		return "", fmt.Errorf("model %s: %w", path, err)
@@ -36,20 +36,20 @@ func ResolveModel(path string) (string, error) {
 	if !info.IsDir() {
 		return path, nil
 	}
-	latest, _, err := LatestCheckpoint(path)
+	latest, _, err := latestCheckpoint(path)
 	if err != nil {
 		return "", fmt.Errorf("model %s: %w", path, err)
 	}
 	return latest, nil
 }
 
-// LoadNetwork reads the network of a checkpoint, a run directory (its
+// loadNetwork reads the network of a checkpoint, a run directory (its
 // latest checkpoint), an exported player or a bare network file, with the
 // search settings for strong play that come with it: an exported player's
 // own, a checkpoint's run config with the noise and temperature off, or
 // mcts.DefaultConfig for a bare network.
-func LoadNetwork(path string) (*model.Network, mcts.Config, error) {
-	file, err := ResolveModel(path)
+func loadNetwork(path string) (*model.Network, mcts.Config, error) {
+	file, err := resolveModel(path)
 	if err != nil {
 		return nil, mcts.Config{}, err
 	}
@@ -61,11 +61,11 @@ func LoadNetwork(path string) (*model.Network, mcts.Config, error) {
 	_, readErr := f.Read(magic)
 	f.Close()
 	if readErr == nil && string(magic) == checkpointMagic {
-		st, net, err := ReadCheckpointNetwork(file)
+		st, net, err := readCheckpointNetwork(file)
 		if err != nil {
 			return nil, mcts.Config{}, err
 		}
-		cfg, err := ParseSaved([]byte(st.Config))
+		cfg, err := parseSaved([]byte(st.Config))
 		if err != nil {
 			return nil, mcts.Config{}, fmt.Errorf("load model %s: its config: %w", file, err)
 		}
@@ -97,7 +97,7 @@ func strongSearch(c mcts.Config) mcts.Config {
 
 // Models loads networks for az players and serves each through one
 // batching server, however many players and games use it: it is the
-// mcts.AZLoader of every command. Close stops the servers.
+// players.AZLoader of every command. Close stops the servers.
 type Models struct {
 	server model.ServerConfig
 	mu     sync.Mutex
@@ -114,7 +114,7 @@ func NewModels(cfg model.ServerConfig) *Models {
 	return &Models{server: cfg, loaded: map[string]loadedModel{}}
 }
 
-// Load implements mcts.AZLoader: the first call for a path loads the
+// Load implements players.AZLoader: the first call for a path loads the
 // network and starts its server; later calls share them.
 func (m *Models) Load(path string) (mcts.Evaluator, mcts.Config, error) {
 	m.mu.Lock()
@@ -122,7 +122,7 @@ func (m *Models) Load(path string) (mcts.Evaluator, mcts.Config, error) {
 	if l, ok := m.loaded[path]; ok {
 		return l.srv, l.search, nil
 	}
-	net, search, err := LoadNetwork(path)
+	net, search, err := loadNetwork(path)
 	if err != nil {
 		return nil, mcts.Config{}, err
 	}
@@ -152,7 +152,7 @@ func (m *Models) Close() error {
 // setting. It is the one call a Go program needs to play with a trained
 // network.
 func LoadPlayer(path string, simulations int, seed uint64) (*mcts.PUCTPlayer, error) {
-	net, search, err := LoadNetwork(path)
+	net, search, err := loadNetwork(path)
 	if err != nil {
 		return nil, err
 	}
@@ -174,18 +174,18 @@ type ExportOptions struct {
 // (or a run directory's latest) with its architecture, encoding version,
 // search settings for strong play and metadata (iterations trained, date,
 // the run's last measured Elo against random), checksummed and written
-// atomically. LoadPlayer, LoadNetwork and the player spec az:model=FILE
+// atomically. LoadPlayer, loadNetwork and the player spec az:model=FILE
 // read it.
 func Export(checkpoint, out string, opts ExportOptions) error {
-	file, err := ResolveModel(checkpoint)
+	file, err := resolveModel(checkpoint)
 	if err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
-	st, net, err := ReadCheckpointNetwork(file)
+	st, net, err := readCheckpointNetwork(file)
 	if err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
-	cfg, err := ParseSaved([]byte(st.Config))
+	cfg, err := parseSaved([]byte(st.Config))
 	if err != nil {
 		return fmt.Errorf("export %s: its config: %w", file, err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/deathstacks/deathstacks/env"
 	"github.com/deathstacks/deathstacks/mcts"
+	"github.com/deathstacks/deathstacks/mcts/players"
 	"github.com/deathstacks/deathstacks/model"
 )
 
@@ -49,7 +50,7 @@ func TestExportPlaysLikeTheCheckpoint(t *testing.T) {
 	if err := Export(dir, out, ExportOptions{Simulations: 24, Now: stamp}); err != nil {
 		t.Fatal(err)
 	}
-	net, search, err := LoadNetwork(out)
+	net, search, err := loadNetwork(out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,18 +108,18 @@ func TestLoadNetworkErrors(t *testing.T) {
 			if err := os.WriteFile(path, tc.data, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			if _, _, err := LoadNetwork(path); err == nil || !strings.Contains(err.Error(), path) {
-				t.Errorf("LoadNetwork: %v, want an error naming %s", err, path)
+			if _, _, err := loadNetwork(path); err == nil || !strings.Contains(err.Error(), path) {
+				t.Errorf("loadNetwork: %v, want an error naming %s", err, path)
 			}
 			if _, err := LoadPlayer(path, 0, 1); err == nil {
 				t.Error("LoadPlayer accepted it")
 			}
 		})
 	}
-	if _, _, err := LoadNetwork(filepath.Join(t.TempDir(), "missing")); err == nil {
+	if _, _, err := loadNetwork(filepath.Join(t.TempDir(), "missing")); err == nil {
 		t.Error("a missing file loaded")
 	}
-	if _, _, err := LoadNetwork(t.TempDir()); err == nil || !strings.Contains(err.Error(), "no checkpoint") {
+	if _, _, err := loadNetwork(t.TempDir()); err == nil || !strings.Contains(err.Error(), "no checkpoint") {
 		t.Errorf("an empty run directory: %v, want no checkpoint", err)
 	}
 	if err := Export(filepath.Join(dir, "nets", "net-000001.dsnn"), out, ExportOptions{}); err == nil {
@@ -141,11 +142,11 @@ func TestModelsShareOneServer(t *testing.T) {
 	if a != b {
 		t.Error("two loads of one model got two servers")
 	}
-	spec, err := mcts.ParseSpec("az:model=" + dir + ",sims=16")
+	spec, err := players.ParseSpec("az:model=" + dir + ",sims=16")
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := mcts.NewPlayer(spec, 3, models.Load)
+	p, err := players.NewPlayer(spec, 3, models.Load)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"image/color"
-	"io"
 	"maps"
 	"math"
 	"path/filepath"
@@ -16,10 +15,9 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
 
-	"github.com/deathstacks/deathstacks/model"
+	"github.com/deathstacks/deathstacks/train/eval"
+	"github.com/deathstacks/deathstacks/train/internal/chart"
 )
 
 // The plots [PlotMetrics] draws into a run directory.
@@ -45,17 +43,17 @@ func PlotMetrics(dir string, ms []Metrics) error {
 	if len(ms) == 0 {
 		return errors.New("plot: no metrics to plot")
 	}
-	if err := savePanels(filepath.Join(dir, LossPlot), lossPanels(ms), 1500, 850); err != nil {
+	if err := chart.Save(filepath.Join(dir, LossPlot), lossPanels(ms), 1500, 850); err != nil {
 		return err
 	}
-	if err := savePanels(filepath.Join(dir, SelfPlayPlot), selfPlayPanels(ms), 1500, 850); err != nil {
+	if err := chart.Save(filepath.Join(dir, SelfPlayPlot), selfPlayPanels(ms), 1500, 850); err != nil {
 		return err
 	}
 	eval, err := evalPanels(ms)
 	if err != nil || eval == nil {
 		return err
 	}
-	return savePanels(filepath.Join(dir, EvalPlot), eval, 1500, 500)
+	return chart.Save(filepath.Join(dir, EvalPlot), eval, 1500, 500)
 }
 
 // lossPanels are the panels of [LossPlot]. Each loss has its own: on one
@@ -131,13 +129,13 @@ func evalPanels(ms []Metrics) ([][]*plot.Plot, error) {
 	even.Color, even.Dashes = color.Gray{Y: 90}, []vg.Length{vg.Points(6), vg.Points(4)}
 	scorePanel.Add(even)
 	scorePanel.Legend.Add("0.5: even", even)
-	eloPanel := panel(fmt.Sprintf("Elo against each opponent (95%% interval, prior of %g draw)", PriorDraws), "Elo difference", false, ms)
+	eloPanel := panel(fmt.Sprintf("Elo against each opponent (95%% interval, prior of %g draw)", eval.PriorDraws), "Elo difference", false, ms)
 	for i, o := range opponents {
 		if err := addEloBars(eloPanel, ms, o, i); err != nil {
 			return nil, err
 		}
 	}
-	makeRoom(eloPanel, len(opponents))
+	chart.MakeRoom(eloPanel, len(opponents))
 	return [][]*plot.Plot{{scorePanel, eloPanel}}, nil
 }
 
@@ -210,20 +208,9 @@ type curve struct {
 // panel makes a plot of curves against the iteration; fromZero starts
 // the y axis at 0, for quantities that cannot be negative.
 func panel(title, yLabel string, fromZero bool, ms []Metrics, curves ...curve) *plot.Plot {
-	p := plot.New()
-	p.Title.Text = title
-	p.X.Label.Text = "iteration"
+	p := chart.New(title, yLabel)
 	p.X.Tick.Marker = iterationTicks{}
 	p.Y.Tick.Marker = plainTicks{}
-	p.Y.Label.Text = yLabel
-	p.Title.TextStyle.Font.Size = vg.Points(17)
-	for _, a := range []*plot.Axis{&p.X, &p.Y} {
-		a.Label.TextStyle.Font.Size = vg.Points(15)
-		a.Tick.Label.Font.Size = vg.Points(13)
-	}
-	p.Legend.TextStyle.Font.Size = vg.Points(14)
-	p.Legend.Top = true
-	p.Add(plotter.NewGrid())
 	named := 0
 	for i, c := range curves {
 		var xys plotter.XYs
@@ -233,7 +220,7 @@ func panel(title, yLabel string, fromZero bool, ms []Metrics, curves ...curve) *
 			}
 		}
 		if len(xys) > 0 {
-			addLine(p, c.name, xys, i)
+			chart.AddLine(p, c.name, xys, i)
 		}
 		if c.name != "" {
 			named++
@@ -242,31 +229,8 @@ func panel(title, yLabel string, fromZero bool, ms []Metrics, curves ...curve) *
 	if fromZero && p.Y.Min <= p.Y.Max { // not for an axis without data
 		p.Y.Min = 0
 	}
-	makeRoom(p, named)
+	chart.MakeRoom(p, named)
 	return p
-}
-
-// makeRoom raises the top of p's y axis so that a legend of n entries,
-// drawn in the top right corner, stays clear of the curves.
-func makeRoom(p *plot.Plot, n int) {
-	// An axis without data yet runs from +Inf down to -Inf.
-	if span := p.Y.Max - p.Y.Min; n > 0 && finite(span) {
-		p.Y.Max += span * 0.08 * float64(n)
-	}
-}
-
-// addLine draws a line with a mark at every point, so that a curve of a
-// single iteration still shows, and a legend entry unless name is empty.
-// The points must be finite.
-func addLine(p *plot.Plot, name string, xys plotter.XYs, i int) {
-	line := &plotter.Line{XYs: xys, LineStyle: plotter.DefaultLineStyle}
-	line.Color, line.Width = plotutil.Color(i), vg.Points(1.5)
-	points := &plotter.Scatter{XYs: xys, GlyphStyle: plotter.DefaultGlyphStyle}
-	points.Color, points.Shape, points.Radius = plotutil.Color(i), plotutil.Shape(i), vg.Points(2.5)
-	p.Add(line, points)
-	if name != "" {
-		p.Legend.Add(name, line, points)
-	}
 }
 
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
@@ -282,21 +246,12 @@ func evalOpponents(ms []Metrics) []string {
 	return slices.Sorted(maps.Keys(seen))
 }
 
-// eloPoints are the Elo results against one opponent with their intervals.
-type eloPoints []struct{ x, elo, low, high float64 }
-
-func (e eloPoints) Len() int                { return len(e) }
-func (e eloPoints) XY(i int) (x, y float64) { return e[i].x, e[i].elo }
-func (e eloPoints) YError(i int) (low, high float64) {
-	return e[i].elo - e[i].low, e[i].high - e[i].elo
-}
-
 // addEloBars draws the Elo curve against opponent with error bars.
 func addEloBars(p *plot.Plot, ms []Metrics, opponent string, i int) error {
-	var pts eloPoints
+	var pts chart.Points
 	for _, m := range ms {
 		if r, ok := m.Eval[opponent]; ok && finite(r.Elo) && finite(r.EloLow) && finite(r.EloHigh) {
-			pts = append(pts, struct{ x, elo, low, high float64 }{float64(m.Iteration), r.Elo, r.EloLow, r.EloHigh})
+			pts = append(pts, chart.Point{X: float64(m.Iteration), Y: r.Elo, Low: r.EloLow, High: r.EloHigh})
 		}
 	}
 	if len(pts) == 0 {
@@ -312,28 +267,6 @@ func addEloBars(p *plot.Plot, ms []Metrics, opponent string, i int) error {
 	if err != nil {
 		return fmt.Errorf("plot: Elo against %s: %w", opponent, err)
 	}
-	addLine(p, opponent, xys, i)
-	return nil
-}
-
-// savePanels draws a grid of plots into a PNG of w x h pixels at path.
-func savePanels(path string, rows [][]*plot.Plot, w, h vg.Length) error {
-	img := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(72))
-	tiles := draw.Tiles{
-		Rows: len(rows), Cols: len(rows[0]),
-		PadTop: 8, PadBottom: 8, PadLeft: 8, PadRight: 16, PadX: 24, PadY: 24,
-	}
-	canvases := plot.Align(rows, tiles, draw.New(img))
-	for j, row := range rows {
-		for i, p := range row {
-			p.Draw(canvases[j][i])
-		}
-	}
-	if err := model.WriteFileAtomic(path, func(w io.Writer) error {
-		_, err := vgimg.PngCanvas{Canvas: img}.WriteTo(w)
-		return err
-	}); err != nil {
-		return fmt.Errorf("plot: %w", err)
-	}
+	chart.AddLine(p, opponent, xys, i)
 	return nil
 }

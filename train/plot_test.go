@@ -2,7 +2,6 @@ package train
 
 import (
 	"errors"
-	"image/png"
 	"io/fs"
 	"math"
 	"os"
@@ -12,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/deathstacks/deathstacks/train/internal/charttest"
 	"gonum.org/v1/plot"
 )
 
@@ -43,22 +43,6 @@ func runMetrics(n int) []Metrics {
 	return ms
 }
 
-func checkPNG(t *testing.T, path string) {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	cfg, err := png.DecodeConfig(f)
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	if cfg.Width < 800 || cfg.Height < 400 {
-		t.Errorf("%s is %dx%d: too small to read", path, cfg.Width, cfg.Height)
-	}
-}
-
 func TestPlotRun(t *testing.T) {
 	dir := t.TempDir()
 	for _, m := range runMetrics(12) {
@@ -70,7 +54,7 @@ func TestPlotRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, name := range []string{LossPlot, SelfPlayPlot, EvalPlot} {
-		checkPNG(t, filepath.Join(dir, name))
+		charttest.CheckPNG(t, filepath.Join(dir, name))
 	}
 }
 
@@ -80,7 +64,7 @@ func TestPlotWithoutEvaluations(t *testing.T) {
 	if err := PlotMetrics(dir, ms); err != nil {
 		t.Fatal(err)
 	}
-	checkPNG(t, filepath.Join(dir, LossPlot))
+	charttest.CheckPNG(t, filepath.Join(dir, LossPlot))
 	if _, err := os.Stat(filepath.Join(dir, EvalPlot)); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("eval.png written without evaluations: %v", err)
 	}

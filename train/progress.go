@@ -207,11 +207,3 @@ func plainNumber(x float64) string {
 	}
 	return s
 }
-
-// Count writes n with the word that fits it: "1 ply", "2 plies", "0 games".
-func Count(n int, singular, plural string) string {
-	if n == 1 {
-		return "1 " + singular
-	}
-	return strconv.Itoa(n) + " " + plural
-}

@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/deathstacks/deathstacks/train/internal/table"
 )
 
 // fakeClock is a clock the test moves by hand.
@@ -177,7 +179,7 @@ func TestCount(t *testing.T) {
 		n    int
 		want string
 	}{{0, "0 plies"}, {1, "1 ply"}, {2, "2 plies"}, {300, "300 plies"}} {
-		if got := Count(tc.n, "ply", "plies"); got != tc.want {
+		if got := table.Count(tc.n, "ply", "plies"); got != tc.want {
 			t.Errorf("Count(%d) = %q, want %q", tc.n, got, tc.want)
 		}
 	}

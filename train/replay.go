@@ -3,16 +3,15 @@ package train
 import (
 	"bufio"
 	"compress/gzip"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"math/rand/v2"
 	"sync"
 
 	"github.com/deathstacks/deathstacks/env"
 	"github.com/deathstacks/deathstacks/model"
+	"github.com/deathstacks/deathstacks/model/codec"
 )
 
 // Sample is one training position: an observation, its legal actions with
@@ -60,17 +59,6 @@ func (r *Replay) Len() int {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	return len(r.slots)
-}
-
-// Cap returns the window size: the most samples the buffer holds.
-func (r *Replay) Cap() int { return r.capacity }
-
-// Added returns the number of samples ever added, counting those that have
-// since dropped out of the window.
-func (r *Replay) Added() uint64 {
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	return r.added
 }
 
 // Add copies a sample into the window, dropping the oldest one when the
@@ -240,47 +228,42 @@ const (
 func (r *Replay) Encode(w io.Writer) error {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	head := binary.LittleEndian.AppendUint32([]byte(replayMagic), replayVersion)
-	if _, err := w.Write(head); err != nil {
+	head := codec.NewWriter(w)
+	head.Header(replayMagic, replayVersion)
+	if err := head.Err(); err != nil {
 		return fmt.Errorf("encode replay: %w", err)
 	}
 	zw, err := gzip.NewWriterLevel(w, gzip.BestSpeed)
 	if err != nil {
 		return fmt.Errorf("encode replay: %w", err)
 	}
-	buf := make([]byte, 0, 8+6*env.NumActions+4*env.ObservationSize)
-	buf = binary.LittleEndian.AppendUint32(buf, env.ObservationSize)
-	buf = binary.LittleEndian.AppendUint32(buf, env.NumActions)
-	buf = binary.LittleEndian.AppendUint64(buf, uint64(len(r.slots)))
-	buf = binary.LittleEndian.AppendUint64(buf, r.added)
-	if _, err := zw.Write(buf); err != nil {
-		return fmt.Errorf("encode replay: %w", err)
-	}
+	bw := bufio.NewWriterSize(zw, 64<<10)
+	out := codec.NewWriter(bw)
+	out.U32(env.ObservationSize)
+	out.U32(env.NumActions)
+	out.U64(uint64(len(r.slots)))
+	out.U64(r.added)
 	for i := range r.slots {
 		s := r.slotIndex(i)
 		sl := &r.slots[s]
-		buf = binary.LittleEndian.AppendUint32(buf[:0], math.Float32bits(sl.value))
-		buf = binary.LittleEndian.AppendUint16(buf, uint16(len(sl.legal)))
+		out.F32(sl.value)
+		out.U16(uint16(len(sl.legal)))
 		for _, a := range sl.legal {
-			buf = binary.LittleEndian.AppendUint16(buf, a)
+			out.U16(a)
 		}
-		buf = appendFloats(buf, sl.policy)
-		buf = appendFloats(buf, r.obs[s*env.ObservationSize:(s+1)*env.ObservationSize])
-		if _, err := zw.Write(buf); err != nil {
-			return fmt.Errorf("encode replay: %w", err)
-		}
+		out.Float32s(sl.policy)
+		out.Float32s(r.obs[s*env.ObservationSize : (s+1)*env.ObservationSize])
+	}
+	if err := out.Err(); err != nil {
+		return fmt.Errorf("encode replay: %w", err)
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("encode replay: %w", err)
 	}
 	if err := zw.Close(); err != nil {
 		return fmt.Errorf("encode replay: %w", err)
 	}
 	return nil
-}
-
-func appendFloats(buf []byte, v []float32) []byte {
-	for _, x := range v {
-		buf = binary.LittleEndian.AppendUint32(buf, math.Float32bits(x))
-	}
-	return buf
 }
 
 // DecodeReplay reads a buffer written by [Replay.Encode] into a new buffer
@@ -300,27 +283,33 @@ func DecodeReplay(r io.Reader, cfg ReplayConfig) (*Replay, error) {
 	return buf, nil
 }
 
+// The errors of damaged replay data and checkpoints.
+var (
+	errCorrupt   = errors.New("corrupt")
+	errTruncated = fmt.Errorf("truncated: %w", io.ErrUnexpectedEOF)
+)
+
 func (r *Replay) decode(rd io.Reader) error {
-	var head [len(replayMagic) + 4]byte
-	if _, err := io.ReadFull(rd, head[:]); err != nil {
-		return fmt.Errorf("header: %w", eofIsTruncation(err))
-	}
-	if string(head[:len(replayMagic)]) != replayMagic {
+	switch err := codec.NewReader(rd, errCorrupt, errTruncated).Header(replayMagic, replayVersion); {
+	case errors.Is(err, codec.ErrBadMagic):
 		return errors.New("not a replay buffer file")
-	}
-	if v := binary.LittleEndian.Uint32(head[len(replayMagic):]); v != replayVersion {
-		return fmt.Errorf("format version %d: this program reads version %d", v, replayVersion)
+	case err != nil:
+		return fmt.Errorf("header: %w", err)
 	}
 	zr, err := gzip.NewReader(rd)
 	if err != nil {
-		return eofIsTruncation(err)
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return errTruncated
+		}
+		return err
 	}
 	zr.Multistream(false)
-	in := &binReader{r: bufio.NewReaderSize(zr, 64<<10)}
-	obsSize, numActions := in.u32(), in.u32()
-	count, added := in.u64(), in.u64()
-	if in.err != nil {
-		return in.err
+	buffered := bufio.NewReaderSize(zr, 64<<10)
+	in := codec.NewReader(buffered, errCorrupt, errTruncated)
+	obsSize, numActions := in.U32(), in.U32()
+	count, added := in.U64(), in.U64()
+	if err := in.Err(); err != nil {
+		return err
 	}
 	if obsSize != env.ObservationSize || numActions != env.NumActions {
 		return fmt.Errorf("written for observations of %d values and %d actions: this program has %d and %d",
@@ -331,19 +320,19 @@ func (r *Replay) decode(rd io.Reader) error {
 	}
 	s := Sample{Obs: make([]float32, env.ObservationSize)}
 	for k := uint64(0); k < count; k++ {
-		s.Value = math.Float32frombits(in.u32())
-		n := int(in.u16())
-		if in.err == nil && (n == 0 || n > env.NumActions) {
+		s.Value = in.F32()
+		n := int(in.U16())
+		if in.Err() == nil && (n == 0 || n > env.NumActions) {
 			return fmt.Errorf("sample %d: corrupt: %d legal actions", k, n)
 		}
 		s.Legal, s.Policy = grow(s.Legal, n), grow(s.Policy, n)
 		for j := range s.Legal {
-			s.Legal[j] = env.Action(in.u16())
+			s.Legal[j] = env.Action(in.U16())
 		}
-		in.floats(s.Policy)
-		in.floats(s.Obs)
-		if in.err != nil {
-			return fmt.Errorf("sample %d of %d: %w", k, count, in.err)
+		in.Float32s(s.Policy)
+		in.Float32s(s.Obs)
+		if err := in.Err(); err != nil {
+			return fmt.Errorf("sample %d of %d: %w", k, count, err)
 		}
 		if err := r.Add(s); err != nil {
 			return fmt.Errorf("sample %d: corrupt: %w", k, err)
@@ -351,7 +340,7 @@ func (r *Replay) decode(rd io.Reader) error {
 	}
 	// Reading on to the end makes gzip check the CRC and length.
 	var extra [1]byte
-	switch n, err := io.ReadFull(in.r, extra[:]); {
+	switch n, err := io.ReadFull(buffered, extra[:]); {
 	case n > 0:
 		return errors.New("corrupt: data after the last sample")
 	case !errors.Is(err, io.EOF):
@@ -359,42 +348,4 @@ func (r *Replay) decode(rd io.Reader) error {
 	}
 	r.added = added
 	return nil
-}
-
-// eofIsTruncation turns an end of input where data was due into an error
-// that says so.
-func eofIsTruncation(err error) error {
-	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-		return fmt.Errorf("truncated: %w", io.ErrUnexpectedEOF)
-	}
-	return err
-}
-
-// binReader reads little-endian values and remembers the first error.
-type binReader struct {
-	r   io.Reader
-	buf []byte
-	err error
-}
-
-// read returns the next n bytes, or n stale bytes after an error.
-func (b *binReader) read(n int) []byte {
-	b.buf = grow(b.buf, n)
-	if b.err == nil {
-		if _, err := io.ReadFull(b.r, b.buf); err != nil {
-			b.err = eofIsTruncation(err)
-		}
-	}
-	return b.buf
-}
-
-func (b *binReader) u16() uint16 { return binary.LittleEndian.Uint16(b.read(2)) }
-func (b *binReader) u32() uint32 { return binary.LittleEndian.Uint32(b.read(4)) }
-func (b *binReader) u64() uint64 { return binary.LittleEndian.Uint64(b.read(8)) }
-
-func (b *binReader) floats(dst []float32) {
-	raw := b.read(4 * len(dst))
-	for i := range dst {
-		dst[i] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:]))
-	}
 }

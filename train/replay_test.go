@@ -75,8 +75,8 @@ func fill(t testing.TB, cfg ReplayConfig, ps []position) *Replay {
 func TestReplayWindowSlides(t *testing.T) {
 	ps := randomPositions(t, 25, 1)
 	r := fill(t, ReplayConfig{Window: 10}, ps)
-	if r.Len() != 10 || r.Cap() != 10 || r.Added() != 25 {
-		t.Fatalf("Len, Cap, Added = %d, %d, %d; want 10, 10, 25", r.Len(), r.Cap(), r.Added())
+	if r.Len() != 10 || r.capacity != 10 || r.added != 25 {
+		t.Fatalf("Len, Cap, Added = %d, %d, %d; want 10, 10, 25", r.Len(), r.capacity, r.added)
 	}
 	for i := 0; i < 10; i++ {
 		got, err := r.At(i)
@@ -273,8 +273,8 @@ func TestReplayEncodeRoundTrip(t *testing.T) {
 				t.Fatal(err)
 			}
 			want := min(r.Len(), tc.keep)
-			if back.Len() != want || back.Added() != r.Added() {
-				t.Fatalf("Len, Added = %d, %d; want %d, %d", back.Len(), back.Added(), want, r.Added())
+			if back.Len() != want || back.added != r.added {
+				t.Fatalf("Len, Added = %d, %d; want %d, %d", back.Len(), back.added, want, r.added)
 			}
 			for i := 0; i < want; i++ {
 				a, _ := back.At(i)
@@ -390,10 +390,7 @@ func ExampleReplay() {
 	obs := make([]float32, env.ObservationSize)
 	env.EncodeObservation(obs, &p, rules, 1)
 	legal := p.LegalActions(nil, rules.TooTall)
-	policy := make([]float32, len(legal))
-	for j := range policy {
-		policy[j] = 1 / float32(len(legal))
-	}
+	policy := slices.Repeat([]float32{1 / float32(len(legal))}, len(legal))
 	if err := r.Add(Sample{Obs: obs, Legal: legal, Policy: policy, Value: 1}); err != nil {
 		fmt.Println(err)
 		return

@@ -13,7 +13,11 @@ import (
 	"time"
 
 	"github.com/deathstacks/deathstacks/mcts"
+	"github.com/deathstacks/deathstacks/mcts/players"
 	"github.com/deathstacks/deathstacks/model"
+	"github.com/deathstacks/deathstacks/model/codec"
+	"github.com/deathstacks/deathstacks/train/eval"
+	"github.com/deathstacks/deathstacks/train/internal/table"
 )
 
 // ConfigFile is the name of the copy of the config a run keeps in its
@@ -110,7 +114,7 @@ func checkRunDir(dir, name string, resume bool) error {
 	case !info.IsDir():
 		return bad("is a file, not a directory")
 	}
-	existing, err := Checkpoints(dir)
+	existing, err := listCheckpoints(dir)
 	if err != nil {
 		return bad("%v", err)
 	}
@@ -118,7 +122,7 @@ func checkRunDir(dir, name string, resume bool) error {
 	case resume && len(existing) == 0:
 		return bad("holds no checkpoint: no run to resume (check the path, or start a run without --resume)")
 	case !resume && len(existing) > 0:
-		return bad("already holds a run (%s): continue it with --resume, or choose another --out", Count(len(existing), "checkpoint", "checkpoints"))
+		return bad("already holds a run (%s): continue it with --resume, or choose another --out", table.Count(len(existing), "checkpoint", "checkpoints"))
 	case !resume:
 		return nil
 	}
@@ -138,9 +142,6 @@ type runner struct {
 	trainer *model.Trainer
 	replay  *Replay
 	state   CheckpointState
-	// best is the network self-play uses under gating: a copy of the last
-	// one that passed the gate. Without gating it is the trained network.
-	best *model.Network
 }
 
 func metricsPath(dir string) string { return filepath.Join(dir, MetricsFile) }
@@ -167,12 +168,12 @@ func (r *runner) open() error {
 	if err := start(); err != nil {
 		return err
 	}
-	text, err := r.cfg.YAML()
+	text, err := r.cfg.yamlText()
 	if err != nil {
 		return err
 	}
 	r.state.Config = string(text)
-	return model.WriteFileAtomic(filepath.Join(r.dir, ConfigFile), func(w io.Writer) error {
+	return codec.WriteFileAtomic(filepath.Join(r.dir, ConfigFile), func(w io.Writer) error {
 		_, err := w.Write(text)
 		return err
 	})
@@ -183,15 +184,11 @@ func (r *runner) fresh() error {
 	if err != nil {
 		return err
 	}
-	if r.trainer, err = model.NewTrainer(net, r.cfg.Optim.TrainStepConfig); err != nil {
+	if r.trainer, err = model.NewTrainer(net, r.cfg.Optim.TrainConfig); err != nil {
 		return err
 	}
 	if r.replay, err = NewReplay(r.cfg.Replay); err != nil {
 		return err
-	}
-	r.best = net
-	if r.cfg.Eval.Gating {
-		r.best = net.Clone()
 	}
 	// Metrics of an earlier run that never saved a checkpoint are stale.
 	if err := os.Remove(metricsPath(r.dir)); err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -202,14 +199,14 @@ func (r *runner) fresh() error {
 }
 
 func (r *runner) resume() error {
-	path, skipped, err := LatestCheckpoint(r.dir)
+	path, skipped, err := latestCheckpoint(r.dir)
 	for _, s := range skipped {
 		fmt.Fprintf(r.log, "warning: skipping damaged checkpoint %v\n", s)
 	}
 	if err != nil {
 		return err
 	}
-	ck, err := LoadCheckpoint(path, r.cfg)
+	ck, err := loadCheckpoint(path, r.cfg)
 	if err != nil {
 		return err
 	}
@@ -217,15 +214,6 @@ func (r *runner) resume() error {
 		return fmt.Errorf("resume %s: %w", path, err)
 	}
 	r.trainer, r.replay, r.state = ck.Trainer, ck.Replay, ck.State
-	r.best = r.trainer.Network()
-	if r.cfg.Eval.Gating {
-		r.best = r.trainer.Network().Clone()
-		if r.state.BestIteration > 0 && r.state.BestIteration != r.state.Iteration {
-			if r.best, err = model.Load(netPath(r.dir, r.state.BestIteration)); err != nil {
-				return fmt.Errorf("resume: the best network: %w", err)
-			}
-		}
-	}
 	if err := TruncateMetrics(metricsPath(r.dir), r.state.Iteration); err != nil {
 		return fmt.Errorf("resume: %w", err)
 	}
@@ -242,31 +230,22 @@ func (r *runner) loop(ctx context.Context) (Summary, error) {
 	}
 	sessionStart, before := time.Now(), r.state.ElapsedSec
 	elapsed := func() float64 { return before + time.Since(sessionStart).Seconds() }
-	served := r.best
-	srv, err := model.NewServer(served, r.cfg.Server)
+	srv, err := model.NewServer(r.trainer.Network(), r.cfg.Server)
 	if err != nil {
 		return sum, err
 	}
-	defer func() { srv.Close() }()
+	defer srv.Close()
 	for {
 		switch {
 		case target > 0 && r.state.Iteration >= target:
-			fmt.Fprintf(r.log, "done: %s in %s\n", Count(r.state.Iteration, "iteration", "iterations"), r.dir)
+			fmt.Fprintf(r.log, "done: %s in %s\n", table.Count(r.state.Iteration, "iteration", "iterations"), r.dir)
 			return sum, nil
 		case r.cfg.TimeLimit > 0 && elapsed() >= r.cfg.TimeLimit.Seconds():
-			fmt.Fprintf(r.log, "done: the time limit (%v) is reached after %s in %s\n", r.cfg.TimeLimit, Count(r.state.Iteration, "iteration", "iterations"), r.dir)
+			fmt.Fprintf(r.log, "done: the time limit (%v) is reached after %s in %s\n", r.cfg.TimeLimit, table.Count(r.state.Iteration, "iteration", "iterations"), r.dir)
 			return sum, nil
 		case ctx.Err() != nil:
 			sum.Stopped = true
 			return sum, nil
-		}
-		if r.best != served {
-			// Gating passed a new network: self-play moves to it.
-			srv.Close()
-			served = r.best
-			if srv, err = model.NewServer(served, r.cfg.Server); err != nil {
-				return sum, err
-			}
 		}
 		stopped, err := r.iteration(ctx, srv, elapsed)
 		if err != nil {
@@ -348,7 +327,7 @@ func (r *runner) iteration(ctx context.Context, srv *model.Server, elapsed func(
 	if err := saveCheckpoint(checkpointPath(r.dir, it), r.state, r.trainer, r.replay); err != nil {
 		return false, err
 	}
-	if err := pruneCheckpoints(r.dir, r.cfg.Output.KeepLast, r.state.BestIteration); err != nil {
+	if err := pruneCheckpoints(r.dir, r.cfg.Output.KeepLast); err != nil {
 		return false, fmt.Errorf("prune checkpoints: %w", err)
 	}
 	if r.cfg.Output.Plot {
@@ -402,8 +381,8 @@ func (r *runner) train(it int, m *Metrics) error {
 // networkName is the name of the trained network in evaluation records.
 const networkName = "network"
 
-// evaluate plays the network against each baseline (and, under gating,
-// against the best network so far) and records the results.
+// evaluate plays the network against each baseline and records the
+// results.
 func (r *runner) evaluate(ctx context.Context, it int, m *Metrics) error {
 	start := time.Now()
 	defer func() { m.EvalSec = time.Since(start).Seconds() }()
@@ -415,52 +394,33 @@ func (r *runner) evaluate(ctx context.Context, it int, m *Metrics) error {
 		return err
 	}
 	defer srv.Close()
-	current := Entrant{Name: networkName, New: func(seed uint64) (mcts.Player, error) {
+	current := eval.Entrant{Name: networkName, New: func(seed uint64) (mcts.Player, error) {
 		return mcts.NewPUCTPlayer(srv, search, seed)
 	}}
-	opponents := make([]Entrant, 0, len(e.Baselines)+1)
+	opponents := make([]eval.Entrant, 0, len(e.Baselines))
 	for _, text := range e.Baselines {
-		spec, err := mcts.ParseSpec(text)
+		spec, err := players.ParseSpec(text)
 		if err != nil {
 			return err
 		}
-		opponents = append(opponents, Entrant{Name: text, New: func(seed uint64) (mcts.Player, error) {
-			return mcts.NewPlayer(spec, seed, nil)
-		}})
-	}
-	const bestName = "best"
-	if e.Gating {
-		bestSrv, err := model.NewServer(r.best, r.cfg.Server)
-		if err != nil {
-			return err
-		}
-		defer bestSrv.Close()
-		opponents = append(opponents, Entrant{Name: bestName, New: func(seed uint64) (mcts.Player, error) {
-			return mcts.NewPUCTPlayer(bestSrv, search, seed)
-		}})
+		opponents = append(opponents, eval.SpecContender(text, spec, nil).Entrant)
 	}
 	m.Eval = map[string]EvalResult{}
 	total := e.Games * len(opponents)
 	bar := NewProgress(r.log, total, fmt.Sprintf("iteration %d evaluation", it), "games", r.opts.Quiet)
 	defer bar.Finish()
 	for i, opp := range opponents {
-		arena := r.cfg.Arena(iterationSeed(r.cfg.Seed, it) ^ uint64(i+1)<<32)
-		arena.OnGame = func(GameRecord) { bar.Add(1) }
-		records, err := PlayMatch(ctx, current, opp, arena)
+		arena := r.cfg.arena(iterationSeed(r.cfg.Seed, it) ^ uint64(i+1)<<32)
+		arena.OnGame = func(eval.GameRecord) { bar.Add(1) }
+		records, err := eval.PlayMatch(ctx, current, opp, arena)
 		if err != nil {
 			return err
 		}
-		res, err := EvalAgainst(records, networkName, opp.Name)
+		res, err := evalAgainst(records, networkName, opp.Name)
 		if err != nil {
 			return err
 		}
 		m.Eval[opp.Name] = res
-	}
-	if e.Gating {
-		if m.Eval[bestName].Score >= e.GateThreshold {
-			r.best = r.trainer.Network().Clone()
-			r.state.BestIteration = it
-		}
 	}
 	return nil
 }
@@ -493,7 +453,7 @@ func summaryLine(m Metrics, cfg Config) string {
 	if m.TrainSteps > 0 {
 		fmt.Fprintf(&b, "; loss policy %.3f value %.3f", m.PolicyLoss, m.ValueLoss)
 	}
-	for _, base := range append(append([]string(nil), cfg.Eval.Baselines...), "best") {
+	for _, base := range cfg.Eval.Baselines {
 		if r, ok := m.Eval[base]; ok {
 			fmt.Fprintf(&b, "; vs %s %.0f%% (%+.0f Elo)", base, 100*r.Score, r.Elo)
 		}

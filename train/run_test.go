@@ -71,8 +71,8 @@ func TestRunSmokeEndToEnd(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	ckpts, _ := Checkpoints(dir)
-	nets, _ := NetworkSnapshots(dir)
+	ckpts, _ := listCheckpoints(dir)
+	nets, _ := listNetworkSnapshots(dir)
 	if len(ckpts) != min(cfg.Iterations, cfg.Output.KeepLast) || len(nets) != cfg.Iterations {
 		t.Errorf("%d checkpoints and %d network snapshots", len(ckpts), len(nets))
 	}
@@ -87,7 +87,7 @@ func TestRunResumeContinues(t *testing.T) {
 	if _, err := Run(context.Background(), cfg, RunOptions{Iterations: 1}); err != nil {
 		t.Fatal(err)
 	}
-	first, err := LoadCheckpoint(checkpointPath(dir, 1), cfg)
+	first, err := loadCheckpoint(checkpointPath(dir, 1), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +104,7 @@ func TestRunResumeContinues(t *testing.T) {
 	if sum.Iteration != 3 {
 		t.Fatalf("resumed run ended at iteration %d, want 3", sum.Iteration)
 	}
-	last, err := LoadCheckpoint(checkpointPath(dir, 3), cfg)
+	last, err := loadCheckpoint(checkpointPath(dir, 3), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,9 +153,9 @@ func TestResumeSkipsDamagedCheckpoint(t *testing.T) {
 	if err := os.Truncate(path, info.Size()/2); err != nil {
 		t.Fatal(err)
 	}
-	latest, skipped, err := LatestCheckpoint(dir)
+	latest, skipped, err := latestCheckpoint(dir)
 	if err != nil || latest != checkpointPath(dir, 1) || len(skipped) != 1 {
-		t.Fatalf("LatestCheckpoint = %q, %v, %v: want iteration 1 with one skipped", latest, skipped, err)
+		t.Fatalf("latestCheckpoint = %q, %v, %v: want iteration 1 with one skipped", latest, skipped, err)
 	}
 	var log strings.Builder
 	sum, err := Run(context.Background(), cfg, RunOptions{Resume: true, Iterations: 2, Log: &log})
@@ -187,7 +187,7 @@ func runKillChild(dir string) int {
 	cfg.Output.Dir = dir
 	cfg.Iterations = 1000
 	cfg.Eval.Every = 0
-	existing, err := Checkpoints(dir)
+	existing, err := listCheckpoints(dir)
 	if err != nil {
 		return 3
 	}
@@ -204,7 +204,7 @@ func TestKillAndResume(t *testing.T) {
 	}
 	dir := t.TempDir()
 	for round, delay := range []time.Duration{0, 150 * time.Millisecond, 400 * time.Millisecond} {
-		before, _ := Checkpoints(dir)
+		before, _ := listCheckpoints(dir)
 		cmd := exec.Command(os.Args[0], "-test.run=^$")
 		cmd.Env = append(os.Environ(), killChildEnv+"="+dir)
 		var stderr strings.Builder
@@ -216,7 +216,7 @@ func TestKillAndResume(t *testing.T) {
 		// iteration.
 		deadline := time.Now().Add(2 * time.Minute)
 		for {
-			now, _ := Checkpoints(dir)
+			now, _ := listCheckpoints(dir)
 			if len(now) > 0 && (len(before) == 0 || now[len(now)-1].Iteration > before[len(before)-1].Iteration) {
 				break
 			}
@@ -232,7 +232,7 @@ func TestKillAndResume(t *testing.T) {
 		}
 		cmd.Wait()
 
-		latest, skipped, err := LatestCheckpoint(dir)
+		latest, skipped, err := latestCheckpoint(dir)
 		if err != nil || len(skipped) != 0 {
 			t.Fatalf("round %d: after SIGKILL: %q, skipped %v, %v", round, latest, skipped, err)
 		}
@@ -247,8 +247,8 @@ func TestKillAndResume(t *testing.T) {
 		}
 	}
 	// A normal resume finishes one more iteration from the last checkpoint.
-	latest, _, _ := LatestCheckpoint(dir)
-	st, _, err := ReadCheckpointNetwork(latest)
+	latest, _, _ := latestCheckpoint(dir)
+	st, _, err := readCheckpointNetwork(latest)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -295,15 +295,15 @@ func TestCheckpointErrors(t *testing.T) {
 			if err := os.WriteFile(path, tc.data, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := LoadCheckpoint(path, cfg); !errors.Is(err, ErrBadCheckpoint) || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), path) {
-				t.Errorf("LoadCheckpoint: %v, want an ErrBadCheckpoint naming the file and %q", err, tc.want)
+			if _, err := loadCheckpoint(path, cfg); !errors.Is(err, ErrBadCheckpoint) || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), path) {
+				t.Errorf("loadCheckpoint: %v, want an ErrBadCheckpoint naming the file and %q", err, tc.want)
 			}
-			if _, _, err := ReadCheckpointNetwork(path); err == nil {
-				t.Error("ReadCheckpointNetwork accepted it")
+			if _, _, err := readCheckpointNetwork(path); err == nil {
+				t.Error("readCheckpointNetwork accepted it")
 			}
 		})
 	}
-	if _, _, err := LatestCheckpoint(t.TempDir()); !errors.Is(err, ErrNoCheckpoint) {
+	if _, _, err := latestCheckpoint(t.TempDir()); !errors.Is(err, ErrNoCheckpoint) {
 		t.Errorf("empty directory: %v, want ErrNoCheckpoint", err)
 	}
 }

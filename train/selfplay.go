@@ -36,7 +36,7 @@ type selfPlayGame struct {
 	WouldResign, ResignWrong bool
 }
 
-// adjudicationScale is the material lead (in mcts.Heuristic points: 10
+// adjudicationScale is the material lead (in env.Position.Material points: 10
 // per piece under control, 5 per stack) that a game cut off by the move
 // limit scores as tanh(1), about 0.76, for the leading side.
 const adjudicationScale = 60
@@ -131,7 +131,7 @@ func outcome(g *selfPlayGame, judged *env.Position, mover env.Color) float32 {
 	case g.Resigned:
 		return -1
 	case g.Adjudicated:
-		return float32(math.Tanh(float64(mcts.Heuristic(judged, mover)) / adjudicationScale))
+		return float32(math.Tanh(float64(judged.Material(mover)) / adjudicationScale))
 	}
 	return g.Status.Reward(mover) // the environment's reward
 }

@@ -175,7 +175,7 @@ func TestAdjudicationHorizon(t *testing.T) {
 				if horizon > 0 {
 					later = min(later, i+horizon)
 				}
-				lead := mcts.Heuristic(&positions[later], positions[i].SideToMove())
+				lead := positions[later].Material(positions[i].SideToMove())
 				if want := float32(math.Tanh(float64(lead) / adjudicationScale)); math.Abs(float64(s.Value-want)) > 1e-6 {
 					t.Fatalf("sample %d: value %v, want %v (lead %d at ply %d)", i, s.Value, want, lead, later)
 				}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/deathstacks/deathstacks/env"
 	"github.com/deathstacks/deathstacks/mcts"
+	"github.com/deathstacks/deathstacks/mcts/players"
 )
 
 func runBenchMCTS(args []string, s stdio) error {
@@ -43,7 +44,7 @@ measure one core.`, s)
 	if err != nil {
 		return err
 	}
-	ab, err := mcts.NewAlphaBetaPlayer(mcts.AlphaBetaConfig{Depth: *depth}, *seed)
+	ab, err := players.NewAlphaBetaPlayer(players.AlphaBetaConfig{Depth: *depth}, *seed)
 	if err != nil {
 		return err
 	}

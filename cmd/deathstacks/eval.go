@@ -12,14 +12,16 @@ import (
 
 	"github.com/deathstacks/deathstacks/env"
 	"github.com/deathstacks/deathstacks/mcts"
+	"github.com/deathstacks/deathstacks/mcts/players"
 	"github.com/deathstacks/deathstacks/train"
+	"github.com/deathstacks/deathstacks/train/eval"
 )
 
 // playerListHelp explains the repeated player flags of eval and ladder.
 var playerListHelp = `SPEC or NAME=SPEC, repeated. NAME (no ":" or "=" in it) names the player in
 tables and results; by default the name is the spec, and a spec given twice
 becomes SPEC#2, SPEC#3... Specs are KIND or KIND:KEY=VALUE,KEY=VALUE...:
-` + mcts.SpecHelp()
+` + players.SpecHelp()
 
 // stringList is a flag that may be given several times.
 type stringList []string
@@ -66,7 +68,7 @@ games at once.`, s)
 	}
 	rules := env.DefaultRules()
 	rules.MaxPlies = *maxPlies
-	cfg := train.ArenaConfig{Rules: rules, Games: *games, Parallel: *parallel, OpeningPlies: *openingPlies, Seed: *seed}
+	cfg := eval.ArenaConfig{Rules: rules, Games: *games, Parallel: *parallel, OpeningPlies: *openingPlies, Seed: *seed}
 	if err := checkArena(cfg); err != nil {
 		return err
 	}
@@ -88,33 +90,33 @@ games at once.`, s)
 	}
 	pairs := len(contenders) * (len(contenders) - 1) / 2
 	total := pairs * cfg.Games
-	fmt.Fprintf(s.out, "eval: %d players, %s, %s each: %s, %d at once\n", len(contenders), train.Count(pairs, "pair", "pairs"),
-		train.Count(cfg.Games, "game", "games"), train.Count(total, "game", "games"), cfg.Parallel)
+	fmt.Fprintf(s.out, "eval: %d players, %s, %s each: %s, %d at once\n", len(contenders), count(pairs, "pair", "pairs"),
+		count(cfg.Games, "game", "games"), count(total, "game", "games"), cfg.Parallel)
 	bar := train.NewProgress(s.err, total, "eval", "games", *quiet)
-	cfg.OnGame = func(train.GameRecord) { bar.Add(1) }
+	cfg.OnGame = func(eval.GameRecord) { bar.Add(1) }
 	start := time.Now()
-	records, err := train.RoundRobin(context.Background(), train.Entrants(contenders), cfg)
+	records, err := eval.RoundRobin(context.Background(), eval.Entrants(contenders), cfg)
 	bar.Finish()
 	if err != nil {
 		return err
 	}
-	rep, err := train.NewReport(records, contenders, train.DefaultAnchor(contenders), cfg)
+	rep, err := eval.NewReport(records, contenders, eval.DefaultAnchor(contenders), cfg)
 	if err != nil {
 		return err
 	}
 	return publish(s, rep, &rep.ReportSettings, commandLine("eval", args), start, dir, records,
-		train.ResultsFile, train.ReportFile, train.GamesFile, train.EloChart)
+		eval.ResultsFile, eval.ReportFile, eval.GamesFile, eval.EloChart)
 }
 
-// savable is a finished report: [train.Report] or [train.LadderReport].
+// savable is a finished report: [eval.Report] or [eval.LadderReport].
 type savable interface {
 	WriteText(w io.Writer) error
-	Save(dir string, records []train.GameRecord) error
+	Save(dir string, records []eval.GameRecord) error
 }
 
 // publish stamps a report's settings with the start, duration and command
 // of the games, prints it, saves it into dir and says which files it wrote.
-func publish(s stdio, rep savable, settings *train.ReportSettings, command string, start time.Time, dir string, records []train.GameRecord, files ...string) error {
+func publish(s stdio, rep savable, settings *eval.ReportSettings, command string, start time.Time, dir string, records []eval.GameRecord, files ...string) error {
 	settings.Date, settings.DurationSec, settings.Command = start, time.Since(start).Seconds(), command
 	if err := rep.WriteText(s.out); err != nil {
 		return err
@@ -122,13 +124,13 @@ func publish(s stdio, rep savable, settings *train.ReportSettings, command strin
 	if err := rep.Save(dir, records); err != nil {
 		return err
 	}
-	fmt.Fprintf(s.out, "\n%s in %v; wrote %s and %s in %s\n", train.Count(len(records), "game", "games"), time.Since(start).Round(time.Second),
+	fmt.Fprintf(s.out, "\n%s in %v; wrote %s and %s in %s\n", count(len(records), "game", "games"), time.Since(start).Round(time.Second),
 		strings.Join(files[:len(files)-1], ", "), files[len(files)-1], dir)
 	return nil
 }
 
 // checkArena turns bad arena flags into a usage error.
-func checkArena(cfg train.ArenaConfig) error {
+func checkArena(cfg eval.ArenaConfig) error {
 	switch {
 	case cfg.Games < 1:
 		return usageErr("--games must be 1 or more")
@@ -147,15 +149,15 @@ func checkArena(cfg train.ArenaConfig) error {
 // buildContenders reads player arguments (SPEC or NAME=SPEC), names them
 // uniquely and builds each player once, so that a bad spec or model stops
 // the command before any game: a usage error naming the flag.
-func buildContenders(models *train.Models, flagName string, args []string) ([]train.Contender, error) {
+func buildContenders(models *train.Models, flagName string, args []string) ([]eval.Contender, error) {
 	taken := map[string]bool{}
-	var out []train.Contender
+	var out []eval.Contender
 	for _, arg := range args {
 		name, spec, err := parsePlayerArg(flagName, arg)
 		if err != nil {
 			return nil, err
 		}
-		if _, err := mcts.NewPlayer(spec, 0, models.Load); err != nil {
+		if _, err := players.NewPlayer(spec, 0, models.Load); err != nil {
 			return nil, usageErr("%s: %v", flagName, err)
 		}
 		if name == "" {
@@ -167,8 +169,8 @@ func buildContenders(models *train.Models, flagName string, args []string) ([]tr
 			}
 		}
 		taken[name] = true
-		out = append(out, train.Contender{Spec: spec.String(), Entrant: train.Entrant{Name: name, New: func(seed uint64) (mcts.Player, error) {
-			return mcts.NewPlayer(spec, seed, models.Load)
+		out = append(out, eval.Contender{Spec: spec.String(), Entrant: eval.Entrant{Name: name, New: func(seed uint64) (mcts.Player, error) {
+			return players.NewPlayer(spec, seed, models.Load)
 		}}})
 	}
 	return out, nil
@@ -177,17 +179,17 @@ func buildContenders(models *train.Models, flagName string, args []string) ([]tr
 // parsePlayerArg reads SPEC or NAME=SPEC: the text before the first "="
 // is a name when it holds no ":", since in a spec a key=value comes after
 // the kind's colon. The name is empty when none is given.
-func parsePlayerArg(flagName, arg string) (name string, spec mcts.Spec, err error) {
+func parsePlayerArg(flagName, arg string) (name string, spec players.Spec, err error) {
 	text := arg
 	if before, after, ok := strings.Cut(arg, "="); ok && !strings.Contains(before, ":") {
 		if before == "" {
-			return "", mcts.Spec{}, usageErr("%s %q: empty name before =", flagName, arg)
+			return "", players.Spec{}, usageErr("%s %q: empty name before =", flagName, arg)
 		}
 		name, text = before, after
 	}
-	spec, err = mcts.ParseSpec(text)
+	spec, err = players.ParseSpec(text)
 	if err != nil {
-		return "", mcts.Spec{}, usageErr("%s: %v", flagName, err)
+		return "", players.Spec{}, usageErr("%s: %v", flagName, err)
 	}
 	return name, spec, nil
 }

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/deathstacks/deathstacks/mcts"
+	"github.com/deathstacks/deathstacks/mcts/players"
 )
 
 // evalResults is the part of results.json the issue fixes, and a little
@@ -226,7 +226,7 @@ func FuzzParsePlayerArg(f *testing.F) {
 		if strings.ContainsAny(name, ":=") {
 			t.Errorf("%q: name %q holds : or =", arg, name)
 		}
-		again, err := mcts.ParseSpec(spec.String())
+		again, err := players.ParseSpec(spec.String())
 		if err != nil || again.String() != spec.String() {
 			t.Errorf("%q: spec %s does not read back (%v)", arg, spec, err)
 		}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/deathstacks/deathstacks/train"
+	"github.com/deathstacks/deathstacks/train/eval"
 )
 
 func runLadder(args []string, s stdio) error {
@@ -64,8 +65,12 @@ baseline). Writes into --out:
 	if err != nil {
 		return err
 	}
-	ladder, err := train.NewLadder(train.LadderOptions{
-		Run: *run, Every: *every, Simulations: *sims, Games: *games, Parallel: *parallel, Seed: *seed,
+	runInfo, err := train.LadderRun(*run)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	ladder, err := eval.NewLadder(eval.LadderOptions{
+		Run: runInfo, Every: *every, Simulations: *sims, Games: *games, Parallel: *parallel, Seed: *seed,
 	})
 	if err != nil {
 		return usageErr("%v", err)
@@ -80,15 +85,15 @@ baseline). Writes into --out:
 	snaps := ladder.Snapshots()
 	total := ladder.Games(len(baselines))
 	fmt.Fprintf(s.out, "ladder: %s (iterations %d to %d), %s: %s, %d at once\n",
-		train.Count(len(snaps), "snapshot", "snapshots"), snaps[0].Iteration, snaps[len(snaps)-1].Iteration,
-		train.Count(len(baselines), "baseline", "baselines"), train.Count(total, "game", "games"), *parallel)
+		count(len(snaps), "snapshot", "snapshots"), snaps[0].Iteration, snaps[len(snaps)-1].Iteration,
+		count(len(baselines), "baseline", "baselines"), count(total, "game", "games"), *parallel)
 	bar := train.NewProgress(s.err, total, "ladder", "games", *quiet)
 	start := time.Now()
-	rep, records, err := ladder.Play(context.Background(), baselines, func(train.GameRecord) { bar.Add(1) })
+	rep, records, err := ladder.Play(context.Background(), baselines, func(eval.GameRecord) { bar.Add(1) })
 	bar.Finish()
 	if err != nil {
 		return err
 	}
 	return publish(s, rep, &rep.ReportSettings, commandLine("ladder", args), start, dir, records,
-		train.LadderResultsFile, train.LadderReportFile, train.LadderGamesFile, train.LadderChart)
+		eval.LadderResultsFile, eval.LadderReportFile, eval.LadderGamesFile, eval.LadderChart)
 }

@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/deathstacks/deathstacks/model"
@@ -192,4 +193,12 @@ func parseFlagsArgs(fs *flag.FlagSet, args []string, n int) error {
 // usageErr is an error for bad command-line input: exit status 2.
 func usageErr(format string, a ...any) error {
 	return &exitError{code: 2, err: fmt.Errorf(format, a...)}
+}
+
+// count writes n with the word that fits it: "1 ply", "2 plies".
+func count(n int, singular, plural string) string {
+	if n == 1 {
+		return "1 " + singular
+	}
+	return strconv.Itoa(n) + " " + plural
 }

@@ -10,7 +10,6 @@ import (
 
 	"github.com/deathstacks/deathstacks/env"
 	"github.com/deathstacks/deathstacks/mcts"
-	"github.com/deathstacks/deathstacks/train"
 )
 
 const playHelp = `commands:
@@ -117,7 +116,7 @@ func (p *playSession) run() error {
 			return nil
 		}
 	}
-	fmt.Fprintf(p.out, "game over: %v after %s\n", p.game.Status(), train.Count(len(p.game.Moves()), "ply", "plies"))
+	fmt.Fprintf(p.out, "game over: %v after %s\n", p.game.Status(), count(len(p.game.Moves()), "ply", "plies"))
 	return nil
 }
 
@@ -200,7 +199,7 @@ func describe(d mcts.Decision) string {
 		parts = append(parts, fmt.Sprintf("value %+.2f", d.Value))
 	}
 	if d.Simulations > 0 {
-		parts = append(parts, train.Count(d.Simulations, "simulation", "simulations"))
+		parts = append(parts, count(d.Simulations, "simulation", "simulations"))
 	}
 	if d.Depth > 0 {
 		parts = append(parts, fmt.Sprintf("depth %d, score %d", d.Depth, d.Score))

@@ -9,12 +9,13 @@ import (
 
 	"github.com/deathstacks/deathstacks/env"
 	"github.com/deathstacks/deathstacks/mcts"
+	"github.com/deathstacks/deathstacks/mcts/players"
 	"github.com/deathstacks/deathstacks/model"
 	"github.com/deathstacks/deathstacks/train"
 )
 
 // specFlagHelp explains the --player flag of the commands that take one.
-var specFlagHelp = "the player: KIND or KIND:KEY=VALUE,KEY=VALUE... with these kinds and keys:\n" + mcts.SpecHelp()
+var specFlagHelp = "the player: KIND or KIND:KEY=VALUE,KEY=VALUE... with these kinds and keys:\n" + players.SpecHelp()
 
 // newModels returns the loader of az players' networks for one command;
 // the caller closes it when done.
@@ -26,11 +27,11 @@ func buildPlayer(models *train.Models, text string, seed uint64) (mcts.Player, e
 	if text == "" {
 		return nil, fmt.Errorf("no player given: want a spec such as alphabeta:depth=4")
 	}
-	spec, err := mcts.ParseSpec(text)
+	spec, err := players.ParseSpec(text)
 	if err != nil {
 		return nil, err
 	}
-	return mcts.NewPlayer(spec, seed, models.Load)
+	return players.NewPlayer(spec, seed, models.Load)
 }
 
 // botRules returns the rules the bot commands play by: the defaults with
@@ -81,7 +82,7 @@ repetition can be foreseen) at ply 0 of a game.`, s)
 		return fmt.Errorf("read standard input: %w", err)
 	}
 	if bad > 0 {
-		return &exitError{code: 2, err: fmt.Errorf("%s without a move", train.Count(bad, "line", "lines"))}
+		return &exitError{code: 2, err: fmt.Errorf("%s without a move", count(bad, "line", "lines"))}
 	}
 	return nil
 }

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/deathstacks/deathstacks/env"
-	"github.com/deathstacks/deathstacks/train"
 )
 
 func runMoves(args []string, s stdio) error {
@@ -56,7 +55,7 @@ func runMoves(args []string, s stdio) error {
 		return fmt.Errorf("read standard input: %w", err)
 	}
 	if bad > 0 {
-		return &exitError{code: 2, err: errors.New(train.Count(bad, "bad line", "bad lines"))}
+		return &exitError{code: 2, err: errors.New(count(bad, "bad line", "bad lines"))}
 	}
 	return nil
 }

@@ -1,0 +1,11 @@
+// Package players holds the baseline players and the player specs.
+//
+// The baselines need no network: [NewRandomPlayer], [NewGreedyPlayer]
+// (the best material count after one ply, env.Position.Material) and
+// [NewAlphaBetaPlayer] (negamax with iterative deepening and a
+// transposition table); UCT with random rollouts is package mcts's
+// tree search. A [Spec] names any player in text ("greedy",
+// "alphabeta:depth=4", "mcts:sims=1000", "az:model=PATH,simulations=200"):
+// [ParseSpec] reads one and [NewPlayer] builds it, with an [AZLoader]
+// (package train's) for az players, whose keys are mcts's search settings.
+package players

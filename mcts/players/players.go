@@ -1,0 +1,126 @@
+package players
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/deathstacks/deathstacks/mcts"
+)
+
+// AZLoader builds what an az player needs from its model file: the
+// evaluator (safe for concurrent use if players share it) and the search
+// settings that go with the model, such as those of its training config.
+// The keys of the spec override those settings. Package train provides one;
+// package mcts cannot, as it does not import the model.
+type AZLoader func(modelPath string) (mcts.Evaluator, mcts.Config, error)
+
+// NewPlayer builds the player a spec names, with its own seed. An az spec
+// needs loadAZ to turn its model path into an evaluator; with a nil loadAZ
+// it returns an error.
+func NewPlayer(spec Spec, seed uint64, loadAZ AZLoader) (mcts.Player, error) {
+	if err := spec.Validate(); err != nil {
+		return nil, err
+	}
+	switch spec.Kind {
+	case KindRandom:
+		return NewRandomPlayer(seed), nil
+	case KindGreedy:
+		return NewGreedyPlayer(seed), nil
+	case KindAlphaBeta:
+		return NewAlphaBetaPlayer(spec.alphaBetaConfig(), seed)
+	case KindMCTS:
+		return mcts.NewUCTPlayer(spec.uctConfig(), seed)
+	}
+	model, _ := spec.lookup("model")
+	if loadAZ == nil {
+		return nil, fmt.Errorf("player %s: az players need a model loader, which package train provides", spec)
+	}
+	eval, base, err := loadAZ(model)
+	if err != nil {
+		return nil, fmt.Errorf("player %s: %w", spec, err)
+	}
+	cfg := spec.SearchConfig(base)
+	p, err := mcts.NewPUCTPlayer(eval, cfg, seed)
+	if err != nil {
+		return nil, fmt.Errorf("player %s: %w", spec, err)
+	}
+	return p, nil
+}
+
+// alphaBetaConfig returns the settings of an alphabeta spec: depth 4 when
+// neither depth nor time is given, and no depth limit when only time is.
+func (s Spec) alphaBetaConfig() AlphaBetaConfig {
+	cfg := AlphaBetaConfig{Depth: s.intValue("depth", 0), Time: s.durationValue("time")}
+	if cfg.Depth == 0 && cfg.Time == 0 {
+		cfg.Depth = 4
+	}
+	return cfg
+}
+
+// mcts.UCTConfig returns the settings of an mcts spec over [mcts.DefaultUCTConfig].
+func (s Spec) uctConfig() mcts.UCTConfig {
+	cfg := mcts.DefaultUCTConfig()
+	cfg.Simulations = s.intValue("sims", cfg.Simulations)
+	cfg.Exploration = s.floatValue("c", cfg.Exploration)
+	cfg.RolloutDepth = s.intValue("depth", cfg.RolloutDepth)
+	return cfg
+}
+
+// SearchConfig returns base with the search keys of an az spec applied.
+func (s Spec) SearchConfig(base mcts.Config) mcts.Config {
+	c := base
+	for _, p := range s.Params {
+		if _, ok := mcts.CanonicalKey(p.Key); ok {
+			// ParseSpec or Validate has checked the value.
+			_ = c.Set(p.Key, p.Value)
+		}
+	}
+	return c
+}
+
+// SearchParams returns the keys of an az spec that set every search
+// setting to its value in c.
+func SearchParams(c mcts.Config) []Param {
+	var out []Param
+	for _, st := range mcts.Settings() {
+		out = append(out, Param{Key: st.Key, Value: c.Get(st.Key)})
+	}
+	return out
+}
+
+// Model returns the model path of an az spec, or "".
+func (s Spec) Model() string {
+	m, _ := s.lookup("model")
+	return m
+}
+
+// The typed getters read values that Validate or ParseSpec has checked; a
+// missing key gives the default.
+
+func (s Spec) intValue(key string, def int) int {
+	if v, ok := s.lookup(key); ok {
+		if n, err := strconv.Atoi(v); err == nil {
+			return n
+		}
+	}
+	return def
+}
+
+func (s Spec) floatValue(key string, def float64) float64 {
+	if v, ok := s.lookup(key); ok {
+		if x, err := strconv.ParseFloat(v, 64); err == nil {
+			return x
+		}
+	}
+	return def
+}
+
+func (s Spec) durationValue(key string) time.Duration {
+	if v, ok := s.lookup(key); ok {
+		if d, err := time.ParseDuration(v); err == nil {
+			return d
+		}
+	}
+	return 0
+}

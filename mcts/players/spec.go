@@ -1,0 +1,284 @@
+package players
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/deathstacks/deathstacks/mcts"
+)
+
+// The kinds of player a [Spec] can name.
+const (
+	KindRandom    = "random"
+	KindGreedy    = "greedy"
+	KindAlphaBeta = "alphabeta"
+	KindMCTS      = "mcts"
+	KindAZ        = "az"
+)
+
+// Spec names a kind of player and its settings, written as the kind alone
+// ("greedy") or the kind, a colon and comma-separated key=value pairs
+// ("alphabeta:depth=4", "az:model=checkpoints/best.model,sims=200").
+// [ParseSpec] reads one and [Spec.String] writes it back; [NewPlayer]
+// builds the player.
+type Spec struct {
+	Kind   string
+	Params []Param
+}
+
+// Param is one key=value setting of a Spec.
+type Param struct {
+	Key, Value string
+}
+
+// String writes the spec in the form ParseSpec reads.
+func (s Spec) String() string {
+	if len(s.Params) == 0 {
+		return s.Kind
+	}
+	parts := make([]string, len(s.Params))
+	for i, p := range s.Params {
+		parts[i] = p.Key + "=" + p.Value
+	}
+	return s.Kind + ":" + strings.Join(parts, ",")
+}
+
+// keyDef is a setting a kind of player accepts.
+type keyDef struct {
+	name, help string
+	// aliases are other names of the key.
+	aliases []string
+	// check reads a value and returns it in canonical form.
+	check func(text string) (string, error)
+}
+
+// kindDef is a kind of player with its settings.
+type kindDef struct {
+	name, help string
+	keys       []keyDef
+	required   []string
+}
+
+// searchKeys are the search settings an az spec may override: every
+// field of mcts.Config, under its config key or an older alias.
+func searchKeys() []keyDef {
+	var keys []keyDef
+	for _, st := range mcts.Settings() {
+		key := st.Key
+		keys = append(keys, keyDef{name: key, help: st.Help, aliases: st.Aliases, check: func(text string) (string, error) {
+			var c mcts.Config
+			if err := c.Set(key, text); err != nil {
+				return "", err
+			}
+			return c.Get(key), nil
+		}})
+	}
+	return keys
+}
+
+// playerKinds lists every kind of player with its keys; it is never
+// written.
+var playerKinds = []kindDef{
+	{name: KindRandom, help: "a uniformly random legal move"},
+	{name: KindGreedy, help: "an immediate win, else the best heuristic after one ply"},
+	{name: KindAlphaBeta, help: "alpha-beta search (default depth=4)", keys: []keyDef{
+		{name: "depth", help: "deepest iteration in plies", check: intIn(1, maxSearchPly)},
+		{name: "time", help: "time limit per move, such as 500ms", check: durationAbove0},
+	}},
+	{name: KindMCTS, help: "UCT with random rollouts", keys: []keyDef{
+		{name: "sims", help: "simulations per move", check: intIn(1, math.MaxInt32)},
+		{name: "c", help: "UCB1 exploration constant", check: floatAtLeast(0)},
+		{name: "depth", help: "rollout plies before the heuristic", check: intIn(0, 10000)},
+	}},
+	{name: KindAZ, help: "tree search guided by a trained network (PUCT, or a Gumbel root)", keys: append([]keyDef{
+		{name: "model", help: "path of the model file", check: checkPath},
+	}, searchKeys()...), required: []string{"model"}},
+}
+
+// kindNames lists the kinds for error messages.
+func kindNames() string {
+	names := make([]string, len(playerKinds))
+	for i, k := range playerKinds {
+		names[i] = k.name
+	}
+	return strings.Join(names, ", ")
+}
+
+// keyNames lists a kind's keys for error messages.
+func (k *kindDef) keyNames() string {
+	if len(k.keys) == 0 {
+		return "none"
+	}
+	names := make([]string, len(k.keys))
+	for i, kd := range k.keys {
+		names[i] = kd.name
+	}
+	return strings.Join(names, ", ")
+}
+
+func findKind(name string) *kindDef {
+	for i := range playerKinds {
+		if playerKinds[i].name == name {
+			return &playerKinds[i]
+		}
+	}
+	return nil
+}
+
+func (k *kindDef) findKey(name string) *keyDef {
+	for i := range k.keys {
+		if k.keys[i].name == name || slices.Contains(k.keys[i].aliases, name) {
+			return &k.keys[i]
+		}
+	}
+	return nil
+}
+
+// SpecHelp describes every kind of player, one a line, each followed by
+// its keys, one a line, for command help texts.
+func SpecHelp() string {
+	var b strings.Builder
+	for _, k := range playerKinds {
+		fmt.Fprintf(&b, "  %-10s %s\n", k.name, k.help)
+		for _, kd := range k.keys {
+			help := kd.help
+			if len(kd.aliases) > 0 {
+				help += " (also " + strings.Join(kd.aliases, ", ") + ")"
+			}
+			fmt.Fprintf(&b, "      %-17s %s\n", kd.name, help)
+		}
+	}
+	return b.String()
+}
+
+// ParseSpec reads a player spec such as "random", "alphabeta:depth=4",
+// "alphabeta:time=500ms", "mcts:sims=1000" or "az:model=PATH,sims=200".
+// Keys may come in any order, each at most once; values are checked and
+// kept in canonical form ("0500ms" becomes "500ms"). An error names the
+// valid kinds, or the valid keys of the kind.
+func ParseSpec(text string) (Spec, error) {
+	text = strings.TrimSpace(text)
+	kind, rest, hasParams := strings.Cut(text, ":")
+	k := findKind(kind)
+	if k == nil {
+		return Spec{}, fmt.Errorf("player spec %q: unknown kind %q: want one of %s", text, kind, kindNames())
+	}
+	spec := Spec{Kind: kind}
+	if hasParams {
+		for _, part := range strings.Split(rest, ",") {
+			key, value, ok := strings.Cut(part, "=")
+			if !ok {
+				return Spec{}, fmt.Errorf("player spec %q: %q: want key=value (keys of %s: %s)", text, part, kind, k.keyNames())
+			}
+			spec.Params = append(spec.Params, Param{Key: key, Value: value})
+		}
+	}
+	canon, err := spec.check(k)
+	if err != nil {
+		return Spec{}, fmt.Errorf("player spec %q: %w", text, err)
+	}
+	return canon, nil
+}
+
+// Validate reports whether the spec names a kind of player with valid
+// settings, as ParseSpec would accept.
+func (s Spec) Validate() error {
+	k := findKind(s.Kind)
+	if k == nil {
+		return fmt.Errorf("player spec %q: unknown kind %q: want one of %s", s.String(), s.Kind, kindNames())
+	}
+	if _, err := s.check(k); err != nil {
+		return fmt.Errorf("player spec %q: %w", s.String(), err)
+	}
+	return nil
+}
+
+// check validates the params against kind k and returns the spec with
+// canonical values.
+func (s Spec) check(k *kindDef) (Spec, error) {
+	out := Spec{Kind: s.Kind, Params: make([]Param, 0, len(s.Params))}
+	if len(s.Params) == 0 {
+		out.Params = nil
+	}
+	for i, p := range s.Params {
+		kd := k.findKey(p.Key)
+		if kd == nil {
+			return Spec{}, fmt.Errorf("%s has no key %q: valid keys are %s", k.name, p.Key, k.keyNames())
+		}
+		for _, q := range s.Params[:i] {
+			if k.findKey(q.Key) == kd {
+				return Spec{}, fmt.Errorf("key %s given twice", kd.name)
+			}
+		}
+		v, err := kd.check(p.Value)
+		if err != nil {
+			return Spec{}, fmt.Errorf("key %s (%s): %w", p.Key, kd.help, err)
+		}
+		out.Params = append(out.Params, Param{Key: p.Key, Value: v})
+	}
+	for _, req := range k.required {
+		if _, ok := s.lookup(req); !ok {
+			return Spec{}, fmt.Errorf("%s needs key %s", k.name, req)
+		}
+	}
+	return out, nil
+}
+
+// lookup returns the value of a key.
+func (s Spec) lookup(key string) (string, bool) {
+	for _, p := range s.Params {
+		if p.Key == key {
+			return p.Value, true
+		}
+	}
+	return "", false
+}
+
+// The value checks. Each returns the canonical text of a good value.
+
+func intIn(lo, hi int) func(string) (string, error) {
+	return func(text string) (string, error) {
+		n, err := strconv.Atoi(text)
+		if err != nil || n < lo || n > hi {
+			return "", fmt.Errorf("%q: want a whole number from %d to %d", text, lo, hi)
+		}
+		return strconv.Itoa(n), nil
+	}
+}
+
+func floatAtLeast(lo float64) func(string) (string, error) {
+	return floatCheck(func(x float64) bool { return x >= lo }, fmt.Sprintf("of %v or more", lo))
+}
+
+func floatCheck(ok func(float64) bool, want string) func(string) (string, error) {
+	return func(text string) (string, error) {
+		x, err := strconv.ParseFloat(text, 64)
+		if err != nil || !finite(x) || !ok(x) {
+			return "", fmt.Errorf("%q: want a number %s", text, want)
+		}
+		return strconv.FormatFloat(x, 'g', -1, 64), nil
+	}
+}
+
+func durationAbove0(text string) (string, error) {
+	d, err := time.ParseDuration(text)
+	if err != nil || d <= 0 {
+		return "", fmt.Errorf("%q: want a positive duration such as 500ms or 2s", text)
+	}
+	return d.String(), nil
+}
+
+func checkPath(text string) (string, error) {
+	if text == "" || strings.TrimSpace(text) != text {
+		return "", errors.New("want a file path without surrounding spaces")
+	}
+	return text, nil
+}
+
+// finite reports whether x is neither NaN nor infinite.
+func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }

@@ -1,0 +1,205 @@
+package players
+
+import (
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/deathstacks/deathstacks/mcts"
+)
+
+func TestParseSpec(t *testing.T) {
+	cases := []struct {
+		text string
+		want Spec
+		str  string
+	}{
+		{"random", Spec{Kind: "random"}, "random"},
+		{" greedy ", Spec{Kind: "greedy"}, "greedy"},
+		{"alphabeta:depth=4", Spec{"alphabeta", []Param{{"depth", "4"}}}, "alphabeta:depth=4"},
+		{"alphabeta:time=500ms", Spec{"alphabeta", []Param{{"time", "500ms"}}}, "alphabeta:time=500ms"},
+		{"alphabeta:time=0.5s,depth=06", Spec{"alphabeta", []Param{{"time", "500ms"}, {"depth", "6"}}}, "alphabeta:time=500ms,depth=6"},
+		{"mcts:sims=1000", Spec{"mcts", []Param{{"sims", "1000"}}}, "mcts:sims=1000"},
+		{"mcts:sims=10,c=1.4,depth=0", Spec{"mcts", []Param{{"sims", "10"}, {"c", "1.4"}, {"depth", "0"}}}, "mcts:sims=10,c=1.4,depth=0"},
+		{"az:model=PATH,sims=200", Spec{"az", []Param{{"model", "PATH"}, {"sims", "200"}}}, "az:model=PATH,sims=200"},
+		{"az:model=a/b=c.model,cpuct=2.50,temp=1,eps=0.25,reuse=0", Spec{"az", []Param{{"model", "a/b=c.model"}, {"cpuct", "2.5"}, {"temp", "1"}, {"eps", "0.25"}, {"reuse", "false"}}}, "az:model=a/b=c.model,cpuct=2.5,temp=1,eps=0.25,reuse=false"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.text, func(t *testing.T) {
+			s, err := ParseSpec(tc.text)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(s, tc.want) {
+				t.Errorf("got %#v, want %#v", s, tc.want)
+			}
+			if s.String() != tc.str {
+				t.Errorf("String() = %q, want %q", s.String(), tc.str)
+			}
+			if err := s.Validate(); err != nil {
+				t.Errorf("Validate: %v", err)
+			}
+		})
+	}
+}
+
+func TestParseSpecErrors(t *testing.T) {
+	cases := []struct {
+		text string
+		want []string // parts of the message
+	}{
+		{"", []string{"unknown kind", "random, greedy, alphabeta, mcts, az"}},
+		{"minimax", []string{`unknown kind "minimax"`, "random, greedy, alphabeta, mcts, az"}},
+		{"Random", []string{"unknown kind"}},
+		{"random:", []string{`""`, "want key=value", "keys of random: none"}},
+		{"greedy:depth=2", []string{`greedy has no key "depth"`, "valid keys are none"}},
+		{"alphabeta:depth", []string{`"depth"`, "want key=value", "depth, time"}},
+		{"alphabeta:nodes=5", []string{`alphabeta has no key "nodes"`, "valid keys are depth, time"}},
+		{"alphabeta:depth=0", []string{"key depth", "from 1 to 64"}},
+		{"alphabeta:depth=65", []string{"from 1 to 64"}},
+		{"alphabeta:depth=four", []string{"whole number"}},
+		{"alphabeta:time=5", []string{"key time", "duration"}},
+		{"alphabeta:time=-1s", []string{"positive duration"}},
+		{"alphabeta:depth=3,depth=4", []string{"depth given twice"}},
+		{"alphabeta:depth=3,", []string{"want key=value"}},
+		{"mcts:sims=0", []string{"key sims", "from 1"}},
+		{"mcts:c=nan", []string{"key c", "want a number"}},
+		{"mcts:c=-1", []string{"of 0 or more"}},
+		{"mcts:model=x", []string{`mcts has no key "model"`, "sims, c, depth"}},
+		{"az", []string{"az needs key model"}},
+		{"az:sims=100", []string{"az needs key model"}},
+		{"az:model=", []string{"key model", "file path"}},
+		{"az:model=x,eps=2", []string{"key eps", "0 (off) to 1"}},
+		{"az:model=x,sims=5,simulations=6", []string{"key simulations given twice"}},
+		{"az:model=x,reuse=maybe", []string{"true or false"}},
+		{"az:model=x,cpuct=0", []string{"above 0"}},
+		{"az:model=x,bogus=1", []string{"valid keys are model, simulations, c_puct, c_puct_base, fpu_reduction, dirichlet_alpha, dirichlet_epsilon, temperature"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.text, func(t *testing.T) {
+			_, err := ParseSpec(tc.text)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			for _, part := range tc.want {
+				if !strings.Contains(err.Error(), part) {
+					t.Errorf("error %q does not contain %q", err, part)
+				}
+			}
+		})
+	}
+}
+
+func TestSpecConfigs(t *testing.T) {
+	if c := mustSpec(t, "alphabeta").alphaBetaConfig(); c != (AlphaBetaConfig{Depth: 4}) {
+		t.Errorf("alphabeta: %+v, want depth 4", c)
+	}
+	if c := mustSpec(t, "alphabeta:time=2s").alphaBetaConfig(); c != (AlphaBetaConfig{Time: 2 * time.Second}) {
+		t.Errorf("alphabeta:time=2s: %+v, want no depth limit", c)
+	}
+	if c := mustSpec(t, "mcts:depth=7").uctConfig(); c != (mcts.UCTConfig{Simulations: 1000, Exploration: 1, RolloutDepth: 7}) {
+		t.Errorf("mcts:depth=7: %+v", c)
+	}
+	s := mustSpec(t, "az:model=m,sims=50,cpuct=2,cpuct_base=0,fpu=0.1,temp=1,temp_plies=8,final_temp=0.1,alpha=0.2,eps=0.3,batch=16,vloss=3,reuse=false,gumbel=true,considered=8,c_visit=40,c_scale=0.2")
+	want := mcts.Config{Simulations: 50, CPuct: 2, CPuctBase: 0, FPUReduction: 0.1, Temperature: 1, TemperaturePlies: 8,
+		FinalTemperature: 0.1, DirichletAlpha: 0.2, DirichletEpsilon: 0.3, BatchSize: 16, VirtualLoss: 3, ReuseTree: false,
+		Gumbel: true, GumbelConsidered: 8, GumbelCVisit: 40, GumbelCScale: 0.2}
+	if c := s.SearchConfig(mcts.DefaultConfig()); c != want {
+		t.Errorf("az: %+v, want %+v", c, want)
+	}
+	if s.Model() != "m" {
+		t.Errorf("model %q", s.Model())
+	}
+	// The config keys set the same fields as the old spec names.
+	long := mustSpec(t, "az:model=m,simulations=50,c_puct=2,c_puct_base=0,fpu_reduction=0.1,temperature=1,temperature_plies=8,final_temperature=0.1,dirichlet_alpha=0.2,dirichlet_epsilon=0.3,batch_size=16,virtual_loss=3,reuse_tree=false,gumbel=true,gumbel_considered=8,gumbel_c_visit=40,gumbel_c_scale=0.2")
+	if c := long.SearchConfig(mcts.DefaultConfig()); c != want {
+		t.Errorf("az with config keys: %+v, want %+v", c, want)
+	}
+	// SearchParams spells out a config that reads back the same.
+	back := Spec{Kind: KindAZ, Params: append([]Param{{Key: "model", Value: "m"}}, SearchParams(want)...)}
+	if err := back.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if c := back.SearchConfig(mcts.Config{}); c != want {
+		t.Errorf("SearchParams(%+v) reads back as %+v", want, c)
+	}
+	if c := mustSpec(t, "az:model=m").SearchConfig(mcts.DefaultConfig()); c != mcts.DefaultConfig() {
+		t.Errorf("az without keys changed the base config: %+v", c)
+	}
+}
+
+// errLoad is the failure of a model loader.
+var errLoad = errors.New("load failure")
+
+func TestNewPlayer(t *testing.T) {
+	for _, text := range []string{"random", "greedy", "alphabeta:depth=2", "mcts:sims=10"} {
+		if _, err := NewPlayer(mustSpec(t, text), 1, nil); err != nil {
+			t.Errorf("%s: %v", text, err)
+		}
+	}
+	az := mustSpec(t, "az:model=best.model,sims=30")
+	if _, err := NewPlayer(az, 1, nil); err == nil || !strings.Contains(err.Error(), "model loader") {
+		t.Errorf("az without a loader: error %v", err)
+	}
+	var loaded string
+	loader := func(path string) (mcts.Evaluator, mcts.Config, error) {
+		loaded = path
+		return mcts.UniformEvaluator{}, mcts.DefaultConfig(), nil
+	}
+	p, err := NewPlayer(az, 1, loader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if loaded != "best.model" || p.(*mcts.PUCTPlayer).Config().Simulations != 30 {
+		t.Errorf("loaded %q, simulations %d", loaded, p.(*mcts.PUCTPlayer).Config().Simulations)
+	}
+	failing := func(string) (mcts.Evaluator, mcts.Config, error) { return nil, mcts.Config{}, errLoad }
+	if _, err := NewPlayer(az, 1, failing); !errors.Is(err, errLoad) {
+		t.Errorf("failing loader: error %v", err)
+	}
+	if _, err := NewPlayer(Spec{Kind: "alphabeta", Params: []Param{{"depth", "x"}}}, 1, nil); err == nil {
+		t.Error("a hand-made bad spec was accepted")
+	}
+	if _, err := NewPlayer(Spec{Kind: "nobody"}, 1, nil); err == nil {
+		t.Error("an unknown kind was accepted")
+	}
+}
+
+func TestSpecHelpNamesEveryKey(t *testing.T) {
+	help := SpecHelp()
+	for _, k := range playerKinds {
+		if !strings.Contains(help, k.name) {
+			t.Errorf("help lacks kind %s", k.name)
+		}
+		for _, kd := range k.keys {
+			if !strings.Contains(help, "      "+kd.name+" ") {
+				t.Errorf("help lacks key %s of %s", kd.name, k.name)
+			}
+		}
+	}
+}
+
+func FuzzParseSpec(f *testing.F) {
+	for _, s := range []string{"random", "greedy", "alphabeta:depth=4", "alphabeta:time=500ms", "mcts:sims=1000",
+		"az:model=PATH,sims=200", "az:model=x=y,temp=0.5", "alphabeta:depth=3,depth=4", "mcts:", ":", "az:model=a,,"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		s, err := ParseSpec(text)
+		if err != nil {
+			return
+		}
+		again, err := ParseSpec(s.String())
+		if err != nil {
+			t.Fatalf("%q parsed to %q, which does not parse: %v", text, s.String(), err)
+		}
+		if !reflect.DeepEqual(s, again) || again.String() != s.String() {
+			t.Fatalf("%q: round trip %#v -> %q -> %#v", text, s, s.String(), again)
+		}
+		if err := s.Validate(); err != nil {
+			t.Fatalf("%q parsed but does not validate: %v", text, err)
+		}
+	})
+}

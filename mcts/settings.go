@@ -1,0 +1,203 @@
+package mcts
+
+import (
+	"fmt"
+	"math"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/deathstacks/deathstacks/configs"
+)
+
+// Setting describes one field of [Config]. Its Key is the field's YAML key
+// in config files and also its key in player specs
+// ("az:model=...,c_puct=2"); Aliases are the shorter spec names of earlier
+// versions ("cpuct"), still accepted.
+type Setting struct {
+	Key     string
+	Aliases []string
+	Help    string
+}
+
+// setting is a Setting with its field and range: the one place where a
+// search setting is named and checked.
+type setting struct {
+	Setting
+	field func(*Config) any // a pointer to the field: *int, *float64 or *bool
+	// lo and hi bound a number (above: lo itself is out); want says the
+	// range in words.
+	lo, hi float64
+	above  bool
+	want   string
+	// gumbel settings are checked only with a Gumbel root.
+	gumbel bool
+}
+
+// settings lists every field of Config once; each key comes from the
+// field's yaml tag.
+var settings = withKeys([]setting{
+	{Setting: Setting{Aliases: []string{"sims"}, Help: "simulations per move"},
+		field: func(c *Config) any { return &c.Simulations }, lo: 1, hi: math.MaxInt32, want: "1 or more"},
+	{Setting: Setting{Aliases: []string{"cpuct"}, Help: "exploration weight of the prior (c_init of the schedule)"},
+		field: func(c *Config) any { return &c.CPuct }, above: true, hi: math.Inf(1), want: "a number above 0"},
+	{Setting: Setting{Aliases: []string{"cpuct_base"}, Help: "c_base of the c_puct schedule, 0 for a constant c_puct"},
+		field: func(c *Config) any { return &c.CPuctBase }, hi: math.Inf(1), want: "0 (constant c_puct) or more"},
+	{Setting: Setting{Aliases: []string{"fpu"}, Help: "first-play urgency reduction"},
+		field: func(c *Config) any { return &c.FPUReduction }, hi: math.Inf(1), want: "0 or more"},
+	{Setting: Setting{Aliases: []string{"alpha"}, Help: "Dirichlet noise concentration"},
+		field: func(c *Config) any { return &c.DirichletAlpha }, above: true, hi: math.Inf(1), want: "a number above 0"},
+	{Setting: Setting{Aliases: []string{"eps"}, Help: "Dirichlet noise weight, 0 for none"},
+		field: func(c *Config) any { return &c.DirichletEpsilon }, hi: 1, want: "0 (off) to 1"},
+	{Setting: Setting{Aliases: []string{"temp"}, Help: "temperature of the opening plies"},
+		field: func(c *Config) any { return &c.Temperature }, hi: math.Inf(1), want: "0 (most visited) or more"},
+	{Setting: Setting{Aliases: []string{"temp_plies"}, Help: "plies played at temperature"},
+		field: func(c *Config) any { return &c.TemperaturePlies }, hi: math.MaxInt32, want: "0 or more"},
+	{Setting: Setting{Aliases: []string{"final_temp"}, Help: "temperature after them"},
+		field: func(c *Config) any { return &c.FinalTemperature }, hi: math.Inf(1), want: "0 (most visited) or more"},
+	{Setting: Setting{Aliases: []string{"batch"}, Help: "leaves per evaluator call"},
+		field: func(c *Config) any { return &c.BatchSize }, lo: 1, hi: 1 << 16, want: "1 to 65536"},
+	{Setting: Setting{Aliases: []string{"vloss"}, Help: "virtual loss"},
+		field: func(c *Config) any { return &c.VirtualLoss }, hi: math.Inf(1), want: "0 or more"},
+	{Setting: Setting{Aliases: []string{"reuse"}, Help: "keep the tree between moves"},
+		field: func(c *Config) any { return &c.ReuseTree }},
+	{Setting: Setting{Help: "Gumbel root instead of PUCT (dirichlet_epsilon must be 0)"},
+		field: func(c *Config) any { return &c.Gumbel }},
+	{Setting: Setting{Aliases: []string{"considered"}, Help: "moves a Gumbel root considers"},
+		field: func(c *Config) any { return &c.GumbelConsidered }, lo: 1, hi: math.MaxInt32, want: "1 or more", gumbel: true},
+	{Setting: Setting{Aliases: []string{"c_visit"}, Help: "Gumbel sigma's c_visit"},
+		field: func(c *Config) any { return &c.GumbelCVisit }, hi: math.Inf(1), want: "0 or more", gumbel: true},
+	{Setting: Setting{Aliases: []string{"c_scale"}, Help: "Gumbel sigma's c_scale"},
+		field: func(c *Config) any { return &c.GumbelCScale }, above: true, hi: math.Inf(1), want: "a number above 0", gumbel: true},
+})
+
+// withKeys fills in each setting's key from the yaml tag of its field.
+func withKeys(list []setting) []setting {
+	var c Config
+	v := reflect.ValueOf(&c).Elem()
+	for i := range list {
+		p := reflect.ValueOf(list[i].field(&c)).Pointer()
+		for f := range v.NumField() {
+			if v.Field(f).Addr().Pointer() == p {
+				list[i].Key, _, _ = strings.Cut(v.Type().Field(f).Tag.Get("yaml"), ",")
+			}
+		}
+	}
+	return list
+}
+
+// Settings lists the search settings in the order of [Config]'s fields.
+func Settings() []Setting {
+	out := make([]Setting, len(settings))
+	for i, s := range settings {
+		out[i] = s.Setting
+	}
+	return out
+}
+
+// findSetting returns the setting called key or one of its aliases.
+func findSetting(key string) *setting {
+	for i := range settings {
+		if settings[i].Key == key || slices.Contains(settings[i].Aliases, key) {
+			return &settings[i]
+		}
+	}
+	return nil
+}
+
+// CanonicalKey returns the key of the setting called key or one of its
+// aliases, and false for no setting.
+func CanonicalKey(key string) (string, bool) {
+	if s := findSetting(key); s != nil {
+		return s.Key, true
+	}
+	return "", false
+}
+
+// Set parses text as the value of the setting called key (or an alias)
+// and sets it, checking its range: the error says what was wanted.
+func (c *Config) Set(key, text string) error {
+	s := findSetting(key)
+	if s == nil {
+		return fmt.Errorf("no search setting %q", key)
+	}
+	switch p := s.field(c).(type) {
+	case *bool:
+		b, err := strconv.ParseBool(text)
+		if err != nil {
+			return fmt.Errorf("%q: want true or false", text)
+		}
+		*p = b
+	case *int:
+		n, err := strconv.Atoi(text)
+		if err != nil || !s.inRange(float64(n)) {
+			return fmt.Errorf("%q: want a whole number, %s", text, s.want)
+		}
+		*p = n
+	case *float64:
+		x, err := strconv.ParseFloat(text, 64)
+		if err != nil || !s.inRange(x) {
+			return fmt.Errorf("%q: want a number, %s", text, s.want)
+		}
+		*p = x
+	}
+	return nil
+}
+
+// Get returns the value of the setting called key (or an alias) in the
+// form Set reads, or "" for no setting.
+func (c Config) Get(key string) string {
+	s := findSetting(key)
+	if s == nil {
+		return ""
+	}
+	switch p := s.field(&c).(type) {
+	case *bool:
+		return strconv.FormatBool(*p)
+	case *int:
+		return strconv.Itoa(*p)
+	case *float64:
+		return strconv.FormatFloat(*p, 'g', -1, 64)
+	}
+	return ""
+}
+
+// inRange reports whether x is within the setting's range; NaN is not.
+func (s *setting) inRange(x float64) bool {
+	if math.IsNaN(x) || math.IsInf(x, 0) || x > s.hi {
+		return false
+	}
+	if s.above {
+		return x > s.lo
+	}
+	return x >= s.lo
+}
+
+// Validate reports every setting out of range, each as a
+// [*configs.FieldError] naming its key.
+func (c Config) Validate() error {
+	var problems []*configs.FieldError
+	for i := range settings {
+		s := &settings[i]
+		if s.gumbel && !c.Gumbel {
+			continue
+		}
+		var x float64
+		switch p := s.field(&c).(type) {
+		case *int:
+			x = float64(*p)
+		case *float64:
+			x = *p
+		default:
+			continue
+		}
+		if !s.inRange(x) {
+			problems = append(problems, configs.Errorf(s.Key, "is %v: want %s", c.Get(s.Key), s.want))
+		}
+	}
+	if c.Gumbel && c.DirichletEpsilon != 0 {
+		problems = append(problems, configs.Errorf("dirichlet_epsilon", "is %v: want 0 with gumbel, whose own noise explores", c.DirichletEpsilon))
+	}
+	return configs.Join(problems)
+}

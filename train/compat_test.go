@@ -1,0 +1,64 @@
+package train
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/deathstacks/deathstacks/model"
+)
+
+// fixtureRun is a run directory written by the release that introduced
+// checkpoint, replay and network format version 1 (one iteration of a tiny
+// network): every file in it must still load, and writing what was loaded
+// must give the same bytes.
+const fixtureRun = "testdata/run-v1"
+
+func TestReadsRunOfFormatVersion1(t *testing.T) {
+	cfg, err := LoadSaved(filepath.Join(fixtureRun, ConfigFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Name != "fixture" || cfg.Model.Channels != 2 {
+		t.Fatalf("config: name %q, %d channels: want fixture, 2", cfg.Name, cfg.Model.Channels)
+	}
+	path, skipped, err := latestCheckpoint(fixtureRun)
+	if err != nil || len(skipped) > 0 {
+		t.Fatalf("latest checkpoint: %v (skipped %v)", err, skipped)
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ck, err := loadCheckpoint(path, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ck.State.Iteration != 1 || ck.State.Positions != int64(ck.Replay.Len()) || ck.Replay.Len() == 0 {
+		t.Errorf("state: iteration %d, %d positions, replay of %d: want iteration 1 and the positions in the replay",
+			ck.State.Iteration, ck.State.Positions, ck.Replay.Len())
+	}
+	again := filepath.Join(t.TempDir(), filepath.Base(path))
+	if err := saveCheckpoint(again, ck.State, ck.Trainer, ck.Replay); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := os.ReadFile(again); err != nil || !bytes.Equal(got, want) {
+		t.Errorf("rewritten checkpoint differs from the version-1 file (%d bytes, want %d; %v)", len(got), len(want), err)
+	}
+
+	snaps, err := listNetworkSnapshots(fixtureRun)
+	if err != nil || len(snaps) != 1 {
+		t.Fatalf("network snapshots: %v, %v: want one", snaps, err)
+	}
+	net, err := model.Load(snaps[0].Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if net.Steps() != ck.Trainer.Network().Steps() {
+		t.Errorf("snapshot after %d steps, checkpoint after %d: want the same network", net.Steps(), ck.Trainer.Network().Steps())
+	}
+	if _, _, err := loadNetwork(fixtureRun); err != nil {
+		t.Errorf("load the run as a model: %v", err)
+	}
+}

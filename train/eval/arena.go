@@ -1,0 +1,374 @@
+package eval
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+
+	"github.com/deathstacks/deathstacks/env"
+	"github.com/deathstacks/deathstacks/mcts"
+)
+
+// PlayerFactory builds a fresh player for one game from that game's seed.
+// The arena calls factories from several goroutines at once.
+type PlayerFactory func(seed uint64) (mcts.Player, error)
+
+// Entrant is a named player of a match or tournament.
+type Entrant struct {
+	// Name identifies the player in records and ratings, such as its spec.
+	Name string
+	New  PlayerFactory
+}
+
+// ArenaConfig sets up the games of [PlayMatch] and [RoundRobin].
+type ArenaConfig struct {
+	// Rules are the rules of every game.
+	Rules env.Rules
+	// Games is the number of games each pair of entrants plays; each
+	// opening is played twice, once with each entrant as Red (an odd count
+	// leaves the last opening played once).
+	Games int
+	// Parallel is the number of games played at once.
+	Parallel int
+	// OpeningPlies is the number of uniformly random plies that start each
+	// pair of games (never ending the game), so that deterministic players
+	// do not play the same game over and over.
+	OpeningPlies int
+	// Seed drives the openings and the players' seeds: the same seed, with
+	// players that are deterministic given theirs, replays a match exactly,
+	// whatever Parallel is.
+	Seed uint64
+	// OnGame, if not nil, is called with each finished game, one call at a
+	// time, in the order the games finish: for a progress bar, say.
+	OnGame func(GameRecord)
+}
+
+func (c ArenaConfig) validate() error {
+	switch {
+	case c.Games < 1:
+		return fmt.Errorf("arena: %d games: want 1 or more", c.Games)
+	case c.Parallel < 1:
+		return fmt.Errorf("arena: %d parallel games: want 1 or more", c.Parallel)
+	case c.OpeningPlies < 0:
+		return fmt.Errorf("arena: %d opening plies: want 0 or more", c.OpeningPlies)
+	}
+	if err := c.Rules.Validate(); err != nil {
+		return fmt.Errorf("arena: %w", err)
+	}
+	return nil
+}
+
+// How a game ended, in [GameRecord.Reason].
+const (
+	ReasonWin         = "win"          // one side controls every stack
+	ReasonNoStacks    = "no stacks"    // nobody controls a stack: a draw
+	ReasonRepetition  = "repetition"   // a draw by repetition
+	ReasonMoveLimit   = "move limit"   // a draw at the move limit
+	ReasonIllegalMove = "illegal move" // the player to move chose an illegal move and lost
+	ReasonPlayerError = "player error" // the player to move failed or panicked and lost
+)
+
+// The results of a game, in [GameRecord.Result], as Red-Blue points.
+const (
+	ResultRedWins  = "1-0"
+	ResultBlueWins = "0-1"
+	ResultDraw     = "1/2-1/2"
+)
+
+// GameRecord is one game of a match: enough to replay it and to rate the
+// players. It marshals to JSON.
+type GameRecord struct {
+	// Game is the game's number in its match or tournament, from 0.
+	Game int `json:"game"`
+	// Red and Blue are the entrants' names; the seeds are those their
+	// factories got.
+	Red      string `json:"red"`
+	Blue     string `json:"blue"`
+	RedSeed  uint64 `json:"red_seed"`
+	BlueSeed uint64 `json:"blue_seed"`
+	// Opening lists the random plies played from the start position before
+	// the players took over at StartFEN (after StartPly plies).
+	Opening  []string `json:"opening"`
+	StartFEN string   `json:"start_fen"`
+	StartPly int      `json:"start_ply"`
+	// Moves lists the players' moves in the shared notation, such as
+	// "a6-2-a4"; an illegal move that lost the game is not among them.
+	Moves []string `json:"moves"`
+	// Result is "1-0", "0-1" or "1/2-1/2"; Reason says why (see the Reason
+	// constants), and Detail gives the error, panic or illegal move of a
+	// player who lost by misbehaving.
+	Result string `json:"result"`
+	Reason string `json:"reason"`
+	Detail string `json:"detail,omitempty"`
+}
+
+// redScore returns Red's points: 1, 0.5 or 0.
+func (r GameRecord) redScore() float64 {
+	switch r.Result {
+	case ResultRedWins:
+		return 1
+	case ResultBlueWins:
+		return 0
+	}
+	return 0.5
+}
+
+// ScoreOf returns the points player scored in records and the number of
+// games it played.
+func ScoreOf(records []GameRecord, player string) (points float64, games int) {
+	for _, r := range records {
+		switch player {
+		case r.Red:
+			points += r.redScore()
+			games++
+		case r.Blue:
+			points += 1 - r.redScore()
+			games++
+		}
+	}
+	return points, games
+}
+
+// Results turns game records into results for [FitElo].
+func Results(records []GameRecord) []GameResult {
+	out := make([]GameResult, len(records))
+	for i, r := range records {
+		out[i] = GameResult{A: r.Red, B: r.Blue, Score: r.redScore()}
+	}
+	return out
+}
+
+// PlayMatch plays cfg.Games games between a and b, alternating colours
+// (a is Red in the even-numbered games), and returns their records in game
+// order. See [RoundRobin].
+func PlayMatch(ctx context.Context, a, b Entrant, cfg ArenaConfig) ([]GameRecord, error) {
+	return RoundRobin(ctx, []Entrant{a, b}, cfg)
+}
+
+// RoundRobin plays cfg.Games games between every two entrants (the first
+// against the second, the first against the third, and so on), cfg.Parallel
+// at a time, and returns their records in that order.
+//
+// Opening k of every pairing is the same, and both games of an opening
+// start from it with the colours swapped, so no pairing draws easier
+// openings than another. Every game gets fresh players from the factories.
+// A player that returns an error, panics or chooses an illegal move loses
+// that game, recorded with the reason; the tournament goes on. A factory
+// that fails stops the tournament with its error, as does ctx: the records
+// of the games finished by then are returned with the error.
+func RoundRobin(ctx context.Context, entrants []Entrant, cfg ArenaConfig) ([]GameRecord, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	if len(entrants) < 2 {
+		return nil, fmt.Errorf("arena: %d entrants: want 2 or more", len(entrants))
+	}
+	names := map[string]bool{}
+	for i, e := range entrants {
+		switch {
+		case e.Name == "":
+			return nil, fmt.Errorf("arena: entrant %d has no name", i)
+		case names[e.Name]:
+			return nil, fmt.Errorf("arena: two entrants are called %s", e.Name)
+		case e.New == nil:
+			return nil, fmt.Errorf("arena: entrant %s has no player factory", e.Name)
+		}
+		names[e.Name] = true
+	}
+	openings := make([][]env.Move, (cfg.Games+1)/2)
+	for k := range openings {
+		openings[k] = randomOpening(cfg.Rules, cfg.OpeningPlies, mixSeed(cfg.Seed, 0x6f70656e, uint64(k)))
+	}
+	var jobs []gameJob
+	for i := range entrants {
+		for j := i + 1; j < len(entrants); j++ {
+			for k := 0; k < cfg.Games; k++ {
+				red, blue := entrants[i], entrants[j]
+				if k%2 == 1 {
+					red, blue = blue, red
+				}
+				n := uint64(len(jobs))
+				jobs = append(jobs, gameJob{
+					index: len(jobs), red: red, blue: blue, opening: openings[k/2],
+					redSeed: mixSeed(cfg.Seed, n, 0), blueSeed: mixSeed(cfg.Seed, n, 1),
+				})
+			}
+		}
+	}
+	return runGames(ctx, jobs, cfg)
+}
+
+// gameJob is one game to play.
+type gameJob struct {
+	index             int
+	red, blue         Entrant
+	redSeed, blueSeed uint64
+	opening           []env.Move
+}
+
+// runGames plays the jobs on cfg.Parallel goroutines.
+func runGames(ctx context.Context, jobs []gameJob, cfg ArenaConfig) ([]GameRecord, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	records := make([]GameRecord, len(jobs))
+	done := make([]bool, len(jobs))
+	var (
+		mu       sync.Mutex
+		firstErr error
+		wg       sync.WaitGroup
+	)
+	next := make(chan int)
+	for range min(cfg.Parallel, len(jobs)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				rec, err := playGame(jobs[i], cfg.Rules)
+				mu.Lock()
+				if err != nil {
+					if firstErr == nil {
+						firstErr = err
+					}
+					cancel()
+				} else {
+					records[i], done[i] = rec, true
+					if cfg.OnGame != nil {
+						cfg.OnGame(rec)
+					}
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+feed:
+	for i := range jobs {
+		select {
+		case next <- i:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	if firstErr == nil {
+		firstErr = ctx.Err()
+	}
+	if firstErr != nil {
+		var finished []GameRecord
+		for i, ok := range done {
+			if ok {
+				finished = append(finished, records[i])
+			}
+		}
+		return finished, firstErr
+	}
+	return records, nil
+}
+
+// playGame plays one game. Only a failing factory is an error: whatever a
+// player does is part of the record.
+func playGame(job gameJob, rules env.Rules) (GameRecord, error) {
+	rec := GameRecord{Game: job.index, Red: job.red.Name, Blue: job.blue.Name, RedSeed: job.redSeed, BlueSeed: job.blueSeed}
+	g := env.NewGame(rules)
+	for _, m := range job.opening {
+		rec.Opening = append(rec.Opening, m.String())
+		if err := g.Play(m); err != nil {
+			return rec, fmt.Errorf("arena: game %d: opening: %w", job.index, err) // cannot happen: openings are played legally
+		}
+	}
+	start := g.Position()
+	rec.StartFEN, rec.StartPly = start.FEN(), start.Ply()
+	var players [2]mcts.Player
+	for c, e := range [2]Entrant{env.Red: job.red, env.Blue: job.blue} {
+		seed := [2]uint64{env.Red: job.redSeed, env.Blue: job.blueSeed}[c]
+		p, err := build(e.New, seed)
+		if err != nil {
+			return rec, fmt.Errorf("arena: game %d: player %s: %w", job.index, e.Name, err)
+		}
+		players[c] = p
+	}
+	for !g.Status().Over() {
+		pos := g.Position()
+		side := pos.SideToMove()
+		// The player gets a copy, so that one which changes the game it was
+		// given (against the Player contract) cannot corrupt the match.
+		d, err := choose(players[side], g.Clone())
+		if err != nil {
+			forfeit(&rec, side, ReasonPlayerError, err.Error())
+			return rec, nil
+		}
+		if err := g.Play(d.Move); err != nil {
+			forfeit(&rec, side, ReasonIllegalMove, err.Error())
+			return rec, nil
+		}
+		rec.Moves = append(rec.Moves, d.Move.String())
+	}
+	st := g.Status()
+	switch st {
+	case env.RedWins:
+		rec.Result, rec.Reason = ResultRedWins, ReasonWin
+	case env.BlueWins:
+		rec.Result, rec.Reason = ResultBlueWins, ReasonWin
+	case env.DrawRepetition:
+		rec.Result, rec.Reason = ResultDraw, ReasonRepetition
+	case env.MoveLimit:
+		rec.Result, rec.Reason = ResultDraw, ReasonMoveLimit
+	default:
+		rec.Result, rec.Reason = ResultDraw, ReasonNoStacks
+	}
+	return rec, nil
+}
+
+// forfeit ends the game as a loss of side.
+func forfeit(rec *GameRecord, side env.Color, reason, detail string) {
+	rec.Result = ResultBlueWins
+	if side == env.Blue {
+		rec.Result = ResultRedWins
+	}
+	rec.Reason, rec.Detail = reason, detail
+}
+
+// errPanic marks a panic turned into an error.
+var errPanic = errors.New("panic")
+
+// build calls a factory, turning a panic into an error.
+func build(f PlayerFactory, seed uint64) (p mcts.Player, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			p, err = nil, fmt.Errorf("%w: %v", errPanic, r)
+		}
+	}()
+	p, err = f(seed)
+	if err == nil && p == nil {
+		err = errors.New("the factory returned no player")
+	}
+	return p, err
+}
+
+// choose asks a player for a move, turning a panic into an error.
+func choose(p mcts.Player, g *env.Game) (d mcts.Decision, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%w: %v", errPanic, r)
+		}
+	}()
+	return p.Choose(g)
+}
+
+// randomOpening plays plies uniformly random moves from the start position,
+// passing over moves that would end the game, and returns them: the
+// opening of an environment reset (see [env.PlayOpening]).
+func randomOpening(rules env.Rules, plies int, seed uint64) []env.Move {
+	return env.PlayOpening(env.NewGame(rules), plies, rand.New(rand.NewPCG(seed, 0x61726e61)))
+}
+
+// mixSeed derives an independent seed from a base seed and two numbers
+// (splitmix64's finaliser over their combination).
+func mixSeed(seed, a, b uint64) uint64 {
+	x := seed ^ (a+1)*0x9e3779b97f4a7c15 ^ (b+1)*0xbf58476d1ce4e5b9
+	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
+	x = (x ^ x>>27) * 0x94d049bb133111eb
+	return x ^ x>>31
+}

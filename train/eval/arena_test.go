@@ -1,0 +1,383 @@
+package eval
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/deathstacks/deathstacks/env"
+	"github.com/deathstacks/deathstacks/mcts"
+	"github.com/deathstacks/deathstacks/mcts/players"
+)
+
+// The players of these tests: package players has the real ones, but the arena
+// must not depend on how good they are.
+
+// randomPlayer plays a uniformly random legal move.
+type randomPlayer struct{ rng *rand.Rand }
+
+func (p *randomPlayer) Choose(g *env.Game) (mcts.Decision, error) {
+	moves := g.LegalMoves(nil)
+	return mcts.Decision{Move: moves[p.rng.IntN(len(moves))]}, nil
+}
+
+// greedyPlayer plays a move that leaves it the most stacks more than the
+// opponent, breaking ties at random.
+type greedyPlayer struct{ rng *rand.Rand }
+
+func (p *greedyPlayer) Choose(g *env.Game) (mcts.Decision, error) {
+	pos := g.Position()
+	me := pos.SideToMove()
+	var best []env.Move
+	bestScore := -1 << 30
+	for _, m := range g.LegalMoves(nil) {
+		q := pos
+		q.Apply(m)
+		score := countBits(q.Controlled(me)) - countBits(q.Controlled(me.Other()))
+		if score > bestScore {
+			best, bestScore = best[:0], score
+		}
+		if score == bestScore {
+			best = append(best, m)
+		}
+	}
+	return mcts.Decision{Move: best[p.rng.IntN(len(best))]}, nil
+}
+
+func countBits(x uint64) int {
+	n := 0
+	for ; x != 0; x &= x - 1 {
+		n++
+	}
+	return n
+}
+
+// cheatPlayer moves a stack of the opponent's.
+type cheatPlayer struct{}
+
+func (cheatPlayer) Choose(g *env.Game) (mcts.Decision, error) {
+	pos := g.Position()
+	for s := env.Square(0); s < env.NumSquares; s++ {
+		if st := pos.At(s); st.Height() > 0 && st.Top() != pos.SideToMove() {
+			return mcts.Decision{Move: env.Move{From: s, To: env.Destination(s, env.North, 1), Count: 1}}, nil
+		}
+	}
+	return mcts.Decision{}, errors.New("no opponent stack")
+}
+
+type panicPlayer struct{}
+
+func (panicPlayer) Choose(*env.Game) (mcts.Decision, error) { panic("out of cheese") }
+
+type errorPlayer struct{}
+
+func (errorPlayer) Choose(*env.Game) (mcts.Decision, error) {
+	return mcts.Decision{}, errors.New("evaluator closed")
+}
+
+// vandalPlayer chooses a random move, then plays moves on the game it was
+// given, against the Player contract, before returning its choice.
+type vandalPlayer struct{ randomPlayer }
+
+func (p *vandalPlayer) Choose(g *env.Game) (mcts.Decision, error) {
+	d, err := p.randomPlayer.Choose(g)
+	for range 3 {
+		if g.Status().Over() {
+			break
+		}
+		other, _ := p.randomPlayer.Choose(g)
+		_ = g.Play(other.Move)
+	}
+	return d, err
+}
+
+func entrant(name string, newPlayer func(rng *rand.Rand) mcts.Player) Entrant {
+	return Entrant{Name: name, New: func(seed uint64) (mcts.Player, error) {
+		return newPlayer(rand.New(rand.NewPCG(seed, 0))), nil
+	}}
+}
+
+var (
+	randomEntrant = entrant("random", func(r *rand.Rand) mcts.Player { return &randomPlayer{r} })
+	greedyEntrant = entrant("greedy", func(r *rand.Rand) mcts.Player { return &greedyPlayer{r} })
+)
+
+func arenaConfig() ArenaConfig {
+	rules := env.DefaultRules()
+	rules.MaxPlies = 120
+	return ArenaConfig{Rules: rules, Games: 8, Parallel: 3, OpeningPlies: 4, Seed: 42}
+}
+
+func TestMatchColoursAndOpenings(t *testing.T) {
+	recs, err := PlayMatch(context.Background(), greedyEntrant, randomEntrant, arenaConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 8 {
+		t.Fatalf("%d records, want 8", len(recs))
+	}
+	openings := map[string]bool{}
+	for i, r := range recs {
+		wantRed := "greedy"
+		if i%2 == 1 {
+			wantRed = "random"
+		}
+		if r.Game != i || r.Red != wantRed {
+			t.Errorf("game %d: number %d, red %s: want red %s", i, r.Game, r.Red, wantRed)
+		}
+		if len(r.Opening) != 4 || r.StartPly != 4 {
+			t.Errorf("game %d: opening %v at ply %d: want 4 plies", i, r.Opening, r.StartPly)
+		}
+		if i%2 == 1 && (!reflect.DeepEqual(r.Opening, recs[i-1].Opening) || r.StartFEN != recs[i-1].StartFEN) {
+			t.Errorf("games %d and %d start differently: a pair must share its opening", i-1, i)
+		}
+		openings[r.StartFEN] = true
+		checkReplay(t, r, arenaConfig().Rules)
+	}
+	if len(openings) < 3 {
+		t.Errorf("4 pairs used %d distinct openings", len(openings))
+	}
+}
+
+// checkReplay plays a record's opening and moves again and checks its
+// start position and result.
+func checkReplay(t *testing.T, r GameRecord, rules env.Rules) {
+	t.Helper()
+	g := env.NewGame(rules)
+	play := func(moves []string) {
+		for _, text := range moves {
+			m, err := env.ParseMove(text)
+			if err == nil {
+				err = g.Play(m)
+			}
+			if err != nil {
+				t.Fatalf("game %d: replaying %s: %v", r.Game, text, err)
+			}
+		}
+	}
+	play(r.Opening)
+	if p := g.Position(); p.FEN() != r.StartFEN || p.Ply() != r.StartPly {
+		t.Errorf("game %d: starts at %s ply %d, the opening gives %s ply %d", r.Game, r.StartFEN, r.StartPly, p.FEN(), p.Ply())
+	}
+	play(r.Moves)
+	if r.Reason == ReasonIllegalMove || r.Reason == ReasonPlayerError {
+		return
+	}
+	st := g.Status()
+	want := map[env.Status]string{env.RedWins: ResultRedWins, env.BlueWins: ResultBlueWins,
+		env.DrawRepetition: ResultDraw, env.MoveLimit: ResultDraw}[st]
+	if r.Result != want {
+		t.Errorf("game %d: result %s, the replay ends %v", r.Game, r.Result, st)
+	}
+}
+
+func TestMatchReproducible(t *testing.T) {
+	cfg := arenaConfig()
+	first, err := PlayMatch(context.Background(), greedyEntrant, randomEntrant, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Parallel = 1
+	serial, err := PlayMatch(context.Background(), greedyEntrant, randomEntrant, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(first, serial) {
+		t.Error("the same seed played different games with 3 games at once and with 1")
+	}
+	cfg.Seed++
+	other, err := PlayMatch(context.Background(), greedyEntrant, randomEntrant, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if reflect.DeepEqual(first, other) {
+		t.Error("another seed played the same games")
+	}
+}
+
+func TestMisbehavingPlayersLose(t *testing.T) {
+	tests := []struct {
+		name   string
+		player mcts.Player
+		reason string
+		detail string
+	}{
+		{"illegal move", cheatPlayer{}, ReasonIllegalMove, "controlled by"},
+		{"panic", panicPlayer{}, ReasonPlayerError, "panic: out of cheese"},
+		{"error", errorPlayer{}, ReasonPlayerError, "evaluator closed"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			bad := Entrant{Name: "bad", New: func(uint64) (mcts.Player, error) { return tc.player, nil }}
+			cfg := arenaConfig()
+			cfg.Games = 4
+			recs, err := PlayMatch(context.Background(), bad, randomEntrant, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range recs {
+				if r.Reason != tc.reason || !strings.Contains(r.Detail, tc.detail) {
+					t.Errorf("game %d: reason %q, detail %q: want %q, %q", r.Game, r.Reason, r.Detail, tc.reason, tc.detail)
+				}
+				checkReplay(t, r, cfg.Rules)
+			}
+			if points, games := ScoreOf(recs, "bad"); points != 0 || games != 4 {
+				t.Errorf("bad scored %v in %d games, want 0 in 4", points, games)
+			}
+		})
+	}
+}
+
+func TestPlayerCannotChangeTheGame(t *testing.T) {
+	vandal := entrant("vandal", func(r *rand.Rand) mcts.Player { return &vandalPlayer{randomPlayer{r}} })
+	recs, err := PlayMatch(context.Background(), vandal, randomEntrant, arenaConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range recs {
+		if r.Reason == ReasonIllegalMove || r.Reason == ReasonPlayerError {
+			t.Errorf("game %d: %s (%s): the vandal's moves reached the arena's game", r.Game, r.Reason, r.Detail)
+		}
+		checkReplay(t, r, arenaConfig().Rules)
+	}
+}
+
+func TestRoundRobinRatesPlayers(t *testing.T) {
+	cheat := Entrant{Name: "cheat", New: func(uint64) (mcts.Player, error) { return cheatPlayer{}, nil }}
+	var finished atomic.Int32
+	cfg := arenaConfig()
+	cfg.Games = 10
+	cfg.OnGame = func(GameRecord) { finished.Add(1) }
+	recs, err := RoundRobin(context.Background(), []Entrant{randomEntrant, greedyEntrant, cheat}, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 30 || finished.Load() != 30 {
+		t.Fatalf("%d records, %d OnGame calls: want 30", len(recs), finished.Load())
+	}
+	pairs := map[[2]string]int{}
+	for _, r := range recs {
+		pairs[[2]string{min(r.Red, r.Blue), max(r.Red, r.Blue)}]++
+	}
+	if len(pairs) != 3 {
+		t.Errorf("pairings played: %v", pairs)
+	}
+	ratings, err := FitElo(Results(recs), "random")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ratings[0].Player != "greedy" || ratings[2].Player != "cheat" {
+		t.Errorf("ratings %+v: want greedy, random, cheat", ratings)
+	}
+}
+
+func TestArenaFactoryFailureStops(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		factory PlayerFactory
+		want    string
+	}{
+		{"error", func(uint64) (mcts.Player, error) { return nil, errors.New("no such model") }, "no such model"},
+		{"panic", func(uint64) (mcts.Player, error) { panic("bad spec") }, "panic: bad spec"},
+		{"nil player", func(uint64) (mcts.Player, error) { return nil, nil }, "no player"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := PlayMatch(context.Background(), Entrant{Name: "broken", New: tc.factory}, randomEntrant, arenaConfig())
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "broken") {
+				t.Errorf("err = %v, want one naming broken and %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestArenaCancel(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cfg := arenaConfig()
+	cfg.Games, cfg.Parallel = 40, 1
+	cfg.OnGame = func(r GameRecord) {
+		if r.Game == 2 {
+			cancel()
+		}
+	}
+	recs, err := PlayMatch(ctx, randomEntrant, greedyEntrant, cfg)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	if len(recs) < 3 || len(recs) >= 40 {
+		t.Errorf("%d finished records returned, want the few played", len(recs))
+	}
+}
+
+func TestArenaBadSetup(t *testing.T) {
+	ok := arenaConfig()
+	tests := []struct {
+		name     string
+		entrants []Entrant
+		cfg      func(c *ArenaConfig)
+		want     string
+	}{
+		{"no games", []Entrant{randomEntrant, greedyEntrant}, func(c *ArenaConfig) { c.Games = 0 }, "0 games"},
+		{"no workers", []Entrant{randomEntrant, greedyEntrant}, func(c *ArenaConfig) { c.Parallel = 0 }, "parallel"},
+		{"bad rules", []Entrant{randomEntrant, greedyEntrant}, func(c *ArenaConfig) { c.Rules.RepetitionLimit = 1 }, "repetitions"},
+		{"one entrant", []Entrant{randomEntrant}, func(*ArenaConfig) {}, "1 entrants"},
+		{"same name", []Entrant{randomEntrant, randomEntrant}, func(*ArenaConfig) {}, "two entrants are called random"},
+		{"no factory", []Entrant{randomEntrant, {Name: "x"}}, func(*ArenaConfig) {}, "no player factory"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := ok
+			tc.cfg(&cfg)
+			_, err := RoundRobin(context.Background(), tc.entrants, cfg)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("err = %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestGameRecordJSON(t *testing.T) {
+	recs, err := PlayMatch(context.Background(), greedyEntrant, Entrant{Name: "bad", New: func(uint64) (mcts.Player, error) { return panicPlayer{}, nil }}, arenaConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := json.Marshal(recs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back []GameRecord
+	if err := json.Unmarshal(data, &back); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(back, recs) {
+		t.Error("records change in a JSON round trip")
+	}
+	if !strings.Contains(string(data), `"reason":"player error"`) || !strings.Contains(string(data), `"start_fen":"`) {
+		t.Errorf("JSON lacks the expected keys: %.300s", data)
+	}
+}
+
+func ExamplePlayMatch() {
+	greedy := Entrant{Name: "greedy", New: func(seed uint64) (mcts.Player, error) { return players.NewGreedyPlayer(seed), nil }}
+	random := Entrant{Name: "random", New: func(seed uint64) (mcts.Player, error) { return players.NewRandomPlayer(seed), nil }}
+	cfg := ArenaConfig{Rules: env.DefaultRules(), Games: 10, Parallel: 2, OpeningPlies: 2, Seed: 1}
+	records, err := PlayMatch(context.Background(), greedy, random, cfg)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	greedyRed := 0
+	for _, r := range records {
+		if r.Red == "greedy" {
+			greedyRed++
+		}
+	}
+	points, games := ScoreOf(records, "greedy")
+	fmt.Printf("%d games, greedy Red in %d, greedy scored %.0f%% of %d\n", len(records), greedyRed, 100*points/float64(games), games)
+	// Output: 10 games, greedy Red in 5, greedy scored 100% of 10
+}

@@ -1,0 +1,11 @@
+// Package eval measures players against each other without training:
+// [PlayMatch] and [RoundRobin] play games between players built from
+// factories, in parallel and reproducibly, surviving players that cheat,
+// fail or panic; [FitElo] rates the players from the results; a [Report]
+// writes the tables, results.json, games.jsonl and an Elo chart; a
+// [Ladder] rates the network snapshots of a training run on one scale.
+//
+// It needs only the rules, the search and the players; package train
+// calls it for the evaluations of its loop, and the eval and ladder
+// commands use it directly.
+package eval

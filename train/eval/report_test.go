@@ -1,0 +1,332 @@
+package eval
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/deathstacks/deathstacks/env"
+	"github.com/deathstacks/deathstacks/mcts/players"
+	"github.com/deathstacks/deathstacks/train/internal/charttest"
+)
+
+// game returns a record of a finished game between red and blue.
+func game(n int, red, blue, result string) GameRecord {
+	return GameRecord{Game: n, Red: red, Blue: blue, Result: result, Reason: ReasonWin}
+}
+
+// contenders returns contenders named by their specs, without factories.
+func contenders(specs ...string) []Contender {
+	out := make([]Contender, len(specs))
+	for i, s := range specs {
+		out[i] = Contender{Entrant: Entrant{Name: s}, Spec: s}
+	}
+	return out
+}
+
+// testArena is the arena settings the report tests claim.
+var testArena = ArenaConfig{Rules: env.DefaultRules(), Games: 4, Parallel: 1, OpeningPlies: 2, Seed: 9}
+
+// sampleRecords: strong beats weak 3-1 (with colours swapped each game),
+// weak and random draw twice and each wins once, strong beats random 4-0.
+func sampleRecords() []GameRecord {
+	return []GameRecord{
+		game(0, "strong", "weak", ResultRedWins),
+		game(1, "weak", "strong", ResultBlueWins),
+		game(2, "strong", "weak", ResultRedWins),
+		game(3, "weak", "strong", ResultRedWins),
+		game(4, "weak", "random", ResultDraw),
+		game(5, "random", "weak", ResultDraw),
+		game(6, "weak", "random", ResultRedWins),
+		game(7, "random", "weak", ResultRedWins),
+		game(8, "strong", "random", ResultRedWins),
+		game(9, "random", "strong", ResultBlueWins),
+		game(10, "strong", "random", ResultRedWins),
+		game(11, "random", "strong", ResultBlueWins),
+	}
+}
+
+func TestNewReport(t *testing.T) {
+	records := sampleRecords()
+	rep, err := NewReport(records, contenders("strong", "weak", "random"), "random", testArena)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantPairs := []PairResult{
+		{A: "strong", B: "weak", Games: 4, Wins: 3, Losses: 1, Score: 0.75},
+		{A: "weak", B: "random", Games: 4, Wins: 1, Draws: 2, Losses: 1, Score: 0.5},
+		{A: "strong", B: "random", Games: 4, Wins: 4, Score: 1},
+	}
+	if !reflect.DeepEqual(rep.Pairs, wantPairs) {
+		t.Errorf("pairs %+v\nwant %+v", rep.Pairs, wantPairs)
+	}
+	ratings, err := FitElo(Results(records), "random")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Players) != len(ratings) {
+		t.Fatalf("%d players, want %d", len(rep.Players), len(ratings))
+	}
+	for i, s := range rep.Players {
+		r := ratings[i]
+		if s.Name != r.Player || s.Spec != r.Player || s.Elo != r.Elo || s.CI95 != [2]float64{r.Low, r.High} {
+			t.Errorf("standing %d: %+v, want the fit's %+v", i, s, r)
+		}
+		points, games := ScoreOf(records, s.Name)
+		if s.Games != games || s.Wins+s.Draws+s.Losses != games || math.Abs(s.Score-points/float64(games)) > 1e-12 {
+			t.Errorf("%s: %d games %d/%d/%d score %v, want %d games and %v points", s.Name, s.Games, s.Wins, s.Draws, s.Losses, s.Score, games, points)
+		}
+	}
+	if rep.Players[0].Name != "strong" {
+		t.Errorf("best player %s, want strong", rep.Players[0].Name)
+	}
+	if a, ok := rep.standing("random"); !ok || a.Elo != 0 || a.CI95 != [2]float64{0, 0} {
+		t.Errorf("anchor %+v: want Elo 0 with interval [0, 0]", a)
+	}
+	if rep.Anchor != "random" || rep.Games != len(records) || rep.Seed != 9 || rep.GamesPerPair != 4 || rep.OpeningPlies != 2 ||
+		rep.Rules != (ReportRules{TooTall: true, MaxPlies: 300, RepetitionLimit: 3}) {
+		t.Errorf("settings %+v", rep.ReportSettings)
+	}
+}
+
+func TestNewReportErrors(t *testing.T) {
+	cases := []struct {
+		name    string
+		records []GameRecord
+		players []Contender
+		anchor  string
+		want    string
+	}{
+		{"anchor not a player", sampleRecords(), contenders("strong", "weak", "random"), "greedy", `anchor "greedy" is not a player`},
+		{"stranger in a game", sampleRecords(), contenders("strong", "weak"), "weak", `"random" is not a player`},
+		{"player without games", sampleRecords(), contenders("strong", "weak", "random", "idle"), "random", "idle played no game"},
+		{"no games", nil, contenders("strong", "weak"), "weak", "played no game"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := NewReport(tc.records, tc.players, tc.anchor, testArena)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestDefaultAnchor(t *testing.T) {
+	cases := []struct {
+		name    string
+		players []Contender
+		want    string
+	}{
+		{"random when present", contenders("greedy", "alphabeta:depth=2", "random"), "random"},
+		{"else the first", contenders("greedy", "alphabeta:depth=2"), "greedy"},
+		{"a named random", []Contender{{Entrant: Entrant{Name: "x"}, Spec: "greedy"}, {Entrant: Entrant{Name: "base"}, Spec: "random"}}, "base"},
+		{"none", nil, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := DefaultAnchor(tc.players); got != tc.want {
+				t.Errorf("%q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// sampleReport is the report of sampleRecords with its settings filled in.
+func sampleReport(t *testing.T) *Report {
+	t.Helper()
+	rep, err := NewReport(sampleRecords(), contenders("strong", "weak", "random"), "random", testArena)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep.Date = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	rep.DurationSec = 75
+	rep.Command = "deathstacks eval --player strong --player weak --player random --games 4 --seed 9"
+	return rep
+}
+
+// The JSON keeps the contract of results.json: players with spec, elo and
+// ci95 as [low, high]; pairs with a, b, wins, draws and losses.
+func TestReportJSONShape(t *testing.T) {
+	rep := sampleReport(t)
+	data, err := json.Marshal(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Anchor  string           `json:"anchor"`
+		Players []map[string]any `json:"players"`
+		Pairs   []map[string]any `json:"pairs"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Anchor != "random" || len(doc.Players) != 3 || len(doc.Pairs) != 3 {
+		t.Fatalf("document %s", data)
+	}
+	for i, p := range doc.Players {
+		_, spec := p["spec"].(string)
+		elo, isNum := p["elo"].(float64)
+		ci, _ := p["ci95"].([]any)
+		if !spec || !isNum || len(ci) != 2 || !(ci[0].(float64) <= elo && elo <= ci[1].(float64)) {
+			t.Errorf("player %d: want spec, elo and ci95 [low, high] around it: %v", i, p)
+		}
+	}
+	for i, p := range doc.Pairs {
+		for _, key := range []string{"a", "b", "wins", "draws", "losses"} {
+			if _, ok := p[key]; !ok {
+				t.Errorf("pair %d has no %q: %v", i, key, p)
+			}
+		}
+	}
+	var back Report
+	if err := json.Unmarshal(data, &back); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(&back, rep) {
+		t.Errorf("JSON round trip\n%+v\nwant\n%+v", back, *rep)
+	}
+}
+
+func TestReportText(t *testing.T) {
+	if PriorDraws != 1 {
+		t.Fatalf("the reports say the prior is one virtual draw, but PriorDraws is %v", PriorDraws)
+	}
+	var b bytes.Buffer
+	if err := sampleReport(t).WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{
+		"Pairs: ", "A       B       games  W  D  L  score\n", "strong  weak        4  3  0  1  0.750\n",
+		"Players: ", "relative to random = 0", "anchor", "±", "a prior of one virtual draw",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("text lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "spec") {
+		t.Errorf("a spec column although every name is its spec:\n%s", out)
+	}
+}
+
+func TestReportMarkdown(t *testing.T) {
+	rep := sampleReport(t)
+	rep.Players[1].Name = "named" // a name unlike its spec brings the spec column
+	md := rep.Markdown()
+	for _, want := range []string{
+		"# Evaluation\n", "- date: 2026-11-30 12:00 UTC, 1m15s of play\n", "- 12 games, 4 per pair",
+		"same 2 random plies", "move limit 300 plies", "- seed: 9\n", "](elo.png)",
+		"## Players\n", "a prior of one virtual draw", "| # | player | spec | Elo | ±95% |", "|---:|---|---|---:|---:|",
+		"## Pairs\n", "| strong | weak | 4 | 3 | 0 | 1 | 0.750 |",
+		"## Reproduce\n", "```sh\n" + rep.Command + "\n```",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("Markdown lacks %q:\n%s", want, md)
+		}
+	}
+}
+
+func TestReportSave(t *testing.T) {
+	dir := t.TempDir()
+	rep, records := sampleReport(t), sampleRecords()
+	if err := rep.Save(dir, records); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, ResultsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Report
+	if err := json.Unmarshal(data, &back); err != nil || !reflect.DeepEqual(&back, rep) {
+		t.Errorf("results.json reads back as %+v (%v)", back, err)
+	}
+	md, err := os.ReadFile(filepath.Join(dir, ReportFile))
+	if err != nil || string(md) != rep.Markdown() {
+		t.Errorf("report.md differs from the Markdown (%v)", err)
+	}
+	f, err := os.Open(filepath.Join(dir, GamesFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var games []GameRecord
+	for sc := bufio.NewScanner(f); sc.Scan(); {
+		var g GameRecord
+		if err := json.Unmarshal(sc.Bytes(), &g); err != nil {
+			t.Fatalf("games.jsonl line %d: %v", len(games)+1, err)
+		}
+		games = append(games, g)
+	}
+	if !reflect.DeepEqual(games, records) {
+		t.Errorf("games.jsonl holds %d games unlike the records", len(games))
+	}
+	charttest.CheckPNG(t, filepath.Join(dir, EloChart))
+	if err := rep.Save(filepath.Join(dir, "missing"), records); err == nil {
+		t.Error("saving into a missing directory: no error")
+	}
+}
+
+// A real tournament: greedy must come out above random, alpha-beta above
+// greedy, and the report must agree with the records.
+func TestReportOfRoundRobin(t *testing.T) {
+	specs := []string{"random", "greedy", "alphabeta:depth=1"}
+	var contenders []Contender
+	for _, text := range specs {
+		spec, err := players.ParseSpec(text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		contenders = append(contenders, SpecContender(text, spec, nil))
+	}
+	cfg := ArenaConfig{Rules: env.DefaultRules(), Games: 8, Parallel: 2, OpeningPlies: 2, Seed: 5}
+	records, err := RoundRobin(context.Background(), Entrants(contenders), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := NewReport(records, contenders, DefaultAnchor(contenders), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Pairs) != 3 || rep.Pairs[0].A != "random" || rep.Pairs[0].B != "greedy" || rep.Pairs[2].A != "greedy" {
+		t.Errorf("pairs %+v: want the round robin's order", rep.Pairs)
+	}
+	greedy, _ := rep.standing("greedy")
+	if greedy.Elo <= 0 {
+		t.Errorf("greedy Elo %v: want above random's 0", greedy.Elo)
+	}
+	if rep.Players[len(rep.Players)-1].Name != "random" {
+		t.Errorf("players %+v: want random last", rep.Players)
+	}
+}
+
+func ExampleNewReport() {
+	var contenders []Contender
+	for _, name := range []string{"greedy", "random"} {
+		spec, _ := players.ParseSpec(name)
+		contenders = append(contenders, SpecContender(name, spec, nil))
+	}
+	cfg := ArenaConfig{Rules: env.DefaultRules(), Games: 10, Parallel: 2, OpeningPlies: 2, Seed: 1}
+	records, err := RoundRobin(context.Background(), Entrants(contenders), cfg)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	rep, err := NewReport(records, contenders, DefaultAnchor(contenders), cfg)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	greedy, _ := rep.standing("greedy")
+	fmt.Printf("%d games, anchor %s, greedy above it: %v\n", rep.Games, rep.Anchor, greedy.Elo > 0)
+	// Output: 10 games, anchor random, greedy above it: true
+}
