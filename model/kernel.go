@@ -45,8 +45,8 @@ func Kernels() string {
 // place: each tap is the same rows shifted by one offset. b is packed: nr
 // values per (tap, p) row. Out-of-range slices panic, in both forms.
 func kernel(a []float32, offs []int, k, lda int, b, c []float32, ldc int, bias, res []float32, flags int) {
+	checkKernel(a, offs, k, lda, b, c, ldc, bias, res)
 	if fastKernels {
-		checkKernel(a, offs, k, lda, b, c, ldc, bias, res)
 		kernelAsm(a, offs, k, lda, b, c, ldc, bias, res, flags)
 		return
 	}
