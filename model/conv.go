@@ -80,10 +80,8 @@ type packedNet struct {
 	// stride is the trunk's channels rounded up to whole panels: the
 	// activations' channel stride, padding channels always zero.
 	stride     int
-	trunk      []packedConv // stem, then two per block
-	policy     packedConv
-	policyBias []float32 // per action, shared with the engine's weights
-	value      packedConv
+	trunk         []packedConv // stem, then two per block
+	policy, value packedHead
 }
 
 // load packs the weights w (in Config.specs order).
@@ -99,9 +97,39 @@ func (p *packedNet) load(cfg Config, w [][]float32) {
 		p.trunk[1+i].pack(w[2+2*i], ch, ch, 3, w[3+2*i])
 	}
 	h := 2 + 4*cfg.Blocks
-	p.policy.pack(w[h], policyPlanes, ch, 1, nil)
-	p.policyBias = w[h+1]
-	p.value.pack(w[h+2], cfg.ValuePlanes, ch, 1, w[h+3])
+	p.policy.pack(w[h], policyPlanes, ch, w[h+1], false)
+	p.value.pack(w[h+2], cfg.ValuePlanes, ch, w[h+3], true)
+}
+
+// packedHead is a head's 1x1 convolution: per position, the planes x 36
+// outputs are w (planes x in, the stored layout, rows zero-padded to a
+// multiple of mr) times the position's trunk output (in x 36), plus bias
+// (planes x 36), through ReLU if relu. Computed this way round, the
+// kernel's tile is mr planes of nr squares, stored straight into the
+// plane-major output.
+type packedHead struct {
+	planes, in int
+	w, bias    []float32
+	relu       bool
+}
+
+// pack sets the head from stored weights w (planes, in, 1, 1) and a bias
+// per plane (bias of length planes) or per output (planes x 36).
+func (p *packedHead) pack(w []float32, planes, in int, bias []float32, relu bool) {
+	p.planes, p.in, p.relu = planes, in, relu
+	rows := (planes + mr - 1) / mr * mr
+	p.w = grow(p.w, rows*in)
+	clear(p.w[copy(p.w, w[:planes*in]):])
+	p.bias = grow(p.bias, planes*env.NumSquares)
+	if len(bias) == len(p.bias) {
+		copy(p.bias, bias)
+		return
+	}
+	for q := range planes {
+		for s := range env.NumSquares {
+			p.bias[q*env.NumSquares+s] = bias[q]
+		}
+	}
 }
 
 // fusedOp is what the trunk and head ops share: the gorgonia Op methods
@@ -247,24 +275,30 @@ func (op *trunkOp) conv(p *packedConv, src []float32, inStride int, dst, res []f
 	}
 }
 
-// headOp is a head's 1x1 convolution of the trunk's output into planes of
-// 6x6, flattened plane-major (NCHW) per position: the policy's logits plus
-// a bias per action, or the value head's planes plus a bias per plane,
-// through ReLU.
+// headOp is a head's 1x1 convolution (packedHead) of the trunk's output
+// into planes of 6x6, flattened plane-major (NCHW) per position: the
+// policy's logits, or the value head's planes.
 type headOp struct {
 	fusedOp
-	p    *packedConv
+	p *packedHead
+	// b is one position's trunk output packed for the kernel: three
+	// panels of nr squares (36 and zero padding), in values each.
+	b    []float32
 	tile [mr * nr]float32
 }
 
-func newHeadOp(name string, w *packedNet, batch int, p *packedConv) *headOp {
+// headPanels is the number of nr-square panels covering the board.
+const headPanels = (env.NumSquares + nr - 1) / nr
+
+func newHeadOp(name string, w *packedNet, batch int, p *packedHead) *headOp {
 	return &headOp{
 		fusedOp: fusedOp{
 			name: name, w: w, batch: batch,
 			in:  tensor.Shape{batch, paddedSide, paddedSide, w.stride},
-			out: tensor.New(tensor.WithShape(batch, p.out*env.NumSquares), tensor.Of(tensor.Float32)),
+			out: tensor.New(tensor.WithShape(batch, p.planes*env.NumSquares), tensor.Of(tensor.Float32)),
 		},
 		p: p,
+		b: make([]float32, headPanels*p.in*nr),
 	}
 }
 
@@ -275,39 +309,52 @@ func (op *headOp) Do(vals ...G.Value) (G.Value, error) {
 	}
 	p, stride := op.p, op.w.stride
 	out := op.out.Float32s()
-	var offs [1]int
+	size := p.planes * env.NumSquares
 	flags := 0
-	var actionBias []float32
-	if p.bias == nil {
-		actionBias = op.w.policyBias
-	} else {
+	if p.relu {
 		flags = kernelReLU
 	}
-	size := p.out * env.NumSquares
+	offs := [1]int{0}
+	const ld = env.NumSquares
 	for b := range op.batch {
-		for y := range boardSide {
-			a := h[rowStart(b, y)*stride:]
-			for jr := range p.panels() {
-				var bias []float32
-				if p.bias != nil {
-					bias = p.bias[jr*nr:]
+		op.packPosition(h[b*paddedPixels*stride:], stride)
+		dst := out[b*size : (b+1)*size]
+		for r := 0; r < p.planes; r += mr {
+			a := p.w[r*p.in : (r+mr)*p.in]
+			for jr := range headPanels {
+				bp := op.b[jr*p.in*nr : (jr+1)*p.in*nr]
+				o := r*ld + jr*nr
+				rows, cols := min(mr, p.planes-r), min(nr, ld-jr*nr)
+				if rows == mr && cols == nr {
+					kernel(a, offs[:], p.in, p.in, bp, dst[o:], ld, nil, p.bias[o:], flags)
+					continue
 				}
-				kernel(a, offs[:], p.in, stride, p.w[jr*p.in*nr:(jr+1)*p.in*nr], op.tile[:], nr, bias, nil, flags)
-				// Scatter the tile (6 squares x nr planes) plane-major.
-				for j := range min(nr, p.out-jr*nr) {
-					plane := (jr*nr + j) * env.NumSquares
-					row := out[b*size+plane+y*boardSide:][:boardSide]
-					for x := range row {
-						row[x] = op.tile[x*nr+j]
-					}
-					if actionBias != nil {
-						for x, v := range actionBias[plane+y*boardSide:][:boardSide] {
-							row[x] += v
+				kernel(a, offs[:], p.in, p.in, bp, op.tile[:], nr, nil, nil, 0)
+				for i := range rows {
+					for j := range cols {
+						v := op.tile[i*nr+j] + p.bias[o+i*ld+j]
+						if p.relu {
+							v = max(v, 0)
 						}
+						dst[o+i*ld+j] = v
 					}
 				}
 			}
 		}
 	}
 	return op.out, nil
+}
+
+// packPosition packs one position's trunk output h (8x8 pixels of stride
+// channels) into op.b: per panel, per channel, nr squares.
+func (op *headOp) packPosition(h []float32, stride int) {
+	in := op.p.in
+	clear(op.b)
+	for s := range env.NumSquares {
+		px := h[rowStart(0, s/boardSide)*stride+(s%boardSide)*stride:][:in]
+		panel := op.b[(s/nr)*in*nr:]
+		for c, v := range px {
+			panel[c*nr+s%nr] = v
+		}
+	}
 }
