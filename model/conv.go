@@ -79,7 +79,7 @@ type packedNet struct {
 	cfg Config
 	// stride is the trunk's channels rounded up to whole panels: the
 	// activations' channel stride, padding channels always zero.
-	stride     int
+	stride        int
 	trunk         []packedConv // stem, then two per block
 	policy, value packedHead
 }

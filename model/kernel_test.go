@@ -3,6 +3,7 @@ package model
 import (
 	"math"
 	"testing"
+	"time"
 )
 
 // refKernel is kernel's definition in float64.
@@ -145,5 +146,12 @@ func BenchmarkKernel(b *testing.B) {
 			flops := 2 * float64(mr*nr*k*len(offs))
 			b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 		})
+	}
+}
+
+func TestPeakGFLOPS(t *testing.T) {
+	cores, gflops := PeakGFLOPS(20 * time.Millisecond)
+	if cores < 1 || !(gflops > 0.1) || gflops > 1e5 {
+		t.Errorf("PeakGFLOPS = %d cores, %v GFLOP/s", cores, gflops)
 	}
 }
