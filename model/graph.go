@@ -134,6 +134,18 @@ func (n *net) outputs() (logits, values []float32, err error) {
 	return logits, values, nil
 }
 
+// finish adds the value head's fully connected layers over v (B,
+// ValuePlanes*36) with learnables fc (value.fc1.w, .fc1.b, .fc2.w, .fc2.b),
+// setting n.value, and the copies of n's outputs.
+func (b *builder) finish(n *net, v *G.Node, fc []*G.Node) {
+	v = b.relu(b.bias(b.matmul(v, fc[0]), fc[1]))
+	n.value = b.tanh(b.bias(b.matmul(v, fc[2]), fc[3]))
+	if b.err == nil {
+		G.Read(n.logits, &n.logitsOut)
+		G.Read(n.value, &n.valueOut)
+	}
+}
+
 // newFastNet builds the fused forward graph of packed's network for batch
 // positions with input backing xs: the trunk and the heads' convolutions
 // are fused ops over the packed weights, the value head's fully connected
@@ -151,18 +163,9 @@ func newFastNet(g *G.ExprGraph, packed *packedNet, batch int, xs []float32, weig
 		p[i] = b.input(specs[fc+i].name, weights[fc+i], specs[fc+i].shape...)
 	}
 	n.x = b.input("x", xs, batch, env.NumPlanes, boardSide, boardSide)
-	if b.err != nil {
-		return nil, fmt.Errorf("build fused %v network for batch %d: %w", cfg, batch, b.err)
-	}
 	h := b.apply(newTrunkOp(packed, batch), n.x)
 	n.logits = b.apply(newHeadOp("fusedPolicy", packed, batch, &packed.policy), h)
-	v := b.apply(newHeadOp("fusedValueConv", packed, batch, &packed.value), h)
-	v = b.relu(b.bias(b.matmul(v, p[0]), p[1]))
-	n.value = b.tanh(b.bias(b.matmul(v, p[2]), p[3]))
-	if b.err == nil {
-		G.Read(n.logits, &n.logitsOut)
-		G.Read(n.value, &n.valueOut)
-	}
+	b.finish(n, b.apply(newHeadOp("fusedValueConv", packed, batch, &packed.value), h), p)
 	if b.err != nil {
 		return nil, fmt.Errorf("build fused %v network for batch %d: %w", cfg, batch, b.err)
 	}
@@ -195,13 +198,7 @@ func newNet(g *G.ExprGraph, cfg Config, batch int, xs []float32, weights [][]flo
 	pol := b.reshape(b.conv(h, p[0]), batch, env.NumActions)
 	n.logits = b.bias(pol, p[1])
 	v := b.relu(b.bias(b.conv(h, p[2]), p[3]))
-	v = b.reshape(v, batch, cfg.ValuePlanes*env.NumSquares)
-	v = b.relu(b.bias(b.matmul(v, p[4]), p[5]))
-	n.value = b.tanh(b.bias(b.matmul(v, p[6]), p[7]))
-	if b.err == nil {
-		G.Read(n.logits, &n.logitsOut)
-		G.Read(n.value, &n.valueOut)
-	}
+	b.finish(n, b.reshape(v, batch, cfg.ValuePlanes*env.NumSquares), p[4:8])
 	if b.err != nil {
 		return nil, fmt.Errorf("build %v network for batch %d: %w", cfg, batch, b.err)
 	}

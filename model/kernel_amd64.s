@@ -9,6 +9,22 @@
 // are addressed from SI (rows 0-3, strides R8 = lda*4 and R9 = 3*lda*4)
 // and DI (rows 4-5).
 
+// ADDTILE adds to the tile the 6x16 values at rows p, p+BX, p+2*BX,
+// p+R9 (= p+3*BX), q (= p+4*BX) and q+BX.
+#define ADDTILE(p, q) \
+	VADDPS (p), Y0, Y0; \
+	VADDPS 32(p), Y1, Y1; \
+	VADDPS (p)(BX*1), Y2, Y2; \
+	VADDPS 32(p)(BX*1), Y3, Y3; \
+	VADDPS (p)(BX*2), Y4, Y4; \
+	VADDPS 32(p)(BX*2), Y5, Y5; \
+	VADDPS (p)(R9*1), Y6, Y6; \
+	VADDPS 32(p)(R9*1), Y7, Y7; \
+	VADDPS (q), Y8, Y8; \
+	VADDPS 32(q), Y9, Y9; \
+	VADDPS (q)(BX*1), Y10, Y10; \
+	VADDPS 32(q)(BX*1), Y11, Y11
+
 // func kernelAVX2(a *float32, offs *int, ntaps int, k int, lda int, b *float32, c *float32, ldc int, bias *float32, res *float32, flags int)
 TEXT ·kernelAVX2(SB), NOSPLIT, $0-88
 	MOVQ a+0(FP), AX
@@ -79,20 +95,9 @@ epilogue:
 	MOVQ res+72(FP), DX
 	MOVQ flags+80(FP), SI
 	TESTQ $1, SI
-	JZ nobeta
-	VADDPS (AX), Y0, Y0
-	VADDPS 32(AX), Y1, Y1
-	VADDPS (AX)(BX*1), Y2, Y2
-	VADDPS 32(AX)(BX*1), Y3, Y3
-	VADDPS (AX)(BX*2), Y4, Y4
-	VADDPS 32(AX)(BX*2), Y5, Y5
-	VADDPS (AX)(R9*1), Y6, Y6
-	VADDPS 32(AX)(R9*1), Y7, Y7
-	VADDPS (R11), Y8, Y8
-	VADDPS 32(R11), Y9, Y9
-	VADDPS (R11)(BX*1), Y10, Y10
-	VADDPS 32(R11)(BX*1), Y11, Y11
-nobeta:
+	JZ noacc
+	ADDTILE(AX, R11)
+noacc:
 	TESTQ CX, CX
 	JZ nobias
 	VMOVUPS (CX), Y12
@@ -113,18 +118,7 @@ nobias:
 	TESTQ DX, DX
 	JZ nores
 	LEAQ (DX)(BX*4), R12
-	VADDPS (DX), Y0, Y0
-	VADDPS 32(DX), Y1, Y1
-	VADDPS (DX)(BX*1), Y2, Y2
-	VADDPS 32(DX)(BX*1), Y3, Y3
-	VADDPS (DX)(BX*2), Y4, Y4
-	VADDPS 32(DX)(BX*2), Y5, Y5
-	VADDPS (DX)(R9*1), Y6, Y6
-	VADDPS 32(DX)(R9*1), Y7, Y7
-	VADDPS (R12), Y8, Y8
-	VADDPS 32(R12), Y9, Y9
-	VADDPS (R12)(BX*1), Y10, Y10
-	VADDPS 32(R12)(BX*1), Y11, Y11
+	ADDTILE(DX, R12)
 nores:
 	TESTQ $2, SI
 	JZ store
