@@ -9,6 +9,21 @@
 // are addressed from SI (rows 0-3, strides R8 = lda*4 and R9 = 3*lda*4)
 // and DI (rows 4-5).
 
+// ZEROTILE zeroes the tile's registers Y0..Y11.
+#define ZEROTILE \
+	VXORPS Y0, Y0, Y0; \
+	VXORPS Y1, Y1, Y1; \
+	VXORPS Y2, Y2, Y2; \
+	VXORPS Y3, Y3, Y3; \
+	VXORPS Y4, Y4, Y4; \
+	VXORPS Y5, Y5, Y5; \
+	VXORPS Y6, Y6, Y6; \
+	VXORPS Y7, Y7, Y7; \
+	VXORPS Y8, Y8, Y8; \
+	VXORPS Y9, Y9, Y9; \
+	VXORPS Y10, Y10, Y10; \
+	VXORPS Y11, Y11, Y11
+
 // ADDTILE adds to the tile the 6x16 values at rows p, p+BX, p+2*BX,
 // p+R9 (= p+3*BX), q (= p+4*BX) and q+BX.
 #define ADDTILE(p, q) \
@@ -35,18 +50,7 @@ TEXT ·kernelAVX2(SB), NOSPLIT, $0-88
 	SHLQ $2, R8
 	LEAQ (R8)(R8*2), R9
 	MOVQ b+40(FP), R10
-	VXORPS Y0, Y0, Y0
-	VXORPS Y1, Y1, Y1
-	VXORPS Y2, Y2, Y2
-	VXORPS Y3, Y3, Y3
-	VXORPS Y4, Y4, Y4
-	VXORPS Y5, Y5, Y5
-	VXORPS Y6, Y6, Y6
-	VXORPS Y7, Y7, Y7
-	VXORPS Y8, Y8, Y8
-	VXORPS Y9, Y9, Y9
-	VXORPS Y10, Y10, Y10
-	VXORPS Y11, Y11, Y11
+	ZEROTILE
 	TESTQ DX, DX
 	JZ epilogue
 	TESTQ CX, CX
@@ -161,18 +165,7 @@ store:
 // func fmaLoopAVX2(n int)
 TEXT ·fmaLoopAVX2(SB), NOSPLIT, $0-8
 	MOVQ n+0(FP), CX
-	VXORPS Y0, Y0, Y0
-	VXORPS Y1, Y1, Y1
-	VXORPS Y2, Y2, Y2
-	VXORPS Y3, Y3, Y3
-	VXORPS Y4, Y4, Y4
-	VXORPS Y5, Y5, Y5
-	VXORPS Y6, Y6, Y6
-	VXORPS Y7, Y7, Y7
-	VXORPS Y8, Y8, Y8
-	VXORPS Y9, Y9, Y9
-	VXORPS Y10, Y10, Y10
-	VXORPS Y11, Y11, Y11
+	ZEROTILE
 	VXORPS Y12, Y12, Y12
 	VXORPS Y13, Y13, Y13
 	TESTQ CX, CX
