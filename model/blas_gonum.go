@@ -2,6 +2,14 @@
 
 package model
 
-// BLAS names the matrix-product library in use: gonum's pure-Go BLAS,
-// unless built with the openblas tag.
-const BLAS = "gonum"
+import G "gorgonia.org/gorgonia"
+
+// Without the openblas tag, gorgonia's matrix products (the heads' fully
+// connected layers, and every product of training) run on gonum's BLAS
+// with this package's Sgemm (sgemm.go). G.Use sets a process-wide default,
+// so it happens once, at package initialisation, before any graph runs.
+func init() { G.Use(blasImpl{}) }
+
+// BLAS names the matrix-product library in use: gonum's pure-Go BLAS with
+// this package's Sgemm, unless built with the openblas tag.
+const BLAS = "gonum+sgemm"

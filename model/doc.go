@@ -29,13 +29,13 @@
 // a fully connected one.
 //
 // [DefaultConfig] is 3 blocks of 32 channels (4.9 MFLOP per position),
-// chosen by measurement for self-play on two cores: a deeper or wider
-// network costs more per evaluation than it gains in the hour of training
-// the project aims at, and three blocks already give every square a view of
-// the whole board (seven 3x3 convolutions). The figures are in README's
-// Performance table; "deathstacks bench nn" measures any configuration, and
-// building with the openblas tag (see blas_openblas.go) runs the network on
-// cgo BLAS.
+// chosen by measurement for self-play on two cores when inference still
+// ran on gorgonia's stock graph (see Speed for what changed since): a
+// deeper or wider network cost more per evaluation than it gained in an
+// hour of training, and three blocks already give every square a view of
+// the whole board (seven 3x3 convolutions). "deathstacks bench nn"
+// measures any configuration; building with the openblas tag (see
+// blas_openblas.go) runs gorgonia's own matrix products on cgo BLAS.
 //
 // # Inference
 //
@@ -53,6 +53,37 @@
 // implement the search's Evaluator (Evaluate(obs, legal, priors, values)
 // with priors compact over the legal actions) without this package
 // importing mcts.
+//
+// # Speed
+//
+// Inference runs a fused graph, still a gorgonia graph: the stem and the
+// residual tower are one Op (trunkOp), each head's 1x1 convolution another
+// (headOp), and the value head's fully connected layers stock nodes. The
+// trunk's activations are kept channel-last with a zero border (B x 8 x 8
+// x C), so that a 3x3 convolution is an implicit matrix product read in
+// place: no im2col, no transpose, and bias, residual add and ReLU are done
+// as each output tile is stored. The stored weights keep their layout (and
+// the file format its meaning); an engine repacks them for the kernels
+// when it copies them. The inner loop is one 6x16 microkernel, in AVX2/FMA
+// assembly (kernel_amd64.s) when golang.org/x/sys/cpu reports both, in
+// portable Go otherwise or when DEATHSTACKS_NOASM=1 is set at start-up
+// (CI runs the tests both ways). [Network.EvaluateStock] and
+// [NewStockServer] run gorgonia's stock graph of the same weights; the
+// tests check that both graphs agree at every batch size.
+//
+// The rest of gorgonia's matrix products run on gonum's BLAS with this
+// package's Sgemm (packed panels and the same microkernel, installed with
+// gorgonia.Use unless built with the openblas tag); the tests check that
+// Sgemm is the only BLAS entry point the graphs reach.
+//
+// Training keeps the stock graph and gorgonia's gradients, on the same
+// weights: those gradients are checked against a plain-Go reference, a
+// backward pass of the fused ops would be a second implementation of
+// three convolution gradients to verify, and most of a run's time is
+// self-play inference. Training gains from Sgemm only; the rest of its
+// time is gorgonia's im2col, col2im, transposes and allocation.
+// PeakGFLOPS measures the machine's FMA peak, which "deathstacks bench
+// nn" compares the network's speed with.
 //
 // # Loss and training
 //

@@ -16,21 +16,26 @@ type runner struct {
 }
 
 // engine runs a network's inference graphs, compiled lazily per batch
-// size. It belongs to one goroutine at a time (a TapeMachine is not safe
+// size: the fused graph, or gorgonia's stock graph of the same network if
+// stock. It belongs to one goroutine at a time (a TapeMachine is not safe
 // for concurrent use). Its graphs share one private copy of the weights,
 // refreshed from the network before a run whenever a training step has
-// changed them, so a training step never writes memory a run reads.
+// changed them, so a training step never writes memory a run reads; the
+// fused graph's convolutions read them repacked into the kernels' layout.
 type engine struct {
 	src      *Network
 	maxBatch int
+	stock    bool
 	version  uint64
 	weights  [][]float32
+	packed   *packedNet
 	runners  map[int]*runner
 }
 
-func newEngine(src *Network, maxBatch int) *engine {
-	e := &engine{src: src, maxBatch: maxBatch, runners: map[int]*runner{}}
+func newEngine(src *Network, maxBatch int, stock bool) *engine {
+	e := &engine{src: src, maxBatch: maxBatch, stock: stock, runners: map[int]*runner{}, packed: &packedNet{}}
 	e.weights = src.copyWeights(nil, &e.version)
+	e.packed.load(src.cfg, e.weights)
 	return e
 }
 
@@ -52,7 +57,12 @@ func (e *engine) runner(batch int) (*runner, error) {
 	defer buildMu.Unlock()
 	r := &runner{xs: make([]float32, batch*env.ObservationSize)}
 	var err error
-	if r.net, err = newNet(G.NewGraph(), e.src.cfg, batch, r.xs, e.weights); err != nil {
+	if e.stock {
+		r.net, err = newNet(G.NewGraph(), e.src.cfg, batch, r.xs, e.weights)
+	} else {
+		r.net, err = newFastNet(G.NewGraph(), e.packed, batch, r.xs, e.weights)
+	}
+	if err != nil {
 		return nil, err
 	}
 	r.vm = G.NewTapeMachine(r.net.g)
@@ -68,6 +78,7 @@ func (e *engine) runner(batch int) (*runner, error) {
 func (e *engine) forward(n int, fill func(xs []float32)) (logits, values []float32, err error) {
 	if v := e.src.version.Load(); v != e.version {
 		e.weights = e.src.copyWeights(e.weights, &e.version)
+		e.packed.load(e.src.cfg, e.weights)
 	}
 	r, err := e.runner(e.batchFor(n))
 	if err != nil {

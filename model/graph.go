@@ -62,6 +62,14 @@ func (b *builder) bias(x, bias *G.Node) *G.Node {
 	return b.keep(G.BroadcastAdd(x, bias, nil, pattern))
 }
 
+// apply adds a node running op on x.
+func (b *builder) apply(op G.Op, x *G.Node) *G.Node {
+	if b.err != nil {
+		return nil
+	}
+	return b.keep(G.ApplyOp(op, x))
+}
+
 func (b *builder) relu(x *G.Node) *G.Node {
 	if b.err != nil {
 		return nil
@@ -104,7 +112,7 @@ type net struct {
 	g      *G.ExprGraph
 	batch  int
 	x      *G.Node   // (B, NumPlanes, 6, 6)
-	params []*G.Node // in Config.specs order
+	params []*G.Node // in Config.specs order (the stock graph only)
 	logits *G.Node   // (B, NumActions)
 	value  *G.Node   // (B, 1), after tanh
 	// The outputs are read through copies made during the run: the tape
@@ -124,6 +132,44 @@ func (n *net) outputs() (logits, values []float32, err error) {
 		return nil, nil, fmt.Errorf("network outputs are not float32")
 	}
 	return logits, values, nil
+}
+
+// finish adds the value head's fully connected layers over v (B,
+// ValuePlanes*36) with learnables fc (value.fc1.w, .fc1.b, .fc2.w, .fc2.b),
+// setting n.value, and the copies of n's outputs.
+func (b *builder) finish(n *net, v *G.Node, fc []*G.Node) {
+	v = b.relu(b.bias(b.matmul(v, fc[0]), fc[1]))
+	n.value = b.tanh(b.bias(b.matmul(v, fc[2]), fc[3]))
+	if b.err == nil {
+		G.Read(n.logits, &n.logitsOut)
+		G.Read(n.value, &n.valueOut)
+	}
+}
+
+// newFastNet builds the fused forward graph of packed's network for batch
+// positions with input backing xs: the trunk and the heads' convolutions
+// are fused ops over the packed weights, the value head's fully connected
+// layers gorgonia's nodes over weights (in Config.specs order). It has the
+// outputs of newNet's graph but no params: it does not train. The caller
+// must hold buildMu.
+func newFastNet(g *G.ExprGraph, packed *packedNet, batch int, xs []float32, weights [][]float32) (*net, error) {
+	cfg := packed.cfg
+	b := &builder{g: g}
+	n := &net{g: g, batch: batch}
+	specs := cfg.specs()
+	fc := len(specs) - 4 // value.fc1.w, value.fc1.b, value.fc2.w, value.fc2.b
+	p := make([]*G.Node, 4)
+	for i := range p {
+		p[i] = b.input(specs[fc+i].name, weights[fc+i], specs[fc+i].shape...)
+	}
+	n.x = b.input("x", xs, batch, env.NumPlanes, boardSide, boardSide)
+	h := b.apply(newTrunkOp(packed, batch), n.x)
+	n.logits = b.apply(newHeadOp("fusedPolicy", packed, batch, &packed.policy), h)
+	b.finish(n, b.apply(newHeadOp("fusedValueConv", packed, batch, &packed.value), h), p)
+	if b.err != nil {
+		return nil, fmt.Errorf("build fused %v network for batch %d: %w", cfg, batch, b.err)
+	}
+	return n, nil
 }
 
 // newNet builds the forward graph of cfg for batch positions with input
@@ -152,13 +198,7 @@ func newNet(g *G.ExprGraph, cfg Config, batch int, xs []float32, weights [][]flo
 	pol := b.reshape(b.conv(h, p[0]), batch, env.NumActions)
 	n.logits = b.bias(pol, p[1])
 	v := b.relu(b.bias(b.conv(h, p[2]), p[3]))
-	v = b.reshape(v, batch, cfg.ValuePlanes*env.NumSquares)
-	v = b.relu(b.bias(b.matmul(v, p[4]), p[5]))
-	n.value = b.tanh(b.bias(b.matmul(v, p[6]), p[7]))
-	if b.err == nil {
-		G.Read(n.logits, &n.logitsOut)
-		G.Read(n.value, &n.valueOut)
-	}
+	b.finish(n, b.reshape(v, batch, cfg.ValuePlanes*env.NumSquares), p[4:8])
 	if b.err != nil {
 		return nil, fmt.Errorf("build %v network for batch %d: %w", cfg, batch, b.err)
 	}

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/deathstacks/deathstacks/env"
+	"gonum.org/v1/gonum/blas/gonum"
+	G "gorgonia.org/gorgonia"
 )
 
 // The benchmarks use the default architecture and report evaluations or
@@ -69,6 +71,8 @@ func BenchmarkServer(b *testing.B) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "evals/s")
 }
 
+// BenchmarkTrainStep compares gonum's Sgemm with this package's under
+// the same training graph, side by side.
 func BenchmarkTrainStep(b *testing.B) {
 	n, err := New(DefaultConfig(), seeded(1))
 	if err != nil {
@@ -80,12 +84,21 @@ func BenchmarkTrainStep(b *testing.B) {
 		b.Fatal(err)
 	}
 	batch := samplePositions(seeded(2), tc.BatchSize)
-	for b.Loop() {
-		if _, err := tr.Step(batch); err != nil {
-			b.Fatal(err)
-		}
+	defer G.Use(G.WhichBLAS())
+	for _, impl := range []struct {
+		name string
+		blas G.BLAS
+	}{{"gonum", gonum.Implementation{}}, {"sgemm", blasImpl{}}} {
+		b.Run(impl.name, func(b *testing.B) {
+			G.Use(impl.blas)
+			for b.Loop() {
+				if _, err := tr.Step(batch); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.N*tc.BatchSize)/b.Elapsed().Seconds(), "samples/s")
+		})
 	}
-	b.ReportMetric(float64(b.N*tc.BatchSize)/b.Elapsed().Seconds(), "samples/s")
 }
 
 func BenchmarkLegalSoftmax(b *testing.B) {

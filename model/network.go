@@ -35,9 +35,10 @@ type Network struct {
 	// version counts weight changes, so engines know when to copy.
 	version atomic.Uint64
 
+	// direct holds the engines of Evaluate and EvaluateStock.
 	direct struct {
 		sync.Mutex
-		e *engine
+		fused, stock *engine
 	}
 }
 
@@ -113,15 +114,31 @@ func (n *Network) CheckConfig(want Config) error {
 // Calls are serialised on one set of compiled graphs; for many concurrent
 // searches use a [Server], which batches them.
 func (n *Network) Evaluate(obs []float32, legal [][]env.Action, priors [][]float32, values []float32) error {
+	return n.evaluateDirect(false, obs, legal, priors, values)
+}
+
+// EvaluateStock is Evaluate on gorgonia's stock graph of the network
+// (im2col convolutions and one node per bias, addition and ReLU) instead
+// of the fused one: the same results up to rounding, for comparisons
+// ("deathstacks bench nn --compare") and tests.
+func (n *Network) EvaluateStock(obs []float32, legal [][]env.Action, priors [][]float32, values []float32) error {
+	return n.evaluateDirect(true, obs, legal, priors, values)
+}
+
+func (n *Network) evaluateDirect(stock bool, obs []float32, legal [][]env.Action, priors [][]float32, values []float32) error {
 	if err := checkEvaluate(obs, legal, priors, values); err != nil {
 		return err
 	}
 	n.direct.Lock()
 	defer n.direct.Unlock()
-	if n.direct.e == nil {
-		n.direct.e = newEngine(n, directMaxBatch)
+	e := &n.direct.fused
+	if stock {
+		e = &n.direct.stock
 	}
-	return n.direct.e.evaluate(obs, legal, priors, values)
+	if *e == nil {
+		*e = newEngine(n, directMaxBatch, stock)
+	}
+	return (*e).evaluate(obs, legal, priors, values)
 }
 
 // copyWeights copies the weights into dst (allocated if nil) and records

@@ -28,7 +28,7 @@ func TestForwardMatchesReference(t *testing.T) {
 				}
 			}
 			samples := samplePositions(seeded(3), 3)
-			e := newEngine(n, 4)
+			e := newEngine(n, 4, false)
 			logits, values, err := e.forward(len(samples), func(xs []float32) {
 				for i, s := range samples {
 					copy(xs[i*env.ObservationSize:], s.Obs)
@@ -161,7 +161,7 @@ func TestPaddedBatchMatchesFullBatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	samples := samplePositions(seeded(5), 4)
-	e := newEngine(n, 4)
+	e := newEngine(n, 4, false)
 	run := func(k int) ([]float32, []float32) {
 		logits, values, err := e.forward(k, func(xs []float32) {
 			for i, s := range samples[:k] {
@@ -180,7 +180,7 @@ func TestPaddedBatchMatchesFullBatch(t *testing.T) {
 	}
 	// A batch of 1 runs another graph: equal up to rounding.
 	oneLogits, oneValues := run(1)
-	e2 := newEngine(n, 1)
+	e2 := newEngine(n, 1, false)
 	single, singleV, err := e2.forward(1, func(xs []float32) { copy(xs, samples[0].Obs) })
 	if err != nil {
 		t.Fatal(err)

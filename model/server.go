@@ -50,6 +50,16 @@ type request struct {
 
 // NewServer starts cfg.Workers goroutines evaluating net.
 func NewServer(net *Network, cfg ServerConfig) (*Server, error) {
+	return newServer(net, cfg, false)
+}
+
+// NewStockServer is NewServer running gorgonia's stock graph of the
+// network instead of the fused one (see [Network.EvaluateStock]).
+func NewStockServer(net *Network, cfg ServerConfig) (*Server, error) {
+	return newServer(net, cfg, true)
+}
+
+func newServer(net *Network, cfg ServerConfig, stock bool) (*Server, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("new server: %w", err)
 	}
@@ -61,7 +71,7 @@ func NewServer(net *Network, cfg ServerConfig) (*Server, error) {
 	s.pool.New = func() any { return &request{done: make(chan struct{}, 1)} }
 	for w := range cfg.Workers {
 		s.wg.Add(1)
-		go s.work(w, newEngine(net, cfg.MaxBatch))
+		go s.work(w, newEngine(net, cfg.MaxBatch, stock))
 	}
 	return s, nil
 }

@@ -13,6 +13,8 @@ import (
 
 	"github.com/deathstacks/deathstacks/env"
 	"github.com/deathstacks/deathstacks/model"
+	"gonum.org/v1/gonum/blas/gonum"
+	G "gorgonia.org/gorgonia"
 )
 
 // runBench dispatches "bench <what>": mcts (bench_mcts.go) or nn.
@@ -32,12 +34,18 @@ func runBench(args []string, s stdio) error {
 }
 
 func runBenchNN(args []string, s stdio) error {
-	fs := newFlags("bench nn", `bench nn [--config FILE] [--seconds S] [--batches LIST] [--clients K] [--per-call N] [--train-batch B]
+	fs := newFlags("bench nn", `bench nn [--config FILE] [--seconds S] [--batches LIST] [--clients K] [--per-call N] [--train-batch B] [--compare]
 
 Measures the configured network on positions from seeded random games:
-  raw batch=<B> evals/s=<N>         the compiled graph, one line per batch size
-  server clients=<K> evals/s=<N>    the batching server driven by K goroutines
+  peak cores=<C> gflops=<G>         a pure FMA loop on all cores: the machine's peak
+  raw batch=<B> evals/s=<N> gflops=<G> share=<P>%
+                                    the compiled graph, one line per batch size
+  server clients=<K> evals/s=<N> gflops=<G> share=<P>%
+                                    the batching server driven by K goroutines
   train batch=<B> samples/s=<N>     training steps
+gflops is evals/s times the network's FLOPs per position, share its part of
+the peak. With --compare the raw, server and train lines follow again for
+gorgonia's stock graph and gonum's Sgemm, each starting with "stock ".
 Each line runs for --seconds after a warm-up. A description of the network
 goes to standard error.`, s)
 	configArg := fs.String("config", "default", "a training config (file or built-in name); its model and server sections are used")
@@ -47,6 +55,7 @@ goes to standard error.`, s)
 	perCall := fs.Int("per-call", 1, "positions per server call")
 	trainBatch := fs.Int("train-batch", 64, "training batch size; 0 skips training")
 	seed := fs.Uint64("seed", 1, "seed of the weights and positions")
+	compare := fs.Bool("compare", false, "also measure the stock graph and gonum's Sgemm, side by side")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -67,49 +76,119 @@ goes to standard error.`, s)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(s.err, "network %v (BLAS %s): %d parameters, %.2f MFLOP per position; server max_batch=%d workers=%d flush_delay=%v\n",
-		cfg, model.BLAS, net.NumParams(), float64(cfg.FLOPs())/1e6, scfg.MaxBatch, scfg.Workers, scfg.FlushDelay)
-	pool := benchPositions(rng, 512)
-	dur := time.Duration(*seconds * float64(time.Second))
-
-	for _, b := range sizes {
-		args := pool.args(0, b)
-		rate, err := measure(dur, func() (int, error) { return b, net.Evaluate(args.obs, args.legal, args.priors, args.values) })
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(s.out, "raw batch=%d evals/s=%.0f\n", b, rate)
+	fmt.Fprintf(s.err, "network %v (BLAS %s, kernels %s): %d parameters, %.2f MFLOP per position; server max_batch=%d workers=%d flush_delay=%v\n",
+		cfg, model.BLAS, model.Kernels(), net.NumParams(), float64(cfg.FLOPs())/1e6, scfg.MaxBatch, scfg.Workers, scfg.FlushDelay)
+	cores, peak := model.PeakGFLOPS(300 * time.Millisecond)
+	fmt.Fprintf(s.out, "peak cores=%d gflops=%.1f\n", cores, peak)
+	b := nnBench{
+		net: net, scfg: scfg, pool: benchPositions(rng, 512), rng: rng,
+		dur: time.Duration(*seconds * float64(time.Second)), peak: peak,
+		sizes: sizes, clients: *clients, perCall: *perCall, trainBatch: *trainBatch, log: s.err,
 	}
-
-	rate, err := benchServer(net, scfg, pool, *clients, *perCall, dur, s.err)
-	if err != nil {
-		return err
+	var stock []string
+	for _, graph := range []nnGraph{fusedGraph, stockGraph} {
+		if graph == stockGraph && !*compare {
+			break
+		}
+		lines, err := b.run(graph)
+		if err != nil {
+			return err
+		}
+		if graph == stockGraph {
+			stock = lines
+			break
+		}
+		for _, l := range lines {
+			fmt.Fprintln(s.out, l)
+		}
 	}
-	fmt.Fprintf(s.out, "server clients=%d evals/s=%.0f\n", *clients, rate)
-
-	if *trainBatch > 0 {
-		tc := model.DefaultTrainConfig()
-		tc.BatchSize = *trainBatch
-		tr, err := model.NewTrainer(net, tc)
-		if err != nil {
-			return err
-		}
-		samples := pool.samples(rng)
-		off := 0
-		rate, err := measure(dur, func() (int, error) {
-			if off+tc.BatchSize > len(samples) {
-				off = 0
-			}
-			_, err := tr.Step(samples[off : off+tc.BatchSize])
-			off += tc.BatchSize
-			return tc.BatchSize, err
-		})
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(s.out, "train batch=%d samples/s=%.0f\n", tc.BatchSize, rate)
+	for _, l := range stock {
+		fmt.Fprintln(s.out, "stock "+l)
 	}
 	return nil
+}
+
+// nnGraph selects what "bench nn" measures: the fused graph with this
+// package's Sgemm, or gorgonia's stock graph with gonum's.
+type nnGraph int
+
+const (
+	fusedGraph nnGraph = iota
+	stockGraph
+)
+
+// nnBench is one "bench nn" run's settings.
+type nnBench struct {
+	net                          *model.Network
+	scfg                         model.ServerConfig
+	pool                         positionPool
+	rng                          *rand.Rand
+	dur                          time.Duration
+	peak                         float64
+	sizes                        []int
+	clients, perCall, trainBatch int
+	log                          io.Writer
+}
+
+// rate formats an evaluation rate with its GFLOP/s and share of the peak.
+func (b *nnBench) rate(evals float64) string {
+	gflops := evals * float64(b.net.Config().FLOPs()) / 1e9
+	return fmt.Sprintf("evals/s=%.0f gflops=%.1f share=%.1f%%", evals, gflops, 100*gflops/b.peak)
+}
+
+// run measures the raw, server and train lines of one graph.
+func (b *nnBench) run(graph nnGraph) ([]string, error) {
+	evaluate, newServer := b.net.Evaluate, model.NewServer
+	if graph == stockGraph {
+		evaluate, newServer = b.net.EvaluateStock, model.NewStockServer
+		// gorgonia's BLAS is process-wide: the stock lines run on
+		// gonum's own Sgemm, then the package's comes back.
+		defer G.Use(G.WhichBLAS())
+		G.Use(gonum.Implementation{})
+	}
+	var lines []string
+	for _, n := range b.sizes {
+		args := b.pool.args(0, n)
+		rate, err := measure(b.dur, func() (int, error) { return n, evaluate(args.obs, args.legal, args.priors, args.values) })
+		if err != nil {
+			return nil, err
+		}
+		lines = append(lines, fmt.Sprintf("raw batch=%d %s", n, b.rate(rate)))
+	}
+	srv, err := newServer(b.net, b.scfg)
+	if err != nil {
+		return nil, err
+	}
+	rate, err := benchServer(srv, b.scfg, b.pool, b.clients, b.perCall, b.dur, b.log)
+	if err != nil {
+		return nil, err
+	}
+	lines = append(lines, fmt.Sprintf("server clients=%d %s", b.clients, b.rate(rate)))
+	if b.trainBatch == 0 {
+		return lines, nil
+	}
+	tc := model.DefaultTrainConfig()
+	tc.BatchSize = b.trainBatch
+	// Training changes the weights: train a copy, so that both graphs
+	// measure the same network.
+	tr, err := model.NewTrainer(b.net.Clone(), tc)
+	if err != nil {
+		return nil, err
+	}
+	samples := b.pool.samples(b.rng)
+	off := 0
+	rate, err = measure(b.dur, func() (int, error) {
+		if off+tc.BatchSize > len(samples) {
+			off = 0
+		}
+		_, err := tr.Step(samples[off : off+tc.BatchSize])
+		off += tc.BatchSize
+		return tc.BatchSize, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return append(lines, fmt.Sprintf("train batch=%d samples/s=%.0f", tc.BatchSize, rate)), nil
 }
 
 func parseSizes(list string) ([]int, error) {
@@ -142,13 +221,9 @@ func measure(dur time.Duration, run func() (int, error)) (float64, error) {
 	return float64(items) / time.Since(start).Seconds(), nil
 }
 
-// benchServer drives a server from clients goroutines, each evaluating
+// benchServer drives srv (of settings cfg), which it closes, from clients goroutines, each evaluating
 // perCall positions per call, and returns positions per second.
-func benchServer(net *model.Network, cfg model.ServerConfig, pool positionPool, clients, perCall int, dur time.Duration, log io.Writer) (float64, error) {
-	srv, err := model.NewServer(net, cfg)
-	if err != nil {
-		return 0, err
-	}
+func benchServer(srv *model.Server, cfg model.ServerConfig, pool positionPool, clients, perCall int, dur time.Duration, log io.Writer) (float64, error) {
 	// Warm up: compile the graph of every batch size the server may use.
 	for b := 1; ; b = min(2*b, cfg.MaxBatch) {
 		a := pool.args(0, b)

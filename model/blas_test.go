@@ -1,0 +1,88 @@
+package model
+
+import (
+	"sync/atomic"
+	"testing"
+
+	"gonum.org/v1/gonum/blas"
+	G "gorgonia.org/gorgonia"
+)
+
+// countingBLAS counts the float32 BLAS calls that gorgonia and tensor
+// could make for this package's graphs.
+type countingBLAS struct {
+	blasImpl
+	gemm, other *atomic.Int64
+}
+
+func (c countingBLAS) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, cm []float32, ldc int) {
+	c.gemm.Add(1)
+	c.blasImpl.Sgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, cm, ldc)
+}
+
+func (c countingBLAS) Sgemv(tA blas.Transpose, m, n int, alpha float32, a []float32, lda int, x []float32, incX int, beta float32, y []float32, incY int) {
+	c.other.Add(1)
+	c.blasImpl.Sgemv(tA, m, n, alpha, a, lda, x, incX, beta, y, incY)
+}
+
+func (c countingBLAS) Sger(m, n int, alpha float32, x []float32, incX int, y []float32, incY int, a []float32, lda int) {
+	c.other.Add(1)
+	c.blasImpl.Sger(m, n, alpha, x, incX, y, incY, a, lda)
+}
+
+func (c countingBLAS) Sdot(n int, x []float32, incX int, y []float32, incY int) float32 {
+	c.other.Add(1)
+	return c.blasImpl.Sdot(n, x, incX, y, incY)
+}
+
+func (c countingBLAS) Saxpy(n int, alpha float32, x []float32, incX int, y []float32, incY int) {
+	c.other.Add(1)
+	c.blasImpl.Saxpy(n, alpha, x, incX, y, incY)
+}
+
+func (c countingBLAS) Sscal(n int, alpha float32, x []float32, incX int) {
+	c.other.Add(1)
+	c.blasImpl.Sscal(n, alpha, x, incX)
+}
+
+// TestGorgoniaCallsOnlySgemm checks which BLAS entry points the graphs
+// reach: Sgemm alone, so a faster Sgemm speeds up all of their matrix
+// products (inference heads and every product of training).
+func TestGorgoniaCallsOnlySgemm(t *testing.T) {
+	var gemm, other atomic.Int64
+	defer G.Use(G.WhichBLAS())
+	G.Use(countingBLAS{gemm: &gemm, other: &other})
+	n := randomNetwork(t, tinyConfig, 1)
+	samples := samplePositions(seeded(2), 4)
+	tc := DefaultTrainConfig()
+	tc.BatchSize = 4
+	tr, err := NewTrainer(n, tc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, step := range []struct {
+		name string
+		run  func() error
+	}{
+		{"fused forward", func() error {
+			obs, legal, priors, values := evalArgs(samples)
+			return n.Evaluate(obs, legal, priors, values)
+		}},
+		{"stock forward", func() error {
+			obs, legal, priors, values := evalArgs(samples)
+			return n.EvaluateStock(obs, legal, priors, values)
+		}},
+		{"training step", func() error { _, err := tr.Step(samples); return err }},
+	} {
+		t.Run(step.name, func(t *testing.T) {
+			gemm.Store(0)
+			other.Store(0)
+			if err := step.run(); err != nil {
+				t.Fatal(err)
+			}
+			if gemm.Load() == 0 || other.Load() != 0 {
+				t.Errorf("%d Sgemm calls, %d other float32 BLAS calls; want some and none", gemm.Load(), other.Load())
+			}
+		})
+	}
+}

@@ -1,0 +1,143 @@
+package model
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"testing"
+
+	"github.com/deathstacks/deathstacks/env"
+)
+
+// randomNetwork returns a network of cfg whose weights, biases included,
+// are all random, so that every parameter shows in the outputs.
+func randomNetwork(t testing.TB, cfg Config, seed uint64) *Network {
+	t.Helper()
+	n, err := New(cfg, seeded(seed))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := seeded(seed + 1)
+	for i, s := range cfg.specs() {
+		if !s.decay {
+			for j := range n.weights[i] {
+				n.weights[i][j] = float32(rng.NormFloat64() * 0.1)
+			}
+		}
+	}
+	return n
+}
+
+// TestFusedMatchesStock runs the fused and the stock graph of random
+// networks on every batch size up to the engines' maximum and compares
+// logits and values.
+func TestFusedMatchesStock(t *testing.T) {
+	for _, tc := range []struct {
+		cfg      Config
+		maxBatch int
+	}{
+		{tinyConfig, 9},
+		{Config{Blocks: 0, Channels: 5, ValuePlanes: 3, ValueHidden: 7}, 3},
+		{Config{Blocks: 2, Channels: 17, ValuePlanes: 2, ValueHidden: 16}, 6},
+		{DefaultConfig(), 32},
+	} {
+		t.Run(fmt.Sprintf("%v/max=%d", tc.cfg, tc.maxBatch), func(t *testing.T) {
+			n := randomNetwork(t, tc.cfg, 7)
+			samples := samplePositions(seeded(8), tc.maxBatch)
+			fused := newEngine(n, tc.maxBatch, false)
+			stock := newEngine(n, tc.maxBatch, true)
+			for size := 1; size <= tc.maxBatch; size++ {
+				fill := func(xs []float32) {
+					for i, s := range samples[:size] {
+						copy(xs[i*env.ObservationSize:], s.Obs)
+					}
+				}
+				fl, fv, err := fused.forward(size, fill)
+				if err != nil {
+					t.Fatal(err)
+				}
+				fl, fv = slices.Clone(fl), slices.Clone(fv)
+				sl, sv, err := stock.forward(size, fill)
+				if err != nil {
+					t.Fatal(err)
+				}
+				compareOutputs(t, size, fl[:size*env.NumActions], sl[:size*env.NumActions], "logit")
+				compareOutputs(t, size, fv[:size], sv[:size], "value")
+			}
+		})
+	}
+}
+
+// compareOutputs fails unless got and want agree to 1e-4 relative to the
+// largest magnitude of want.
+func compareOutputs(t *testing.T, batch int, got, want []float32, what string) {
+	t.Helper()
+	scale := 1.0
+	for _, w := range want {
+		scale = max(scale, math.Abs(float64(w)))
+	}
+	for i := range want {
+		if d := math.Abs(float64(got[i] - want[i])); !(d <= 1e-4*scale) {
+			t.Fatalf("batch %d: %s %d is %v, stock graph %v", batch, what, i, got[i], want[i])
+		}
+	}
+}
+
+// TestFusedFollowsTraining checks that a fused engine repacks the weights
+// after a training step: its outputs follow the stock graph's.
+func TestFusedFollowsTraining(t *testing.T) {
+	n := randomNetwork(t, tinyConfig, 3)
+	tc := DefaultTrainConfig()
+	tc.BatchSize = 4
+	tr, err := NewTrainer(n, tc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	samples := samplePositions(seeded(4), 4)
+	obs, legal, priors, values := evalArgs(samples)
+	before := make([]float32, len(values))
+	if err := n.Evaluate(obs, legal, priors, before); err != nil {
+		t.Fatal(err)
+	}
+	for range 5 {
+		if _, err := tr.Step(samples); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := n.Evaluate(obs, legal, priors, values); err != nil {
+		t.Fatal(err)
+	}
+	_, _, _, stock := evalArgs(samples)
+	if err := n.EvaluateStock(obs, legal, slices.Clone(priors), stock); err != nil {
+		t.Fatal(err)
+	}
+	if slices.Equal(before, values) {
+		t.Error("values did not change after training steps")
+	}
+	compareOutputs(t, len(samples), values, stock, "value")
+}
+
+func BenchmarkForwardCompare(b *testing.B) {
+	n := randomNetwork(b, DefaultConfig(), 1)
+	samples := samplePositions(seeded(2), 32)
+	for _, batch := range []int{1, 8, 32} {
+		for _, graph := range []string{"stock", "fused"} {
+			b.Run(fmt.Sprintf("%s/B=%d", graph, batch), func(b *testing.B) {
+				e := newEngine(n, batch, graph == "stock")
+				fill := func(xs []float32) {
+					for i, s := range samples[:batch] {
+						copy(xs[i*env.ObservationSize:], s.Obs)
+					}
+				}
+				for b.Loop() {
+					if _, _, err := e.forward(batch, fill); err != nil {
+						b.Fatal(err)
+					}
+				}
+				evals := float64(b.N*batch) / b.Elapsed().Seconds()
+				b.ReportMetric(evals, "evals/s")
+				b.ReportMetric(evals*float64(DefaultConfig().FLOPs())/1e9, "GFLOP/s")
+			})
+		}
+	}
+}

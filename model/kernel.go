@@ -1,0 +1,119 @@
+package model
+
+import (
+	"fmt"
+	"os"
+)
+
+// The microkernel computes one tile of mr x nr outputs of a matrix product;
+// the fused convolutions and Sgemm are loops around it. 6x16 uses 12 of the
+// 16 AVX2 registers for the tile, two for a row of B and two for broadcast
+// values of A: the largest tile that fits, and 6 is the board's width, so a
+// convolution's tile is one board row.
+const (
+	mr = 6
+	nr = 16
+)
+
+// Flags of [kernel].
+const (
+	kernelAccumulate = 1 << iota // add the tile to c instead of overwriting c
+	kernelReLU                   // clamp the result at 0
+)
+
+// fastKernels reports whether the AVX2/FMA kernels run. It is fixed at
+// start-up: the CPU must have AVX2 and FMA, and DEATHSTACKS_NOASM=1 forces
+// the portable Go kernels (CI tests both).
+var fastKernels = haveAVX2FMA && os.Getenv("DEATHSTACKS_NOASM") != "1"
+
+// Kernels names the kernels in use: "avx2" (AVX2 and FMA assembly) or "go"
+// (portable Go, on other CPUs or with DEATHSTACKS_NOASM=1).
+func Kernels() string {
+	if fastKernels {
+		return "avx2"
+	}
+	return "go"
+}
+
+// kernel computes the mr x nr tile
+//
+//	t[i][j] = sum over taps t, p < k of a[offs[t] + i*lda + p] * b[(t*k+p)*nr + j]
+//
+// then, in this order, adds c[i*ldc+j] (kernelAccumulate), bias[j] (bias
+// not nil) and res[i*ldc+j] (res not nil), clamps at 0 (kernelReLU) and
+// stores c[i*ldc+j]. The taps let a 3x3 convolution read its input in
+// place: each tap is the same rows shifted by one offset. b is packed: nr
+// values per (tap, p) row. Out-of-range slices panic, in both forms.
+func kernel(a []float32, offs []int, k, lda int, b, c []float32, ldc int, bias, res []float32, flags int) {
+	checkKernel(a, offs, k, lda, b, c, ldc, bias, res)
+	if fastKernels {
+		kernelAsm(a, offs, k, lda, b, c, ldc, bias, res, flags)
+		return
+	}
+	kernelGo(a, offs, k, lda, b, c, ldc, bias, res, flags)
+}
+
+// checkKernel panics unless every index kernel reads or writes is inside
+// its slice, so that the assembly cannot touch memory it was not given.
+func checkKernel(a []float32, offs []int, k, lda int, b, c []float32, ldc int, bias, res []float32) {
+	if k > 0 && len(offs) > 0 {
+		for _, off := range offs {
+			if off < 0 || off+(mr-1)*lda+k > len(a) {
+				panic(fmt.Sprintf("kernel: tap offset %d with lda %d, k %d outside %d values", off, lda, k, len(a)))
+			}
+		}
+		if len(b) < len(offs)*k*nr {
+			panic(fmt.Sprintf("kernel: packed b has %d values, want %d", len(b), len(offs)*k*nr))
+		}
+	}
+	last := (mr-1)*ldc + nr
+	if ldc < nr || len(c) < last || (res != nil && len(res) < last) || (bias != nil && len(bias) < nr) {
+		panic(fmt.Sprintf("kernel: output tile with ldc %d outside c (%d), res (%d) or bias (%d)", ldc, len(c), len(res), len(bias)))
+	}
+}
+
+// kernelGo is the portable form of kernel.
+func kernelGo(a []float32, offs []int, k, lda int, b, c []float32, ldc int, bias, res []float32, flags int) {
+	var t [mr][nr]float32
+	if k > 0 {
+		bi := 0
+		for _, off := range offs {
+			for p := range k {
+				brow := b[bi : bi+nr]
+				bi += nr
+				for i := range mr {
+					av := a[off+i*lda+p]
+					row := &t[i]
+					for j, bv := range brow {
+						row[j] += av * bv
+					}
+				}
+			}
+		}
+	}
+	for i := range mr {
+		out := c[i*ldc : i*ldc+nr]
+		row := &t[i]
+		if flags&kernelAccumulate != 0 {
+			for j, v := range out {
+				row[j] += v
+			}
+		}
+		if bias != nil {
+			for j, v := range bias[:nr] {
+				row[j] += v
+			}
+		}
+		if res != nil {
+			for j, v := range res[i*ldc : i*ldc+nr] {
+				row[j] += v
+			}
+		}
+		if flags&kernelReLU != 0 {
+			for j, v := range row {
+				row[j] = max(v, 0)
+			}
+		}
+		copy(out, row[:])
+	}
+}

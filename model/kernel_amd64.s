@@ -1,0 +1,190 @@
+//go:build amd64
+
+#include "textflag.h"
+
+// kernelAVX2 is the AVX2/FMA form of kernelGo (kernel.go), which documents
+// the arguments. Y0..Y11 hold the 6x16 tile (row i in Y(2i), Y(2i+1));
+// Y12, Y13 a row of the packed B; Y14, Y15 the broadcast A values, two
+// so that consecutive rows do not wait on one register. The six A rows
+// are addressed from SI (rows 0-3, strides R8 = lda*4 and R9 = 3*lda*4)
+// and DI (rows 4-5).
+
+// ZEROTILE zeroes the tile's registers Y0..Y11.
+#define ZEROTILE \
+	VXORPS Y0, Y0, Y0; \
+	VXORPS Y1, Y1, Y1; \
+	VXORPS Y2, Y2, Y2; \
+	VXORPS Y3, Y3, Y3; \
+	VXORPS Y4, Y4, Y4; \
+	VXORPS Y5, Y5, Y5; \
+	VXORPS Y6, Y6, Y6; \
+	VXORPS Y7, Y7, Y7; \
+	VXORPS Y8, Y8, Y8; \
+	VXORPS Y9, Y9, Y9; \
+	VXORPS Y10, Y10, Y10; \
+	VXORPS Y11, Y11, Y11
+
+// ADDTILE adds to the tile the 6x16 values at rows p, p+BX, p+2*BX,
+// p+R9 (= p+3*BX), q (= p+4*BX) and q+BX.
+#define ADDTILE(p, q) \
+	VADDPS (p), Y0, Y0; \
+	VADDPS 32(p), Y1, Y1; \
+	VADDPS (p)(BX*1), Y2, Y2; \
+	VADDPS 32(p)(BX*1), Y3, Y3; \
+	VADDPS (p)(BX*2), Y4, Y4; \
+	VADDPS 32(p)(BX*2), Y5, Y5; \
+	VADDPS (p)(R9*1), Y6, Y6; \
+	VADDPS 32(p)(R9*1), Y7, Y7; \
+	VADDPS (q), Y8, Y8; \
+	VADDPS 32(q), Y9, Y9; \
+	VADDPS (q)(BX*1), Y10, Y10; \
+	VADDPS 32(q)(BX*1), Y11, Y11
+
+// func kernelAVX2(a *float32, offs *int, ntaps int, k int, lda int, b *float32, c *float32, ldc int, bias *float32, res *float32, flags int)
+TEXT ·kernelAVX2(SB), NOSPLIT, $0-88
+	MOVQ a+0(FP), AX
+	MOVQ offs+8(FP), BX
+	MOVQ ntaps+16(FP), CX
+	MOVQ k+24(FP), DX
+	MOVQ lda+32(FP), R8
+	SHLQ $2, R8
+	LEAQ (R8)(R8*2), R9
+	MOVQ b+40(FP), R10
+	ZEROTILE
+	TESTQ DX, DX
+	JZ epilogue
+	TESTQ CX, CX
+	JZ epilogue
+tap:
+	MOVQ (BX), SI
+	LEAQ (AX)(SI*4), SI
+	LEAQ (SI)(R8*4), DI
+	MOVQ DX, R11
+kloop:
+	VMOVUPS (R10), Y12
+	VMOVUPS 32(R10), Y13
+	VBROADCASTSS (SI), Y14
+	VFMADD231PS Y12, Y14, Y0
+	VFMADD231PS Y13, Y14, Y1
+	VBROADCASTSS (SI)(R8*1), Y15
+	VFMADD231PS Y12, Y15, Y2
+	VFMADD231PS Y13, Y15, Y3
+	VBROADCASTSS (SI)(R8*2), Y14
+	VFMADD231PS Y12, Y14, Y4
+	VFMADD231PS Y13, Y14, Y5
+	VBROADCASTSS (SI)(R9*1), Y15
+	VFMADD231PS Y12, Y15, Y6
+	VFMADD231PS Y13, Y15, Y7
+	VBROADCASTSS (DI), Y14
+	VFMADD231PS Y12, Y14, Y8
+	VFMADD231PS Y13, Y14, Y9
+	VBROADCASTSS (DI)(R8*1), Y15
+	VFMADD231PS Y12, Y15, Y10
+	VFMADD231PS Y13, Y15, Y11
+	ADDQ $4, SI
+	ADDQ $4, DI
+	ADDQ $64, R10
+	DECQ R11
+	JNZ kloop
+	ADDQ $8, BX
+	DECQ CX
+	JNZ tap
+epilogue:
+	MOVQ c+48(FP), AX
+	MOVQ ldc+56(FP), BX
+	SHLQ $2, BX
+	LEAQ (BX)(BX*2), R9
+	LEAQ (AX)(BX*4), R11
+	MOVQ bias+64(FP), CX
+	MOVQ res+72(FP), DX
+	MOVQ flags+80(FP), SI
+	TESTQ $1, SI
+	JZ noacc
+	ADDTILE(AX, R11)
+noacc:
+	TESTQ CX, CX
+	JZ nobias
+	VMOVUPS (CX), Y12
+	VMOVUPS 32(CX), Y13
+	VADDPS Y12, Y0, Y0
+	VADDPS Y13, Y1, Y1
+	VADDPS Y12, Y2, Y2
+	VADDPS Y13, Y3, Y3
+	VADDPS Y12, Y4, Y4
+	VADDPS Y13, Y5, Y5
+	VADDPS Y12, Y6, Y6
+	VADDPS Y13, Y7, Y7
+	VADDPS Y12, Y8, Y8
+	VADDPS Y13, Y9, Y9
+	VADDPS Y12, Y10, Y10
+	VADDPS Y13, Y11, Y11
+nobias:
+	TESTQ DX, DX
+	JZ nores
+	LEAQ (DX)(BX*4), R12
+	ADDTILE(DX, R12)
+nores:
+	TESTQ $2, SI
+	JZ store
+	// max(x, 0) with x second: a NaN stays NaN, as in Go's max, so that a
+	// diverged network is detected.
+	VXORPS Y14, Y14, Y14
+	VMAXPS Y0, Y14, Y0
+	VMAXPS Y1, Y14, Y1
+	VMAXPS Y2, Y14, Y2
+	VMAXPS Y3, Y14, Y3
+	VMAXPS Y4, Y14, Y4
+	VMAXPS Y5, Y14, Y5
+	VMAXPS Y6, Y14, Y6
+	VMAXPS Y7, Y14, Y7
+	VMAXPS Y8, Y14, Y8
+	VMAXPS Y9, Y14, Y9
+	VMAXPS Y10, Y14, Y10
+	VMAXPS Y11, Y14, Y11
+store:
+	VMOVUPS Y0, (AX)
+	VMOVUPS Y1, 32(AX)
+	VMOVUPS Y2, (AX)(BX*1)
+	VMOVUPS Y3, 32(AX)(BX*1)
+	VMOVUPS Y4, (AX)(BX*2)
+	VMOVUPS Y5, 32(AX)(BX*2)
+	VMOVUPS Y6, (AX)(R9*1)
+	VMOVUPS Y7, 32(AX)(R9*1)
+	VMOVUPS Y8, (R11)
+	VMOVUPS Y9, 32(R11)
+	VMOVUPS Y10, (R11)(BX*1)
+	VMOVUPS Y11, 32(R11)(BX*1)
+	VZEROUPPER
+	RET
+
+// fmaLoopAVX2 runs n iterations of 12 independent 8-wide fused
+// multiply-adds (192 floating-point operations each): enough chains in
+// flight to cover the FMA latency on both pipes, with no loads, so that it
+// runs at the core's peak.
+//
+// func fmaLoopAVX2(n int)
+TEXT ·fmaLoopAVX2(SB), NOSPLIT, $0-8
+	MOVQ n+0(FP), CX
+	ZEROTILE
+	VXORPS Y12, Y12, Y12
+	VXORPS Y13, Y13, Y13
+	TESTQ CX, CX
+	JZ done
+loop:
+	VFMADD231PS Y12, Y13, Y0
+	VFMADD231PS Y12, Y13, Y1
+	VFMADD231PS Y12, Y13, Y2
+	VFMADD231PS Y12, Y13, Y3
+	VFMADD231PS Y12, Y13, Y4
+	VFMADD231PS Y12, Y13, Y5
+	VFMADD231PS Y12, Y13, Y6
+	VFMADD231PS Y12, Y13, Y7
+	VFMADD231PS Y12, Y13, Y8
+	VFMADD231PS Y12, Y13, Y9
+	VFMADD231PS Y12, Y13, Y10
+	VFMADD231PS Y12, Y13, Y11
+	DECQ CX
+	JNZ loop
+done:
+	VZEROUPPER
+	RET

@@ -1,0 +1,12 @@
+//go:build !amd64
+
+package model
+
+// Other architectures have no assembly kernels: the portable ones run.
+const haveAVX2FMA = false
+
+func kernelAsm(a []float32, offs []int, k, lda int, b, c []float32, ldc int, bias, res []float32, flags int) {
+	kernelGo(a, offs, k, lda, b, c, ldc, bias, res, flags)
+}
+
+func fmaLoop(n int) float32 { return fmaLoopGo(n) }

@@ -1,0 +1,157 @@
+package model
+
+import (
+	"math"
+	"testing"
+	"time"
+)
+
+// refKernel is kernel's definition in float64.
+func refKernel(a []float32, offs []int, k, lda int, b, c []float32, ldc int, bias, res []float32, flags int) []float64 {
+	out := make([]float64, mr*nr)
+	for i := range mr {
+		for j := range nr {
+			var s float64
+			for t, off := range offs {
+				for p := range k {
+					s += float64(a[off+i*lda+p]) * float64(b[(t*k+p)*nr+j])
+				}
+			}
+			if flags&kernelAccumulate != 0 {
+				s += float64(c[i*ldc+j])
+			}
+			if bias != nil {
+				s += float64(bias[j])
+			}
+			if res != nil {
+				s += float64(res[i*ldc+j])
+			}
+			if flags&kernelReLU != 0 {
+				s = max(s, 0)
+			}
+			out[i*nr+j] = s
+		}
+	}
+	return out
+}
+
+func randSlice(n int, seed uint64) []float32 {
+	rng := seeded(seed)
+	s := make([]float32, n)
+	for i := range s {
+		s[i] = float32(rng.NormFloat64())
+	}
+	return s
+}
+
+func TestKernel(t *testing.T) {
+	type kernelFunc = func(a []float32, offs []int, k, lda int, b, c []float32, ldc int, bias, res []float32, flags int)
+	impls := map[string]kernelFunc{"go": kernelGo}
+	if haveAVX2FMA {
+		impls["avx2"] = kernelAsm
+	}
+	for _, tc := range []struct {
+		name      string
+		offs      []int
+		k, lda    int
+		ldc       int
+		bias, res bool
+		flags     int
+	}{
+		{"k=0", []int{0}, 0, 4, 16, false, false, 0},
+		{"one tap", []int{0}, 5, 7, 16, false, false, 0},
+		{"one tap accumulate", []int{3}, 32, 40, 20, false, false, kernelAccumulate},
+		{"nine taps bias relu", []int{0, 8, 16, 64, 72, 80, 128, 136, 144}, 8, 8, 32, true, false, kernelReLU},
+		{"residual relu", []int{0, 21, 42}, 21, 21, 48, true, true, kernelReLU},
+		{"everything", []int{10, 0, 5}, 3, 11, 17, true, true, kernelAccumulate | kernelReLU},
+	} {
+		maxOff := 0
+		for _, o := range tc.offs {
+			maxOff = max(maxOff, o)
+		}
+		a := randSlice(maxOff+(mr-1)*tc.lda+tc.k, 1)
+		b := randSlice(len(tc.offs)*tc.k*nr, 2)
+		c0 := randSlice((mr-1)*tc.ldc+nr, 3)
+		var bias, res []float32
+		if tc.bias {
+			bias = randSlice(nr, 4)
+		}
+		if tc.res {
+			res = randSlice(len(c0), 5)
+		}
+		want := refKernel(a, tc.offs, tc.k, tc.lda, b, c0, tc.ldc, bias, res, tc.flags)
+		for name, f := range impls {
+			t.Run(tc.name+"/"+name, func(t *testing.T) {
+				c := append([]float32(nil), c0...)
+				f(a, tc.offs, tc.k, tc.lda, b, c, tc.ldc, bias, res, tc.flags)
+				for idx, got := range c {
+					i, j := idx/tc.ldc, idx%tc.ldc
+					w := float64(c0[idx]) // outside the tile: untouched
+					if j < nr {
+						w = want[i*nr+j]
+					}
+					if math.Abs(float64(got)-w) > 1e-4*(1+math.Abs(w)) {
+						t.Fatalf("c[%d][%d] = %v, want %v", i, j, got, w)
+					}
+				}
+			})
+		}
+	}
+}
+
+func TestKernelChecksBounds(t *testing.T) {
+	a := make([]float32, 100)
+	b := make([]float32, 8*nr)
+	c := make([]float32, mr*nr)
+	for _, tc := range []struct {
+		name string
+		run  func()
+	}{
+		{"a too short", func() { kernel(a, []int{60}, 8, 8, b, c, nr, nil, nil, 0) }},
+		{"negative offset", func() { kernel(a, []int{-1}, 8, 8, b, c, nr, nil, nil, 0) }},
+		{"b too short", func() { kernel(a, []int{0, 1}, 8, 8, b, c, nr, nil, nil, 0) }},
+		{"c too short", func() { kernel(a, []int{0}, 8, 8, b, c[:50], nr, nil, nil, 0) }},
+		{"res too short", func() { kernel(a, []int{0}, 8, 8, b, c, nr, nil, c[:10], 0) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			defer func() {
+				if recover() == nil {
+					t.Error("no panic")
+				}
+			}()
+			tc.run()
+		})
+	}
+}
+
+func BenchmarkKernel(b *testing.B) {
+	// A 3x3 convolution's tile at 32 channels: 9 taps of 32.
+	const k, lda = 32, 32
+	offs := []int{0, 32, 64, 256, 288, 320, 512, 544, 576}
+	a := randSlice(offs[8]+(mr-1)*lda+k, 1)
+	w := randSlice(len(offs)*k*nr, 2)
+	c := make([]float32, mr*nr)
+	for _, impl := range []string{"go", "avx2"} {
+		if impl == "avx2" && !haveAVX2FMA {
+			continue
+		}
+		b.Run(impl, func(b *testing.B) {
+			f := kernelGo
+			if impl == "avx2" {
+				f = kernelAsm
+			}
+			for b.Loop() {
+				f(a, offs, k, lda, w, c, nr, nil, nil, 0)
+			}
+			flops := 2 * float64(mr*nr*k*len(offs))
+			b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+		})
+	}
+}
+
+func TestPeakGFLOPS(t *testing.T) {
+	cores, gflops := PeakGFLOPS(20 * time.Millisecond)
+	if cores < 1 || !(gflops > 0.1) || gflops > 1e5 {
+		t.Errorf("PeakGFLOPS = %d cores, %v GFLOP/s", cores, gflops)
+	}
+}
