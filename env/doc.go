@@ -13,7 +13,10 @@
 // The learning side ([Env], [Action], [EncodeObservation], [Symmetry]) gives
 // agents a fixed action space of [NumActions] indices with legal-move masks,
 // observation planes of shape [NumPlanes] x 6 x 6 seen from the side to move,
-// and the eight symmetries of the square for data augmentation.
+// and the eight symmetries of the square for data augmentation. [Env] reads
+// like a Gymnasium environment (Reset with a seed and [ResetOptions], Step,
+// [ObservationSpace], [ActionSpace]); [AEC] is its per-agent view in the
+// manner of PettingZoo, with the action mask delivered with the observation.
 //
 // Package env imports nothing else of this module.
 package env

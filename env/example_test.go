@@ -60,7 +60,7 @@ func ExampleEnv() {
 		fmt.Println(err)
 		return
 	}
-	obs := e.Reset(1)
+	obs, _ := e.Reset(1)
 	actions := e.LegalActions()
 	fmt.Println(len(obs), "observation values,", len(actions), "legal actions")
 

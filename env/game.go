@@ -90,6 +90,19 @@ func (s Status) Score(c Color) float64 {
 	return 0.5
 }
 
+// Reward returns the reward of player c in a game with this status: +1 for
+// a win, -1 for a loss and 0 for a draw or an ongoing game. It is the
+// reward of [Env.Step] and [AEC] and the value target of a game played out.
+func (s Status) Reward(c Color) float32 {
+	if w, ok := s.Winner(); ok {
+		if w == c {
+			return 1
+		}
+		return -1
+	}
+	return 0
+}
+
 // ErrGameOver is returned when a move is played in a finished game.
 var ErrGameOver = errors.New("the game is over")
 

@@ -51,7 +51,7 @@ type selfPlayer struct {
 }
 
 // play plays one game from the start position (plus the configured random
-// opening plies) with the given seed.
+// opening plies, which never end the game) with the given seed.
 func (sp *selfPlayer) play(ctx context.Context, seed uint64) (selfPlayGame, error) {
 	rng := rand.New(rand.NewPCG(seed, 0x73656c66)) // "self"
 	player, err := mcts.NewPUCTPlayer(sp.eval, sp.search, rng.Uint64())
@@ -59,13 +59,7 @@ func (sp *selfPlayer) play(ctx context.Context, seed uint64) (selfPlayGame, erro
 		return selfPlayGame{}, err
 	}
 	game := env.NewGame(sp.opts.Rules)
-	var buf []env.Move
-	for i := 0; i < sp.opts.OpeningPlies && !game.Status().Over(); i++ {
-		buf = game.LegalMoves(buf[:0])
-		if err := game.Play(buf[rng.IntN(len(buf))]); err != nil {
-			return selfPlayGame{}, err
-		}
-	}
+	env.PlayOpening(game, sp.opts.OpeningPlies, rng) // as an environment reset starts
 	canResign := sp.cfg.ResignThreshold > -1 && rng.Float64() >= sp.cfg.ResignPlayoutShare
 	var (
 		out     selfPlayGame
@@ -132,14 +126,14 @@ func (sp *selfPlayer) play(ctx context.Context, seed uint64) (selfPlayGame, erro
 // so a side that is ahead keeps avoiding it.
 func outcome(g *selfPlayGame, judged *env.Position, mover env.Color) float32 {
 	switch {
-	case g.Won && g.Winner == mover:
+	case g.Resigned && g.Winner == mover:
 		return 1
-	case g.Won:
+	case g.Resigned:
 		return -1
 	case g.Adjudicated:
 		return float32(math.Tanh(float64(judged.Material(mover)) / adjudicationScale))
 	}
-	return 0
+	return g.Status.Reward(mover) // the environment's reward
 }
 
 // searchSample is the training sample of one searched position: its

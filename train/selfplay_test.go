@@ -29,6 +29,7 @@ func TestOutcome(t *testing.T) {
 		{"winner", selfPlayGame{Won: true, Winner: env.Red, Status: env.RedWins}, env.Red, 1},
 		{"loser", selfPlayGame{Won: true, Winner: env.Red, Status: env.RedWins}, env.Blue, -1},
 		{"resigned", selfPlayGame{Won: true, Winner: env.Blue, Resigned: true}, env.Red, -1},
+		{"resignation won", selfPlayGame{Won: true, Winner: env.Blue, Resigned: true}, env.Blue, 1},
 		{"repetition", selfPlayGame{Status: env.DrawRepetition}, env.Red, 0},
 		{"repetition, adjudicated", selfPlayGame{Status: env.DrawRepetition, Adjudicated: true}, env.Red, lead},
 		{"move limit, leader", selfPlayGame{Status: env.MoveLimit, Adjudicated: true}, env.Red, lead},

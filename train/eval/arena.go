@@ -358,31 +358,10 @@ func choose(p mcts.Player, g *env.Game) (d mcts.Decision, err error) {
 }
 
 // randomOpening plays plies uniformly random moves from the start position,
-// passing over moves that would end the game, and returns them.
+// passing over moves that would end the game, and returns them: the
+// opening of an environment reset (see [env.PlayOpening]).
 func randomOpening(rules env.Rules, plies int, seed uint64) []env.Move {
-	rng := rand.New(rand.NewPCG(seed, 0x61726e61))
-	g := env.NewGame(rules)
-	var moves []env.Move
-	for len(moves) < plies {
-		legal := g.LegalMoves(nil)
-		rng.Shuffle(len(legal), func(i, j int) { legal[i], legal[j] = legal[j], legal[i] })
-		played := false
-		for _, m := range legal {
-			if err := g.Play(m); err != nil {
-				continue
-			}
-			if !g.Status().Over() {
-				played = true
-				break
-			}
-			_ = g.Undo() // the move ends the game: try another
-		}
-		if !played {
-			break
-		}
-		moves = append(moves, g.Moves()[len(g.Moves())-1])
-	}
-	return moves
+	return env.PlayOpening(env.NewGame(rules), plies, rand.New(rand.NewPCG(seed, 0x61726e61)))
 }
 
 // mixSeed derives an independent seed from a base seed and two numbers
