@@ -42,6 +42,7 @@ func commands() map[string]command {
 		"perft":    {"count move sequences to a depth", runPerft},
 		"play":     {"play a game in the terminal against a player", runPlay},
 		"show":     {"draw a position as text", runShow},
+		"serve":    {"play, analyse, replay and watch runs in the browser", runServe},
 	}
 }
 
