@@ -121,8 +121,7 @@ func (s *Server) newGame(r *http.Request) (any, error) {
 	if g.Status().Over() {
 		return nil, badRequest("fen: the game is already over there (%v)", g.Status())
 	}
-	s.opts.Seed++ // under no lock: a race only makes two seeds equal
-	player, err := players.NewPlayer(spec, seedFor(s.opts.Seed), s.models.Load)
+	player, err := players.NewPlayer(spec, s.opts.Seed+s.started.Add(1)-1, s.models.Load)
 	if err != nil {
 		return nil, fmt.Errorf("player %s: %w", spec, err)
 	}
@@ -132,9 +131,6 @@ func (s *Server) newGame(r *http.Request) (any, error) {
 	defer gm.mu.Unlock()
 	return gm.state(), nil
 }
-
-// seedFor spreads consecutive game numbers over the seed space.
-func seedFor(n uint64) uint64 { return n * 0x9e3779b97f4a7c15 }
 
 func (s *Server) findPlayer(text string) (players.Spec, error) {
 	if text == "" {

@@ -9,6 +9,7 @@ import (
 	"log"
 	"net/http"
 	"runtime/debug"
+	"sync/atomic"
 	"time"
 
 	"github.com/deathstacks/deathstacks/env"
@@ -70,6 +71,9 @@ type Server struct {
 	network *analysisNetwork
 	games   *gameStore
 	search  chan struct{}
+	// started counts the games begun: each player's seed is Seed plus
+	// its game's number.
+	started atomic.Uint64
 	runs    []string
 	sources []replaySource
 	log     *log.Logger
