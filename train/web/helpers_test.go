@@ -172,4 +172,3 @@ func mustJSON(v any) string {
 	}
 	return string(data)
 }
-

@@ -167,6 +167,7 @@ function hideChooser() { $("chooser").hidden = true; }
 
 function chooseMove(move) {
   S.sel = null;
+  S.clickAt = performance.now();
   if (S.view === "play") playMove(move);
   else if (S.view === "analyse") exploreMove(move);
 }
@@ -212,6 +213,7 @@ function showGame(g) {
   if (g.engine) {
     info += ` Engine played ${g.engine.move} in ${g.engine.ms.toFixed(0)} ms`;
     if (g.engine.value !== null) info += `, value ${g.engine.value.toFixed(2)} for itself`;
+    if (S.replyMs) info += `; ${S.replyMs.toFixed(0)} ms from your click`;
     info += ".";
   }
   $("gameinfo").textContent = info;
@@ -269,6 +271,8 @@ async function engineReply() {
     g = await api("POST", `/api/games/${S.game.id}/reply`);
   } catch (e) { showError(e); }
   S.busy = false;
+  if (g && S.clickAt) S.replyMs = performance.now() - S.clickAt;
+  S.clickAt = 0;
   showGame(g || S.game);
 }
 
