@@ -120,7 +120,7 @@ function stackView(stack) {
   for (let d = 0; d < stack.length; d++) {
     const pc = document.createElement("div");
     pc.className = "pc " + stack[d] + (d === 0 ? " top" : "");
-    pc.style.height = bar + "px";
+    pc.style.height = (d === 0 ? Math.max(bar, 6) : bar) + "px"; // the controller stands out
     st.appendChild(pc);
   }
   frag.appendChild(st);
@@ -510,6 +510,7 @@ function drawChart(cv, title, xlabel, series) {
   let [x0, x1] = [Math.min(...pts.map((p) => p[0])), Math.max(...pts.map((p) => p[0]))];
   let [y0, y1] = [Math.min(...pts.map((p) => p[1])), Math.max(...pts.map((p) => p[1]))];
   if (x0 === x1) { x0 -= 1; x1 += 1; }
+  const intX = pts.every((p) => Number.isInteger(p[0])) && x1 - x0 >= 4;
   if (y0 === y1) { y0 -= 1; y1 += 1; }
   const pad = (y1 - y0) * 0.06;
   y0 -= pad; y1 += pad;
@@ -524,9 +525,14 @@ function drawChart(cv, title, xlabel, series) {
     ctx.beginPath(); ctx.moveTo(L, Y(y)); ctx.lineTo(W - R, Y(y)); ctx.stroke();
     ctx.fillText(fmt(y), 4, Y(y) + 4);
     const x = x0 + (x1 - x0) * k / 4;
-    ctx.fillText(fmt(x), X(x) - 8, H - B + 14);
+    const label = intX ? String(Math.round(x)) : fmt(x);
+    ctx.textAlign = k === 4 ? "right" : k === 0 ? "left" : "center";
+    ctx.fillText(label, X(x), H - B + 14);
+    ctx.textAlign = "left";
   }
-  ctx.fillText(xlabel, W / 2 - 20, H - 6);
+  ctx.textAlign = "center";
+  ctx.fillText(xlabel, (L + W - R) / 2, H - 6);
+  ctx.textAlign = "left";
   let lx = L + 6;
   for (const s of series) {
     if (s.band && s.band.length) {
