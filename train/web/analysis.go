@@ -40,11 +40,7 @@ type movePrior struct {
 const noNetworkNote = "no network: start the server with --player az:model=FILE for a value and policy; searches use a uniform evaluator"
 
 func (s *Server) analyse(r *http.Request) (any, error) {
-	var req positionRequest
-	if err := decodeBody(r, &req); err != nil {
-		return nil, err
-	}
-	g, err := s.gameOf(req)
+	g, err := s.gameOf(r)
 	if err != nil {
 		return nil, err
 	}

@@ -111,19 +111,19 @@ func over(g *env.Game) error {
 	return nil
 }
 
-// gameOf builds the game of a position request.
-func (s *Server) gameOf(req positionRequest) (*env.Game, error) {
+// gameOf reads the position request in the body of r and builds its game.
+func (s *Server) gameOf(r *http.Request) (*env.Game, error) {
+	var req positionRequest
+	if err := decodeBody(r, &req); err != nil {
+		return nil, err
+	}
 	return s.startGame(req.FEN, req.StartPly, req.Moves)
 }
 
 // legal answers POST /api/legal: the position of a request with its legal
 // moves, for exploring from a pasted FEN.
 func (s *Server) legal(r *http.Request) (any, error) {
-	var req positionRequest
-	if err := decodeBody(r, &req); err != nil {
-		return nil, err
-	}
-	g, err := s.gameOf(req)
+	g, err := s.gameOf(r)
 	if err != nil {
 		return nil, err
 	}
