@@ -7,6 +7,11 @@ package env
 // tooTallHeight is the height above which the too-tall rule forces a move.
 const tooTallHeight = 4
 
+// MustMove returns the squares (bit s for square s) of the stacks the side
+// to move must move from under the too-tall rule: those it controls that
+// are taller than 4. The web board marks them.
+func (p *Position) MustMove() uint64 { return p.tooTall() }
+
 // tooTall returns the stacks of the side to move that are taller than 4.
 func (p *Position) tooTall() uint64 {
 	var set uint64

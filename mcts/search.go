@@ -610,13 +610,21 @@ func (s *search) decision(chosen int32, target map[env.Action]float32) Decision 
 	for _, ch := range children {
 		d.Visits[env.Action(ch.action)] = int(ch.n)
 	}
-	for i := chosen; ; i = s.mostVisited(i) {
-		d.PV = append(d.PV, s.nodes[i].move)
+	d.PV = s.line(chosen)
+	return d
+}
+
+// line returns the principal variation from node i: its move, then the
+// most visited child's while the node is expanded and visited more than
+// once.
+func (s *search) line(i int32) []env.Move {
+	var pv []env.Move
+	for ; ; i = s.mostVisited(i) {
+		pv = append(pv, s.nodes[i].move)
 		if nd := &s.nodes[i]; nd.state != expanded || nd.n < 2 {
-			break
+			return pv
 		}
 	}
-	return d
 }
 
 // winningChild returns a child of the root that wins the game at once or

@@ -705,3 +705,58 @@ func TestSettingsCoverConfig(t *testing.T) {
 		t.Error("Set of an unknown key succeeded")
 	}
 }
+
+func TestRootMoves(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Simulations = 40
+	p := newPUCT(t, hashEvaluator{}, cfg, 1)
+	if got := p.RootMoves(); got != nil {
+		t.Fatalf("before a search: %v, want nil", got)
+	}
+	g := env.NewGame(env.DefaultRules())
+	d, err := p.Choose(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func(name string, sims int) {
+		t.Run(name, func(t *testing.T) {
+			moves := p.RootMoves()
+			if want := len(g.LegalMoves(nil)); len(moves) != want {
+				t.Fatalf("%d root moves, want %d", len(moves), want)
+			}
+			var visits int
+			var prior float64
+			for i, m := range moves {
+				visits += m.Visits
+				prior += float64(m.Prior)
+				if i > 0 && m.Visits > moves[i-1].Visits {
+					t.Errorf("move %d (%v) has %d visits, more than the one before", i, m.Move, m.Visits)
+				}
+				if m.Visits == 0 != math.IsNaN(m.Q) || (m.Visits > 0 && (m.Q < -1 || m.Q > 1)) {
+					t.Errorf("%v: %d visits, Q %v", m.Move, m.Visits, m.Q)
+				}
+				if len(m.PV) == 0 || m.PV[0] != m.Move {
+					t.Errorf("%v: PV %v does not start with the move", m.Move, m.PV)
+				}
+			}
+			if visits != sims {
+				t.Errorf("visits add up to %d, want %d", visits, sims)
+			}
+			if math.Abs(prior-1) > 1e-4 {
+				t.Errorf("priors add up to %v, want 1", prior)
+			}
+		})
+	}
+	check("one search", cfg.Simulations)
+	if top := p.RootMoves()[0]; top.Move != d.Move || !reflect.DeepEqual(top.PV, d.PV) {
+		t.Errorf("top move %v (PV %v), decision %v (PV %v)", top.Move, top.PV, d.Move, d.PV)
+	}
+	if _, err := p.Choose(g); err != nil {
+		t.Fatal(err)
+	}
+	check("grown by a second search", 2*cfg.Simulations)
+	p.Reset()
+	if got := p.RootMoves(); got != nil {
+		t.Errorf("after Reset: %d moves, want nil", len(got))
+	}
+}

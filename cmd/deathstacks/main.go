@@ -50,6 +50,7 @@ func commands() map[string]command {
 		"show":     {"draw a position as text", runShow},
 		"inspect":  {"describe a checkpoint, network or exported player file", runInspect},
 		"version":  {"print the version, Go version, source revision and BLAS", runVersion},
+		"serve":    {"play, analyse, replay and watch runs in the browser", runServe},
 	}
 }
 
