@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -92,9 +93,6 @@ type runner struct {
 }
 
 func metricsPath(dir string) string { return filepath.Join(dir, MetricsFile) }
-
-// runDirOf returns the run directory of a checkpoint file.
-func runDirOf(checkpoint string) string { return filepath.Dir(checkpoint) }
 
 // open loads the latest checkpoint or starts a new run.
 func (r *runner) open() error {
@@ -277,7 +275,15 @@ func (r *runner) iteration(ctx context.Context, srv *model.Server, elapsed func(
 	if err := AppendMetrics(metricsPath(r.dir), m); err != nil {
 		return false, err
 	}
-	if err := r.trainer.Network().Save(netPath(r.dir, it)); err != nil {
+	// The network carries the run's search settings, in its snapshot and
+	// in the checkpoint alike, so that either plays as the run searched.
+	meta, err := snapshotMeta(r.cfg, it)
+	if err != nil {
+		return false, err
+	}
+	net := r.trainer.Network()
+	maps.Copy(net.Meta, meta)
+	if err := net.Save(netPath(r.dir, it)); err != nil {
 		return false, err
 	}
 	if err := saveCheckpoint(checkpointPath(r.dir, it), r.state, r.trainer, r.replay); err != nil {
