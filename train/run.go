@@ -252,7 +252,7 @@ func (r *runner) iteration(ctx context.Context, srv *model.Server, elapsed func(
 		return false, err
 	}
 
-	// Evaluation and gating.
+	// Evaluation.
 	if e := r.cfg.Eval; e.Every > 0 && it%e.Every == 0 {
 		if err := r.evaluate(ctx, it, &m); err != nil {
 			if ctx.Err() == nil {
