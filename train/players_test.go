@@ -17,14 +17,34 @@ import (
 )
 
 // smokeRun trains one smoke iteration into a temporary directory.
-func smokeRun(t testing.TB) (dir string, cfg Config) {
+func smokeRun(t testing.TB) (dir string, cfg Config) { return smokeRunOf(t, 1) }
+
+// smokeRunOf is smokeRun for some iterations.
+func smokeRunOf(t testing.TB, iterations int) (dir string, cfg Config) {
 	t.Helper()
 	dir = t.TempDir()
 	cfg = plainSmokeConfig(t, dir)
-	if _, err := Run(context.Background(), cfg, RunOptions{Iterations: 1}); err != nil {
+	if _, err := Run(context.Background(), cfg, RunOptions{Iterations: iterations}); err != nil {
 		t.Fatal(err)
 	}
 	return dir, cfg
+}
+
+// playAlike fails t unless the players loaded from models a and b (with
+// the given simulations, the same seed) play the same opening.
+func playAlike(t *testing.T, a string, simsA int, b string, simsB int) {
+	t.Helper()
+	pa, err := LoadPlayer(a, simsA, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pb, err := LoadPlayer(b, simsB, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ma, mb := movesOf(t, pa, 8), movesOf(t, pb, 8); !slices.Equal(ma, mb) {
+		t.Errorf("%s played %v, %s %v", a, ma, b, mb)
+	}
 }
 
 // movesOf plays n plies of a game with p, from the start.
@@ -65,23 +85,7 @@ func TestExportPlaysLikeTheCheckpoint(t *testing.T) {
 			t.Errorf("meta %s = %q, want %q", key, net.Meta[key], want)
 		}
 	}
-	exported, err := LoadPlayer(out, 0, 5)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fromCheckpoint, err := LoadPlayer(checkpointPath(dir, 1), 24, 5)
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, b := movesOf(t, exported, 8), movesOf(t, fromCheckpoint, 8)
-	if len(a) != len(b) {
-		t.Fatalf("%d and %d moves", len(a), len(b))
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			t.Fatalf("ply %d: exported player %v, checkpoint %v", i, a[i], b[i])
-		}
-	}
+	playAlike(t, out, 0, checkpointPath(dir, 1), 24)
 }
 
 func TestLoadNetworkErrors(t *testing.T) {
@@ -181,17 +185,7 @@ func TestSnapshotsCarryTheRunsSearch(t *testing.T) {
 	if loaded.net.Meta[metaKind] != metaKindSnapshot || loaded.iteration != 1 || loaded.run != cfg.Name || loaded.runDir != dir {
 		t.Errorf("snapshot: meta %v, iteration %d, run %q in %q", loaded.net.Meta, loaded.iteration, loaded.run, loaded.runDir)
 	}
-	fromSnapshot, err := LoadPlayer(snapshot, 24, 5)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fromCheckpoint, err := LoadPlayer(checkpointPath(dir, 1), 24, 5)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if a, b := movesOf(t, fromSnapshot, 6), movesOf(t, fromCheckpoint, 6); !slices.Equal(a, b) {
-		t.Errorf("snapshot played %v, checkpoint %v", a, b)
-	}
+	playAlike(t, snapshot, 24, checkpointPath(dir, 1), 24)
 	out := filepath.Join(t.TempDir(), "player.dsnn")
 	if err := Export(snapshot, out, ExportOptions{}); err != nil {
 		t.Fatal(err)
@@ -231,11 +225,7 @@ func TestOldSnapshotTakesItsRunsSearch(t *testing.T) {
 // A damaged newest checkpoint of a run directory is passed over with a
 // warning that names the file, the damage and the iteration used instead.
 func TestDamagedLatestCheckpointIsReported(t *testing.T) {
-	dir := t.TempDir()
-	cfg := plainSmokeConfig(t, dir)
-	if _, err := Run(context.Background(), cfg, RunOptions{Iterations: 2}); err != nil {
-		t.Fatal(err)
-	}
+	dir, _ := smokeRunOf(t, 2)
 	latest := checkpointPath(dir, 2)
 	data, err := os.ReadFile(latest)
 	if err != nil {
