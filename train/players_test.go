@@ -17,14 +17,11 @@ import (
 )
 
 // smokeRun trains one smoke iteration into a temporary directory.
-func smokeRun(t testing.TB) (dir string, cfg Config) { return smokeRunOf(t, 1) }
-
-// smokeRunOf is smokeRun for some iterations.
-func smokeRunOf(t testing.TB, iterations int) (dir string, cfg Config) {
+func smokeRun(t testing.TB) (dir string, cfg Config) {
 	t.Helper()
 	dir = t.TempDir()
 	cfg = plainSmokeConfig(t, dir)
-	if _, err := Run(context.Background(), cfg, RunOptions{Iterations: iterations}); err != nil {
+	if _, err := Run(context.Background(), cfg, RunOptions{Iterations: 1}); err != nil {
 		t.Fatal(err)
 	}
 	return dir, cfg
@@ -225,14 +222,14 @@ func TestOldSnapshotTakesItsRunsSearch(t *testing.T) {
 // A damaged newest checkpoint of a run directory is passed over with a
 // warning that names the file, the damage and the iteration used instead.
 func TestDamagedLatestCheckpointIsReported(t *testing.T) {
-	dir, _ := smokeRunOf(t, 2)
-	latest := checkpointPath(dir, 2)
-	data, err := os.ReadFile(latest)
+	// The fixture's checkpoint as iteration 1, and a damaged copy as 2.
+	dir := copyRun(t, ConfigFile, filepath.Base(checkpointPath(fixtureRun, 1)))
+	data, err := os.ReadFile(checkpointPath(dir, 1))
 	if err != nil {
 		t.Fatal(err)
 	}
 	data[len(data)/2] ^= 1
-	if err := os.WriteFile(latest, data, 0o644); err != nil {
+	if err := os.WriteFile(checkpointPath(dir, 2), data, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	check := func(t *testing.T, warnings string) {
