@@ -62,27 +62,57 @@ func movesOf(t *testing.T, p mcts.Player, n int) []env.Move {
 	return out
 }
 
-func TestExportPlaysLikeTheCheckpoint(t *testing.T) {
-	dir, _ := smokeRun(t)
-	out := filepath.Join(t.TempDir(), "player.dsnn")
-	stamp := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
-	if err := Export(dir, out, ExportOptions{Simulations: 24, Now: stamp}); err != nil {
-		t.Fatal(err)
-	}
-	loaded, err := loadTrained(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	net, search := loaded.net, loaded.search
-	if search.Simulations != 24 || search.DirichletEpsilon != 0 || search.Temperature != 0 {
-		t.Errorf("exported search settings %+v: want 24 simulations, no noise, no temperature", search)
-	}
-	for key, want := range map[string]string{metaKind: metaKindPlayer, metaIteration: "1", metaExported: "2026-11-30T12:00:00Z", metaRun: "smoke"} {
-		if net.Meta[key] != want {
-			t.Errorf("meta %s = %q, want %q", key, net.Meta[key], want)
+// The networks a run writes play as the run searched: an exported player
+// like its checkpoint, and every network snapshot, which carries the run's
+// search settings, like the checkpoint of its iteration.
+func TestTrainedNetworksPlayAsTheirRun(t *testing.T) {
+	dir, cfg := smokeRun(t)
+	t.Run("exported player", func(t *testing.T) {
+		out := filepath.Join(t.TempDir(), "player.dsnn")
+		stamp := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+		if err := Export(dir, out, ExportOptions{Simulations: 24, Now: stamp}); err != nil {
+			t.Fatal(err)
 		}
-	}
-	playAlike(t, out, 0, checkpointPath(dir, 1), 24)
+		loaded, err := loadTrained(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		net, search := loaded.net, loaded.search
+		if search.Simulations != 24 || search.DirichletEpsilon != 0 || search.Temperature != 0 {
+			t.Errorf("exported search settings %+v: want 24 simulations, no noise, no temperature", search)
+		}
+		for key, want := range map[string]string{metaKind: metaKindPlayer, metaIteration: "1", metaExported: "2026-11-30T12:00:00Z", metaRun: "smoke"} {
+			if net.Meta[key] != want {
+				t.Errorf("meta %s = %q, want %q", key, net.Meta[key], want)
+			}
+		}
+		playAlike(t, out, 0, checkpointPath(dir, 1), 24)
+	})
+	t.Run("network snapshot", func(t *testing.T) {
+		snapshot := netPath(dir, 1)
+		loaded, err := loadTrained(snapshot)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := strongSearch(cfg.Search); loaded.search != want || !want.Gumbel {
+			t.Errorf("snapshot's search %+v, want the run's %+v", loaded.search, want)
+		}
+		if loaded.net.Meta[metaKind] != metaKindSnapshot || loaded.iteration != 1 || loaded.run != cfg.Name || loaded.runDir != dir {
+			t.Errorf("snapshot: meta %v, iteration %d, run %q in %q", loaded.net.Meta, loaded.iteration, loaded.run, loaded.runDir)
+		}
+		playAlike(t, snapshot, 24, checkpointPath(dir, 1), 24)
+		out := filepath.Join(t.TempDir(), "player.dsnn")
+		if err := Export(snapshot, out, ExportOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		player, err := loadTrained(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if player.search != loaded.search || player.net.Meta[metaKind] != metaKindPlayer || player.net.Meta[metaIteration] != "1" || player.net.Meta[metaRun] != cfg.Name {
+			t.Errorf("exported snapshot: search %+v, meta %v", player.search, player.net.Meta)
+		}
+	})
 }
 
 func TestLoadNetworkErrors(t *testing.T) {
@@ -164,35 +194,6 @@ func TestModelsShareOneServer(t *testing.T) {
 	}
 	if moves := movesOf(t, p, 2); len(moves) != 2 {
 		t.Errorf("az player from a run directory played %v", moves)
-	}
-}
-
-// Every network file a run writes carries the run's search settings: its
-// snapshot plays like its checkpoint and exports like it.
-func TestSnapshotsCarryTheRunsSearch(t *testing.T) {
-	dir, cfg := smokeRun(t)
-	snapshot := netPath(dir, 1)
-	loaded, err := loadTrained(snapshot)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := strongSearch(cfg.Search); loaded.search != want || !want.Gumbel {
-		t.Errorf("snapshot's search %+v, want the run's %+v", loaded.search, want)
-	}
-	if loaded.net.Meta[metaKind] != metaKindSnapshot || loaded.iteration != 1 || loaded.run != cfg.Name || loaded.runDir != dir {
-		t.Errorf("snapshot: meta %v, iteration %d, run %q in %q", loaded.net.Meta, loaded.iteration, loaded.run, loaded.runDir)
-	}
-	playAlike(t, snapshot, 24, checkpointPath(dir, 1), 24)
-	out := filepath.Join(t.TempDir(), "player.dsnn")
-	if err := Export(snapshot, out, ExportOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	player, err := loadTrained(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if player.search != loaded.search || player.net.Meta[metaKind] != metaKindPlayer || player.net.Meta[metaIteration] != "1" || player.net.Meta[metaRun] != cfg.Name {
-		t.Errorf("exported snapshot: search %+v, meta %v", player.search, player.net.Meta)
 	}
 }
 
