@@ -85,7 +85,7 @@ type UCTConfig struct {
 	// Exploration is the UCB1 constant c of Q + c * sqrt(ln N / n).
 	Exploration float64 `yaml:"exploration"`
 	// RolloutDepth is the number of uniformly random plies of a rollout
-	// before it stops and scores the position with the heuristic, squashed
+	// before it stops and scores the position by its material count, squashed
 	// to (-1, 1) by tanh(score/50). Random play almost never ends a game,
 	// so rollouts must be cut off.
 	RolloutDepth int `yaml:"rollout_depth"`
@@ -105,7 +105,7 @@ func (c UCTConfig) Validate() error {
 	case !finite(c.Exploration) || c.Exploration < 0:
 		return fmt.Errorf("uct config: exploration is %v: want 0 or more", c.Exploration)
 	case c.RolloutDepth < 0:
-		return fmt.Errorf("uct config: rollout_depth is %d: want 0 (heuristic only) or more", c.RolloutDepth)
+		return fmt.Errorf("uct config: rollout_depth is %d: want 0 (material count only) or more", c.RolloutDepth)
 	}
 	return nil
 }
@@ -151,7 +151,7 @@ func (e *rolloutLeaves) evaluate(b *leafBatch) error {
 
 // rollout plays random moves from p, an unfinished position, and returns
 // the outcome for p's side to move: +-1 for a win or loss within the depth,
-// 0 at the move limit, else the squashed heuristic of the last position.
+// 0 at the move limit, else the squashed material count of the last position.
 func (e *rolloutLeaves) rollout(p env.Position, rules env.Rules) float64 {
 	side := p.SideToMove()
 	for range e.depth {

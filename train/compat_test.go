@@ -58,7 +58,7 @@ func TestReadsRunOfFormatVersion1(t *testing.T) {
 	if net.Steps() != ck.Trainer.Network().Steps() {
 		t.Errorf("snapshot after %d steps, checkpoint after %d: want the same network", net.Steps(), ck.Trainer.Network().Steps())
 	}
-	if _, _, err := loadNetwork(fixtureRun); err != nil {
+	if _, err := loadTrained(fixtureRun); err != nil {
 		t.Errorf("load the run as a model: %v", err)
 	}
 }

@@ -174,6 +174,19 @@ func Parse(data []byte) (Config, error) { return parseOver(Defaults(), data, fal
 // inside a checkpoint.
 func parseSaved(data []byte) (Config, error) { return parseOver(savedDefaults(), data, true) }
 
+// ResumeConfig returns the config a resumed run goes on with: the run's
+// saved copy (dir/config.yaml), with overlay, if not nil, laid over it: a
+// key overlay sets changes, every other keeps the run's value (not the
+// built-in default's). The error wraps fs.ErrNotExist when the run has no
+// saved config.
+func ResumeConfig(dir string, overlay []byte) (Config, error) {
+	cfg, err := LoadSaved(filepath.Join(dir, ConfigFile))
+	if err != nil || overlay == nil {
+		return cfg, err
+	}
+	return parseOver(cfg, overlay, false)
+}
+
 // savedDefaults are the defaults for configs saved by runs: those of
 // today, except for keys added since the first release, which take the
 // value that keeps an older run's behaviour (search.gumbel came later: a

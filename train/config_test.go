@@ -3,6 +3,7 @@ package train
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -358,5 +359,43 @@ func TestGatingKeysOfOldRuns(t *testing.T) {
 	text, err := Defaults().yamlText()
 	if err != nil || strings.Contains(string(text), "gat") {
 		t.Errorf("a new run's config names gating: %v\n%s", err, text)
+	}
+}
+
+// On resume a given config changes only the keys it sets, over the run's
+// own saved config, not over the built-in default.
+func TestResumeConfigLaysOverTheRunsConfig(t *testing.T) {
+	dir := t.TempDir()
+	saved, err := Parse(configs.Smoke)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, err := saved.yamlText()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ConfigFile), text, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := ResumeConfig(dir, []byte("iterations: 5\nsearch:\n  simulations: 12\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := saved
+	want.Iterations, want.Search.Simulations = 5, 12
+	if diff := diffKeys(t, cfg, want); len(diff) > 0 {
+		t.Errorf("resumed config differs from the run's with the two keys changed:\n%s", strings.Join(diff, "\n"))
+	}
+	if cfg.Model.Blocks != saved.Model.Blocks || cfg.Model.Blocks == Defaults().Model.Blocks {
+		t.Errorf("model.blocks %d: want the run's %d", cfg.Model.Blocks, saved.Model.Blocks)
+	}
+	if same, err := ResumeConfig(dir, nil); err != nil || len(diffKeys(t, same, saved)) > 0 {
+		t.Errorf("without an overlay: %v, %v", err, diffKeys(t, same, saved))
+	}
+	if _, err := ResumeConfig(dir, []byte("search:\n  simulations: 0\n")); err == nil || !strings.Contains(err.Error(), "line 2: search.simulations") {
+		t.Errorf("a bad overlay: %v, want its key and line", err)
+	}
+	if _, err := ResumeConfig(t.TempDir(), nil); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a run without a config: %v, want fs.ErrNotExist", err)
 	}
 }

@@ -3,7 +3,9 @@ package train
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"sync"
 	"time"
@@ -14,77 +16,145 @@ import (
 	"github.com/deathstacks/deathstacks/model"
 )
 
-// Metadata keys of an exported player file (a network file whose Meta
-// holds its search settings).
+// Metadata keys of the network files a run writes (its snapshots in nets/)
+// and of exported player files: the search settings for strong play and
+// where the network comes from.
 const (
-	metaKind       = "kind"
-	metaKindPlayer = "player"
-	metaSearch     = "search"
-	metaIteration  = "iterations"
-	metaExported   = "exported"
-	metaRun        = "run"
-	metaRating     = "elo_vs_random"
+	metaKind         = "kind"
+	metaKindPlayer   = "player"
+	metaKindSnapshot = "snapshot"
+	metaSearch       = "search"
+	metaIteration    = "iterations"
+	metaExported     = "exported"
+	metaRun          = "run"
+	metaRating       = "elo_vs_random"
 )
 
-// resolveModel turns what a user names as a model into a file: a run
-// directory means its latest complete checkpoint; a file is taken as it is.
-func resolveModel(path string) (string, error) {
-	info, err := os.Stat(path)
-	if err != nil {
-		return "", fmt.Errorf("model %s: %w", path, err)
-	}
-	if !info.IsDir() {
-		return path, nil
-	}
-	latest, _, err := latestCheckpoint(path)
-	if err != nil {
-		return "", fmt.Errorf("model %s: %w", path, err)
-	}
-	return latest, nil
+// trained is a network loaded from what a user named as a model, with
+// what is known of the run it comes from.
+type trained struct {
+	net *model.Network
+	// search is the search for strong play that goes with it.
+	search mcts.Config
+	// iteration and run name the run's iteration and the run (0 and ""
+	// when unknown); runDir is the run's directory ("" when unknown).
+	iteration int
+	run       string
+	runDir    string
+	// warnings say what was passed over on the way: a damaged newer
+	// checkpoint of a run directory.
+	warnings []string
 }
 
-// loadNetwork reads the network of a checkpoint, a run directory (its
-// latest checkpoint), an exported player or a bare network file, with the
-// search settings for strong play that come with it: an exported player's
-// own, a checkpoint's run config with the noise and temperature off, or
-// mcts.DefaultConfig for a bare network.
-func loadNetwork(path string) (*model.Network, mcts.Config, error) {
-	file, err := resolveModel(path)
+// loadTrained reads the network of a checkpoint, a run directory (its
+// latest complete checkpoint), a network snapshot of a run or an exported
+// player, with the search settings for strong play that come with it: a
+// checkpoint's run config with the noise and temperature off, or the
+// settings a network file carries. A snapshot written before snapshots
+// carried them takes them from its run's config.yaml; any other bare
+// network searches with mcts.DefaultConfig.
+func loadTrained(path string) (*trained, error) {
+	file, t := path, &trained{}
+	var skipped []error
+	info, err := os.Stat(path)
 	if err != nil {
-		return nil, mcts.Config{}, err
+		return nil, fmt.Errorf("model %s: %w", path, err)
 	}
-	f, err := os.Open(file)
-	if err != nil {
-		return nil, mcts.Config{}, fmt.Errorf("load model: %w", err)
+	if info.IsDir() {
+		latest, passed, err := latestCheckpoint(path)
+		for _, s := range passed {
+			t.warnings = append(t.warnings, fmt.Sprintf("model %s: skipped damaged checkpoint %v", path, s))
+		}
+		if err != nil {
+			return nil, fmt.Errorf("model %s: %w", path, errors.Join(append([]error{err}, passed...)...))
+		}
+		file, skipped = latest, passed
 	}
-	magic := make([]byte, len(checkpointMagic))
-	_, readErr := f.Read(magic)
-	f.Close()
-	if readErr == nil && string(magic) == checkpointMagic {
+	if isCheckpoint(file) {
 		st, net, err := readCheckpointNetwork(file)
 		if err != nil {
-			return nil, mcts.Config{}, err
+			return nil, err
 		}
 		cfg, err := parseSaved([]byte(st.Config))
 		if err != nil {
-			return nil, mcts.Config{}, fmt.Errorf("load model %s: its config: %w", file, err)
+			return nil, fmt.Errorf("load model %s: its config: %w", file, err)
 		}
-		return net, strongSearch(cfg.Search), nil
+		t.net, t.search, t.iteration, t.run, t.runDir = net, strongSearch(cfg.Search), st.Iteration, cfg.Name, filepath.Dir(file)
+		if len(skipped) > 0 {
+			t.warnings = append(t.warnings, fmt.Sprintf("model %s: using iteration %d (%s) instead", path, st.Iteration, file))
+		}
+		return t, nil
 	}
 	net, err := model.Load(file)
 	if err != nil {
-		return nil, mcts.Config{}, err
+		return nil, err
 	}
-	search := mcts.DefaultConfig()
+	t.net, t.search, t.run = net, mcts.DefaultConfig(), net.Meta[metaRun]
+	t.iteration, _ = strconv.Atoi(net.Meta[metaIteration])
 	if text, ok := net.Meta[metaSearch]; ok {
-		if err := yaml.Unmarshal([]byte(text), &search); err != nil {
-			return nil, mcts.Config{}, fmt.Errorf("load model %s: search settings: %w", file, err)
+		if err := yaml.Unmarshal([]byte(text), &t.search); err != nil {
+			return nil, fmt.Errorf("load model %s: search settings: %w", file, err)
 		}
-		if err := search.Validate(); err != nil {
-			return nil, mcts.Config{}, fmt.Errorf("load model %s: search settings: %w", file, err)
+		if err := t.search.Validate(); err != nil {
+			return nil, fmt.Errorf("load model %s: search settings: %w", file, err)
 		}
 	}
-	return net, search, nil
+	if dir, it, ok := snapshotOf(file); ok {
+		t.runDir = dir
+		if t.iteration == 0 {
+			t.iteration = it
+		}
+		if _, ok := net.Meta[metaSearch]; !ok {
+			cfg, err := LoadSaved(filepath.Join(dir, ConfigFile))
+			if err != nil {
+				return nil, fmt.Errorf("load model %s: the run's config: %w", file, err)
+			}
+			t.search, t.run = strongSearch(cfg.Search), cfg.Name
+		}
+	}
+	return t, nil
+}
+
+// isCheckpoint reports whether the file starts with a checkpoint's magic.
+func isCheckpoint(file string) bool {
+	f, err := os.Open(file)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	magic := make([]byte, len(checkpointMagic))
+	_, err = io.ReadFull(f, magic)
+	return err == nil && string(magic) == checkpointMagic
+}
+
+// snapshotOf returns the run directory and iteration of a network
+// snapshot RUN/nets/net-<iteration>.dsnn.
+func snapshotOf(file string) (runDir string, iteration int, ok bool) {
+	dir, name := filepath.Split(file)
+	m := netName.FindStringSubmatch(name)
+	if m == nil || filepath.Base(filepath.Clean(dir)) != netsDir {
+		return "", 0, false
+	}
+	it, err := strconv.Atoi(m[1])
+	if err != nil {
+		return "", 0, false
+	}
+	return filepath.Dir(filepath.Clean(dir)), it, true
+}
+
+// snapshotMeta is the metadata of the network snapshot of an iteration:
+// the search settings for strong play, the iteration and the run.
+func snapshotMeta(cfg Config, iteration int) (map[string]string, error) {
+	text, err := yaml.Marshal(strongSearch(cfg.Search))
+	if err != nil {
+		return nil, err
+	}
+	return map[string]string{
+		metaKind:      metaKindSnapshot,
+		metaSearch:    string(text),
+		metaIteration: strconv.Itoa(iteration),
+		metaRun:       cfg.Name,
+	}, nil
 }
 
 // strongSearch returns self-play search settings turned to playing
@@ -100,6 +170,7 @@ func strongSearch(c mcts.Config) mcts.Config {
 // players.AZLoader of every command. Close stops the servers.
 type Models struct {
 	server model.ServerConfig
+	warn   io.Writer
 	mu     sync.Mutex
 	loaded map[string]loadedModel
 }
@@ -109,9 +180,14 @@ type loadedModel struct {
 	search mcts.Config
 }
 
-// NewModels returns an empty cache whose servers use cfg.
-func NewModels(cfg model.ServerConfig) *Models {
-	return &Models{server: cfg, loaded: map[string]loadedModel{}}
+// NewModels returns an empty cache whose servers use cfg. What a load
+// passes over (a damaged newest checkpoint of a run directory) is written
+// to warn, a line each; nil discards it.
+func NewModels(cfg model.ServerConfig, warn io.Writer) *Models {
+	if warn == nil {
+		warn = io.Discard
+	}
+	return &Models{server: cfg, warn: warn, loaded: map[string]loadedModel{}}
 }
 
 // Load implements players.AZLoader: the first call for a path loads the
@@ -122,16 +198,19 @@ func (m *Models) Load(path string) (mcts.Evaluator, mcts.Config, error) {
 	if l, ok := m.loaded[path]; ok {
 		return l.srv, l.search, nil
 	}
-	net, search, err := loadNetwork(path)
+	t, err := loadTrained(path)
 	if err != nil {
 		return nil, mcts.Config{}, err
 	}
-	srv, err := model.NewServer(net, m.server)
+	for _, w := range t.warnings {
+		fmt.Fprintln(m.warn, "warning: "+w)
+	}
+	srv, err := model.NewServer(t.net, m.server)
 	if err != nil {
 		return nil, mcts.Config{}, err
 	}
-	m.loaded[path] = loadedModel{srv: srv, search: search}
-	return srv, search, nil
+	m.loaded[path] = loadedModel{srv: srv, search: t.search}
+	return srv, t.search, nil
 }
 
 // Close stops every server.
@@ -146,20 +225,21 @@ func (m *Models) Close() error {
 	return errors.Join(errs...)
 }
 
-// LoadPlayer loads a model file (exported player, checkpoint or run
-// directory) and returns an AlphaZero player for it with its own
+// LoadPlayer loads a model (exported player, checkpoint, network snapshot
+// or run directory) and returns an AlphaZero player for it with its own
 // evaluator, seeded with seed. simulations > 0 overrides the file's
 // setting. It is the one call a Go program needs to play with a trained
-// network.
+// network. A run directory's damaged newest checkpoint is passed over in
+// silence: [Models] reports it.
 func LoadPlayer(path string, simulations int, seed uint64) (*mcts.PUCTPlayer, error) {
-	net, search, err := loadNetwork(path)
+	t, err := loadTrained(path)
 	if err != nil {
 		return nil, err
 	}
 	if simulations > 0 {
-		search.Simulations = simulations
+		t.search.Simulations = simulations
 	}
-	return mcts.NewPUCTPlayer(net, search, seed)
+	return mcts.NewPUCTPlayer(t.net, t.search, seed)
 }
 
 // ExportOptions describes an exported player.
@@ -168,28 +248,28 @@ type ExportOptions struct {
 	Simulations int
 	// Now stamps the file; the zero time means time.Now.
 	Now time.Time
+	// Warn receives what the export passed over (a damaged newest
+	// checkpoint of a run directory), a line each; nil discards it.
+	Warn io.Writer
 }
 
-// Export writes a self-contained player file: the network of a checkpoint
-// (or a run directory's latest) with its architecture, encoding version,
-// search settings for strong play and metadata (iterations trained, date,
-// the run's last measured Elo against random), checksummed and written
-// atomically. LoadPlayer, loadNetwork and the player spec az:model=FILE
-// read it.
-func Export(checkpoint, out string, opts ExportOptions) error {
-	file, err := resolveModel(checkpoint)
+// Export writes a self-contained player file: the network of a checkpoint,
+// a run directory's latest, a network snapshot or another player file,
+// with its architecture, encoding version, search settings for strong play
+// and metadata (iterations trained, date, the run's last measured Elo
+// against random), checksummed and written atomically. LoadPlayer, Models
+// and the player spec az:model=FILE read it.
+func Export(from, out string, opts ExportOptions) error {
+	t, err := loadTrained(from)
 	if err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
-	st, net, err := readCheckpointNetwork(file)
-	if err != nil {
-		return fmt.Errorf("export: %w", err)
+	if opts.Warn != nil {
+		for _, w := range t.warnings {
+			fmt.Fprintln(opts.Warn, "warning: "+w)
+		}
 	}
-	cfg, err := parseSaved([]byte(st.Config))
-	if err != nil {
-		return fmt.Errorf("export %s: its config: %w", file, err)
-	}
-	search := strongSearch(cfg.Search)
+	search := t.search
 	if opts.Simulations > 0 {
 		search.Simulations = opts.Simulations
 	}
@@ -201,12 +281,13 @@ func Export(checkpoint, out string, opts ExportOptions) error {
 	if now.IsZero() {
 		now = time.Now()
 	}
+	net := t.net
 	net.Meta[metaKind] = metaKindPlayer
 	net.Meta[metaSearch] = string(text)
-	net.Meta[metaIteration] = strconv.Itoa(st.Iteration)
+	net.Meta[metaIteration] = strconv.Itoa(t.iteration)
 	net.Meta[metaExported] = now.UTC().Format(time.RFC3339)
-	net.Meta[metaRun] = cfg.Name
-	if elo, ok := lastEloVsRandom(file); ok {
+	net.Meta[metaRun] = t.run
+	if elo, ok := lastEloVsRandom(t.runDir, t.iteration); ok {
 		net.Meta[metaRating] = elo
 	}
 	if err := net.Save(out); err != nil {
@@ -215,15 +296,18 @@ func Export(checkpoint, out string, opts ExportOptions) error {
 	return nil
 }
 
-// lastEloVsRandom finds the newest Elo against random in the metrics of
-// the run a checkpoint belongs to.
-func lastEloVsRandom(checkpoint string) (string, bool) {
-	ms, err := ReadMetrics(metricsPath(runDirOf(checkpoint)))
+// lastEloVsRandom finds the newest Elo against random, up to an
+// iteration, in the metrics of a run directory.
+func lastEloVsRandom(runDir string, iteration int) (string, bool) {
+	if runDir == "" {
+		return "", false
+	}
+	ms, err := ReadMetrics(metricsPath(runDir))
 	if err != nil {
 		return "", false
 	}
 	for i := len(ms) - 1; i >= 0; i-- {
-		if r, ok := ms[i].Eval["random"]; ok {
+		if r, ok := ms[i].Eval["random"]; ok && ms[i].Iteration <= iteration {
 			return fmt.Sprintf("%.0f [%.0f, %.0f] after iteration %d", r.Elo, r.EloLow, r.EloHigh, ms[i].Iteration), true
 		}
 	}

@@ -2,8 +2,10 @@ package train
 
 import (
 	"context"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -25,6 +27,23 @@ func smokeRun(t testing.TB) (dir string, cfg Config) {
 	return dir, cfg
 }
 
+// playAlike fails t unless the players loaded from models a and b (with
+// the given simulations, the same seed) play the same opening.
+func playAlike(t *testing.T, a string, simsA int, b string, simsB int) {
+	t.Helper()
+	pa, err := LoadPlayer(a, simsA, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pb, err := LoadPlayer(b, simsB, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ma, mb := movesOf(t, pa, 8), movesOf(t, pb, 8); !slices.Equal(ma, mb) {
+		t.Errorf("%s played %v, %s %v", a, ma, b, mb)
+	}
+}
+
 // movesOf plays n plies of a game with p, from the start.
 func movesOf(t *testing.T, p mcts.Player, n int) []env.Move {
 	t.Helper()
@@ -43,42 +62,57 @@ func movesOf(t *testing.T, p mcts.Player, n int) []env.Move {
 	return out
 }
 
-func TestExportPlaysLikeTheCheckpoint(t *testing.T) {
-	dir, _ := smokeRun(t)
-	out := filepath.Join(t.TempDir(), "player.dsnn")
-	stamp := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
-	if err := Export(dir, out, ExportOptions{Simulations: 24, Now: stamp}); err != nil {
-		t.Fatal(err)
-	}
-	net, search, err := loadNetwork(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if search.Simulations != 24 || search.DirichletEpsilon != 0 || search.Temperature != 0 {
-		t.Errorf("exported search settings %+v: want 24 simulations, no noise, no temperature", search)
-	}
-	for key, want := range map[string]string{metaKind: metaKindPlayer, metaIteration: "1", metaExported: "2026-11-30T12:00:00Z", metaRun: "smoke"} {
-		if net.Meta[key] != want {
-			t.Errorf("meta %s = %q, want %q", key, net.Meta[key], want)
+// The networks a run writes play as the run searched: an exported player
+// like its checkpoint, and every network snapshot, which carries the run's
+// search settings, like the checkpoint of its iteration.
+func TestTrainedNetworksPlayAsTheirRun(t *testing.T) {
+	dir, cfg := smokeRun(t)
+	t.Run("exported player", func(t *testing.T) {
+		out := filepath.Join(t.TempDir(), "player.dsnn")
+		stamp := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+		if err := Export(dir, out, ExportOptions{Simulations: 24, Now: stamp}); err != nil {
+			t.Fatal(err)
 		}
-	}
-	exported, err := LoadPlayer(out, 0, 5)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fromCheckpoint, err := LoadPlayer(checkpointPath(dir, 1), 24, 5)
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, b := movesOf(t, exported, 8), movesOf(t, fromCheckpoint, 8)
-	if len(a) != len(b) {
-		t.Fatalf("%d and %d moves", len(a), len(b))
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			t.Fatalf("ply %d: exported player %v, checkpoint %v", i, a[i], b[i])
+		loaded, err := loadTrained(out)
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
+		net, search := loaded.net, loaded.search
+		if search.Simulations != 24 || search.DirichletEpsilon != 0 || search.Temperature != 0 {
+			t.Errorf("exported search settings %+v: want 24 simulations, no noise, no temperature", search)
+		}
+		for key, want := range map[string]string{metaKind: metaKindPlayer, metaIteration: "1", metaExported: "2026-11-30T12:00:00Z", metaRun: "smoke"} {
+			if net.Meta[key] != want {
+				t.Errorf("meta %s = %q, want %q", key, net.Meta[key], want)
+			}
+		}
+		playAlike(t, out, 0, checkpointPath(dir, 1), 24)
+	})
+	t.Run("network snapshot", func(t *testing.T) {
+		snapshot := netPath(dir, 1)
+		loaded, err := loadTrained(snapshot)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := strongSearch(cfg.Search); loaded.search != want || !want.Gumbel {
+			t.Errorf("snapshot's search %+v, want the run's %+v", loaded.search, want)
+		}
+		if loaded.net.Meta[metaKind] != metaKindSnapshot || loaded.iteration != 1 || loaded.run != cfg.Name || loaded.runDir != dir {
+			t.Errorf("snapshot: meta %v, iteration %d, run %q in %q", loaded.net.Meta, loaded.iteration, loaded.run, loaded.runDir)
+		}
+		playAlike(t, snapshot, 24, checkpointPath(dir, 1), 24)
+		out := filepath.Join(t.TempDir(), "player.dsnn")
+		if err := Export(snapshot, out, ExportOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		player, err := loadTrained(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if player.search != loaded.search || player.net.Meta[metaKind] != metaKindPlayer || player.net.Meta[metaIteration] != "1" || player.net.Meta[metaRun] != cfg.Name {
+			t.Errorf("exported snapshot: search %+v, meta %v", player.search, player.net.Meta)
+		}
+	})
 }
 
 func TestLoadNetworkErrors(t *testing.T) {
@@ -108,28 +142,36 @@ func TestLoadNetworkErrors(t *testing.T) {
 			if err := os.WriteFile(path, tc.data, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			if _, _, err := loadNetwork(path); err == nil || !strings.Contains(err.Error(), path) {
-				t.Errorf("loadNetwork: %v, want an error naming %s", err, path)
+			if _, err := loadTrained(path); err == nil || !strings.Contains(err.Error(), path) {
+				t.Errorf("loadTrained: %v, want an error naming %s", err, path)
 			}
 			if _, err := LoadPlayer(path, 0, 1); err == nil {
 				t.Error("LoadPlayer accepted it")
 			}
 		})
 	}
-	if _, _, err := loadNetwork(filepath.Join(t.TempDir(), "missing")); err == nil {
+	if _, err := loadTrained(filepath.Join(t.TempDir(), "missing")); err == nil {
 		t.Error("a missing file loaded")
 	}
-	if _, _, err := loadNetwork(t.TempDir()); err == nil || !strings.Contains(err.Error(), "no checkpoint") {
+	if _, err := loadTrained(t.TempDir()); err == nil || !strings.Contains(err.Error(), "no checkpoint") {
 		t.Errorf("an empty run directory: %v, want no checkpoint", err)
 	}
-	if err := Export(filepath.Join(dir, "nets", "net-000001.dsnn"), out, ExportOptions{}); err == nil {
-		t.Error("exported from a bare network file, which has no run config")
+	bare := filepath.Join(t.TempDir(), "net.dsnn")
+	net, err := model.New(model.Config{Blocks: 0, Channels: 2, ValuePlanes: 1, ValueHidden: 2}, rand.New(rand.NewPCG(1, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := net.Save(bare); err != nil {
+		t.Fatal(err)
+	}
+	if loaded, err := loadTrained(bare); err != nil || loaded.search != mcts.DefaultConfig() {
+		t.Errorf("a bare network outside a run: %v, %+v: want the library's search", err, loaded)
 	}
 }
 
 func TestModelsShareOneServer(t *testing.T) {
 	dir, _ := smokeRun(t)
-	models := NewModels(model.DefaultServerConfig())
+	models := NewModels(model.DefaultServerConfig(), nil)
 	defer models.Close()
 	a, _, err := models.Load(dir)
 	if err != nil {
@@ -153,4 +195,71 @@ func TestModelsShareOneServer(t *testing.T) {
 	if moves := movesOf(t, p, 2); len(moves) != 2 {
 		t.Errorf("az player from a run directory played %v", moves)
 	}
+}
+
+// A snapshot of a run written before snapshots carried search settings
+// takes them from its run's config.
+func TestOldSnapshotTakesItsRunsSearch(t *testing.T) {
+	snapshot := netPath(fixtureRun, 1)
+	cfg, err := LoadSaved(filepath.Join(fixtureRun, ConfigFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	loaded, err := loadTrained(snapshot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := loaded.net.Meta[metaSearch]; ok {
+		t.Fatal("the fixture's snapshot has search settings: it is not an old one")
+	}
+	if loaded.search != strongSearch(cfg.Search) || loaded.iteration != 1 || loaded.run != "fixture" {
+		t.Errorf("old snapshot: search %+v, iteration %d, run %q: want the run's", loaded.search, loaded.iteration, loaded.run)
+	}
+	if err := Export(snapshot, filepath.Join(t.TempDir(), "p.dsnn"), ExportOptions{}); err != nil {
+		t.Errorf("export of an old snapshot: %v", err)
+	}
+}
+
+// A damaged newest checkpoint of a run directory is passed over with a
+// warning that names the file, the damage and the iteration used instead.
+func TestDamagedLatestCheckpointIsReported(t *testing.T) {
+	// The fixture's checkpoint as iteration 1, and a damaged copy as 2.
+	dir := copyRun(t, ConfigFile, filepath.Base(checkpointPath(fixtureRun, 1)))
+	data, err := os.ReadFile(checkpointPath(dir, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data[len(data)/2] ^= 1
+	if err := os.WriteFile(checkpointPath(dir, 2), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	check := func(t *testing.T, warnings string) {
+		t.Helper()
+		for _, want := range []string{"ckpt-000002.dsck", "checksum mismatch", "using iteration 1", "ckpt-000001.dsck"} {
+			if !strings.Contains(warnings, want) {
+				t.Errorf("warnings %q do not say %q", warnings, want)
+			}
+		}
+	}
+	t.Run("az player", func(t *testing.T) {
+		var warn strings.Builder
+		models := NewModels(model.DefaultServerConfig(), &warn)
+		defer models.Close()
+		if _, _, err := models.Load(dir); err != nil {
+			t.Fatal(err)
+		}
+		check(t, warn.String())
+	})
+	t.Run("export", func(t *testing.T) {
+		var warn strings.Builder
+		out := filepath.Join(t.TempDir(), "p.dsnn")
+		if err := Export(dir, out, ExportOptions{Warn: &warn}); err != nil {
+			t.Fatal(err)
+		}
+		check(t, warn.String())
+		net, err := model.Load(out)
+		if err != nil || net.Meta[metaIteration] != "1" {
+			t.Errorf("exported %v (%v): want iteration 1", net, err)
+		}
+	})
 }

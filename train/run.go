@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -145,9 +146,6 @@ type runner struct {
 }
 
 func metricsPath(dir string) string { return filepath.Join(dir, MetricsFile) }
-
-// runDirOf returns the run directory of a checkpoint file.
-func runDirOf(checkpoint string) string { return filepath.Dir(checkpoint) }
 
 // open loads the latest checkpoint or starts a new run.
 func (r *runner) open() error {
@@ -298,7 +296,7 @@ func (r *runner) iteration(ctx context.Context, srv *model.Server, elapsed func(
 		return false, err
 	}
 
-	// Evaluation and gating.
+	// Evaluation.
 	if e := r.cfg.Eval; e.Every > 0 && it%e.Every == 0 {
 		if err := r.evaluate(ctx, it, &m); err != nil {
 			if ctx.Err() == nil {
@@ -321,7 +319,15 @@ func (r *runner) iteration(ctx context.Context, srv *model.Server, elapsed func(
 	if err := AppendMetrics(metricsPath(r.dir), m); err != nil {
 		return false, err
 	}
-	if err := r.trainer.Network().Save(netPath(r.dir, it)); err != nil {
+	// The network carries the run's search settings, in its snapshot and
+	// in the checkpoint alike, so that either plays as the run searched.
+	meta, err := snapshotMeta(r.cfg, it)
+	if err != nil {
+		return false, err
+	}
+	net := r.trainer.Network()
+	maps.Copy(net.Meta, meta)
+	if err := net.Save(netPath(r.dir, it)); err != nil {
 		return false, err
 	}
 	if err := saveCheckpoint(checkpointPath(r.dir, it), r.state, r.trainer, r.replay); err != nil {

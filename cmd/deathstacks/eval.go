@@ -75,7 +75,7 @@ games at once.`, s)
 	if len(players) < 2 {
 		return usageErr("--player: %d given: want 2 or more", len(players))
 	}
-	models := newModels()
+	models := newModels(s.err)
 	defer models.Close()
 	contenders, err := buildContenders(models, "--player", players)
 	if err != nil {

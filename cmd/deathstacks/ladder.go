@@ -59,7 +59,7 @@ baseline). Writes into --out:
 	if len(vs) == 0 {
 		vs = stringList{"random", "greedy"}
 	}
-	models := newModels()
+	models := newModels(s.err)
 	defer models.Close()
 	baselines, err := buildContenders(models, "--vs", vs)
 	if err != nil {

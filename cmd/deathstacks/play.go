@@ -51,7 +51,7 @@ func runPlay(args []string, s stdio) error {
 	if err := rules.Validate(); err != nil {
 		return usageErr("%v", err)
 	}
-	models := newModels()
+	models := newModels(s.err)
 	defer models.Close()
 	engine, err := buildPlayer(models, *spec, *seed)
 	if err != nil {

@@ -19,7 +19,11 @@ var specFlagHelp = "the player: KIND or KIND:KEY=VALUE,KEY=VALUE... with these k
 
 // newModels returns the loader of az players' networks for one command;
 // the caller closes it when done.
-func newModels() *train.Models { return train.NewModels(model.DefaultServerConfig()) }
+// newModels returns the az players' networks, reporting what a load passes
+// over to warn.
+func newModels(warn io.Writer) *train.Models {
+	return train.NewModels(model.DefaultServerConfig(), warn)
+}
 
 // buildPlayer parses a player spec and builds the player with its seed; az
 // players get their networks from models.
@@ -57,7 +61,7 @@ repetition can be foreseen) at ply 0 of a game.`, s)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	models := newModels()
+	models := newModels(s.err)
 	defer models.Close()
 	player, err := buildPlayer(models, *specText, *seed)
 	if err != nil {
@@ -132,7 +136,7 @@ variation) and nodes (positions searched). A finished position prints
 	if *fen == "" {
 		return usageErr("--fen is required")
 	}
-	models := newModels()
+	models := newModels(s.err)
 	defer models.Close()
 	player, err := buildPlayer(models, *specText, *seed)
 	if err != nil {

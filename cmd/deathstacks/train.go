@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strings"
 	"syscall"
 
@@ -57,34 +56,55 @@ func runTrain(args []string, s stdio) error {
 }
 
 // trainConfig picks the configuration of a training session: the named
-// file or built-in config; when resuming without one, the run's own copy;
-// otherwise the built-in default.
+// file or built-in config, or the built-in default. When resuming, the
+// run's own copy is the base instead, and a named config changes only
+// the keys it sets.
 func trainConfig(arg, out string, resume bool) (train.Config, error) {
-	if arg == "" && resume {
-		dir := out
-		if dir == "" {
-			dir = train.Defaults().RunDir()
-		}
-		cfg, err := train.LoadSaved(filepath.Join(dir, train.ConfigFile))
-		if !errors.Is(err, fs.ErrNotExist) {
-			return cfg, err
-		}
-	}
 	if arg == "" {
 		arg = "default"
-	}
-	if data, ok := configs.Lookup(arg); ok {
-		cfg, err := train.Parse(data)
-		if err != nil {
-			return cfg, fmt.Errorf("built-in config %s: %w", arg, err)
+		if resume {
+			dir := out
+			if dir == "" {
+				dir = train.Defaults().RunDir()
+			}
+			if cfg, err := train.ResumeConfig(dir, nil); !errors.Is(err, fs.ErrNotExist) {
+				return cfg, err
+			}
 		}
-		return cfg, nil
 	}
-	cfg, err := train.Load(arg)
-	if errors.Is(err, fs.ErrNotExist) && !strings.ContainsAny(arg, `/\.`) {
-		return cfg, fmt.Errorf("config %q: no such file, nor a built-in config (%s)", arg, strings.Join(configs.Names(), ", "))
+	data, builtin := configs.Lookup(arg)
+	if !builtin {
+		var err error
+		if data, err = os.ReadFile(arg); err != nil {
+			if errors.Is(err, fs.ErrNotExist) && !strings.ContainsAny(arg, `/\.`) {
+				return train.Config{}, fmt.Errorf("config %q: no such file, nor a built-in config (%s): %w", arg, strings.Join(configs.Names(), ", "), fs.ErrNotExist)
+			}
+			return train.Config{}, fmt.Errorf("config: %w", err)
+		}
 	}
-	return cfg, err
+	what := "config " + arg
+	if builtin {
+		what = "built-in config " + arg
+	}
+	cfg, parseErr := train.Parse(data)
+	if resume {
+		dir := out
+		if dir == "" && parseErr == nil {
+			dir = cfg.RunDir()
+		}
+		resumed, err := train.ResumeConfig(dir, data)
+		switch {
+		case dir == "" || errors.Is(err, fs.ErrNotExist):
+		case err != nil:
+			return resumed, fmt.Errorf("%s over the run's config: %w", what, err)
+		default:
+			return resumed, nil
+		}
+	}
+	if parseErr != nil {
+		return cfg, fmt.Errorf("%s: %w", what, parseErr)
+	}
+	return cfg, nil
 }
 
 func runPlot(args []string, s stdio) error {
@@ -104,8 +124,8 @@ func runPlot(args []string, s stdio) error {
 }
 
 func runExport(args []string, s stdio) error {
-	fs := newFlags("export", "export --checkpoint PATH --out FILE [--sims N]\n\nWrites a self-contained player file (network, architecture, encoding version,\nsearch settings, metadata, checksum) that az:model=FILE and train.LoadPlayer read.\nPATH is a checkpoint or a run directory (its latest checkpoint).", s)
-	ckpt := fs.String("checkpoint", "", "a checkpoint file or a run directory")
+	fs := newFlags("export", "export --checkpoint PATH --out FILE [--sims N]\n\nWrites a self-contained player file (network, architecture, encoding version,\nsearch settings, metadata, checksum) that az:model=FILE and train.LoadPlayer read.\nPATH is a checkpoint, a run directory (its latest checkpoint) or a network\nsnapshot of a run (DIR/nets/net-N.dsnn).", s)
+	ckpt := fs.String("checkpoint", "", "a checkpoint file, a run directory or a network snapshot")
 	out := fs.String("out", "", "the player file to write")
 	sims := fs.Int("sims", 0, "simulations per move (default: the run's self-play setting)")
 	if err := parseFlags(fs, args); err != nil {
@@ -117,7 +137,7 @@ func runExport(args []string, s stdio) error {
 	if *sims < 0 {
 		return usageErr("--sims must be 0 or more")
 	}
-	if err := train.Export(*ckpt, *out, train.ExportOptions{Simulations: *sims}); err != nil {
+	if err := train.Export(*ckpt, *out, train.ExportOptions{Simulations: *sims, Warn: s.err}); err != nil {
 		return err
 	}
 	fmt.Fprintf(s.out, "exported %s to %s\n", *ckpt, *out)

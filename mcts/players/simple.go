@@ -45,7 +45,7 @@ type GreedyPlayer struct {
 // NewGreedyPlayer returns a greedy player with its own seed.
 func NewGreedyPlayer(seed uint64) *GreedyPlayer { return &GreedyPlayer{rng: newRand(seed)} }
 
-// Choose implements [mcts.Player]. The decision's Score is the heuristic after
+// Choose implements [mcts.Player]. The decision's Score is the material count after
 // the move (at Depth 1) and Nodes the number of moves tried.
 func (p *GreedyPlayer) Choose(g *env.Game) (mcts.Decision, error) {
 	moves, err := legalMoves(g)

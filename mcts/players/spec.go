@@ -85,7 +85,7 @@ func searchKeys() []keyDef {
 // written.
 var playerKinds = []kindDef{
 	{name: KindRandom, help: "a uniformly random legal move"},
-	{name: KindGreedy, help: "an immediate win, else the best heuristic after one ply"},
+	{name: KindGreedy, help: "an immediate win, else the best material count after one ply"},
 	{name: KindAlphaBeta, help: "alpha-beta search (default depth=4)", keys: []keyDef{
 		{name: "depth", help: "deepest iteration in plies", check: intIn(1, maxSearchPly)},
 		{name: "time", help: "time limit per move, such as 500ms", check: durationAbove0},
@@ -93,7 +93,7 @@ var playerKinds = []kindDef{
 	{name: KindMCTS, help: "UCT with random rollouts", keys: []keyDef{
 		{name: "sims", help: "simulations per move", check: intIn(1, math.MaxInt32)},
 		{name: "c", help: "UCB1 exploration constant", check: floatAtLeast(0)},
-		{name: "depth", help: "rollout plies before the heuristic", check: intIn(0, 10000)},
+		{name: "depth", help: "rollout plies before the material count", check: intIn(0, 10000)},
 	}},
 	{name: KindAZ, help: "tree search guided by a trained network (PUCT, or a Gumbel root)", keys: append([]keyDef{
 		{name: "model", help: "path of the model file", check: checkPath},

@@ -56,7 +56,8 @@ type Options struct {
 	Searches       int
 	// Seed seeds the players of new games, each game its own seed.
 	Seed uint64
-	// Log receives a line for each request that failed with a panic;
+	// Log receives a line for each request that failed with a panic, and
+	// a warning for each damaged checkpoint skipped when loading a model;
 	// nil discards them.
 	Log io.Writer
 }
@@ -117,7 +118,7 @@ func New(opts Options) (*Server, error) {
 	s := &Server{
 		opts:   opts,
 		rules:  opts.Rules,
-		models: train.NewModels(model.DefaultServerConfig()),
+		models: train.NewModels(model.DefaultServerConfig(), logw),
 		games:  newGameStore(opts.MaxGames),
 		search: make(chan struct{}, opts.Searches),
 		log:    log.New(logw, "serve: ", log.LstdFlags),
