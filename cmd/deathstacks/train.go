@@ -67,7 +67,7 @@ func trainConfig(arg, out string, resume bool) (train.Config, error) {
 			if dir == "" {
 				dir = train.Defaults().RunDir()
 			}
-			if cfg, err := train.ResumeConfig(dir, nil); !errors.Is(err, fs.ErrNotExist) {
+			if cfg, err := train.ResumeConfig(dir, nil); !noSavedConfig(err) {
 				return cfg, err
 			}
 		}
@@ -94,7 +94,7 @@ func trainConfig(arg, out string, resume bool) (train.Config, error) {
 		}
 		resumed, err := train.ResumeConfig(dir, data)
 		switch {
-		case dir == "" || errors.Is(err, fs.ErrNotExist):
+		case dir == "" || noSavedConfig(err):
 		case err != nil:
 			return resumed, fmt.Errorf("%s over the run's config: %w", what, err)
 		default:
@@ -105,6 +105,13 @@ func trainConfig(arg, out string, resume bool) (train.Config, error) {
 		return cfg, fmt.Errorf("%s: %w", what, parseErr)
 	}
 	return cfg, nil
+}
+
+// noSavedConfig reports that err is the absence of a run's saved config,
+// not a bad one: the run directory does not exist or is not a directory,
+// which train.Run then reports as the caller's mistake.
+func noSavedConfig(err error) bool {
+	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)
 }
 
 func runPlot(args []string, s stdio) error {
