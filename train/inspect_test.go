@@ -29,7 +29,7 @@ func TestInspect(t *testing.T) {
 			"kind: checkpoint (checksum OK)", "config: smoke", "iteration: 2", "replay buffer: ", "search: simulations=",
 		}},
 		{"network snapshot", netPath(dir, 1), KindNetwork, []string{
-			"kind: network (checksum OK)", "search: none stored",
+			"kind: network (checksum OK)", "iterations: 1", "run: smoke", "search: simulations=", // snapshots carry their run's search
 		}},
 		{"exported player", player, KindPlayer, []string{
 			"kind: exported player (checksum OK)", "iterations: 2", "run: smoke", "search: simulations=7,",
