@@ -506,7 +506,11 @@ func summaryLine(m Metrics, cfg Config) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "iteration %d: %d games", m.Iteration, m.SelfPlayGames)
 	if m.RemoteGames > 0 || m.Actors > 0 {
-		fmt.Fprintf(&b, " + %d from %s", m.RemoteGames, table.Count(m.Actors, "actor", "actors"))
+		var speed float64
+		for _, v := range m.ActorPositionsPerSec {
+			speed += v
+		}
+		fmt.Fprintf(&b, " + %d from %s (%.0f positions/s)", m.RemoteGames, table.Count(m.Actors, "actor", "actors"), speed)
 	}
 	fmt.Fprintf(&b, ", %.0f plies on average, %.0f%% decided, %.0f positions/s",
 		m.MeanGameLength, 100*(m.RedWinShare+m.BlueWinShare), m.PositionsPerSec)

@@ -287,7 +287,7 @@ func (a *actor) finished(g train.SelfPlayGame) error {
 // acknowledges it: a publish that timed out may have been stored, and its
 // retry with the same message id is then taken as a duplicate.
 func (a *actor) send(ctx context.Context) {
-	for {
+	for ctx.Err() == nil {
 		m, ok := a.queue.front(ctx)
 		if !ok {
 			return
@@ -351,17 +351,17 @@ func (a *actor) heartbeat(ctx context.Context) {
 	defer tick.Stop()
 	start := time.Now()
 	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
 		sent, positions, _ := a.stats()
 		data, _ := json.Marshal(beat{
 			Actor: a.id, Version: a.eval.version(), Games: sent, Positions: positions,
 			PositionsPerSec: float64(positions) / time.Since(start).Seconds(), Queued: a.queue.len(),
 		})
 		_ = a.nc.Publish(actorsSubject+"."+a.id, data) // buffered while disconnected
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
 	}
 }
 

@@ -36,6 +36,10 @@ func Connect(ctx context.Context, o ConnectOptions) (*nats.Conn, error) {
 	opts := []nats.Option{
 		nats.Name(o.Name), nats.MaxReconnects(-1), nats.ReconnectWait(250 * time.Millisecond),
 		nats.Timeout(5 * time.Second),
+		// The default handler prints the client's asynchronous errors (a
+		// watcher's consumer gone while the server was away) to stderr;
+		// the actor and learner deal with them by retrying.
+		nats.ErrorHandler(func(*nats.Conn, *nats.Subscription, error) {}),
 	}
 	switch {
 	case o.Token != "":

@@ -134,6 +134,10 @@ func secret(path string) (string, error) {
 		return "", err
 	}
 	text := hex.EncodeToString(b)
+	// The run directory is for everyone to read, its secrets are not.
+	if err := os.MkdirAll(filepath.Dir(filepath.Dir(path)), 0o755); err != nil {
+		return "", err
+	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return "", err
 	}
