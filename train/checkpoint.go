@@ -76,6 +76,9 @@ type CheckpointState struct {
 	BestIteration int `json:"best_iteration"`
 	// Config is the run's configuration in YAML.
 	Config string `json:"config"`
+	// Remote is how far the run has taken games from other machines (a
+	// [RemoteSource]'s cursor); absent in a run on one machine.
+	Remote json.RawMessage `json:"remote,omitempty"`
 }
 
 // Checkpoint is a loaded checkpoint.

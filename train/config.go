@@ -43,6 +43,8 @@ type Config struct {
 	Optim    OptimConfig        `yaml:"optim"`
 	Eval     EvalConfig         `yaml:"eval"`
 	Output   OutputConfig       `yaml:"output"`
+
+	Distributed DistributedConfig `yaml:"distributed"`
 }
 
 // SelfPlayConfig says how many games each iteration generates and when a
@@ -122,6 +124,17 @@ type OutputConfig struct {
 	KeepLast int `yaml:"keep_last"`
 	// Plot redraws the PNG plots of the metrics after every iteration.
 	Plot bool `yaml:"plot"`
+}
+
+// DistributedConfig is what training on many machines adds (see package
+// train/distributed); a run on one machine never reads it.
+type DistributedConfig struct {
+	// MaxStaleness drops a game from an actor whose network is more than
+	// this many versions older than the learner's current one.
+	MaxStaleness int `yaml:"max_staleness"`
+	// QueueGames bounds the finished games an actor keeps while it cannot
+	// reach the server; beyond it, the oldest are dropped.
+	QueueGames int `yaml:"queue_games"`
 }
 
 // Defaults returns the built-in configuration: configs/default.yaml,
@@ -292,6 +305,9 @@ func (c Config) problems() []*configs.FieldError {
 	ch.check(!e.Gating, "eval.gating", "is true: gating was removed, unmeasured (see README, Training)")
 
 	ch.atLeast("output.keep_last", c.Output.KeepLast, 1)
+
+	ch.atLeast("distributed.max_staleness", c.Distributed.MaxStaleness, 0)
+	ch.atLeast("distributed.queue_games", c.Distributed.QueueGames, 1)
 	return ch.errs
 }
 

@@ -54,6 +54,19 @@ type Metrics struct {
 	ResignedShare    float64 `json:"resigned_share"`
 	ResignFalseShare float64 `json:"resign_false_share"`
 
+	// Other machines (see package train/distributed): actors sending games
+	// now, the games and positions taken from them in this iteration, the
+	// games dropped (network too old, malformed, already taken), each
+	// actor's positions per second and the mean network version lag.
+	Actors               int                `json:"actors"`
+	RemoteGames          int                `json:"remote_games"`
+	RemotePositions      int                `json:"remote_positions"`
+	RemoteStale          int                `json:"remote_stale"`
+	RemoteInvalid        int                `json:"remote_invalid"`
+	RemoteDuplicate      int                `json:"remote_duplicate"`
+	ActorPositionsPerSec map[string]float64 `json:"actor_positions_per_sec,omitempty"`
+	VersionLag           float64            `json:"version_lag"`
+
 	// Time: the seconds each phase took in this iteration, and the run's
 	// wall-clock time so far.
 	SelfPlaySec float64 `json:"selfplay_sec"`

@@ -42,6 +42,14 @@ type RunOptions struct {
 	Log io.Writer
 	// Quiet keeps only the one summary line per iteration.
 	Quiet bool
+	// Remote, when set, adds the games of other machines to each
+	// iteration, after the local self-play.
+	Remote RemoteSource
+	// NoSelfPlay leaves self-play to Remote: each iteration waits for
+	// cfg.SelfPlay.GamesPerIteration games from it.
+	NoSelfPlay bool
+	// OnNetwork, when set, hears of every network self-play uses.
+	OnNetwork NetworkHook
 }
 
 // Summary is what a session did.
@@ -73,6 +81,9 @@ func Run(ctx context.Context, cfg Config, opts RunOptions) (Summary, error) {
 	dir := opts.Dir
 	if dir == "" {
 		dir = cfg.RunDir()
+	}
+	if opts.NoSelfPlay && opts.Remote == nil {
+		return Summary{Dir: dir}, errors.New("train: no self-play at all: NoSelfPlay needs a Remote source")
 	}
 	if err := checkRunDir(dir, cfg.Name, opts.Resume); err != nil {
 		return Summary{Dir: dir}, err
@@ -233,6 +244,9 @@ func (r *runner) loop(ctx context.Context) (Summary, error) {
 		return sum, err
 	}
 	defer srv.Close()
+	if err := r.publish(); err != nil {
+		return sum, err
+	}
 	for {
 		switch {
 		case target > 0 && r.state.Iteration >= target:
@@ -266,30 +280,40 @@ func (r *runner) iteration(ctx context.Context, srv *model.Server, elapsed func(
 	seed := iterationSeed(r.cfg.Seed, it)
 
 	// Self-play.
-	sp := &selfPlayer{eval: srv, opts: r.cfg.Env, search: r.cfg.Search, cfg: r.cfg.SelfPlay}
-	evals0 := srv.Stats().Positions
-	bar := NewProgress(r.log, r.cfg.SelfPlay.GamesPerIteration, fmt.Sprintf("iteration %d self-play", it), "games", r.opts.Quiet)
-	var addErr error
-	stats, err := sp.runSelfPlay(ctx, r.cfg.SelfPlay.GamesPerIteration, r.cfg.SelfPlay.ParallelGames, seed, func(g selfPlayGame) {
-		for _, s := range g.Samples {
-			if err := r.replay.Add(s); err != nil && addErr == nil {
-				addErr = err
+	var stats selfPlayStats
+	if !r.opts.NoSelfPlay {
+		sp := &selfPlayer{eval: srv, opts: r.cfg.Env, search: r.cfg.Search, cfg: r.cfg.SelfPlay}
+		evals0 := srv.Stats().Positions
+		bar := NewProgress(r.log, r.cfg.SelfPlay.GamesPerIteration, fmt.Sprintf("iteration %d self-play", it), "games", r.opts.Quiet)
+		var addErr error
+		stats, err = sp.runSelfPlay(ctx, r.cfg.SelfPlay.GamesPerIteration, r.cfg.SelfPlay.ParallelGames, seed, func(g selfPlayGame) {
+			for _, s := range g.Samples {
+				if err := r.replay.Add(s); err != nil && addErr == nil {
+					addErr = err
+				}
 			}
+			bar.Add(1)
+		})
+		bar.Finish()
+		if ctx.Err() != nil {
+			return true, nil
 		}
-		bar.Add(1)
-	})
-	bar.Finish()
-	if ctx.Err() != nil {
-		return true, nil
+		if err != nil {
+			return false, err
+		}
+		if addErr != nil {
+			return false, addErr
+		}
+		stats.fill(&m)
+		m.EvalsPerSec = float64(srv.Stats().Positions-evals0) / stats.Seconds
 	}
-	if err != nil {
-		return false, err
+	var remote RemoteResult
+	if r.opts.Remote != nil {
+		if remote, err = r.collect(ctx, it); err != nil || ctx.Err() != nil {
+			return ctx.Err() != nil, err
+		}
+		remote.fill(&m)
 	}
-	if addErr != nil {
-		return false, addErr
-	}
-	stats.fill(&m)
-	m.EvalsPerSec = float64(srv.Stats().Positions-evals0) / stats.Seconds
 
 	// Training: not interrupted, so that a stop during it still saves.
 	if err := r.train(it, &m); err != nil {
@@ -312,7 +336,11 @@ func (r *runner) iteration(ctx context.Context, srv *model.Server, elapsed func(
 	r.state.ElapsedSec = elapsed()
 	r.state.Created = time.Now().UTC()
 	r.state.Games += int64(stats.Games)
-	r.state.Positions += int64(stats.Positions)
+	r.state.Positions += int64(stats.Positions + remote.Positions)
+	r.state.Games += int64(remote.Games)
+	if remote.Cursor != nil {
+		r.state.Remote = remote.Cursor
+	}
 	r.state.TrainSteps = r.trainer.Network().Steps()
 	m.ElapsedSec = r.state.ElapsedSec
 	m.BufferSize = r.replay.Len()
@@ -342,7 +370,35 @@ func (r *runner) iteration(ctx context.Context, srv *model.Server, elapsed func(
 		}
 	}
 	fmt.Fprintln(r.log, summaryLine(m, r.cfg))
-	return false, nil
+	return false, r.publish()
+}
+
+// collect takes the iteration's games from the remote source.
+func (r *runner) collect(ctx context.Context, it int) (RemoteResult, error) {
+	req := RemoteRequest{Cursor: r.state.Remote, Version: r.state.Iteration}
+	if r.opts.NoSelfPlay {
+		req.MinGames = r.cfg.SelfPlay.GamesPerIteration
+	}
+	start := time.Now()
+	res, err := r.opts.Remote.Collect(ctx, req, r.replay.Add)
+	if err != nil && ctx.Err() == nil {
+		return res, fmt.Errorf("remote games: %w", err)
+	}
+	fmt.Fprintf(r.log, "iteration %d: %s from %s in %.1fs (dropped: %d stale, %d invalid, %d duplicate)\n",
+		it, table.Count(res.Games, "remote game", "remote games"), table.Count(res.Actors, "actor", "actors"),
+		time.Since(start).Seconds(), res.Stale, res.Invalid, res.Duplicate)
+	return res, nil
+}
+
+// publish hands the current network to the OnNetwork hook.
+func (r *runner) publish() error {
+	if r.opts.OnNetwork == nil {
+		return nil
+	}
+	if err := r.opts.OnNetwork(r.state.Iteration, r.trainer.Network()); err != nil {
+		return fmt.Errorf("publish network %d: %w", r.state.Iteration, err)
+	}
+	return nil
 }
 
 // train takes the iteration's training steps and records their mean
@@ -454,8 +510,16 @@ func (s selfPlayStats) fill(m *Metrics) {
 // summaryLine is the one line an iteration logs.
 func summaryLine(m Metrics, cfg Config) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "iteration %d: %d games, %.0f plies on average, %.0f%% decided, %.0f positions/s",
-		m.Iteration, m.SelfPlayGames, m.MeanGameLength, 100*(m.RedWinShare+m.BlueWinShare), m.PositionsPerSec)
+	fmt.Fprintf(&b, "iteration %d: %d games", m.Iteration, m.SelfPlayGames)
+	if m.RemoteGames > 0 || m.Actors > 0 {
+		var speed float64
+		for _, v := range m.ActorPositionsPerSec {
+			speed += v
+		}
+		fmt.Fprintf(&b, " + %d from %s (%.0f positions/s)", m.RemoteGames, table.Count(m.Actors, "actor", "actors"), speed)
+	}
+	fmt.Fprintf(&b, ", %.0f plies on average, %.0f%% decided, %.0f positions/s",
+		m.MeanGameLength, 100*(m.RedWinShare+m.BlueWinShare), m.PositionsPerSec)
 	if m.TrainSteps > 0 {
 		fmt.Fprintf(&b, "; loss policy %.3f value %.3f", m.PolicyLoss, m.ValueLoss)
 	}

@@ -40,6 +40,7 @@ func commands() map[string]command {
 		"bestmove": {"print a player's move for a position and what it knows", runBestmove},
 		"bot":      {"answer FEN lines on stdin with a player's moves", runBot},
 		"train":    {"train a network by self-play (the main job)", runTrain},
+		"actor":    {"play self-play games for a training run on another machine", runActor},
 		"plot":     {"redraw a run's plots from its metrics", runPlot},
 		"export":   {"write a trained player to one file", runExport},
 		"eval":     {"rate players by a round robin: tables, results.json, report, chart", runEval},

@@ -15,13 +15,23 @@ import (
 )
 
 func runTrain(args []string, s stdio) error {
-	fs := newFlags("train", "train [--config FILE|NAME] [--out DIR] [--resume] [--iterations N] [--quiet]\n\nTrains a network from zero by self-play (see configs/default.yaml, built in).\nEach iteration ends with a checkpoint in the run directory. Ctrl-C stops the\nrun: an iteration cut short is dropped, and --resume continues from the last\ncheckpoint with the iteration count and replay buffer intact.", s)
+	fs := newFlags("train", "train [--config FILE|NAME] [--out DIR] [--resume] [--iterations N] [--quiet]\n      [--listen ADDR [--tls-cert FILE --tls-key FILE] | --nats URL [--nats-creds FILE]] [--no-selfplay]\n\nTrains a network from zero by self-play (see configs/default.yaml, built in).\nEach iteration ends with a checkpoint in the run directory. Ctrl-C stops the\nrun: an iteration cut short is dropped, and --resume continues from the last\ncheckpoint with the iteration count and replay buffer intact.\n\nWith --listen or --nats, actors on other machines (deathstacks actor) play\nself-play games too; --listen prints the actor command line to run on them.", s)
 	configArg := fs.String("config", "", "a YAML config file, or a built-in config: "+strings.Join(configs.Names(), ", ")+" (default: the run's own config when resuming, else default)")
 	out := fs.String("out", "", "the run directory (default checkpoints/<run name>)")
 	resume := fs.Bool("resume", false, "continue the run in the run directory from its latest checkpoint")
 	iterations := fs.Int("iterations", 0, "stop once this many iterations exist in total, counting those before a resume (default: the config's)")
 	quiet := fs.Bool("quiet", false, "no progress bars: one line per iteration")
+	var fleet fleetFlags
+	fs.StringVar(&fleet.listen, "listen", "", "start a NATS server for actors on host:port, such as 0.0.0.0:4222")
+	fs.StringVar(&fleet.tlsCert, "tls-cert", "", "with --listen: the server's TLS certificate file")
+	fs.StringVar(&fleet.tlsKey, "tls-key", "", "with --listen: the server's TLS key file")
+	fs.StringVar(&fleet.nats, "nats", "", "use the NATS server (JetStream on) at this URL for actors")
+	fs.StringVar(&fleet.creds, "nats-creds", "", "with --nats: a NATS credentials file")
+	fs.BoolVar(&fleet.noSelfPlay, "no-selfplay", false, "with --listen or --nats: play no games here, only train on the actors' games")
 	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if err := fleet.check(); err != nil {
 		return err
 	}
 	if *iterations < 0 {
@@ -45,7 +55,18 @@ func runTrain(args []string, s stdio) error {
 		case <-ctx.Done():
 		}
 	}()
-	sum, err := train.Run(ctx, cfg, train.RunOptions{Dir: *out, Resume: *resume, Iterations: *iterations, Log: s.out, Quiet: *quiet})
+	opts := train.RunOptions{Dir: *out, Resume: *resume, Iterations: *iterations, Log: s.out, Quiet: *quiet}
+	if fleet.on() {
+		if opts.Dir == "" {
+			opts.Dir = cfg.RunDir()
+		}
+		stop, err := fleet.start(ctx, cfg, &opts, s)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
+	sum, err := train.Run(ctx, cfg, opts)
 	if err != nil {
 		return err
 	}

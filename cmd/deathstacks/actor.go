@@ -1,0 +1,46 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/deathstacks/deathstacks/train/distributed"
+)
+
+func runActor(args []string, s stdio) error {
+	fs := newFlags("actor", "actor --connect URL [--token T | --nats-creds FILE] [--tls-ca FILE] [--parallel-games N] [--workers N]\n\nPlays self-play games for a training run on another machine (deathstacks train\n--listen or --nats): fetches the run's config and network, plays with the run's\nsearch settings, sends every finished game and switches to each new network.\nIt waits for the learner when it is away, keeping finished games to send later.\nCtrl-C stops it: games in progress are dropped, finished ones sent first.", s)
+	url := fs.String("connect", "", "the learner's NATS URL, as its actor line prints it")
+	token := fs.String("token", "", "the learner's token, as its actor line prints it")
+	creds := fs.String("nats-creds", "", "a NATS credentials file (an existing cluster) instead of --token")
+	ca := fs.String("tls-ca", "", "the certificate (authority) of a learner that speaks TLS")
+	parallel := fs.Int("parallel-games", 0, "games in flight (default: the run's selfplay.parallel_games)")
+	workers := fs.Int("workers", 0, "goroutines running the network (default: the run's server.workers)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	switch {
+	case *url == "":
+		return usageErr("--connect is required")
+	case *token != "" && *creds != "":
+		return usageErr("--token and --nats-creds exclude each other")
+	case *parallel < 0 || *workers < 0:
+		return usageErr("--parallel-games and --workers must be 0 or more")
+	}
+	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer cancel()
+	err := distributed.RunActor(ctx, distributed.ActorOptions{
+		ConnectOptions: distributed.ConnectOptions{URL: *url, Token: *token, CredsFile: *creds, CAFile: *ca},
+		ParallelGames:  *parallel, Workers: *workers, Log: s.out,
+	})
+	if errors.Is(err, distributed.ErrRefused) {
+		return usageErr("%v", err)
+	}
+	if err == nil {
+		fmt.Fprintln(s.out, "actor stopped")
+	}
+	return err
+}

@@ -1,0 +1,203 @@
+package main
+
+import (
+	"context"
+	"math/rand/v2"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/deathstacks/deathstacks/train"
+	"github.com/deathstacks/deathstacks/train/distributed"
+)
+
+// TestActorsAndLearnerSurviveSIGKILL runs the built binary: a learner and
+// two actor processes over loopback, SIGKILLs an actor and the learner at
+// random moments, restarts them, and checks that the games in the stream
+// are exactly the games the run took, each once.
+func TestActorsAndLearnerSurviveSIGKILL(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and runs processes for about a minute")
+	}
+	tmp := t.TempDir()
+	bin := filepath.Join(tmp, "deathstacks")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	dir := filepath.Join(tmp, "run")
+	addr := freeAddr(t)
+	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 1))
+	var procs []*exec.Cmd
+	t.Cleanup(func() {
+		if t.Failed() {
+			for _, log := range []string{"learner.log", "actors.log"} {
+				data, _ := os.ReadFile(filepath.Join(tmp, log))
+				t.Logf("%s:\n%s", log, data)
+			}
+		}
+		for _, p := range procs {
+			p.Process.Kill()
+			p.Wait()
+		}
+	})
+	start := func(log string, args ...string) *exec.Cmd {
+		f, err := os.OpenFile(filepath.Join(tmp, log), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		c := exec.Command(bin, args...)
+		c.Stdout, c.Stderr = f, f
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		procs = append(procs, c)
+		return c
+	}
+	learner := func(iterations int, extra ...string) *exec.Cmd {
+		args := []string{"train", "--config", "smoke", "--out", dir, "--listen", addr, "--quiet", "--iterations", strconv.Itoa(iterations)}
+		if hasCheckpoint(dir) { // a learner killed before its first one starts afresh
+			args = append(args, "--resume")
+		}
+		return start("learner.log", append(args, extra...)...)
+	}
+	l := learner(6, "--no-selfplay")
+	actorArgs := actorLine(t, filepath.Join(tmp, "learner.log"))
+	actor := func() *exec.Cmd {
+		return start("actors.log", append(actorArgs, "--workers", "1", "--parallel-games", "2")...)
+	}
+	a1, a2 := actor(), actor()
+
+	sleepRandom := func() { time.Sleep(time.Duration(1000+rng.IntN(3000)) * time.Millisecond) }
+	sleepRandom()
+	a1.Process.Signal(syscall.SIGKILL)
+	a1.Wait()
+	a1 = actor()
+	sleepRandom()
+	l.Process.Signal(syscall.SIGKILL)
+	l.Wait()
+	l = learner(6, "--no-selfplay")
+	waitFor(t, l, 90*time.Second, "learner")
+	for _, a := range []*exec.Cmd{a1, a2} {
+		a.Process.Signal(syscall.SIGINT)
+		waitFor(t, a, 30*time.Second, "actor")
+	}
+	// One more iteration, with local self-play so that it waits for no
+	// actor, takes the games sent since.
+	waitFor(t, learner(7), 60*time.Second, "last learner")
+	checkStream(t, dir)
+}
+
+// checkStream reads the games stream of the run and its metrics: every
+// game stored must have been taken (or dropped as stale) once.
+func checkStream(t *testing.T, dir string) {
+	t.Helper()
+	srv, err := distributed.StartServer(distributed.ServerOptions{Addr: "127.0.0.1:0", RunDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	nc, err := distributed.Connect(ctx, distributed.ConnectOptions{URL: srv.URL, Token: srv.Token})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stream, err := js.Stream(ctx, "DEATHSTACKS_GAMES")
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := stream.Info(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cons, err := stream.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := map[string]bool{}
+	for range info.State.Msgs {
+		msg, err := cons.Next(jetstream.FetchMaxWait(5 * time.Second))
+		if err != nil {
+			t.Fatal(err)
+		}
+		id := msg.Headers().Get(jetstream.MsgIDHeader)
+		if ids[id] {
+			t.Errorf("game %s stored twice", id)
+		}
+		ids[id] = true
+	}
+	lines, err := train.ReadMetrics(filepath.Join(dir, train.MetricsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	taken, invalid, duplicate := 0, 0, 0
+	for _, m := range lines {
+		taken += m.RemoteGames + m.RemoteStale
+		invalid += m.RemoteInvalid
+		duplicate += m.RemoteDuplicate
+	}
+	if taken != len(ids) || invalid != 0 || duplicate != 0 {
+		t.Errorf("%d games in the stream; the run took %d, %d invalid, %d duplicate: want all taken once", len(ids), taken, invalid, duplicate)
+	}
+	t.Logf("%d games in the stream, each taken once over %d iterations", len(ids), len(lines))
+}
+
+// actorLine waits for the learner's actor command line and returns its
+// arguments.
+func actorLine(t *testing.T, log string) []string {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		data, _ := os.ReadFile(log)
+		for _, line := range strings.Split(string(data), "\n") {
+			if rest, ok := strings.CutPrefix(line, "deathstacks actor "); ok {
+				return append([]string{"actor"}, strings.Fields(rest)...)
+			}
+		}
+	}
+	t.Fatal("the learner printed no actor line")
+	return nil
+}
+
+func hasCheckpoint(dir string) bool {
+	m, _ := filepath.Glob(filepath.Join(dir, "ckpt-*.dsck"))
+	return len(m) > 0
+}
+
+func waitFor(t *testing.T, c *exec.Cmd, limit time.Duration, what string) {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- c.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+	case <-time.After(limit):
+		t.Fatalf("%s did not finish within %v", what, limit)
+	}
+}
+
+// freeAddr returns a loopback address with a port free now.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}

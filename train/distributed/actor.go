@@ -1,0 +1,537 @@
+package distributed
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/deathstacks/deathstacks/env"
+	"github.com/deathstacks/deathstacks/model"
+	"github.com/deathstacks/deathstacks/train"
+)
+
+// ActorOptions configure an actor.
+type ActorOptions struct {
+	ConnectOptions
+	// ParallelGames and Workers, when above 0, replace the run's
+	// selfplay.parallel_games and server.workers on this machine.
+	ParallelGames, Workers int
+	// Log hears the actor's progress; nil is silent.
+	Log io.Writer
+	// ProgressEvery is how often a progress line is written; 0 means 10s.
+	ProgressEvery time.Duration
+
+	// published, when set (by tests), hears the id of each game the server
+	// acknowledged.
+	published func(id string)
+}
+
+// RunActor plays the run's self-play games on this machine and sends them
+// to the learner, until ctx ends; then it tries for a few seconds more to
+// send the games still queued. It fails only for what waiting cannot fix:
+// refused credentials, or a run whose config or network it cannot use.
+func RunActor(ctx context.Context, o ActorOptions) error {
+	if o.Log == nil {
+		o.Log = io.Discard
+	}
+	if o.ProgressEvery <= 0 {
+		o.ProgressEvery = 10 * time.Second
+	}
+	id, err := randomID()
+	if err != nil {
+		return err
+	}
+	if o.Name == "" {
+		o.Name = "deathstacks actor " + id
+	}
+	o.ConnectOptions.Log = o.Log
+	nc, err := Connect(ctx, o.ConnectOptions)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
+		return err
+	}
+	defer nc.Close()
+	// A connection closed for good (the server refused the credentials
+	// on a reconnect) ends the actor.
+	ctx, fail := context.WithCancelCause(ctx)
+	defer fail(nil)
+	nc.SetClosedHandler(func(c *nats.Conn) {
+		fail(fmt.Errorf("connection closed: %v", c.LastError()))
+	})
+	a := &actor{opts: o, id: id, nc: nc, queue: &queue{}}
+	if err := a.join(ctx); err != nil {
+		return a.end(ctx, err)
+	}
+	fmt.Fprintf(o.Log, "actor %s: run %s, network %d, %d games at a time\n", id, a.run.RunID, a.eval.version(), a.cfg.SelfPlay.ParallelGames)
+	return a.end(ctx, a.play(ctx))
+}
+
+// end turns the actor's outcome into its error: the context's own end is
+// none, a cause given to it is.
+func (a *actor) end(ctx context.Context, err error) error {
+	if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
+		return cause
+	}
+	if ctx.Err() != nil {
+		return nil
+	}
+	return err
+}
+
+// actor is one running actor.
+type actor struct {
+	opts  ActorOptions
+	id    string
+	nc    *nats.Conn
+	js    jetstream.JetStream
+	kv    jetstream.KeyValue
+	obj   jetstream.ObjectStore
+	run   runInfo
+	cfg   train.Config
+	eval  *swapEvaluator
+	queue *queue
+
+	mu        sync.Mutex
+	counter   uint64 // games finished
+	sent      int64
+	positions int64 // of the games sent
+	dropped   int
+}
+
+// join waits for the run's bucket and entries, then loads the config and
+// the current network.
+func (a *actor) join(ctx context.Context) error {
+	var err error
+	if a.js, err = jetstream.New(a.nc); err != nil {
+		return err
+	}
+	for {
+		err = a.findRun(ctx)
+		var bad *badRun
+		if err == nil || ctx.Err() != nil || errors.As(err, &bad) {
+			break
+		}
+		sleep(ctx, 250*time.Millisecond) // no run yet, or the server is away
+	}
+	if err != nil {
+		return err
+	}
+	a.eval = &swapEvaluator{ver: -1}
+	for ctx.Err() == nil {
+		if err := a.refresh(ctx); err != nil {
+			fmt.Fprintf(a.opts.Log, "actor %s: waiting for the network: %v\n", a.id, err)
+			sleep(ctx, 500*time.Millisecond)
+			continue
+		}
+		if a.eval.version() >= 0 {
+			return nil
+		}
+		sleep(ctx, 250*time.Millisecond)
+	}
+	return ctx.Err()
+}
+
+// findRun reads the run's entry and its config.
+func (a *actor) findRun(ctx context.Context) error {
+	kv, err := a.js.KeyValue(ctx, kvBucket)
+	if err != nil {
+		return err
+	}
+	entry, err := kv.Get(ctx, runKey)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(entry.Value(), &a.run); err != nil {
+		return &badRun{fmt.Errorf("the run's entry: %w", err)}
+	}
+	cfg, err := train.Parse([]byte(a.run.Config))
+	if err != nil {
+		return &badRun{fmt.Errorf("the run's config: %w", err)}
+	}
+	if a.opts.ParallelGames > 0 {
+		cfg.SelfPlay.ParallelGames = a.opts.ParallelGames
+	}
+	if a.opts.Workers > 0 {
+		cfg.Server.Workers = a.opts.Workers
+	}
+	if a.obj, err = a.js.ObjectStore(ctx, netsBucket); err != nil {
+		return err
+	}
+	a.kv, a.cfg = kv, cfg
+	return nil
+}
+
+// badRun is a run this actor cannot play for: waiting does not help.
+type badRun struct{ err error }
+
+func (e *badRun) Error() string { return e.err.Error() }
+func (e *badRun) Unwrap() error { return e.err }
+
+// refresh switches to the network the run names, if it is a newer one.
+func (a *actor) refresh(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	entry, err := a.kv.Get(ctx, networkKey)
+	if errors.Is(err, jetstream.ErrKeyNotFound) {
+		return nil // the learner has not published one yet
+	}
+	if err != nil {
+		return err
+	}
+	var info networkInfo
+	if err := json.Unmarshal(entry.Value(), &info); err != nil {
+		return fmt.Errorf("the network entry: %w", err)
+	}
+	if info.RunID != a.run.RunID {
+		return fmt.Errorf("the network entry names run %q, not %q: the learner restarted as a new run", info.RunID, a.run.RunID)
+	}
+	if info.Version <= a.eval.version() {
+		return nil
+	}
+	data, err := a.obj.GetBytes(ctx, info.Object)
+	if err != nil {
+		return fmt.Errorf("network %s: %w", info.Object, err)
+	}
+	net, err := model.ReadNetwork(bytes.NewReader(data))
+	if err != nil {
+		return fmt.Errorf("network %s: %w", info.Object, err)
+	}
+	if err := net.CheckConfig(a.cfg.Model); err != nil {
+		return fmt.Errorf("network %s: %w", info.Object, err)
+	}
+	srv, err := model.NewServer(net, a.cfg.Server)
+	if err != nil {
+		return err
+	}
+	a.eval.swap(srv, info.Version)
+	return nil
+}
+
+// play runs self-play, the sender, the network watcher and the heartbeat
+// until ctx ends.
+func (a *actor) play(ctx context.Context) error {
+	defer a.eval.close()
+	var wg sync.WaitGroup
+	sendCtx, stopSending := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopSending()
+	wg.Add(1)
+	go func() { defer wg.Done(); a.send(sendCtx) }()
+	side, stopSide := context.WithCancel(ctx)
+	var sideWG sync.WaitGroup
+	sideWG.Add(3)
+	go func() { defer sideWG.Done(); a.watch(side) }()
+	go func() { defer sideWG.Done(); a.heartbeat(side) }()
+	go func() { defer sideWG.Done(); a.progress(side) }()
+
+	seed, err := randomSeed()
+	if err != nil {
+		stopSide()
+		return err
+	}
+	err = train.SelfPlay(ctx, a.cfg, a.eval, seed, a.finished)
+	stopSide()
+	sideWG.Wait()
+	// Games finished but not sent get a few seconds more.
+	a.queue.close()
+	go func() {
+		time.Sleep(3 * time.Second)
+		stopSending()
+	}()
+	wg.Wait()
+	if left := a.queue.len(); left > 0 {
+		fmt.Fprintf(a.opts.Log, "actor %s: stopped with %d games unsent\n", a.id, left)
+	}
+	if ctx.Err() != nil {
+		return nil
+	}
+	return err
+}
+
+// finished queues a finished game for sending.
+func (a *actor) finished(g train.SelfPlayGame) error {
+	a.mu.Lock()
+	a.counter++
+	n := a.counter
+	a.mu.Unlock()
+	r, err := newRecord(g, a.run.RunID, a.id, n, a.eval.version())
+	if err != nil {
+		return err
+	}
+	data, err := r.encode()
+	if err != nil {
+		return err
+	}
+	if a.queue.push(message{id: r.id(), data: data, positions: len(g.Samples)}, a.cfg.Distributed.QueueGames) {
+		a.mu.Lock()
+		a.dropped++
+		a.mu.Unlock()
+		fmt.Fprintf(a.opts.Log, "actor %s: queue full (%d games): dropped the oldest\n", a.id, a.cfg.Distributed.QueueGames)
+	}
+	return nil
+}
+
+// send publishes the queued games in order, each until the server
+// acknowledges it: a publish that timed out may have been stored, and its
+// retry with the same message id is then taken as a duplicate.
+func (a *actor) send(ctx context.Context) {
+	for ctx.Err() == nil {
+		m, ok := a.queue.front(ctx)
+		if !ok {
+			return
+		}
+		pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		_, err := a.js.Publish(pctx, gamesSubject, m.data, jetstream.WithMsgID(m.id))
+		cancel()
+		if err != nil {
+			sleep(ctx, 250*time.Millisecond)
+			continue
+		}
+		a.queue.pop(m.id)
+		a.mu.Lock()
+		a.sent++
+		a.positions += int64(m.positions)
+		a.mu.Unlock()
+		if a.opts.published != nil {
+			a.opts.published(m.id)
+		}
+	}
+}
+
+// watch switches networks as the learner publishes them: at once through
+// a watcher of the entry, and by polling, since a watcher goes silent for a
+// while after the server restarts.
+func (a *actor) watch(ctx context.Context) {
+	poll := time.NewTicker(500 * time.Millisecond)
+	defer poll.Stop()
+	var updates <-chan jetstream.KeyValueEntry
+	for ctx.Err() == nil {
+		if updates == nil {
+			if w, err := a.kv.Watch(ctx, networkKey, jetstream.UpdatesOnly()); err == nil {
+				updates = w.Updates()
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case _, ok := <-updates:
+			if !ok {
+				updates = nil
+			}
+		case <-poll.C:
+		}
+		if err := a.refresh(ctx); err != nil && ctx.Err() == nil {
+			fmt.Fprintf(a.opts.Log, "actor %s: %v\n", a.id, err)
+		}
+	}
+}
+
+// stats returns what the actor has sent so far.
+func (a *actor) stats() (sent, positions int64, dropped int) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.sent, a.positions, a.dropped
+}
+
+// heartbeat tells the learner the actor is there and how fast it goes.
+func (a *actor) heartbeat(ctx context.Context) {
+	tick := time.NewTicker(beatEvery)
+	defer tick.Stop()
+	start := time.Now()
+	for {
+		sent, positions, _ := a.stats()
+		data, _ := json.Marshal(beat{
+			Actor: a.id, Version: a.eval.version(), Games: sent, Positions: positions,
+			PositionsPerSec: float64(positions) / time.Since(start).Seconds(), Queued: a.queue.len(),
+		})
+		_ = a.nc.Publish(actorsSubject+"."+a.id, data) // buffered while disconnected
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+// progress writes a line now and then.
+func (a *actor) progress(ctx context.Context) {
+	tick := time.NewTicker(a.opts.ProgressEvery)
+	defer tick.Stop()
+	start := time.Now()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		sent, positions, dropped := a.stats()
+		state := "connected"
+		if !a.nc.IsConnected() {
+			state = "disconnected, waiting"
+		}
+		fmt.Fprintf(a.opts.Log, "actor %s: network %d, %d games sent, %d queued, %d dropped, %.0f positions/s, %s\n",
+			a.id, a.eval.version(), sent, a.queue.len(), dropped, float64(positions)/time.Since(start).Seconds(), state)
+	}
+}
+
+// message is a game waiting to be sent.
+type message struct {
+	id        string
+	data      []byte
+	positions int
+}
+
+// queue is the actor's bounded queue of games to send, oldest first.
+type queue struct {
+	mu     sync.Mutex
+	items  []message
+	closed bool
+	wake   chan struct{}
+}
+
+// push appends m, dropping the oldest game when the queue holds limit
+// already; it reports whether it dropped one.
+func (q *queue) push(m message, limit int) (dropped bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if len(q.items) >= limit {
+		q.items = q.items[1:]
+		dropped = true
+	}
+	q.items = append(q.items, m)
+	q.signal()
+	return dropped
+}
+
+func (q *queue) signal() {
+	if q.wake != nil {
+		close(q.wake)
+		q.wake = nil
+	}
+}
+
+// front waits for the oldest game; false once the queue is closed and
+// empty, or ctx ends.
+func (q *queue) front(ctx context.Context) (message, bool) {
+	for {
+		q.mu.Lock()
+		if len(q.items) > 0 {
+			m := q.items[0]
+			q.mu.Unlock()
+			return m, true
+		}
+		if q.closed {
+			q.mu.Unlock()
+			return message{}, false
+		}
+		if q.wake == nil {
+			q.wake = make(chan struct{})
+		}
+		wake := q.wake
+		q.mu.Unlock()
+		select {
+		case <-wake:
+		case <-ctx.Done():
+			return message{}, false
+		}
+	}
+}
+
+// pop removes the game id from the front, if it is still there (a full
+// queue may have dropped it meanwhile).
+func (q *queue) pop(id string) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if len(q.items) > 0 && q.items[0].id == id {
+		q.items = q.items[1:]
+	}
+}
+
+func (q *queue) len() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return len(q.items)
+}
+
+// close lets front return false once the queue is empty.
+func (q *queue) close() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.closed = true
+	q.signal()
+}
+
+// swapEvaluator evaluates with the newest network's server; a switch
+// waits for the evaluations in flight on the old one.
+type swapEvaluator struct {
+	mu  sync.RWMutex
+	srv *model.Server
+	ver int
+}
+
+func (s *swapEvaluator) Evaluate(obs []float32, legal [][]env.Action, priors [][]float32, values []float32) error {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.srv.Evaluate(obs, legal, priors, values)
+}
+
+func (s *swapEvaluator) swap(srv *model.Server, version int) {
+	s.mu.Lock()
+	old := s.srv
+	s.srv, s.ver = srv, version
+	s.mu.Unlock()
+	if old != nil {
+		old.Close()
+	}
+}
+
+func (s *swapEvaluator) version() int {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.ver
+}
+
+func (s *swapEvaluator) close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.srv != nil {
+		s.srv.Close()
+		s.srv = nil
+	}
+}
+
+func randomID() (string, error) {
+	b := make([]byte, 6)
+	if _, err := rand.Read(b); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(b), nil
+}
+
+func randomSeed() (uint64, error) {
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return 0, err
+	}
+	return binary.LittleEndian.Uint64(b[:]), nil
+}
+
+// sleep waits d or until ctx ends.
+func sleep(ctx context.Context, d time.Duration) {
+	select {
+	case <-ctx.Done():
+	case <-time.After(d):
+	}
+}

@@ -1,0 +1,197 @@
+package distributed
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/deathstacks/deathstacks/model"
+	"github.com/deathstacks/deathstacks/train"
+)
+
+func TestLearnerAndTwoActors(t *testing.T) {
+	dir := t.TempDir()
+	cfg := testConfig(t, dir)
+	s := startServer(t, dir)
+	l, _ := newLearner(t, s, cfg, dir)
+	var published, ingested idSet
+	l.ingested = ingested.add
+	for range 2 {
+		startActor(t, s, &published)
+	}
+	var versions []int
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	sum, err := train.Run(ctx, cfg, train.RunOptions{
+		Iterations: 2, Remote: l, NoSelfPlay: true,
+		OnNetwork: func(v int, net *model.Network) error {
+			versions = append(versions, v)
+			return l.Publish(v, net)
+		},
+	})
+	if err != nil || sum.Stopped {
+		t.Fatalf("run: %+v, %v", sum, err)
+	}
+	if want := []int{0, 1, 2}; !slices.Equal(versions, want) {
+		t.Errorf("networks published: %v, want %v", versions, want)
+	}
+	lines, err := train.ReadMetrics(filepath.Join(dir, train.MetricsFile))
+	if err != nil || len(lines) != 2 {
+		t.Fatalf("metrics: %d lines, %v", len(lines), err)
+	}
+	total := 0
+	for _, m := range lines {
+		if m.RemoteGames < cfg.SelfPlay.GamesPerIteration || m.SelfPlayGames != 0 {
+			t.Errorf("iteration %d: %d remote and %d local games: want at least %d remote, no local", m.Iteration, m.RemoteGames, m.SelfPlayGames, cfg.SelfPlay.GamesPerIteration)
+		}
+		if m.RemoteStale+m.RemoteInvalid+m.RemoteDuplicate != 0 {
+			t.Errorf("iteration %d: games dropped: %+v", m.Iteration, m)
+		}
+		total += m.RemoteGames
+	}
+	if last := lines[len(lines)-1]; last.Actors != 2 || len(last.ActorPositionsPerSec) != 2 {
+		t.Errorf("last iteration: %d actors (%v), want 2", last.Actors, last.ActorPositionsPerSec)
+	}
+	if ingested.len() != total {
+		t.Errorf("%d games ingested, metrics say %d", ingested.len(), total)
+	}
+	published.mu.Lock()
+	defer published.mu.Unlock()
+	for id, n := range ingested.ids {
+		if n != 1 || published.ids[id] != 1 {
+			t.Errorf("game %s: ingested %d times, published %d times: want once each", id, n, published.ids[id])
+		}
+	}
+}
+
+func TestWrongTokenIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	s := startServer(t, dir)
+	info, err := os.Stat(filepath.Join(dir, Dir, "token"))
+	if err != nil || info.Mode().Perm() != 0o600 {
+		t.Errorf("token file: %v, %v: want mode 0600", info, err)
+	}
+	for _, tc := range []struct{ name, token string }{
+		{"wrong", s.Token + "x"},
+		{"missing", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			err := RunActor(ctx, ActorOptions{ConnectOptions: ConnectOptions{URL: s.URL, Token: tc.token}})
+			if !errors.Is(err, ErrRefused) {
+				t.Errorf("actor: %v, want %v", err, ErrRefused)
+			}
+		})
+	}
+	if got := s.ActorCommand(); got != "deathstacks actor --connect "+s.URL+" --token "+s.Token {
+		t.Errorf("actor command %q", got)
+	}
+}
+
+// crashingSource is a learner that fails (as a killed learner would)
+// after taking the games of the iteration named crashAt, before its
+// checkpoint; it keeps the ids of the games of each completed Collect.
+type crashingSource struct {
+	*Learner
+	crashAt   int
+	pending   []string
+	committed idSet
+}
+
+// errKilled stands for the learner being killed.
+var errKilled = errors.New("learner killed between ingest and checkpoint")
+
+func (c *crashingSource) Collect(ctx context.Context, req train.RemoteRequest, add func(train.Sample) error) (train.RemoteResult, error) {
+	c.pending = c.pending[:0]
+	res, err := c.Learner.Collect(ctx, req, add)
+	if err == nil && req.Version+1 == c.crashAt {
+		return res, errKilled
+	}
+	// The run saves what a successful Collect brought before the next
+	// one: each id reaches a checkpoint (the run stops with an error
+	// otherwise, and the test fails).
+	for _, id := range c.pending {
+		c.committed.add(id)
+	}
+	return res, err
+}
+
+func TestCrashesLoseAndRepeatNoGame(t *testing.T) {
+	dir := t.TempDir()
+	cfg := testConfig(t, dir)
+	s := startServer(t, dir)
+	var published, committed idSet
+	// Actor A is stopped in the middle of its games once it has sent one.
+	stopA, waitA := startActor(t, s, &published)
+	stopB, waitB := startActor(t, s, &published)
+	go func() {
+		for published.len() == 0 {
+			time.Sleep(10 * time.Millisecond)
+		}
+		stopA()
+	}()
+
+	// session runs the learner to the given iteration, crashing in
+	// iteration crashAt (0: never); local plays local games too, so that
+	// it waits for no remote game.
+	session := func(crashAt, iterations int, resume, local bool) error {
+		l, _ := newLearner(t, s, cfg, dir)
+		src := &crashingSource{Learner: l, crashAt: crashAt}
+		l.ingested = func(id string) { src.pending = append(src.pending, id) }
+		_, err := train.Run(context.Background(), cfg, train.RunOptions{
+			Resume: resume, Iterations: iterations, Remote: src, NoSelfPlay: !local, OnNetwork: l.Publish,
+		})
+		for id, n := range src.committed.ids {
+			for range n {
+				committed.add(id)
+			}
+		}
+		return err
+	}
+	if err := session(2, 3, false, false); !errors.Is(err, errKilled) {
+		t.Fatalf("first session: %v, want the crash", err)
+	}
+	if err := waitA(); err != nil {
+		t.Fatalf("actor A: %v", err)
+	}
+	if err := session(0, 3, true, false); err != nil {
+		t.Fatalf("resumed session: %v", err)
+	}
+	stopB()
+	if err := waitB(); err != nil {
+		t.Fatalf("actor B: %v", err)
+	}
+	if err := session(0, 4, true, true); err != nil {
+		t.Fatalf("last session: %v", err)
+	}
+	sameGames(t, &published, &committed)
+}
+
+// sameGames checks that every game published was ingested once, and no
+// other.
+func sameGames(t *testing.T, published, ingested *idSet) {
+	t.Helper()
+	if published.len() == 0 {
+		t.Fatal("no game published")
+	}
+	published.mu.Lock()
+	defer published.mu.Unlock()
+	ingested.mu.Lock()
+	defer ingested.mu.Unlock()
+	for id := range published.ids {
+		if ingested.ids[id] != 1 {
+			t.Errorf("game %s: published, ingested %d times", id, ingested.ids[id])
+		}
+	}
+	for id := range ingested.ids {
+		if published.ids[id] == 0 {
+			t.Errorf("game %s: ingested, never published", id)
+		}
+	}
+	t.Logf("%d games published, each ingested once", len(published.ids))
+}

@@ -1,0 +1,142 @@
+package distributed
+
+import (
+	"context"
+	"math/rand/v2"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/deathstacks/deathstacks/configs"
+	"github.com/deathstacks/deathstacks/model"
+	"github.com/deathstacks/deathstacks/train"
+)
+
+// testConfig is the smoke run without evaluation or plots, keeping every
+// game however old its network (the tests count games, not staleness).
+func testConfig(t testing.TB, dir string) train.Config {
+	t.Helper()
+	cfg, err := train.Parse(configs.Smoke)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Output.Dir, cfg.Output.Plot, cfg.Eval.Every = dir, false, 0
+	cfg.Distributed.MaxStaleness = 1000
+	return cfg
+}
+
+// startServer starts an embedded server for the run in dir on a free
+// loopback port.
+func startServer(t testing.TB, dir string) *Server {
+	t.Helper()
+	s, err := StartServer(ServerOptions{Addr: "127.0.0.1:0", RunDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	return s
+}
+
+// newLearner connects a learner to s for the run in dir.
+func newLearner(t testing.TB, s *Server, cfg train.Config, dir string) (*Learner, *nats.Conn) {
+	t.Helper()
+	nc, err := Connect(context.Background(), ConnectOptions{URL: s.URL, Token: s.Token})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	id, err := RunID(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := NewLearner(context.Background(), nc, cfg, id, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	return l, nc
+}
+
+// idSet is a concurrent multiset of game ids.
+type idSet struct {
+	mu  sync.Mutex
+	ids map[string]int
+}
+
+func (s *idSet) add(id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ids == nil {
+		s.ids = map[string]int{}
+	}
+	s.ids[id]++
+}
+
+func (s *idSet) len() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.ids)
+}
+
+// startActor runs an actor against s until its context is cancelled;
+// wait returns its error.
+func startActor(t testing.TB, s *Server, published *idSet) (cancel func(), wait func() error) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- RunActor(ctx, ActorOptions{
+			ConnectOptions: ConnectOptions{URL: s.URL, Token: s.Token},
+			Workers:        1, published: published.add,
+		})
+	}()
+	var once sync.Once
+	var err error
+	wait = func() error {
+		once.Do(func() {
+			select {
+			case err = <-done:
+			case <-time.After(time.Minute):
+				t.Error("actor did not stop within a minute")
+			}
+		})
+		return err
+	}
+	t.Cleanup(func() { cancel(); wait() })
+	return cancel, wait
+}
+
+// selfPlayGames plays n games of cfg with a random network.
+func selfPlayGames(t testing.TB, cfg train.Config, n int) []train.SelfPlayGame {
+	t.Helper()
+	net, err := model.New(cfg.Model, rand.New(rand.NewPCG(1, 2)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := model.NewServer(net, cfg.Server)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var mu sync.Mutex
+	var games []train.SelfPlayGame
+	err = train.SelfPlay(ctx, cfg, srv, 3, func(g train.SelfPlayGame) error {
+		mu.Lock()
+		defer mu.Unlock()
+		if len(games) < n {
+			games = append(games, g)
+		}
+		if len(games) == n {
+			cancel()
+		}
+		return nil
+	})
+	if len(games) < n {
+		t.Fatalf("self-play: %d games of %d: %v", len(games), n, err)
+	}
+	return games
+}

@@ -1,0 +1,235 @@
+package distributed
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/deathstacks/deathstacks/model"
+	"github.com/deathstacks/deathstacks/train"
+)
+
+// Learner is the training run's side: it publishes networks and takes the
+// actors' games. It is a [train.RemoteSource], and its Publish method a
+// [train.NetworkHook].
+type Learner struct {
+	nc     *nats.Conn
+	stream jetstream.Stream
+	kv     jetstream.KeyValue
+	obj    jetstream.ObjectStore
+	runID  string
+	cfg    train.Config
+	log    io.Writer
+	sub    *nats.Subscription
+
+	mu    sync.Mutex
+	beats map[string]heard
+
+	// ingested, when set (by tests), hears the id of each game added.
+	ingested func(id string)
+}
+
+// heard is an actor's last heartbeat and when it came.
+type heard struct {
+	beat
+	at time.Time
+}
+
+// cursor is the learner's position in the games stream, kept in the run's
+// checkpoint: the last stream sequence read and, for each actor, the
+// highest game counter taken (an actor sends its games in order).
+type cursor struct {
+	Seq  uint64            `json:"seq"`
+	Seen map[string]uint64 `json:"seen,omitempty"`
+}
+
+// NewLearner sets up the run's stream and buckets on nc, names the run and
+// its config for actors, and listens to their heartbeats. runID is the
+// run's id (see [RunID]).
+func NewLearner(ctx context.Context, nc *nats.Conn, cfg train.Config, runID string, log io.Writer) (*Learner, error) {
+	if log == nil {
+		log = io.Discard
+	}
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return nil, err
+	}
+	l := &Learner{nc: nc, runID: runID, cfg: cfg, log: log, beats: map[string]heard{}}
+	if l.stream, l.kv, l.obj, err = setUp(ctx, js); err != nil {
+		return nil, err
+	}
+	text, err := cfg.YAML()
+	if err != nil {
+		return nil, err
+	}
+	info, _ := json.Marshal(runInfo{RunID: runID, Config: string(text)})
+	if _, err := l.kv.Put(ctx, runKey, info); err != nil {
+		return nil, fmt.Errorf("publish the run: %w", err)
+	}
+	l.sub, err = nc.Subscribe(actorsSubject+".*", func(m *nats.Msg) {
+		var b beat
+		if json.Unmarshal(m.Data, &b) != nil || b.Actor == "" {
+			return
+		}
+		l.mu.Lock()
+		l.beats[b.Actor] = heard{beat: b, at: time.Now()}
+		l.mu.Unlock()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("actor heartbeats: %w", err)
+	}
+	return l, nil
+}
+
+// Close stops listening; the connection stays the caller's.
+func (l *Learner) Close() error { return l.sub.Unsubscribe() }
+
+// Publish makes net, of the given version, the one actors play with.
+func (l *Learner) Publish(version int, net *model.Network) error {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var buf bytes.Buffer
+	if _, err := net.WriteTo(&buf); err != nil {
+		return err
+	}
+	name := networkObject(version)
+	if _, err := l.obj.PutBytes(ctx, name, buf.Bytes()); err != nil {
+		return fmt.Errorf("network store: %w", err)
+	}
+	info, _ := json.Marshal(networkInfo{RunID: l.runID, Version: version, Object: name})
+	if _, err := l.kv.Put(ctx, networkKey, info); err != nil {
+		return fmt.Errorf("network entry: %w", err)
+	}
+	// Actors fetch the newest network only; an older one some actor is
+	// still downloading can go a few versions later.
+	if version >= 3 {
+		_ = l.obj.Delete(ctx, networkObject(version-3))
+	}
+	return nil
+}
+
+// actors returns the actors heard from lately and their speeds.
+func (l *Learner) actors() (int, map[string]float64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	speeds := map[string]float64{}
+	for id, h := range l.beats {
+		if time.Since(h.at) > beatTimeout {
+			delete(l.beats, id)
+			continue
+		}
+		speeds[id] = h.PositionsPerSec
+	}
+	return len(speeds), speeds
+}
+
+// Collect implements [train.RemoteSource]: it reads the stream after the
+// cursor, at least up to the last game stored when it was called, and on
+// until req.MinGames games are added.
+func (l *Learner) Collect(ctx context.Context, req train.RemoteRequest, add func(train.Sample) error) (res train.RemoteResult, err error) {
+	cur := cursor{Seen: map[string]uint64{}}
+	if len(req.Cursor) > 0 {
+		if err := json.Unmarshal(req.Cursor, &cur); err != nil {
+			return train.RemoteResult{}, fmt.Errorf("stream position in the checkpoint: %w", err)
+		}
+		if cur.Seen == nil {
+			cur.Seen = map[string]uint64{}
+		}
+	}
+	defer func() {
+		res.Cursor, _ = json.Marshal(cur)
+		res.Actors, res.ActorPositionsPerSec = l.actors()
+	}()
+	info, err := l.stream.Info(ctx)
+	if err != nil {
+		return res, fmt.Errorf("games stream: %w", err)
+	}
+	last := info.State.LastSeq
+	if cur.Seq >= last && req.MinGames == 0 {
+		return res, nil
+	}
+	cons, err := l.stream.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{
+		DeliverPolicy: jetstream.DeliverByStartSequencePolicy, OptStartSeq: cur.Seq + 1,
+	})
+	if err != nil {
+		return res, fmt.Errorf("games stream: %w", err)
+	}
+	var lag int
+	for cur.Seq < last || res.Games < req.MinGames {
+		msg, err := cons.Next(jetstream.FetchMaxWait(time.Second))
+		if ctx.Err() != nil {
+			return res, ctx.Err()
+		}
+		if err != nil {
+			continue // nothing yet, or the server is away: the consumer resumes
+		}
+		md, err := msg.Metadata()
+		if err != nil {
+			continue
+		}
+		cur.Seq = md.Sequence.Stream
+		n, v, err := l.take(msg.Data(), req.Version, &cur, add)
+		switch {
+		case err == errStale:
+			res.Stale++
+		case err == errDuplicate:
+			res.Duplicate++
+		case err != nil:
+			res.Invalid++
+			fmt.Fprintf(l.log, "dropped game at stream sequence %d: %v\n", cur.Seq, err)
+		default:
+			res.Games++
+			res.Positions += n
+			lag += req.Version - v
+		}
+	}
+	if res.Games > 0 {
+		res.VersionLag = float64(lag) / float64(res.Games)
+	}
+	return res, nil
+}
+
+var (
+	errStale     = fmt.Errorf("stale")
+	errDuplicate = fmt.Errorf("duplicate")
+)
+
+// take checks one game record and adds its samples; it returns their
+// number and the game's network version.
+func (l *Learner) take(data []byte, version int, cur *cursor, add func(train.Sample) error) (int, int, error) {
+	r, err := decodeRecord(data)
+	switch {
+	case err != nil:
+		return 0, 0, err
+	case r.RunID != l.runID:
+		return 0, 0, fmt.Errorf("game %s of run %q, not this run (%q)", r.id(), r.RunID, l.runID)
+	case r.Version > version:
+		return 0, 0, fmt.Errorf("game %s played by network %d, newer than the run's %d", r.id(), r.Version, version)
+	case r.Counter <= cur.Seen[r.Actor]:
+		return 0, 0, errDuplicate
+	}
+	cur.Seen[r.Actor] = r.Counter
+	if version-r.Version > l.cfg.Distributed.MaxStaleness {
+		return 0, 0, errStale
+	}
+	samples, err := r.samples(l.cfg.Env.Rules)
+	if err != nil {
+		return 0, 0, fmt.Errorf("game %s: %w", r.id(), err)
+	}
+	for _, s := range samples {
+		if err := add(s); err != nil {
+			return 0, 0, fmt.Errorf("game %s: %w", r.id(), err)
+		}
+	}
+	if l.ingested != nil {
+		l.ingested(r.id())
+	}
+	return len(samples), r.Version, nil
+}

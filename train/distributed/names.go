@@ -1,0 +1,83 @@
+package distributed
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// What a run keeps in NATS: one run per NATS account (a new run refuses
+// the games of an older one by its run id).
+const (
+	gamesStream   = "DEATHSTACKS_GAMES"
+	gamesSubject  = "deathstacks.games"
+	actorsSubject = "deathstacks.actors" // + "." + actor id: heartbeats
+	kvBucket      = "deathstacks"
+	netsBucket    = "deathstacks-nets"
+	runKey        = "run"     // runInfo
+	networkKey    = "network" // networkInfo
+)
+
+// dedupWindow is how long the stream remembers a game's id: a retry of a
+// publish comes well within it, and the learner's counters catch any
+// later one.
+const dedupWindow = 10 * time.Minute
+
+// beatEvery is how often an actor says it is there; an actor silent for
+// beatTimeout is counted as gone.
+const (
+	beatEvery   = time.Second
+	beatTimeout = 5 * beatEvery
+)
+
+// runInfo is the value of runKey: what an actor needs to play the run's
+// games.
+type runInfo struct {
+	RunID  string `json:"run_id"`
+	Config string `json:"config"`
+}
+
+// networkInfo is the value of networkKey: the current network.
+type networkInfo struct {
+	RunID   string `json:"run_id"`
+	Version int    `json:"version"`
+	Object  string `json:"object"`
+}
+
+// beat is an actor's heartbeat.
+type beat struct {
+	Actor string `json:"actor"`
+	// Version is the network the actor plays with.
+	Version int `json:"version"`
+	// Games and Positions count what it sent; PositionsPerSec is its
+	// self-play speed over the last few seconds.
+	Games           int64   `json:"games"`
+	Positions       int64   `json:"positions"`
+	PositionsPerSec float64 `json:"positions_per_sec"`
+	Queued          int     `json:"queued"`
+}
+
+func networkObject(version int) string { return fmt.Sprintf("net-%06d", version) }
+
+// setUp creates (or finds) the stream, bucket and object store of a run.
+func setUp(ctx context.Context, js jetstream.JetStream) (jetstream.Stream, jetstream.KeyValue, jetstream.ObjectStore, error) {
+	stream, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+		Name: gamesStream, Subjects: []string{gamesSubject},
+		Storage: jetstream.FileStorage, Duplicates: dedupWindow,
+		MaxMsgSize: maxPayload,
+	})
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("games stream: %w", err)
+	}
+	kv, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: kvBucket, History: 1, Storage: jetstream.FileStorage})
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("key-value bucket: %w", err)
+	}
+	obj, err := js.CreateOrUpdateObjectStore(ctx, jetstream.ObjectStoreConfig{Bucket: netsBucket, Storage: jetstream.FileStorage})
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("network store: %w", err)
+	}
+	return stream, kv, obj, nil
+}
