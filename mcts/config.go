@@ -2,6 +2,7 @@ package mcts
 
 import (
 	"math"
+	"time"
 )
 
 // Config sets up a PUCT search, with a Gumbel root when Gumbel is set. The
@@ -14,6 +15,12 @@ type Config struct {
 	// takes about 32 bytes per legal move of every position evaluated
 	// (some 2.5 MB for 800 simulations in the middle game).
 	Simulations int `yaml:"simulations"`
+	// Time is the search time per move; 0 leaves the search to
+	// Simulations. With both, the search ends at whichever limit comes
+	// first, and with Time, Simulations may be 0 for no simulation limit.
+	// A timed search also ends early once its move is decided (see
+	// timed.go).
+	Time time.Duration `yaml:"time"`
 	// CPuct is the exploration constant of PUCT; with CPuctBase > 0 it is
 	// c_init of AlphaZero's schedule
 	// c(s) = log((1 + N(s) + c_base) / c_base) + c_init.
@@ -49,6 +56,14 @@ type Config struct {
 	// ReuseTree keeps the subtree of the moves played between two searches
 	// of the same game.
 	ReuseTree bool `yaml:"reuse_tree"`
+	// Contempt is what a draw (by repetition, or at the move limit) costs
+	// the side ahead in material, as a share of a loss: the search scores
+	// such a draw -Contempt*tanh(lead/60) for the side to move at the root,
+	// lead being its material lead there (env.Position.Material), and the
+	// opposite for the other side. A side that is well ahead then steers
+	// away from repeating positions and plays to win. 0 scores every draw
+	// 0.
+	Contempt float64 `yaml:"contempt"`
 	// Gumbel replaces the PUCT rule at the root by the root search of
 	// Gumbel AlphaZero (Danihelka et al., "Policy improvement by planning
 	// with Gumbel", ICLR 2022): GumbelConsidered moves, drawn without

@@ -50,6 +50,16 @@ type search struct {
 	history []uint64
 	// noised says whether the root priors already hold this root's noise.
 	noised bool
+	// draw is what a drawn end is worth for the root's side to move (see
+	// Config.Contempt); the other side counts it as -draw.
+	draw float32
+
+	// ran counts the simulations of the current search; clock times it
+	// and rate is the simulations per second of the last search (see
+	// timed.go).
+	ran   int
+	clock clock
+	rate  float64
 
 	// Scratch of the current descent and batch, reused to avoid garbage.
 	path       []int32
@@ -138,33 +148,38 @@ func newSearch(cfg Config, leaves leafEvaluator, rng *rand.Rand) *search {
 // reset drops the tree.
 func (s *search) reset() { s.hasRoot = false }
 
-// run searches the current position of g with cfg.Simulations simulations
-// and returns the decision, with the move chosen at temperature temp.
+// run searches the current position of g with cfg.Simulations simulations,
+// or for cfg.Time, and returns the decision, with the move chosen at
+// temperature temp.
 func (s *search) run(g *env.Game, temp float64) (Decision, error) {
+	s.clock = startClock(s.cfg.Time)
 	if err := s.prepare(g); err != nil {
 		return Decision{}, err
 	}
 	if s.nodes[0].state == unexplored {
 		// The root's own evaluation is not one of the simulations, so the
 		// root's visit counts add up to the simulations run.
-		if err := s.simulate(1); err != nil {
+		if err := s.simulate(1, nil); err != nil {
 			return Decision{}, err
 		}
 	}
+	s.ran = 0
 	if s.cfg.Gumbel {
 		chosen, err := s.gumbelSearch(temp)
 		if err != nil {
 			return Decision{}, err
 		}
+		s.measureRate()
 		return s.decision(chosen, s.improvedPolicy()), nil
 	}
 	if s.cfg.DirichletEpsilon > 0 && !s.noised {
 		s.addNoise()
 	}
 	s.noised = true
-	if err := s.simulate(s.cfg.Simulations); err != nil {
+	if err := s.simulate(s.simulationLimit(), s.puctStop(temp)); err != nil {
 		return Decision{}, err
 	}
+	s.measureRate()
 	return s.decide(temp), nil
 }
 
@@ -196,6 +211,7 @@ func (s *search) prepare(g *env.Game) error {
 		s.noised = false
 	}
 	s.rules, s.start, s.rootPos = g.Rules(), start, g.Position()
+	s.draw = drawValue(s.cfg.Contempt, s.rootPos.Material(s.rootPos.SideToMove()))
 	s.played = append(s.played[:0], moves...)
 	s.history = append(s.history[:0], g.History()...)
 	s.hasRoot = true
@@ -247,8 +263,10 @@ func (s *search) reroot(r int32) {
 	s.spare, s.nodes = s.nodes[:0], dst
 }
 
-// simulate runs n simulations in batches.
-func (s *search) simulate(n int) error {
+// simulate runs n simulations in batches, or fewer if stop, when not nil,
+// says so after a batch. s.ran counts them.
+func (s *search) simulate(n int, stop func() bool) error {
+	ran := s.ran
 	for done := 0; done < n; {
 		s.pend.reset()
 		collisions := 0
@@ -256,7 +274,7 @@ func (s *search) simulate(n int) error {
 			leaf, pos := s.descend()
 			switch s.nodes[leaf].state {
 			case terminal:
-				s.backup(s.path, float32(s.nodes[leaf].result))
+				s.backup(s.path, s.endValue(s.nodes[leaf].result))
 				done++
 			case pending:
 				// Another leaf of this batch is already waiting here.
@@ -280,6 +298,10 @@ func (s *search) simulate(n int) error {
 				return err
 			}
 			done += len(s.pend.nodes)
+		}
+		s.ran = ran + done
+		if stop != nil && stop() {
+			break
 		}
 	}
 	return nil
@@ -354,13 +376,37 @@ func (s *search) visitLeaf(leaf int32, pos *env.Position) (queued bool, err erro
 }
 
 // settle makes leaf a terminal node with the exact result v (-1, 0 or 1)
-// for its side to move and backs v up the current path.
+// for its side to move and backs its value up the current path.
 func (s *search) settle(leaf int32, v int8) {
 	nd := &s.nodes[leaf]
 	nd.state, nd.result = terminal, v
 	s.known++
 	s.prove(s.path)
-	s.backup(s.path, float32(v))
+	s.backup(s.path, s.endValue(v))
+}
+
+// endValue is the value of a terminal node with result v, at the end of
+// the current path, for its side to move: v for a win or a loss; for a
+// draw, the root side's draw value when that side is to move there (an
+// even number of plies below the root), else its opposite.
+func (s *search) endValue(v int8) float32 {
+	switch {
+	case v != 0:
+		return float32(v)
+	case len(s.path)%2 == 1:
+		return s.draw
+	}
+	return -s.draw
+}
+
+// contemptScale is the material lead at which a draw costs the side ahead
+// tanh(1), about 0.76, of Contempt: six pieces more under control.
+const contemptScale = 60
+
+// drawValue is what a draw is worth to a side whose material lead is lead,
+// with contempt k: -k*tanh(lead/60), negative for the side ahead.
+func drawValue(k float64, lead int) float32 {
+	return float32(-k * math.Tanh(float64(lead)/contemptScale))
 }
 
 // prove carries a new exact result at the end of path up the tree, as an
@@ -602,7 +648,7 @@ func (s *search) decision(chosen int32, target map[env.Action]float32) Decision 
 	d := Decision{
 		Move:        s.nodes[chosen].move,
 		Value:       float64(-root.w / float32(root.n)),
-		Simulations: s.cfg.Simulations,
+		Simulations: s.ran,
 		Visits:      make(map[env.Action]int, len(children)),
 		Target:      target,
 		Nodes:       s.known,

@@ -67,14 +67,21 @@ func (s Spec) uctConfig() mcts.UCTConfig {
 	return cfg
 }
 
-// SearchConfig returns base with the search keys of an az spec applied.
+// SearchConfig returns base with the search keys of an az spec applied. A
+// spec with a time and no simulations searches for that time without a
+// simulation limit, rather than stopping at base's simulations.
 func (s Spec) SearchConfig(base mcts.Config) mcts.Config {
 	c := base
+	keys := map[string]bool{}
 	for _, p := range s.Params {
-		if _, ok := mcts.CanonicalKey(p.Key); ok {
+		if key, ok := mcts.CanonicalKey(p.Key); ok {
 			// ParseSpec or Validate has checked the value.
 			_ = c.Set(p.Key, p.Value)
+			keys[key] = true
 		}
+	}
+	if keys["time"] && !keys["simulations"] {
+		c.Simulations = 0
 	}
 	return c
 }

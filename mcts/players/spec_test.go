@@ -24,6 +24,7 @@ func TestParseSpec(t *testing.T) {
 		{"mcts:sims=1000", Spec{"mcts", []Param{{"sims", "1000"}}}, "mcts:sims=1000"},
 		{"mcts:sims=10,c=1.4,depth=0", Spec{"mcts", []Param{{"sims", "10"}, {"c", "1.4"}, {"depth", "0"}}}, "mcts:sims=10,c=1.4,depth=0"},
 		{"az:model=PATH,sims=200", Spec{"az", []Param{{"model", "PATH"}, {"sims", "200"}}}, "az:model=PATH,sims=200"},
+		{"az:model=PATH,time=0.5s,contempt=0.50", Spec{"az", []Param{{"model", "PATH"}, {"time", "500ms"}, {"contempt", "0.5"}}}, "az:model=PATH,time=500ms,contempt=0.5"},
 		{"az:model=a/b=c.model,cpuct=2.50,temp=1,eps=0.25,reuse=0", Spec{"az", []Param{{"model", "a/b=c.model"}, {"cpuct", "2.5"}, {"temp", "1"}, {"eps", "0.25"}, {"reuse", "false"}}}, "az:model=a/b=c.model,cpuct=2.5,temp=1,eps=0.25,reuse=false"},
 	}
 	for _, tc := range cases {
@@ -75,7 +76,12 @@ func TestParseSpecErrors(t *testing.T) {
 		{"az:model=x,sims=5,simulations=6", []string{"key simulations given twice"}},
 		{"az:model=x,reuse=maybe", []string{"true or false"}},
 		{"az:model=x,cpuct=0", []string{"above 0"}},
-		{"az:model=x,bogus=1", []string{"valid keys are model, simulations, c_puct, c_puct_base, fpu_reduction, dirichlet_alpha, dirichlet_epsilon, temperature"}},
+		{"az:model=x,bogus=1", []string{"valid keys are model, simulations, time, c_puct, c_puct_base, fpu_reduction, dirichlet_alpha, dirichlet_epsilon, temperature"}},
+		{"az:model=x,time=5", []string{"key time", "duration", "500ms"}},
+		{"az:model=x,time=-1s", []string{"key time", "0s (none) or more"}},
+		{"az:model=x,sims=-1", []string{"key sims", "0 (no limit, with a time) or more"}},
+		{"az:model=x,contempt=1.5", []string{"key contempt", "0 (draws are 0) to 1"}},
+		{"az:model=x,contempt=-0.1", []string{"key contempt"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.text, func(t *testing.T) {
@@ -127,6 +133,36 @@ func TestSpecConfigs(t *testing.T) {
 	}
 	if c := mustSpec(t, "az:model=m").SearchConfig(mcts.DefaultConfig()); c != mcts.DefaultConfig() {
 		t.Errorf("az without keys changed the base config: %+v", c)
+	}
+}
+
+func TestAZTimeKey(t *testing.T) {
+	base := mcts.DefaultConfig() // 800 simulations, no time limit
+	cases := []struct {
+		spec string
+		sims int
+		time time.Duration
+	}{
+		{"az:model=m", 800, 0},
+		{"az:model=m,time=500ms", 0, 500 * time.Millisecond},
+		{"az:model=m,time=0.25s,sims=100", 100, 250 * time.Millisecond},
+		{"az:model=m,simulations=100,time=2s", 100, 2 * time.Second},
+		{"az:model=m,sims=50", 50, 0},
+		{"az:model=m,time=0s,sims=50", 50, 0},
+	}
+	for _, tc := range cases {
+		t.Run(tc.spec, func(t *testing.T) {
+			c := mustSpec(t, tc.spec).SearchConfig(base)
+			if c.Simulations != tc.sims || c.Time != tc.time {
+				t.Errorf("simulations %d, time %v: want %d, %v", c.Simulations, c.Time, tc.sims, tc.time)
+			}
+			if err := c.Validate(); err != nil {
+				t.Errorf("Validate: %v", err)
+			}
+		})
+	}
+	if err := mustSpec(t, "az:model=m,sims=0").SearchConfig(base).Validate(); err == nil || !strings.Contains(err.Error(), "without a time") {
+		t.Errorf("sims=0 without a time: error %v", err)
 	}
 }
 
