@@ -1,0 +1,95 @@
+package mcts
+
+import (
+	"math"
+	"testing"
+
+	"github.com/deathstacks/deathstacks/env"
+	"github.com/deathstacks/deathstacks/mcts/internal/testgames"
+)
+
+// aheadRepetitionGame is a game in which Red, far ahead in material, can
+// repeat the position a third time with a5-1-a6 (the cycle began with
+// Blue's f1-1-f2), and has other moves that neither win nor draw at once.
+func aheadRepetitionGame(t *testing.T) *env.Game {
+	t.Helper()
+	g := testgames.GameFromFEN(t, testgames.FEN(map[string]string{"a6": "r", "c3": "rrrr", "d3": "rrr", "f1": "b", "f6": "b"}, 'b'))
+	for i := range 7 {
+		m := mustMoves(t, []string{"f1-1-f2", "a6-1-a5", "f2-1-f1", "a5-1-a6"}[i%4])[0]
+		if err := g.Play(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return g
+}
+
+func TestContemptScoresDraws(t *testing.T) {
+	g := aheadRepetitionGame(t)
+	pos := g.Position()
+	lead := pos.Material(pos.SideToMove())
+	if lead <= 0 {
+		t.Fatalf("Red's lead %d: want a lead", lead)
+	}
+	for _, k := range []float64{0, 0.3, 1} {
+		t.Run("contempt "+itoa(int(k*10)), func(t *testing.T) {
+			cfg := DefaultConfig()
+			cfg.Simulations, cfg.FPUReduction, cfg.Contempt = 400, 0, k
+			p := newPUCT(t, hashEvaluator{}, cfg, 1)
+			if _, err := p.Choose(g); err != nil {
+				t.Fatal(err)
+			}
+			ch := childByMove(t, p.s, "a5-1-a6")
+			// The draw is worth -k*tanh(lead/60) to Red, who moved into it.
+			want := -k * math.Tanh(float64(lead)/60)
+			if ch.state != terminal || ch.result != 0 || ch.n == 0 || math.Abs(float64(ch.w)/float64(ch.n)-want) > 1e-6 {
+				t.Errorf("state %d, result %d, Q %v over %d visits: want a terminal draw worth %v", ch.state, ch.result, ch.w/float32(ch.n), ch.n, want)
+			}
+			checkTree(t, p.s)
+		})
+	}
+}
+
+func TestContemptAvoidsRepetition(t *testing.T) {
+	// The evaluator knows nothing: every position is worth 0, every move
+	// as likely. With draws worth 0 the repetition is as good as any move
+	// and gets its share of the visits; with contempt, the side ahead
+	// shuns it.
+	g := aheadRepetitionGame(t)
+	repeat := mustAction(t, mustMoves(t, "a5-1-a6")[0])
+	for _, tc := range []struct {
+		contempt float64
+		shunned  bool
+	}{{0, false}, {0.5, true}} {
+		cfg := DefaultConfig()
+		cfg.Simulations, cfg.FPUReduction, cfg.Contempt = 400, 0, tc.contempt
+		d, err := newPUCT(t, UniformEvaluator{}, cfg, 1).Choose(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mean := float64(d.Simulations-d.Visits[repeat]) / float64(len(d.Visits)-1)
+		shunned := float64(d.Visits[repeat]) < mean/2
+		if shunned != tc.shunned || tc.shunned && d.Move == mustMoves(t, "a5-1-a6")[0] {
+			t.Errorf("contempt %v: the repetition got %d visits, the other moves %.1f on average, and %v was played: want it shunned: %v",
+				tc.contempt, d.Visits[repeat], mean, d.Move, tc.shunned)
+		}
+	}
+}
+
+func TestDrawValue(t *testing.T) {
+	cases := []struct {
+		k    float64
+		lead int
+		want float64
+	}{
+		{0, 100, 0},
+		{0.5, 0, 0},
+		{0.5, 60, -0.5 * math.Tanh(1)},
+		{0.5, -60, 0.5 * math.Tanh(1)},
+		{1, 1000, -1},
+	}
+	for _, tc := range cases {
+		if got := drawValue(tc.k, tc.lead); math.Abs(float64(got)-tc.want) > 1e-6 {
+			t.Errorf("drawValue(%v, %d) = %v, want %v", tc.k, tc.lead, got, tc.want)
+		}
+	}
+}
