@@ -99,4 +99,3 @@ func (scale materialEvaluator) Evaluate(obs []float32, legal [][]env.Action, pri
 	}
 	return nil
 }
-
