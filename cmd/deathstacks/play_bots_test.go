@@ -162,3 +162,86 @@ func TestBenchMCTS(t *testing.T) {
 		t.Errorf("bench nothing: status %d, want 2", code)
 	}
 }
+
+// The repetition cycle of two lone pieces: after the four moves the
+// position of cycleFEN stands again.
+const cycleFEN = "r,,,,,/,,,,,/,,,,,/,,,,,/,,,,,/,,,,,b r"
+
+var cycle = []string{"a6-1-a5", "f1-1-f2", "a5-1-a6", "f2-1-f1"}
+
+// cycleLine returns cycleFEN followed by the first n moves of the cycle,
+// repeated.
+func cycleLine(n int) string {
+	line := cycleFEN + " moves"
+	for i := range n {
+		line += " " + cycle[i%4]
+	}
+	return line
+}
+
+func TestBotHistory(t *testing.T) {
+	// cycleAt2 is the position two plies into the cycle.
+	cycleAt2 := ",,,,,/r,,,,,/,,,,,/,,,,,/,,,,,b/,,,,, r"
+	cases := []struct {
+		name  string
+		lines []string
+		want  []string // "" for any move, else the output line
+		errs  []string // parts of the error output
+	}{
+		{"told moves", []string{cycleLine(4), cycleLine(6)}, []string{"", ""}, nil},
+		{"told a third repetition", []string{cycleLine(8)}, []string{"none"}, []string{"line 1:", "repetition"}},
+		{"told no moves", []string{cycleFEN + " moves"}, []string{""}, nil},
+		{"bad move", []string{cycleFEN + " moves a6-1-a5 zz"}, []string{"none"}, []string{"line 1:", "move 2 (zz)"}},
+		{"illegal move", []string{cycleFEN + " moves a6-3-a3", cycleFEN}, []string{"none", ""}, []string{"line 1:", "move 1 (a6-3-a3)"}},
+		{"no moves word", []string{cycleFEN + " a6-1-a5"}, []string{"none"}, []string{"line 1:", `optionally followed by "moves"`}},
+		{"remembered repetition", []string{cycleFEN, cycleAt2, cycleFEN, cycleAt2, cycleFEN}, []string{"", "", "", "", "none"}, []string{"line 5:", "repetition"}},
+		{"remembered after told", []string{cycleLine(4), cycleAt2, cycleFEN}, []string{"", "", "none"}, []string{"line 3:", "repetition"}},
+		{"a new game forgets", []string{cycleFEN, cycleAt2, env.StartFEN, cycleFEN, cycleAt2, cycleFEN}, []string{"", "", "", "", "", ""}, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			out, errOut, code := runBotCLI(strings.Join(tc.lines, "\n")+"\n", "bot", "--player", "random")
+			lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+			if len(lines) != len(tc.want) {
+				t.Fatalf("output %q: want %d lines", out, len(tc.want))
+			}
+			for i, want := range tc.want {
+				if want == "" && lines[i] == "none" || want != "" && lines[i] != want {
+					t.Errorf("line %d: %q, want %q (stderr %q)", i+1, lines[i], cmp(want, "a move"), errOut)
+				}
+			}
+			if wantCode := map[bool]int{true: 2, false: 0}[tc.errs != nil]; code != wantCode {
+				t.Errorf("status %d, want %d (stderr %q)", code, wantCode, errOut)
+			}
+			for _, part := range tc.errs {
+				if !strings.Contains(errOut, part) {
+					t.Errorf("stderr %q lacks %q", errOut, part)
+				}
+			}
+		})
+	}
+}
+
+// cmp returns s, or alt for "".
+func cmp(s, alt string) string {
+	if s == "" {
+		return alt
+	}
+	return s
+}
+
+func TestBestmoveMoves(t *testing.T) {
+	moves := strings.Join(append(append([]string{}, cycle...), cycle...), " ")
+	out, errOut, code := runBotCLI("", "bestmove", "--fen", cycleFEN, "--moves", moves, "--player", "greedy")
+	if code != 2 || out != "none\n" || !strings.Contains(errOut, "repetition") {
+		t.Errorf("after a third repetition: status %d, output %q, stderr %q: want 2, none, a draw by repetition", code, out, errOut)
+	}
+	out, errOut, code = runBotCLI("", "bestmove", "--fen", cycleFEN, "--moves", "a6-1-a5 f1-1-f2", "--player", "greedy")
+	if code != 0 || !strings.HasPrefix(out, "a5-") {
+		t.Errorf("two plies on: status %d, output %q, stderr %q: want a move of the a5 piece", code, out, errOut)
+	}
+	_, errOut, code = runBotCLI("", "bestmove", "--fen", cycleFEN, "--moves", "a6-1-a5 a5-1-a4", "--player", "greedy")
+	if code != 2 || !strings.Contains(errOut, "--moves: move 2 (a5-1-a4)") {
+		t.Errorf("an illegal move: status %d, stderr %q", code, errOut)
+	}
+}
