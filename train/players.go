@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/deathstacks/deathstacks/mcts"
 	"github.com/deathstacks/deathstacks/model"
+	"github.com/deathstacks/deathstacks/train/builtin"
 )
 
 // Metadata keys of an exported player file (a network file whose Meta
@@ -25,6 +27,13 @@ const (
 	metaRun        = "run"
 	metaRating     = "elo_vs_random"
 )
+
+// ErrReservedMeta is the error of [Export] for an extra metadata entry
+// under a key it writes itself.
+var ErrReservedMeta = errors.New("export writes that entry itself")
+
+// exportKeys are the metadata keys Export writes itself.
+var exportKeys = []string{metaKind, metaSearch, metaIteration, metaExported, metaRun, metaRating}
 
 // resolveModel turns what a user names as a model into a file: a run
 // directory means its latest complete checkpoint; a file is taken as it is.
@@ -44,11 +53,20 @@ func resolveModel(path string) (string, error) {
 }
 
 // loadNetwork reads the network of a checkpoint, a run directory (its
-// latest checkpoint), an exported player or a bare network file, with the
-// search settings for strong play that come with it: an exported player's
-// own, a checkpoint's run config with the noise and temperature off, or
-// mcts.DefaultConfig for a bare network.
+// latest checkpoint), an exported player or a bare network file, or for
+// path "" the built-in player, with the search settings for strong play
+// that come with it: an exported player's own, a checkpoint's run config
+// with the noise and temperature off, or mcts.DefaultConfig for a bare
+// network.
 func loadNetwork(path string) (*model.Network, mcts.Config, error) {
+	if path == "" {
+		net, err := model.ReadNetwork(builtin.Open())
+		if err != nil {
+			return nil, mcts.Config{}, fmt.Errorf("load %s: %w", builtin.Name, err)
+		}
+		search, err := playerSearch(net, builtin.Name)
+		return net, search, err
+	}
 	file, err := resolveModel(path)
 	if err != nil {
 		return nil, mcts.Config{}, err
@@ -75,16 +93,23 @@ func loadNetwork(path string) (*model.Network, mcts.Config, error) {
 	if err != nil {
 		return nil, mcts.Config{}, err
 	}
+	search, err := playerSearch(net, file)
+	return net, search, err
+}
+
+// playerSearch returns the search settings of an exported player, or
+// mcts.DefaultConfig for a bare network; name names the file in errors.
+func playerSearch(net *model.Network, name string) (mcts.Config, error) {
 	search := mcts.DefaultConfig()
 	if text, ok := net.Meta[metaSearch]; ok {
 		if err := yaml.Unmarshal([]byte(text), &search); err != nil {
-			return nil, mcts.Config{}, fmt.Errorf("load model %s: search settings: %w", file, err)
+			return mcts.Config{}, fmt.Errorf("load model %s: search settings: %w", name, err)
 		}
 		if err := search.Validate(); err != nil {
-			return nil, mcts.Config{}, fmt.Errorf("load model %s: search settings: %w", file, err)
+			return mcts.Config{}, fmt.Errorf("load model %s: search settings: %w", name, err)
 		}
 	}
-	return net, search, nil
+	return search, nil
 }
 
 // strongSearch returns self-play search settings turned to playing
@@ -147,7 +172,7 @@ func (m *Models) Close() error {
 }
 
 // LoadPlayer loads a model file (exported player, checkpoint or run
-// directory) and returns an AlphaZero player for it with its own
+// directory; "" for the built-in player) and returns an AlphaZero player for it with its own
 // evaluator, seeded with seed. simulations > 0 overrides the file's
 // setting. It is the one call a Go program needs to play with a trained
 // network.
@@ -168,6 +193,9 @@ type ExportOptions struct {
 	Simulations int
 	// Now stamps the file; the zero time means time.Now.
 	Now time.Time
+	// Meta are more metadata entries, such as how the run was made; they
+	// may not replace the entries Export writes.
+	Meta map[string]string
 }
 
 // Export writes a self-contained player file: the network of a checkpoint
@@ -200,6 +228,12 @@ func Export(checkpoint, out string, opts ExportOptions) error {
 	now := opts.Now
 	if now.IsZero() {
 		now = time.Now()
+	}
+	for k, v := range opts.Meta {
+		if slices.Contains(exportKeys, k) {
+			return fmt.Errorf("export: metadata %q: %w", k, ErrReservedMeta)
+		}
+		net.Meta[k] = v
 	}
 	net.Meta[metaKind] = metaKindPlayer
 	net.Meta[metaSearch] = string(text)

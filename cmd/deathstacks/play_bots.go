@@ -43,7 +43,7 @@ func botRules(noTooTall bool) env.Rules {
 }
 
 func runBot(args []string, s stdio) error {
-	fs := newFlags("bot", `bot --player SPEC [--seed S] [--no-too-tall]
+	fs := newFlags("bot", `bot [--player SPEC] [--seed S] [--no-too-tall]
 
 Reads positions from standard input, one a line, and writes the player's
 move for each in notation (a6-2-a4), one a line, flushed at once. A line is
@@ -59,7 +59,7 @@ moves), so that the search sees repetitions and the move limit; any other
 FEN starts a new game at ply 0. A finished position (by the rules and the
 game's history), a bad line or a bad move gets "none" and a message on
 standard error, and the bot goes on; the exit status is then 2.`, s)
-	specText := fs.String("player", "", specFlagHelp)
+	specText := fs.String("player", players.KindAZ, specFlagHelp)
 	seed := fs.Uint64("seed", 1, "the player's seed")
 	noTooTall := fs.Bool("no-too-tall", false, "turn the too-tall rule off")
 	if err := parseFlags(fs, args); err != nil {

@@ -134,7 +134,7 @@ func TestBestmoveErrors(t *testing.T) {
 		{[]string{"bestmove", "--fen", winFEN, "--player", "az:model=m.model"}, "no such file"},
 		{[]string{"bestmove", "--fen", overFEN, "--player", "greedy"}, "game is over"},
 		{[]string{"bot", "--player", "az:model=m.model"}, "no such file"},
-		{[]string{"bot"}, "no player given"},
+		{[]string{"bot", "--player", "az:sims=0"}, "simulations is 0 without a time"},
 	}
 	for _, tc := range cases {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
@@ -243,5 +243,23 @@ func TestBestmoveMoves(t *testing.T) {
 	_, errOut, code = runBotCLI("", "bestmove", "--fen", cycleFEN, "--moves", "a6-1-a5 a5-1-a4", "--player", "greedy")
 	if code != 2 || !strings.Contains(errOut, "--moves: move 2 (a5-1-a4)") {
 		t.Errorf("an illegal move: status %d, stderr %q", code, errOut)
+	}
+}
+
+func TestBotBuiltInPlayer(t *testing.T) {
+	// Without --player the bot plays az: the built-in player, which finds
+	// the win in one and remembers the game.
+	out, errOut, code := runBotCLI(winFEN+"\n"+env.StartFEN+"\n", "bot")
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if code != 0 || len(lines) != 2 || lines[0] != "c4-1-c3" {
+		t.Fatalf("status %d, output %q, stderr %q: want c4-1-c3 and a move", code, out, errOut)
+	}
+	start := env.StartPosition()
+	if m, err := env.ParseMove(lines[1]); err != nil || !start.IsLegal(m, true) {
+		t.Errorf("start position: %q is not a legal move", lines[1])
+	}
+	out, errOut, code = runBotCLI("", "bestmove", "--fen", env.StartFEN, "--player", "az:time=50ms")
+	if code != 0 || !strings.Contains(out, "simulations: ") {
+		t.Errorf("bestmove with a timed built-in player: status %d, output %q, stderr %q", code, out, errOut)
 	}
 }

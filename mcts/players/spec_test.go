@@ -24,6 +24,8 @@ func TestParseSpec(t *testing.T) {
 		{"mcts:sims=1000", Spec{"mcts", []Param{{"sims", "1000"}}}, "mcts:sims=1000"},
 		{"mcts:sims=10,c=1.4,depth=0", Spec{"mcts", []Param{{"sims", "10"}, {"c", "1.4"}, {"depth", "0"}}}, "mcts:sims=10,c=1.4,depth=0"},
 		{"az:model=PATH,sims=200", Spec{"az", []Param{{"model", "PATH"}, {"sims", "200"}}}, "az:model=PATH,sims=200"},
+		{"az", Spec{Kind: "az"}, "az"},
+		{"az:sims=100", Spec{"az", []Param{{"sims", "100"}}}, "az:sims=100"},
 		{"az:model=PATH,time=0.5s,contempt=0.50", Spec{"az", []Param{{"model", "PATH"}, {"time", "500ms"}, {"contempt", "0.5"}}}, "az:model=PATH,time=500ms,contempt=0.5"},
 		{"az:model=a/b=c.model,cpuct=2.50,temp=1,eps=0.25,reuse=0", Spec{"az", []Param{{"model", "a/b=c.model"}, {"cpuct", "2.5"}, {"temp", "1"}, {"eps", "0.25"}, {"reuse", "false"}}}, "az:model=a/b=c.model,cpuct=2.5,temp=1,eps=0.25,reuse=false"},
 	}
@@ -69,8 +71,6 @@ func TestParseSpecErrors(t *testing.T) {
 		{"mcts:c=nan", []string{"key c", "want a number"}},
 		{"mcts:c=-1", []string{"of 0 or more"}},
 		{"mcts:model=x", []string{`mcts has no key "model"`, "sims, c, depth"}},
-		{"az", []string{"az needs key model"}},
-		{"az:sims=100", []string{"az needs key model"}},
 		{"az:model=", []string{"key model", "file path"}},
 		{"az:model=x,eps=2", []string{"key eps", "0 (off) to 1"}},
 		{"az:model=x,sims=5,simulations=6", []string{"key simulations given twice"}},
@@ -190,6 +190,9 @@ func TestNewPlayer(t *testing.T) {
 	}
 	if loaded != "best.model" || p.(*mcts.PUCTPlayer).Config().Simulations != 30 {
 		t.Errorf("loaded %q, simulations %d", loaded, p.(*mcts.PUCTPlayer).Config().Simulations)
+	}
+	if _, err := NewPlayer(mustSpec(t, "az"), 1, loader); err != nil || loaded != "" {
+		t.Errorf("az without a model: loaded %q, error %v: want the built-in player, named \"\"", loaded, err)
 	}
 	failing := func(string) (mcts.Evaluator, mcts.Config, error) { return nil, mcts.Config{}, errLoad }
 	if _, err := NewPlayer(az, 1, failing); !errors.Is(err, errLoad) {
