@@ -66,7 +66,7 @@ func (s *search) gumbelSearch(temp float64) (int32, error) {
 			return -1, err
 		}
 		remaining -= s.ran - before
-		if s.clock.timed() && s.winningChild() >= 0 {
+		if s.clock.timed() && s.decided() {
 			break
 		}
 		if remaining > 0 && n > 1 && phase < phases-1 {
@@ -98,7 +98,7 @@ func (s *search) gumbelStop(k, n int) func() bool {
 		return nil
 	}
 	end := s.clock.phaseEnd(k, n)
-	return func() bool { return !time.Now().Before(end) || s.winningChild() >= 0 }
+	return func() bool { return !time.Now().Before(end) || s.decided() }
 }
 
 // selectConsidered returns the considered root child that has had the

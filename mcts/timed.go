@@ -9,11 +9,10 @@ import (
 // batch of leaves, so it overruns its time by at most one evaluator call.
 // It ends early once the move is decided:
 //
-//   - with a PUCT root: when a root move wins at once or is proven won,
-//     when the root has a single move, or (at temperature 0) when the
-//     most visited move cannot be overtaken by the second in the
-//     simulations left, estimated from the rate of this search so far;
-//   - with a Gumbel root: when a root move wins at once or is proven won.
+//   - when a root move wins at once or is proven won;
+//   - with a PUCT root at temperature 0, also when the most visited move
+//     cannot be overtaken by the second in the simulations left,
+//     estimated from the rate of this search so far.
 //
 // Sequential halving needs its budget in advance, which a time limit does
 // not give in simulations. The Gumbel root therefore shares out time
@@ -90,10 +89,15 @@ func (s *search) puctStop(temp float64) func() bool {
 	}
 	limit := s.simulationLimit()
 	return func() bool {
-		return s.clock.expired() || s.winningChild() >= 0 || s.nodes[0].count == 1 ||
-			(temp == 0 && s.cannotBeOvertaken(limit))
+		return s.clock.expired() || s.decided() || (temp == 0 && s.cannotBeOvertaken(limit))
 	}
 }
+
+// decided reports whether the root's move is known whatever more search
+// finds: a move wins at once or is proven won. (A position with a single
+// legal move would be decided too, but Death Stacks seems to have none: a
+// lone piece already has three.)
+func (s *search) decided() bool { return s.winningChild() >= 0 }
 
 // cannotBeOvertaken reports whether the most visited root move leads the
 // second by more visits than the search has left: the simulations left

@@ -61,8 +61,10 @@ func TestTimedSearchKeepsItsTime(t *testing.T) {
 			if took > limit+margin {
 				t.Errorf("took %v: want at most %v + %v", took, limit, margin)
 			}
-			if took < limit {
-				t.Errorf("took %v: stopped before its %v in an undecided position", took, limit)
+			// Near the end the lead of the most visited move may pass the
+			// few simulations left, but not long before.
+			if took < limit*3/4 {
+				t.Errorf("took %v: stopped long before its %v in an undecided position", took, limit)
 			}
 			if d.Simulations < 1 || sumVisits(d) != d.Simulations {
 				t.Errorf("%d simulations, %d root visits: want as many, at least one", d.Simulations, sumVisits(d))
