@@ -196,9 +196,9 @@ func (s *search) prepare(g *env.Game) error {
 		len(moves) >= len(s.played) && slices.Equal(moves[:len(s.played)], s.played) {
 		root = s.walk(moves[len(s.played):])
 	}
-	if root > 0 && s.nodes[root].state != expanded {
-		// A terminal node (a decisive move) or one never evaluated: start
-		// afresh, as a root must be expanded.
+	if root > 0 && !hasChildren(&s.nodes[root]) {
+		// A decisive move or a node never evaluated: start afresh, as a
+		// root must be expanded.
 		root = -1
 	}
 	switch {
@@ -209,6 +209,9 @@ func (s *search) prepare(g *env.Game) error {
 	case root > 0:
 		s.reroot(root)
 		s.noised = false
+		// A proven node keeps the children that prove it: as the root
+		// it is searched again, and its proven win is played at once.
+		s.nodes[0].state = expanded
 	}
 	s.rules, s.start, s.rootPos = g.Rules(), start, g.Position()
 	s.draw = drawValue(s.cfg.Contempt, s.rootPos.Material(s.rootPos.SideToMove()))
@@ -224,7 +227,7 @@ func (s *search) walk(moves []env.Move) int32 {
 	i := int32(0)
 	for _, m := range moves {
 		nd := &s.nodes[i]
-		if nd.state != expanded {
+		if !hasChildren(nd) {
 			return -1
 		}
 		next := int32(-1)
@@ -250,17 +253,22 @@ func (s *search) reroot(r int32) {
 	dst := append(s.spare[:0], s.nodes[r])
 	s.known = 0
 	for i := 0; i < len(dst); i++ {
-		switch dst[i].state {
-		case terminal:
+		if dst[i].state == terminal || dst[i].state == expanded {
 			s.known++
-		case expanded:
-			s.known++
+		}
+		if hasChildren(&dst[i]) {
 			lo := dst[i].first
 			dst[i].first = int32(len(dst))
 			dst = append(dst, s.nodes[lo:lo+int32(dst[i].count)]...)
 		}
 	}
 	s.spare, s.nodes = s.nodes[:0], dst
+}
+
+// hasChildren reports whether nd has children with priors: it is expanded,
+// or it was and has since been proven (see prove).
+func hasChildren(nd *node) bool {
+	return nd.state == expanded || nd.state == terminal && nd.count > 0
 }
 
 // simulate runs n simulations in batches, or fewer if stop, when not nil,
