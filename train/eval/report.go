@@ -319,8 +319,11 @@ func (r *Report) playerTable(spec func(Standing) string) table.Table {
 			half = formatHalf(s.CI95)
 		}
 		ms := "-"
-		if s.MeanMoveMS > 0 {
+		switch {
+		case s.MeanMoveMS >= 1:
 			ms = fmt.Sprintf("%.1f", s.MeanMoveMS)
+		case s.MeanMoveMS > 0: // a baseline's microseconds
+			ms = fmt.Sprintf("%.3f", s.MeanMoveMS)
 		}
 		row = append(row, formatElo(s.Elo), half, fmt.Sprint(s.Games),
 			fmt.Sprint(s.Wins), fmt.Sprint(s.Draws), fmt.Sprint(s.Losses), fmt.Sprintf("%.3f", s.Score), ms)
