@@ -53,10 +53,10 @@ FEN, separated by spaces:
   FEN moves a6-2-a4 b1-1-b2
 
 which is the whole game the bot is told (the FEN at ply 0). A FEN alone
-continues the game of the line before if its position follows that line's
-position by at most two plies (the bot's move and the reply, by legal
-moves), so that the search sees repetitions and the move limit; any other
-FEN starts a new game at ply 0. A finished position (by the rules and the
+continues the game of the line before if that game goes on and the FEN's
+position follows that line's position by at most two plies (the bot's move
+and the reply, by legal moves), so that the search sees repetitions and
+the move limit; any other FEN starts a new game at ply 0. A finished position (by the rules and the
 game's history), a bad line or a bad move gets "none" and a message on
 standard error, and the bot goes on; the exit status is then 2.`, s)
 	specText := fs.String("player", players.KindAZ, specFlagHelp)
@@ -118,7 +118,7 @@ const movesWord = "moves"
 const continuationPlies = 2
 
 // botGames is what the bot knows of the game it plays: the game of the
-// last line, from which a FEN alone may continue.
+// last line, from which a FEN alone may continue unless it is over.
 type botGames struct {
 	rules env.Rules
 	last  *env.Game // nil before the first line, and after a bad one
@@ -146,12 +146,12 @@ func (b *botGames) game(pos env.Position, moves []string, err error) (*env.Game,
 		return nil, err
 	case moves != nil:
 		return gameWithMoves(pos, moves, b.rules)
-	case b.last != nil:
+	case b.last != nil && !b.last.Status().Over():
 		if path, ok := b.last.Continuation(&pos, continuationPlies); ok {
 			g := b.last.Clone()
 			for _, m := range path {
 				if err := g.Play(m); err != nil {
-					return nil, err // a finished game: Continuation's moves are legal
+					return nil, err // cannot happen: Continuation's moves are legal
 				}
 			}
 			return g, nil

@@ -196,6 +196,7 @@ func TestBotHistory(t *testing.T) {
 		{"no moves word", []string{cycleFEN + " a6-1-a5"}, []string{"none"}, []string{"line 1:", `optionally followed by "moves"`}},
 		{"remembered repetition", []string{cycleFEN, cycleAt2, cycleFEN, cycleAt2, cycleFEN}, []string{"", "", "", "", "none"}, []string{"line 5:", "repetition"}},
 		{"remembered after told", []string{cycleLine(4), cycleAt2, cycleFEN}, []string{"", "", "none"}, []string{"line 3:", "repetition"}},
+		{"a game over is forgotten", []string{cycleLine(8), cycleAt2, cycleFEN}, []string{"none", "", ""}, []string{"line 1:", "repetition"}},
 		{"a new game forgets", []string{cycleFEN, cycleAt2, env.StartFEN, cycleFEN, cycleAt2, cycleFEN}, []string{"", "", "", "", "", ""}, nil},
 	}
 	for _, tc := range cases {
