@@ -61,8 +61,10 @@ type Config struct {
 	// such a draw -Contempt*tanh(lead/60) for the side to move at the root,
 	// lead being its material lead there (env.Position.Material), and the
 	// opposite for the other side. A side that is well ahead then steers
-	// away from repeating positions and plays to win. 0 scores every draw
-	// 0.
+	// away from repeating positions and plays to win. With contempt a
+	// position that repeats one on the search path is scored as that draw
+	// too (a cycle one side can repeat until the game is drawn). 0 scores
+	// every draw 0 and searches as before.
 	Contempt float64 `yaml:"contempt"`
 	// Gumbel replaces the PUCT rule at the root by the root search of
 	// Gumbel AlphaZero (Danihelka et al., "Policy improvement by planning

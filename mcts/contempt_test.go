@@ -93,3 +93,30 @@ func TestDrawValue(t *testing.T) {
 		}
 	}
 }
+
+func TestContemptScoresCyclesAsDraws(t *testing.T) {
+	// The evaluator leads the search round the cycle of repetitionGame: four
+	// plies down, the root's position comes back, for the second time. With
+	// contempt that node is the draw the cycle leads to; without, the
+	// search goes on there, as the game would.
+	line := mustMoves(t, "a6-1-a5", "f1-1-f2", "a5-1-a6", "f2-1-f1")
+	favour := favourEvaluator{}
+	for _, m := range line {
+		favour[mustAction(t, m)] = true
+	}
+	for _, k := range []float64{0, 0.5} {
+		cfg := DefaultConfig()
+		cfg.Simulations, cfg.FPUReduction, cfg.Contempt = 400, 0, k
+		p := newPUCT(t, favour, cfg, 1)
+		if _, err := p.Choose(repetitionGame(t, 0)); err != nil {
+			t.Fatal(err)
+		}
+		i := p.s.walk(line)
+		if i < 0 || p.s.nodes[i].n == 0 {
+			t.Fatalf("contempt %v: the search did not come round the cycle", k)
+		}
+		if nd := p.s.nodes[i]; (nd.state == terminal && nd.result == 0) != (k > 0) {
+			t.Errorf("contempt %v: the cycle's end has state %d, result %d: want a terminal draw %v", k, nd.state, nd.result, k > 0)
+		}
+	}
+}

@@ -347,9 +347,18 @@ func (s *search) descend() (int32, env.Position) {
 // otherwise its children are created and it joins the batch.
 func (s *search) visitLeaf(leaf int32, pos *env.Position) (queued bool, err error) {
 	h := pos.Hash()
-	reps := env.CountRepetitions(h, s.history) + env.CountRepetitions(h, s.pathHashes) - 1
+	onPath := env.CountRepetitions(h, s.pathHashes) - 1
+	reps := env.CountRepetitions(h, s.history) + onPath
 	if st := env.StatusOf(pos, s.rules, reps); st.Over() {
 		s.settle(leaf, terminalValue(st, pos.SideToMove()))
+		return false, nil
+	}
+	if onPath > 0 && s.cfg.Contempt > 0 && s.rules.RepetitionLimit > 0 {
+		// A cycle inside the tree: whoever chose to come back here can
+		// do so again until the game is drawn, so with contempt it is
+		// scored as the draw it leads to, and the side ahead looks for
+		// progress instead of going round.
+		s.settle(leaf, 0)
 		return false, nil
 	}
 	s.moveBuf = pos.LegalMoves(s.moveBuf[:0], s.rules.TooTall)
