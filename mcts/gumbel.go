@@ -54,7 +54,9 @@ func (s *search) gumbelSearch(temp float64) (int32, error) {
 	remaining := s.simulationLimit()
 	s.forceRoot = true
 	defer func() { s.forceRoot = false }()
-	for phase := 0; remaining > 0 && !s.clock.expired(); phase++ {
+	// A timed search runs at least one batch, however slow the root's
+	// own evaluation was.
+	for phase := 0; remaining > 0 && (phase == 0 || !s.clock.expired()); phase++ {
 		n := len(s.considered)
 		sims := remaining
 		if n > 2 && phase < phases-1 && s.cfg.Simulations > 0 {

@@ -39,7 +39,7 @@ type setting struct {
 // settings lists every field of Config once; each key comes from the
 // field's yaml tag.
 var settings = withKeys([]setting{
-	{Setting: Setting{Aliases: []string{"sims"}, Help: "simulations per move"},
+	{Setting: Setting{Aliases: []string{"sims"}, Help: "simulations per move; 0 for no limit (with a time)"},
 		field: func(c *Config) any { return &c.Simulations }, hi: math.MaxInt32, want: "0 (no limit, with a time) or more"},
 	{Setting: Setting{Help: "search time per move, such as 500ms; 0s for none (without simulations: no simulation limit)"},
 		field: func(c *Config) any { return &c.Time }, hi: math.Inf(1), want: "a duration of 0s (none) or more, such as 500ms"},

@@ -6,7 +6,9 @@ import (
 )
 
 // Timed search (Config.Time). The search checks the clock after every
-// batch of leaves, so it overruns its time by at most one evaluator call.
+// batch of leaves, so it overruns its time by at most one evaluator call,
+// and it runs at least one batch, however slow the root's own evaluation
+// (the first network call of a process, say) was.
 // It ends early once the move is decided:
 //
 //   - when a root move wins at once or is proven won;

@@ -127,3 +127,16 @@ func TestTimedSearchStopsWhenDecided(t *testing.T) {
 		}
 	})
 }
+
+func TestTimedSearchRunsABatch(t *testing.T) {
+	// A time shorter than one evaluator call still gets a batch of
+	// simulations, not a move chosen on the prior alone.
+	for name, cfg := range timedConfigs(time.Microsecond) {
+		t.Run(name, func(t *testing.T) {
+			d, _ := timedChoose(t, cfg, env.NewGame(env.DefaultRules()))
+			if d.Simulations < 1 {
+				t.Errorf("%d simulations: want a batch", d.Simulations)
+			}
+		})
+	}
+}
