@@ -11,10 +11,13 @@ import (
 // aheadRepetitionGame is a game in which Red, far ahead in material, can
 // repeat the position a third time with a5-1-a6 (the cycle began with
 // Blue's f1-1-f2), and has other moves that neither win nor draw at once.
-func aheadRepetitionGame(t *testing.T) *env.Game {
+func aheadRepetitionGame(t *testing.T) *env.Game { return aheadCycle(t, 7) }
+
+// aheadCycle is the game of aheadRepetitionGame after plies of the cycle.
+func aheadCycle(t *testing.T, plies int) *env.Game {
 	t.Helper()
 	g := testgames.GameFromFEN(t, testgames.FEN(map[string]string{"a6": "r", "c3": "rrrr", "d3": "rrr", "f1": "b", "f6": "b"}, 'b'))
-	for i := range 7 {
+	for i := range plies {
 		m := mustMoves(t, []string{"f1-1-f2", "a6-1-a5", "f2-1-f1", "a5-1-a6"}[i%4])[0]
 		if err := g.Play(m); err != nil {
 			t.Fatal(err)
@@ -117,6 +120,54 @@ func TestContemptScoresCyclesAsDraws(t *testing.T) {
 		}
 		if nd := p.s.nodes[i]; (nd.state == terminal && nd.result == 0) != (k > 0) {
 			t.Errorf("contempt %v: the cycle's end has state %d, result %d: want a terminal draw %v", k, nd.state, nd.result, k > 0)
+		}
+	}
+}
+
+func TestCanDraw(t *testing.T) {
+	// Red to move after 3 plies of the cycle can only repeat the start a
+	// second time; after 7, a third time: a draw.
+	for _, tc := range []struct {
+		plies int
+		want  bool
+	}{{3, false}, {7, true}} {
+		g := aheadCycle(t, tc.plies)
+		cfg := DefaultConfig()
+		cfg.Contempt = 0.5
+		p := newPUCT(t, UniformEvaluator{}, cfg, 1)
+		if err := p.s.prepare(g); err != nil {
+			t.Fatal(err)
+		}
+		pos := g.Position()
+		p.s.moveBuf = pos.LegalMoves(p.s.moveBuf[:0], true)
+		if got := p.s.canDraw(&pos); got != tc.want {
+			t.Errorf("after %d plies: canDraw %v, want %v", tc.plies, got, tc.want)
+		}
+	}
+}
+
+func TestLeafThatCanDrawIsWorthTheDraw(t *testing.T) {
+	// The evaluator calls every position lost for its side to move; Red,
+	// at ply 7 of the cycle, can draw, so with contempt its position is
+	// worth Red's draw (and without, what the evaluator says).
+	g := aheadRepetitionGame(t)
+	pos := g.Position()
+	for _, k := range []float64{0, 0.5} {
+		cfg := DefaultConfig()
+		cfg.Contempt = k
+		p := newPUCT(t, constEvaluator(-0.9), cfg, 1)
+		if err := p.s.prepare(g); err != nil {
+			t.Fatal(err)
+		}
+		if err := p.s.simulate(1, nil); err != nil { // the root's own evaluation
+			t.Fatal(err)
+		}
+		want := float32(-0.9)
+		if k > 0 {
+			want = drawValue(k, pos.Material(pos.SideToMove()))
+		}
+		if root := p.s.nodes[0]; root.n != 1 || math.Abs(float64(-root.w-want)) > 1e-6 {
+			t.Errorf("contempt %v: the root is worth %v over %d visits, want %v", k, -root.w, root.n, want)
 		}
 	}
 }

@@ -85,9 +85,12 @@ type search struct {
 // another (pathEnd[i] ends leaf i's) and their legal actions likewise
 // (legalEnd).
 type pendingLeaves struct {
-	nodes    []int32
-	pos      []env.Position
-	reps     []int
+	nodes []int32
+	pos   []env.Position
+	reps  []int
+	// canDraw says the side to move at the leaf can draw at once (see
+	// canDraw).
+	canDraw  []bool
 	paths    []int32
 	pathEnd  []int
 	actions  []env.Action
@@ -96,7 +99,7 @@ type pendingLeaves struct {
 }
 
 func (p *pendingLeaves) reset() {
-	p.nodes, p.pos, p.reps = p.nodes[:0], p.pos[:0], p.reps[:0]
+	p.nodes, p.pos, p.reps, p.canDraw = p.nodes[:0], p.pos[:0], p.reps[:0], p.canDraw[:0]
 	p.paths, p.pathEnd = p.paths[:0], p.pathEnd[:0]
 	p.actions, p.legalEnd = p.actions[:0], p.legalEnd[:0]
 }
@@ -389,7 +392,30 @@ func (s *search) visitLeaf(leaf int32, pos *env.Position) (queued bool, err erro
 	p.legalEnd = append(p.legalEnd, len(p.actions))
 	p.pos = append(p.pos, *pos)
 	p.reps = append(p.reps, reps)
+	p.canDraw = append(p.canDraw, s.cfg.Contempt > 0 && s.canDraw(pos))
 	return true, nil
+}
+
+// canDraw reports whether the side to move at pos, the leaf at the end of
+// the current path, has a move that draws: one to a position whose next
+// occurrence ends the game, or (see visitLeaf) one already on the path. A
+// side behind takes such a draw and a side ahead must reckon with the
+// opponent's: the network does not see repetitions coming, so with
+// contempt the leaf is worth at least the draw to its side to move.
+func (s *search) canDraw(pos *env.Position) bool {
+	if s.rules.RepetitionLimit == 0 {
+		return false
+	}
+	for _, m := range s.moveBuf {
+		next := *pos
+		next.Apply(m)
+		h := next.Hash()
+		onPath := env.CountRepetitions(h, s.pathHashes) - 1
+		if onPath > 0 || env.CountRepetitions(h, s.history)+onPath >= s.rules.RepetitionLimit {
+			return true
+		}
+	}
+	return false
 }
 
 // settle makes leaf a terminal node with the exact result v (-1, 0 or 1)
@@ -407,10 +433,17 @@ func (s *search) settle(leaf int32, v int8) {
 // draw, the root side's draw value when that side is to move there (an
 // even number of plies below the root), else its opposite.
 func (s *search) endValue(v int8) float32 {
-	switch {
-	case v != 0:
+	if v != 0 {
 		return float32(v)
-	case len(s.path)%2 == 1:
+	}
+	return s.drawAt(len(s.path))
+}
+
+// drawAt is what a draw is worth to the side to move at the end of a path
+// of n nodes from the root: the root side's draw value when that side is
+// to move there (n odd), else its opposite.
+func (s *search) drawAt(n int) float32 {
+	if n%2 == 1 {
 		return s.draw
 	}
 	return -s.draw
@@ -499,7 +532,11 @@ func (s *search) flush() error {
 		nd.state = expanded
 		s.known++
 		lo, hi := span(p.pathEnd, i)
-		s.backup(p.paths[lo:hi], max(-1, min(1, v)))
+		v = max(-1, min(1, v))
+		if p.canDraw[i] {
+			v = max(v, s.drawAt(hi-lo))
+		}
+		s.backup(p.paths[lo:hi], v)
 	}
 	return nil
 }
