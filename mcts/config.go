@@ -92,7 +92,7 @@ type Config struct {
 // DefaultConfig returns settings for strong play: 800 simulations,
 // AlphaZero's c_puct schedule (c_init 1.25, c_base 19652), an FPU reduction
 // of 0.25, no noise, the most visited move, batches of 8 leaves with a
-// virtual loss of 1, and tree reuse. Self-play usually sets
+// virtual loss of 1, tree reuse and a contempt of 0.5. Self-play usually sets
 // dirichlet_epsilon 0.25 and a temperature of 1 for the first plies.
 func DefaultConfig() Config {
 	return Config{
@@ -104,6 +104,7 @@ func DefaultConfig() Config {
 		BatchSize:      8,
 		VirtualLoss:    1,
 		ReuseTree:      true,
+		Contempt:       0.5,
 
 		GumbelConsidered: 16,
 		GumbelCVisit:     50,

@@ -108,10 +108,10 @@ func TestSpecConfigs(t *testing.T) {
 	if c := mustSpec(t, "mcts:depth=7").uctConfig(); c != (mcts.UCTConfig{Simulations: 1000, Exploration: 1, RolloutDepth: 7}) {
 		t.Errorf("mcts:depth=7: %+v", c)
 	}
-	s := mustSpec(t, "az:model=m,sims=50,cpuct=2,cpuct_base=0,fpu=0.1,temp=1,temp_plies=8,final_temp=0.1,alpha=0.2,eps=0.3,batch=16,vloss=3,reuse=false,gumbel=true,considered=8,c_visit=40,c_scale=0.2")
+	s := mustSpec(t, "az:model=m,sims=50,cpuct=2,cpuct_base=0,fpu=0.1,temp=1,temp_plies=8,final_temp=0.1,alpha=0.2,eps=0.3,batch=16,vloss=3,reuse=false,contempt=0.3,gumbel=true,considered=8,c_visit=40,c_scale=0.2")
 	want := mcts.Config{Simulations: 50, CPuct: 2, CPuctBase: 0, FPUReduction: 0.1, Temperature: 1, TemperaturePlies: 8,
 		FinalTemperature: 0.1, DirichletAlpha: 0.2, DirichletEpsilon: 0.3, BatchSize: 16, VirtualLoss: 3, ReuseTree: false,
-		Gumbel: true, GumbelConsidered: 8, GumbelCVisit: 40, GumbelCScale: 0.2}
+		Contempt: 0.3, Gumbel: true, GumbelConsidered: 8, GumbelCVisit: 40, GumbelCScale: 0.2}
 	if c := s.SearchConfig(mcts.DefaultConfig()); c != want {
 		t.Errorf("az: %+v, want %+v", c, want)
 	}
@@ -119,7 +119,7 @@ func TestSpecConfigs(t *testing.T) {
 		t.Errorf("model %q", s.Model())
 	}
 	// The config keys set the same fields as the old spec names.
-	long := mustSpec(t, "az:model=m,simulations=50,c_puct=2,c_puct_base=0,fpu_reduction=0.1,temperature=1,temperature_plies=8,final_temperature=0.1,dirichlet_alpha=0.2,dirichlet_epsilon=0.3,batch_size=16,virtual_loss=3,reuse_tree=false,gumbel=true,gumbel_considered=8,gumbel_c_visit=40,gumbel_c_scale=0.2")
+	long := mustSpec(t, "az:model=m,simulations=50,c_puct=2,c_puct_base=0,fpu_reduction=0.1,temperature=1,temperature_plies=8,final_temperature=0.1,dirichlet_alpha=0.2,dirichlet_epsilon=0.3,batch_size=16,virtual_loss=3,reuse_tree=false,contempt=0.3,gumbel=true,gumbel_considered=8,gumbel_c_visit=40,gumbel_c_scale=0.2")
 	if c := long.SearchConfig(mcts.DefaultConfig()); c != want {
 		t.Errorf("az with config keys: %+v, want %+v", c, want)
 	}
