@@ -206,6 +206,40 @@ func (g *Game) Clone() *Game {
 	return &c
 }
 
+// Continuation returns moves, at most plies of them, that lead from the
+// current position to one with p's stacks and side to move (the ply count
+// aside), the fewest first, and false if none do: for a caller told only
+// positions, to tell the next position of this game from a position of
+// another game. Of several sequences of the same length it returns the
+// first in move order.
+func (g *Game) Continuation(p *Position, plies int) ([]Move, bool) {
+	for n := 0; n <= plies; n++ {
+		if moves, ok := continuation(g.pos, p, n, g.rules.TooTall, nil); ok {
+			return moves, true
+		}
+	}
+	return nil, false
+}
+
+// continuation looks for exactly n moves from q, none finishing the game
+// before the last, that reach p's position, with path the moves so far.
+func continuation(q Position, p *Position, n int, tooTall bool, path []Move) ([]Move, bool) {
+	if n == 0 {
+		return path, q.SameAs(p)
+	}
+	if q.Finished() {
+		return nil, false
+	}
+	for _, m := range q.LegalMoves(nil, tooTall) {
+		next := q
+		next.Apply(m)
+		if moves, ok := continuation(next, p, n-1, tooTall, append(path, m)); ok {
+			return moves, true
+		}
+	}
+	return nil, false
+}
+
 // History returns the hashes of the positions before the current one, oldest
 // first; the caller must not change it.
 func (g *Game) History() []uint64 { return g.hashes }

@@ -2,6 +2,7 @@ package mcts
 
 import (
 	"math"
+	"time"
 )
 
 // Config sets up a PUCT search, with a Gumbel root when Gumbel is set. The
@@ -14,6 +15,12 @@ type Config struct {
 	// takes about 32 bytes per legal move of every position evaluated
 	// (some 2.5 MB for 800 simulations in the middle game).
 	Simulations int `yaml:"simulations"`
+	// Time is the search time per move; 0 leaves the search to
+	// Simulations. With both, the search ends at whichever limit comes
+	// first, and with Time, Simulations may be 0 for no simulation limit.
+	// A timed search also ends early once its move is decided (see
+	// timed.go).
+	Time time.Duration `yaml:"time"`
 	// CPuct is the exploration constant of PUCT; with CPuctBase > 0 it is
 	// c_init of AlphaZero's schedule
 	// c(s) = log((1 + N(s) + c_base) / c_base) + c_init.
@@ -49,6 +56,16 @@ type Config struct {
 	// ReuseTree keeps the subtree of the moves played between two searches
 	// of the same game.
 	ReuseTree bool `yaml:"reuse_tree"`
+	// Contempt is what a draw (by repetition, or at the move limit) costs
+	// the side ahead in material, as a share of a loss: the search scores
+	// such a draw -Contempt*tanh(lead/60) for the side to move at the root,
+	// lead being its material lead there (env.Position.Material), and the
+	// opposite for the other side. A side that is well ahead then steers
+	// away from repeating positions and plays to win. With contempt a
+	// position that repeats one on the search path is scored as that draw
+	// too (a cycle one side can repeat until the game is drawn). 0 scores
+	// every draw 0 and searches as before.
+	Contempt float64 `yaml:"contempt"`
 	// Gumbel replaces the PUCT rule at the root by the root search of
 	// Gumbel AlphaZero (Danihelka et al., "Policy improvement by planning
 	// with Gumbel", ICLR 2022): GumbelConsidered moves, drawn without
@@ -75,7 +92,7 @@ type Config struct {
 // DefaultConfig returns settings for strong play: 800 simulations,
 // AlphaZero's c_puct schedule (c_init 1.25, c_base 19652), an FPU reduction
 // of 0.25, no noise, the most visited move, batches of 8 leaves with a
-// virtual loss of 1, and tree reuse. Self-play usually sets
+// virtual loss of 1, tree reuse and a contempt of 0.5. Self-play usually sets
 // dirichlet_epsilon 0.25 and a temperature of 1 for the first plies.
 func DefaultConfig() Config {
 	return Config{
@@ -87,6 +104,7 @@ func DefaultConfig() Config {
 		BatchSize:      8,
 		VirtualLoss:    1,
 		ReuseTree:      true,
+		Contempt:       0.5,
 
 		GumbelConsidered: 16,
 		GumbelCVisit:     50,

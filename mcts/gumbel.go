@@ -6,6 +6,7 @@ import (
 	"math/bits"
 	"math/rand/v2"
 	"slices"
+	"time"
 
 	"github.com/deathstacks/deathstacks/env"
 )
@@ -47,23 +48,30 @@ func (s *search) gumbelSearch(temp float64) (int32, error) {
 	// Each phase gives every considered move the same number of
 	// simulations, about Simulations / (phases * considered), and then
 	// keeps the better half; the last phase, or the last two moves, take
-	// whatever is left.
+	// whatever is left. A timed search gives each phase an equal slice of
+	// the time as well (see timed.go).
 	phases := max(1, bits.Len(uint(len(s.considered)-1)))
-	remaining := s.cfg.Simulations
+	remaining := s.simulationLimit()
 	s.forceRoot = true
 	defer func() { s.forceRoot = false }()
-	for phase := 0; remaining > 0; phase++ {
+	// A timed search runs at least one batch, however slow the root's
+	// own evaluation was.
+	for phase := 0; remaining > 0 && (phase == 0 || !s.clock.expired()); phase++ {
 		n := len(s.considered)
 		sims := remaining
-		if n > 2 && phase < phases-1 {
+		if n > 2 && phase < phases-1 && s.cfg.Simulations > 0 {
 			sims = min(remaining, n*max(1, s.cfg.Simulations/(phases*n)))
 		}
 		clear(s.assigned)
-		if err := s.simulate(sims); err != nil {
+		before := s.ran
+		if err := s.simulate(sims, s.gumbelStop(phase, phases)); err != nil {
 			return -1, err
 		}
-		remaining -= sims
-		if remaining > 0 && n > 1 {
+		remaining -= s.ran - before
+		if s.clock.timed() && s.decided() {
+			break
+		}
+		if remaining > 0 && n > 1 && phase < phases-1 {
 			s.rankConsidered()
 			s.considered = s.considered[:(n+1)/2]
 		}
@@ -82,7 +90,17 @@ const simsPerConsidered = 16
 // consideredMoves returns how many root moves the halving starts with
 // (before capping by the legal moves).
 func (s *search) consideredMoves() int {
-	return max(s.cfg.GumbelConsidered, s.cfg.Simulations/simsPerConsidered)
+	return max(s.cfg.GumbelConsidered, s.expectedSimulations()/simsPerConsidered)
+}
+
+// gumbelStop returns the stop test of phase k of n of a Gumbel root: nil
+// for an untimed search.
+func (s *search) gumbelStop(k, n int) func() bool {
+	if !s.clock.timed() {
+		return nil
+	}
+	end := s.clock.phaseEnd(k, n)
+	return func() bool { return !time.Now().Before(end) || s.decided() }
 }
 
 // selectConsidered returns the considered root child that has had the

@@ -50,6 +50,16 @@ type search struct {
 	history []uint64
 	// noised says whether the root priors already hold this root's noise.
 	noised bool
+	// draw is what a drawn end is worth for the root's side to move (see
+	// Config.Contempt); the other side counts it as -draw.
+	draw float32
+
+	// ran counts the simulations of the current search; clock times it
+	// and rate is the simulations per second of the last search (see
+	// timed.go).
+	ran   int
+	clock clock
+	rate  float64
 
 	// Scratch of the current descent and batch, reused to avoid garbage.
 	path       []int32
@@ -75,9 +85,12 @@ type search struct {
 // another (pathEnd[i] ends leaf i's) and their legal actions likewise
 // (legalEnd).
 type pendingLeaves struct {
-	nodes    []int32
-	pos      []env.Position
-	reps     []int
+	nodes []int32
+	pos   []env.Position
+	reps  []int
+	// canDraw says the side to move at the leaf can draw at once (see
+	// canDraw).
+	canDraw  []bool
 	paths    []int32
 	pathEnd  []int
 	actions  []env.Action
@@ -86,7 +99,7 @@ type pendingLeaves struct {
 }
 
 func (p *pendingLeaves) reset() {
-	p.nodes, p.pos, p.reps = p.nodes[:0], p.pos[:0], p.reps[:0]
+	p.nodes, p.pos, p.reps, p.canDraw = p.nodes[:0], p.pos[:0], p.reps[:0], p.canDraw[:0]
 	p.paths, p.pathEnd = p.paths[:0], p.pathEnd[:0]
 	p.actions, p.legalEnd = p.actions[:0], p.legalEnd[:0]
 }
@@ -138,33 +151,38 @@ func newSearch(cfg Config, leaves leafEvaluator, rng *rand.Rand) *search {
 // reset drops the tree.
 func (s *search) reset() { s.hasRoot = false }
 
-// run searches the current position of g with cfg.Simulations simulations
-// and returns the decision, with the move chosen at temperature temp.
+// run searches the current position of g with cfg.Simulations simulations,
+// or for cfg.Time, and returns the decision, with the move chosen at
+// temperature temp.
 func (s *search) run(g *env.Game, temp float64) (Decision, error) {
+	s.clock = startClock(s.cfg.Time)
 	if err := s.prepare(g); err != nil {
 		return Decision{}, err
 	}
 	if s.nodes[0].state == unexplored {
 		// The root's own evaluation is not one of the simulations, so the
 		// root's visit counts add up to the simulations run.
-		if err := s.simulate(1); err != nil {
+		if err := s.simulate(1, nil); err != nil {
 			return Decision{}, err
 		}
 	}
+	s.ran = 0
 	if s.cfg.Gumbel {
 		chosen, err := s.gumbelSearch(temp)
 		if err != nil {
 			return Decision{}, err
 		}
+		s.measureRate()
 		return s.decision(chosen, s.improvedPolicy()), nil
 	}
 	if s.cfg.DirichletEpsilon > 0 && !s.noised {
 		s.addNoise()
 	}
 	s.noised = true
-	if err := s.simulate(s.cfg.Simulations); err != nil {
+	if err := s.simulate(s.simulationLimit(), s.puctStop(temp)); err != nil {
 		return Decision{}, err
 	}
+	s.measureRate()
 	return s.decide(temp), nil
 }
 
@@ -181,9 +199,9 @@ func (s *search) prepare(g *env.Game) error {
 		len(moves) >= len(s.played) && slices.Equal(moves[:len(s.played)], s.played) {
 		root = s.walk(moves[len(s.played):])
 	}
-	if root > 0 && s.nodes[root].state != expanded {
-		// A terminal node (a decisive move) or one never evaluated: start
-		// afresh, as a root must be expanded.
+	if root > 0 && !hasChildren(&s.nodes[root]) {
+		// A decisive move or a node never evaluated: start afresh, as a
+		// root must be expanded.
 		root = -1
 	}
 	switch {
@@ -194,8 +212,12 @@ func (s *search) prepare(g *env.Game) error {
 	case root > 0:
 		s.reroot(root)
 		s.noised = false
+		// A proven node keeps the children that prove it: as the root
+		// it is searched again, and its proven win is played at once.
+		s.nodes[0].state = expanded
 	}
 	s.rules, s.start, s.rootPos = g.Rules(), start, g.Position()
+	s.draw = drawValue(s.cfg.Contempt, s.rootPos.Material(s.rootPos.SideToMove()))
 	s.played = append(s.played[:0], moves...)
 	s.history = append(s.history[:0], g.History()...)
 	s.hasRoot = true
@@ -208,7 +230,7 @@ func (s *search) walk(moves []env.Move) int32 {
 	i := int32(0)
 	for _, m := range moves {
 		nd := &s.nodes[i]
-		if nd.state != expanded {
+		if !hasChildren(nd) {
 			return -1
 		}
 		next := int32(-1)
@@ -234,11 +256,10 @@ func (s *search) reroot(r int32) {
 	dst := append(s.spare[:0], s.nodes[r])
 	s.known = 0
 	for i := 0; i < len(dst); i++ {
-		switch dst[i].state {
-		case terminal:
+		if dst[i].state == terminal || dst[i].state == expanded {
 			s.known++
-		case expanded:
-			s.known++
+		}
+		if hasChildren(&dst[i]) {
 			lo := dst[i].first
 			dst[i].first = int32(len(dst))
 			dst = append(dst, s.nodes[lo:lo+int32(dst[i].count)]...)
@@ -247,8 +268,16 @@ func (s *search) reroot(r int32) {
 	s.spare, s.nodes = s.nodes[:0], dst
 }
 
-// simulate runs n simulations in batches.
-func (s *search) simulate(n int) error {
+// hasChildren reports whether nd has children with priors: it is expanded,
+// or it was and has since been proven (see prove).
+func hasChildren(nd *node) bool {
+	return nd.state == expanded || nd.state == terminal && nd.count > 0
+}
+
+// simulate runs n simulations in batches, or fewer if stop, when not nil,
+// says so after a batch. s.ran counts them.
+func (s *search) simulate(n int, stop func() bool) error {
+	ran := s.ran
 	for done := 0; done < n; {
 		s.pend.reset()
 		collisions := 0
@@ -256,7 +285,7 @@ func (s *search) simulate(n int) error {
 			leaf, pos := s.descend()
 			switch s.nodes[leaf].state {
 			case terminal:
-				s.backup(s.path, float32(s.nodes[leaf].result))
+				s.backup(s.path, s.endValue(s.nodes[leaf].result))
 				done++
 			case pending:
 				// Another leaf of this batch is already waiting here.
@@ -280,6 +309,10 @@ func (s *search) simulate(n int) error {
 				return err
 			}
 			done += len(s.pend.nodes)
+		}
+		s.ran = ran + done
+		if stop != nil && stop() {
+			break
 		}
 	}
 	return nil
@@ -317,9 +350,18 @@ func (s *search) descend() (int32, env.Position) {
 // otherwise its children are created and it joins the batch.
 func (s *search) visitLeaf(leaf int32, pos *env.Position) (queued bool, err error) {
 	h := pos.Hash()
-	reps := env.CountRepetitions(h, s.history) + env.CountRepetitions(h, s.pathHashes) - 1
+	onPath := env.CountRepetitions(h, s.pathHashes) - 1
+	reps := env.CountRepetitions(h, s.history) + onPath
 	if st := env.StatusOf(pos, s.rules, reps); st.Over() {
 		s.settle(leaf, terminalValue(st, pos.SideToMove()))
+		return false, nil
+	}
+	if onPath > 0 && s.cfg.Contempt > 0 && s.rules.RepetitionLimit > 0 {
+		// A cycle inside the tree: whoever chose to come back here can
+		// do so again until the game is drawn, so with contempt it is
+		// scored as the draw it leads to, and the side ahead looks for
+		// progress instead of going round.
+		s.settle(leaf, 0)
 		return false, nil
 	}
 	s.moveBuf = pos.LegalMoves(s.moveBuf[:0], s.rules.TooTall)
@@ -350,17 +392,71 @@ func (s *search) visitLeaf(leaf int32, pos *env.Position) (queued bool, err erro
 	p.legalEnd = append(p.legalEnd, len(p.actions))
 	p.pos = append(p.pos, *pos)
 	p.reps = append(p.reps, reps)
+	p.canDraw = append(p.canDraw, s.cfg.Contempt > 0 && s.canDraw(pos))
 	return true, nil
 }
 
+// canDraw reports whether the side to move at pos, the leaf at the end of
+// the current path, has a move that draws: one to a position whose next
+// occurrence ends the game, or (see visitLeaf) one already on the path. A
+// side behind takes such a draw and a side ahead must reckon with the
+// opponent's: the network does not see repetitions coming, so with
+// contempt the leaf is worth at least the draw to its side to move.
+func (s *search) canDraw(pos *env.Position) bool {
+	if s.rules.RepetitionLimit == 0 {
+		return false
+	}
+	for _, m := range s.moveBuf {
+		next := *pos
+		next.Apply(m)
+		h := next.Hash()
+		onPath := env.CountRepetitions(h, s.pathHashes) - 1
+		if onPath > 0 || env.CountRepetitions(h, s.history)+onPath >= s.rules.RepetitionLimit {
+			return true
+		}
+	}
+	return false
+}
+
 // settle makes leaf a terminal node with the exact result v (-1, 0 or 1)
-// for its side to move and backs v up the current path.
+// for its side to move and backs its value up the current path.
 func (s *search) settle(leaf int32, v int8) {
 	nd := &s.nodes[leaf]
 	nd.state, nd.result = terminal, v
 	s.known++
 	s.prove(s.path)
-	s.backup(s.path, float32(v))
+	s.backup(s.path, s.endValue(v))
+}
+
+// endValue is the value of a terminal node with result v, at the end of
+// the current path, for its side to move: v for a win or a loss; for a
+// draw, the root side's draw value when that side is to move there (an
+// even number of plies below the root), else its opposite.
+func (s *search) endValue(v int8) float32 {
+	if v != 0 {
+		return float32(v)
+	}
+	return s.drawAt(len(s.path))
+}
+
+// drawAt is what a draw is worth to the side to move at the end of a path
+// of n nodes from the root: the root side's draw value when that side is
+// to move there (n odd), else its opposite.
+func (s *search) drawAt(n int) float32 {
+	if n%2 == 1 {
+		return s.draw
+	}
+	return -s.draw
+}
+
+// contemptScale is the material lead at which a draw costs the side ahead
+// tanh(1), about 0.76, of Contempt: six pieces more under control.
+const contemptScale = 60
+
+// drawValue is what a draw is worth to a side whose material lead is lead,
+// with contempt k: -k*tanh(lead/60), negative for the side ahead.
+func drawValue(k float64, lead int) float32 {
+	return float32(-k * math.Tanh(float64(lead)/contemptScale))
 }
 
 // prove carries a new exact result at the end of path up the tree, as an
@@ -436,7 +532,11 @@ func (s *search) flush() error {
 		nd.state = expanded
 		s.known++
 		lo, hi := span(p.pathEnd, i)
-		s.backup(p.paths[lo:hi], max(-1, min(1, v)))
+		v = max(-1, min(1, v))
+		if p.canDraw[i] {
+			v = max(v, s.drawAt(hi-lo))
+		}
+		s.backup(p.paths[lo:hi], v)
 	}
 	return nil
 }
@@ -602,7 +702,7 @@ func (s *search) decision(chosen int32, target map[env.Action]float32) Decision 
 	d := Decision{
 		Move:        s.nodes[chosen].move,
 		Value:       float64(-root.w / float32(root.n)),
-		Simulations: s.cfg.Simulations,
+		Simulations: s.ran,
 		Visits:      make(map[env.Action]int, len(children)),
 		Target:      target,
 		Nodes:       s.known,

@@ -6,11 +6,20 @@ import (
 	"github.com/deathstacks/deathstacks/mcts/internal/testgames"
 )
 
+// BenchmarkPUCTUniform measures the tree's own cost, with and without
+// contempt (whose leaves look for a drawing move).
 func BenchmarkPUCTUniform(b *testing.B) {
-	cfg := DefaultConfig()
-	cfg.Simulations = 800
-	cfg.ReuseTree = false
-	benchSearch(b, cfg)
+	for _, k := range []string{"0", "0.5"} {
+		b.Run("contempt="+k, func(b *testing.B) {
+			cfg := DefaultConfig()
+			cfg.Simulations = 800
+			cfg.ReuseTree = false
+			if err := cfg.Set("contempt", k); err != nil {
+				b.Fatal(err)
+			}
+			benchSearch(b, cfg)
+		})
+	}
 }
 
 // BenchmarkGumbelUniform is the Gumbel root with self-play's noise: its

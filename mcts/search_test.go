@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 	"unsafe"
 
 	"github.com/deathstacks/deathstacks/env"
@@ -621,6 +622,8 @@ func TestConfigValidate(t *testing.T) {
 		{"final_temperature", func(c *Config) { c.FinalTemperature = math.Inf(1) }},
 		{"batch_size", func(c *Config) { c.BatchSize = 0 }},
 		{"virtual_loss", func(c *Config) { c.VirtualLoss = -1 }},
+		{"time", func(c *Config) { c.Time = -time.Second }},
+		{"contempt", func(c *Config) { c.Contempt = 1.5 }},
 	}
 	for _, tc := range cases {
 		t.Run(tc.key, func(t *testing.T) {

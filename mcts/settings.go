@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/deathstacks/deathstacks/configs"
 )
@@ -25,9 +26,9 @@ type Setting struct {
 // search setting is named and checked.
 type setting struct {
 	Setting
-	field func(*Config) any // a pointer to the field: *int, *float64 or *bool
-	// lo and hi bound a number (above: lo itself is out); want says the
-	// range in words.
+	field func(*Config) any // a pointer to the field: *int, *float64, *bool or *time.Duration
+	// lo and hi bound a number, or a duration in seconds (above: lo
+	// itself is out); want says the range in words.
 	lo, hi float64
 	above  bool
 	want   string
@@ -38,8 +39,10 @@ type setting struct {
 // settings lists every field of Config once; each key comes from the
 // field's yaml tag.
 var settings = withKeys([]setting{
-	{Setting: Setting{Aliases: []string{"sims"}, Help: "simulations per move"},
-		field: func(c *Config) any { return &c.Simulations }, lo: 1, hi: math.MaxInt32, want: "1 or more"},
+	{Setting: Setting{Aliases: []string{"sims"}, Help: "simulations per move; 0 for no limit (with a time)"},
+		field: func(c *Config) any { return &c.Simulations }, hi: math.MaxInt32, want: "0 (no limit, with a time) or more"},
+	{Setting: Setting{Help: "search time per move, such as 500ms; 0s for none (without simulations: no simulation limit)"},
+		field: func(c *Config) any { return &c.Time }, hi: math.Inf(1), want: "a duration of 0s (none) or more, such as 500ms"},
 	{Setting: Setting{Aliases: []string{"cpuct"}, Help: "exploration weight of the prior (c_init of the schedule)"},
 		field: func(c *Config) any { return &c.CPuct }, above: true, hi: math.Inf(1), want: "a number above 0"},
 	{Setting: Setting{Aliases: []string{"cpuct_base"}, Help: "c_base of the c_puct schedule, 0 for a constant c_puct"},
@@ -62,6 +65,8 @@ var settings = withKeys([]setting{
 		field: func(c *Config) any { return &c.VirtualLoss }, hi: math.Inf(1), want: "0 or more"},
 	{Setting: Setting{Aliases: []string{"reuse"}, Help: "keep the tree between moves"},
 		field: func(c *Config) any { return &c.ReuseTree }},
+	{Setting: Setting{Help: "what a draw costs the side ahead in material, 0 to 1"},
+		field: func(c *Config) any { return &c.Contempt }, hi: 1, want: "0 (draws are 0) to 1"},
 	{Setting: Setting{Help: "Gumbel root instead of PUCT (dirichlet_epsilon must be 0)"},
 		field: func(c *Config) any { return &c.Gumbel }},
 	{Setting: Setting{Aliases: []string{"considered"}, Help: "moves a Gumbel root considers"},
@@ -141,6 +146,12 @@ func (c *Config) Set(key, text string) error {
 			return fmt.Errorf("%q: want a number, %s", text, s.want)
 		}
 		*p = x
+	case *time.Duration:
+		d, err := time.ParseDuration(text)
+		if err != nil || !s.inRange(d.Seconds()) {
+			return fmt.Errorf("%q: want %s", text, s.want)
+		}
+		*p = d
 	}
 	return nil
 }
@@ -159,6 +170,8 @@ func (c Config) Get(key string) string {
 		return strconv.Itoa(*p)
 	case *float64:
 		return strconv.FormatFloat(*p, 'g', -1, 64)
+	case *time.Duration:
+		return p.String()
 	}
 	return ""
 }
@@ -189,12 +202,17 @@ func (c Config) Validate() error {
 			x = float64(*p)
 		case *float64:
 			x = *p
+		case *time.Duration:
+			x = p.Seconds()
 		default:
 			continue
 		}
 		if !s.inRange(x) {
 			problems = append(problems, configs.Errorf(s.Key, "is %v: want %s", c.Get(s.Key), s.want))
 		}
+	}
+	if c.Simulations == 0 && c.Time == 0 {
+		problems = append(problems, configs.Errorf("simulations", "is 0 without a time: want 1 or more, or a time per move"))
 	}
 	if c.Gumbel && c.DirichletEpsilon != 0 {
 		problems = append(problems, configs.Errorf("dirichlet_epsilon", "is %v: want 0 with gumbel, whose own noise explores", c.DirichletEpsilon))

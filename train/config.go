@@ -203,10 +203,13 @@ func ResumeConfig(dir string, overlay []byte) (Config, error) {
 // savedDefaults are the defaults for configs saved by runs: those of
 // today, except for keys added since the first release, which take the
 // value that keeps an older run's behaviour (search.gumbel came later: a
-// run saved without it searched with PUCT).
+// run saved without it searched with PUCT; search.time and
+// search.contempt too: it searched by simulations alone and scored draws
+// 0).
 func savedDefaults() Config {
 	c := Defaults()
 	c.Search.Gumbel = false
+	c.Search.Time, c.Search.Contempt = 0, 0
 	return c
 }
 

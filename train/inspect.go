@@ -12,6 +12,7 @@ import (
 
 	"github.com/deathstacks/deathstacks/env"
 	"github.com/deathstacks/deathstacks/model"
+	"github.com/deathstacks/deathstacks/train/builtin"
 	"github.com/deathstacks/deathstacks/train/internal/table"
 )
 
@@ -46,8 +47,16 @@ type FileInfo struct {
 }
 
 // Inspect reads a checkpoint, network or exported player file whole,
-// checking its checksum, and describes it.
+// checking its checksum, and describes it; path "" describes the built-in
+// player.
 func Inspect(path string) (FileInfo, error) {
+	if path == "" {
+		net, err := model.ReadNetwork(builtin.Open())
+		if err != nil {
+			return FileInfo{}, fmt.Errorf("inspect %s: %w", builtin.Name, err)
+		}
+		return describePlayer(builtin.Name, net), nil
+	}
 	head := make([]byte, len(checkpointMagic))
 	f, err := os.Open(path)
 	if err != nil {
@@ -82,13 +91,19 @@ func Inspect(path string) (FileInfo, error) {
 	if err != nil {
 		return FileInfo{}, fmt.Errorf("inspect %s: %w", path, err)
 	}
-	info.Kind = KindNetwork
+	return describePlayer(path, net), nil
+}
+
+// describePlayer describes a network file or exported player read from
+// path.
+func describePlayer(path string, net *model.Network) FileInfo {
+	info := FileInfo{Path: path, Encoding: env.EncodingVersion, Kind: KindNetwork}
 	if net.Meta[metaKind] == metaKindPlayer {
 		info.Kind = KindPlayer
 	}
 	info.Search = net.Meta[metaSearch]
 	info.describeNetwork(net)
-	return info, nil
+	return info
 }
 
 func (info *FileInfo) describeNetwork(net *model.Network) {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/deathstacks/deathstacks/mcts"
 	"github.com/deathstacks/deathstacks/model"
+	"github.com/deathstacks/deathstacks/train/builtin"
 )
 
 // Metadata keys of the network files a run writes (its snapshots in nets/)
@@ -29,6 +31,13 @@ const (
 	metaRun          = "run"
 	metaRating       = "elo_vs_random"
 )
+
+// ErrReservedMeta is the error of [Export] for an extra metadata entry
+// under a key it writes itself.
+var ErrReservedMeta = errors.New("export writes that entry itself")
+
+// exportKeys are the metadata keys Export writes itself.
+var exportKeys = []string{metaKind, metaSearch, metaIteration, metaExported, metaRun, metaRating}
 
 // trained is a network loaded from what a user named as a model, with
 // what is known of the run it comes from.
@@ -55,6 +64,13 @@ type trained struct {
 // network searches with mcts.DefaultConfig.
 func loadTrained(path string) (*trained, error) {
 	file, t := path, &trained{}
+	if path == "" {
+		net, err := model.ReadNetwork(builtin.Open())
+		if err != nil {
+			return nil, fmt.Errorf("load %s: %w", builtin.Name, err)
+		}
+		return t, t.fromNetwork(net, builtin.Name)
+	}
 	var skipped []error
 	info, err := os.Stat(path)
 	if err != nil {
@@ -89,15 +105,8 @@ func loadTrained(path string) (*trained, error) {
 	if err != nil {
 		return nil, err
 	}
-	t.net, t.search, t.run = net, mcts.DefaultConfig(), net.Meta[metaRun]
-	t.iteration, _ = strconv.Atoi(net.Meta[metaIteration])
-	if text, ok := net.Meta[metaSearch]; ok {
-		if err := yaml.Unmarshal([]byte(text), &t.search); err != nil {
-			return nil, fmt.Errorf("load model %s: search settings: %w", file, err)
-		}
-		if err := t.search.Validate(); err != nil {
-			return nil, fmt.Errorf("load model %s: search settings: %w", file, err)
-		}
+	if err := t.fromNetwork(net, file); err != nil {
+		return nil, err
 	}
 	if dir, it, ok := snapshotOf(file); ok {
 		t.runDir = dir
@@ -113,6 +122,23 @@ func loadTrained(path string) (*trained, error) {
 		}
 	}
 	return t, nil
+}
+
+// fromNetwork takes a network file's network with what its metadata says:
+// the search settings it carries (else mcts.DefaultConfig), its run and
+// iteration; name names the file in errors.
+func (t *trained) fromNetwork(net *model.Network, name string) error {
+	t.net, t.search, t.run = net, mcts.DefaultConfig(), net.Meta[metaRun]
+	t.iteration, _ = strconv.Atoi(net.Meta[metaIteration])
+	if text, ok := net.Meta[metaSearch]; ok {
+		if err := yaml.Unmarshal([]byte(text), &t.search); err != nil {
+			return fmt.Errorf("load model %s: search settings: %w", name, err)
+		}
+		if err := t.search.Validate(); err != nil {
+			return fmt.Errorf("load model %s: search settings: %w", name, err)
+		}
+	}
+	return nil
 }
 
 // isCheckpoint reports whether the file starts with a checkpoint's magic.
@@ -226,7 +252,7 @@ func (m *Models) Close() error {
 }
 
 // LoadPlayer loads a model (exported player, checkpoint, network snapshot
-// or run directory) and returns an AlphaZero player for it with its own
+// or run directory; "" for the built-in player) and returns an AlphaZero player for it with its own
 // evaluator, seeded with seed. simulations > 0 overrides the file's
 // setting. It is the one call a Go program needs to play with a trained
 // network. A run directory's damaged newest checkpoint is passed over in
@@ -251,6 +277,9 @@ type ExportOptions struct {
 	// Warn receives what the export passed over (a damaged newest
 	// checkpoint of a run directory), a line each; nil discards it.
 	Warn io.Writer
+	// Meta are more metadata entries, such as how the run was made; they
+	// may not replace the entries Export writes.
+	Meta map[string]string
 }
 
 // Export writes a self-contained player file: the network of a checkpoint,
@@ -289,6 +318,12 @@ func Export(from, out string, opts ExportOptions) error {
 	net.Meta[metaRun] = t.run
 	if elo, ok := lastEloVsRandom(t.runDir, t.iteration); ok {
 		net.Meta[metaRating] = elo
+	}
+	for k, v := range opts.Meta {
+		if slices.Contains(exportKeys, k) {
+			return fmt.Errorf("export: metadata %q: %w", k, ErrReservedMeta)
+		}
+		net.Meta[k] = v
 	}
 	if err := net.Save(out); err != nil {
 		return fmt.Errorf("export: %w", err)

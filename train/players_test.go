@@ -2,6 +2,7 @@ package train
 
 import (
 	"context"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -262,4 +263,32 @@ func TestDamagedLatestCheckpointIsReported(t *testing.T) {
 			t.Errorf("exported %v (%v): want iteration 1", net, err)
 		}
 	})
+}
+
+func TestBuiltInPlayer(t *testing.T) {
+	// The built-in player loads from the binary: az without a model.
+	p, err := LoadPlayer("", 16, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := env.NewGame(env.DefaultRules())
+	d, err := p.Choose(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pos := g.Position(); !pos.IsLegal(d.Move, true) || d.Simulations != 16 {
+		t.Errorf("move %v after %d simulations: want a legal move after 16", d.Move, d.Simulations)
+	}
+	models := NewModels(model.DefaultServerConfig(), io.Discard)
+	defer models.Close()
+	if _, search, err := models.Load(""); err != nil || search.Validate() != nil {
+		t.Errorf("Models.Load(\"\"): %v, search settings %+v", err, search)
+	}
+	info, err := Inspect("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Kind != KindPlayer || info.Meta[metaSearch] == "" || info.Meta["trained_by"] == "" {
+		t.Errorf("the built-in player: kind %q, metadata %v: want an exported player that says how it was trained", info.Kind, info.Meta)
+	}
 }

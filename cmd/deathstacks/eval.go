@@ -44,13 +44,14 @@ alternating, each two games from the same K random opening plies (shared by
 all pairs). Prints the results of every pair (A's wins, draws, losses and
 points per game) and every player's Elo with its 95% interval, fitted over
 all games with random at 0 (or, without a random player, the first player;
-the output names the anchor). Writes into DIR:
+the output names the anchor) and mean time per move. Writes into DIR:
   results.json  {"anchor", "players": [{"name", "spec", "elo", "ci95": [low, high],
-                "games", "wins", "draws", "losses", "score"}], "pairs": [{"a", "b",
-                "games", "wins", "draws", "losses", "score"}], settings...}
-                (pairs from A's side; ci95 is the interval's ends)
+                "games", "wins", "draws", "losses", "score", "mean_move_ms"}],
+                "pairs": [{"a", "b", "games", "wins", "draws", "losses", "score"}],
+                settings...} (pairs from A's side; ci95 is the interval's ends)
   report.md     the same tables, the settings and the command that replays it
-  games.jsonl   every game (players, seeds, opening, moves, result), one a line
+  games.jsonl   every game (players, seeds, opening, moves, move_ms: each
+                move's time in milliseconds, result), one a line
   elo.png       each player's Elo with its interval
 az players sharing a model share one network server, batched across the
 games at once.`, s)

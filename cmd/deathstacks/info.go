@@ -38,8 +38,12 @@ func runVersion(args []string, s stdio) error {
 }
 
 func runInspect(args []string, s stdio) error {
-	fs := newFlags("inspect", "inspect FILE\n\nDescribes a checkpoint (ckpt-N.dsck), a network file (nets/net-N.dsnn) or an\nexported player, read whole with its checksum: kind, architecture,\nparameters, training steps, encoding version, metadata (iteration, run,\nrating...), search settings; for a checkpoint also its iteration, replay\nbuffer and config name. One \"key: value\" a line.", s)
-	if err := parseFlagsArgs(fs, args, 1); err != nil {
+	fs := newFlags("inspect", "inspect [FILE]\n\nDescribes a checkpoint (ckpt-N.dsck), a network file (nets/net-N.dsnn) or an\nexported player, read whole with its checksum: kind, architecture,\nparameters, training steps, encoding version, metadata (iteration, run,\nrating, how it was made...), search settings; for a checkpoint also its\niteration, replay buffer and config name. One \"key: value\" a line.\nWithout FILE, the built-in player (the az player without a model).", s)
+	files := 1
+	if len(args) == 0 {
+		files = 0
+	}
+	if err := parseFlagsArgs(fs, args, files); err != nil {
 		return err
 	}
 	info, err := train.Inspect(fs.Arg(0))

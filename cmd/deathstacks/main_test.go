@@ -112,7 +112,6 @@ func TestExitStatus(t *testing.T) {
 		tc{[]string{"moves", "--fen", "x"}, 2},
 		tc{[]string{"perft", "--depth", "0"}, 2},
 		tc{[]string{"show", "--fen", "x"}, 2},
-		tc{[]string{"bot"}, 2},
 		tc{[]string{"bot", "--player", "nosuch"}, 2},
 		tc{[]string{"bestmove", "--player", "random"}, 2},
 		tc{[]string{"bestmove", "--fen", overFEN, "--player", "random"}, 2}, // finished: "none", as bot
@@ -126,12 +125,13 @@ func TestExitStatus(t *testing.T) {
 		tc{[]string{"play", "--human", "green"}, 2},
 		tc{[]string{"bench", "mcts", "--sims", "0"}, 2},
 		tc{[]string{"bench", "nn", "--batches", "x"}, 2},
-		tc{[]string{"inspect"}, 2},
 		tc{[]string{"inspect", junk, junk}, 2},
 		tc{[]string{"version", "extra"}, 2},
 		// Success.
 		tc{[]string{"version"}, 0},
 		tc{[]string{"show"}, 0},
+		tc{[]string{"bot"}, 0},     // the built-in player, with nothing to read
+		tc{[]string{"inspect"}, 0}, // the built-in player
 	)
 	for _, tc := range tests {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/deathstacks/deathstacks/env"
 	"github.com/deathstacks/deathstacks/mcts"
+	"github.com/deathstacks/deathstacks/mcts/players"
 )
 
 const playHelp = `commands:
@@ -23,7 +24,7 @@ const playHelp = `commands:
 
 func runPlay(args []string, s stdio) error {
 	fs := newFlags("play", "play [--player SPEC] [--human red|blue] [--fen FEN] [--seed S] [--no-too-tall] [--max-plies N]\n\nPlays a game in the terminal against any player. Type moves in notation\n(a6-2-a4) or a command: moves, undo, hint, help, quit. Works on a pipe too.", s)
-	spec := fs.String("player", "alphabeta:depth=3", "the engine's player spec (see 'deathstacks bot --help')")
+	spec := fs.String("player", players.KindAZ, "the engine's player spec (see 'deathstacks bot --help'); az alone is the built-in player")
 	human := fs.String("human", "red", "the colour you play: red or blue")
 	fen := fs.String("fen", env.StartFEN, "the start position (FEN)")
 	seed := fs.Uint64("seed", 1, "the engine's seed")

@@ -134,7 +134,7 @@ func TestBestmoveErrors(t *testing.T) {
 		{[]string{"bestmove", "--fen", winFEN, "--player", "az:model=m.model"}, "no such file"},
 		{[]string{"bestmove", "--fen", overFEN, "--player", "greedy"}, "game is over"},
 		{[]string{"bot", "--player", "az:model=m.model"}, "no such file"},
-		{[]string{"bot"}, "no player given"},
+		{[]string{"bot", "--player", "az:sims=0"}, "simulations is 0 without a time"},
 	}
 	for _, tc := range cases {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
@@ -161,4 +161,127 @@ func TestBenchMCTS(t *testing.T) {
 	if _, _, code := runBotCLI("", "bench", "nothing"); code != 2 {
 		t.Errorf("bench nothing: status %d, want 2", code)
 	}
+}
+
+// The repetition cycle of two lone pieces: after the four moves the
+// position of cycleFEN stands again.
+const cycleFEN = "r,,,,,/,,,,,/,,,,,/,,,,,/,,,,,/,,,,,b r"
+
+var cycle = []string{"a6-1-a5", "f1-1-f2", "a5-1-a6", "f2-1-f1"}
+
+// cycleLine returns cycleFEN followed by the first n moves of the cycle,
+// repeated.
+func cycleLine(n int) string {
+	line := cycleFEN + " moves"
+	for i := range n {
+		line += " " + cycle[i%4]
+	}
+	return line
+}
+
+func TestBotHistory(t *testing.T) {
+	// cycleAt2 is the position two plies into the cycle.
+	cycleAt2 := ",,,,,/r,,,,,/,,,,,/,,,,,/,,,,,b/,,,,, r"
+	cases := []struct {
+		name  string
+		lines []string
+		want  []string // "" for any move, else the output line
+		errs  []string // parts of the error output
+	}{
+		{"told moves", []string{cycleLine(4), cycleLine(6)}, []string{"", ""}, nil},
+		{"told a third repetition", []string{cycleLine(8)}, []string{"none"}, []string{"line 1:", "repetition"}},
+		{"told no moves", []string{cycleFEN + " moves"}, []string{""}, nil},
+		{"bad move", []string{cycleFEN + " moves a6-1-a5 zz"}, []string{"none"}, []string{"line 1:", "move 2 (zz)"}},
+		{"illegal move", []string{cycleFEN + " moves a6-3-a3", cycleFEN}, []string{"none", ""}, []string{"line 1:", "move 1 (a6-3-a3)"}},
+		{"no moves word", []string{cycleFEN + " a6-1-a5"}, []string{"none"}, []string{"line 1:", `optionally followed by "moves"`}},
+		{"remembered repetition", []string{cycleFEN, cycleAt2, cycleFEN, cycleAt2, cycleFEN}, []string{"", "", "", "", "none"}, []string{"line 5:", "repetition"}},
+		{"remembered after told", []string{cycleLine(4), cycleAt2, cycleFEN}, []string{"", "", "none"}, []string{"line 3:", "repetition"}},
+		{"a game over is forgotten", []string{cycleLine(8), cycleAt2, cycleFEN}, []string{"none", "", ""}, []string{"line 1:", "repetition"}},
+		{"a new game forgets", []string{cycleFEN, cycleAt2, env.StartFEN, cycleFEN, cycleAt2, cycleFEN}, []string{"", "", "", "", "", ""}, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			out, errOut, code := runBotCLI(strings.Join(tc.lines, "\n")+"\n", "bot", "--player", "random")
+			lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+			if len(lines) != len(tc.want) {
+				t.Fatalf("output %q: want %d lines", out, len(tc.want))
+			}
+			for i, want := range tc.want {
+				if want == "" && lines[i] == "none" || want != "" && lines[i] != want {
+					t.Errorf("line %d: %q, want %q (stderr %q)", i+1, lines[i], cmp(want, "a move"), errOut)
+				}
+			}
+			if wantCode := map[bool]int{true: 2, false: 0}[tc.errs != nil]; code != wantCode {
+				t.Errorf("status %d, want %d (stderr %q)", code, wantCode, errOut)
+			}
+			for _, part := range tc.errs {
+				if !strings.Contains(errOut, part) {
+					t.Errorf("stderr %q lacks %q", errOut, part)
+				}
+			}
+		})
+	}
+}
+
+// cmp returns s, or alt for "".
+func cmp(s, alt string) string {
+	if s == "" {
+		return alt
+	}
+	return s
+}
+
+func TestBestmoveMoves(t *testing.T) {
+	moves := strings.Join(append(append([]string{}, cycle...), cycle...), " ")
+	out, errOut, code := runBotCLI("", "bestmove", "--fen", cycleFEN, "--moves", moves, "--player", "greedy")
+	if code != 2 || out != "none\n" || !strings.Contains(errOut, "repetition") {
+		t.Errorf("after a third repetition: status %d, output %q, stderr %q: want 2, none, a draw by repetition", code, out, errOut)
+	}
+	out, errOut, code = runBotCLI("", "bestmove", "--fen", cycleFEN, "--moves", "a6-1-a5 f1-1-f2", "--player", "greedy")
+	if code != 0 || !strings.HasPrefix(out, "a5-") {
+		t.Errorf("two plies on: status %d, output %q, stderr %q: want a move of the a5 piece", code, out, errOut)
+	}
+	_, errOut, code = runBotCLI("", "bestmove", "--fen", cycleFEN, "--moves", "a6-1-a5 a5-1-a4", "--player", "greedy")
+	if code != 2 || !strings.Contains(errOut, "--moves: move 2 (a5-1-a4)") {
+		t.Errorf("an illegal move: status %d, stderr %q", code, errOut)
+	}
+}
+
+func TestBotBuiltInPlayer(t *testing.T) {
+	// Without --player the bot plays az: the built-in player, which finds
+	// the win in one and remembers the game.
+	out, errOut, code := runBotCLI(winFEN+"\n"+env.StartFEN+"\n", "bot")
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if code != 0 || len(lines) != 2 || lines[0] != "c4-1-c3" {
+		t.Fatalf("status %d, output %q, stderr %q: want c4-1-c3 and a move", code, out, errOut)
+	}
+	start := env.StartPosition()
+	if m, err := env.ParseMove(lines[1]); err != nil || !start.IsLegal(m, true) {
+		t.Errorf("start position: %q is not a legal move", lines[1])
+	}
+	out, errOut, code = runBotCLI("", "bestmove", "--fen", env.StartFEN, "--player", "az:time=50ms")
+	if code != 0 || !strings.Contains(out, "simulations: ") {
+		t.Errorf("bestmove with a timed built-in player: status %d, output %q, stderr %q", code, out, errOut)
+	}
+}
+
+func FuzzParseGameLine(f *testing.F) {
+	for _, s := range []string{env.StartFEN, cycleLine(3), cycleFEN + " moves", cycleFEN + " a6-1-a5", "x", "", " moves a1-1-a2"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		pos, moves, err := parseGameLine(line)
+		if err != nil {
+			return
+		}
+		// What parses writes back as a line that parses the same.
+		again := pos.FEN()
+		if moves != nil {
+			again = strings.Join(append([]string{again, movesWord}, moves...), " ")
+		}
+		pos2, moves2, err := parseGameLine(again)
+		if err != nil || !pos2.SameAs(&pos) || strings.Join(moves2, " ") != strings.Join(moves, " ") || (moves2 == nil) != (moves == nil) {
+			t.Fatalf("%q parsed, but its rewrite %q gives %v, %q, %v", line, again, pos2.FEN(), moves2, err)
+		}
+	})
 }

@@ -80,3 +80,35 @@ func TestTrainConfigOnResume(t *testing.T) {
 		})
 	}
 }
+
+func TestExportMetaAndInspect(t *testing.T) {
+	run, err := filepath.Abs(filepath.Join("..", "..", "train", "testdata", "run-v1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "player.dsnn")
+	if _, errOut, code := runBotCLI("", "export", "--checkpoint", run, "--out", out, "--meta", "note=a test", "--meta", "trained_by=deathstacks train"); code != 0 {
+		t.Fatalf("export: status %d: %s", code, errOut)
+	}
+	text, errOut, code := runBotCLI("", "inspect", out)
+	if code != 0 {
+		t.Fatalf("inspect: status %d: %s", code, errOut)
+	}
+	for _, want := range []string{"note: a test\n", "trained_by: deathstacks train\n", "export_command: deathstacks export --checkpoint " + run + " --out " + out + " --meta 'note=a test'"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("inspect output lacks %q:\n%s", want, text)
+		}
+	}
+	for _, bad := range [][]string{{"--meta", "novalue"}, {"--meta", "run=x"}, {"--meta", "export_command=x"}, {"--meta", "a=1", "--meta", "a=2"}} {
+		args := append([]string{"export", "--checkpoint", run, "--out", out}, bad...)
+		if _, errOut, code := runBotCLI("", args...); code != 2 {
+			t.Errorf("%v: status %d, want 2 (stderr %q)", bad, code, errOut)
+		}
+	}
+	// Without a file, inspect describes the built-in player, whose
+	// metadata says how it was made.
+	text, errOut, code = runBotCLI("", "inspect")
+	if code != 0 || !strings.Contains(text, "kind: exported player") || !strings.Contains(text, "export_command: deathstacks export") || !strings.Contains(text, "trained_by: deathstacks train") {
+		t.Errorf("inspect of the built-in player: status %d, stderr %q, output:\n%s", code, errOut, text)
+	}
+}

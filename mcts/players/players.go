@@ -8,9 +8,10 @@ import (
 	"github.com/deathstacks/deathstacks/mcts"
 )
 
-// AZLoader builds what an az player needs from its model file: the
-// evaluator (safe for concurrent use if players share it) and the search
-// settings that go with the model, such as those of its training config.
+// AZLoader builds what an az player needs from its model file ("" for an
+// az spec without one: the built-in player): the evaluator (safe for
+// concurrent use if players share it) and the search settings that go
+// with the model, such as those of its training config.
 // The keys of the spec override those settings. Package train provides one;
 // package mcts cannot, as it does not import the model.
 type AZLoader func(modelPath string) (mcts.Evaluator, mcts.Config, error)
@@ -67,14 +68,21 @@ func (s Spec) uctConfig() mcts.UCTConfig {
 	return cfg
 }
 
-// SearchConfig returns base with the search keys of an az spec applied.
+// SearchConfig returns base with the search keys of an az spec applied. A
+// spec with a time and no simulations searches for that time without a
+// simulation limit, rather than stopping at base's simulations.
 func (s Spec) SearchConfig(base mcts.Config) mcts.Config {
 	c := base
+	keys := map[string]bool{}
 	for _, p := range s.Params {
-		if _, ok := mcts.CanonicalKey(p.Key); ok {
+		if key, ok := mcts.CanonicalKey(p.Key); ok {
 			// ParseSpec or Validate has checked the value.
 			_ = c.Set(p.Key, p.Value)
+			keys[key] = true
 		}
+	}
+	if keys["time"] && !keys["simulations"] {
+		c.Simulations = 0
 	}
 	return c
 }
@@ -89,7 +97,8 @@ func SearchParams(c mcts.Config) []Param {
 	return out
 }
 
-// Model returns the model path of an az spec, or "".
+// Model returns the model path of an az spec, or "" for none: the
+// built-in player.
 func (s Spec) Model() string {
 	m, _ := s.lookup("model")
 	return m

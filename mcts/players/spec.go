@@ -61,7 +61,6 @@ type keyDef struct {
 type kindDef struct {
 	name, help string
 	keys       []keyDef
-	required   []string
 }
 
 // searchKeys are the search settings an az spec may override: every
@@ -96,8 +95,8 @@ var playerKinds = []kindDef{
 		{name: "depth", help: "rollout plies before the material count", check: intIn(0, 10000)},
 	}},
 	{name: KindAZ, help: "tree search guided by a trained network (PUCT, or a Gumbel root)", keys: append([]keyDef{
-		{name: "model", help: "path of the model file", check: checkPath},
-	}, searchKeys()...), required: []string{"model"}},
+		{name: "model", help: "path of the model file (default: the built-in player)", check: checkPath},
+	}, searchKeys()...)},
 }
 
 // kindNames lists the kinds for error messages.
@@ -220,11 +219,6 @@ func (s Spec) check(k *kindDef) (Spec, error) {
 			return Spec{}, fmt.Errorf("key %s (%s): %w", p.Key, kd.help, err)
 		}
 		out.Params = append(out.Params, Param{Key: p.Key, Value: v})
-	}
-	for _, req := range k.required {
-		if _, ok := s.lookup(req); !ok {
-			return Spec{}, fmt.Errorf("%s needs key %s", k.name, req)
-		}
 	}
 	return out, nil
 }

@@ -24,6 +24,9 @@ func TestParseSpec(t *testing.T) {
 		{"mcts:sims=1000", Spec{"mcts", []Param{{"sims", "1000"}}}, "mcts:sims=1000"},
 		{"mcts:sims=10,c=1.4,depth=0", Spec{"mcts", []Param{{"sims", "10"}, {"c", "1.4"}, {"depth", "0"}}}, "mcts:sims=10,c=1.4,depth=0"},
 		{"az:model=PATH,sims=200", Spec{"az", []Param{{"model", "PATH"}, {"sims", "200"}}}, "az:model=PATH,sims=200"},
+		{"az", Spec{Kind: "az"}, "az"},
+		{"az:sims=100", Spec{"az", []Param{{"sims", "100"}}}, "az:sims=100"},
+		{"az:model=PATH,time=0.5s,contempt=0.50", Spec{"az", []Param{{"model", "PATH"}, {"time", "500ms"}, {"contempt", "0.5"}}}, "az:model=PATH,time=500ms,contempt=0.5"},
 		{"az:model=a/b=c.model,cpuct=2.50,temp=1,eps=0.25,reuse=0", Spec{"az", []Param{{"model", "a/b=c.model"}, {"cpuct", "2.5"}, {"temp", "1"}, {"eps", "0.25"}, {"reuse", "false"}}}, "az:model=a/b=c.model,cpuct=2.5,temp=1,eps=0.25,reuse=false"},
 	}
 	for _, tc := range cases {
@@ -68,14 +71,17 @@ func TestParseSpecErrors(t *testing.T) {
 		{"mcts:c=nan", []string{"key c", "want a number"}},
 		{"mcts:c=-1", []string{"of 0 or more"}},
 		{"mcts:model=x", []string{`mcts has no key "model"`, "sims, c, depth"}},
-		{"az", []string{"az needs key model"}},
-		{"az:sims=100", []string{"az needs key model"}},
 		{"az:model=", []string{"key model", "file path"}},
 		{"az:model=x,eps=2", []string{"key eps", "0 (off) to 1"}},
 		{"az:model=x,sims=5,simulations=6", []string{"key simulations given twice"}},
 		{"az:model=x,reuse=maybe", []string{"true or false"}},
 		{"az:model=x,cpuct=0", []string{"above 0"}},
-		{"az:model=x,bogus=1", []string{"valid keys are model, simulations, c_puct, c_puct_base, fpu_reduction, dirichlet_alpha, dirichlet_epsilon, temperature"}},
+		{"az:model=x,bogus=1", []string{"valid keys are model, simulations, time, c_puct, c_puct_base, fpu_reduction, dirichlet_alpha, dirichlet_epsilon, temperature"}},
+		{"az:model=x,time=5", []string{"key time", "duration", "500ms"}},
+		{"az:model=x,time=-1s", []string{"key time", "0s (none) or more"}},
+		{"az:model=x,sims=-1", []string{"key sims", "0 (no limit, with a time) or more"}},
+		{"az:model=x,contempt=1.5", []string{"key contempt", "0 (draws are 0) to 1"}},
+		{"az:model=x,contempt=-0.1", []string{"key contempt"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.text, func(t *testing.T) {
@@ -102,10 +108,10 @@ func TestSpecConfigs(t *testing.T) {
 	if c := mustSpec(t, "mcts:depth=7").uctConfig(); c != (mcts.UCTConfig{Simulations: 1000, Exploration: 1, RolloutDepth: 7}) {
 		t.Errorf("mcts:depth=7: %+v", c)
 	}
-	s := mustSpec(t, "az:model=m,sims=50,cpuct=2,cpuct_base=0,fpu=0.1,temp=1,temp_plies=8,final_temp=0.1,alpha=0.2,eps=0.3,batch=16,vloss=3,reuse=false,gumbel=true,considered=8,c_visit=40,c_scale=0.2")
+	s := mustSpec(t, "az:model=m,sims=50,cpuct=2,cpuct_base=0,fpu=0.1,temp=1,temp_plies=8,final_temp=0.1,alpha=0.2,eps=0.3,batch=16,vloss=3,reuse=false,contempt=0.3,gumbel=true,considered=8,c_visit=40,c_scale=0.2")
 	want := mcts.Config{Simulations: 50, CPuct: 2, CPuctBase: 0, FPUReduction: 0.1, Temperature: 1, TemperaturePlies: 8,
 		FinalTemperature: 0.1, DirichletAlpha: 0.2, DirichletEpsilon: 0.3, BatchSize: 16, VirtualLoss: 3, ReuseTree: false,
-		Gumbel: true, GumbelConsidered: 8, GumbelCVisit: 40, GumbelCScale: 0.2}
+		Contempt: 0.3, Gumbel: true, GumbelConsidered: 8, GumbelCVisit: 40, GumbelCScale: 0.2}
 	if c := s.SearchConfig(mcts.DefaultConfig()); c != want {
 		t.Errorf("az: %+v, want %+v", c, want)
 	}
@@ -113,7 +119,7 @@ func TestSpecConfigs(t *testing.T) {
 		t.Errorf("model %q", s.Model())
 	}
 	// The config keys set the same fields as the old spec names.
-	long := mustSpec(t, "az:model=m,simulations=50,c_puct=2,c_puct_base=0,fpu_reduction=0.1,temperature=1,temperature_plies=8,final_temperature=0.1,dirichlet_alpha=0.2,dirichlet_epsilon=0.3,batch_size=16,virtual_loss=3,reuse_tree=false,gumbel=true,gumbel_considered=8,gumbel_c_visit=40,gumbel_c_scale=0.2")
+	long := mustSpec(t, "az:model=m,simulations=50,c_puct=2,c_puct_base=0,fpu_reduction=0.1,temperature=1,temperature_plies=8,final_temperature=0.1,dirichlet_alpha=0.2,dirichlet_epsilon=0.3,batch_size=16,virtual_loss=3,reuse_tree=false,contempt=0.3,gumbel=true,gumbel_considered=8,gumbel_c_visit=40,gumbel_c_scale=0.2")
 	if c := long.SearchConfig(mcts.DefaultConfig()); c != want {
 		t.Errorf("az with config keys: %+v, want %+v", c, want)
 	}
@@ -127,6 +133,36 @@ func TestSpecConfigs(t *testing.T) {
 	}
 	if c := mustSpec(t, "az:model=m").SearchConfig(mcts.DefaultConfig()); c != mcts.DefaultConfig() {
 		t.Errorf("az without keys changed the base config: %+v", c)
+	}
+}
+
+func TestAZTimeKey(t *testing.T) {
+	base := mcts.DefaultConfig() // 800 simulations, no time limit
+	cases := []struct {
+		spec string
+		sims int
+		time time.Duration
+	}{
+		{"az:model=m", 800, 0},
+		{"az:model=m,time=500ms", 0, 500 * time.Millisecond},
+		{"az:model=m,time=0.25s,sims=100", 100, 250 * time.Millisecond},
+		{"az:model=m,simulations=100,time=2s", 100, 2 * time.Second},
+		{"az:model=m,sims=50", 50, 0},
+		{"az:model=m,time=0s,sims=50", 50, 0},
+	}
+	for _, tc := range cases {
+		t.Run(tc.spec, func(t *testing.T) {
+			c := mustSpec(t, tc.spec).SearchConfig(base)
+			if c.Simulations != tc.sims || c.Time != tc.time {
+				t.Errorf("simulations %d, time %v: want %d, %v", c.Simulations, c.Time, tc.sims, tc.time)
+			}
+			if err := c.Validate(); err != nil {
+				t.Errorf("Validate: %v", err)
+			}
+		})
+	}
+	if err := mustSpec(t, "az:model=m,sims=0").SearchConfig(base).Validate(); err == nil || !strings.Contains(err.Error(), "without a time") {
+		t.Errorf("sims=0 without a time: error %v", err)
 	}
 }
 
@@ -154,6 +190,9 @@ func TestNewPlayer(t *testing.T) {
 	}
 	if loaded != "best.model" || p.(*mcts.PUCTPlayer).Config().Simulations != 30 {
 		t.Errorf("loaded %q, simulations %d", loaded, p.(*mcts.PUCTPlayer).Config().Simulations)
+	}
+	if _, err := NewPlayer(mustSpec(t, "az"), 1, loader); err != nil || loaded != "" {
+		t.Errorf("az without a model: loaded %q, error %v: want the built-in player, named \"\"", loaded, err)
 	}
 	failing := func(string) (mcts.Evaluator, mcts.Config, error) { return nil, mcts.Config{}, errLoad }
 	if _, err := NewPlayer(az, 1, failing); !errors.Is(err, errLoad) {

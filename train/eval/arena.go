@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"sync"
+	"time"
 
 	"github.com/deathstacks/deathstacks/env"
 	"github.com/deathstacks/deathstacks/mcts"
@@ -96,6 +97,10 @@ type GameRecord struct {
 	// Moves lists the players' moves in the shared notation, such as
 	// "a6-2-a4"; an illegal move that lost the game is not among them.
 	Moves []string `json:"moves"`
+	// MoveMS is the time each player took to choose each of Moves, in
+	// milliseconds (one entry per move; a move that lost the game
+	// illegally is not timed). Records of earlier versions lack it.
+	MoveMS []float64 `json:"move_ms,omitempty"`
 	// Result is "1-0", "0-1" or "1/2-1/2"; Reason says why (see the Reason
 	// constants), and Detail gives the error, panic or illegal move of a
 	// player who lost by misbehaving.
@@ -294,7 +299,10 @@ func playGame(job gameJob, rules env.Rules) (GameRecord, error) {
 		side := pos.SideToMove()
 		// The player gets a copy, so that one which changes the game it was
 		// given (against the Player contract) cannot corrupt the match.
-		d, err := choose(players[side], g.Clone())
+		clone := g.Clone()
+		started := time.Now()
+		d, err := choose(players[side], clone)
+		took := time.Since(started)
 		if err != nil {
 			forfeit(&rec, side, ReasonPlayerError, err.Error())
 			return rec, nil
@@ -304,6 +312,7 @@ func playGame(job gameJob, rules env.Rules) (GameRecord, error) {
 			return rec, nil
 		}
 		rec.Moves = append(rec.Moves, d.Move.String())
+		rec.MoveMS = append(rec.MoveMS, float64(took.Microseconds())/1000)
 	}
 	st := g.Status()
 	switch st {

@@ -86,6 +86,10 @@ type Standing struct {
 	Draws  int     `json:"draws"`
 	Losses int     `json:"losses"`
 	Score  float64 `json:"score"`
+	// MeanMoveMS is the mean time the player took per move, in
+	// milliseconds, over the games whose records time their moves (0 if
+	// none do).
+	MeanMoveMS float64 `json:"mean_move_ms"`
 }
 
 // PairResult sums up the games between two players, from A's side: A's
@@ -178,6 +182,7 @@ func NewReport(records []GameRecord, contenders []Contender, anchor string, cfg 
 		s.Wins, s.Draws, s.Losses = wdl(records, r.Player)
 		s.Games = s.Wins + s.Draws + s.Losses
 		s.Score = (float64(s.Wins) + float64(s.Draws)/2) / float64(s.Games)
+		s.MeanMoveMS = meanMoveMS(records, r.Player)
 		rep.Players = append(rep.Players, s)
 		rated[r.Player] = true
 	}
@@ -211,6 +216,33 @@ func wdl(records []GameRecord, player string) (wins, draws, losses int) {
 		}
 	}
 	return wins, draws, losses
+}
+
+// meanMoveMS returns the mean time player took per move in records, in
+// milliseconds, or 0 if no record times its moves. Red makes the first
+// move after the opening when StartFEN has Red to move.
+func meanMoveMS(records []GameRecord, player string) float64 {
+	var sum float64
+	var n int
+	for _, r := range records {
+		if len(r.MoveMS) != len(r.Moves) || (r.Red != player && r.Blue != player) {
+			continue
+		}
+		// The player's moves are every other one, from the first if it was
+		// to move at the start.
+		first := 0
+		if redFirst := !strings.HasSuffix(r.StartFEN, " b"); (r.Red == player) != redFirst {
+			first = 1
+		}
+		for i := first; i < len(r.MoveMS); i += 2 {
+			sum += r.MoveMS[i]
+			n++
+		}
+	}
+	if n == 0 {
+		return 0
+	}
+	return sum / float64(n)
 }
 
 // pairResults sums up records by pair, in the order of each pair's first
@@ -275,8 +307,8 @@ func (r *Report) playerTable(spec func(Standing) string) table.Table {
 	if spec != nil {
 		t.Head, t.Right = append(t.Head, "spec"), append(t.Right, false)
 	}
-	t.Head = append(t.Head, "Elo", "±95%", "games", "W", "D", "L", "score")
-	t.Right = append(t.Right, true, true, true, true, true, true, true)
+	t.Head = append(t.Head, "Elo", "±95%", "games", "W", "D", "L", "score", "ms/move")
+	t.Right = append(t.Right, true, true, true, true, true, true, true, true)
 	for i, s := range r.Players {
 		row := []string{fmt.Sprint(i + 1), s.Name}
 		if spec != nil {
@@ -286,8 +318,15 @@ func (r *Report) playerTable(spec func(Standing) string) table.Table {
 		if s.Name != r.Anchor {
 			half = formatHalf(s.CI95)
 		}
+		ms := "-"
+		switch {
+		case s.MeanMoveMS >= 1:
+			ms = fmt.Sprintf("%.1f", s.MeanMoveMS)
+		case s.MeanMoveMS > 0: // a baseline's microseconds
+			ms = fmt.Sprintf("%.3f", s.MeanMoveMS)
+		}
 		row = append(row, formatElo(s.Elo), half, fmt.Sprint(s.Games),
-			fmt.Sprint(s.Wins), fmt.Sprint(s.Draws), fmt.Sprint(s.Losses), fmt.Sprintf("%.3f", s.Score))
+			fmt.Sprint(s.Wins), fmt.Sprint(s.Draws), fmt.Sprint(s.Losses), fmt.Sprintf("%.3f", s.Score), ms)
 		t.Rows = append(t.Rows, row)
 	}
 	return t
@@ -320,7 +359,7 @@ func (r *Report) pairTable() table.Table {
 // Captions of the tables, shared by the text and Markdown forms.
 const (
 	pairsCaption = "W/D/L and score (points per game) are A's against B."
-	eloCaption   = "Elo (Bradley-Terry fit of all games, with a prior of one virtual draw between each player and the anchor, so that a perfect score stays finite) is relative to %s = 0; ±95%% is the half-width of the 95%% interval; score is points per game." // one draw: PriorDraws
+	eloCaption   = "Elo (Bradley-Terry fit of all games, with a prior of one virtual draw between each player and the anchor, so that a perfect score stays finite) is relative to %s = 0; ±95%% is the half-width of the 95%% interval; score is points per game; ms/move is the mean time the player took per move." // one draw: PriorDraws
 )
 
 // WriteText writes the tables of pairs and of players as aligned text,

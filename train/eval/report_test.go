@@ -330,3 +330,32 @@ func ExampleNewReport() {
 	fmt.Printf("%d games, anchor %s, greedy above it: %v\n", rep.Games, rep.Anchor, greedy.Elo > 0)
 	// Output: 10 games, anchor random, greedy above it: true
 }
+
+func TestMeanMoveMS(t *testing.T) {
+	timed := func(red, blue, fen string, ms ...float64) GameRecord {
+		r := game(0, red, blue, ResultDraw)
+		r.StartFEN, r.MoveMS = fen, ms
+		r.Moves = make([]string, len(ms))
+		return r
+	}
+	redToMove, blueToMove := env.StartFEN, strings.TrimSuffix(env.StartFEN, "r")+"b"
+	cases := []struct {
+		name    string
+		records []GameRecord
+		a, b    float64 // the means of players a and b
+	}{
+		{"red first", []GameRecord{timed("a", "b", redToMove, 10, 1, 20, 3)}, 15, 2},
+		{"blue first", []GameRecord{timed("a", "b", blueToMove, 10, 1, 20)}, 1, 15},
+		{"over games", []GameRecord{timed("a", "b", redToMove, 10, 1), timed("b", "a", redToMove, 5, 40, 7)}, 25, 13.0 / 3},
+		{"untimed records", []GameRecord{game(0, "a", "b", ResultDraw)}, 0, 0},
+		{"a move not timed", []GameRecord{{Red: "a", Blue: "b", StartFEN: redToMove, Moves: []string{"x", "y"}, MoveMS: []float64{4}}}, 0, 0},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			a, b := meanMoveMS(tc.records, "a"), meanMoveMS(tc.records, "b")
+			if math.Abs(a-tc.a) > 1e-9 || math.Abs(b-tc.b) > 1e-9 {
+				t.Errorf("means %v, %v: want %v, %v", a, b, tc.a, tc.b)
+			}
+		})
+	}
+}

@@ -122,7 +122,7 @@ func WinInTwoPositions(tb testing.TB, n int) []env.Position {
 		if try > 200000 {
 			tb.Fatalf("found only %d win-in-two positions", len(found))
 		}
-		p, err := randomSmallPosition(rng)
+		p, err := RandomSmallPosition(rng)
 		if err != nil || p.Finished() || len(WinningMoves(p, true)) > 0 {
 			continue
 		}
@@ -136,10 +136,10 @@ func WinInTwoPositions(tb testing.TB, n int) []env.Position {
 	return found
 }
 
-// randomSmallPosition puts 2-3 red-topped and 2 blue-topped stacks of 1-3
+// RandomSmallPosition puts 2-3 red-topped and 2 blue-topped stacks of 1-3
 // pieces on random squares, Red to move. It fails when a colour gets more
 // than 12 pieces.
-func randomSmallPosition(rng *rand.Rand) (env.Position, error) {
+func RandomSmallPosition(rng *rand.Rand) (env.Position, error) {
 	var stacks [env.NumSquares]env.Stack
 	squares := rng.Perm(env.NumSquares)
 	place := func(i int, top env.Color) {

@@ -1,0 +1,173 @@
+package mcts
+
+import (
+	"math"
+	"testing"
+
+	"github.com/deathstacks/deathstacks/env"
+	"github.com/deathstacks/deathstacks/mcts/internal/testgames"
+)
+
+// aheadRepetitionGame is a game in which Red, far ahead in material, can
+// repeat the position a third time with a5-1-a6 (the cycle began with
+// Blue's f1-1-f2), and has other moves that neither win nor draw at once.
+func aheadRepetitionGame(t *testing.T) *env.Game { return aheadCycle(t, 7) }
+
+// aheadCycle is the game of aheadRepetitionGame after plies of the cycle.
+func aheadCycle(t *testing.T, plies int) *env.Game {
+	t.Helper()
+	g := testgames.GameFromFEN(t, testgames.FEN(map[string]string{"a6": "r", "c3": "rrrr", "d3": "rrr", "f1": "b", "f6": "b"}, 'b'))
+	for i := range plies {
+		m := mustMoves(t, []string{"f1-1-f2", "a6-1-a5", "f2-1-f1", "a5-1-a6"}[i%4])[0]
+		if err := g.Play(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return g
+}
+
+func TestContemptScoresDraws(t *testing.T) {
+	g := aheadRepetitionGame(t)
+	pos := g.Position()
+	lead := pos.Material(pos.SideToMove())
+	if lead <= 0 {
+		t.Fatalf("Red's lead %d: want a lead", lead)
+	}
+	for _, k := range []float64{0, 0.3, 1} {
+		t.Run("contempt "+itoa(int(k*10)), func(t *testing.T) {
+			cfg := DefaultConfig()
+			cfg.Simulations, cfg.FPUReduction, cfg.Contempt = 400, 0, k
+			p := newPUCT(t, hashEvaluator{}, cfg, 1)
+			if _, err := p.Choose(g); err != nil {
+				t.Fatal(err)
+			}
+			ch := childByMove(t, p.s, "a5-1-a6")
+			// The draw is worth -k*tanh(lead/60) to Red, who moved into it.
+			want := -k * math.Tanh(float64(lead)/60)
+			if ch.state != terminal || ch.result != 0 || ch.n == 0 || math.Abs(float64(ch.w)/float64(ch.n)-want) > 1e-6 {
+				t.Errorf("state %d, result %d, Q %v over %d visits: want a terminal draw worth %v", ch.state, ch.result, ch.w/float32(ch.n), ch.n, want)
+			}
+			checkTree(t, p.s)
+		})
+	}
+}
+
+func TestContemptAvoidsRepetition(t *testing.T) {
+	// The evaluator knows nothing: every position is worth 0, every move
+	// as likely. With draws worth 0 the repetition is as good as any move
+	// and gets its share of the visits; with contempt, the side ahead
+	// shuns it.
+	g := aheadRepetitionGame(t)
+	repeat := mustAction(t, mustMoves(t, "a5-1-a6")[0])
+	for _, tc := range []struct {
+		contempt float64
+		shunned  bool
+	}{{0, false}, {0.5, true}} {
+		cfg := DefaultConfig()
+		cfg.Simulations, cfg.FPUReduction, cfg.Contempt = 400, 0, tc.contempt
+		d, err := newPUCT(t, UniformEvaluator{}, cfg, 1).Choose(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mean := float64(d.Simulations-d.Visits[repeat]) / float64(len(d.Visits)-1)
+		shunned := float64(d.Visits[repeat]) < mean/2
+		if shunned != tc.shunned || tc.shunned && d.Move == mustMoves(t, "a5-1-a6")[0] {
+			t.Errorf("contempt %v: the repetition got %d visits, the other moves %.1f on average, and %v was played: want it shunned: %v",
+				tc.contempt, d.Visits[repeat], mean, d.Move, tc.shunned)
+		}
+	}
+}
+
+func TestDrawValue(t *testing.T) {
+	cases := []struct {
+		k    float64
+		lead int
+		want float64
+	}{
+		{0, 100, 0},
+		{0.5, 0, 0},
+		{0.5, 60, -0.5 * math.Tanh(1)},
+		{0.5, -60, 0.5 * math.Tanh(1)},
+		{1, 1000, -1},
+	}
+	for _, tc := range cases {
+		if got := drawValue(tc.k, tc.lead); math.Abs(float64(got)-tc.want) > 1e-6 {
+			t.Errorf("drawValue(%v, %d) = %v, want %v", tc.k, tc.lead, got, tc.want)
+		}
+	}
+}
+
+func TestContemptScoresCyclesAsDraws(t *testing.T) {
+	// The evaluator leads the search round the cycle of repetitionGame: four
+	// plies down, the root's position comes back, for the second time. With
+	// contempt that node is the draw the cycle leads to; without, the
+	// search goes on there, as the game would.
+	line := mustMoves(t, "a6-1-a5", "f1-1-f2", "a5-1-a6", "f2-1-f1")
+	favour := favourEvaluator{}
+	for _, m := range line {
+		favour[mustAction(t, m)] = true
+	}
+	for _, k := range []float64{0, 0.5} {
+		cfg := DefaultConfig()
+		cfg.Simulations, cfg.FPUReduction, cfg.Contempt = 400, 0, k
+		p := newPUCT(t, favour, cfg, 1)
+		if _, err := p.Choose(repetitionGame(t, 0)); err != nil {
+			t.Fatal(err)
+		}
+		i := p.s.walk(line)
+		if i < 0 || p.s.nodes[i].n == 0 {
+			t.Fatalf("contempt %v: the search did not come round the cycle", k)
+		}
+		if nd := p.s.nodes[i]; (nd.state == terminal && nd.result == 0) != (k > 0) {
+			t.Errorf("contempt %v: the cycle's end has state %d, result %d: want a terminal draw %v", k, nd.state, nd.result, k > 0)
+		}
+	}
+}
+
+func TestCanDraw(t *testing.T) {
+	// Red to move after 3 plies of the cycle can only repeat the start a
+	// second time; after 7, a third time: a draw.
+	for _, tc := range []struct {
+		plies int
+		want  bool
+	}{{3, false}, {7, true}} {
+		g := aheadCycle(t, tc.plies)
+		cfg := DefaultConfig()
+		cfg.Contempt = 0.5
+		p := newPUCT(t, UniformEvaluator{}, cfg, 1)
+		if err := p.s.prepare(g); err != nil {
+			t.Fatal(err)
+		}
+		pos := g.Position()
+		p.s.moveBuf = pos.LegalMoves(p.s.moveBuf[:0], true)
+		if got := p.s.canDraw(&pos); got != tc.want {
+			t.Errorf("after %d plies: canDraw %v, want %v", tc.plies, got, tc.want)
+		}
+	}
+}
+
+func TestLeafThatCanDrawIsWorthTheDraw(t *testing.T) {
+	// The evaluator calls every position lost for its side to move; Red,
+	// at ply 7 of the cycle, can draw, so with contempt its position is
+	// worth Red's draw (and without, what the evaluator says).
+	g := aheadRepetitionGame(t)
+	pos := g.Position()
+	for _, k := range []float64{0, 0.5} {
+		cfg := DefaultConfig()
+		cfg.Contempt = k
+		p := newPUCT(t, constEvaluator(-0.9), cfg, 1)
+		if err := p.s.prepare(g); err != nil {
+			t.Fatal(err)
+		}
+		if err := p.s.simulate(1, nil); err != nil { // the root's own evaluation
+			t.Fatal(err)
+		}
+		want := float32(-0.9)
+		if k > 0 {
+			want = drawValue(k, pos.Material(pos.SideToMove()))
+		}
+		if root := p.s.nodes[0]; root.n != 1 || math.Abs(float64(-root.w-want)) > 1e-6 {
+			t.Errorf("contempt %v: the root is worth %v over %d visits, want %v", k, -root.w, root.n, want)
+		}
+	}
+}

@@ -1,0 +1,82 @@
+package mcts
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/deathstacks/deathstacks/env"
+	"github.com/deathstacks/deathstacks/mcts/internal/testgames"
+)
+
+// provenWinsDeeperThanTwo returns up to n small random positions whose
+// search proves a win through a reply that is itself proven, not merely
+// answered by a decisive move: a win the player must follow over more
+// than one search.
+func provenWinsDeeperThanTwo(t *testing.T, cfg Config, n int) []env.Position {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(3, 3))
+	var found []env.Position
+	for try := 0; try < 400 && len(found) < n; try++ {
+		pos, err := testgames.RandomSmallPosition(rng)
+		if err != nil || pos.Finished() || len(testgames.WinningMoves(pos, true)) > 0 {
+			continue
+		}
+		p := newPUCT(t, UniformEvaluator{}, cfg, 1)
+		if _, err := p.Choose(env.NewGameFrom(pos, env.DefaultRules())); err != nil {
+			t.Fatal(err)
+		}
+		win := p.s.winningChild()
+		if win < 0 {
+			continue
+		}
+		c := &p.s.nodes[win]
+		for _, d := range p.s.nodes[c.first : c.first+int32(c.count)] {
+			if d.state == terminal && d.count > 0 {
+				found = append(found, pos)
+				break
+			}
+		}
+	}
+	if len(found) == 0 {
+		t.Fatal("no position with a proven win deeper than two moves")
+	}
+	return found
+}
+
+func TestProvenWinsAreFollowed(t *testing.T) {
+	// The player, once it has proven a win, plays it out against any
+	// defence: every search after the first starts from the proof kept
+	// in the tree, so even a search of one simulation plays on to the win.
+	cfg := DefaultConfig()
+	cfg.Simulations = 3000
+	for i, pos := range provenWinsDeeperThanTwo(t, cfg, 4) {
+		t.Run(pos.FEN(), func(t *testing.T) {
+			p := newPUCT(t, UniformEvaluator{}, cfg, 1)
+			g := env.NewGameFrom(pos, env.DefaultRules())
+			rng := rand.New(rand.NewPCG(uint64(i), 9))
+			for moves := 0; !g.Status().Over(); moves++ {
+				if moves == 1 {
+					p.s.cfg.Simulations = 1
+				}
+				d, err := p.Choose(g)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if moves > 0 && p.s.winningChild() < 0 {
+					t.Fatalf("move %d: no proven win at the root after the reply", moves+1)
+				}
+				if err := g.Play(d.Move); err != nil {
+					t.Fatal(err)
+				}
+				if replies := g.LegalMoves(nil); len(replies) > 0 {
+					if err := g.Play(replies[rng.IntN(len(replies))]); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			if w, ok := g.Status().Winner(); !ok || w != pos.SideToMove() {
+				t.Errorf("the game ended %v after %d plies: want a win for %v", g.Status(), len(g.Moves()), pos.SideToMove())
+			}
+		})
+	}
+}
