@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -35,6 +36,10 @@ const (
 // ErrReservedMeta is the error of [Export] for an extra metadata entry
 // under a key it writes itself.
 var ErrReservedMeta = errors.New("export writes that entry itself")
+
+// ErrBadSearch is the error of [Export] for a search setting it cannot
+// take: an unknown key or a value out of range.
+var ErrBadSearch = errors.New("bad search setting")
 
 // exportKeys are the metadata keys Export writes itself.
 var exportKeys = []string{metaKind, metaSearch, metaIteration, metaExported, metaRun, metaRating}
@@ -277,6 +282,9 @@ type ExportOptions struct {
 	// Warn receives what the export passed over (a damaged newest
 	// checkpoint of a run directory), a line each; nil discards it.
 	Warn io.Writer
+	// Search changes search settings of the player by name (the keys of
+	// az specs, such as "contempt"), after Simulations.
+	Search map[string]string
 	// Meta are more metadata entries, such as how the run was made; they
 	// may not replace the entries Export writes.
 	Meta map[string]string
@@ -301,6 +309,14 @@ func Export(from, out string, opts ExportOptions) error {
 	search := t.search
 	if opts.Simulations > 0 {
 		search.Simulations = opts.Simulations
+	}
+	for _, k := range slices.Sorted(maps.Keys(opts.Search)) {
+		if err := search.Set(k, opts.Search[k]); err != nil {
+			return fmt.Errorf("export: search setting %s: %w: %w", k, ErrBadSearch, err)
+		}
+	}
+	if err := search.Validate(); err != nil {
+		return fmt.Errorf("export: search settings: %w: %w", ErrBadSearch, err)
 	}
 	text, err := yaml.Marshal(search)
 	if err != nil {

@@ -152,25 +152,13 @@ func runPlot(args []string, s stdio) error {
 }
 
 func runExport(args []string, s stdio) error {
-	fs := newFlags("export", "export --checkpoint PATH --out FILE [--sims N] [--meta KEY=VALUE]...\n\nWrites a self-contained player file (network, architecture, encoding version,\nsearch settings, metadata, checksum) that az:model=FILE and train.LoadPlayer read.\nPATH is a checkpoint, a run directory (its latest checkpoint) or a network\nsnapshot of a run (DIR/nets/net-N.dsnn). The metadata records this command\nline (export_command) and each --meta entry, such as\n--meta trained_by='deathstacks train --config long'.", s)
+	fs := newFlags("export", "export --checkpoint PATH --out FILE [--sims N] [--search KEY=VALUE]... [--meta KEY=VALUE]...\n\nWrites a self-contained player file (network, architecture, encoding version,\nsearch settings, metadata, checksum) that az:model=FILE and train.LoadPlayer read.\nPATH is a checkpoint, a run directory (its latest checkpoint) or a network\nsnapshot of a run (DIR/nets/net-N.dsnn). The metadata records this command\nline (export_command) and each --meta entry, such as\n--meta trained_by='deathstacks train --config long'.", s)
 	ckpt := fs.String("checkpoint", "", "a checkpoint file, a run directory or a network snapshot")
 	out := fs.String("out", "", "the player file to write")
 	sims := fs.Int("sims", 0, "simulations per move (default: the run's self-play setting)")
-	meta := map[string]string{}
-	fs.Func("meta", "a metadata entry KEY=VALUE to store in the file (repeatable)", func(text string) error {
-		k, v, ok := strings.Cut(text, "=")
-		if text == "" {
-			return errors.New("empty: want KEY=VALUE")
-		}
-		if !ok || k == "" || strings.TrimSpace(k) != k {
-			return fmt.Errorf("%q: want KEY=VALUE", text)
-		}
-		if _, dup := meta[k]; dup {
-			return fmt.Errorf("key %s given twice", k)
-		}
-		meta[k] = v
-		return nil
-	})
+	meta, search := map[string]string{}, map[string]string{}
+	fs.Func("meta", "a metadata entry KEY=VALUE to store in the file (repeatable)", keyValues(meta))
+	fs.Func("search", "a search setting KEY=VALUE for the player, such as contempt=0.5 (repeatable; keys as in az specs)", keyValues(search))
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -184,14 +172,33 @@ func runExport(args []string, s stdio) error {
 		return usageErr("--meta %s: export writes that entry itself", exportCommandKey)
 	}
 	meta[exportCommandKey] = commandLine("export", args)
-	if err := train.Export(*ckpt, *out, train.ExportOptions{Simulations: *sims, Meta: meta, Warn: s.err}); err != nil {
-		if errors.Is(err, train.ErrReservedMeta) {
+	if err := train.Export(*ckpt, *out, train.ExportOptions{Simulations: *sims, Search: search, Meta: meta, Warn: s.err}); err != nil {
+		if errors.Is(err, train.ErrReservedMeta) || errors.Is(err, train.ErrBadSearch) {
 			return usageErr("%v", err)
 		}
 		return err
 	}
 	fmt.Fprintf(s.out, "exported %s to %s\n", *ckpt, *out)
 	return nil
+}
+
+// keyValues returns a flag function that adds KEY=VALUE entries to m,
+// each key once.
+func keyValues(m map[string]string) func(string) error {
+	return func(text string) error {
+		k, v, ok := strings.Cut(text, "=")
+		if text == "" {
+			return errors.New("empty: want KEY=VALUE")
+		}
+		if !ok || k == "" || strings.TrimSpace(k) != k {
+			return fmt.Errorf("%q: want KEY=VALUE", text)
+		}
+		if _, dup := m[k]; dup {
+			return fmt.Errorf("key %s given twice", k)
+		}
+		m[k] = v
+		return nil
+	}
 }
 
 // exportCommandKey is the metadata entry of an exported player that holds

@@ -99,7 +99,15 @@ func TestExportMetaAndInspect(t *testing.T) {
 			t.Errorf("inspect output lacks %q:\n%s", want, text)
 		}
 	}
-	for _, bad := range [][]string{{"--meta", "novalue"}, {"--meta", "run=x"}, {"--meta", "export_command=x"}, {"--meta", "a=1", "--meta", "a=2"}} {
+	searched := filepath.Join(t.TempDir(), "searched.dsnn")
+	if _, errOut, code := runBotCLI("", "export", "--checkpoint", run, "--out", searched, "--search", "contempt=0.25", "--search", "temp=0"); code != 0 {
+		t.Fatalf("export --search: status %d: %s", code, errOut)
+	}
+	if text, _, _ := runBotCLI("", "inspect", searched); !strings.Contains(text, "contempt=0.25") {
+		t.Errorf("export --search contempt=0.25: not in the player's settings:\n%s", text)
+	}
+	for _, bad := range [][]string{{"--meta", "novalue"}, {"--meta", "run=x"}, {"--meta", "export_command=x"}, {"--meta", "a=1", "--meta", "a=2"},
+		{"--search", "nosuch=1"}, {"--search", "contempt=7"}, {"--search", "simulations=0"}} {
 		args := append([]string{"export", "--checkpoint", run, "--out", out}, bad...)
 		if _, errOut, code := runBotCLI("", args...); code != 2 {
 			t.Errorf("%v: status %d, want 2 (stderr %q)", bad, code, errOut)
