@@ -14,10 +14,10 @@
 //     eval, because they read the checkpoint and its saved config.
 //   - [Replay]: the sliding window of training positions, sampled in
 //     batches with optional symmetry augmentation.
-//   - [Metrics]: one JSON line per iteration in metrics.jsonl and PNG plots
-//     of it ([PlotRun]); [Progress]: a progress bar on a terminal, periodic
-//     lines elsewhere; [LadderRun]: a run as the ladder of package eval
-//     sees it.
+//   - [LadderRun]: a run as the ladder of package eval sees it.
+//
+// The run's metrics log and plots are package train/metrics; the progress
+// reports of its phases are package train/progress.
 //
 // Every file the package writes goes through codec.WriteFileAtomic.
 package train

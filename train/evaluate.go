@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/deathstacks/deathstacks/train/eval"
+	"github.com/deathstacks/deathstacks/train/metrics"
 )
 
 // arena returns the arena settings of the evaluation section, with seed.
@@ -19,7 +20,7 @@ func (c Config) arena(seed uint64) eval.ArenaConfig {
 
 // evalAgainst sums up player's games against opponent in records: its
 // score per game and its Elo relative to the opponent.
-func evalAgainst(records []eval.GameRecord, player, opponent string) (EvalResult, error) {
+func evalAgainst(records []eval.GameRecord, player, opponent string) (metrics.EvalResult, error) {
 	var games []eval.GameRecord
 	for _, r := range records {
 		if (r.Red == player && r.Blue == opponent) || (r.Red == opponent && r.Blue == player) {
@@ -27,14 +28,14 @@ func evalAgainst(records []eval.GameRecord, player, opponent string) (EvalResult
 		}
 	}
 	if len(games) == 0 {
-		return EvalResult{}, fmt.Errorf("eval: %s played no game against %s", player, opponent)
+		return metrics.EvalResult{}, fmt.Errorf("eval: %s played no game against %s", player, opponent)
 	}
 	ratings, err := eval.FitElo(eval.Results(games), opponent)
 	if err != nil {
-		return EvalResult{}, err
+		return metrics.EvalResult{}, err
 	}
 	points, n := eval.ScoreOf(games, player)
-	res := EvalResult{Games: n, Score: points / float64(n)}
+	res := metrics.EvalResult{Games: n, Score: points / float64(n)}
 	for _, r := range ratings {
 		if r.Player == player {
 			res.Elo, res.EloLow, res.EloHigh = r.Elo, r.Low, r.High

@@ -4,9 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"path/filepath"
 
 	"github.com/deathstacks/deathstacks/train/eval"
+	"github.com/deathstacks/deathstacks/train/metrics"
 )
 
 // LadderRun reads what a ladder needs from a run directory: the run's
@@ -43,7 +45,7 @@ func LadderRun(dir string) (eval.LadderRun, error) {
 // run's metrics log; a run without one has none.
 func elapsedByIteration(run string) (map[int]float64, error) {
 	out := map[int]float64{}
-	ms, err := ReadMetrics(filepath.Join(run, MetricsFile))
+	ms, err := metrics.Read(filepath.Join(run, metrics.File))
 	if errors.Is(err, fs.ErrNotExist) {
 		return out, nil
 	}
@@ -51,7 +53,7 @@ func elapsedByIteration(run string) (map[int]float64, error) {
 		return nil, err
 	}
 	for _, m := range ms {
-		if finite(m.ElapsedSec) && m.ElapsedSec > 0 {
+		if m.ElapsedSec > 0 && !math.IsInf(m.ElapsedSec, 0) {
 			out[m.Iteration] = m.ElapsedSec // a later line of an iteration, after a resume, wins
 		}
 	}

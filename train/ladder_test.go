@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/deathstacks/deathstacks/train/metrics"
 )
 
 func TestLadderRun(t *testing.T) {
@@ -53,7 +55,7 @@ func copyRun(t *testing.T, keep ...string) string {
 func TestLadderRunErrors(t *testing.T) {
 	snapshot := filepath.Join(netsDir, "net-000001.dsnn")
 	badMetrics := copyRun(t, ConfigFile, snapshot)
-	if err := os.WriteFile(filepath.Join(badMetrics, MetricsFile), []byte("{\n{}\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(badMetrics, metrics.File), []byte("{\n{}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	cases := []struct {

@@ -17,6 +17,7 @@ import (
 	"github.com/deathstacks/deathstacks/mcts"
 	"github.com/deathstacks/deathstacks/model"
 	"github.com/deathstacks/deathstacks/train/builtin"
+	"github.com/deathstacks/deathstacks/train/metrics"
 )
 
 // Metadata keys of the network files a run writes (its snapshots in nets/)
@@ -353,7 +354,7 @@ func lastEloVsRandom(runDir string, iteration int) (string, bool) {
 	if runDir == "" {
 		return "", false
 	}
-	ms, err := ReadMetrics(metricsPath(runDir))
+	ms, err := metrics.Read(metricsPath(runDir))
 	if err != nil {
 		return "", false
 	}

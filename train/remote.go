@@ -8,6 +8,7 @@ import (
 	"github.com/deathstacks/deathstacks/env"
 	"github.com/deathstacks/deathstacks/mcts"
 	"github.com/deathstacks/deathstacks/model"
+	"github.com/deathstacks/deathstacks/train/metrics"
 )
 
 // RemoteSource brings the games other machines play into a run (see
@@ -52,7 +53,7 @@ type RemoteResult struct {
 }
 
 // fill copies the remote figures into the metrics.
-func (r RemoteResult) fill(m *Metrics) {
+func (r RemoteResult) fill(m *metrics.Iteration) {
 	m.Actors, m.RemoteGames, m.RemotePositions = r.Actors, r.Games, r.Positions
 	m.RemoteStale, m.RemoteInvalid, m.RemoteDuplicate = r.Stale, r.Invalid, r.Duplicate
 	m.ActorPositionsPerSec, m.VersionLag = r.ActorPositionsPerSec, r.VersionLag

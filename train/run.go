@@ -19,6 +19,8 @@ import (
 	"github.com/deathstacks/deathstacks/model/codec"
 	"github.com/deathstacks/deathstacks/train/eval"
 	"github.com/deathstacks/deathstacks/train/internal/table"
+	"github.com/deathstacks/deathstacks/train/metrics"
+	"github.com/deathstacks/deathstacks/train/progress"
 )
 
 // ConfigFile is the name of the copy of the config a run keeps in its
@@ -156,7 +158,7 @@ type runner struct {
 	state   CheckpointState
 }
 
-func metricsPath(dir string) string { return filepath.Join(dir, MetricsFile) }
+func metricsPath(dir string) string { return filepath.Join(dir, metrics.File) }
 
 // open loads the latest checkpoint or starts a new run.
 func (r *runner) open() error {
@@ -223,7 +225,7 @@ func (r *runner) resume() error {
 		return fmt.Errorf("resume %s: %w", path, err)
 	}
 	r.trainer, r.replay, r.state = ck.Trainer, ck.Replay, ck.State
-	if err := TruncateMetrics(metricsPath(r.dir), r.state.Iteration); err != nil {
+	if err := metrics.Truncate(metricsPath(r.dir), r.state.Iteration); err != nil {
 		return fmt.Errorf("resume: %w", err)
 	}
 	fmt.Fprintf(r.log, "resuming %s at iteration %d (%d positions in the replay buffer)\n", path, r.state.Iteration, r.replay.Len())
@@ -276,7 +278,7 @@ func (r *runner) loop(ctx context.Context) (Summary, error) {
 // before anything was saved.
 func (r *runner) iteration(ctx context.Context, srv *model.Server, elapsed func() float64) (stopped bool, err error) {
 	it := r.state.Iteration + 1
-	m := Metrics{Iteration: it}
+	m := metrics.Iteration{Iteration: it}
 	seed := iterationSeed(r.cfg.Seed, it)
 
 	// Self-play.
@@ -284,7 +286,7 @@ func (r *runner) iteration(ctx context.Context, srv *model.Server, elapsed func(
 	if !r.opts.NoSelfPlay {
 		sp := &selfPlayer{eval: srv, opts: r.cfg.Env, search: r.cfg.Search, cfg: r.cfg.SelfPlay}
 		evals0 := srv.Stats().Positions
-		bar := NewProgress(r.log, r.cfg.SelfPlay.GamesPerIteration, fmt.Sprintf("iteration %d self-play", it), "games", r.opts.Quiet)
+		bar := progress.New(r.log, r.cfg.SelfPlay.GamesPerIteration, fmt.Sprintf("iteration %d self-play", it), "games", r.opts.Quiet)
 		var addErr error
 		stats, err = sp.runSelfPlay(ctx, r.cfg.SelfPlay.GamesPerIteration, r.cfg.SelfPlay.ParallelGames, seed, func(g selfPlayGame) {
 			for _, s := range g.Samples {
@@ -344,7 +346,7 @@ func (r *runner) iteration(ctx context.Context, srv *model.Server, elapsed func(
 	r.state.TrainSteps = r.trainer.Network().Steps()
 	m.ElapsedSec = r.state.ElapsedSec
 	m.BufferSize = r.replay.Len()
-	if err := AppendMetrics(metricsPath(r.dir), m); err != nil {
+	if err := metrics.Append(metricsPath(r.dir), m); err != nil {
 		return false, err
 	}
 	// The network carries the run's search settings, in its snapshot and
@@ -365,7 +367,7 @@ func (r *runner) iteration(ctx context.Context, srv *model.Server, elapsed func(
 		return false, fmt.Errorf("prune checkpoints: %w", err)
 	}
 	if r.cfg.Output.Plot {
-		if err := PlotRun(r.dir); err != nil {
+		if err := metrics.PlotRun(r.dir); err != nil {
 			fmt.Fprintf(r.log, "warning: plots: %v\n", err)
 		}
 	}
@@ -403,14 +405,14 @@ func (r *runner) publish() error {
 
 // train takes the iteration's training steps and records their mean
 // losses.
-func (r *runner) train(it int, m *Metrics) error {
+func (r *runner) train(it int, m *metrics.Iteration) error {
 	steps, batchSize := r.cfg.Optim.StepsPerIteration, r.cfg.Optim.BatchSize
 	if r.replay.Len() < batchSize {
 		fmt.Fprintf(r.log, "iteration %d: %d positions in the buffer, fewer than a batch (%d): no training yet\n", it, r.replay.Len(), batchSize)
 		return nil
 	}
 	rng := rand.New(rand.NewPCG(r.cfg.Seed, uint64(it)))
-	bar := NewProgress(r.log, steps, fmt.Sprintf("iteration %d training", it), "steps", r.opts.Quiet)
+	bar := progress.New(r.log, steps, fmt.Sprintf("iteration %d training", it), "steps", r.opts.Quiet)
 	defer bar.Finish()
 	start := time.Now()
 	var batch Batch
@@ -445,7 +447,7 @@ const networkName = "network"
 
 // evaluate plays the network against each baseline and records the
 // results.
-func (r *runner) evaluate(ctx context.Context, it int, m *Metrics) error {
+func (r *runner) evaluate(ctx context.Context, it int, m *metrics.Iteration) error {
 	start := time.Now()
 	defer func() { m.EvalSec = time.Since(start).Seconds() }()
 	e := r.cfg.Eval
@@ -467,9 +469,9 @@ func (r *runner) evaluate(ctx context.Context, it int, m *Metrics) error {
 		}
 		opponents = append(opponents, eval.SpecContender(text, spec, nil).Entrant)
 	}
-	m.Eval = map[string]EvalResult{}
+	m.Eval = map[string]metrics.EvalResult{}
 	total := e.Games * len(opponents)
-	bar := NewProgress(r.log, total, fmt.Sprintf("iteration %d evaluation", it), "games", r.opts.Quiet)
+	bar := progress.New(r.log, total, fmt.Sprintf("iteration %d evaluation", it), "games", r.opts.Quiet)
 	defer bar.Finish()
 	for i, opp := range opponents {
 		arena := r.cfg.arena(iterationSeed(r.cfg.Seed, it) ^ uint64(i+1)<<32)
@@ -491,7 +493,7 @@ func (r *runner) evaluate(ctx context.Context, it int, m *Metrics) error {
 func iterationSeed(seed uint64, it int) uint64 { return gameSeed(seed, -it-1) }
 
 // fill copies the self-play figures into the metrics.
-func (s selfPlayStats) fill(m *Metrics) {
+func (s selfPlayStats) fill(m *metrics.Iteration) {
 	m.SelfPlayGames, m.SelfPlayPositions, m.SelfPlaySec = s.Games, s.Positions, s.Seconds
 	if s.Games == 0 {
 		return
@@ -508,7 +510,7 @@ func (s selfPlayStats) fill(m *Metrics) {
 }
 
 // summaryLine is the one line an iteration logs.
-func summaryLine(m Metrics, cfg Config) string {
+func summaryLine(m metrics.Iteration, cfg Config) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "iteration %d: %d games", m.Iteration, m.SelfPlayGames)
 	if m.RemoteGames > 0 || m.Actors > 0 {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/deathstacks/deathstacks/configs"
+	"github.com/deathstacks/deathstacks/train/metrics"
 )
 
 // smokeConfig is configs/smoke.yaml writing into dir, with the plots on so
@@ -48,7 +49,7 @@ func TestRunSmokeEndToEnd(t *testing.T) {
 	if sum.Iteration != cfg.Iterations || sum.Stopped {
 		t.Errorf("summary %+v: want %d iterations, not stopped", sum, cfg.Iterations)
 	}
-	ms, err := ReadMetrics(metricsPath(dir))
+	ms, err := metrics.Read(metricsPath(dir))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +118,7 @@ func TestRunResumeContinues(t *testing.T) {
 	if got, want := last.Trainer.Network().Steps(), int64(3*cfg.Optim.StepsPerIteration); got != want {
 		t.Errorf("%d training steps, want %d", got, want)
 	}
-	ms, err := ReadMetrics(metricsPath(dir))
+	ms, err := metrics.Read(metricsPath(dir))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -236,7 +237,7 @@ func TestKillAndResume(t *testing.T) {
 		if err != nil || len(skipped) != 0 {
 			t.Fatalf("round %d: after SIGKILL: %q, skipped %v, %v", round, latest, skipped, err)
 		}
-		ms, err := ReadMetrics(metricsPath(dir))
+		ms, err := metrics.Read(metricsPath(dir))
 		if err != nil {
 			t.Fatalf("round %d: metrics: %v", round, err)
 		}
@@ -257,7 +258,7 @@ func TestKillAndResume(t *testing.T) {
 	if err != nil || sum.Iteration != st.Iteration+1 {
 		t.Fatalf("resume after kills: %+v, %v: want iteration %d", sum, err, st.Iteration+1)
 	}
-	ms, _ := ReadMetrics(metricsPath(dir))
+	ms, _ := metrics.Read(metricsPath(dir))
 	if len(ms) == 0 || ms[len(ms)-1].Iteration != st.Iteration+1 || ms[0].Iteration != 1 {
 		t.Errorf("metrics after resume run from %d to %d", ms[0].Iteration, ms[len(ms)-1].Iteration)
 	}

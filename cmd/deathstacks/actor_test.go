@@ -15,8 +15,8 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/deathstacks/deathstacks/train"
 	"github.com/deathstacks/deathstacks/train/distributed"
+	"github.com/deathstacks/deathstacks/train/metrics"
 )
 
 // TestActorsAndLearnerSurviveSIGKILL runs the built binary: a learner and
@@ -140,7 +140,7 @@ func checkStream(t *testing.T, dir string) {
 		}
 		ids[id] = true
 	}
-	lines, err := train.ReadMetrics(filepath.Join(dir, train.MetricsFile))
+	lines, err := metrics.Read(filepath.Join(dir, metrics.File))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/deathstacks/deathstacks/mcts/players"
 	"github.com/deathstacks/deathstacks/train"
 	"github.com/deathstacks/deathstacks/train/eval"
+	"github.com/deathstacks/deathstacks/train/progress"
 )
 
 // playerListHelp explains the repeated player flags of eval and ladder.
@@ -93,7 +94,7 @@ games at once.`, s)
 	total := pairs * cfg.Games
 	fmt.Fprintf(s.out, "eval: %d players, %s, %s each: %s, %d at once\n", len(contenders), count(pairs, "pair", "pairs"),
 		count(cfg.Games, "game", "games"), count(total, "game", "games"), cfg.Parallel)
-	bar := train.NewProgress(s.err, total, "eval", "games", *quiet)
+	bar := progress.New(s.err, total, "eval", "games", *quiet)
 	cfg.OnGame = func(eval.GameRecord) { bar.Add(1) }
 	start := time.Now()
 	records, err := eval.RoundRobin(context.Background(), eval.Entrants(contenders), cfg)

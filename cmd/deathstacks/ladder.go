@@ -9,6 +9,7 @@ import (
 
 	"github.com/deathstacks/deathstacks/train"
 	"github.com/deathstacks/deathstacks/train/eval"
+	"github.com/deathstacks/deathstacks/train/progress"
 )
 
 func runLadder(args []string, s stdio) error {
@@ -87,7 +88,7 @@ baseline). Writes into --out:
 	fmt.Fprintf(s.out, "ladder: %s (iterations %d to %d), %s: %s, %d at once\n",
 		count(len(snaps), "snapshot", "snapshots"), snaps[0].Iteration, snaps[len(snaps)-1].Iteration,
 		count(len(baselines), "baseline", "baselines"), count(total, "game", "games"), *parallel)
-	bar := train.NewProgress(s.err, total, "ladder", "games", *quiet)
+	bar := progress.New(s.err, total, "ladder", "games", *quiet)
 	start := time.Now()
 	rep, records, err := ladder.Play(context.Background(), baselines, func(eval.GameRecord) { bar.Add(1) })
 	bar.Finish()

@@ -12,6 +12,7 @@ import (
 	"github.com/deathstacks/deathstacks/configs"
 	"github.com/deathstacks/deathstacks/model"
 	"github.com/deathstacks/deathstacks/train"
+	"github.com/deathstacks/deathstacks/train/metrics"
 )
 
 // fakeRun writes a run directory as training leaves it, with the smoke
@@ -35,7 +36,7 @@ func fakeRun(t *testing.T, n int) string {
 		if err := net.Save(filepath.Join(run, "nets", fmt.Sprintf("net-%06d.dsnn", it))); err != nil {
 			t.Fatal(err)
 		}
-		if err := train.AppendMetrics(filepath.Join(run, train.MetricsFile), train.Metrics{Iteration: it, ElapsedSec: 90 * float64(it)}); err != nil {
+		if err := metrics.Append(filepath.Join(run, metrics.File), metrics.Iteration{Iteration: it, ElapsedSec: 90 * float64(it)}); err != nil {
 			t.Fatal(err)
 		}
 	}

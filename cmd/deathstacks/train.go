@@ -12,6 +12,7 @@ import (
 
 	"github.com/deathstacks/deathstacks/configs"
 	"github.com/deathstacks/deathstacks/train"
+	"github.com/deathstacks/deathstacks/train/metrics"
 )
 
 func runTrain(args []string, s stdio) error {
@@ -144,7 +145,7 @@ func runPlot(args []string, s stdio) error {
 	if *dir == "" {
 		return usageErr("--run is required")
 	}
-	if err := train.PlotRun(*dir); err != nil {
+	if err := metrics.PlotRun(*dir); err != nil {
 		return err
 	}
 	fmt.Fprintf(s.out, "plots written to %s\n", *dir)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/deathstacks/deathstacks/model"
 	"github.com/deathstacks/deathstacks/train"
+	"github.com/deathstacks/deathstacks/train/metrics"
 )
 
 func TestLearnerAndTwoActors(t *testing.T) {
@@ -39,7 +40,7 @@ func TestLearnerAndTwoActors(t *testing.T) {
 	if want := []int{0, 1, 2}; !slices.Equal(versions, want) {
 		t.Errorf("networks published: %v, want %v", versions, want)
 	}
-	lines, err := train.ReadMetrics(filepath.Join(dir, train.MetricsFile))
+	lines, err := metrics.Read(filepath.Join(dir, metrics.File))
 	if err != nil || len(lines) != 2 {
 		t.Fatalf("metrics: %d lines, %v", len(lines), err)
 	}

@@ -14,8 +14,8 @@ import (
 
 	"github.com/deathstacks/deathstacks/env"
 	"github.com/deathstacks/deathstacks/model"
-	"github.com/deathstacks/deathstacks/train"
 	"github.com/deathstacks/deathstacks/train/eval"
+	"github.com/deathstacks/deathstacks/train/metrics"
 )
 
 // testNetwork saves a small network with seeded random weights and
@@ -39,17 +39,17 @@ func testRun(t testing.TB, n int) string {
 	t.Helper()
 	dir := t.TempDir()
 	for i := 1; i <= n; i++ {
-		m := train.Metrics{
+		m := metrics.Iteration{
 			Iteration: i, PolicyLoss: 4 - 0.2*float64(i), ValueLoss: 0.9 - 0.05*float64(i), TotalLoss: 5 - 0.25*float64(i),
 			PositionsPerSec: 300 + 10*float64(i%3), MeanGameLength: 60 + float64(i), ElapsedSec: 60 * float64(i),
 		}
 		if i%2 == 0 {
-			m.Eval = map[string]train.EvalResult{
+			m.Eval = map[string]metrics.EvalResult{
 				"random": {Games: 20, Score: 0.6, Elo: 40 * float64(i), EloLow: 40*float64(i) - 60, EloHigh: 40*float64(i) + 60},
 				"greedy": {Games: 20, Score: 0.4, Elo: 25*float64(i) - 150, EloLow: 25*float64(i) - 220, EloHigh: 25*float64(i) - 80},
 			}
 		}
-		if err := train.AppendMetrics(filepath.Join(dir, train.MetricsFile), m); err != nil {
+		if err := metrics.Append(filepath.Join(dir, metrics.File), m); err != nil {
 			t.Fatal(err)
 		}
 	}

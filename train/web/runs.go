@@ -14,6 +14,7 @@ import (
 	"github.com/deathstacks/deathstacks/env"
 	"github.com/deathstacks/deathstacks/train"
 	"github.com/deathstacks/deathstacks/train/eval"
+	"github.com/deathstacks/deathstacks/train/metrics"
 )
 
 // maxGamesFile bounds the size of a games file the server reads.
@@ -89,7 +90,7 @@ func (s *Server) listRuns(*http.Request) (any, error) { return s.runInfos(), nil
 // runMetrics is the answer of GET /api/runs/{run}/metrics.
 type runMetrics struct {
 	runInfo
-	Metrics []train.Metrics `json:"metrics"`
+	Metrics []metrics.Iteration `json:"metrics"`
 	// Ladder is the run's ladder.json, null when it has none yet.
 	Ladder *eval.LadderReport `json:"ladder"`
 }
@@ -100,8 +101,8 @@ func (s *Server) runMetrics(r *http.Request) (any, error) {
 		return nil, err
 	}
 	dir := s.runs[i]
-	out := runMetrics{runInfo: s.runInfos()[i], Metrics: []train.Metrics{}}
-	ms, err := train.ReadMetrics(filepath.Join(dir, train.MetricsFile))
+	out := runMetrics{runInfo: s.runInfos()[i], Metrics: []metrics.Iteration{}}
+	ms, err := metrics.Read(filepath.Join(dir, metrics.File))
 	switch {
 	case errors.Is(err, fs.ErrNotExist): // a run that has not finished an iteration yet
 	case err != nil:

@@ -1,4 +1,4 @@
-package train
+package progress
 
 import (
 	"fmt"
@@ -13,27 +13,27 @@ import (
 	"golang.org/x/term"
 )
 
-// ProgressLogInterval is how often a [Progress] that does not write to a
+// LogInterval is how often a [Bar] that does not write to a
 // terminal prints a line.
-const ProgressLogInterval = 10 * time.Second
+const LogInterval = 10 * time.Second
 
 // progressTick is how often a bar on a terminal is redrawn while no unit
 // ends, so that its elapsed time and estimate stay current.
 const progressTick = time.Second
 
-// Progress reports how far a long job (self-play games, training steps,
+// Bar reports how far a long job (self-play games, training steps,
 // evaluation games) has come. On a terminal it draws a bar at once, with
 // the count, the rate, the time elapsed and the time left; on anything else
-// (a log file, a pipe) it prints a plain line every [ProgressLogInterval]
-// and one at the end; when quiet it prints nothing. A Progress is safe for
+// (a log file, a pipe) it prints a plain line every [LogInterval]
+// and one at the end; when quiet it prints nothing. A Bar is safe for
 // concurrent use, so the goroutines doing the work can report to it
-// directly. The nil *Progress is quiet too.
+// directly. The nil *Bar is quiet too.
 //
-// The rate is the units done over the time since the Progress was made.
+// The rate is the units done over the time since the Bar was made.
 // Units such as self-play games run in parallel and end in bursts, so a
 // rate over a short window (progressbar's own) is off by orders of
 // magnitude; the whole-job average is what predicts the end.
-type Progress struct {
+type Bar struct {
 	mu    sync.Mutex
 	bar   *progressbar.ProgressBar // on a terminal
 	w     io.Writer                // for log lines; nil when quiet or on a terminal
@@ -48,16 +48,16 @@ type Progress struct {
 	now   func() time.Time
 }
 
-// NewProgress starts reporting a job of total units (games, steps; 0 or
+// New starts reporting a job of total units (games, steps; 0 or
 // less when unknown) called desc, such as "self-play", on w.
-func NewProgress(w io.Writer, total int, desc, unit string, quiet bool) *Progress {
+func New(w io.Writer, total int, desc, unit string, quiet bool) *Bar {
 	switch {
 	case quiet:
-		return newLogProgress(nil, total, desc, unit, time.Now)
+		return newLogBar(nil, total, desc, unit, time.Now)
 	case isTerminal(w):
-		return newBarProgress(w, total, desc, unit, time.Now, progressTick)
+		return newTerminalBar(w, total, desc, unit, time.Now, progressTick)
 	}
-	return newLogProgress(w, total, desc, unit, time.Now)
+	return newLogBar(w, total, desc, unit, time.Now)
 }
 
 // isTerminal reports whether w is a terminal.
@@ -66,15 +66,15 @@ func isTerminal(w io.Writer) bool {
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
-// newBarProgress draws a bar on w, redrawn every tick. The bar shows only
+// newTerminalBar draws a bar on w, redrawn every tick. The bar shows only
 // the fill and the percentage of its own; the figures are this package's,
 // in the description at the end of the line.
-func newBarProgress(w io.Writer, total int, desc, unit string, now func() time.Time, tick time.Duration) *Progress {
+func newTerminalBar(w io.Writer, total int, desc, unit string, now func() time.Time, tick time.Duration) *Bar {
 	max := total
 	if max <= 0 {
 		max = -1 // a spinner
 	}
-	p := &Progress{desc: desc, unit: unit, total: total, start: now(), now: now, stop: make(chan struct{})}
+	p := &Bar{desc: desc, unit: unit, total: total, start: now(), now: now, stop: make(chan struct{})}
 	p.bar = progressbar.NewOptions(max,
 		progressbar.OptionSetWriter(w),
 		progressbar.OptionSetWidth(30),
@@ -105,13 +105,13 @@ func newBarProgress(w io.Writer, total int, desc, unit string, now func() time.T
 	return p
 }
 
-func newLogProgress(w io.Writer, total int, desc, unit string, now func() time.Time) *Progress {
+func newLogBar(w io.Writer, total int, desc, unit string, now func() time.Time) *Bar {
 	t := now()
-	return &Progress{w: w, desc: desc, unit: unit, total: total, start: t, last: t, every: ProgressLogInterval, now: now}
+	return &Bar{w: w, desc: desc, unit: unit, total: total, start: t, last: t, every: LogInterval, now: now}
 }
 
 // Add records n more units done.
-func (p *Progress) Add(n int) {
+func (p *Bar) Add(n int) {
 	if p == nil {
 		return
 	}
@@ -133,7 +133,7 @@ func (p *Progress) Add(n int) {
 
 // Describe changes the description, for instance to show the latest loss:
 // on a terminal at once, in log lines from the next one on.
-func (p *Progress) Describe(desc string) {
+func (p *Bar) Describe(desc string) {
 	if p == nil {
 		return
 	}
@@ -146,7 +146,7 @@ func (p *Progress) Describe(desc string) {
 }
 
 // Finish ends the report: it fills the bar, or prints the final line.
-func (p *Progress) Finish() {
+func (p *Bar) Finish() {
 	if p == nil {
 		return
 	}
@@ -167,7 +167,7 @@ func (p *Progress) Finish() {
 // status is the text of the report: "self-play: 12/32 games (37%), 1.3
 // games/s, 9s elapsed, 15s left", or at the end "self-play: 32 games in
 // 25s, 1.3 games/s".
-func (p *Progress) status(final bool) string {
+func (p *Bar) status(final bool) string {
 	elapsed := p.now().Sub(p.start)
 	rate := 0.0
 	if elapsed > 0 {

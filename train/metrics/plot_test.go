@@ -1,4 +1,4 @@
-package train
+package metrics
 
 import (
 	"errors"
@@ -17,11 +17,11 @@ import (
 
 // runMetrics makes n iterations of plausible metrics, with an evaluation
 // every third iteration.
-func runMetrics(n int) []Metrics {
-	var ms []Metrics
+func runMetrics(n int) []Iteration {
+	var ms []Iteration
 	for i := 1; i <= n; i++ {
 		x := float64(i)
-		m := Metrics{
+		m := Iteration{
 			Iteration: i, PolicyLoss: 3 + 1.5*math.Exp(-x/8), ValueLoss: 0.5 + 0.4*math.Exp(-x/5),
 			L2Loss: 0.05 + 0.002*x, PolicyEntropy: 3.8 - 1.2*(1-math.Exp(-x/10)), LR: 0.002 * math.Cos(x/float64(n)*math.Pi/2),
 			MeanGameLength: 180 - 60*(1-math.Exp(-x/6)), PositionsPerSec: 40 + 3*math.Sin(x), EvalsPerSec: 2500 + 100*math.Sin(x),
@@ -46,7 +46,7 @@ func runMetrics(n int) []Metrics {
 func TestPlotRun(t *testing.T) {
 	dir := t.TempDir()
 	for _, m := range runMetrics(12) {
-		if err := AppendMetrics(filepath.Join(dir, MetricsFile), m); err != nil {
+		if err := Append(filepath.Join(dir, File), m); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -61,7 +61,7 @@ func TestPlotRun(t *testing.T) {
 func TestPlotWithoutEvaluations(t *testing.T) {
 	dir := t.TempDir()
 	ms := runMetrics(1) // a single iteration, no evaluation yet
-	if err := PlotMetrics(dir, ms); err != nil {
+	if err := Plot(dir, ms); err != nil {
 		t.Fatal(err)
 	}
 	charttest.CheckPNG(t, filepath.Join(dir, LossPlot))
@@ -74,18 +74,18 @@ func TestPlotSkipsNonFiniteValues(t *testing.T) {
 	ms := runMetrics(6)
 	ms[2].TotalLoss, ms[3].PolicyLoss = math.NaN(), math.Inf(1)
 	ms[5].Eval["random"] = EvalResult{Games: 2, Score: 1, Elo: math.Inf(1)}
-	if err := PlotMetrics(t.TempDir(), ms); err != nil {
+	if err := Plot(t.TempDir(), ms); err != nil {
 		t.Fatal(err)
 	}
 }
 
 func TestPlotWithoutData(t *testing.T) {
 	nan := math.NaN()
-	ms := []Metrics{{Iteration: 1, PolicyLoss: nan, ValueLoss: nan, L2Loss: nan, TotalLoss: nan, PolicyEntropy: nan,
+	ms := []Iteration{{Iteration: 1, PolicyLoss: nan, ValueLoss: nan, L2Loss: nan, TotalLoss: nan, PolicyEntropy: nan,
 		LR: nan, MeanGameLength: nan, PositionsPerSec: nan, EvalsPerSec: nan, SamplesPerSec: nan, RedWinShare: nan,
 		BlueWinShare: nan, DrawShare: nan, MoveLimitShare: nan, ResignedShare: nan, SelfPlaySec: nan, TrainSec: nan,
 		EvalSec: nan, Eval: map[string]EvalResult{"random": {Score: nan, Elo: nan}}}}
-	if err := PlotMetrics(t.TempDir(), ms); err != nil {
+	if err := Plot(t.TempDir(), ms); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -95,11 +95,11 @@ func TestPlotErrors(t *testing.T) {
 	if err := PlotRun(dir); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("PlotRun without metrics: %v", err)
 	}
-	if err := PlotMetrics(dir, nil); err == nil {
-		t.Error("PlotMetrics of nothing succeeded")
+	if err := Plot(dir, nil); err == nil {
+		t.Error("Plot of nothing succeeded")
 	}
-	if err := PlotMetrics(filepath.Join(dir, "missing"), runMetrics(2)); !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("PlotMetrics into a missing directory: %v", err)
+	if err := Plot(filepath.Join(dir, "missing"), runMetrics(2)); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("Plot into a missing directory: %v", err)
 	}
 }
 
@@ -175,7 +175,7 @@ func TestPlotPictures(t *testing.T) {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := PlotMetrics(dir, runMetrics(n)); err != nil {
+		if err := Plot(dir, runMetrics(n)); err != nil {
 			t.Fatal(err)
 		}
 	}

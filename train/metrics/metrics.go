@@ -1,4 +1,4 @@
-package train
+package metrics
 
 import (
 	"bytes"
@@ -15,13 +15,13 @@ import (
 	"github.com/deathstacks/deathstacks/model/codec"
 )
 
-// MetricsFile is the name of the metrics log in a run directory.
-const MetricsFile = "metrics.jsonl"
+// File is the name of the metrics log in a run directory.
+const File = "metrics.jsonl"
 
-// Metrics is what one iteration measured: a line of metrics.jsonl. Rates
+// Iteration is what one iteration measured: a line of metrics.jsonl. Rates
 // are per wall-clock second of the phase they belong to; shares are
 // fractions of the iteration's self-play games.
-type Metrics struct {
+type Iteration struct {
 	// Iteration counts from 1.
 	Iteration int `json:"iteration"`
 
@@ -94,8 +94,8 @@ type EvalResult struct {
 
 // MarshalJSON writes m as JSON, with a number that is NaN or infinite (a
 // loss that diverged, say) as null, since JSON has no such numbers.
-func (m Metrics) MarshalJSON() ([]byte, error) {
-	type plain Metrics // the same fields without these methods
+func (m Iteration) MarshalJSON() ([]byte, error) {
+	type plain Iteration // the same fields without these methods
 	var null []string
 	v := reflect.ValueOf(&m).Elem()
 	for i := range v.NumField() {
@@ -113,8 +113,8 @@ func (m Metrics) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON reads what MarshalJSON writes, null as NaN.
-func (m *Metrics) UnmarshalJSON(data []byte) error {
-	type plain Metrics
+func (m *Iteration) UnmarshalJSON(data []byte) error {
+	type plain Iteration
 	if err := json.Unmarshal(data, (*plain)(m)); err != nil {
 		return err
 	}
@@ -137,13 +137,13 @@ func jsonKey(f reflect.StructField) string {
 	return key
 }
 
-// AppendMetrics adds m as one line at the end of the metrics log at path,
+// Append adds m as one line at the end of the metrics log at path,
 // creating it if needed. The line goes out in a single write followed by
 // fsync; appending, unlike a temporary file and a rename, keeps the cost
 // independent of the log's length and lets "tail -f" follow it. A crash can
-// at worst leave a torn last line: [ReadMetrics] ignores it, and the next
-// AppendMetrics cuts it off first.
-func AppendMetrics(path string, m Metrics) (err error) {
+// at worst leave a torn last line: [Read] ignores it, and the next
+// Append cuts it off first.
+func Append(path string, m Iteration) (err error) {
 	line, err := json.Marshal(m)
 	if err != nil {
 		return fmt.Errorf("append metrics to %s: %w", path, err)
@@ -191,22 +191,22 @@ func cutTornLine(f *os.File) error {
 	return f.Truncate(int64(bytes.LastIndexByte(data, '\n') + 1))
 }
 
-// ReadMetrics reads the metrics log at path, in file order. A last line
+// Read reads the metrics log at path, in file order. A last line
 // without its newline (torn by a crash during an append) is ignored if it
 // does not parse; a bad line anywhere else is an error naming its line.
-func ReadMetrics(path string) ([]Metrics, error) {
+func Read(path string) ([]Iteration, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("read metrics: %w", err)
 	}
 	// After the last newline comes either nothing or a torn line.
 	lines := bytes.Split(data, []byte{'\n'})
-	var out []Metrics
+	var out []Iteration
 	for i, line := range lines {
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
-		var m Metrics
+		var m Iteration
 		if err := json.Unmarshal(line, &m); err != nil {
 			if i == len(lines)-1 {
 				break
@@ -218,12 +218,12 @@ func ReadMetrics(path string) ([]Metrics, error) {
 	return out, nil
 }
 
-// TruncateMetrics drops the lines of iterations after lastIteration, as a
+// Truncate drops the lines of iterations after lastIteration, as a
 // run resumed from the checkpoint of lastIteration must: those iterations
 // will be run again. It rewrites the log atomically; a missing log is left
 // missing.
-func TruncateMetrics(path string, lastIteration int) error {
-	ms, err := ReadMetrics(path)
+func Truncate(path string, lastIteration int) error {
+	ms, err := Read(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}

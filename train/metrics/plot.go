@@ -1,4 +1,4 @@
-package train
+package metrics
 
 import (
 	"errors"
@@ -20,7 +20,7 @@ import (
 	"github.com/deathstacks/deathstacks/train/internal/chart"
 )
 
-// The plots [PlotMetrics] draws into a run directory.
+// The plots [Plot] draws into a run directory.
 const (
 	LossPlot     = "loss.png"     // losses and policy entropy
 	SelfPlayPlot = "selfplay.png" // game length, outcomes, speeds, time per phase
@@ -29,17 +29,17 @@ const (
 
 // PlotRun redraws the plots of the run in dir from its metrics.jsonl.
 func PlotRun(dir string) error {
-	ms, err := ReadMetrics(filepath.Join(dir, MetricsFile))
+	ms, err := Read(filepath.Join(dir, File))
 	if err != nil {
 		return err
 	}
-	return PlotMetrics(dir, ms)
+	return Plot(dir, ms)
 }
 
-// PlotMetrics draws the curves of ms into PNG files in dir, each written
+// Plot draws the curves of ms into PNG files in dir, each written
 // atomically: [LossPlot], [SelfPlayPlot] and, once some iteration has
 // evaluation results, [EvalPlot].
-func PlotMetrics(dir string, ms []Metrics) error {
+func Plot(dir string, ms []Iteration) error {
 	if len(ms) == 0 {
 		return errors.New("plot: no metrics to plot")
 	}
@@ -59,61 +59,61 @@ func PlotMetrics(dir string, ms []Metrics) error {
 // lossPanels are the panels of [LossPlot]. Each loss has its own: on one
 // axis the value loss and the L2 penalty, a tenth of the policy loss, would
 // look flat.
-func lossPanels(ms []Metrics) [][]*plot.Plot {
+func lossPanels(ms []Iteration) [][]*plot.Plot {
 	return [][]*plot.Plot{{
 		panel("Total and policy loss", "loss", false, ms,
-			curve{"total", func(m Metrics) float64 { return m.TotalLoss }},
-			curve{"policy", func(m Metrics) float64 { return m.PolicyLoss }}),
+			curve{"total", func(m Iteration) float64 { return m.TotalLoss }},
+			curve{"policy", func(m Iteration) float64 { return m.PolicyLoss }}),
 		panel("Value loss", "loss", false, ms,
-			curve{"", func(m Metrics) float64 { return m.ValueLoss }}),
+			curve{"", func(m Iteration) float64 { return m.ValueLoss }}),
 		panel("L2 penalty", "loss", false, ms,
-			curve{"", func(m Metrics) float64 { return m.L2Loss }}),
+			curve{"", func(m Iteration) float64 { return m.L2Loss }}),
 	}, {
 		panel("Policy entropy", "nats", false, ms,
-			curve{"", func(m Metrics) float64 { return m.PolicyEntropy }}),
+			curve{"", func(m Iteration) float64 { return m.PolicyEntropy }}),
 		panel("Learning rate", "rate", true, ms,
-			curve{"", func(m Metrics) float64 { return m.LR }}),
+			curve{"", func(m Iteration) float64 { return m.LR }}),
 		panel("Replay buffer", "positions", true, ms,
-			curve{"", func(m Metrics) float64 { return float64(m.BufferSize) }}),
+			curve{"", func(m Iteration) float64 { return float64(m.BufferSize) }}),
 	}}
 }
 
 // selfPlayPanels are the panels of [SelfPlayPlot].
-func selfPlayPanels(ms []Metrics) [][]*plot.Plot {
+func selfPlayPanels(ms []Iteration) [][]*plot.Plot {
 	outcomes := panel("Self-play outcomes", "share of games", true, ms,
-		curve{"red wins", func(m Metrics) float64 { return m.RedWinShare }},
-		curve{"blue wins", func(m Metrics) float64 { return m.BlueWinShare }},
-		curve{"draws", func(m Metrics) float64 { return m.DrawShare }},
-		curve{"move limit", func(m Metrics) float64 { return m.MoveLimitShare }},
-		curve{"resigned", func(m Metrics) float64 { return m.ResignedShare }})
+		curve{"red wins", func(m Iteration) float64 { return m.RedWinShare }},
+		curve{"blue wins", func(m Iteration) float64 { return m.BlueWinShare }},
+		curve{"draws", func(m Iteration) float64 { return m.DrawShare }},
+		curve{"move limit", func(m Iteration) float64 { return m.MoveLimitShare }},
+		curve{"resigned", func(m Iteration) float64 { return m.ResignedShare }})
 	fixUnitAxis(outcomes)
 	return [][]*plot.Plot{{
 		panel("Self-play game length", "plies", true, ms,
-			curve{"", func(m Metrics) float64 { return m.MeanGameLength }}),
+			curve{"", func(m Iteration) float64 { return m.MeanGameLength }}),
 		outcomes,
 		panel("Time per iteration", "seconds", true, ms,
-			curve{"self-play", func(m Metrics) float64 { return m.SelfPlaySec }},
-			curve{"training", func(m Metrics) float64 { return m.TrainSec }},
-			curve{"evaluation", func(m Metrics) float64 { return m.EvalSec }}),
+			curve{"self-play", func(m Iteration) float64 { return m.SelfPlaySec }},
+			curve{"training", func(m Iteration) float64 { return m.TrainSec }},
+			curve{"evaluation", func(m Iteration) float64 { return m.EvalSec }}),
 	}, {
 		panel("Self-play speed", "positions/s", true, ms,
-			curve{"", func(m Metrics) float64 { return m.PositionsPerSec }}),
+			curve{"", func(m Iteration) float64 { return m.PositionsPerSec }}),
 		panel("Network speed", "evaluations/s", true, ms,
-			curve{"", func(m Metrics) float64 { return m.EvalsPerSec }}),
+			curve{"", func(m Iteration) float64 { return m.EvalsPerSec }}),
 		panel("Training speed", "samples/s", true, ms,
-			curve{"", func(m Metrics) float64 { return m.SamplesPerSec }}),
+			curve{"", func(m Iteration) float64 { return m.SamplesPerSec }}),
 	}}
 }
 
 // evalPanels are the panels of [EvalPlot], or nil before any evaluation.
-func evalPanels(ms []Metrics) ([][]*plot.Plot, error) {
+func evalPanels(ms []Iteration) ([][]*plot.Plot, error) {
 	opponents := evalOpponents(ms)
 	if len(opponents) == 0 {
 		return nil, nil
 	}
 	var scores []curve
 	for _, o := range opponents {
-		scores = append(scores, curve{fmt.Sprintf("%s (%s)", o, gamesOf(ms, o)), func(m Metrics) float64 {
+		scores = append(scores, curve{fmt.Sprintf("%s (%s)", o, gamesOf(ms, o)), func(m Iteration) float64 {
 			if r, ok := m.Eval[o]; ok {
 				return r.Score
 			}
@@ -141,7 +141,7 @@ func evalPanels(ms []Metrics) ([][]*plot.Plot, error) {
 
 // gamesOf says how many games an evaluation against opponent plays: "20
 // games", or a range when that changed during the run.
-func gamesOf(ms []Metrics, opponent string) string {
+func gamesOf(ms []Iteration, opponent string) string {
 	lo, hi := math.MaxInt, 0
 	for _, m := range ms {
 		if r, ok := m.Eval[opponent]; ok {
@@ -202,12 +202,12 @@ func (iterationTicks) Ticks(lo, hi float64) []plot.Tick {
 // legend, for a panel whose title names its only curve.
 type curve struct {
 	name  string
-	value func(Metrics) float64
+	value func(Iteration) float64
 }
 
 // panel makes a plot of curves against the iteration; fromZero starts
 // the y axis at 0, for quantities that cannot be negative.
-func panel(title, yLabel string, fromZero bool, ms []Metrics, curves ...curve) *plot.Plot {
+func panel(title, yLabel string, fromZero bool, ms []Iteration, curves ...curve) *plot.Plot {
 	p := chart.New(title, yLabel)
 	p.X.Tick.Marker = iterationTicks{}
 	p.Y.Tick.Marker = plainTicks{}
@@ -236,7 +236,7 @@ func panel(title, yLabel string, fromZero bool, ms []Metrics, curves ...curve) *
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
 // evalOpponents lists the opponents of any evaluation in ms, sorted.
-func evalOpponents(ms []Metrics) []string {
+func evalOpponents(ms []Iteration) []string {
 	seen := map[string]bool{}
 	for _, m := range ms {
 		for o := range m.Eval {
@@ -247,7 +247,7 @@ func evalOpponents(ms []Metrics) []string {
 }
 
 // addEloBars draws the Elo curve against opponent with error bars.
-func addEloBars(p *plot.Plot, ms []Metrics, opponent string, i int) error {
+func addEloBars(p *plot.Plot, ms []Iteration, opponent string, i int) error {
 	var pts chart.Points
 	for _, m := range ms {
 		if r, ok := m.Eval[opponent]; ok && finite(r.Elo) && finite(r.EloLow) && finite(r.EloHigh) {

@@ -1,6 +1,7 @@
-package train
+package metrics
 
 import (
+	"encoding/json"
 	"errors"
 	"io/fs"
 	"math"
@@ -11,8 +12,8 @@ import (
 	"testing"
 )
 
-func sampleMetrics(iteration int) Metrics {
-	m := Metrics{
+func sampleMetrics(iteration int) Iteration {
+	m := Iteration{
 		Iteration: iteration, PolicyLoss: 3.5 - 0.1*float64(iteration), ValueLoss: 0.9, TotalLoss: 4.4,
 		SelfPlayGames: 32, SelfPlayPositions: 3000, MeanGameLength: 93.75, RedWinShare: 0.5,
 		BlueWinShare: 0.4, DrawShare: 0.1, ElapsedSec: float64(60 * iteration),
@@ -24,16 +25,16 @@ func sampleMetrics(iteration int) Metrics {
 }
 
 func TestMetricsAppendRead(t *testing.T) {
-	path := filepath.Join(t.TempDir(), MetricsFile)
-	var want []Metrics
+	path := filepath.Join(t.TempDir(), File)
+	var want []Iteration
 	for i := 1; i <= 4; i++ {
 		m := sampleMetrics(i)
 		want = append(want, m)
-		if err := AppendMetrics(path, m); err != nil {
+		if err := Append(path, m); err != nil {
 			t.Fatal(err)
 		}
 	}
-	got, err := ReadMetrics(path)
+	got, err := Read(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,17 +48,17 @@ func TestMetricsAppendRead(t *testing.T) {
 }
 
 func TestMetricsNonFinite(t *testing.T) {
-	path := filepath.Join(t.TempDir(), MetricsFile)
+	path := filepath.Join(t.TempDir(), File)
 	m := sampleMetrics(1)
 	m.PolicyLoss, m.TotalLoss, m.SamplesPerSec = math.NaN(), math.Inf(1), 0
-	if err := AppendMetrics(path, m); err != nil {
+	if err := Append(path, m); err != nil {
 		t.Fatal(err)
 	}
 	data, _ := os.ReadFile(path)
 	if !strings.Contains(string(data), `"policy_loss":null`) || !strings.Contains(string(data), `"total_loss":null`) {
 		t.Errorf("non-finite values not written as null: %s", data)
 	}
-	got, err := ReadMetrics(path)
+	got, err := Read(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,9 +69,9 @@ func TestMetricsNonFinite(t *testing.T) {
 }
 
 func TestMetricsTornLine(t *testing.T) {
-	path := filepath.Join(t.TempDir(), MetricsFile)
+	path := filepath.Join(t.TempDir(), File)
 	for i := 1; i <= 2; i++ {
-		if err := AppendMetrics(path, sampleMetrics(i)); err != nil {
+		if err := Append(path, sampleMetrics(i)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -84,67 +85,67 @@ func TestMetricsTornLine(t *testing.T) {
 	}
 	f.Close()
 
-	got, err := ReadMetrics(path)
+	got, err := Read(path)
 	if err != nil || len(got) != 2 {
-		t.Fatalf("ReadMetrics with a torn last line = %d lines, %v; want 2, nil", len(got), err)
+		t.Fatalf("Read with a torn last line = %d lines, %v; want 2, nil", len(got), err)
 	}
-	if err := AppendMetrics(path, sampleMetrics(3)); err != nil {
+	if err := Append(path, sampleMetrics(3)); err != nil {
 		t.Fatal(err)
 	}
-	got, err = ReadMetrics(path)
+	got, err = Read(path)
 	if err != nil || len(got) != 3 || got[2].Iteration != 3 {
 		t.Fatalf("after the next append: %d lines, %v", len(got), err)
 	}
 }
 
-func TestReadMetricsErrors(t *testing.T) {
+func TestReadErrors(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.jsonl")
 	if err := os.WriteFile(bad, []byte("{\"iteration\":1}\nnot json\n{\"iteration\":3}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ReadMetrics(bad); err == nil || !strings.Contains(err.Error(), "line 2") {
+	if _, err := Read(bad); err == nil || !strings.Contains(err.Error(), "line 2") {
 		t.Errorf("a bad middle line: err = %v, want one naming line 2", err)
 	}
-	if _, err := ReadMetrics(filepath.Join(dir, "missing")); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := Read(filepath.Join(dir, "missing")); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("missing file: err = %v", err)
 	}
 }
 
-func TestTruncateMetrics(t *testing.T) {
-	path := filepath.Join(t.TempDir(), MetricsFile)
+func TestTruncate(t *testing.T) {
+	path := filepath.Join(t.TempDir(), File)
 	for i := 1; i <= 5; i++ {
-		if err := AppendMetrics(path, sampleMetrics(i)); err != nil {
+		if err := Append(path, sampleMetrics(i)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := TruncateMetrics(path, 3); err != nil {
+	if err := Truncate(path, 3); err != nil {
 		t.Fatal(err)
 	}
-	got, err := ReadMetrics(path)
+	got, err := Read(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(got) != 3 || !reflect.DeepEqual(got[2], sampleMetrics(3)) {
 		t.Errorf("after truncating to 3: %+v", got)
 	}
-	if err := TruncateMetrics(filepath.Join(t.TempDir(), "none.jsonl"), 1); err != nil {
+	if err := Truncate(filepath.Join(t.TempDir(), "none.jsonl"), 1); err != nil {
 		t.Errorf("truncating a missing log: %v", err)
 	}
 }
 
-// FuzzReadMetrics checks that no log panics the reader, and that what it
+// FuzzRead checks that no log panics the reader, and that what it
 // reads survives a truncation that keeps every line.
-func FuzzReadMetrics(f *testing.F) {
+func FuzzRead(f *testing.F) {
 	f.Add([]byte("{\"iteration\":1,\"policy_loss\":2.5}\n{\"iteration\":2,\"eval\":{\"random\":{\"games\":2}}}\n"))
 	f.Add([]byte("{\"iteration\":1}\n{\"itera"))
 	f.Add([]byte("\n\n[1,2]\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		path := filepath.Join(t.TempDir(), MetricsFile)
+		path := filepath.Join(t.TempDir(), File)
 		if err := os.WriteFile(path, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		ms, err := ReadMetrics(path)
+		ms, err := Read(path)
 		if err != nil {
 			return
 		}
@@ -152,12 +153,49 @@ func FuzzReadMetrics(f *testing.F) {
 		for _, m := range ms {
 			last = max(last, m.Iteration)
 		}
-		if err := TruncateMetrics(path, last); err != nil {
+		if err := Truncate(path, last); err != nil {
 			t.Fatal(err)
 		}
-		back, err := ReadMetrics(path)
+		back, err := Read(path)
 		if err != nil || len(back) != len(ms) {
 			t.Fatalf("after rewriting: %d of %d lines, %v", len(back), len(ms), err)
 		}
 	})
+}
+
+// TestReadsLogOfFormatVersion1 reads the log of the oldest run format kept
+// as a fixture: every key it holds must come back with its value, so that
+// moving or renaming the Go types never changes the JSON.
+func TestReadsLogOfFormatVersion1(t *testing.T) {
+	path := filepath.Join("..", "testdata", "run-v1", File)
+	ms, err := Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	if len(ms) != len(lines) || len(ms) == 0 {
+		t.Fatalf("read %d lines of %d", len(ms), len(lines))
+	}
+	for i, m := range ms {
+		var want, got map[string]any
+		if err := json.Unmarshal([]byte(lines[i]), &want); err != nil {
+			t.Fatal(err)
+		}
+		again, err := json.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(again, &got); err != nil {
+			t.Fatal(err)
+		}
+		for key, v := range want {
+			if !reflect.DeepEqual(got[key], v) {
+				t.Errorf("line %d: %s = %v after a round trip, want %v", i+1, key, got[key], v)
+			}
+		}
+	}
 }

@@ -1,4 +1,4 @@
-package train
+package progress
 
 import (
 	"bytes"
@@ -31,7 +31,7 @@ func (c *fakeClock) advance(d time.Duration) {
 func TestProgressLogLines(t *testing.T) {
 	var buf bytes.Buffer
 	clock := &fakeClock{t: time.Unix(1000, 0)}
-	p := newLogProgress(&buf, 40, "self-play", "games", clock.now)
+	p := newLogBar(&buf, 40, "self-play", "games", clock.now)
 	for range 10 {
 		clock.advance(time.Second)
 		p.Add(1)
@@ -51,7 +51,7 @@ func TestProgressLogLines(t *testing.T) {
 func TestProgressUnknownTotal(t *testing.T) {
 	var buf bytes.Buffer
 	clock := &fakeClock{t: time.Unix(0, 0)}
-	p := newLogProgress(&buf, 0, "train", "steps", clock.now)
+	p := newLogBar(&buf, 0, "train", "steps", clock.now)
 	clock.advance(20 * time.Second)
 	p.Add(50)
 	if got, want := buf.String(), "train: 50 steps, 2.5 steps/s, 20s elapsed\n"; got != want {
@@ -61,10 +61,10 @@ func TestProgressUnknownTotal(t *testing.T) {
 
 func TestProgressQuiet(t *testing.T) {
 	var buf bytes.Buffer
-	p := NewProgress(&buf, 5, "x", "games", true)
+	p := New(&buf, 5, "x", "games", true)
 	p.Add(5)
 	p.Finish()
-	var none *Progress
+	var none *Bar
 	none.Add(1)
 	none.Describe("y")
 	none.Finish()
@@ -75,7 +75,7 @@ func TestProgressQuiet(t *testing.T) {
 
 func TestProgressNotATerminalLogs(t *testing.T) {
 	var buf bytes.Buffer
-	p := NewProgress(&buf, 3, "eval", "games", false)
+	p := New(&buf, 3, "eval", "games", false)
 	p.Add(3)
 	p.Finish()
 	if !strings.HasPrefix(buf.String(), "eval: 3 games in ") {
@@ -85,7 +85,7 @@ func TestProgressNotATerminalLogs(t *testing.T) {
 
 func TestProgressBarConcurrent(t *testing.T) {
 	var buf syncBuffer
-	p := newBarProgress(&buf, 100, "self-play", "games", time.Now, time.Millisecond)
+	p := newTerminalBar(&buf, 100, "self-play", "games", time.Now, time.Millisecond)
 	var wg sync.WaitGroup
 	for range 4 {
 		wg.Add(1)
@@ -135,7 +135,7 @@ func lastLine(s string) string {
 func TestProgressBarRates(t *testing.T) {
 	var buf syncBuffer
 	clock := &fakeClock{t: time.Unix(1000, 0)}
-	p := newBarProgress(&buf, 64, "self-play", "games", clock.now, time.Hour)
+	p := newTerminalBar(&buf, 64, "self-play", "games", clock.now, time.Hour)
 	if got := lastLine(buf.String()); !strings.Contains(got, "self-play: 0/64 games (0%), 0 games/s, 0s elapsed, ? left") {
 		t.Errorf("before any game: %q", got)
 	}
