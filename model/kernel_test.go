@@ -2,6 +2,7 @@ package model
 
 import (
 	"math"
+	"os"
 	"testing"
 	"time"
 )
@@ -153,5 +154,17 @@ func TestPeakGFLOPS(t *testing.T) {
 	cores, gflops := PeakGFLOPS(20 * time.Millisecond)
 	if cores < 1 || !(gflops > 0.1) || gflops > 1e5 {
 		t.Errorf("PeakGFLOPS = %d cores, %v GFLOP/s", cores, gflops)
+	}
+}
+
+// The kernels in use follow the CPU and DEATHSTACKS_NOASM, so that CI's run
+// with the variable set really tests the portable path.
+func TestKernelsInUse(t *testing.T) {
+	want := "go"
+	if haveAVX2FMA && os.Getenv("DEATHSTACKS_NOASM") != "1" {
+		want = "avx2"
+	}
+	if got := Kernels(); got != want {
+		t.Errorf("Kernels() = %q, want %q (AVX2+FMA %v, DEATHSTACKS_NOASM=%q)", got, want, haveAVX2FMA, os.Getenv("DEATHSTACKS_NOASM"))
 	}
 }
