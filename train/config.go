@@ -72,6 +72,17 @@ type SelfPlayConfig struct {
 	// sooner) rather than on the final board, whose material lead 150
 	// plies on no position can foresee; 0 uses the final board.
 	AdjudicateHorizon int `yaml:"adjudicate_horizon"`
+	// FastSimulations turns on playout cap randomization (Wu, "Accelerating
+	// Self-Play Learning in Go", 2019): a move searched fully (with
+	// search.simulations) only with probability FullSearchShare, and
+	// otherwise with this many simulations and not trained on. Games get
+	// cheaper, so more of them (more value targets) fit an hour, while
+	// every policy target still comes from a full search. 0 = every move
+	// is searched fully and recorded.
+	FastSimulations int `yaml:"fast_simulations"`
+	// FullSearchShare is the probability of a full, recorded search per
+	// move when FastSimulations is set.
+	FullSearchShare float64 `yaml:"full_search_share"`
 }
 
 // ReplayConfig sizes the replay buffer.
@@ -287,6 +298,14 @@ func (c Config) problems() []*configs.FieldError {
 	ch.inRange("selfplay.resign_threshold", s.ResignThreshold, -1, 0)
 	ch.inRange("selfplay.resign_playout_share", s.ResignPlayoutShare, 0, 1)
 	ch.atLeast("selfplay.adjudicate_horizon", s.AdjudicateHorizon, 0)
+	ch.atLeast("selfplay.fast_simulations", s.FastSimulations, 0)
+	if s.FastSimulations > 0 {
+		full := c.Search.Simulations
+		ch.check(full == 0 || s.FastSimulations < full, "selfplay.fast_simulations", "is %d: want fewer than search.simulations (%d)", s.FastSimulations, full)
+		ch.check(s.FullSearchShare > 0 && s.FullSearchShare <= 1, "selfplay.full_search_share", "is %g: want more than 0 and at most 1 with fast_simulations", s.FullSearchShare)
+	} else {
+		ch.inRange("selfplay.full_search_share", s.FullSearchShare, 0, 1)
+	}
 
 	ch.atLeast("replay.window", c.Replay.Window, 1)
 

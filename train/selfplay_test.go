@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/deathstacks/deathstacks/env"
@@ -181,5 +182,57 @@ func TestAdjudicationHorizon(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestPlayoutCapRandomization checks that with fast searches only a share
+// of the plies becomes samples, that each sample is the position of its
+// ply, and that its policy target comes from a full search.
+func TestPlayoutCapRandomization(t *testing.T) {
+	cfg := smokeConfig(t, t.TempDir())
+	cfg.SelfPlay.ResignThreshold = -1
+	cfg.Search.Simulations = 16
+	cfg.SelfPlay.FastSimulations, cfg.SelfPlay.FullSearchShare = 4, 0.25
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	sp := &selfPlayer{eval: tinyNetwork(t), opts: cfg.Env, search: cfg.Search, cfg: cfg.SelfPlay}
+	plies, samples := 0, 0
+	for seed := uint64(1); seed <= 4; seed++ {
+		g, err := sp.play(context.Background(), seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		plies, samples = plies+g.Plies, samples+len(g.Samples)
+		if len(g.SamplePlies) != len(g.Samples) {
+			t.Fatalf("%d sample plies for %d samples", len(g.SamplePlies), len(g.Samples))
+		}
+		game := env.NewGame(cfg.Env.Rules)
+		next := 0
+		for ply := 0; ply <= len(g.Moves) && next < len(g.Samples); ply++ {
+			if g.SamplePlies[next] == ply {
+				pos := game.Position()
+				want := make([]float32, env.ObservationSize)
+				env.EncodeObservation(want, &pos, cfg.Env.Rules, game.Repetitions())
+				if !slices.Equal(want, g.Samples[next].Obs) {
+					t.Fatalf("game %d: sample %d is not the position of ply %d", seed, next, ply)
+				}
+				if err := g.Samples[next].Validate(); err != nil {
+					t.Fatalf("game %d: sample %d: %v", seed, next, err)
+				}
+				next++
+			}
+			if ply < len(g.Moves) {
+				if err := game.Play(g.Moves[ply]); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		if next != len(g.Samples) {
+			t.Fatalf("game %d: sample plies %v do not increase within the game's %d plies", seed, g.SamplePlies, g.Plies)
+		}
+	}
+	if share := float64(samples) / float64(plies); share < 0.15 || share > 0.35 {
+		t.Errorf("%d samples of %d plies (%.2f): want about the full-search share 0.25", samples, plies, share)
 	}
 }
