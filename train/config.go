@@ -72,6 +72,11 @@ type SelfPlayConfig struct {
 	// sooner) rather than on the final board, whose material lead 150
 	// plies on no position can foresee; 0 uses the final board.
 	AdjudicateHorizon int `yaml:"adjudicate_horizon"`
+	// AdjudicateMax is the largest value an adjudicated position gets:
+	// tanh(lead / 60) times this. Below 1, a won game is worth more than
+	// any lead at the move limit, which gives the search a reason to
+	// finish a won game rather than keep a lead.
+	AdjudicateMax float64 `yaml:"adjudicate_max"`
 	// FastSimulations turns on playout cap randomization (Wu, "Accelerating
 	// Self-Play Learning in Go", 2019): a move searched fully (with
 	// search.simulations) only with probability FullSearchShare, and
@@ -298,6 +303,7 @@ func (c Config) problems() []*configs.FieldError {
 	ch.inRange("selfplay.resign_threshold", s.ResignThreshold, -1, 0)
 	ch.inRange("selfplay.resign_playout_share", s.ResignPlayoutShare, 0, 1)
 	ch.atLeast("selfplay.adjudicate_horizon", s.AdjudicateHorizon, 0)
+	ch.check(s.AdjudicateMax > 0 && s.AdjudicateMax <= 1, "selfplay.adjudicate_max", "is %g: want more than 0 and at most 1", s.AdjudicateMax)
 	ch.atLeast("selfplay.fast_simulations", s.FastSimulations, 0)
 	if s.FastSimulations > 0 {
 		full := c.Search.Simulations

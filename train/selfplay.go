@@ -117,7 +117,7 @@ func (sp *selfPlayer) play(ctx context.Context, seed uint64) (selfPlayGame, erro
 		if h := sp.cfg.AdjudicateHorizon; h > 0 {
 			later = min(later, ply+h)
 		}
-		out.Samples[i].Value = outcome(&out, &seen[later], seen[ply].SideToMove())
+		out.Samples[i].Value = outcome(&out, &seen[later], seen[ply].SideToMove(), sp.cfg.AdjudicateMax)
 	}
 	return out, nil
 }
@@ -125,20 +125,21 @@ func (sp *selfPlayer) play(ctx context.Context, seed uint64) (selfPlayGame, erro
 // outcome is the value target for the side that moved: +1 for a win, -1
 // for a loss, and for an adjudicated game (one that ended without a
 // winner) the material lead on the board judged, squashed into (-1, 1);
-// 0 for a draw that is not adjudicated. Early self-play games mostly reach
+// 0 for a draw that is not adjudicated. An adjudicated value is at most
+// limit in size, so that below 1 a won game is worth more than any lead. Early self-play games mostly reach
 // the move limit, and a little later mostly repeat: scored as plain draws,
 // they teach the value head that every position is worth 0, the search
 // then sees no way to make progress, and self-play collapses into
 // repetitions. The search itself still scores a repetition as exactly 0,
 // so a side that is ahead keeps avoiding it.
-func outcome(g *selfPlayGame, judged *env.Position, mover env.Color) float32 {
+func outcome(g *selfPlayGame, judged *env.Position, mover env.Color, limit float64) float32 {
 	switch {
 	case g.Resigned && g.Winner == mover:
 		return 1
 	case g.Resigned:
 		return -1
 	case g.Adjudicated:
-		return float32(math.Tanh(float64(judged.Material(mover)) / adjudicationScale))
+		return float32(limit * math.Tanh(float64(judged.Material(mover))/adjudicationScale))
 	}
 	return g.Status.Reward(mover) // the environment's reward
 }

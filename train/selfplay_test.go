@@ -25,21 +25,29 @@ func TestOutcome(t *testing.T) {
 		name  string
 		game  selfPlayGame
 		mover env.Color
+		limit float64 // of adjudicated values; 0 means 1
 		want  float32
 	}{
-		{"winner", selfPlayGame{Won: true, Winner: env.Red, Status: env.RedWins}, env.Red, 1},
-		{"loser", selfPlayGame{Won: true, Winner: env.Red, Status: env.RedWins}, env.Blue, -1},
-		{"resigned", selfPlayGame{Won: true, Winner: env.Blue, Resigned: true}, env.Red, -1},
-		{"resignation won", selfPlayGame{Won: true, Winner: env.Blue, Resigned: true}, env.Blue, 1},
-		{"repetition", selfPlayGame{Status: env.DrawRepetition}, env.Red, 0},
-		{"repetition, adjudicated", selfPlayGame{Status: env.DrawRepetition, Adjudicated: true}, env.Red, lead},
-		{"move limit, leader", selfPlayGame{Status: env.MoveLimit, Adjudicated: true}, env.Red, lead},
-		{"move limit, trailer", selfPlayGame{Status: env.MoveLimit, Adjudicated: true}, env.Blue, -lead},
-		{"move limit, no adjudication", selfPlayGame{Status: env.MoveLimit}, env.Red, 0},
+		{"winner", selfPlayGame{Won: true, Winner: env.Red, Status: env.RedWins}, env.Red, 0, 1},
+		{"loser", selfPlayGame{Won: true, Winner: env.Red, Status: env.RedWins}, env.Blue, 0, -1},
+		{"resigned", selfPlayGame{Won: true, Winner: env.Blue, Resigned: true}, env.Red, 0, -1},
+		{"resignation won", selfPlayGame{Won: true, Winner: env.Blue, Resigned: true}, env.Blue, 0, 1},
+		{"repetition", selfPlayGame{Status: env.DrawRepetition}, env.Red, 0, 0},
+		{"repetition, adjudicated", selfPlayGame{Status: env.DrawRepetition, Adjudicated: true}, env.Red, 0, lead},
+		{"move limit, leader", selfPlayGame{Status: env.MoveLimit, Adjudicated: true}, env.Red, 0, lead},
+		{"move limit, trailer", selfPlayGame{Status: env.MoveLimit, Adjudicated: true}, env.Blue, 0, -lead},
+		{"move limit, no adjudication", selfPlayGame{Status: env.MoveLimit}, env.Red, 0, 0},
+		{"move limit, leader, limit 0.5", selfPlayGame{Status: env.MoveLimit, Adjudicated: true}, env.Red, 0.5, lead / 2},
+		{"move limit, trailer, limit 0.5", selfPlayGame{Status: env.MoveLimit, Adjudicated: true}, env.Blue, 0.5, -lead / 2},
+		{"winner, limit 0.5", selfPlayGame{Won: true, Winner: env.Red, Status: env.RedWins}, env.Red, 0.5, 1},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := outcome(&tc.game, &final, tc.mover); math.Abs(float64(got-tc.want)) > 1e-6 {
+			limit := tc.limit
+			if limit == 0 {
+				limit = 1
+			}
+			if got := outcome(&tc.game, &final, tc.mover, limit); math.Abs(float64(got-tc.want)) > 1e-6 {
 				t.Errorf("outcome = %v, want %v", got, tc.want)
 			}
 		})
@@ -177,7 +185,7 @@ func TestAdjudicationHorizon(t *testing.T) {
 					later = min(later, i+horizon)
 				}
 				lead := positions[later].Material(positions[i].SideToMove())
-				if want := float32(math.Tanh(float64(lead) / adjudicationScale)); math.Abs(float64(s.Value-want)) > 1e-6 {
+				if want := float32(cfg.SelfPlay.AdjudicateMax * math.Tanh(float64(lead)/adjudicationScale)); math.Abs(float64(s.Value-want)) > 1e-6 {
 					t.Fatalf("sample %d: value %v, want %v (lead %d at ply %d)", i, s.Value, want, lead, later)
 				}
 			}
