@@ -82,7 +82,7 @@ func (sp *selfPlayer) play(ctx context.Context, seed uint64) (selfPlayGame, erro
 		}
 		if recorded {
 			out.Samples = append(out.Samples, searchSample(&pos, game, d))
-			out.SamplePlies = append(out.SamplePlies, len(seen)-1)
+			out.SamplePlies = append(out.SamplePlies, len(game.Moves()))
 		}
 		if sp.cfg.ResignThreshold > -1 && !math.IsNaN(d.Value) && d.Value < sp.cfg.ResignThreshold {
 			if canResign {
@@ -109,15 +109,16 @@ func (sp *selfPlayer) play(ctx context.Context, seed uint64) (selfPlayGame, erro
 		out.ResignWrong = !out.Won || out.Winner == env.Color(doubter)
 	}
 	out.Adjudicated = sp.cfg.Adjudicate && !out.Won && (out.Status == env.MoveLimit || out.Status == env.DrawRepetition)
+	opening := out.Plies + 1 - len(seen) // seen starts after the random opening plies
 	for i, ply := range out.SamplePlies {
 		// An adjudicated position is scored on the board the horizon later
 		// (or the last one): close enough to be predictable from it, far
 		// enough to see the exchanges under way.
-		later := len(seen) - 1
+		at, later := ply-opening, len(seen)-1
 		if h := sp.cfg.AdjudicateHorizon; h > 0 {
-			later = min(later, ply+h)
+			later = min(later, at+h)
 		}
-		out.Samples[i].Value = outcome(&out, &seen[later], seen[ply].SideToMove(), sp.cfg.AdjudicateMax)
+		out.Samples[i].Value = outcome(&out, &seen[later], seen[at].SideToMove(), sp.cfg.AdjudicateMax)
 	}
 	return out, nil
 }

@@ -201,6 +201,7 @@ func TestPlayoutCapRandomization(t *testing.T) {
 	cfg.SelfPlay.ResignThreshold = -1
 	cfg.Search.Simulations = 16
 	cfg.SelfPlay.FastSimulations, cfg.SelfPlay.FullSearchShare = 4, 0.25
+	cfg.Env.OpeningPlies = 2 // sample plies count them
 	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
 	}
