@@ -16,7 +16,14 @@ func aheadRepetitionGame(t *testing.T) *env.Game { return aheadCycle(t, 7) }
 // aheadCycle is the game of aheadRepetitionGame after plies of the cycle.
 func aheadCycle(t *testing.T, plies int) *env.Game {
 	t.Helper()
-	g := testgames.GameFromFEN(t, testgames.FEN(map[string]string{"a6": "r", "c3": "rrrr", "d3": "rrr", "f1": "b", "f6": "b"}, 'b'))
+	return cycle(t, map[string]string{"a6": "r", "c3": "rrrr", "d3": "rrr", "f1": "b", "f6": "b"}, plies)
+}
+
+// cycle is the game from stacks (Blue to move, with single pieces on a6
+// and f1) after plies of the cycle f1-1-f2, a6-1-a5, f2-1-f1, a5-1-a6.
+func cycle(t *testing.T, stacks map[string]string, plies int) *env.Game {
+	t.Helper()
+	g := testgames.GameFromFEN(t, testgames.FEN(stacks, 'b'))
 	for i := range plies {
 		m := mustMoves(t, []string{"f1-1-f2", "a6-1-a5", "f2-1-f1", "a5-1-a6"}[i%4])[0]
 		if err := g.Play(m); err != nil {
@@ -80,19 +87,52 @@ func TestContemptAvoidsRepetition(t *testing.T) {
 
 func TestDrawValue(t *testing.T) {
 	cases := []struct {
-		k    float64
-		lead int
-		want float64
+		k, cost float64
+		lead    int
+		want    float64
 	}{
-		{0, 100, 0},
-		{0.5, 0, 0},
-		{0.5, 60, -0.5 * math.Tanh(1)},
-		{0.5, -60, 0.5 * math.Tanh(1)},
-		{1, 1000, -1},
+		{0, 0, 100, 0},
+		{0.5, 0, 0, 0},
+		{0.5, 0, 60, -0.5 * math.Tanh(1)},
+		{0.5, 0, -60, 0.5 * math.Tanh(1)},
+		{1, 0, 1000, -1},
+		{0, 0.1, 0, -0.1},
+		{0, 0.1, -1000, -0.1},
+		{0.5, 0.1, 60, -0.1 - 0.5*math.Tanh(1)},
+		{0.5, 0.1, -60, -0.1 + 0.5*math.Tanh(1)},
+		{1, 0.5, 1000, -1},
+		{1, 1, -1000, 0},
 	}
 	for _, tc := range cases {
-		if got := drawValue(tc.k, tc.lead); math.Abs(float64(got)-tc.want) > 1e-6 {
-			t.Errorf("drawValue(%v, %d) = %v, want %v", tc.k, tc.lead, got, tc.want)
+		if got := drawValue(tc.k, tc.cost, tc.lead); math.Abs(float64(got)-tc.want) > 1e-6 {
+			t.Errorf("drawValue(%v, %v, %d) = %v, want %v", tc.k, tc.cost, tc.lead, got, tc.want)
+		}
+	}
+}
+
+func TestDrawCostAvoidsLevelRepetition(t *testing.T) {
+	// Material is level, so contempt alone scores the repetition 0, as good
+	// as any move to a uniform evaluator; a draw cost makes Red shun it.
+	g := cycle(t, map[string]string{"a6": "r", "c3": "rr", "d4": "bb", "f1": "b"}, 7)
+	if pos := g.Position(); pos.Material(pos.SideToMove()) != 0 {
+		t.Fatalf("lead %d: want level material", pos.Material(pos.SideToMove()))
+	}
+	repeat := mustMoves(t, "a5-1-a6")[0]
+	for _, tc := range []struct {
+		cost    float64
+		shunned bool
+	}{{0, false}, {0.2, true}} {
+		cfg := DefaultConfig()
+		cfg.Simulations, cfg.FPUReduction, cfg.Contempt, cfg.DrawCost = 400, 0, 0.5, tc.cost
+		d, err := newPUCT(t, UniformEvaluator{}, cfg, 1).Choose(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		visits := d.Visits[mustAction(t, repeat)]
+		mean := float64(d.Simulations-visits) / float64(len(d.Visits)-1)
+		if shunned := float64(visits) < mean/2; shunned != tc.shunned || tc.shunned && d.Move == repeat {
+			t.Errorf("draw cost %v: the repetition got %d visits, the other moves %.1f on average, and %v was played: want it shunned: %v",
+				tc.cost, visits, mean, d.Move, tc.shunned)
 		}
 	}
 }
@@ -164,7 +204,7 @@ func TestLeafThatCanDrawIsWorthTheDraw(t *testing.T) {
 		}
 		want := float32(-0.9)
 		if k > 0 {
-			want = drawValue(k, pos.Material(pos.SideToMove()))
+			want = drawValue(k, 0, pos.Material(pos.SideToMove()))
 		}
 		if root := p.s.nodes[0]; root.n != 1 || math.Abs(float64(-root.w-want)) > 1e-6 {
 			t.Errorf("contempt %v: the root is worth %v over %d visits, want %v", k, -root.w, root.n, want)
