@@ -111,29 +111,41 @@ func TestDrawValue(t *testing.T) {
 }
 
 func TestDrawCostAvoidsLevelRepetition(t *testing.T) {
-	// Material is level, so contempt alone scores the repetition 0, as good
-	// as any move to a uniform evaluator; a draw cost makes Red shun it.
-	g := cycle(t, map[string]string{"a6": "r", "c3": "rr", "d4": "bb", "f1": "b"}, 7)
-	if pos := g.Position(); pos.Material(pos.SideToMove()) != 0 {
-		t.Fatalf("lead %d: want level material", pos.Material(pos.SideToMove()))
-	}
-	repeat := mustMoves(t, "a5-1-a6")[0]
+	// Material is level, so contempt alone scores a repetition 0, as good
+	// as any move to a uniform evaluator; a draw cost makes the searching
+	// side (Red after 7 plies of the cycle) shun it.
+	level := map[string]string{"a6": "r", "c3": "rr", "d4": "bb", "f1": "b"}
 	for _, tc := range []struct {
-		cost    float64
-		shunned bool
-	}{{0, false}, {0.2, true}} {
-		cfg := DefaultConfig()
-		cfg.Simulations, cfg.FPUReduction, cfg.Contempt, cfg.DrawCost = 400, 0, 0.5, tc.cost
-		d, err := newPUCT(t, UniformEvaluator{}, cfg, 1).Choose(g)
-		if err != nil {
-			t.Fatal(err)
-		}
-		visits := d.Visits[mustAction(t, repeat)]
-		mean := float64(d.Simulations-visits) / float64(len(d.Visits)-1)
-		if shunned := float64(visits) < mean/2; shunned != tc.shunned || tc.shunned && d.Move == repeat {
-			t.Errorf("draw cost %v: the repetition got %d visits, the other moves %.1f on average, and %v was played: want it shunned: %v",
-				tc.cost, visits, mean, d.Move, tc.shunned)
-		}
+		name  string
+		plies int
+		move  string
+		cost  float64
+		shun  bool
+	}{
+		{"repeat, no cost", 7, "a5-1-a6", 0, false},
+		{"repeat, cost", 7, "a5-1-a6", 0.2, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := cycle(t, level, tc.plies)
+			if pos := g.Position(); pos.Material(pos.SideToMove()) != 0 {
+				t.Fatalf("lead %d: want level material", pos.Material(pos.SideToMove()))
+			}
+			m := mustMoves(t, tc.move)[0]
+			cfg := DefaultConfig()
+			cfg.Simulations, cfg.FPUReduction, cfg.Contempt, cfg.DrawCost = 400, 0, 0.5, tc.cost
+			p := newPUCT(t, UniformEvaluator{}, cfg, 1)
+			d, err := p.Choose(g)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Every other move is worth 0 to the uniform evaluator; this
+			// one, with a cost, at most what the draw costs.
+			ch := childByMove(t, p.s, tc.move)
+			q := float64(ch.w) / float64(ch.n)
+			if shunned := q < -tc.cost/4; shunned != tc.shun || tc.shun && d.Move == m || !tc.shun && math.Abs(q) > 1e-6 {
+				t.Errorf("%v is worth %.3f over %d visits and %v was played: want it shunned: %v", m, q, ch.n, d.Move, tc.shun)
+			}
+		})
 	}
 }
 
@@ -192,9 +204,10 @@ func TestLeafThatCanDrawIsWorthTheDraw(t *testing.T) {
 	// worth Red's draw (and without, what the evaluator says).
 	g := aheadRepetitionGame(t)
 	pos := g.Position()
-	for _, k := range []float64{0, 0.5} {
+	for _, tc := range []struct{ k, cost float64 }{{0, 0}, {0.5, 0}, {0, 0.2}, {0.5, 0.2}} {
+		k := tc.k
 		cfg := DefaultConfig()
-		cfg.Contempt = k
+		cfg.Contempt, cfg.DrawCost = k, tc.cost
 		p := newPUCT(t, constEvaluator(-0.9), cfg, 1)
 		if err := p.s.prepare(g); err != nil {
 			t.Fatal(err)
@@ -203,11 +216,11 @@ func TestLeafThatCanDrawIsWorthTheDraw(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := float32(-0.9)
-		if k > 0 {
-			want = drawValue(k, 0, pos.Material(pos.SideToMove()))
+		if k > 0 || tc.cost > 0 {
+			want = drawValue(k, tc.cost, pos.Material(pos.SideToMove()))
 		}
 		if root := p.s.nodes[0]; root.n != 1 || math.Abs(float64(-root.w-want)) > 1e-6 {
-			t.Errorf("contempt %v: the root is worth %v over %d visits, want %v", k, -root.w, root.n, want)
+			t.Errorf("contempt %v, draw cost %v: the root is worth %v over %d visits, want %v", k, tc.cost, -root.w, root.n, want)
 		}
 	}
 }

@@ -456,7 +456,7 @@ const contemptScale = 60
 // drawValue is what a draw is worth to a side whose material lead is lead,
 // with contempt k and draw cost c: -(c + k*tanh(lead/60)), within [-1, 1].
 func drawValue(k, c float64, lead int) float32 {
-	return float32(max(-1, min(1, -(c + k*math.Tanh(float64(lead)/contemptScale)))))
+	return float32(max(-1, min(1, -(c+k*math.Tanh(float64(lead)/contemptScale)))))
 }
 
 // scoresDraws reports whether the search scores draws other than 0 (and
