@@ -11,6 +11,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"runtime/debug"
 	"sort"
 	"strconv"
 	"strings"
@@ -195,6 +196,35 @@ func parseFlagsArgs(fs *flag.FlagSet, args []string, n int) error {
 // usageErr is an error for bad command-line input: exit status 2.
 func usageErr(format string, a ...any) error {
 	return &exitError{code: 2, err: fmt.Errorf(format, a...)}
+}
+
+func runVersion(args []string, s stdio) error {
+	fs := newFlags("version", "version\n\nPrints the module version, the Go version, the source revision when the\nbinary was built from a repository, and the matrix library in use.", s)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	version, goVersion, revision := "unknown", "unknown", ""
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		version, goVersion = bi.Main.Version, bi.GoVersion
+		modified := false
+		for _, kv := range bi.Settings {
+			switch kv.Key {
+			case "vcs.revision":
+				revision = kv.Value
+			case "vcs.modified":
+				modified = kv.Value == "true"
+			}
+		}
+		if revision != "" && modified {
+			revision += " (with uncommitted changes)"
+		}
+	}
+	fmt.Fprintf(s.out, "deathstacks %s\ngo: %s\n", version, goVersion)
+	if revision != "" {
+		fmt.Fprintf(s.out, "revision: %s\n", revision)
+	}
+	fmt.Fprintf(s.out, "blas: %s\n", model.BLAS)
+	return nil
 }
 
 // count writes n with the word that fits it: "1 ply", "2 plies".
