@@ -9,23 +9,19 @@ import (
 func newRNG(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 0x5eed)) }
 
 // mustFEN parses a FEN fixture or stops the test.
-func mustFEN(tb testing.TB, fen string) Position {
-	tb.Helper()
-	p, err := ParseFEN(fen)
-	if err != nil {
-		tb.Fatalf("fixture %q: %v", fen, err)
-	}
-	return p
-}
+func mustFEN(tb testing.TB, fen string) Position { tb.Helper(); return mustParse(tb, ParseFEN, fen) }
 
 // mustMove parses a move fixture or stops the test.
-func mustMove(tb testing.TB, text string) Move {
+func mustMove(tb testing.TB, text string) Move { tb.Helper(); return mustParse(tb, ParseMove, text) }
+
+// mustParse reads a fixture with parse or stops the test.
+func mustParse[T any](tb testing.TB, parse func(string) (T, error), text string) T {
 	tb.Helper()
-	m, err := ParseMove(text)
+	v, err := parse(text)
 	if err != nil {
 		tb.Fatalf("fixture %q: %v", text, err)
 	}
-	return m
+	return v
 }
 
 // sample is a position for property tests with the too-tall setting it is
