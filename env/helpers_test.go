@@ -9,17 +9,20 @@ import (
 func newRNG(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 0x5eed)) }
 
 // mustFEN parses a FEN fixture or stops the test.
-func mustFEN(tb testing.TB, fen string) Position { tb.Helper(); return mustParse(tb, ParseFEN, fen) }
+func mustFEN(tb testing.TB, fen string) Position { tb.Helper(); return must(tb, ParseFEN, fen) }
 
 // mustMove parses a move fixture or stops the test.
-func mustMove(tb testing.TB, text string) Move { tb.Helper(); return mustParse(tb, ParseMove, text) }
+func mustMove(tb testing.TB, text string) Move { tb.Helper(); return must(tb, ParseMove, text) }
 
-// mustParse reads a fixture with parse or stops the test.
-func mustParse[T any](tb testing.TB, parse func(string) (T, error), text string) T {
+// mustAction returns the action of a move fixture or stops the test.
+func mustAction(tb testing.TB, m Move) Action { tb.Helper(); return must(tb, ActionOf, m) }
+
+// must converts a fixture with f or stops the test.
+func must[In, Out any](tb testing.TB, f func(In) (Out, error), fixture In) Out {
 	tb.Helper()
-	v, err := parse(text)
+	v, err := f(fixture)
 	if err != nil {
-		tb.Fatalf("fixture %q: %v", text, err)
+		tb.Fatalf("fixture %v: %v", fixture, err)
 	}
 	return v
 }
