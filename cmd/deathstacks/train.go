@@ -166,9 +166,6 @@ func runExport(args []string, s stdio) error {
 	if *ckpt == "" || *out == "" {
 		return usageErr("--checkpoint and --out are required")
 	}
-	if *sims < 0 {
-		return usageErr("--sims must be 0 or more")
-	}
 	if _, ok := meta[exportCommandKey]; ok {
 		return usageErr("--meta %s: export writes that entry itself", exportCommandKey)
 	}
