@@ -1,10 +1,13 @@
 package train
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
+	"syscall"
 	"time"
 
 	"gopkg.in/yaml.v3"
@@ -188,14 +191,34 @@ func parseSaved(data []byte) (Config, error) { return parseOver(savedDefaults(),
 // ResumeConfig returns the config a resumed run goes on with: the run's
 // saved copy (dir/config.yaml), with overlay, if not nil, laid over it: a
 // key overlay sets changes, every other keeps the run's value (not the
-// built-in default's). The error wraps fs.ErrNotExist when the run has no
-// saved config.
+// built-in default's). Dir "" is the run directory of overlay's config,
+// or of the defaults without one. Where there is nothing to resume (dir
+// missing, not a directory, or without a saved config) it returns overlay
+// over the defaults, as a new run would have it, so that [Run], given that
+// directory, refuses it with a [RunDirError] saying what is wrong there.
 func ResumeConfig(dir string, overlay []byte) (Config, error) {
-	cfg, err := LoadSaved(filepath.Join(dir, ConfigFile))
-	if err != nil || overlay == nil {
-		return cfg, err
+	fresh, freshErr := Defaults(), error(nil)
+	if overlay != nil {
+		fresh, freshErr = Parse(overlay)
 	}
-	return parseOver(cfg, overlay, false)
+	if dir == "" {
+		if freshErr != nil {
+			return Config{}, freshErr
+		}
+		dir = fresh.RunDir()
+	}
+	saved, err := LoadSaved(filepath.Join(dir, ConfigFile))
+	switch {
+	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
+		return fresh, freshErr
+	case err != nil || overlay == nil:
+		return saved, err
+	}
+	cfg, err := parseOver(saved, overlay, false)
+	if err != nil {
+		return Config{}, fmt.Errorf("over the run's config: %w", err)
+	}
+	return cfg, nil
 }
 
 // savedDefaults are the defaults for configs saved by runs: those of

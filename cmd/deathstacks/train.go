@@ -79,22 +79,17 @@ func runTrain(args []string, s stdio) error {
 
 // trainConfig picks the configuration of a training session: the named
 // file or built-in config, or the built-in default. When resuming, the
-// run's own copy is the base instead, and a named config changes only
-// the keys it sets.
+// run's own copy is the base instead (train.ResumeConfig), and a named
+// config changes only the keys it sets.
 func trainConfig(arg, out string, resume bool) (train.Config, error) {
+	if arg == "" && resume {
+		return train.ResumeConfig(out, nil)
+	}
 	if arg == "" {
 		arg = "default"
-		if resume {
-			dir := out
-			if dir == "" {
-				dir = train.Defaults().RunDir()
-			}
-			if cfg, err := train.ResumeConfig(dir, nil); !noSavedConfig(err) {
-				return cfg, err
-			}
-		}
 	}
 	data, builtin := configs.Lookup(arg)
+	what := "built-in config " + arg
 	if !builtin {
 		var err error
 		if data, err = os.ReadFile(arg); err != nil {
@@ -103,37 +98,17 @@ func trainConfig(arg, out string, resume bool) (train.Config, error) {
 			}
 			return train.Config{}, fmt.Errorf("config: %w", err)
 		}
+		what = "config " + arg
 	}
-	what := "config " + arg
-	if builtin {
-		what = "built-in config " + arg
-	}
-	cfg, parseErr := train.Parse(data)
+	parse := train.Parse
 	if resume {
-		dir := out
-		if dir == "" && parseErr == nil {
-			dir = cfg.RunDir()
-		}
-		resumed, err := train.ResumeConfig(dir, data)
-		switch {
-		case dir == "" || noSavedConfig(err):
-		case err != nil:
-			return resumed, fmt.Errorf("%s over the run's config: %w", what, err)
-		default:
-			return resumed, nil
-		}
+		parse = func(data []byte) (train.Config, error) { return train.ResumeConfig(out, data) }
 	}
-	if parseErr != nil {
-		return cfg, fmt.Errorf("%s: %w", what, parseErr)
+	cfg, err := parse(data)
+	if err != nil {
+		return cfg, fmt.Errorf("%s: %w", what, err)
 	}
 	return cfg, nil
-}
-
-// noSavedConfig reports that err is the absence of a run's saved config,
-// not a bad one: the run directory does not exist or is not a directory,
-// which train.Run then reports as the caller's mistake.
-func noSavedConfig(err error) bool {
-	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)
 }
 
 func runPlot(args []string, s stdio) error {
