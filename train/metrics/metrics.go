@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"math"
 	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 
@@ -241,4 +242,24 @@ func Truncate(path string, lastIteration int) error {
 		}
 		return nil
 	})
+}
+
+// Elapsed reads the training time through each iteration from the
+// metrics log of a run directory; a run without a log has none. A later
+// line of an iteration, written after a resume, wins.
+func Elapsed(runDir string) (map[int]float64, error) {
+	out := map[int]float64{}
+	ms, err := Read(filepath.Join(runDir, File))
+	if errors.Is(err, fs.ErrNotExist) {
+		return out, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range ms {
+		if m.ElapsedSec > 0 && !math.IsInf(m.ElapsedSec, 0) {
+			out[m.Iteration] = m.ElapsedSec
+		}
+	}
+	return out, nil
 }

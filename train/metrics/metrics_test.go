@@ -196,3 +196,19 @@ func TestReadsLogOfFormatVersion1(t *testing.T) {
 		}
 	}
 }
+
+func TestElapsed(t *testing.T) {
+	path, _ := writeLog(t, 3)
+	again := sampleMetrics(2) // iteration 2 again, after a resume
+	again.ElapsedSec = 500
+	if err := Append(path, again); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Elapsed(filepath.Dir(path))
+	if want := map[int]float64{1: 60, 2: 500, 3: 180}; err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("Elapsed = %v, %v; want %v", got, err, want)
+	}
+	if got, err := Elapsed(t.TempDir()); err != nil || len(got) != 0 {
+		t.Errorf("a run without a log: %v, %v; want none", got, err)
+	}
+}
