@@ -399,13 +399,13 @@ func TestResumeConfigLaysOverTheRunsConfig(t *testing.T) {
 // Where there is nothing to resume, ResumeConfig gives the config a new
 // run would have, for Run to refuse the directory with its own error.
 func TestResumeConfigNothingToResume(t *testing.T) {
+	smoke, err := Parse(configs.Smoke)
+	if err != nil {
+		t.Fatal(err)
+	}
 	base := t.TempDir()
 	file := filepath.Join(base, "file")
 	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	smoke, err := Parse(configs.Smoke)
-	if err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {

@@ -23,7 +23,7 @@ func LadderRun(dir string) (eval.LadderRun, error) {
 	if len(all) == 0 {
 		return eval.LadderRun{}, fmt.Errorf("ladder: run %s has no network snapshots (%s)", dir, filepath.Join(dir, netsDir, "net-*"+netExt))
 	}
-	elapsed, err := metrics.Elapsed(dir)
+	elapsed, err := metrics.Elapsed(filepath.Join(dir, metrics.File))
 	if err != nil {
 		return eval.LadderRun{}, fmt.Errorf("ladder: %w", err)
 	}

@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"math"
 	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 
@@ -244,12 +243,12 @@ func Truncate(path string, lastIteration int) error {
 	})
 }
 
-// Elapsed reads the training time through each iteration from the
-// metrics log of a run directory; a run without a log has none. A later
-// line of an iteration, written after a resume, wins.
-func Elapsed(runDir string) (map[int]float64, error) {
+// Elapsed reads the training time through each iteration from the log at
+// path; a run without a log has none. A later line of an iteration,
+// written after a resume, wins.
+func Elapsed(path string) (map[int]float64, error) {
 	out := map[int]float64{}
-	ms, err := Read(filepath.Join(runDir, File))
+	ms, err := Read(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return out, nil
 	}

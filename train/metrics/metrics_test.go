@@ -204,11 +204,11 @@ func TestElapsed(t *testing.T) {
 	if err := Append(path, again); err != nil {
 		t.Fatal(err)
 	}
-	got, err := Elapsed(filepath.Dir(path))
+	got, err := Elapsed(path)
 	if want := map[int]float64{1: 60, 2: 500, 3: 180}; err != nil || !reflect.DeepEqual(got, want) {
 		t.Errorf("Elapsed = %v, %v; want %v", got, err, want)
 	}
-	if got, err := Elapsed(t.TempDir()); err != nil || len(got) != 0 {
+	if got, err := Elapsed(filepath.Join(t.TempDir(), File)); err != nil || len(got) != 0 {
 		t.Errorf("a run without a log: %v, %v; want none", got, err)
 	}
 }
