@@ -2,6 +2,9 @@ package configs
 
 import (
 	"errors"
+	"math"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -46,5 +49,40 @@ func TestLookup(t *testing.T) {
 	}
 	if _, ok := Lookup("nonesuch"); ok {
 		t.Error("Lookup(nonesuch) succeeded")
+	}
+}
+
+func TestChecker(t *testing.T) {
+	var ch Checker
+	if ch.Err() != nil || ch.Len() != 0 {
+		t.Fatalf("zero Checker: %v, %d problems", ch.Err(), ch.Len())
+	}
+	ch.Check(true, "fine", "is never said")
+	ch.AtLeast("games", 0, 1)
+	ch.AtLeast("games_ok", 1, 1)
+	ch.Between("parallel", 5000, 1, 4096)
+	ch.Between("parallel_ok", 4096, 1, 4096)
+	ch.InRange("share", math.NaN(), 0, 1)
+	ch.InRange("share_ok", 1, 0, 1)
+	ch.Section("search", Join([]*FieldError{Errorf("c_puct", "is 0: want a number above 0"), Errorf("sims", "is -1: want 0 or more")}))
+	ch.Section("model", errors.New("no such layer"))
+	ch.Section("server", nil)
+	want := []string{
+		"games is 0: want 1 or more",
+		"parallel is 5000: want 1 to 4096",
+		"share is NaN: want 0 to 1",
+		"search.c_puct is 0: want a number above 0",
+		"search.sims is -1: want 0 or more",
+		"model is invalid: no such layer",
+	}
+	got := make([]string, ch.Len())
+	for i, p := range ch.Problems() {
+		got[i] = p.Error()
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("problems:\n%q\nwant\n%q", got, want)
+	}
+	if err := ch.Err(); err == nil || err.Error() != strings.Join(want, "\n") {
+		t.Errorf("Err() = %v", err)
 	}
 }

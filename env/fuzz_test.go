@@ -30,10 +30,7 @@ func FuzzParseFEN(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, fen string) {
 		p, err := ParseFEN(fen)
-		if err != nil {
-			if !strings.HasPrefix(err.Error(), "fen ") {
-				t.Errorf("error %q does not say it is about the FEN", err)
-			}
+		if refused(t, err, "fen") {
 			return
 		}
 		if p.Pieces(Red) > PiecesPerSide || p.Pieces(Blue) > PiecesPerSide || p.Ply() != 0 {
@@ -63,10 +60,7 @@ func FuzzParseMove(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, text string) {
 		m, err := ParseMove(text)
-		if err != nil {
-			if !strings.HasPrefix(err.Error(), "move ") {
-				t.Errorf("error %q does not say it is about the move", err)
-			}
+		if refused(t, err, "move") {
 			return
 		}
 		if m.From >= NumSquares || m.To >= NumSquares || m.Count < 1 || m.Count > MaxHeight {
@@ -130,4 +124,17 @@ func FuzzCheckMove(f *testing.F) {
 			t.Fatalf("%q %v: undo gives %q", fen, m, q.FEN())
 		}
 	})
+}
+
+// refused reports whether a parser refused its input, and checks that the
+// error starts by saying what it is about ("fen ...", "move ...").
+func refused(t *testing.T, err error, about string) bool {
+	t.Helper()
+	if err == nil {
+		return false
+	}
+	if !strings.HasPrefix(err.Error(), about+" ") {
+		t.Errorf("error %q does not say it is about the %s", err, about)
+	}
+	return true
 }

@@ -9,23 +9,22 @@ import (
 func newRNG(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 0x5eed)) }
 
 // mustFEN parses a FEN fixture or stops the test.
-func mustFEN(tb testing.TB, fen string) Position {
-	tb.Helper()
-	p, err := ParseFEN(fen)
-	if err != nil {
-		tb.Fatalf("fixture %q: %v", fen, err)
-	}
-	return p
-}
+func mustFEN(tb testing.TB, fen string) Position { tb.Helper(); return must(tb, ParseFEN, fen) }
 
 // mustMove parses a move fixture or stops the test.
-func mustMove(tb testing.TB, text string) Move {
+func mustMove(tb testing.TB, text string) Move { tb.Helper(); return must(tb, ParseMove, text) }
+
+// mustAction returns the action of a move fixture or stops the test.
+func mustAction(tb testing.TB, m Move) Action { tb.Helper(); return must(tb, ActionOf, m) }
+
+// must converts a fixture with f or stops the test.
+func must[In, Out any](tb testing.TB, f func(In) (Out, error), fixture In) Out {
 	tb.Helper()
-	m, err := ParseMove(text)
+	v, err := f(fixture)
 	if err != nil {
-		tb.Fatalf("fixture %q: %v", text, err)
+		tb.Fatalf("fixture %v: %v", fixture, err)
 	}
-	return m
+	return v
 }
 
 // sample is a position for property tests with the too-tall setting it is

@@ -118,15 +118,6 @@ func TestSymmetryCommutesWithGeometry(t *testing.T) {
 	}
 }
 
-func mustAction(tb testing.TB, m Move) Action {
-	tb.Helper()
-	a, err := ActionOf(m)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return a
-}
-
 func TestSymmetryEquivariance(t *testing.T) {
 	rules := DefaultRules()
 	obs := make([]float32, ObservationSize)

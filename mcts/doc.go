@@ -10,7 +10,15 @@
 // (sequential halving over moves sampled by Gumbel noise, an
 // improved-policy target), for searches with fewer simulations than legal
 // moves; below the root the search is always PUCT. [Settings] names every
-// field of Config once: its key in config files and player specs. The
-// baseline players without a tree and the player specs are in package
-// mcts/players. Values are always for the side to move, in [-1, 1].
+// field of Config once: its key in config files and player specs. Values
+// are always for the side to move, in [-1, 1].
+//
+// [NewUCTPlayer], the pure Monte-Carlo baseline, is search and stays here:
+// it is this package's tree (the same nodes, tree reuse and decision)
+// with UCB1 selection in place of PUCT and random rollouts at the leaves,
+// and both of those are switches inside the search. As a player of
+// package mcts/players it would need the selection rule and the leaf
+// evaluation exported as hooks, an API with no other user. The baseline
+// players without a tree (random, greedy, alpha-beta) and the player
+// specs, uct's included, are in package mcts/players.
 package mcts

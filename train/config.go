@@ -3,10 +3,11 @@ package train
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
-	"strings"
+	"syscall"
 	"time"
 
 	"gopkg.in/yaml.v3"
@@ -206,14 +207,34 @@ func parseSaved(data []byte) (Config, error) { return parseOver(savedDefaults(),
 // ResumeConfig returns the config a resumed run goes on with: the run's
 // saved copy (dir/config.yaml), with overlay, if not nil, laid over it: a
 // key overlay sets changes, every other keeps the run's value (not the
-// built-in default's). The error wraps fs.ErrNotExist when the run has no
-// saved config.
+// built-in default's). Dir "" is the run directory of overlay's config,
+// or of the defaults without one. Where there is nothing to resume (dir
+// missing, not a directory, or without a saved config) it returns overlay
+// over the defaults, as a new run would have it, so that [Run], given that
+// directory, refuses it with a [RunDirError] saying what is wrong there.
 func ResumeConfig(dir string, overlay []byte) (Config, error) {
-	cfg, err := LoadSaved(filepath.Join(dir, ConfigFile))
-	if err != nil || overlay == nil {
-		return cfg, err
+	fresh, freshErr := Defaults(), error(nil)
+	if overlay != nil {
+		fresh, freshErr = Parse(overlay)
 	}
-	return parseOver(cfg, overlay, false)
+	if dir == "" {
+		if freshErr != nil {
+			return Config{}, freshErr
+		}
+		dir = fresh.RunDir()
+	}
+	saved, err := LoadSaved(filepath.Join(dir, ConfigFile))
+	switch {
+	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
+		return fresh, freshErr
+	case err != nil || overlay == nil:
+		return saved, err
+	}
+	cfg, err := parseOver(saved, overlay, false)
+	if err != nil {
+		return Config{}, fmt.Errorf("over the run's config: %w", err)
+	}
+	return cfg, nil
 }
 
 // savedDefaults are the defaults for configs saved by runs: those of
@@ -278,115 +299,63 @@ var runName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 
 // problems lists the settings out of range.
 func (c Config) problems() []*configs.FieldError {
-	var ch checker
-	ch.check(runName.MatchString(c.Name), "name", "is %q: want letters, digits, '.', '_' or '-', starting with a letter or digit", c.Name)
-	ch.atLeast("iterations", c.Iterations, 0)
-	ch.check(c.TimeLimit >= 0, "time_limit", "is %v: want 0 (no limit) or more", c.TimeLimit)
-	ch.check(c.Iterations > 0 || c.TimeLimit > 0, "iterations", "and time_limit are both 0: the run would never stop")
+	var ch configs.Checker
+	ch.Check(runName.MatchString(c.Name), "name", "is %q: want letters, digits, '.', '_' or '-', starting with a letter or digit", c.Name)
+	ch.AtLeast("iterations", c.Iterations, 0)
+	ch.Check(c.TimeLimit >= 0, "time_limit", "is %v: want 0 (no limit) or more", c.TimeLimit)
+	ch.Check(c.Iterations > 0 || c.TimeLimit > 0, "iterations", "and time_limit are both 0: the run would never stop")
 
 	// Training asks more of the rules than env does (a move limit, and an
 	// opening shorter than it); env's own check has the last word.
-	r, before := c.Env.Rules, len(ch.errs)
-	ch.check(r.MaxPlies > 0, "env.rules.max_plies", "is %d: self-play needs a move limit of 1 or more", r.MaxPlies)
-	ch.check(r.RepetitionLimit == 0 || r.RepetitionLimit >= 2, "env.rules.repetitions", "is %d: want 0 (off) or 2 or more", r.RepetitionLimit)
-	ch.between("env.opening_plies", c.Env.OpeningPlies, 0, max(0, r.MaxPlies-1))
-	if len(ch.errs) == before {
-		ch.section("env", c.Env.Validate())
+	r, before := c.Env.Rules, ch.Len()
+	ch.Check(r.MaxPlies > 0, "env.rules.max_plies", "is %d: self-play needs a move limit of 1 or more", r.MaxPlies)
+	ch.Check(r.RepetitionLimit == 0 || r.RepetitionLimit >= 2, "env.rules.repetitions", "is %d: want 0 (off) or 2 or more", r.RepetitionLimit)
+	ch.Between("env.opening_plies", c.Env.OpeningPlies, 0, max(0, r.MaxPlies-1))
+	if ch.Len() == before {
+		ch.Section("env", c.Env.Validate())
 	}
-	ch.section("model", c.Model.Validate())
-	ch.section("server", c.Server.Validate())
-	ch.section("search", c.Search.Validate())
+	ch.Section("model", c.Model.Validate())
+	ch.Section("server", c.Server.Validate())
+	ch.Section("search", c.Search.Validate())
 
 	s := c.SelfPlay
-	ch.atLeast("selfplay.games_per_iteration", s.GamesPerIteration, 1)
-	ch.between("selfplay.parallel_games", s.ParallelGames, 1, 4096)
-	ch.inRange("selfplay.resign_threshold", s.ResignThreshold, -1, 0)
-	ch.inRange("selfplay.resign_playout_share", s.ResignPlayoutShare, 0, 1)
-	ch.atLeast("selfplay.adjudicate_horizon", s.AdjudicateHorizon, 0)
-	ch.check(s.AdjudicateMax > 0 && s.AdjudicateMax <= 1, "selfplay.adjudicate_max", "is %g: want more than 0 and at most 1", s.AdjudicateMax)
-	ch.atLeast("selfplay.fast_simulations", s.FastSimulations, 0)
+	ch.AtLeast("selfplay.games_per_iteration", s.GamesPerIteration, 1)
+	ch.Between("selfplay.parallel_games", s.ParallelGames, 1, 4096)
+	ch.InRange("selfplay.resign_threshold", s.ResignThreshold, -1, 0)
+	ch.InRange("selfplay.resign_playout_share", s.ResignPlayoutShare, 0, 1)
+	ch.AtLeast("selfplay.adjudicate_horizon", s.AdjudicateHorizon, 0)
+	ch.Check(s.AdjudicateMax > 0 && s.AdjudicateMax <= 1, "selfplay.adjudicate_max", "is %g: want more than 0 and at most 1", s.AdjudicateMax)
+	ch.AtLeast("selfplay.fast_simulations", s.FastSimulations, 0)
 	if s.FastSimulations > 0 {
 		full := c.Search.Simulations
-		ch.check(full == 0 || s.FastSimulations < full, "selfplay.fast_simulations", "is %d: want fewer than search.simulations (%d)", s.FastSimulations, full)
-		ch.check(s.FullSearchShare > 0 && s.FullSearchShare <= 1, "selfplay.full_search_share", "is %g: want more than 0 and at most 1 with fast_simulations", s.FullSearchShare)
+		ch.Check(full == 0 || s.FastSimulations < full, "selfplay.fast_simulations", "is %d: want fewer than search.simulations (%d)", s.FastSimulations, full)
+		ch.Check(s.FullSearchShare > 0 && s.FullSearchShare <= 1, "selfplay.full_search_share", "is %g: want more than 0 and at most 1 with fast_simulations", s.FullSearchShare)
 	} else {
-		ch.inRange("selfplay.full_search_share", s.FullSearchShare, 0, 1)
+		ch.InRange("selfplay.full_search_share", s.FullSearchShare, 0, 1)
 	}
 
-	ch.atLeast("replay.window", c.Replay.Window, 1)
+	ch.AtLeast("replay.window", c.Replay.Window, 1)
 
-	ch.section("optim", c.Optim.TrainConfig.Validate())
-	ch.atLeast("optim.steps_per_iteration", c.Optim.StepsPerIteration, 1)
-	ch.check(c.Optim.BatchSize <= c.Replay.Window, "optim.batch_size", "is %d: want at most replay.window (%d)", c.Optim.BatchSize, c.Replay.Window)
+	ch.Section("optim", c.Optim.TrainConfig.Validate())
+	ch.AtLeast("optim.steps_per_iteration", c.Optim.StepsPerIteration, 1)
+	ch.Check(c.Optim.BatchSize <= c.Replay.Window, "optim.batch_size", "is %d: want at most replay.window (%d)", c.Optim.BatchSize, c.Replay.Window)
 
 	e := c.Eval
-	ch.atLeast("eval.every", e.Every, 0)
-	ch.atLeast("eval.games", e.Games, 1)
-	ch.between("eval.parallel_games", e.ParallelGames, 1, 4096)
-	ch.between("eval.opening_plies", e.OpeningPlies, 0, max(0, r.MaxPlies-1))
+	ch.AtLeast("eval.every", e.Every, 0)
+	ch.AtLeast("eval.games", e.Games, 1)
+	ch.Between("eval.parallel_games", e.ParallelGames, 1, 4096)
+	ch.Between("eval.opening_plies", e.OpeningPlies, 0, max(0, r.MaxPlies-1))
 	for i, spec := range e.Baselines {
 		if _, err := players.ParseSpec(spec); err != nil {
-			ch.check(false, fmt.Sprintf("eval.baselines[%d]", i), "is %q: %v", spec, err)
+			ch.Check(false, fmt.Sprintf("eval.baselines[%d]", i), "is %q: %v", spec, err)
 		}
 	}
-	ch.atLeast("eval.simulations", e.Simulations, 1)
-	ch.check(!e.Gating, "eval.gating", "is true: gating was removed, unmeasured (see README, Training)")
+	ch.AtLeast("eval.simulations", e.Simulations, 1)
+	ch.Check(!e.Gating, "eval.gating", "is true: gating was removed, unmeasured (see README, Training)")
 
-	ch.atLeast("output.keep_last", c.Output.KeepLast, 1)
+	ch.AtLeast("output.keep_last", c.Output.KeepLast, 1)
 
-	ch.atLeast("distributed.max_staleness", c.Distributed.MaxStaleness, 0)
-	ch.atLeast("distributed.queue_games", c.Distributed.QueueGames, 1)
-	return ch.errs
-}
-
-// checker collects the problems of a configuration.
-type checker struct{ errs []*configs.FieldError }
-
-// check records a problem at path unless ok.
-func (ch *checker) check(ok bool, path, format string, args ...any) {
-	if !ok {
-		ch.errs = append(ch.errs, &configs.FieldError{Key: path, Msg: fmt.Sprintf(format, args...)})
-	}
-}
-
-func (ch *checker) atLeast(path string, v, lo int) {
-	ch.check(v >= lo, path, "is %d: want %d or more", v, lo)
-}
-
-func (ch *checker) between(path string, v, lo, hi int) {
-	ch.check(v >= lo && v <= hi, path, "is %d: want %d to %d", v, lo, hi)
-}
-
-// inRange also refuses NaN, which no comparison would catch.
-func (ch *checker) inRange(path string, v, lo, hi float64) {
-	ch.check(v >= lo && v <= hi, path, "is %v: want %v to %v", v, lo, hi)
-}
-
-func (ch *checker) oneOf(path, v string, options ...string) {
-	for _, o := range options {
-		if v == o {
-			return
-		}
-	}
-	ch.check(false, path, "is %q: want one of %s", v, strings.Join(options, ", "))
-}
-
-// section records the problems a section's own Validate found: field errors
-// get the section's path in front, any other error is put on the section.
-func (ch *checker) section(prefix string, err error) {
-	if err == nil {
-		return
-	}
-	errs := []error{err}
-	if joined, ok := err.(interface{ Unwrap() []error }); ok {
-		errs = joined.Unwrap()
-	}
-	for _, e := range errs {
-		var fe *configs.FieldError
-		if errors.As(e, &fe) {
-			ch.errs = append(ch.errs, &configs.FieldError{Key: prefix + "." + fe.Key, Msg: fe.Msg})
-			continue
-		}
-		ch.errs = append(ch.errs, &configs.FieldError{Key: prefix, Msg: "is invalid: " + e.Error()})
-	}
+	ch.AtLeast("distributed.max_staleness", c.Distributed.MaxStaleness, 0)
+	ch.AtLeast("distributed.queue_games", c.Distributed.QueueGames, 1)
+	return ch.Problems()
 }

@@ -3,7 +3,6 @@ package train
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -395,7 +394,37 @@ func TestResumeConfigLaysOverTheRunsConfig(t *testing.T) {
 	if _, err := ResumeConfig(dir, []byte("search:\n  simulations: 0\n")); err == nil || !strings.Contains(err.Error(), "line 2: search.simulations") {
 		t.Errorf("a bad overlay: %v, want its key and line", err)
 	}
-	if _, err := ResumeConfig(t.TempDir(), nil); !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("a run without a config: %v, want fs.ErrNotExist", err)
+}
+
+// Where there is nothing to resume, ResumeConfig gives the config a new
+// run would have, for Run to refuse the directory with its own error.
+func TestResumeConfigNothingToResume(t *testing.T) {
+	smoke, err := Parse(configs.Smoke)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := t.TempDir()
+	file := filepath.Join(base, "file")
+	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, dir string
+		overlay   []byte
+		want      Config
+	}{
+		{"empty directory", base, nil, Defaults()},
+		{"missing directory", filepath.Join(base, "typo"), configs.Smoke, smoke},
+		{"a file", file, configs.Smoke, smoke},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg, err := ResumeConfig(tc.dir, tc.overlay)
+			if err != nil || len(diffKeys(t, cfg, tc.want)) > 0 {
+				t.Errorf("%v, differs in %v", err, diffKeys(t, cfg, tc.want))
+			}
+		})
+	}
+	if _, err := ResumeConfig(base, []byte("iterations: -1\n")); err == nil || !strings.Contains(err.Error(), "line 1: iterations") {
+		t.Errorf("a bad config with nothing to resume: %v, want its key and line", err)
 	}
 }

@@ -1,10 +1,7 @@
 package train
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
-	"math"
 	"path/filepath"
 
 	"github.com/deathstacks/deathstacks/train/eval"
@@ -26,7 +23,7 @@ func LadderRun(dir string) (eval.LadderRun, error) {
 	if len(all) == 0 {
 		return eval.LadderRun{}, fmt.Errorf("ladder: run %s has no network snapshots (%s)", dir, filepath.Join(dir, netsDir, "net-*"+netExt))
 	}
-	elapsed, err := elapsedByIteration(dir)
+	elapsed, err := metrics.Elapsed(filepath.Join(dir, metrics.File))
 	if err != nil {
 		return eval.LadderRun{}, fmt.Errorf("ladder: %w", err)
 	}
@@ -39,23 +36,4 @@ func LadderRun(dir string) (eval.LadderRun, error) {
 		run.Snapshots = append(run.Snapshots, eval.LadderSnapshot{Iteration: s.Iteration, Path: s.Path, ElapsedSec: sec, HasElapsed: ok})
 	}
 	return run, nil
-}
-
-// elapsedByIteration reads the training time of each iteration from a
-// run's metrics log; a run without one has none.
-func elapsedByIteration(run string) (map[int]float64, error) {
-	out := map[int]float64{}
-	ms, err := metrics.Read(filepath.Join(run, metrics.File))
-	if errors.Is(err, fs.ErrNotExist) {
-		return out, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	for _, m := range ms {
-		if m.ElapsedSec > 0 && !math.IsInf(m.ElapsedSec, 0) {
-			out[m.Iteration] = m.ElapsedSec // a later line of an iteration, after a resume, wins
-		}
-	}
-	return out, nil
 }

@@ -298,6 +298,9 @@ type ExportOptions struct {
 // against random), checksummed and written atomically. LoadPlayer, Models
 // and the player spec az:model=FILE read it.
 func Export(from, out string, opts ExportOptions) error {
+	if opts.Simulations < 0 {
+		return fmt.Errorf("export: simulations is %d: want 0 (the run's setting) or more: %w", opts.Simulations, ErrBadSearch)
+	}
 	t, err := loadTrained(from)
 	if err != nil {
 		return fmt.Errorf("export: %w", err)

@@ -71,8 +71,8 @@ games at once.`, s)
 	rules := env.DefaultRules()
 	rules.MaxPlies = *maxPlies
 	cfg := eval.ArenaConfig{Rules: rules, Games: *games, Parallel: *parallel, OpeningPlies: *openingPlies, Seed: *seed}
-	if err := checkArena(cfg); err != nil {
-		return err
+	if err := cfg.Validate(); err != nil {
+		return flagErr(err, map[string]string{"games": "games", "parallel": "parallel", "opening_plies": "opening-plies", "rules": "max-plies"})
 	}
 	if len(players) < 2 {
 		return usageErr("--player: %d given: want 2 or more", len(players))
@@ -128,23 +128,6 @@ func publish(s stdio, rep savable, settings *eval.ReportSettings, command string
 	}
 	fmt.Fprintf(s.out, "\n%s in %v; wrote %s and %s in %s\n", count(len(records), "game", "games"), time.Since(start).Round(time.Second),
 		strings.Join(files[:len(files)-1], ", "), files[len(files)-1], dir)
-	return nil
-}
-
-// checkArena turns bad arena flags into a usage error.
-func checkArena(cfg eval.ArenaConfig) error {
-	switch {
-	case cfg.Games < 1:
-		return usageErr("--games must be 1 or more")
-	case cfg.Parallel < 1:
-		return usageErr("--parallel must be 1 or more")
-	case cfg.OpeningPlies < 0:
-		return usageErr("--opening-plies must be 0 or more")
-	case cfg.Rules.MaxPlies < 0:
-		return usageErr("--max-plies must be 0 (no limit) or more")
-	case cfg.Rules.MaxPlies > 0 && cfg.OpeningPlies >= cfg.Rules.MaxPlies:
-		return usageErr("--opening-plies %d leaves no move before --max-plies %d", cfg.OpeningPlies, cfg.Rules.MaxPlies)
-	}
 	return nil
 }
 

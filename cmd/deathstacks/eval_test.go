@@ -178,7 +178,7 @@ func TestEvalErrors(t *testing.T) {
 		{"no games", append([]string{"--games", "0"}, two...), "--games"},
 		{"no parallel", append([]string{"--parallel", "0"}, two...), "--parallel"},
 		{"negative openings", append([]string{"--opening-plies", "-1"}, two...), "--opening-plies"},
-		{"openings past the limit", append([]string{"--opening-plies", "10", "--max-plies", "10"}, two...), "--max-plies 10"},
+		{"openings past the limit", append([]string{"--opening-plies", "10", "--max-plies", "10"}, two...), "--opening-plies is 10: want fewer than the move limit (max_plies 10)"},
 		{"negative limit", append([]string{"--max-plies", "-1"}, two...), "--max-plies"},
 		{"stray argument", append([]string{"extra"}, two...), "unexpected argument"},
 	}

@@ -45,17 +45,12 @@ baseline). Writes into --out:
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	switch {
-	case *run == "":
+	if *run == "" {
 		return usageErr("--run is required")
-	case *games < 1:
-		return usageErr("--games must be 1 or more")
-	case *parallel < 1:
-		return usageErr("--parallel must be 1 or more")
-	case *every < 1:
-		return usageErr("--every must be 1 or more")
-	case *sims < 1:
-		return usageErr("--sims must be 1 or more")
+	}
+	opts := eval.LadderOptions{Every: *every, Simulations: *sims, Games: *games, Parallel: *parallel, Seed: *seed}
+	if err := opts.Validate(); err != nil {
+		return flagErr(err, map[string]string{"every": "every", "simulations": "sims", "games": "games", "parallel": "parallel"})
 	}
 	if len(vs) == 0 {
 		vs = stringList{"random", "greedy"}
@@ -70,9 +65,8 @@ baseline). Writes into --out:
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	ladder, err := eval.NewLadder(eval.LadderOptions{
-		Run: runInfo, Every: *every, Simulations: *sims, Games: *games, Parallel: *parallel, Seed: *seed,
-	})
+	opts.Run = runInfo
+	ladder, err := eval.NewLadder(opts)
 	if err != nil {
 		return usageErr("%v", err)
 	}

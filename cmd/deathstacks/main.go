@@ -11,10 +11,12 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"runtime/debug"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/deathstacks/deathstacks/configs"
 	"github.com/deathstacks/deathstacks/model"
 	"github.com/deathstacks/deathstacks/train"
 )
@@ -192,9 +194,83 @@ func parseFlagsArgs(fs *flag.FlagSet, args []string, n int) error {
 	return empty
 }
 
+// flagErr turns a package's verdict on values the flags gave into a usage
+// error (status 2) that names the flags: each [configs.FieldError] whose
+// key is in flags (setting key to flag name) is said of its flag,
+// "--games is 0: want 1 or more"; the package owns the check and its
+// words, the command only the flag names.
+func flagErr(err error, flags map[string]string) error {
+	if err == nil {
+		return nil
+	}
+	problems, ok := fieldErrors(err)
+	if !ok {
+		return usageErr("%v", err)
+	}
+	lines := make([]string, len(problems))
+	for i, p := range problems {
+		lines[i] = p.Error()
+		if f, ok := flags[p.Key]; ok {
+			lines[i] = "--" + f + " " + p.Msg
+		}
+	}
+	return usageErr("%s", strings.Join(lines, "\n"))
+}
+
+// fieldErrors returns the FieldErrors err is made of, and false if any
+// part of it is another error.
+func fieldErrors(err error) ([]*configs.FieldError, bool) {
+	switch e := err.(type) {
+	case *configs.FieldError:
+		return []*configs.FieldError{e}, true
+	case interface{ Unwrap() []error }:
+		var all []*configs.FieldError
+		for _, part := range e.Unwrap() {
+			some, ok := fieldErrors(part)
+			if !ok {
+				return nil, false
+			}
+			all = append(all, some...)
+		}
+		return all, true
+	case interface{ Unwrap() error }:
+		return fieldErrors(e.Unwrap())
+	}
+	return nil, false
+}
+
 // usageErr is an error for bad command-line input: exit status 2.
 func usageErr(format string, a ...any) error {
 	return &exitError{code: 2, err: fmt.Errorf(format, a...)}
+}
+
+func runVersion(args []string, s stdio) error {
+	fs := newFlags("version", "version\n\nPrints the module version, the Go version, the source revision when the\nbinary was built from a repository, and the matrix library in use.", s)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	version, goVersion, revision := "unknown", "unknown", ""
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		version, goVersion = bi.Main.Version, bi.GoVersion
+		modified := false
+		for _, kv := range bi.Settings {
+			switch kv.Key {
+			case "vcs.revision":
+				revision = kv.Value
+			case "vcs.modified":
+				modified = kv.Value == "true"
+			}
+		}
+		if revision != "" && modified {
+			revision += " (with uncommitted changes)"
+		}
+	}
+	fmt.Fprintf(s.out, "deathstacks %s\ngo: %s\n", version, goVersion)
+	if revision != "" {
+		fmt.Fprintf(s.out, "revision: %s\n", revision)
+	}
+	fmt.Fprintf(s.out, "blas: %s\n", model.BLAS)
+	return nil
 }
 
 // count writes n with the word that fits it: "1 ply", "2 plies".

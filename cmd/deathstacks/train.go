@@ -79,22 +79,17 @@ func runTrain(args []string, s stdio) error {
 
 // trainConfig picks the configuration of a training session: the named
 // file or built-in config, or the built-in default. When resuming, the
-// run's own copy is the base instead, and a named config changes only
-// the keys it sets.
+// run's own copy is the base instead (train.ResumeConfig), and a named
+// config changes only the keys it sets.
 func trainConfig(arg, out string, resume bool) (train.Config, error) {
+	if arg == "" && resume {
+		return train.ResumeConfig(out, nil)
+	}
 	if arg == "" {
 		arg = "default"
-		if resume {
-			dir := out
-			if dir == "" {
-				dir = train.Defaults().RunDir()
-			}
-			if cfg, err := train.ResumeConfig(dir, nil); !noSavedConfig(err) {
-				return cfg, err
-			}
-		}
 	}
 	data, builtin := configs.Lookup(arg)
+	what := "built-in config " + arg
 	if !builtin {
 		var err error
 		if data, err = os.ReadFile(arg); err != nil {
@@ -103,37 +98,17 @@ func trainConfig(arg, out string, resume bool) (train.Config, error) {
 			}
 			return train.Config{}, fmt.Errorf("config: %w", err)
 		}
+		what = "config " + arg
 	}
-	what := "config " + arg
-	if builtin {
-		what = "built-in config " + arg
-	}
-	cfg, parseErr := train.Parse(data)
+	parse := train.Parse
 	if resume {
-		dir := out
-		if dir == "" && parseErr == nil {
-			dir = cfg.RunDir()
-		}
-		resumed, err := train.ResumeConfig(dir, data)
-		switch {
-		case dir == "" || noSavedConfig(err):
-		case err != nil:
-			return resumed, fmt.Errorf("%s over the run's config: %w", what, err)
-		default:
-			return resumed, nil
-		}
+		parse = func(data []byte) (train.Config, error) { return train.ResumeConfig(out, data) }
 	}
-	if parseErr != nil {
-		return cfg, fmt.Errorf("%s: %w", what, parseErr)
+	cfg, err := parse(data)
+	if err != nil {
+		return cfg, fmt.Errorf("%s: %w", what, err)
 	}
 	return cfg, nil
-}
-
-// noSavedConfig reports that err is the absence of a run's saved config,
-// not a bad one: the run directory does not exist or is not a directory,
-// which train.Run then reports as the caller's mistake.
-func noSavedConfig(err error) bool {
-	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)
 }
 
 func runPlot(args []string, s stdio) error {
@@ -165,9 +140,6 @@ func runExport(args []string, s stdio) error {
 	}
 	if *ckpt == "" || *out == "" {
 		return usageErr("--checkpoint and --out are required")
-	}
-	if *sims < 0 {
-		return usageErr("--sims must be 0 or more")
 	}
 	if _, ok := meta[exportCommandKey]; ok {
 		return usageErr("--meta %s: export writes that entry itself", exportCommandKey)
@@ -205,3 +177,20 @@ func keyValues(m map[string]string) func(string) error {
 // exportCommandKey is the metadata entry of an exported player that holds
 // the export command.
 const exportCommandKey = "export_command"
+
+func runInspect(args []string, s stdio) error {
+	fs := newFlags("inspect", "inspect [FILE]\n\nDescribes a checkpoint (ckpt-N.dsck), a network file (nets/net-N.dsnn) or an\nexported player, read whole with its checksum: kind, architecture,\nparameters, training steps, encoding version, metadata (iteration, run,\nrating, how it was made...), search settings; for a checkpoint also its\niteration, replay buffer and config name. One \"key: value\" a line.\nWithout FILE, the built-in player (the az player without a model).", s)
+	files := 1
+	if len(args) == 0 {
+		files = 0
+	}
+	if err := parseFlagsArgs(fs, args, files); err != nil {
+		return err
+	}
+	info, err := train.Inspect(fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	info.WriteText(s.out)
+	return nil
+}

@@ -107,7 +107,7 @@ func TestExportMetaAndInspect(t *testing.T) {
 		t.Errorf("export --search contempt=0.25: not in the player's settings:\n%s", text)
 	}
 	for _, bad := range [][]string{{"--meta", "novalue"}, {"--meta", "run=x"}, {"--meta", "export_command=x"}, {"--meta", "a=1", "--meta", "a=2"},
-		{"--search", "nosuch=1"}, {"--search", "contempt=7"}, {"--search", "simulations=0"}} {
+		{"--search", "nosuch=1"}, {"--search", "contempt=7"}, {"--search", "simulations=0"}, {"--sims", "-1"}} {
 		args := append([]string{"export", "--checkpoint", run, "--out", out}, bad...)
 		if _, errOut, code := runBotCLI("", args...); code != 2 {
 			t.Errorf("%v: status %d, want 2 (stderr %q)", bad, code, errOut)

@@ -101,7 +101,7 @@ func NewAlphaBetaPlayer(cfg AlphaBetaConfig, seed uint64) (*AlphaBetaPlayer, err
 // number of positions searched. The transposition table is kept between
 // calls.
 func (p *AlphaBetaPlayer) Choose(g *env.Game) (mcts.Decision, error) {
-	if _, err := legalMoves(g); err != nil {
+	if err := finished(g); err != nil {
 		return mcts.Decision{}, err
 	}
 	start := time.Now()

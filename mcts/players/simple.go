@@ -19,20 +19,28 @@ func NewRandomPlayer(seed uint64) *RandomPlayer { return &RandomPlayer{rng: newR
 
 // Choose implements [mcts.Player].
 func (p *RandomPlayer) Choose(g *env.Game) (mcts.Decision, error) {
-	moves, err := legalMoves(g)
-	if err != nil {
-		return mcts.Decision{}, err
-	}
-	m := moves[p.rng.IntN(len(moves))]
-	return mcts.Decision{Move: m, Value: math.NaN(), PV: []env.Move{m}}, nil
+	return onePly(g, func(_ env.Position, moves []env.Move) mcts.Decision {
+		m := moves[p.rng.IntN(len(moves))]
+		return mcts.Decision{Move: m, Value: math.NaN(), PV: []env.Move{m}}
+	})
 }
 
-// legalMoves returns the legal moves of g, or an error for a finished game.
-func legalMoves(g *env.Game) ([]env.Move, error) {
-	if st := g.Status(); st.Over() {
-		return nil, fmt.Errorf("choose: the game is over (%v)", st)
+// onePly is the Choose of a player that looks no further than the legal
+// moves: pick's decision among them, or an error for a finished game.
+func onePly(g *env.Game, pick func(pos env.Position, moves []env.Move) mcts.Decision) (mcts.Decision, error) {
+	if err := finished(g); err != nil {
+		return mcts.Decision{}, err
 	}
-	return g.LegalMoves(nil), nil
+	return pick(g.Position(), g.LegalMoves(nil)), nil
+}
+
+// finished returns an error for a finished game, which has no move to
+// choose.
+func finished(g *env.Game) error {
+	if st := g.Status(); st.Over() {
+		return fmt.Errorf("choose: the game is over (%v)", st)
+	}
+	return nil
 }
 
 // GreedyPlayer looks one ply ahead: it plays a move that wins at once if
@@ -47,12 +55,9 @@ func NewGreedyPlayer(seed uint64) *GreedyPlayer { return &GreedyPlayer{rng: newR
 
 // Choose implements [mcts.Player]. The decision's Score is the material count after
 // the move (at Depth 1) and Nodes the number of moves tried.
-func (p *GreedyPlayer) Choose(g *env.Game) (mcts.Decision, error) {
-	moves, err := legalMoves(g)
-	if err != nil {
-		return mcts.Decision{}, err
-	}
-	pos := g.Position()
+func (p *GreedyPlayer) Choose(g *env.Game) (mcts.Decision, error) { return onePly(g, p.best) }
+
+func (p *GreedyPlayer) best(pos env.Position, moves []env.Move) mcts.Decision {
 	me := pos.SideToMove()
 	best, bestScore, ties := moves[0], math.MinInt, 0
 	for _, m := range moves {
@@ -71,5 +76,5 @@ func (p *GreedyPlayer) Choose(g *env.Game) (mcts.Decision, error) {
 			}
 		}
 	}
-	return mcts.Decision{Move: best, Value: env.MaterialValue(bestScore), PV: []env.Move{best}, Depth: 1, Score: bestScore, Nodes: int64(len(moves))}, nil
+	return mcts.Decision{Move: best, Value: env.MaterialValue(bestScore), PV: []env.Move{best}, Depth: 1, Score: bestScore, Nodes: int64(len(moves))}
 }

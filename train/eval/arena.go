@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/deathstacks/deathstacks/configs"
 	"github.com/deathstacks/deathstacks/env"
 	"github.com/deathstacks/deathstacks/mcts"
 )
@@ -46,19 +47,22 @@ type ArenaConfig struct {
 	OnGame func(GameRecord)
 }
 
-func (c ArenaConfig) validate() error {
-	switch {
-	case c.Games < 1:
-		return fmt.Errorf("arena: %d games: want 1 or more", c.Games)
-	case c.Parallel < 1:
-		return fmt.Errorf("arena: %d parallel games: want 1 or more", c.Parallel)
-	case c.OpeningPlies < 0:
-		return fmt.Errorf("arena: %d opening plies: want 0 or more", c.OpeningPlies)
-	}
+// Validate reports every setting out of range, each as a
+// [*configs.FieldError] keyed by its field's snake-case name (games,
+// parallel, opening_plies; rules for what env's own check refuses),
+// joined into one error.
+func (c ArenaConfig) Validate() error {
+	var ch configs.Checker
+	ch.AtLeast("games", c.Games, 1)
+	ch.AtLeast("parallel", c.Parallel, 1)
+	ch.AtLeast("opening_plies", c.OpeningPlies, 0)
 	if err := c.Rules.Validate(); err != nil {
-		return fmt.Errorf("arena: %w", err)
+		ch.Section("rules", err)
+	} else {
+		ch.Check(c.Rules.MaxPlies == 0 || c.OpeningPlies < c.Rules.MaxPlies, "opening_plies",
+			"is %d: want fewer than the move limit (max_plies %d), which would end the game first", c.OpeningPlies, c.Rules.MaxPlies)
 	}
-	return nil
+	return ch.Err()
 }
 
 // How a game ended, in [GameRecord.Reason].
@@ -164,8 +168,8 @@ func PlayMatch(ctx context.Context, a, b Entrant, cfg ArenaConfig) ([]GameRecord
 // that fails stops the tournament with its error, as does ctx: the records
 // of the games finished by then are returned with the error.
 func RoundRobin(ctx context.Context, entrants []Entrant, cfg ArenaConfig) ([]GameRecord, error) {
-	if err := cfg.validate(); err != nil {
-		return nil, err
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("arena: %w", err)
 	}
 	if len(entrants) < 2 {
 		return nil, fmt.Errorf("arena: %d entrants: want 2 or more", len(entrants))

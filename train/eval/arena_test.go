@@ -342,7 +342,9 @@ func TestArenaBadSetup(t *testing.T) {
 		cfg      func(c *ArenaConfig)
 		want     string
 	}{
-		{"no games", []Entrant{randomEntrant, greedyEntrant}, func(c *ArenaConfig) { c.Games = 0 }, "0 games"},
+		{"no games", []Entrant{randomEntrant, greedyEntrant}, func(c *ArenaConfig) { c.Games = 0 }, "arena: games is 0: want 1 or more"},
+		{"negative openings", []Entrant{randomEntrant, greedyEntrant}, func(c *ArenaConfig) { c.OpeningPlies = -1 }, "opening_plies is -1"},
+		{"openings past the limit", []Entrant{randomEntrant, greedyEntrant}, func(c *ArenaConfig) { c.OpeningPlies, c.Rules.MaxPlies = 10, 10 }, "want fewer than the move limit"},
 		{"no workers", []Entrant{randomEntrant, greedyEntrant}, func(c *ArenaConfig) { c.Parallel = 0 }, "parallel"},
 		{"bad rules", []Entrant{randomEntrant, greedyEntrant}, func(c *ArenaConfig) { c.Rules.RepetitionLimit = 1 }, "repetitions"},
 		{"one entrant", []Entrant{randomEntrant}, func(*ArenaConfig) {}, "1 entrants"},

@@ -14,6 +14,7 @@ import (
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 
+	"github.com/deathstacks/deathstacks/configs"
 	"github.com/deathstacks/deathstacks/env"
 	"github.com/deathstacks/deathstacks/mcts"
 	"github.com/deathstacks/deathstacks/mcts/players"
@@ -86,14 +87,24 @@ type Ladder struct {
 	snapshots []LadderSnapshot
 }
 
+// Validate reports every option out of range, each as a
+// [*configs.FieldError] keyed by its field's snake-case name (every,
+// simulations, games, parallel), joined into one error.
+func (o LadderOptions) Validate() error {
+	var ch configs.Checker
+	ch.AtLeast("every", o.Every, 1)
+	ch.AtLeast("simulations", o.Simulations, 1)
+	ch.AtLeast("games", o.Games, 1)
+	ch.AtLeast("parallel", o.Parallel, 1)
+	return ch.Err()
+}
+
 // NewLadder picks the snapshots to rate and checks the options.
 func NewLadder(opts LadderOptions) (*Ladder, error) {
-	switch {
-	case opts.Every < 1:
-		return nil, fmt.Errorf("ladder: every %d: want 1 or more", opts.Every)
-	case opts.Simulations < 1:
-		return nil, fmt.Errorf("ladder: %d simulations: want 1 or more", opts.Simulations)
-	case len(opts.Run.Snapshots) == 0:
+	if err := opts.Validate(); err != nil {
+		return nil, fmt.Errorf("ladder: %w", err)
+	}
+	if len(opts.Run.Snapshots) == 0 {
 		return nil, fmt.Errorf("ladder: run %s has no network snapshots", opts.Run.Dir)
 	}
 	l := &Ladder{opts: opts, search: opts.Run.Search}

@@ -95,9 +95,11 @@ func TestNewLadderErrors(t *testing.T) {
 		opts LadderOptions
 		want string
 	}{
-		{"every 0", LadderOptions{Run: run, Every: 0, Simulations: 4}, "every 0"},
-		{"no simulations", LadderOptions{Run: run, Every: 1}, "0 simulations"},
-		{"no snapshots", LadderOptions{Run: empty, Every: 1, Simulations: 4}, "no network snapshots"},
+		{"every 0", LadderOptions{Run: run, Every: 0, Simulations: 4, Games: 2, Parallel: 1}, "every is 0: want 1 or more"},
+		{"no simulations", LadderOptions{Run: run, Every: 1, Games: 2, Parallel: 1}, "simulations is 0: want 1 or more"},
+		{"no games", LadderOptions{Run: run, Every: 1, Simulations: 4, Parallel: 1}, "games is 0: want 1 or more"},
+		{"no parallel", LadderOptions{Run: run, Every: 1, Simulations: 4, Games: 2}, "parallel is 0: want 1 or more"},
+		{"no snapshots", LadderOptions{Run: empty, Every: 1, Simulations: 4, Games: 2, Parallel: 1}, "no network snapshots"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

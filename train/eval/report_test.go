@@ -36,23 +36,28 @@ func contenders(specs ...string) []Contender {
 // testArena is the arena settings the report tests claim.
 var testArena = ArenaConfig{Rules: env.DefaultRules(), Games: 4, Parallel: 1, OpeningPlies: 2, Seed: 9}
 
-// sampleRecords: strong beats weak 3-1 (with colours swapped each game),
-// weak and random draw twice and each wins once, strong beats random 4-0.
+// sampleRecords: strong beats weak 3-1, weak and random draw twice and
+// each wins once, strong beats random 4-0; each pairing plays four games,
+// colours swapped after each.
 func sampleRecords() []GameRecord {
-	return []GameRecord{
-		game(0, "strong", "weak", ResultRedWins),
-		game(1, "weak", "strong", ResultBlueWins),
-		game(2, "strong", "weak", ResultRedWins),
-		game(3, "weak", "strong", ResultRedWins),
-		game(4, "weak", "random", ResultDraw),
-		game(5, "random", "weak", ResultDraw),
-		game(6, "weak", "random", ResultRedWins),
-		game(7, "random", "weak", ResultRedWins),
-		game(8, "strong", "random", ResultRedWins),
-		game(9, "random", "strong", ResultBlueWins),
-		game(10, "strong", "random", ResultRedWins),
-		game(11, "random", "strong", ResultBlueWins),
+	var records []GameRecord
+	for _, m := range []struct {
+		first, second string
+		results       [4]string // of games 0-3; first is red in games 0 and 2
+	}{
+		{"strong", "weak", [4]string{ResultRedWins, ResultBlueWins, ResultRedWins, ResultRedWins}},
+		{"weak", "random", [4]string{ResultDraw, ResultDraw, ResultRedWins, ResultRedWins}},
+		{"strong", "random", [4]string{ResultRedWins, ResultBlueWins, ResultRedWins, ResultBlueWins}},
+	} {
+		for i, result := range m.results {
+			red, blue := m.first, m.second
+			if i%2 == 1 {
+				red, blue = blue, red
+			}
+			records = append(records, game(len(records), red, blue, result))
+		}
 	}
+	return records
 }
 
 func TestNewReport(t *testing.T) {

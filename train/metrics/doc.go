@@ -1,7 +1,8 @@
 // Package metrics is a training run's record of itself: [Iteration] is
 // what one iteration measured, one JSON line of the run's metrics.jsonl
 // ([File]), which [Append] extends crash-safely, [Read] reads back and
-// [Truncate] cuts to a resumed checkpoint; [Plot] and [PlotRun] draw the
+// [Truncate] cuts to a resumed checkpoint and [Elapsed] reads as training
+// time per iteration; [Plot] and [PlotRun] draw the
 // log as PNG charts ([LossPlot], [SelfPlayPlot], [EvalPlot]).
 //
 // Package train writes the log; the plot and serve commands and package

@@ -242,3 +242,23 @@ func Truncate(path string, lastIteration int) error {
 		return nil
 	})
 }
+
+// Elapsed reads the training time through each iteration from the log at
+// path; a run without a log has none. A later line of an iteration,
+// written after a resume, wins.
+func Elapsed(path string) (map[int]float64, error) {
+	out := map[int]float64{}
+	ms, err := Read(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return out, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range ms {
+		if m.ElapsedSec > 0 && !math.IsInf(m.ElapsedSec, 0) {
+			out[m.Iteration] = m.ElapsedSec
+		}
+	}
+	return out, nil
+}

@@ -24,16 +24,23 @@ func sampleMetrics(iteration int) Iteration {
 	return m
 }
 
-func TestMetricsAppendRead(t *testing.T) {
-	path := filepath.Join(t.TempDir(), File)
-	var want []Iteration
-	for i := 1; i <= 4; i++ {
+// writeLog appends iterations 1 to n to a new log and returns its path
+// and what it holds.
+func writeLog(t *testing.T, n int) (path string, want []Iteration) {
+	t.Helper()
+	path = filepath.Join(t.TempDir(), File)
+	for i := 1; i <= n; i++ {
 		m := sampleMetrics(i)
 		want = append(want, m)
 		if err := Append(path, m); err != nil {
 			t.Fatal(err)
 		}
 	}
+	return path, want
+}
+
+func TestMetricsAppendRead(t *testing.T) {
+	path, want := writeLog(t, 4)
 	got, err := Read(path)
 	if err != nil {
 		t.Fatal(err)
@@ -69,12 +76,7 @@ func TestMetricsNonFinite(t *testing.T) {
 }
 
 func TestMetricsTornLine(t *testing.T) {
-	path := filepath.Join(t.TempDir(), File)
-	for i := 1; i <= 2; i++ {
-		if err := Append(path, sampleMetrics(i)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	path, _ := writeLog(t, 2)
 	// A crash in the middle of the third append.
 	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
@@ -113,12 +115,7 @@ func TestReadErrors(t *testing.T) {
 }
 
 func TestTruncate(t *testing.T) {
-	path := filepath.Join(t.TempDir(), File)
-	for i := 1; i <= 5; i++ {
-		if err := Append(path, sampleMetrics(i)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	path, want := writeLog(t, 5)
 	if err := Truncate(path, 3); err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +123,7 @@ func TestTruncate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != 3 || !reflect.DeepEqual(got[2], sampleMetrics(3)) {
+	if !reflect.DeepEqual(got, want[:3]) {
 		t.Errorf("after truncating to 3: %+v", got)
 	}
 	if err := Truncate(filepath.Join(t.TempDir(), "none.jsonl"), 1); err != nil {
@@ -197,5 +194,21 @@ func TestReadsLogOfFormatVersion1(t *testing.T) {
 				t.Errorf("line %d: %s = %v after a round trip, want %v", i+1, key, got[key], v)
 			}
 		}
+	}
+}
+
+func TestElapsed(t *testing.T) {
+	path, _ := writeLog(t, 3)
+	again := sampleMetrics(2) // iteration 2 again, after a resume
+	again.ElapsedSec = 500
+	if err := Append(path, again); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Elapsed(path)
+	if want := map[int]float64{1: 60, 2: 500, 3: 180}; err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("Elapsed = %v, %v; want %v", got, err, want)
+	}
+	if got, err := Elapsed(filepath.Join(t.TempDir(), File)); err != nil || len(got) != 0 {
+		t.Errorf("a run without a log: %v, %v; want none", got, err)
 	}
 }

@@ -64,17 +64,12 @@ func lossPanels(ms []Iteration) [][]*plot.Plot {
 		panel("Total and policy loss", "loss", false, ms,
 			curve{"total", func(m Iteration) float64 { return m.TotalLoss }},
 			curve{"policy", func(m Iteration) float64 { return m.PolicyLoss }}),
-		panel("Value loss", "loss", false, ms,
-			curve{"", func(m Iteration) float64 { return m.ValueLoss }}),
-		panel("L2 penalty", "loss", false, ms,
-			curve{"", func(m Iteration) float64 { return m.L2Loss }}),
+		single("Value loss", "loss", false, ms, func(m Iteration) float64 { return m.ValueLoss }),
+		single("L2 penalty", "loss", false, ms, func(m Iteration) float64 { return m.L2Loss }),
 	}, {
-		panel("Policy entropy", "nats", false, ms,
-			curve{"", func(m Iteration) float64 { return m.PolicyEntropy }}),
-		panel("Learning rate", "rate", true, ms,
-			curve{"", func(m Iteration) float64 { return m.LR }}),
-		panel("Replay buffer", "positions", true, ms,
-			curve{"", func(m Iteration) float64 { return float64(m.BufferSize) }}),
+		single("Policy entropy", "nats", false, ms, func(m Iteration) float64 { return m.PolicyEntropy }),
+		single("Learning rate", "rate", true, ms, func(m Iteration) float64 { return m.LR }),
+		single("Replay buffer", "positions", true, ms, func(m Iteration) float64 { return float64(m.BufferSize) }),
 	}}
 }
 
@@ -88,20 +83,16 @@ func selfPlayPanels(ms []Iteration) [][]*plot.Plot {
 		curve{"resigned", func(m Iteration) float64 { return m.ResignedShare }})
 	fixUnitAxis(outcomes)
 	return [][]*plot.Plot{{
-		panel("Self-play game length", "plies", true, ms,
-			curve{"", func(m Iteration) float64 { return m.MeanGameLength }}),
+		single("Self-play game length", "plies", true, ms, func(m Iteration) float64 { return m.MeanGameLength }),
 		outcomes,
 		panel("Time per iteration", "seconds", true, ms,
 			curve{"self-play", func(m Iteration) float64 { return m.SelfPlaySec }},
 			curve{"training", func(m Iteration) float64 { return m.TrainSec }},
 			curve{"evaluation", func(m Iteration) float64 { return m.EvalSec }}),
 	}, {
-		panel("Self-play speed", "positions/s", true, ms,
-			curve{"", func(m Iteration) float64 { return m.PositionsPerSec }}),
-		panel("Network speed", "evaluations/s", true, ms,
-			curve{"", func(m Iteration) float64 { return m.EvalsPerSec }}),
-		panel("Training speed", "samples/s", true, ms,
-			curve{"", func(m Iteration) float64 { return m.SamplesPerSec }}),
+		single("Self-play speed", "positions/s", true, ms, func(m Iteration) float64 { return m.PositionsPerSec }),
+		single("Network speed", "evaluations/s", true, ms, func(m Iteration) float64 { return m.EvalsPerSec }),
+		single("Training speed", "samples/s", true, ms, func(m Iteration) float64 { return m.SamplesPerSec }),
 	}}
 }
 
@@ -203,6 +194,11 @@ func (iterationTicks) Ticks(lo, hi float64) []plot.Tick {
 type curve struct {
 	name  string
 	value func(Iteration) float64
+}
+
+// single is a panel of one unnamed curve.
+func single(title, yLabel string, fromZero bool, ms []Iteration, value func(Iteration) float64) *plot.Plot {
+	return panel(title, yLabel, fromZero, ms, curve{"", value})
 }
 
 // panel makes a plot of curves against the iteration; fromZero starts

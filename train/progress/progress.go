@@ -49,7 +49,8 @@ type Bar struct {
 }
 
 // New starts reporting a job of total units (games, steps; 0 or
-// less when unknown) called desc, such as "self-play", on w.
+// less when unknown) called desc, such as "self-play", on w. The unit is
+// the plural, "games": a count of one drops its final s ("1 game").
 func New(w io.Writer, total int, desc, unit string, quiet bool) *Bar {
 	switch {
 	case quiet:
@@ -175,17 +176,25 @@ func (p *Bar) status(final bool) string {
 	}
 	rateText := plainNumber(rate) + " " + p.unit + "/s"
 	if final {
-		return fmt.Sprintf("%s: %d %s in %v, %s", p.desc, p.done, p.unit, elapsed.Round(time.Second/10), rateText)
+		return fmt.Sprintf("%s: %d %s in %v, %s", p.desc, p.done, p.units(p.done), elapsed.Round(time.Second/10), rateText)
 	}
 	if p.total <= 0 {
-		return fmt.Sprintf("%s: %d %s, %s, %v elapsed", p.desc, p.done, p.unit, rateText, elapsed.Round(time.Second))
+		return fmt.Sprintf("%s: %d %s, %s, %v elapsed", p.desc, p.done, p.units(p.done), rateText, elapsed.Round(time.Second))
 	}
 	left := "?"
 	if rate > 0 {
 		left = time.Duration(float64(p.total-p.done) / rate * float64(time.Second)).Round(time.Second).String()
 	}
 	return fmt.Sprintf("%s: %d/%d %s (%d%%), %s, %v elapsed, %s left",
-		p.desc, p.done, p.total, p.unit, 100*p.done/p.total, rateText, elapsed.Round(time.Second), left)
+		p.desc, p.done, p.total, p.units(p.total), 100*p.done/p.total, rateText, elapsed.Round(time.Second), left)
+}
+
+// units is the unit for a count of n: "1 game", "0 games", "2 games".
+func (p *Bar) units(n int) string {
+	if n == 1 {
+		return strings.TrimSuffix(p.unit, "s")
+	}
+	return p.unit
 }
 
 // plainNumber writes x with about three significant digits and never an

@@ -184,3 +184,29 @@ func TestCount(t *testing.T) {
 		}
 	}
 }
+
+// Counts of one are singular; rates stay plural ("1 games/s" reads as
+// games per second).
+func TestPlurals(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		total, done int
+		final       bool
+		want        string
+	}{
+		{"one done of one", 1, 1, true, "x: 1 game in 1s, 1 games/s"},
+		{"one of unknown", 0, 1, false, "x: 1 game, 1 games/s, 1s elapsed"},
+		{"none of one", 1, 0, false, "x: 0/1 game (0%), 0 games/s, 1s elapsed, ? left"},
+		{"two done", 2, 2, true, "x: 2 games in 1s, 2 games/s"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			clock := &fakeClock{t: time.Unix(0, 0)}
+			p := newLogBar(nil, tc.total, "x", "games", clock.now)
+			p.done = tc.done
+			clock.advance(time.Second)
+			if got := p.status(tc.final); got != tc.want {
+				t.Errorf("status = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

@@ -170,13 +170,29 @@ func (s *Server) lookup(r *http.Request) (*game, error) {
 	return gm, nil
 }
 
-func (s *Server) getGame(r *http.Request) (any, error) {
+// withGame runs act on the request's game under the game's lock and
+// answers with the game's state after it. Every game endpoint but the one
+// that creates a game goes through it, so a finished game is refused the
+// same way by each endpoint that needs one in play (ongoing).
+func (s *Server) withGame(r *http.Request, ongoing bool, act func(gm *game) error) (any, error) {
 	gm, err := s.lookup(r)
 	if err != nil {
 		return nil, err
 	}
 	defer gm.mu.Unlock()
+	if ongoing {
+		if err := gm.ongoing(); err != nil {
+			return nil, err
+		}
+	}
+	if err := act(gm); err != nil {
+		return nil, err
+	}
 	return gm.state(), nil
+}
+
+func (s *Server) getGame(r *http.Request) (any, error) {
+	return s.withGame(r, false, func(*game) error { return nil })
 }
 
 // moveRequest is the body of POST /api/games/{id}/move.
@@ -193,43 +209,33 @@ func (s *Server) move(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, badRequest("move: %v", err)
 	}
-	gm, err := s.lookup(r)
-	if err != nil {
-		return nil, err
-	}
-	defer gm.mu.Unlock()
-	if err := gm.ongoing(); err != nil {
-		return nil, err
-	}
-	if side := gm.toMove(); side != gm.human {
-		return nil, conflict("move: it is the engine's turn (%v), not yours", side)
-	}
-	if err := gm.g.Play(m); err != nil {
-		return nil, badRequest("move %s: %v", m, err)
-	}
-	return gm.state(), nil
+	return s.withGame(r, true, func(gm *game) error {
+		if side := gm.toMove(); side != gm.human {
+			return conflict("move: it is the engine's turn (%v), not yours", side)
+		}
+		if err := gm.g.Play(m); err != nil {
+			return badRequest("move %s: %v", m, err)
+		}
+		return nil
+	})
 }
 
 // reply has the engine play its move.
 func (s *Server) reply(r *http.Request) (any, error) {
-	gm, err := s.lookup(r)
-	if err != nil {
-		return nil, err
-	}
-	defer gm.mu.Unlock()
-	if err := gm.ongoing(); err != nil {
-		return nil, err
-	}
+	return s.withGame(r, true, (*game).engineMove)
+}
+
+func (gm *game) engineMove() error {
 	if side := gm.toMove(); side == gm.human {
-		return nil, conflict("reply: it is your turn (%v), not the engine's", side)
+		return conflict("reply: it is your turn (%v), not the engine's", side)
 	}
 	start := time.Now()
 	d, err := gm.player.Choose(gm.g.Clone())
 	if err != nil {
-		return nil, fmt.Errorf("engine %s: %w", gm.spec, err)
+		return fmt.Errorf("engine %s: %w", gm.spec, err)
 	}
 	if err := gm.g.Play(d.Move); err != nil {
-		return nil, fmt.Errorf("engine %s chose %v: %w", gm.spec, d.Move, err)
+		return fmt.Errorf("engine %s chose %v: %w", gm.spec, d.Move, err)
 	}
 	gm.reply = &engineReply{
 		Move:        d.Move.String(),
@@ -238,21 +244,20 @@ func (s *Server) reply(r *http.Request) (any, error) {
 		Depth:       d.Depth,
 		Millis:      float64(time.Since(start).Microseconds()) / 1000,
 	}
-	return gm.state(), nil
+	return nil
 }
 
 // undo takes back the person's last move and the engine's reply to it,
 // back to the person's turn; a game that was resigned is taken back to
 // before the resignation only.
 func (s *Server) undo(r *http.Request) (any, error) {
-	gm, err := s.lookup(r)
-	if err != nil {
-		return nil, err
-	}
-	defer gm.mu.Unlock()
+	return s.withGame(r, false, (*game).takeBack)
+}
+
+func (gm *game) takeBack() error {
 	if gm.resigned {
 		gm.resigned = false
-		return gm.state(), nil
+		return nil
 	}
 	moves := gm.g.Moves()
 	last := len(moves) - 1
@@ -260,15 +265,15 @@ func (s *Server) undo(r *http.Request) (any, error) {
 		last--
 	}
 	if last < 0 {
-		return nil, conflict("undo: you have made no move to take back")
+		return conflict("undo: you have made no move to take back")
 	}
 	for range len(moves) - last {
 		if err := gm.g.Undo(); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	gm.reply = nil
-	return gm.state(), nil
+	return nil
 }
 
 // toMove returns the side to move.
@@ -288,16 +293,10 @@ func (gm *game) sideOf(i int) env.Color {
 }
 
 func (s *Server) resign(r *http.Request) (any, error) {
-	gm, err := s.lookup(r)
-	if err != nil {
-		return nil, err
-	}
-	defer gm.mu.Unlock()
-	if err := gm.ongoing(); err != nil {
-		return nil, err
-	}
-	gm.resigned = true
-	return gm.state(), nil
+	return s.withGame(r, true, func(gm *game) error {
+		gm.resigned = true
+		return nil
+	})
 }
 
 // ongoing returns a conflict error for a finished game.

@@ -132,11 +132,12 @@ func TestAPIErrors(t *testing.T) {
 	won := "r,r,,,,/,,,,,/,,,,,/,,,,,/,,,,,/,,,,, b"
 	resigned := callJSON[gameState](t, ts, "POST", "/api/games", `{}`)
 	callJSON[gameState](t, ts, "POST", "/api/games/"+resigned.ID+"/resign", "")
-	for _, c := range []struct {
+	type apiCase struct {
 		name, method, path, body string
 		status                   int
 		says                     string
-	}{
+	}
+	cases := []apiCase{
 		{"bad FEN", "POST", "/api/games", `{"fen":"rr,rr/xx b"}`, 400, "fen"},
 		{"finished FEN", "POST", "/api/games", mustJSON(newGameRequest{FEN: won}), 400, "over"},
 		{"unknown player", "POST", "/api/games", `{"player":"alphabeta:depth=9"}`, 400, "not one of this server's players"},
@@ -160,17 +161,6 @@ func TestAPIErrors(t *testing.T) {
 		{"legal: negative ply", "POST", "/api/legal", `{"start_ply":-1}`, 400, "start_ply"},
 		{"legal: too many moves", "POST", "/api/legal", mustJSON(positionRequest{Moves: make([]string, maxPlies+1)}), 400, "at most"},
 		{"analyse a finished game", "POST", "/api/analyse", mustJSON(positionRequest{FEN: won}), 400, "over"},
-		{"search: zero simulations", "GET", "/api/search?sims=0", "", 400, "sims"},
-		{"search: too many simulations", "GET", "/api/search?sims=1001", "", 400, "1 to 1000"},
-		{"search: simulations not a number", "GET", "/api/search?sims=many", "", 400, "sims"},
-		{"search: too long", "GET", "/api/search?seconds=11", "", 400, "at most 10"},
-		{"search: no time", "GET", "/api/search?seconds=0", "", 400, "above 0"},
-		{"search: NaN seconds", "GET", "/api/search?seconds=NaN", "", 400, "seconds"},
-		{"search: bad root", "GET", "/api/search?root=minimax", "", 400, "puct or gumbel"},
-		{"search: unknown parameter", "GET", "/api/search?depth=3", "", 400, "unknown parameter"},
-		{"search: bad FEN", "GET", "/api/search?fen=" + url.QueryEscape("r/r b"), "", 400, "fen"},
-		{"search: illegal moves", "GET", "/api/search?moves=a1-1-a2", "", 400, "moves[0]"},
-		{"search: finished game", "GET", "/api/search?fen=" + url.QueryEscape(won), "", 400, "over"},
 		{"unknown run", "GET", "/api/runs/1/metrics", "", 404, "no such run"},
 		{"run not a number", "GET", "/api/runs/x/metrics", "", 404, "no such run"},
 		{"unknown replay source", "GET", "/api/replays/7", "", 404, "no such src"},
@@ -178,7 +168,25 @@ func TestAPIErrors(t *testing.T) {
 		{"unknown endpoint", "GET", "/api/nothing", "", 404, "no API endpoint"},
 		{"wrong method", "GET", "/api/games", "", 404, "no API endpoint"},
 		{"post to the page", "POST", "/", "{}", 405, "GET only"},
+	}
+	// The search stream takes its request as query parameters: each bad
+	// query, {query, what the 400 says}, names itself.
+	for _, q := range [][2]string{
+		{"sims=0", "sims"},
+		{"sims=1001", "1 to 1000"},
+		{"sims=many", "sims"},
+		{"seconds=11", "at most 10"},
+		{"seconds=0", "above 0"},
+		{"seconds=NaN", "seconds"},
+		{"root=minimax", "puct or gumbel"},
+		{"depth=3", "unknown parameter"},
+		{"fen=" + url.QueryEscape("r/r b"), "fen"},
+		{"moves=a1-1-a2", "moves[0]"},
+		{"fen=" + url.QueryEscape(won), "over"},
 	} {
+		cases = append(cases, apiCase{"search: " + q[0], "GET", "/api/search?" + q[0], "", 400, q[1]})
+	}
+	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			status, data := call(t, ts, c.method, c.path, c.body)
 			var e struct{ Error string }
@@ -544,4 +552,30 @@ func getJSON(c *http.Client, method, url, body string, v any) error {
 		return fmt.Errorf("%s %s: status %d", method, url, res.StatusCode)
 	}
 	return json.NewDecoder(res.Body).Decode(v)
+}
+
+// FuzzPositionRequest sends arbitrary bodies to the endpoints that read a
+// position: each answer is 200 or a 4xx, never a 500 or a panic.
+func FuzzPositionRequest(f *testing.F) {
+	for _, seed := range []string{
+		`{}`, `{"fen":"rr,rr,rr,rr,rr,rr/,,,,,/,,,,,/,,,,,/,,,,,/bb,bb,bb,bb,bb,bb b","start_ply":3}`,
+		`{"moves":["a6-2-a4","b1-1-b2"]}`, `{"moves":["a6-9-a4"]}`, `{"fen":"r,b/"}`, `[1,2]`, `{"start_ply":1e9}`,
+	} {
+		f.Add(seed)
+	}
+	s, err := New(Options{Players: []string{"random"}})
+	if err != nil {
+		f.Fatal(err)
+	}
+	defer s.Close()
+	h := s.Handler()
+	f.Fuzz(func(t *testing.T, body string) {
+		for _, path := range []string{"/api/legal", "/api/analyse", "/api/games"} {
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, httptest.NewRequest("POST", path, strings.NewReader(body)))
+			if w.Code != http.StatusOK && (w.Code < 400 || w.Code >= 500) {
+				t.Fatalf("POST %s %q: status %d %s", path, body, w.Code, w.Body.String())
+			}
+		}
+	})
 }
