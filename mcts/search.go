@@ -280,13 +280,18 @@ func (s *search) simulate(n int, stop func() bool) error {
 	ran := s.ran
 	for done := 0; done < n; {
 		s.pend.reset()
-		collisions := 0
-		for len(s.pend.nodes) < s.cfg.BatchSize && done+len(s.pend.nodes) < n && collisions <= s.cfg.BatchSize {
+		// Simulations that end without the evaluator (terminal or proven
+		// nodes) count towards the batch too: once the tree is all
+		// proven, a search without a simulation limit must still come
+		// back to check its clock.
+		collisions, settled := 0, 0
+		for len(s.pend.nodes)+settled < s.cfg.BatchSize && done+len(s.pend.nodes) < n && collisions <= s.cfg.BatchSize {
 			leaf, pos := s.descend()
 			switch s.nodes[leaf].state {
 			case terminal:
 				s.backup(s.path, s.endValue(s.nodes[leaf].result))
 				done++
+				settled++
 			case pending:
 				// Another leaf of this batch is already waiting here.
 				s.undoVirtualLoss(s.path)
@@ -300,6 +305,7 @@ func (s *search) simulate(n int, stop func() bool) error {
 				}
 				if !queued {
 					done++
+					settled++
 				}
 			}
 		}
