@@ -50,6 +50,10 @@ type RemoteResult struct {
 	// VersionLag is the mean number of versions the added games' networks
 	// were behind Version.
 	VersionLag float64
+	// NetworkSwitchMs is the time from the network of Version being
+	// published to the last actor that switched to it playing with it,
+	// in milliseconds; 0 when no actor switched.
+	NetworkSwitchMs float64
 }
 
 // fill copies the remote figures into the metrics.
@@ -57,6 +61,7 @@ func (r RemoteResult) fill(m *metrics.Iteration) {
 	m.Actors, m.RemoteGames, m.RemotePositions = r.Actors, r.Games, r.Positions
 	m.RemoteStale, m.RemoteInvalid, m.RemoteDuplicate = r.Stale, r.Invalid, r.Duplicate
 	m.ActorPositionsPerSec, m.VersionLag = r.ActorPositionsPerSec, r.VersionLag
+	m.NetworkSwitchMs = r.NetworkSwitchMs
 }
 
 // SelfPlayGame is a finished self-play game as [SelfPlay] hands it out.

@@ -71,7 +71,7 @@ func RunActor(ctx context.Context, o ActorOptions) error {
 	nc.SetClosedHandler(func(c *nats.Conn) {
 		fail(fmt.Errorf("connection closed: %v", c.LastError()))
 	})
-	a := &actor{opts: o, id: id, nc: nc, queue: &queue{}}
+	a := &actor{opts: o, id: id, nc: nc, queue: &queue{}, switched: make(chan struct{}, 1)}
 	if err := a.join(ctx); err != nil {
 		return a.end(ctx, err)
 	}
@@ -103,6 +103,9 @@ type actor struct {
 	cfg   train.Config
 	eval  *swapEvaluator
 	queue *queue
+	// switched wakes the heartbeat when a new network is in play, so
+	// that the learner hears of the switch at once.
+	switched chan struct{}
 
 	mu        sync.Mutex
 	counter   uint64 // games finished
@@ -216,7 +219,19 @@ func (a *actor) refresh(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	old := a.eval.version()
 	a.eval.swap(srv, info.Version)
+	if old >= 0 {
+		// Published is on the learner's clock: across machines this
+		// figure includes the clocks' offset (the learner's own, in its
+		// metrics, does not).
+		fmt.Fprintf(a.opts.Log, "actor %s: playing with network %d, %d ms after it was published\n",
+			a.id, info.Version, time.Since(info.Published).Milliseconds())
+	}
+	select {
+	case a.switched <- struct{}{}:
+	default:
+	}
 	return nil
 }
 
@@ -361,6 +376,7 @@ func (a *actor) heartbeat(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
+		case <-a.switched:
 		}
 	}
 }

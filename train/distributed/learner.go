@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"sync"
 	"time"
 
@@ -31,6 +32,11 @@ type Learner struct {
 
 	mu    sync.Mutex
 	beats map[string]heard
+	// published is when each recent network was published, and switches
+	// how long after it each actor's first heartbeat with it came: the
+	// time until the actor played with it, on the learner's clock.
+	published map[int]time.Time
+	switches  map[int][]time.Duration
 
 	// ingested, when set (by tests), hears the id of each game added.
 	ingested func(id string)
@@ -61,7 +67,10 @@ func NewLearner(ctx context.Context, nc *nats.Conn, cfg train.Config, runID stri
 	if err != nil {
 		return nil, err
 	}
-	l := &Learner{nc: nc, runID: runID, cfg: cfg, log: log, beats: map[string]heard{}}
+	l := &Learner{
+		nc: nc, runID: runID, cfg: cfg, log: log,
+		beats: map[string]heard{}, published: map[int]time.Time{}, switches: map[int][]time.Duration{},
+	}
 	if l.stream, l.kv, l.obj, err = setUp(ctx, js); err != nil {
 		return nil, err
 	}
@@ -78,14 +87,33 @@ func NewLearner(ctx context.Context, nc *nats.Conn, cfg train.Config, runID stri
 		if json.Unmarshal(m.Data, &b) != nil || b.Actor == "" {
 			return
 		}
-		l.mu.Lock()
-		l.beats[b.Actor] = heard{beat: b, at: time.Now()}
-		l.mu.Unlock()
+		l.heard(b, time.Now())
 	})
 	if err != nil {
 		return nil, fmt.Errorf("actor heartbeats: %w", err)
 	}
 	return l, nil
+}
+
+// heard records an actor's heartbeat, and the switch it tells of: an
+// actor sends one at once when it starts playing with a new network.
+func (l *Learner) heard(b beat, at time.Time) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if prev, ok := l.beats[b.Actor]; ok && b.Version > prev.Version {
+		if t0, ok := l.published[b.Version]; ok {
+			l.switches[b.Version] = append(l.switches[b.Version], at.Sub(t0))
+		}
+	}
+	l.beats[b.Actor] = heard{beat: b, at: at}
+}
+
+// switchDelays returns how long each actor that switched to the network
+// of the given version took to play with it.
+func (l *Learner) switchDelays(version int) []time.Duration {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.switches[version])
 }
 
 // Close stops listening; the connection stays the caller's.
@@ -95,6 +123,14 @@ func (l *Learner) Close() error { return l.sub.Unsubscribe() }
 func (l *Learner) Publish(version int, net *model.Network) error {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
+	start := time.Now()
+	l.mu.Lock()
+	l.published[version] = start
+	// Switches to a network come within seconds of it: a few versions
+	// back is plenty to remember.
+	delete(l.published, version-3)
+	delete(l.switches, version-3)
+	l.mu.Unlock()
 	var buf bytes.Buffer
 	if _, err := net.WriteTo(&buf); err != nil {
 		return err
@@ -103,7 +139,7 @@ func (l *Learner) Publish(version int, net *model.Network) error {
 	if _, err := l.obj.PutBytes(ctx, name, buf.Bytes()); err != nil {
 		return fmt.Errorf("network store: %w", err)
 	}
-	info, _ := json.Marshal(networkInfo{RunID: l.runID, Version: version, Object: name})
+	info, _ := json.Marshal(networkInfo{RunID: l.runID, Version: version, Object: name, Published: start})
 	if _, err := l.kv.Put(ctx, networkKey, info); err != nil {
 		return fmt.Errorf("network entry: %w", err)
 	}
@@ -146,6 +182,9 @@ func (l *Learner) Collect(ctx context.Context, req train.RemoteRequest, add func
 	defer func() {
 		res.Cursor, _ = json.Marshal(cur)
 		res.Actors, res.ActorPositionsPerSec = l.actors()
+		if d := l.switchDelays(req.Version); len(d) > 0 {
+			res.NetworkSwitchMs = float64(slices.Max(d)) / float64(time.Millisecond)
+		}
 	}()
 	info, err := l.stream.Info(ctx)
 	if err != nil {

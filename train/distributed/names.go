@@ -44,6 +44,9 @@ type networkInfo struct {
 	RunID   string `json:"run_id"`
 	Version int    `json:"version"`
 	Object  string `json:"object"`
+	// Published is when the learner began to publish it (its clock), so
+	// that an actor can say how long its switch took.
+	Published time.Time `json:"published"`
 }
 
 // beat is an actor's heartbeat.

@@ -57,7 +57,9 @@ type Iteration struct {
 	// Other machines (see package train/distributed): actors sending games
 	// now, the games and positions taken from them in this iteration, the
 	// games dropped (network too old, malformed, already taken), each
-	// actor's positions per second and the mean network version lag.
+	// actor's positions per second, the mean network version lag, and
+	// the milliseconds from the iteration's network being published to the
+	// last actor that switched to it playing with it.
 	Actors               int                `json:"actors"`
 	RemoteGames          int                `json:"remote_games"`
 	RemotePositions      int                `json:"remote_positions"`
@@ -66,6 +68,7 @@ type Iteration struct {
 	RemoteDuplicate      int                `json:"remote_duplicate"`
 	ActorPositionsPerSec map[string]float64 `json:"actor_positions_per_sec,omitempty"`
 	VersionLag           float64            `json:"version_lag"`
+	NetworkSwitchMs      float64            `json:"network_switch_ms"`
 
 	// Time: the seconds each phase took in this iteration, and the run's
 	// wall-clock time so far.
