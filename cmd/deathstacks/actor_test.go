@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"net"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -28,10 +30,7 @@ func TestActorsAndLearnerSurviveSIGKILL(t *testing.T) {
 		t.Skip("builds the binary and runs processes for about a minute")
 	}
 	tmp := t.TempDir()
-	bin := filepath.Join(tmp, "deathstacks")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildBinary(t)
 	dir := filepath.Join(tmp, "run")
 	addr := freeAddr(t)
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 1))
@@ -189,6 +188,40 @@ func waitFor(t *testing.T, c *exec.Cmd, limit time.Duration, what string) {
 	case <-time.After(limit):
 		t.Fatalf("%s did not finish within %v", what, limit)
 	}
+}
+
+// built is the binary the multi-process tests run, built once.
+var built struct {
+	once sync.Once
+	dir  string
+	err  error
+}
+
+// buildBinary builds the command once per test process, into a folder
+// that TestMain removes.
+func buildBinary(t *testing.T) string {
+	t.Helper()
+	built.once.Do(func() {
+		if built.dir, built.err = os.MkdirTemp("", "deathstacks-bin-*"); built.err != nil {
+			return
+		}
+		out, err := exec.Command("go", "build", "-o", filepath.Join(built.dir, "deathstacks"), ".").CombinedOutput()
+		if err != nil {
+			built.err = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if built.err != nil {
+		t.Fatal(built.err)
+	}
+	return filepath.Join(built.dir, "deathstacks")
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if built.dir != "" {
+		os.RemoveAll(built.dir)
+	}
+	os.Exit(code)
 }
 
 // freeAddr returns a loopback address with a port free now.

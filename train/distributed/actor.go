@@ -38,8 +38,8 @@ type ActorOptions struct {
 }
 
 // RunActor plays the run's self-play games on this machine and sends them
-// to the learner, until ctx ends; then it tries for a few seconds more to
-// send the games still queued. It fails only for what waiting cannot fix:
+// to the learner, until ctx ends; then, if the server is reachable, it
+// tries for half a second more to send the games still queued. It fails only for what waiting cannot fix:
 // refused credentials, or a run whose config or network it cannot use.
 func RunActor(ctx context.Context, o ActorOptions) error {
 	if o.Log == nil {
@@ -259,12 +259,14 @@ func (a *actor) play(ctx context.Context) error {
 	err = train.SelfPlay(ctx, a.cfg, a.eval, seed, a.finished)
 	stopSide()
 	sideWG.Wait()
-	// Games finished but not sent get a few seconds more.
+	// Games finished but not sent get a moment more, if the server is
+	// there to take them: a stopped actor should be gone within a second.
 	a.queue.close()
-	go func() {
-		time.Sleep(3 * time.Second)
+	if a.nc.IsConnected() {
+		defer time.AfterFunc(flushWait, stopSending).Stop()
+	} else {
 		stopSending()
-	}()
+	}
 	wg.Wait()
 	if left := a.queue.len(); left > 0 {
 		fmt.Fprintf(a.opts.Log, "actor %s: stopped with %d games unsent\n", a.id, left)
@@ -274,6 +276,11 @@ func (a *actor) play(ctx context.Context) error {
 	}
 	return err
 }
+
+// flushWait bounds the time a stopping actor spends sending the games it
+// finished: a publish is acknowledged in milliseconds when the server is
+// there.
+const flushWait = 500 * time.Millisecond
 
 // finished queues a finished game for sending.
 func (a *actor) finished(g train.SelfPlayGame) error {
