@@ -26,7 +26,8 @@ type RemoteSource interface {
 // RemoteRequest is what the run asks of a [RemoteSource].
 type RemoteRequest struct {
 	// Cursor is the position in the source reached so far, as a Collect
-	// returned it; nil at the start of a run.
+	// returned it; nil at the start of a run. It is the cursor of the
+	// run's last checkpoint, so the source may forget what lies before it.
 	Cursor json.RawMessage
 	// Version is the iteration of the network self-play uses now.
 	Version int

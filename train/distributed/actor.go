@@ -35,6 +35,9 @@ type ActorOptions struct {
 	// published, when set (by tests), hears the id of each game the server
 	// acknowledged.
 	published func(id string)
+	// refused, when set (by tests), hears the id of each game the server
+	// refused.
+	refused func(id string)
 }
 
 // RunActor plays the run's self-play games on this machine and sends them
@@ -308,7 +311,11 @@ func (a *actor) finished(g train.SelfPlayGame) error {
 // send publishes the queued games in order, each until the server
 // acknowledges it: a publish that timed out may have been stored, and its
 // retry with the same message id is then taken as a duplicate.
+//
+// A full stream (the learner has not caught up) refuses games: they stay
+// in the queue and go again every second.
 func (a *actor) send(ctx context.Context) {
+	full := false
 	for ctx.Err() == nil {
 		m, ok := a.queue.front(ctx)
 		if !ok {
@@ -317,9 +324,24 @@ func (a *actor) send(ctx context.Context) {
 		pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		_, err := a.js.Publish(pctx, gamesSubject, m.data, jetstream.WithMsgID(m.id))
 		cancel()
-		if err != nil {
+		var refused *jetstream.APIError
+		switch {
+		case errors.As(err, &refused):
+			if !full {
+				fmt.Fprintf(a.opts.Log, "actor %s: the server refuses games (%v): keeping them, trying again every second\n", a.id, err)
+				full = true
+			}
+			if a.opts.refused != nil {
+				a.opts.refused(m.id)
+			}
+			sleep(ctx, time.Second)
+			continue
+		case err != nil:
 			sleep(ctx, 250*time.Millisecond)
 			continue
+		case full:
+			fmt.Fprintf(a.opts.Log, "actor %s: the server takes games again\n", a.id)
+			full = false
 		}
 		a.queue.pop(m.id)
 		a.mu.Lock()

@@ -71,7 +71,7 @@ func NewLearner(ctx context.Context, nc *nats.Conn, cfg train.Config, runID stri
 		nc: nc, runID: runID, cfg: cfg, log: log,
 		beats: map[string]heard{}, published: map[int]time.Time{}, switches: map[int][]time.Duration{},
 	}
-	if l.stream, l.kv, l.obj, err = setUp(ctx, js); err != nil {
+	if l.stream, l.kv, l.obj, err = setUp(ctx, js, cfg.Distributed.StreamMaxGames); err != nil {
 		return nil, err
 	}
 	text, err := cfg.YAML()
@@ -186,6 +186,13 @@ func (l *Learner) Collect(ctx context.Context, req train.RemoteRequest, add func
 			res.NetworkSwitchMs = float64(slices.Max(d)) / float64(time.Millisecond)
 		}
 	}()
+	// The cursor is the one of the last checkpoint: the games before it
+	// are taken for good, and their room goes to new ones.
+	if cur.Seq > 0 {
+		if err := l.stream.Purge(ctx, jetstream.WithPurgeSequence(cur.Seq+1)); err != nil {
+			return res, fmt.Errorf("games stream: remove the games taken: %w", err)
+		}
+	}
 	info, err := l.stream.Info(ctx)
 	if err != nil {
 		return res, fmt.Errorf("games stream: %w", err)
@@ -207,7 +214,16 @@ func (l *Learner) Collect(ctx context.Context, req train.RemoteRequest, add func
 			return res, ctx.Err()
 		}
 		if err != nil {
-			continue // nothing yet, or the server is away: the consumer resumes
+			// Nothing yet, or the server is away: the consumer resumes.
+			// But a stream full of games read, dropped ones among them,
+			// takes no more until the checkpoint frees it: train on what
+			// came.
+			if cur.Seq >= last && l.full(ctx, cur.Seq) {
+				fmt.Fprintf(l.log, "games stream full (%d games kept until the checkpoint): going on with %d games of %d\n",
+					l.cfg.Distributed.StreamMaxGames, res.Games, req.MinGames)
+				break
+			}
+			continue
 		}
 		md, err := msg.Metadata()
 		if err != nil {
@@ -233,6 +249,13 @@ func (l *Learner) Collect(ctx context.Context, req train.RemoteRequest, add func
 		res.VersionLag = float64(lag) / float64(res.Games)
 	}
 	return res, nil
+}
+
+// full reports that the stream holds as many games as it may, all of
+// them read up to seq.
+func (l *Learner) full(ctx context.Context, seq uint64) bool {
+	info, err := l.stream.Info(ctx)
+	return err == nil && info.State.Msgs >= uint64(l.cfg.Distributed.StreamMaxGames) && info.State.LastSeq <= seq
 }
 
 var (
