@@ -39,8 +39,10 @@ type RemoteRequest struct {
 type RemoteResult struct {
 	// Cursor is the position to continue from.
 	Cursor json.RawMessage
-	// Games and Positions count the games (and their samples) added.
-	Games, Positions int
+	// Games and Positions count the games (and their samples) added;
+	// Plies sums their lengths (random opening plies included) and Decided
+	// counts those won (resigned ones too), not drawn or cut short.
+	Games, Positions, Plies, Decided int
 	// Stale, Invalid and Duplicate count the games dropped: made by a
 	// network too old, malformed, or already taken.
 	Stale, Invalid, Duplicate int
@@ -63,6 +65,10 @@ func (r RemoteResult) fill(m *metrics.Iteration) {
 	m.RemoteStale, m.RemoteInvalid, m.RemoteDuplicate = r.Stale, r.Invalid, r.Duplicate
 	m.ActorPositionsPerSec, m.VersionLag = r.ActorPositionsPerSec, r.VersionLag
 	m.NetworkSwitchMs = r.NetworkSwitchMs
+	if r.Games > 0 {
+		m.RemoteMeanGameLength = float64(r.Plies) / float64(r.Games)
+		m.RemoteDecidedShare = float64(r.Decided) / float64(r.Games)
+	}
 }
 
 // SelfPlayGame is a finished self-play game as [SelfPlay] hands it out.

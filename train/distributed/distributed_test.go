@@ -49,6 +49,9 @@ func TestLearnerAndTwoActors(t *testing.T) {
 		if m.RemoteGames < cfg.SelfPlay.GamesPerIteration || m.SelfPlayGames != 0 {
 			t.Errorf("iteration %d: %d remote and %d local games: want at least %d remote, no local", m.Iteration, m.RemoteGames, m.SelfPlayGames, cfg.SelfPlay.GamesPerIteration)
 		}
+		if m.RemoteMeanGameLength <= 0 || m.RemoteDecidedShare < 0 || m.RemoteDecidedShare > 1 {
+			t.Errorf("iteration %d: remote games of %.1f plies on average, %.2f decided", m.Iteration, m.RemoteMeanGameLength, m.RemoteDecidedShare)
+		}
 		if m.RemoteStale+m.RemoteInvalid+m.RemoteDuplicate != 0 {
 			t.Errorf("iteration %d: games dropped: %+v", m.Iteration, m)
 		}

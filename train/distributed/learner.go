@@ -230,7 +230,7 @@ func (l *Learner) Collect(ctx context.Context, req train.RemoteRequest, add func
 			continue
 		}
 		cur.Seq = md.Sequence.Stream
-		n, v, err := l.take(msg.Data(), req.Version, &cur, add)
+		g, err := l.take(msg.Data(), req.Version, &cur, add)
 		switch {
 		case err == errStale:
 			res.Stale++
@@ -241,8 +241,12 @@ func (l *Learner) Collect(ctx context.Context, req train.RemoteRequest, add func
 			fmt.Fprintf(l.log, "dropped game at stream sequence %d: %v\n", cur.Seq, err)
 		default:
 			res.Games++
-			res.Positions += n
-			lag += req.Version - v
+			res.Positions += g.positions
+			res.Plies += g.plies
+			if g.decided {
+				res.Decided++
+			}
+			lag += req.Version - g.version
 		}
 	}
 	if res.Games > 0 {
@@ -263,35 +267,40 @@ var (
 	errDuplicate = fmt.Errorf("duplicate")
 )
 
-// take checks one game record and adds its samples; it returns their
-// number and the game's network version.
-func (l *Learner) take(data []byte, version int, cur *cursor, add func(train.Sample) error) (int, int, error) {
+// taken is what one game brought.
+type taken struct {
+	positions, plies, version int
+	decided                   bool
+}
+
+// take checks one game record and adds its samples.
+func (l *Learner) take(data []byte, version int, cur *cursor, add func(train.Sample) error) (taken, error) {
 	r, err := decodeRecord(data)
 	switch {
 	case err != nil:
-		return 0, 0, err
+		return taken{}, err
 	case r.RunID != l.runID:
-		return 0, 0, fmt.Errorf("game %s of run %q, not this run (%q)", r.id(), r.RunID, l.runID)
+		return taken{}, fmt.Errorf("game %s of run %q, not this run (%q)", r.id(), r.RunID, l.runID)
 	case r.Version > version:
-		return 0, 0, fmt.Errorf("game %s played by network %d, newer than the run's %d", r.id(), r.Version, version)
+		return taken{}, fmt.Errorf("game %s played by network %d, newer than the run's %d", r.id(), r.Version, version)
 	case r.Counter <= cur.Seen[r.Actor]:
-		return 0, 0, errDuplicate
+		return taken{}, errDuplicate
 	}
 	cur.Seen[r.Actor] = r.Counter
 	if version-r.Version > l.cfg.Distributed.MaxStaleness {
-		return 0, 0, errStale
+		return taken{}, errStale
 	}
-	samples, err := r.samples(l.cfg.Env.Rules)
+	samples, decided, err := r.samples(l.cfg.Env.Rules)
 	if err != nil {
-		return 0, 0, fmt.Errorf("game %s: %w", r.id(), err)
+		return taken{}, fmt.Errorf("game %s: %w", r.id(), err)
 	}
 	for _, s := range samples {
 		if err := add(s); err != nil {
-			return 0, 0, fmt.Errorf("game %s: %w", r.id(), err)
+			return taken{}, fmt.Errorf("game %s: %w", r.id(), err)
 		}
 	}
 	if l.ingested != nil {
 		l.ingested(r.id())
 	}
-	return len(samples), r.Version, nil
+	return taken{positions: len(samples), plies: len(r.Moves), version: r.Version, decided: decided}, nil
 }
