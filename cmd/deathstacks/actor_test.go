@@ -83,7 +83,20 @@ func TestActorsAndLearnerSurviveSIGKILL(t *testing.T) {
 	sleepRandom()
 	l.Process.Signal(syscall.SIGKILL)
 	l.Wait()
+	// What the dead learner costs: the time to start again (the server
+	// up, the checkpoint read) and to the first games taken after it.
+	learnerLog := filepath.Join(tmp, "learner.log")
+	servers, takes := countIn(learnerLog, "deathstacks actor "), countIn(learnerLog, "remote games from")
+	restarted := time.Now()
 	l = learner(6, "--no-selfplay")
+	for countIn(learnerLog, "deathstacks actor ") == servers && time.Since(restarted) < time.Minute {
+		time.Sleep(10 * time.Millisecond)
+	}
+	up := time.Since(restarted)
+	for countIn(learnerLog, "remote games from") == takes && time.Since(restarted) < time.Minute {
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Logf("learner restarted: server up after %v, first games taken after %v", up.Round(time.Millisecond), time.Since(restarted).Round(time.Millisecond))
 	waitFor(t, l, 90*time.Second, "learner")
 	for _, a := range []*exec.Cmd{a1, a2} {
 		a.Process.Signal(syscall.SIGINT)
@@ -175,6 +188,12 @@ func actorLine(t *testing.T, log string) []string {
 	}
 	t.Fatal("the learner printed no actor line")
 	return nil
+}
+
+// countIn returns the number of times text appears in the log.
+func countIn(log, text string) int {
+	data, _ := os.ReadFile(log)
+	return strings.Count(string(data), text)
 }
 
 func hasCheckpoint(dir string) bool {
