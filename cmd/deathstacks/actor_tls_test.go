@@ -14,7 +14,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -74,6 +76,15 @@ func TestActorOverTLSStopsOnSignal(t *testing.T) {
 			t.Errorf("actor without the certificate: %v, output %q: want status 1 and a word on the certificate", err, out)
 		}
 	})
+	// The actors' switches to new networks, as they log them: separate
+	// processes, unlike TestNetworkSwitchDelay's.
+	var switches []int
+	defer func() {
+		if len(switches) > 0 {
+			slices.Sort(switches)
+			t.Logf("%d network switches: median %d ms, max %d ms", len(switches), switches[len(switches)/2], switches[len(switches)-1])
+		}
+	}()
 	for _, tc := range []struct {
 		name  string
 		trust func(c *exec.Cmd)
@@ -115,6 +126,10 @@ func TestActorOverTLSStopsOnSignal(t *testing.T) {
 					t.Errorf("actor took %v to stop after %v: want about a second", took, tc.sig)
 				}
 				t.Logf("stopped %v after %v", took.Round(time.Millisecond), tc.sig)
+				for _, m := range switchLine.FindAllStringSubmatch(output(), -1) {
+					ms, _ := strconv.Atoi(m[1])
+					switches = append(switches, ms)
+				}
 			case <-time.After(30 * time.Second):
 				c.Process.Kill()
 				t.Fatalf("actor still running 30s after %v; output:\n%s", tc.sig, output())
@@ -122,6 +137,9 @@ func TestActorOverTLSStopsOnSignal(t *testing.T) {
 		})
 	}
 }
+
+// switchLine matches an actor's log line of a switch to a new network.
+var switchLine = regexp.MustCompile(`playing with network \d+, (\d+) ms after it was published`)
 
 // selfSignedCert writes a certificate for 127.0.0.1 that is its own
 // authority, and its key, into dir.

@@ -15,7 +15,7 @@ import (
 // actors and reports how long each took, from the publish to playing with
 // the new network: the distribution is the figure in README.
 func TestNetworkSwitchDelay(t *testing.T) {
-	const actors, versions = 2, 10
+	const actors, versions = 2, 6
 	dir := t.TempDir()
 	cfg := testConfig(t, dir)
 	s := startServer(t, dir)
@@ -27,9 +27,10 @@ func TestNetworkSwitchDelay(t *testing.T) {
 	if err := l.Publish(0, net); err != nil {
 		t.Fatal(err)
 	}
-	var published idSet
 	for range actors {
-		startActor(t, s, &published)
+		startActorWith(t, ActorOptions{
+			ConnectOptions: ConnectOptions{URL: s.URL, Token: s.Token}, Workers: 1, ParallelGames: 2,
+		})
 	}
 	waitUntil(t, "both actors playing network 0", func() bool { n, _ := l.actors(); return n == actors })
 
