@@ -157,24 +157,24 @@ func decodeRecord(data []byte) (*record, error) {
 	return r, nil
 }
 
-// samples replays the game under rules and returns its training samples:
-// an error for an illegal move, a position count that does not fit the
-// moves, a game that ends too early or not at all, or a policy or value
-// that is not a training target.
-func (r *record) samples(rules env.Rules) ([]model.Sample, error) {
+// samples replays the game under rules and returns its training samples
+// and whether it was decided (won, or resigned): an error for an illegal
+// move, a position count that does not fit the moves, a game that ends too
+// early or not at all, or a policy or value that is not a training target.
+func (r *record) samples(rules env.Rules) ([]model.Sample, bool, error) {
 	want := len(r.Moves) - r.First
 	if r.Resigned {
 		want++
 	}
 	if r.First > len(r.Moves) || len(r.Policies) != want || want < 1 {
-		return nil, fmt.Errorf("%d positions after %d opening plies of %d moves (resigned: %v)", len(r.Policies), r.First, len(r.Moves), r.Resigned)
+		return nil, false, fmt.Errorf("%d positions after %d opening plies of %d moves (resigned: %v)", len(r.Policies), r.First, len(r.Moves), r.Resigned)
 	}
 	game := env.NewGame(rules)
 	out := make([]model.Sample, 0, len(r.Policies))
 	for ply := 0; ply <= len(r.Moves); ply++ {
 		if ply >= r.First && ply-r.First < len(r.Policies) {
 			if game.Status().Over() {
-				return nil, fmt.Errorf("ply %d: a position after the end of the game (%v)", ply, game.Status())
+				return nil, false, fmt.Errorf("ply %d: a position after the end of the game (%v)", ply, game.Status())
 			}
 			pos := game.Position()
 			i := ply - r.First
@@ -182,7 +182,7 @@ func (r *record) samples(rules env.Rules) ([]model.Sample, error) {
 			env.EncodeObservation(s.Obs, &pos, rules, game.Repetitions())
 			s.Legal = pos.LegalActions(nil, rules.TooTall)
 			if err := s.Validate(); err != nil {
-				return nil, fmt.Errorf("ply %d: %w", ply, err)
+				return nil, false, fmt.Errorf("ply %d: %w", ply, err)
 			}
 			out = append(out, s)
 		}
@@ -194,11 +194,12 @@ func (r *record) samples(rules env.Rules) ([]model.Sample, error) {
 			err = game.Play(m)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("ply %d: %w", ply, err)
+			return nil, false, fmt.Errorf("ply %d: %w", ply, err)
 		}
 	}
 	if !r.Resigned && !game.Status().Over() {
-		return nil, fmt.Errorf("the game goes on after its %d moves", len(r.Moves))
+		return nil, false, fmt.Errorf("the game goes on after its %d moves", len(r.Moves))
 	}
-	return out, nil
+	_, won := game.Status().Winner()
+	return out, won || r.Resigned, nil
 }
