@@ -152,6 +152,11 @@ type DistributedConfig struct {
 	// QueueGames bounds the finished games an actor keeps while it cannot
 	// reach the server; beyond it, the oldest are dropped.
 	QueueGames int `yaml:"queue_games"`
+	// StreamMaxGames bounds the games the server keeps: the learner
+	// removes those its last checkpoint has taken, and while the stream is
+	// full the server refuses new games, which the actors keep and send
+	// again later.
+	StreamMaxGames int `yaml:"stream_max_games"`
 }
 
 // Defaults returns the built-in configuration: configs/default.yaml,
@@ -357,5 +362,8 @@ func (c Config) problems() []*configs.FieldError {
 
 	ch.AtLeast("distributed.max_staleness", c.Distributed.MaxStaleness, 0)
 	ch.AtLeast("distributed.queue_games", c.Distributed.QueueGames, 1)
+	// A pure learner waits for an iteration's games: the stream must hold them.
+	ch.Check(c.Distributed.StreamMaxGames >= max(1, c.SelfPlay.GamesPerIteration), "distributed.stream_max_games",
+		"is %d: want selfplay.games_per_iteration (%d) or more", c.Distributed.StreamMaxGames, c.SelfPlay.GamesPerIteration)
 	return ch.Problems()
 }

@@ -26,7 +26,8 @@ type RemoteSource interface {
 // RemoteRequest is what the run asks of a [RemoteSource].
 type RemoteRequest struct {
 	// Cursor is the position in the source reached so far, as a Collect
-	// returned it; nil at the start of a run.
+	// returned it; nil at the start of a run. It is the cursor of the
+	// run's last checkpoint, so the source may forget what lies before it.
 	Cursor json.RawMessage
 	// Version is the iteration of the network self-play uses now.
 	Version int
@@ -38,8 +39,10 @@ type RemoteRequest struct {
 type RemoteResult struct {
 	// Cursor is the position to continue from.
 	Cursor json.RawMessage
-	// Games and Positions count the games (and their samples) added.
-	Games, Positions int
+	// Games and Positions count the games (and their samples) added;
+	// Plies sums their lengths (random opening plies included) and Decided
+	// counts those won (resigned ones too), not drawn or cut short.
+	Games, Positions, Plies, Decided int
 	// Stale, Invalid and Duplicate count the games dropped: made by a
 	// network too old, malformed, or already taken.
 	Stale, Invalid, Duplicate int
@@ -50,6 +53,10 @@ type RemoteResult struct {
 	// VersionLag is the mean number of versions the added games' networks
 	// were behind Version.
 	VersionLag float64
+	// NetworkSwitchMs is the time from the network of Version being
+	// published to the last actor that switched to it playing with it,
+	// in milliseconds; 0 when no actor switched.
+	NetworkSwitchMs float64
 }
 
 // fill copies the remote figures into the metrics.
@@ -57,6 +64,11 @@ func (r RemoteResult) fill(m *metrics.Iteration) {
 	m.Actors, m.RemoteGames, m.RemotePositions = r.Actors, r.Games, r.Positions
 	m.RemoteStale, m.RemoteInvalid, m.RemoteDuplicate = r.Stale, r.Invalid, r.Duplicate
 	m.ActorPositionsPerSec, m.VersionLag = r.ActorPositionsPerSec, r.VersionLag
+	m.NetworkSwitchMs = r.NetworkSwitchMs
+	if r.Games > 0 {
+		m.RemoteMeanGameLength = float64(r.Plies) / float64(r.Games)
+		m.RemoteDecidedShare = float64(r.Decided) / float64(r.Games)
+	}
 }
 
 // SelfPlayGame is a finished self-play game as [SelfPlay] hands it out.

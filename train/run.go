@@ -520,8 +520,15 @@ func summaryLine(m metrics.Iteration, cfg Config) string {
 		}
 		fmt.Fprintf(&b, " + %d from %s (%.0f positions/s)", m.RemoteGames, table.Count(m.Actors, "actor", "actors"), speed)
 	}
-	fmt.Fprintf(&b, ", %.0f plies on average, %.0f%% decided, %.0f positions/s",
-		m.MeanGameLength, 100*(m.RedWinShare+m.BlueWinShare), m.PositionsPerSec)
+	// The figures of the games played here, then of those from actors:
+	// a pure learner has only the latter.
+	if m.SelfPlayGames > 0 || m.RemoteGames == 0 {
+		fmt.Fprintf(&b, ", %.0f plies on average, %.0f%% decided, %.0f positions/s",
+			m.MeanGameLength, 100*(m.RedWinShare+m.BlueWinShare), m.PositionsPerSec)
+	}
+	if m.RemoteGames > 0 {
+		fmt.Fprintf(&b, ", remote %.0f plies on average, %.0f%% decided", m.RemoteMeanGameLength, 100*m.RemoteDecidedShare)
+	}
 	if m.TrainSteps > 0 {
 		fmt.Fprintf(&b, "; loss policy %.3f value %.3f", m.PolicyLoss, m.ValueLoss)
 	}

@@ -12,7 +12,7 @@ import (
 )
 
 func runActor(args []string, s stdio) error {
-	fs := newFlags("actor", "actor --connect URL [--token T | --nats-creds FILE] [--tls-ca FILE] [--parallel-games N] [--workers N]\n\nPlays self-play games for a training run on another machine (deathstacks train\n--listen or --nats): fetches the run's config and network, plays with the run's\nsearch settings, sends every finished game and switches to each new network.\nIt waits for the learner when it is away, keeping finished games to send later.\nCtrl-C stops it: games in progress are dropped, finished ones sent first.", s)
+	fs := newFlags("actor", "actor --connect URL [--token T | --nats-creds FILE] [--tls-ca FILE] [--parallel-games N] [--workers N]\n\nPlays self-play games for a training run on another machine (deathstacks train\n--listen or --nats): fetches the run's config and network, plays with the run's\nsearch settings, sends every finished game and switches to each new network.\nIt waits for the learner when it is away, keeping finished games to send later.\nCtrl-C or SIGTERM stops it at once: games in progress are dropped, finished\nones get half a second to reach the server. With a learner speaking TLS,\n--tls-ca names the certificate to trust, else the system's trust store is used.", s)
 	url := fs.String("connect", "", "the learner's NATS URL, as its actor line prints it")
 	token := fs.String("token", "", "the learner's token, as its actor line prints it")
 	creds := fs.String("nats-creds", "", "a NATS credentials file (an existing cluster) instead of --token")

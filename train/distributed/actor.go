@@ -35,11 +35,14 @@ type ActorOptions struct {
 	// published, when set (by tests), hears the id of each game the server
 	// acknowledged.
 	published func(id string)
+	// refused, when set (by tests), hears the id of each game the server
+	// refused.
+	refused func(id string)
 }
 
 // RunActor plays the run's self-play games on this machine and sends them
-// to the learner, until ctx ends; then it tries for a few seconds more to
-// send the games still queued. It fails only for what waiting cannot fix:
+// to the learner, until ctx ends; then, if the server is reachable, it
+// tries for half a second more to send the games still queued. It fails only for what waiting cannot fix:
 // refused credentials, or a run whose config or network it cannot use.
 func RunActor(ctx context.Context, o ActorOptions) error {
 	if o.Log == nil {
@@ -71,7 +74,7 @@ func RunActor(ctx context.Context, o ActorOptions) error {
 	nc.SetClosedHandler(func(c *nats.Conn) {
 		fail(fmt.Errorf("connection closed: %v", c.LastError()))
 	})
-	a := &actor{opts: o, id: id, nc: nc, queue: &queue{}}
+	a := &actor{opts: o, id: id, nc: nc, queue: &queue{}, switched: make(chan struct{}, 1)}
 	if err := a.join(ctx); err != nil {
 		return a.end(ctx, err)
 	}
@@ -103,6 +106,9 @@ type actor struct {
 	cfg   train.Config
 	eval  *swapEvaluator
 	queue *queue
+	// switched wakes the heartbeat when a new network is in play, so
+	// that the learner hears of the switch at once.
+	switched chan struct{}
 
 	mu        sync.Mutex
 	counter   uint64 // games finished
@@ -216,7 +222,19 @@ func (a *actor) refresh(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	old := a.eval.version()
 	a.eval.swap(srv, info.Version)
+	if old >= 0 {
+		// Published is on the learner's clock: across machines this
+		// figure includes the clocks' offset (the learner's own, in its
+		// metrics, does not).
+		fmt.Fprintf(a.opts.Log, "actor %s: playing with network %d, %d ms after it was published\n",
+			a.id, info.Version, time.Since(info.Published).Milliseconds())
+	}
+	select {
+	case a.switched <- struct{}{}:
+	default:
+	}
 	return nil
 }
 
@@ -244,12 +262,14 @@ func (a *actor) play(ctx context.Context) error {
 	err = train.SelfPlay(ctx, a.cfg, a.eval, seed, a.finished)
 	stopSide()
 	sideWG.Wait()
-	// Games finished but not sent get a few seconds more.
+	// Games finished but not sent get a moment more, if the server is
+	// there to take them: a stopped actor should be gone within a second.
 	a.queue.close()
-	go func() {
-		time.Sleep(3 * time.Second)
+	if a.nc.IsConnected() {
+		defer time.AfterFunc(flushWait, stopSending).Stop()
+	} else {
 		stopSending()
-	}()
+	}
 	wg.Wait()
 	if left := a.queue.len(); left > 0 {
 		fmt.Fprintf(a.opts.Log, "actor %s: stopped with %d games unsent\n", a.id, left)
@@ -259,6 +279,11 @@ func (a *actor) play(ctx context.Context) error {
 	}
 	return err
 }
+
+// flushWait bounds the time a stopping actor spends sending the games it
+// finished: a publish is acknowledged in milliseconds when the server is
+// there.
+const flushWait = 500 * time.Millisecond
 
 // finished queues a finished game for sending.
 func (a *actor) finished(g train.SelfPlayGame) error {
@@ -289,7 +314,11 @@ func (a *actor) finished(g train.SelfPlayGame) error {
 // send publishes the queued games in order, each until the server
 // acknowledges it: a publish that timed out may have been stored, and its
 // retry with the same message id is then taken as a duplicate.
+//
+// A full stream (the learner has not caught up) refuses games: they stay
+// in the queue and go again every second.
 func (a *actor) send(ctx context.Context) {
+	full := false
 	for ctx.Err() == nil {
 		m, ok := a.queue.front(ctx)
 		if !ok {
@@ -298,9 +327,24 @@ func (a *actor) send(ctx context.Context) {
 		pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		_, err := a.js.Publish(pctx, gamesSubject, m.data, jetstream.WithMsgID(m.id))
 		cancel()
-		if err != nil {
+		var refused *jetstream.APIError
+		switch {
+		case errors.As(err, &refused):
+			if !full {
+				fmt.Fprintf(a.opts.Log, "actor %s: the server refuses games (%v): keeping them, trying again every second\n", a.id, err)
+				full = true
+			}
+			if a.opts.refused != nil {
+				a.opts.refused(m.id)
+			}
+			sleep(ctx, time.Second)
+			continue
+		case err != nil:
 			sleep(ctx, 250*time.Millisecond)
 			continue
+		case full:
+			fmt.Fprintf(a.opts.Log, "actor %s: the server takes games again\n", a.id)
+			full = false
 		}
 		a.queue.pop(m.id)
 		a.mu.Lock()
@@ -364,6 +408,7 @@ func (a *actor) heartbeat(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
+		case <-a.switched:
 		}
 	}
 }

@@ -2,12 +2,16 @@ package distributed
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/nats-io/nats.go"
 
 	"github.com/deathstacks/deathstacks/model"
 	"github.com/deathstacks/deathstacks/train"
@@ -18,9 +22,25 @@ func TestLearnerAndTwoActors(t *testing.T) {
 	dir := t.TempDir()
 	cfg := testConfig(t, dir)
 	s := startServer(t, dir)
-	l, _ := newLearner(t, s, cfg, dir)
+	l, nc := newLearner(t, s, cfg, dir)
 	var published, ingested idSet
 	l.ingested = ingested.add
+	// The finished games an actor holds unacknowledged at a heartbeat
+	// are what a SIGKILL at a random moment would lose of them.
+	var mu sync.Mutex
+	var queued []int
+	sub, err := nc.Subscribe(actorsSubject+".*", func(m *nats.Msg) {
+		var b beat
+		if json.Unmarshal(m.Data, &b) == nil {
+			mu.Lock()
+			queued = append(queued, b.Queued)
+			mu.Unlock()
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Unsubscribe()
 	for range 2 {
 		startActor(t, s, &published)
 	}
@@ -49,6 +69,9 @@ func TestLearnerAndTwoActors(t *testing.T) {
 		if m.RemoteGames < cfg.SelfPlay.GamesPerIteration || m.SelfPlayGames != 0 {
 			t.Errorf("iteration %d: %d remote and %d local games: want at least %d remote, no local", m.Iteration, m.RemoteGames, m.SelfPlayGames, cfg.SelfPlay.GamesPerIteration)
 		}
+		if m.RemoteMeanGameLength <= 0 || m.RemoteDecidedShare < 0 || m.RemoteDecidedShare > 1 {
+			t.Errorf("iteration %d: remote games of %.1f plies on average, %.2f decided", m.Iteration, m.RemoteMeanGameLength, m.RemoteDecidedShare)
+		}
 		if m.RemoteStale+m.RemoteInvalid+m.RemoteDuplicate != 0 {
 			t.Errorf("iteration %d: games dropped: %+v", m.Iteration, m)
 		}
@@ -57,6 +80,17 @@ func TestLearnerAndTwoActors(t *testing.T) {
 	if last := lines[len(lines)-1]; last.Actors != 2 || len(last.ActorPositionsPerSec) != 2 {
 		t.Errorf("last iteration: %d actors (%v), want 2", last.Actors, last.ActorPositionsPerSec)
 	}
+	mu.Lock()
+	if len(queued) == 0 {
+		t.Error("no heartbeat heard")
+	} else {
+		sum := 0
+		for _, q := range queued {
+			sum += q
+		}
+		t.Logf("finished games queued at a heartbeat: mean %.2f, max %d over %d heartbeats", float64(sum)/float64(len(queued)), slices.Max(queued), len(queued))
+	}
+	mu.Unlock()
 	if ingested.len() != total {
 		t.Errorf("%d games ingested, metrics say %d", ingested.len(), total)
 	}

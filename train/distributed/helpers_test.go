@@ -84,14 +84,18 @@ func (s *idSet) len() int {
 // wait returns its error.
 func startActor(t testing.TB, s *Server, published *idSet) (cancel func(), wait func() error) {
 	t.Helper()
+	return startActorWith(t, ActorOptions{
+		ConnectOptions: ConnectOptions{URL: s.URL, Token: s.Token},
+		Workers:        1, published: published.add,
+	})
+}
+
+// startActorWith runs an actor with the given options, as startActor.
+func startActorWith(t testing.TB, o ActorOptions) (cancel func(), wait func() error) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() {
-		done <- RunActor(ctx, ActorOptions{
-			ConnectOptions: ConnectOptions{URL: s.URL, Token: s.Token},
-			Workers:        1, published: published.add,
-		})
-	}()
+	go func() { done <- RunActor(ctx, o) }()
 	var once sync.Once
 	var err error
 	wait = func() error {

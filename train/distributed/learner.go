@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"sync"
 	"time"
 
@@ -31,6 +32,11 @@ type Learner struct {
 
 	mu    sync.Mutex
 	beats map[string]heard
+	// published is when each recent network was published, and switches
+	// how long after it each actor's first heartbeat with it came: the
+	// time until the actor played with it, on the learner's clock.
+	published map[int]time.Time
+	switches  map[int][]time.Duration
 
 	// ingested, when set (by tests), hears the id of each game added.
 	ingested func(id string)
@@ -61,8 +67,11 @@ func NewLearner(ctx context.Context, nc *nats.Conn, cfg train.Config, runID stri
 	if err != nil {
 		return nil, err
 	}
-	l := &Learner{nc: nc, runID: runID, cfg: cfg, log: log, beats: map[string]heard{}}
-	if l.stream, l.kv, l.obj, err = setUp(ctx, js); err != nil {
+	l := &Learner{
+		nc: nc, runID: runID, cfg: cfg, log: log,
+		beats: map[string]heard{}, published: map[int]time.Time{}, switches: map[int][]time.Duration{},
+	}
+	if l.stream, l.kv, l.obj, err = setUp(ctx, js, cfg.Distributed.StreamMaxGames); err != nil {
 		return nil, err
 	}
 	text, err := cfg.YAML()
@@ -78,14 +87,33 @@ func NewLearner(ctx context.Context, nc *nats.Conn, cfg train.Config, runID stri
 		if json.Unmarshal(m.Data, &b) != nil || b.Actor == "" {
 			return
 		}
-		l.mu.Lock()
-		l.beats[b.Actor] = heard{beat: b, at: time.Now()}
-		l.mu.Unlock()
+		l.heard(b, time.Now())
 	})
 	if err != nil {
 		return nil, fmt.Errorf("actor heartbeats: %w", err)
 	}
 	return l, nil
+}
+
+// heard records an actor's heartbeat, and the switch it tells of: an
+// actor sends one at once when it starts playing with a new network.
+func (l *Learner) heard(b beat, at time.Time) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if prev, ok := l.beats[b.Actor]; ok && b.Version > prev.Version {
+		if t0, ok := l.published[b.Version]; ok {
+			l.switches[b.Version] = append(l.switches[b.Version], at.Sub(t0))
+		}
+	}
+	l.beats[b.Actor] = heard{beat: b, at: at}
+}
+
+// switchDelays returns how long each actor that switched to the network
+// of the given version took to play with it.
+func (l *Learner) switchDelays(version int) []time.Duration {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.switches[version])
 }
 
 // Close stops listening; the connection stays the caller's.
@@ -95,6 +123,14 @@ func (l *Learner) Close() error { return l.sub.Unsubscribe() }
 func (l *Learner) Publish(version int, net *model.Network) error {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
+	start := time.Now()
+	l.mu.Lock()
+	l.published[version] = start
+	// Switches to a network come within seconds of it: a few versions
+	// back is plenty to remember.
+	delete(l.published, version-3)
+	delete(l.switches, version-3)
+	l.mu.Unlock()
 	var buf bytes.Buffer
 	if _, err := net.WriteTo(&buf); err != nil {
 		return err
@@ -103,7 +139,7 @@ func (l *Learner) Publish(version int, net *model.Network) error {
 	if _, err := l.obj.PutBytes(ctx, name, buf.Bytes()); err != nil {
 		return fmt.Errorf("network store: %w", err)
 	}
-	info, _ := json.Marshal(networkInfo{RunID: l.runID, Version: version, Object: name})
+	info, _ := json.Marshal(networkInfo{RunID: l.runID, Version: version, Object: name, Published: start})
 	if _, err := l.kv.Put(ctx, networkKey, info); err != nil {
 		return fmt.Errorf("network entry: %w", err)
 	}
@@ -146,7 +182,17 @@ func (l *Learner) Collect(ctx context.Context, req train.RemoteRequest, add func
 	defer func() {
 		res.Cursor, _ = json.Marshal(cur)
 		res.Actors, res.ActorPositionsPerSec = l.actors()
+		if d := l.switchDelays(req.Version); len(d) > 0 {
+			res.NetworkSwitchMs = float64(slices.Max(d)) / float64(time.Millisecond)
+		}
 	}()
+	// The cursor is the one of the last checkpoint: the games before it
+	// are taken for good, and their room goes to new ones.
+	if cur.Seq > 0 {
+		if err := l.stream.Purge(ctx, jetstream.WithPurgeSequence(cur.Seq+1)); err != nil {
+			return res, fmt.Errorf("games stream: remove the games taken: %w", err)
+		}
+	}
 	info, err := l.stream.Info(ctx)
 	if err != nil {
 		return res, fmt.Errorf("games stream: %w", err)
@@ -168,14 +214,23 @@ func (l *Learner) Collect(ctx context.Context, req train.RemoteRequest, add func
 			return res, ctx.Err()
 		}
 		if err != nil {
-			continue // nothing yet, or the server is away: the consumer resumes
+			// Nothing yet, or the server is away: the consumer resumes.
+			// But a stream full of games read, dropped ones among them,
+			// takes no more until the checkpoint frees it: train on what
+			// came.
+			if cur.Seq >= last && l.full(ctx, cur.Seq) {
+				fmt.Fprintf(l.log, "games stream full (%d games kept until the checkpoint): going on with %d games of %d\n",
+					l.cfg.Distributed.StreamMaxGames, res.Games, req.MinGames)
+				break
+			}
+			continue
 		}
 		md, err := msg.Metadata()
 		if err != nil {
 			continue
 		}
 		cur.Seq = md.Sequence.Stream
-		n, v, err := l.take(msg.Data(), req.Version, &cur, add)
+		g, err := l.take(msg.Data(), req.Version, &cur, add)
 		switch {
 		case err == errStale:
 			res.Stale++
@@ -186,8 +241,12 @@ func (l *Learner) Collect(ctx context.Context, req train.RemoteRequest, add func
 			fmt.Fprintf(l.log, "dropped game at stream sequence %d: %v\n", cur.Seq, err)
 		default:
 			res.Games++
-			res.Positions += n
-			lag += req.Version - v
+			res.Positions += g.positions
+			res.Plies += g.plies
+			if g.decided {
+				res.Decided++
+			}
+			lag += req.Version - g.version
 		}
 	}
 	if res.Games > 0 {
@@ -196,40 +255,52 @@ func (l *Learner) Collect(ctx context.Context, req train.RemoteRequest, add func
 	return res, nil
 }
 
+// full reports that the stream holds as many games as it may, all of
+// them read up to seq.
+func (l *Learner) full(ctx context.Context, seq uint64) bool {
+	info, err := l.stream.Info(ctx)
+	return err == nil && info.State.Msgs >= uint64(l.cfg.Distributed.StreamMaxGames) && info.State.LastSeq <= seq
+}
+
 var (
 	errStale     = fmt.Errorf("stale")
 	errDuplicate = fmt.Errorf("duplicate")
 )
 
-// take checks one game record and adds its samples; it returns their
-// number and the game's network version.
-func (l *Learner) take(data []byte, version int, cur *cursor, add func(train.Sample) error) (int, int, error) {
+// taken is what one game brought.
+type taken struct {
+	positions, plies, version int
+	decided                   bool
+}
+
+// take checks one game record and adds its samples.
+func (l *Learner) take(data []byte, version int, cur *cursor, add func(train.Sample) error) (taken, error) {
 	r, err := decodeRecord(data)
 	switch {
 	case err != nil:
-		return 0, 0, err
+		return taken{}, err
 	case r.RunID != l.runID:
-		return 0, 0, fmt.Errorf("game %s of run %q, not this run (%q)", r.id(), r.RunID, l.runID)
+		return taken{}, fmt.Errorf("game %s of run %q, not this run (%q)", r.id(), r.RunID, l.runID)
 	case r.Version > version:
-		return 0, 0, fmt.Errorf("game %s played by network %d, newer than the run's %d", r.id(), r.Version, version)
+		return taken{}, fmt.Errorf("game %s played by network %d, newer than the run's %d", r.id(), r.Version, version)
 	case r.Counter <= cur.Seen[r.Actor]:
-		return 0, 0, errDuplicate
+		return taken{}, errDuplicate
 	}
 	cur.Seen[r.Actor] = r.Counter
 	if version-r.Version > l.cfg.Distributed.MaxStaleness {
-		return 0, 0, errStale
+		return taken{}, errStale
 	}
-	samples, err := r.samples(l.cfg.Env.Rules)
+	samples, decided, err := r.samples(l.cfg.Env.Rules)
 	if err != nil {
-		return 0, 0, fmt.Errorf("game %s: %w", r.id(), err)
+		return taken{}, fmt.Errorf("game %s: %w", r.id(), err)
 	}
 	for _, s := range samples {
 		if err := add(s); err != nil {
-			return 0, 0, fmt.Errorf("game %s: %w", r.id(), err)
+			return taken{}, fmt.Errorf("game %s: %w", r.id(), err)
 		}
 	}
 	if l.ingested != nil {
 		l.ingested(r.id())
 	}
-	return len(samples), r.Version, nil
+	return taken{positions: len(samples), plies: len(r.Moves), version: r.Version, decided: decided}, nil
 }

@@ -44,6 +44,9 @@ type networkInfo struct {
 	RunID   string `json:"run_id"`
 	Version int    `json:"version"`
 	Object  string `json:"object"`
+	// Published is when the learner began to publish it (its clock), so
+	// that an actor can say how long its switch took.
+	Published time.Time `json:"published"`
 }
 
 // beat is an actor's heartbeat.
@@ -61,12 +64,14 @@ type beat struct {
 
 func networkObject(version int) string { return fmt.Sprintf("net-%06d", version) }
 
-// setUp creates (or finds) the stream, bucket and object store of a run.
-func setUp(ctx context.Context, js jetstream.JetStream) (jetstream.Stream, jetstream.KeyValue, jetstream.ObjectStore, error) {
+// setUp creates (or finds) the stream, bucket and object store of a run;
+// the stream keeps at most maxGames games and refuses more (DiscardNew),
+// never dropping one the learner has not taken.
+func setUp(ctx context.Context, js jetstream.JetStream, maxGames int) (jetstream.Stream, jetstream.KeyValue, jetstream.ObjectStore, error) {
 	stream, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
 		Name: gamesStream, Subjects: []string{gamesSubject},
 		Storage: jetstream.FileStorage, Duplicates: dedupWindow,
-		MaxMsgSize: maxPayload,
+		MaxMsgSize: maxPayload, MaxMsgs: int64(maxGames), Discard: jetstream.DiscardNew,
 	})
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("games stream: %w", err)

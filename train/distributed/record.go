@@ -155,13 +155,14 @@ func decodeRecord(data []byte) (*record, error) {
 	return r, nil
 }
 
-// samples replays the game under rules and returns its training samples:
-// an error for an illegal move, no positions or plies that do not increase
-// within the moves, a game that ends too early or not at all, or a policy
-// or value that is not a training target.
-func (r *record) samples(rules env.Rules) ([]model.Sample, error) {
+// samples replays the game under rules and returns its training samples
+// and whether it was decided (won, or resigned): an error for an illegal
+// move, no positions or plies that do not increase within the moves, a
+// game that ends too early or not at all, or a policy or value that is not
+// a training target.
+func (r *record) samples(rules env.Rules) ([]model.Sample, bool, error) {
 	if len(r.Policies) < 1 {
-		return nil, fmt.Errorf("a game of %d moves without positions", len(r.Moves))
+		return nil, false, fmt.Errorf("a game of %d moves without positions", len(r.Moves))
 	}
 	for i, ply := range r.Plies {
 		last := len(r.Moves) - 1
@@ -169,7 +170,7 @@ func (r *record) samples(rules env.Rules) ([]model.Sample, error) {
 			last++ // the position resigned in has no move
 		}
 		if ply > last || (i > 0 && ply <= r.Plies[i-1]) {
-			return nil, fmt.Errorf("position %d at ply %d: want increasing plies up to %d (of %d moves, resigned: %v)", i, ply, last, len(r.Moves), r.Resigned)
+			return nil, false, fmt.Errorf("position %d at ply %d: want increasing plies up to %d (of %d moves, resigned: %v)", i, ply, last, len(r.Moves), r.Resigned)
 		}
 	}
 	game := env.NewGame(rules)
@@ -177,7 +178,7 @@ func (r *record) samples(rules env.Rules) ([]model.Sample, error) {
 	for ply, next := 0, 0; ply <= len(r.Moves); ply++ {
 		if next < len(r.Plies) && r.Plies[next] == ply {
 			if game.Status().Over() {
-				return nil, fmt.Errorf("ply %d: a position after the end of the game (%v)", ply, game.Status())
+				return nil, false, fmt.Errorf("ply %d: a position after the end of the game (%v)", ply, game.Status())
 			}
 			pos := game.Position()
 			s := model.Sample{Obs: make([]float32, env.ObservationSize), Policy: r.Policies[next], Value: r.Values[next]}
@@ -185,7 +186,7 @@ func (r *record) samples(rules env.Rules) ([]model.Sample, error) {
 			env.EncodeObservation(s.Obs, &pos, rules, game.Repetitions())
 			s.Legal = pos.LegalActions(nil, rules.TooTall)
 			if err := s.Validate(); err != nil {
-				return nil, fmt.Errorf("ply %d: %w", ply, err)
+				return nil, false, fmt.Errorf("ply %d: %w", ply, err)
 			}
 			out = append(out, s)
 		}
@@ -197,11 +198,12 @@ func (r *record) samples(rules env.Rules) ([]model.Sample, error) {
 			err = game.Play(m)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("ply %d: %w", ply, err)
+			return nil, false, fmt.Errorf("ply %d: %w", ply, err)
 		}
 	}
 	if !r.Resigned && !game.Status().Over() {
-		return nil, fmt.Errorf("the game goes on after its %d moves", len(r.Moves))
+		return nil, false, fmt.Errorf("the game goes on after its %d moves", len(r.Moves))
 	}
-	return out, nil
+	_, won := game.Status().Winner()
+	return out, won || r.Resigned, nil
 }

@@ -33,9 +33,12 @@ func TestRecordRebuildsTheSamples(t *testing.T) {
 				if back.id() != fmt.Sprintf("actor-%d", i+1) || back.Version != 2 || !slices.Equal(back.Plies, g.SamplePlies) || back.Plies[0] < 3 || (fast == 0 && back.Plies[0] != 3) || back.Resigned != g.Resigned {
 					t.Errorf("game %d: decoded id %s, version %d, plies %v, resigned %v", i, back.id(), back.Version, back.Plies, back.Resigned)
 				}
-				got, err := back.samples(cfg.Env.Rules)
+				got, decided, err := back.samples(cfg.Env.Rules)
 				if err != nil {
 					t.Fatalf("game %d: samples: %v", i, err)
+				}
+				if want := g.Resigned || won(t, cfg.Env.Rules, g.Moves); decided != want {
+					t.Errorf("game %d: decided %v, want %v (resigned %v)", i, decided, want, g.Resigned)
 				}
 				if len(got) != len(g.Samples) {
 					t.Fatalf("game %d: %d samples rebuilt, want %d", i, len(got), len(g.Samples))
@@ -48,6 +51,19 @@ func TestRecordRebuildsTheSamples(t *testing.T) {
 			}
 		})
 	}
+}
+
+// won replays moves and reports whether a side won.
+func won(t *testing.T, rules env.Rules, moves []env.Move) bool {
+	t.Helper()
+	game := env.NewGame(rules)
+	for _, m := range moves {
+		if err := game.Play(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, ok := game.Status().Winner()
+	return ok
 }
 
 func TestRecordRefusesBadGames(t *testing.T) {
@@ -113,7 +129,7 @@ func TestRecordRefusesBadGames(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := r.samples(cfg.Env.Rules); err == nil {
+			if _, _, err := r.samples(cfg.Env.Rules); err == nil {
 				t.Error("samples: no error")
 			}
 		})
@@ -171,6 +187,6 @@ func FuzzDecodeRecord(f *testing.F) {
 		if err != nil || !bytes.Equal(again, data) {
 			t.Fatalf("decoded record encodes to other bytes (%v)", err)
 		}
-		_, _ = r.samples(cfg.Env.Rules)
+		_, _, _ = r.samples(cfg.Env.Rules)
 	})
 }

@@ -55,17 +55,23 @@ type Iteration struct {
 	ResignFalseShare float64 `json:"resign_false_share"`
 
 	// Other machines (see package train/distributed): actors sending games
-	// now, the games and positions taken from them in this iteration, the
+	// now, the games and positions taken from them in this iteration (their
+	// mean length in plies and the share of them won), the
 	// games dropped (network too old, malformed, already taken), each
-	// actor's positions per second and the mean network version lag.
+	// actor's positions per second, the mean network version lag, and
+	// the milliseconds from the iteration's network being published to the
+	// last actor that switched to it playing with it.
 	Actors               int                `json:"actors"`
 	RemoteGames          int                `json:"remote_games"`
 	RemotePositions      int                `json:"remote_positions"`
+	RemoteMeanGameLength float64            `json:"remote_mean_game_length"`
+	RemoteDecidedShare   float64            `json:"remote_decided_share"`
 	RemoteStale          int                `json:"remote_stale"`
 	RemoteInvalid        int                `json:"remote_invalid"`
 	RemoteDuplicate      int                `json:"remote_duplicate"`
 	ActorPositionsPerSec map[string]float64 `json:"actor_positions_per_sec,omitempty"`
 	VersionLag           float64            `json:"version_lag"`
+	NetworkSwitchMs      float64            `json:"network_switch_ms"`
 
 	// Time: the seconds each phase took in this iteration, and the run's
 	// wall-clock time so far.

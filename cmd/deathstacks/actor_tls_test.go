@@ -1,0 +1,230 @@
+package main
+
+import (
+	"bufio"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"errors"
+	"math/big"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestActorOverTLSStopsOnSignal runs the built binary: a learner speaking
+// TLS with a certificate made here, a plain-text client and an actor that
+// does not trust the certificate refused, then actors trusting it through
+// --tls-ca or the system's trust store (SSL_CERT_FILE), each stopped by a
+// signal while playing: it must exit with status 0 within about a second.
+func TestActorOverTLSStopsOnSignal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and runs processes for about half a minute")
+	}
+	bin := buildBinary(t)
+	tmp := t.TempDir()
+	cert, key := selfSignedCert(t, tmp)
+	addr := freeAddr(t)
+	logPath := filepath.Join(tmp, "learner.log")
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer logFile.Close()
+	learner := exec.Command(bin, "train", "--config", "smoke", "--out", filepath.Join(tmp, "run"), "--quiet",
+		"--iterations", "100", "--listen", addr, "--tls-cert", cert, "--tls-key", key, "--no-selfplay")
+	learner.Stdout, learner.Stderr = logFile, logFile
+	if err := learner.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		learner.Process.Kill()
+		learner.Wait()
+		if t.Failed() {
+			data, _ := os.ReadFile(logPath)
+			t.Logf("learner.log:\n%s", data)
+		}
+	})
+	line := actorLine(t, logPath)
+	if url := line[slices.Index(line, "--connect")+1]; !strings.HasPrefix(url, "tls://") {
+		t.Fatalf("actor line %q: want a tls:// URL", line)
+	}
+
+	t.Run("plain text refused", func(t *testing.T) {
+		token := line[slices.Index(line, "--token")+1]
+		if reply := plainTextConnect(t, addr, token); strings.HasPrefix(reply, "PONG") {
+			t.Errorf("a plain-text client got %q: want no session", reply)
+		}
+	})
+	t.Run("untrusted certificate refused", func(t *testing.T) {
+		c := exec.Command(bin, line...)
+		c.Env = withoutCertEnv()
+		out, err := runFor(t, c, 30*time.Second)
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) || exit.ExitCode() != 1 || !strings.Contains(out, "certificate") {
+			t.Errorf("actor without the certificate: %v, output %q: want status 1 and a word on the certificate", err, out)
+		}
+	})
+	// The actors' switches to new networks, as they log them: separate
+	// processes, unlike TestNetworkSwitchDelay's.
+	var switches []int
+	defer func() {
+		if len(switches) > 0 {
+			slices.Sort(switches)
+			t.Logf("%d network switches: median %d ms, max %d ms", len(switches), switches[len(switches)/2], switches[len(switches)-1])
+		}
+	}()
+	for _, tc := range []struct {
+		name  string
+		trust func(c *exec.Cmd)
+		sig   syscall.Signal
+	}{
+		{"tls-ca flag, SIGTERM", func(c *exec.Cmd) { c.Args = append(c.Args, "--tls-ca", cert) }, syscall.SIGTERM},
+		{"system trust, SIGINT", func(c *exec.Cmd) { c.Env = append(c.Env, "SSL_CERT_FILE="+cert) }, syscall.SIGINT},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := exec.Command(bin, append(line, "--workers", "1", "--parallel-games", "2")...)
+			c.Env = withoutCertEnv()
+			tc.trust(c)
+			outPath := filepath.Join(tmp, strings.NewReplacer(" ", "-", ",", "").Replace(tc.name)+".log")
+			outFile, err := os.Create(outPath)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer outFile.Close()
+			c.Stdout, c.Stderr = outFile, outFile
+			if err := c.Start(); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- c.Wait() }()
+			output := func() string { data, _ := os.ReadFile(outPath); return string(data) }
+			// Playing, with a smoke game or so finished (they take well
+			// under a second), to flush and to stop in the middle of.
+			waitForLine(t, outPath, "games at a time")
+			time.Sleep(time.Second)
+			start := time.Now()
+			c.Process.Signal(tc.sig)
+			select {
+			case err := <-done:
+				took := time.Since(start)
+				if err != nil || !strings.Contains(output(), "actor stopped") {
+					t.Errorf("actor after %v: %v, output:\n%s", tc.sig, err, output())
+				}
+				if took > 3*time.Second {
+					t.Errorf("actor took %v to stop after %v: want about a second", took, tc.sig)
+				}
+				t.Logf("stopped %v after %v", took.Round(time.Millisecond), tc.sig)
+				for _, m := range switchLine.FindAllStringSubmatch(output(), -1) {
+					ms, _ := strconv.Atoi(m[1])
+					switches = append(switches, ms)
+				}
+			case <-time.After(30 * time.Second):
+				c.Process.Kill()
+				t.Fatalf("actor still running 30s after %v; output:\n%s", tc.sig, output())
+			}
+		})
+	}
+}
+
+// switchLine matches an actor's log line of a switch to a new network.
+var switchLine = regexp.MustCompile(`playing with network \d+, (\d+) ms after it was published`)
+
+// selfSignedCert writes a certificate for 127.0.0.1 that is its own
+// authority, and its key, into dir.
+func selfSignedCert(t *testing.T, dir string) (certFile, keyFile string) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1),
+		Subject:      pkix.Name{CommonName: "deathstacks test learner"},
+		IPAddresses:  []net.IP{net.ParseIP("127.0.0.1")},
+		NotBefore:    time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IsCA: true, BasicConstraintsValid: true,
+		KeyUsage:    x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyDER, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	certFile, keyFile = filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	for _, f := range []struct {
+		path, kind string
+		der        []byte
+	}{{certFile, "CERTIFICATE", der}, {keyFile, "PRIVATE KEY", keyDER}} {
+		if err := os.WriteFile(f.path, pem.EncodeToMemory(&pem.Block{Type: f.kind, Bytes: f.der}), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return certFile, keyFile
+}
+
+// plainTextConnect speaks the NATS protocol in plain text, with the right
+// token, and returns the server's answer to a PING (empty if it closed
+// the connection).
+func plainTextConnect(t *testing.T, addr, token string) string {
+	t.Helper()
+	conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(5 * time.Second))
+	r := bufio.NewReader(conn)
+	info, err := r.ReadString('\n')
+	if err != nil || !strings.Contains(info, `"tls_required":true`) {
+		t.Errorf("server greeting %q, %v: want TLS required", info, err)
+	}
+	if _, err := conn.Write([]byte(`CONNECT {"verbose":false,"auth_token":"` + token + `"}` + "\r\nPING\r\n")); err != nil {
+		return ""
+	}
+	reply, _ := r.ReadString('\n')
+	return reply
+}
+
+// withoutCertEnv is the environment without a trust store of its own.
+func withoutCertEnv() []string {
+	return slices.DeleteFunc(os.Environ(), func(v string) bool {
+		return strings.HasPrefix(v, "SSL_CERT_FILE=") || strings.HasPrefix(v, "SSL_CERT_DIR=")
+	})
+}
+
+// runFor runs c to its end, killing it after limit, and returns its
+// output.
+func runFor(t *testing.T, c *exec.Cmd, limit time.Duration) (string, error) {
+	t.Helper()
+	timer := time.AfterFunc(limit, func() { c.Process.Kill() })
+	defer timer.Stop()
+	out, err := c.CombinedOutput()
+	return string(out), err
+}
+
+// waitForLine waits until the log has text.
+func waitForLine(t *testing.T, log, text string) {
+	t.Helper()
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if data, _ := os.ReadFile(log); strings.Contains(string(data), text) {
+			return
+		}
+	}
+	t.Fatalf("%s has no %q after 60s", filepath.Base(log), text)
+}
