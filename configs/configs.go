@@ -1,6 +1,11 @@
 package configs
 
-import _ "embed"
+import (
+	"embed"
+	"io/fs"
+	"slices"
+	"strings"
+)
 
 // Default is default.yaml: a complete, commented configuration for a useful
 // run on a small machine.
@@ -14,20 +19,29 @@ var Default []byte
 //go:embed smoke.yaml
 var Smoke []byte
 
-// Lookup returns the built-in configuration called name ("default" or
-// "smoke"), with ok false for any other name. The bytes are shared: do not
-// change them.
+// builtin holds every configuration of this folder; a file's name without
+// .yaml is its name for Lookup.
+//
+//go:embed *.yaml
+var builtin embed.FS
+
+// Lookup returns the built-in configuration called name (see Names), with
+// ok false for any other name. The bytes are shared: do not change them.
 func Lookup(name string) (data []byte, ok bool) {
-	switch name {
-	case "default":
-		return Default, true
-	case "smoke":
-		return Smoke, true
+	if !slices.Contains(Names(), name) {
+		return nil, false
 	}
-	return nil, false
+	data, err := builtin.ReadFile(name + ".yaml")
+	return data, err == nil
 }
 
-// Names lists the built-in configurations in alphabetical order.
+// Names lists the built-in configurations in alphabetical order: default,
+// long and smoke.
 func Names() []string {
-	return []string{"default", "smoke"}
+	files, _ := fs.Glob(builtin, "*.yaml") // the pattern is valid: no error
+	names := make([]string, len(files))
+	for i, f := range files {
+		names[i] = strings.TrimSuffix(f, ".yaml")
+	}
+	return names
 }

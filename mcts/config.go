@@ -66,6 +66,14 @@ type Config struct {
 	// too (a cycle one side can repeat until the game is drawn). 0 scores
 	// every draw 0 and searches as before.
 	Contempt float64 `yaml:"contempt"`
+	// DrawCost is what every draw costs the side to move at the root, on
+	// top of Contempt, whatever the material: the search scores a draw
+	// -(DrawCost + Contempt*tanh(lead/60)) for that side. With level
+	// material Contempt alone scores a draw 0, and against a deterministic
+	// opponent a player that sees nothing better than 0 repeats positions
+	// and draws early; a small cost (such as 0.1) makes it prefer any move
+	// it judges nearly as good. 0 = off.
+	DrawCost float64 `yaml:"draw_cost"`
 	// Gumbel replaces the PUCT rule at the root by the root search of
 	// Gumbel AlphaZero (Danihelka et al., "Policy improvement by planning
 	// with Gumbel", ICLR 2022): GumbelConsidered moves, drawn without

@@ -16,7 +16,14 @@ func aheadRepetitionGame(t *testing.T) *env.Game { return aheadCycle(t, 7) }
 // aheadCycle is the game of aheadRepetitionGame after plies of the cycle.
 func aheadCycle(t *testing.T, plies int) *env.Game {
 	t.Helper()
-	g := testgames.GameFromFEN(t, testgames.FEN(map[string]string{"a6": "r", "c3": "rrrr", "d3": "rrr", "f1": "b", "f6": "b"}, 'b'))
+	return cycle(t, map[string]string{"a6": "r", "c3": "rrrr", "d3": "rrr", "f1": "b", "f6": "b"}, plies)
+}
+
+// cycle is the game from stacks (Blue to move, with single pieces on a6
+// and f1) after plies of the cycle f1-1-f2, a6-1-a5, f2-1-f1, a5-1-a6.
+func cycle(t *testing.T, stacks map[string]string, plies int) *env.Game {
+	t.Helper()
+	g := testgames.GameFromFEN(t, testgames.FEN(stacks, 'b'))
 	for i := range plies {
 		m := mustMoves(t, []string{"f1-1-f2", "a6-1-a5", "f2-1-f1", "a5-1-a6"}[i%4])[0]
 		if err := g.Play(m); err != nil {
@@ -80,20 +87,65 @@ func TestContemptAvoidsRepetition(t *testing.T) {
 
 func TestDrawValue(t *testing.T) {
 	cases := []struct {
-		k    float64
-		lead int
-		want float64
+		k, cost float64
+		lead    int
+		want    float64
 	}{
-		{0, 100, 0},
-		{0.5, 0, 0},
-		{0.5, 60, -0.5 * math.Tanh(1)},
-		{0.5, -60, 0.5 * math.Tanh(1)},
-		{1, 1000, -1},
+		{0, 0, 100, 0},
+		{0.5, 0, 0, 0},
+		{0.5, 0, 60, -0.5 * math.Tanh(1)},
+		{0.5, 0, -60, 0.5 * math.Tanh(1)},
+		{1, 0, 1000, -1},
+		{0, 0.1, 0, -0.1},
+		{0, 0.1, -1000, -0.1},
+		{0.5, 0.1, 60, -0.1 - 0.5*math.Tanh(1)},
+		{0.5, 0.1, -60, -0.1 + 0.5*math.Tanh(1)},
+		{1, 0.5, 1000, -1},
+		{1, 1, -1000, 0},
 	}
 	for _, tc := range cases {
-		if got := drawValue(tc.k, tc.lead); math.Abs(float64(got)-tc.want) > 1e-6 {
-			t.Errorf("drawValue(%v, %d) = %v, want %v", tc.k, tc.lead, got, tc.want)
+		if got := drawValue(tc.k, tc.cost, tc.lead); math.Abs(float64(got)-tc.want) > 1e-6 {
+			t.Errorf("drawValue(%v, %v, %d) = %v, want %v", tc.k, tc.cost, tc.lead, got, tc.want)
 		}
+	}
+}
+
+func TestDrawCostAvoidsLevelRepetition(t *testing.T) {
+	// Material is level, so contempt alone scores a repetition 0, as good
+	// as any move to a uniform evaluator; a draw cost makes the searching
+	// side (Red after 7 plies of the cycle) shun it.
+	level := map[string]string{"a6": "r", "c3": "rr", "d4": "bb", "f1": "b"}
+	for _, tc := range []struct {
+		name  string
+		plies int
+		move  string
+		cost  float64
+		shun  bool
+	}{
+		{"repeat, no cost", 7, "a5-1-a6", 0, false},
+		{"repeat, cost", 7, "a5-1-a6", 0.2, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := cycle(t, level, tc.plies)
+			if pos := g.Position(); pos.Material(pos.SideToMove()) != 0 {
+				t.Fatalf("lead %d: want level material", pos.Material(pos.SideToMove()))
+			}
+			m := mustMoves(t, tc.move)[0]
+			cfg := DefaultConfig()
+			cfg.Simulations, cfg.FPUReduction, cfg.Contempt, cfg.DrawCost = 400, 0, 0.5, tc.cost
+			p := newPUCT(t, UniformEvaluator{}, cfg, 1)
+			d, err := p.Choose(g)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Every other move is worth 0 to the uniform evaluator; this
+			// one, with a cost, at most what the draw costs.
+			ch := childByMove(t, p.s, tc.move)
+			q := float64(ch.w) / float64(ch.n)
+			if shunned := q < -tc.cost/4; shunned != tc.shun || tc.shun && d.Move == m || !tc.shun && math.Abs(q) > 1e-6 {
+				t.Errorf("%v is worth %.3f over %d visits and %v was played: want it shunned: %v", m, q, ch.n, d.Move, tc.shun)
+			}
+		})
 	}
 }
 
@@ -152,9 +204,10 @@ func TestLeafThatCanDrawIsWorthTheDraw(t *testing.T) {
 	// worth Red's draw (and without, what the evaluator says).
 	g := aheadRepetitionGame(t)
 	pos := g.Position()
-	for _, k := range []float64{0, 0.5} {
+	for _, tc := range []struct{ k, cost float64 }{{0, 0}, {0.5, 0}, {0, 0.2}, {0.5, 0.2}} {
+		k := tc.k
 		cfg := DefaultConfig()
-		cfg.Contempt = k
+		cfg.Contempt, cfg.DrawCost = k, tc.cost
 		p := newPUCT(t, constEvaluator(-0.9), cfg, 1)
 		if err := p.s.prepare(g); err != nil {
 			t.Fatal(err)
@@ -163,11 +216,11 @@ func TestLeafThatCanDrawIsWorthTheDraw(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := float32(-0.9)
-		if k > 0 {
-			want = drawValue(k, pos.Material(pos.SideToMove()))
+		if k > 0 || tc.cost > 0 {
+			want = drawValue(k, tc.cost, pos.Material(pos.SideToMove()))
 		}
 		if root := p.s.nodes[0]; root.n != 1 || math.Abs(float64(-root.w-want)) > 1e-6 {
-			t.Errorf("contempt %v: the root is worth %v over %d visits, want %v", k, -root.w, root.n, want)
+			t.Errorf("contempt %v, draw cost %v: the root is worth %v over %d visits, want %v", k, tc.cost, -root.w, root.n, want)
 		}
 	}
 }

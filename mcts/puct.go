@@ -43,6 +43,20 @@ func (p *PUCTPlayer) Choose(g *env.Game) (Decision, error) {
 	return p.s.run(g, temp)
 }
 
+// ChooseSimulations is Choose with a budget of sims simulations instead of
+// Config.Simulations (Config.Time still applies): the cheap searches of
+// playout cap randomization, which self-play plays but does not train on.
+// The tree is kept between both kinds of search, as Choose keeps it.
+func (p *PUCTPlayer) ChooseSimulations(g *env.Game, sims int) (Decision, error) {
+	if sims < 1 {
+		return Decision{}, fmt.Errorf("search: %d simulations: want 1 or more", sims)
+	}
+	full := p.s.cfg.Simulations
+	p.s.cfg.Simulations = sims
+	defer func() { p.s.cfg.Simulations = full }()
+	return p.Choose(g)
+}
+
 // Reset drops the search tree, as before a new game. Choose also starts a
 // new tree by itself whenever g is not the game of the previous call.
 func (p *PUCTPlayer) Reset() { p.s.reset() }

@@ -217,7 +217,7 @@ func (s *search) prepare(g *env.Game) error {
 		s.nodes[0].state = expanded
 	}
 	s.rules, s.start, s.rootPos = g.Rules(), start, g.Position()
-	s.draw = drawValue(s.cfg.Contempt, s.rootPos.Material(s.rootPos.SideToMove()))
+	s.draw = drawValue(s.cfg.Contempt, s.cfg.DrawCost, s.rootPos.Material(s.rootPos.SideToMove()))
 	s.played = append(s.played[:0], moves...)
 	s.history = append(s.history[:0], g.History()...)
 	s.hasRoot = true
@@ -280,13 +280,18 @@ func (s *search) simulate(n int, stop func() bool) error {
 	ran := s.ran
 	for done := 0; done < n; {
 		s.pend.reset()
-		collisions := 0
-		for len(s.pend.nodes) < s.cfg.BatchSize && done+len(s.pend.nodes) < n && collisions <= s.cfg.BatchSize {
+		// Simulations that end without the evaluator (terminal or proven
+		// nodes) count towards the batch too: once the tree is all
+		// proven, a search without a simulation limit must still come
+		// back to check its clock.
+		collisions, settled := 0, 0
+		for len(s.pend.nodes)+settled < s.cfg.BatchSize && done+len(s.pend.nodes) < n && collisions <= s.cfg.BatchSize {
 			leaf, pos := s.descend()
 			switch s.nodes[leaf].state {
 			case terminal:
 				s.backup(s.path, s.endValue(s.nodes[leaf].result))
 				done++
+				settled++
 			case pending:
 				// Another leaf of this batch is already waiting here.
 				s.undoVirtualLoss(s.path)
@@ -300,6 +305,7 @@ func (s *search) simulate(n int, stop func() bool) error {
 				}
 				if !queued {
 					done++
+					settled++
 				}
 			}
 		}
@@ -356,7 +362,7 @@ func (s *search) visitLeaf(leaf int32, pos *env.Position) (queued bool, err erro
 		s.settle(leaf, terminalValue(st, pos.SideToMove()))
 		return false, nil
 	}
-	if onPath > 0 && s.cfg.Contempt > 0 && s.rules.RepetitionLimit > 0 {
+	if onPath > 0 && s.scoresDraws() && s.rules.RepetitionLimit > 0 {
 		// A cycle inside the tree: whoever chose to come back here can
 		// do so again until the game is drawn, so with contempt it is
 		// scored as the draw it leads to, and the side ahead looks for
@@ -392,7 +398,7 @@ func (s *search) visitLeaf(leaf int32, pos *env.Position) (queued bool, err erro
 	p.legalEnd = append(p.legalEnd, len(p.actions))
 	p.pos = append(p.pos, *pos)
 	p.reps = append(p.reps, reps)
-	p.canDraw = append(p.canDraw, s.cfg.Contempt > 0 && s.canDraw(pos))
+	p.canDraw = append(p.canDraw, s.scoresDraws() && s.canDraw(pos))
 	return true, nil
 }
 
@@ -454,10 +460,14 @@ func (s *search) drawAt(n int) float32 {
 const contemptScale = 60
 
 // drawValue is what a draw is worth to a side whose material lead is lead,
-// with contempt k: -k*tanh(lead/60), negative for the side ahead.
-func drawValue(k float64, lead int) float32 {
-	return float32(-k * math.Tanh(float64(lead)/contemptScale))
+// with contempt k and draw cost c: -(c + k*tanh(lead/60)), within [-1, 1].
+func drawValue(k, c float64, lead int) float32 {
+	return float32(max(-1, min(1, -(c+k*math.Tanh(float64(lead)/contemptScale)))))
 }
+
+// scoresDraws reports whether the search scores draws other than 0 (and
+// so cycles on its path and immediate drawing moves as draws).
+func (s *search) scoresDraws() bool { return s.cfg.Contempt > 0 || s.cfg.DrawCost > 0 }
 
 // prove carries a new exact result at the end of path up the tree, as an
 // MCTS solver does for wins and losses: a node with a child lost for that

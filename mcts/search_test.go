@@ -763,3 +763,33 @@ func TestRootMoves(t *testing.T) {
 		t.Errorf("after Reset: %d moves, want nil", len(got))
 	}
 }
+
+func TestChooseSimulations(t *testing.T) {
+	for _, gumbel := range []bool{false, true} {
+		t.Run(map[bool]string{false: "puct", true: "gumbel"}[gumbel], func(t *testing.T) {
+			cfg := DefaultConfig()
+			cfg.Simulations, cfg.Gumbel, cfg.ReuseTree = 64, gumbel, false
+			cfg.DirichletEpsilon = 0
+			p := newPUCT(t, hashEvaluator{}, cfg, 1)
+			g := env.NewGame(env.DefaultRules())
+			for _, sims := range []int{8, 64, 3} {
+				d, err := p.ChooseSimulations(g, sims)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if d.Simulations != sims || sumVisits(d) != sims {
+					t.Errorf("%d simulations asked: %d run, %d visits", sims, d.Simulations, sumVisits(d))
+				}
+			}
+			if d, err := p.Choose(g); err != nil || d.Simulations != cfg.Simulations {
+				t.Errorf("Choose after ChooseSimulations: %d simulations (%v), want the config's %d", d.Simulations, err, cfg.Simulations)
+			}
+			if p.Config().Simulations != cfg.Simulations {
+				t.Errorf("config changed to %d simulations", p.Config().Simulations)
+			}
+			if _, err := p.ChooseSimulations(g, 0); err == nil {
+				t.Error("0 simulations accepted")
+			}
+		})
+	}
+}

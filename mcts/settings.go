@@ -67,6 +67,8 @@ var settings = withKeys([]setting{
 		field: func(c *Config) any { return &c.ReuseTree }},
 	{Setting: Setting{Help: "what a draw costs the side ahead in material, 0 to 1"},
 		field: func(c *Config) any { return &c.Contempt }, hi: 1, want: "0 (draws are 0) to 1"},
+	{Setting: Setting{Help: "what any draw costs the side to move at the root, 0 to 1"},
+		field: func(c *Config) any { return &c.DrawCost }, hi: 1, want: "0 (off) to 1"},
 	{Setting: Setting{Help: "Gumbel root instead of PUCT (dirichlet_epsilon must be 0)"},
 		field: func(c *Config) any { return &c.Gumbel }},
 	{Setting: Setting{Aliases: []string{"considered"}, Help: "moves a Gumbel root considers"},

@@ -140,3 +140,39 @@ func TestTimedSearchRunsABatch(t *testing.T) {
 		})
 	}
 }
+
+// TestTimedSearchOfAProvenTree: one ply before the move limit every root
+// move ends the game, so after one batch no simulation reaches the
+// evaluator; a search with a time and no simulation limit must still stop
+// on time rather than go round the proven tree for ever.
+func TestTimedSearchOfAProvenTree(t *testing.T) {
+	rules := env.DefaultRules()
+	rules.MaxPlies = 9
+	g := env.NewGame(rules)
+	for !g.Status().Over() && len(g.Moves()) < rules.MaxPlies-1 {
+		pos := g.Position()
+		if err := g.Play(pos.LegalMoves(nil, rules.TooTall)[0]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if g.Status().Over() {
+		t.Fatalf("the game ended at ply %d: want it one ply before the limit", len(g.Moves()))
+	}
+	for name, cfg := range timedConfigs(30 * time.Millisecond) {
+		t.Run(name, func(t *testing.T) {
+			done := make(chan time.Duration, 1)
+			go func() {
+				_, took := timedChoose(t, cfg, g)
+				done <- took
+			}()
+			select {
+			case took := <-done:
+				if took > time.Second {
+					t.Errorf("took %v for a 30ms search", took)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("the search of a proven tree did not stop in 10s")
+			}
+		})
+	}
+}

@@ -73,6 +73,22 @@ type SelfPlayConfig struct {
 	// sooner) rather than on the final board, whose material lead 150
 	// plies on no position can foresee; 0 uses the final board.
 	AdjudicateHorizon int `yaml:"adjudicate_horizon"`
+	// AdjudicateMax is the largest value an adjudicated position gets:
+	// tanh(lead / 60) times this. Below 1, a won game is worth more than
+	// any lead at the move limit, which gives the search a reason to
+	// finish a won game rather than keep a lead.
+	AdjudicateMax float64 `yaml:"adjudicate_max"`
+	// FastSimulations turns on playout cap randomization (Wu, "Accelerating
+	// Self-Play Learning in Go", 2019): a move searched fully (with
+	// search.simulations) only with probability FullSearchShare, and
+	// otherwise with this many simulations and not trained on. Games get
+	// cheaper, so more of them (more value targets) fit an hour, while
+	// every policy target still comes from a full search. 0 = every move
+	// is searched fully and recorded.
+	FastSimulations int `yaml:"fast_simulations"`
+	// FullSearchShare is the probability of a full, recorded search per
+	// move when FastSimulations is set.
+	FullSearchShare float64 `yaml:"full_search_share"`
 }
 
 // ReplayConfig sizes the replay buffer.
@@ -313,6 +329,15 @@ func (c Config) problems() []*configs.FieldError {
 	ch.InRange("selfplay.resign_threshold", s.ResignThreshold, -1, 0)
 	ch.InRange("selfplay.resign_playout_share", s.ResignPlayoutShare, 0, 1)
 	ch.AtLeast("selfplay.adjudicate_horizon", s.AdjudicateHorizon, 0)
+	ch.Check(s.AdjudicateMax > 0 && s.AdjudicateMax <= 1, "selfplay.adjudicate_max", "is %g: want more than 0 and at most 1", s.AdjudicateMax)
+	ch.AtLeast("selfplay.fast_simulations", s.FastSimulations, 0)
+	if s.FastSimulations > 0 {
+		full := c.Search.Simulations
+		ch.Check(full == 0 || s.FastSimulations < full, "selfplay.fast_simulations", "is %d: want fewer than search.simulations (%d)", s.FastSimulations, full)
+		ch.Check(s.FullSearchShare > 0 && s.FullSearchShare <= 1, "selfplay.full_search_share", "is %g: want more than 0 and at most 1 with fast_simulations", s.FullSearchShare)
+	} else {
+		ch.InRange("selfplay.full_search_share", s.FullSearchShare, 0, 1)
+	}
 
 	ch.AtLeast("replay.window", c.Replay.Window, 1)
 

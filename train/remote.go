@@ -75,6 +75,10 @@ func (r RemoteResult) fill(m *metrics.Iteration) {
 type SelfPlayGame struct {
 	// Samples are the searched positions with their targets, in order.
 	Samples []Sample
+	// SamplePlies holds the number of moves played before each sample's
+	// position: every ply after the opening, or a share of them with
+	// playout cap randomization (selfplay.fast_simulations).
+	SamplePlies []int
 	// Moves are all the moves played, random opening plies included.
 	Moves []env.Move
 	// Resigned says the game ended by resignation: the last sample's
@@ -92,7 +96,7 @@ func SelfPlay(ctx context.Context, cfg Config, eval mcts.Evaluator, seed uint64,
 	defer cancel(nil)
 	sp := &selfPlayer{eval: eval, opts: cfg.Env, search: cfg.Search, cfg: cfg.SelfPlay}
 	_, err := sp.runSelfPlay(ctx, math.MaxInt, cfg.SelfPlay.ParallelGames, seed, func(g selfPlayGame) {
-		if err := done(SelfPlayGame{Samples: g.Samples, Moves: g.Moves, Resigned: g.Resigned}); err != nil {
+		if err := done(SelfPlayGame{Samples: g.Samples, SamplePlies: g.SamplePlies, Moves: g.Moves, Resigned: g.Resigned}); err != nil {
 			cancel(err)
 		}
 	})

@@ -17,6 +17,10 @@ import (
 // did.
 type selfPlayGame struct {
 	Samples []Sample
+	// SamplePlies holds, for each sample, the number of plies played
+	// before its position (random opening plies included): every ply with
+	// full searches, a share of them with playout cap randomization.
+	SamplePlies []int
 	// Moves are the moves played from the start position, random opening
 	// plies included.
 	Moves  []env.Move
@@ -63,7 +67,7 @@ func (sp *selfPlayer) play(ctx context.Context, seed uint64) (selfPlayGame, erro
 	canResign := sp.cfg.ResignThreshold > -1 && rng.Float64() >= sp.cfg.ResignPlayoutShare
 	var (
 		out     selfPlayGame
-		seen    []env.Position // the position before each sample's move
+		seen    []env.Position // the position before each move, then the last one
 		doubter = -1           // the side that would have resigned, in a played-out game
 	)
 	for !game.Status().Over() {
@@ -71,12 +75,15 @@ func (sp *selfPlayer) play(ctx context.Context, seed uint64) (selfPlayGame, erro
 			return selfPlayGame{}, err
 		}
 		pos := game.Position()
-		d, err := player.Choose(game)
+		seen = append(seen, pos)
+		d, recorded, err := sp.choose(player, game, rng)
 		if err != nil {
 			return selfPlayGame{}, fmt.Errorf("self-play ply %d: %w", pos.Ply(), err)
 		}
-		out.Samples = append(out.Samples, searchSample(&pos, game, d))
-		seen = append(seen, pos)
+		if recorded {
+			out.Samples = append(out.Samples, searchSample(&pos, game, d))
+			out.SamplePlies = append(out.SamplePlies, len(game.Moves()))
+		}
 		if sp.cfg.ResignThreshold > -1 && !math.IsNaN(d.Value) && d.Value < sp.cfg.ResignThreshold {
 			if canResign {
 				out.Resigned, out.Won, out.Winner = true, true, pos.SideToMove().Other()
@@ -95,22 +102,23 @@ func (sp *selfPlayer) play(ctx context.Context, seed uint64) (selfPlayGame, erro
 	out.Status = game.Status()
 	if !out.Resigned {
 		out.Winner, out.Won = out.Status.Winner()
+		seen = append(seen, game.Position())
 	}
 	if doubter >= 0 {
 		out.WouldResign = true
 		out.ResignWrong = !out.Won || out.Winner == env.Color(doubter)
 	}
 	out.Adjudicated = sp.cfg.Adjudicate && !out.Won && (out.Status == env.MoveLimit || out.Status == env.DrawRepetition)
-	seen = append(seen, game.Position())
-	for i := range out.Samples {
+	opening := out.Plies + 1 - len(seen) // seen starts after the random opening plies
+	for i, ply := range out.SamplePlies {
 		// An adjudicated position is scored on the board the horizon later
 		// (or the last one): close enough to be predictable from it, far
 		// enough to see the exchanges under way.
-		later := len(seen) - 1
+		at, later := ply-opening, len(seen)-1
 		if h := sp.cfg.AdjudicateHorizon; h > 0 {
-			later = min(later, i+h)
+			later = min(later, at+h)
 		}
-		out.Samples[i].Value = outcome(&out, &seen[later], seen[i].SideToMove())
+		out.Samples[i].Value = outcome(&out, &seen[later], seen[at].SideToMove(), sp.cfg.AdjudicateMax)
 	}
 	return out, nil
 }
@@ -118,22 +126,36 @@ func (sp *selfPlayer) play(ctx context.Context, seed uint64) (selfPlayGame, erro
 // outcome is the value target for the side that moved: +1 for a win, -1
 // for a loss, and for an adjudicated game (one that ended without a
 // winner) the material lead on the board judged, squashed into (-1, 1);
-// 0 for a draw that is not adjudicated. Early self-play games mostly reach
+// 0 for a draw that is not adjudicated. An adjudicated value is at most
+// limit in size, so that below 1 a won game is worth more than any lead. Early self-play games mostly reach
 // the move limit, and a little later mostly repeat: scored as plain draws,
 // they teach the value head that every position is worth 0, the search
 // then sees no way to make progress, and self-play collapses into
 // repetitions. The search itself still scores a repetition as exactly 0,
 // so a side that is ahead keeps avoiding it.
-func outcome(g *selfPlayGame, judged *env.Position, mover env.Color) float32 {
+func outcome(g *selfPlayGame, judged *env.Position, mover env.Color, limit float64) float32 {
 	switch {
 	case g.Resigned && g.Winner == mover:
 		return 1
 	case g.Resigned:
 		return -1
 	case g.Adjudicated:
-		return float32(math.Tanh(float64(judged.Material(mover)) / adjudicationScale))
+		return float32(limit * math.Tanh(float64(judged.Material(mover))/adjudicationScale))
 	}
 	return g.Status.Reward(mover) // the environment's reward
+}
+
+// choose chooses the move of game's position: with playout cap
+// randomization a full search (recorded as a training sample) with
+// probability FullSearchShare and a fast one (not recorded) otherwise;
+// without it, a full, recorded search every move.
+func (sp *selfPlayer) choose(player *mcts.PUCTPlayer, game *env.Game, rng *rand.Rand) (d mcts.Decision, recorded bool, err error) {
+	if sp.cfg.FastSimulations == 0 || rng.Float64() < sp.cfg.FullSearchShare {
+		d, err = player.Choose(game)
+		return d, true, err
+	}
+	d, err = player.ChooseSimulations(game, sp.cfg.FastSimulations)
+	return d, false, err
 }
 
 // searchSample is the training sample of one searched position: its

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/deathstacks/deathstacks/env"
@@ -24,21 +25,29 @@ func TestOutcome(t *testing.T) {
 		name  string
 		game  selfPlayGame
 		mover env.Color
+		limit float64 // of adjudicated values; 0 means 1
 		want  float32
 	}{
-		{"winner", selfPlayGame{Won: true, Winner: env.Red, Status: env.RedWins}, env.Red, 1},
-		{"loser", selfPlayGame{Won: true, Winner: env.Red, Status: env.RedWins}, env.Blue, -1},
-		{"resigned", selfPlayGame{Won: true, Winner: env.Blue, Resigned: true}, env.Red, -1},
-		{"resignation won", selfPlayGame{Won: true, Winner: env.Blue, Resigned: true}, env.Blue, 1},
-		{"repetition", selfPlayGame{Status: env.DrawRepetition}, env.Red, 0},
-		{"repetition, adjudicated", selfPlayGame{Status: env.DrawRepetition, Adjudicated: true}, env.Red, lead},
-		{"move limit, leader", selfPlayGame{Status: env.MoveLimit, Adjudicated: true}, env.Red, lead},
-		{"move limit, trailer", selfPlayGame{Status: env.MoveLimit, Adjudicated: true}, env.Blue, -lead},
-		{"move limit, no adjudication", selfPlayGame{Status: env.MoveLimit}, env.Red, 0},
+		{"winner", selfPlayGame{Won: true, Winner: env.Red, Status: env.RedWins}, env.Red, 0, 1},
+		{"loser", selfPlayGame{Won: true, Winner: env.Red, Status: env.RedWins}, env.Blue, 0, -1},
+		{"resigned", selfPlayGame{Won: true, Winner: env.Blue, Resigned: true}, env.Red, 0, -1},
+		{"resignation won", selfPlayGame{Won: true, Winner: env.Blue, Resigned: true}, env.Blue, 0, 1},
+		{"repetition", selfPlayGame{Status: env.DrawRepetition}, env.Red, 0, 0},
+		{"repetition, adjudicated", selfPlayGame{Status: env.DrawRepetition, Adjudicated: true}, env.Red, 0, lead},
+		{"move limit, leader", selfPlayGame{Status: env.MoveLimit, Adjudicated: true}, env.Red, 0, lead},
+		{"move limit, trailer", selfPlayGame{Status: env.MoveLimit, Adjudicated: true}, env.Blue, 0, -lead},
+		{"move limit, no adjudication", selfPlayGame{Status: env.MoveLimit}, env.Red, 0, 0},
+		{"move limit, leader, limit 0.5", selfPlayGame{Status: env.MoveLimit, Adjudicated: true}, env.Red, 0.5, lead / 2},
+		{"move limit, trailer, limit 0.5", selfPlayGame{Status: env.MoveLimit, Adjudicated: true}, env.Blue, 0.5, -lead / 2},
+		{"winner, limit 0.5", selfPlayGame{Won: true, Winner: env.Red, Status: env.RedWins}, env.Red, 0.5, 1},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := outcome(&tc.game, &final, tc.mover); math.Abs(float64(got-tc.want)) > 1e-6 {
+			limit := tc.limit
+			if limit == 0 {
+				limit = 1
+			}
+			if got := outcome(&tc.game, &final, tc.mover, limit); math.Abs(float64(got-tc.want)) > 1e-6 {
 				t.Errorf("outcome = %v, want %v", got, tc.want)
 			}
 		})
@@ -176,10 +185,63 @@ func TestAdjudicationHorizon(t *testing.T) {
 					later = min(later, i+horizon)
 				}
 				lead := positions[later].Material(positions[i].SideToMove())
-				if want := float32(math.Tanh(float64(lead) / adjudicationScale)); math.Abs(float64(s.Value-want)) > 1e-6 {
+				if want := float32(cfg.SelfPlay.AdjudicateMax * math.Tanh(float64(lead)/adjudicationScale)); math.Abs(float64(s.Value-want)) > 1e-6 {
 					t.Fatalf("sample %d: value %v, want %v (lead %d at ply %d)", i, s.Value, want, lead, later)
 				}
 			}
 		})
+	}
+}
+
+// TestPlayoutCapRandomization checks that with fast searches only a share
+// of the plies becomes samples, that each sample is the position of its
+// ply, and that its policy target comes from a full search.
+func TestPlayoutCapRandomization(t *testing.T) {
+	cfg := smokeConfig(t, t.TempDir())
+	cfg.SelfPlay.ResignThreshold = -1
+	cfg.Search.Simulations = 16
+	cfg.SelfPlay.FastSimulations, cfg.SelfPlay.FullSearchShare = 4, 0.25
+	cfg.Env.OpeningPlies = 2 // sample plies count them
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	sp := &selfPlayer{eval: tinyNetwork(t), opts: cfg.Env, search: cfg.Search, cfg: cfg.SelfPlay}
+	plies, samples := 0, 0
+	for seed := uint64(1); seed <= 4; seed++ {
+		g, err := sp.play(context.Background(), seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		plies, samples = plies+g.Plies, samples+len(g.Samples)
+		if len(g.SamplePlies) != len(g.Samples) {
+			t.Fatalf("%d sample plies for %d samples", len(g.SamplePlies), len(g.Samples))
+		}
+		game := env.NewGame(cfg.Env.Rules)
+		next := 0
+		for ply := 0; ply <= len(g.Moves) && next < len(g.Samples); ply++ {
+			if g.SamplePlies[next] == ply {
+				pos := game.Position()
+				want := make([]float32, env.ObservationSize)
+				env.EncodeObservation(want, &pos, cfg.Env.Rules, game.Repetitions())
+				if !slices.Equal(want, g.Samples[next].Obs) {
+					t.Fatalf("game %d: sample %d is not the position of ply %d", seed, next, ply)
+				}
+				if err := g.Samples[next].Validate(); err != nil {
+					t.Fatalf("game %d: sample %d: %v", seed, next, err)
+				}
+				next++
+			}
+			if ply < len(g.Moves) {
+				if err := game.Play(g.Moves[ply]); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		if next != len(g.Samples) {
+			t.Fatalf("game %d: sample plies %v do not increase within the game's %d plies", seed, g.SamplePlies, g.Plies)
+		}
+	}
+	if share := float64(samples) / float64(plies); share < 0.15 || share > 0.35 {
+		t.Errorf("%d samples of %d plies (%.2f): want about the full-search share 0.25", samples, plies, share)
 	}
 }

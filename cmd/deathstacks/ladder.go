@@ -13,13 +13,14 @@ import (
 )
 
 func runLadder(args []string, s stdio) error {
-	fs := newFlags("ladder", `ladder --run DIR [--vs SPEC ...] [--games N] [--parallel P] [--every K] [--sims N] [--seed S] [--out DIR] [--quiet]
+	fs := newFlags("ladder", `ladder --run DIR [--vs SPEC ...] [--games N] [--parallel P] [--every K] [--sims N] [--time D] [--seed S] [--out DIR] [--quiet]
 
 Rates the network snapshots of a training run (DIR/nets/net-<iteration>.dsnn)
 on one Elo scale and plots Elo against training time. Each snapshot plays as
 an az player with the run's search settings (from DIR/config.yaml) without
-noise or temperature, at --sims simulations, under the run's rules and
-evaluation openings. To keep the cost linear in the number of snapshots, the
+noise or temperature, at --sims simulations a move (or for --time a move,
+such as 1s, then without a simulation limit unless --sims is given too),
+under the run's rules and evaluation openings. To keep the cost linear in the number of snapshots, the
 pairs that play are: every snapshot against every --vs baseline, every
 snapshot against the next one rated, and the baselines against each other;
 one Elo fit over all games rates everyone, with random at 0 (or the first
@@ -39,6 +40,7 @@ baseline). Writes into --out:
 	parallel := fs.Int("parallel", runtime.NumCPU(), "games played at once")
 	every := fs.Int("every", 1, "rate the snapshots whose iteration is a multiple of K, and the latest")
 	sims := fs.Int("sims", 100, "simulations per move of the network players")
+	moveTime := fs.Duration("time", 0, "search time per move of the network players, such as 1s (then no simulation limit unless --sims is given); 0 = none")
 	seed := fs.Uint64("seed", 1, "seed of the openings and players")
 	out := fs.String("out", "", "the directory to write (default the run directory)")
 	quiet := fs.Bool("quiet", false, "no progress bar")
@@ -48,9 +50,12 @@ baseline). Writes into --out:
 	if *run == "" {
 		return usageErr("--run is required")
 	}
-	opts := eval.LadderOptions{Every: *every, Simulations: *sims, Games: *games, Parallel: *parallel, Seed: *seed}
+	if *moveTime != 0 && !flagGiven(fs, "sims") {
+		*sims = 0
+	}
+	opts := eval.LadderOptions{Every: *every, Simulations: *sims, Time: *moveTime, Games: *games, Parallel: *parallel, Seed: *seed}
 	if err := opts.Validate(); err != nil {
-		return flagErr(err, map[string]string{"every": "every", "simulations": "sims", "games": "games", "parallel": "parallel"})
+		return flagErr(err, map[string]string{"every": "every", "simulations": "sims", "time": "time", "games": "games", "parallel": "parallel"})
 	}
 	if len(vs) == 0 {
 		vs = stringList{"random", "greedy"}

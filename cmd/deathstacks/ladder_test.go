@@ -119,6 +119,25 @@ func TestLadderOutAndBaselines(t *testing.T) {
 	}
 }
 
+// --time alone searches each move for that time, with no simulation limit.
+func TestLadderTime(t *testing.T) {
+	run, dir := fakeRun(t, 1), filepath.Join(t.TempDir(), "ladder")
+	if _, errOut, code := runBotCLI("", "ladder", "--run", run, "--out", dir, "--vs", "random", "--games", "2", "--time", "5ms", "--quiet"); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "ladder.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Simulations int     `json:"simulations"`
+		TimeMS      float64 `json:"time_ms"`
+	}
+	if err := json.Unmarshal(data, &got); err != nil || got.Simulations != 0 || got.TimeMS != 5 {
+		t.Errorf("ladder.json: %d simulations, %v ms (%v): want 0 and 5", got.Simulations, got.TimeMS, err)
+	}
+}
+
 func TestLadderErrors(t *testing.T) {
 	run := fakeRun(t, 1)
 	cases := []struct {
@@ -134,6 +153,7 @@ func TestLadderErrors(t *testing.T) {
 		{"no parallel", []string{"--run", run, "--parallel", "0"}, "--parallel"},
 		{"every 0", []string{"--run", run, "--every", "0"}, "--every"},
 		{"no simulations", []string{"--run", run, "--sims", "0"}, "--sims"},
+		{"negative time", []string{"--run", run, "--time", "-1s"}, "--time is -1s"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

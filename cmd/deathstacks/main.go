@@ -280,3 +280,10 @@ func count(n int, singular, plural string) string {
 	}
 	return strconv.Itoa(n) + " " + plural
 }
+
+// flagGiven reports whether the command line set the flag called name.
+func flagGiven(fs *flag.FlagSet, name string) bool {
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == name })
+	return given
+}

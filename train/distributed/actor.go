@@ -287,6 +287,9 @@ const flushWait = 500 * time.Millisecond
 
 // finished queues a finished game for sending.
 func (a *actor) finished(g train.SelfPlayGame) error {
+	if len(g.Samples) == 0 {
+		return nil // a short game whose moves were all fast searches: nothing to train on
+	}
 	a.mu.Lock()
 	a.counter++
 	n := a.counter

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/deathstacks/deathstacks/env"
 	"github.com/deathstacks/deathstacks/model"
@@ -17,19 +18,20 @@ import (
 //	magic "DSGAME", format version (uint32)
 //	run id, actor id (strings: uint32 length, bytes)
 //	counter (uint64), network version (uint32)
-//	first (uint16): plies played before the first searched position
 //	resigned (uint8, 0 or 1)
 //	moves: count (uint16), then each as an env.Action (uint16)
-//	positions: count (uint16), then each as its policy (count uint16,
-//	float32s, over the position's legal actions in env's order) and value
-//	(float32)
+//	positions: count (uint16), then each as its ply (uint16: the moves
+//	played before it, increasing), its policy (count uint16, float32s,
+//	over the position's legal actions in env's order) and value (float32)
 //	CRC-32C (uint32) of all the bytes before it
 //
 // Observations and legal actions are not sent: the learner rebuilds them by
-// replaying the moves, which also checks that every move is legal.
+// replaying the moves, which also checks that every move is legal. Version
+// 2 gives each position its ply, as playout cap randomization trains on a
+// share of the plies only; version 1 had one "first ply" instead.
 const (
 	recordMagic   = "DSGAME"
-	recordVersion = 1
+	recordVersion = 2
 	maxIDLen      = 64
 )
 
@@ -44,9 +46,8 @@ type record struct {
 	Actor   string
 	Counter uint64
 	Version int
-	// First is the number of plies (random opening ones) before the first
-	// searched position.
-	First    int
+	// Plies holds the number of moves played before each position.
+	Plies    []int
 	Resigned bool
 	Moves    []env.Action
 	Policies [][]float32
@@ -59,13 +60,10 @@ func (r *record) id() string { return fmt.Sprintf("%s-%d", r.Actor, r.Counter) }
 // newRecord turns a finished game into a record.
 func newRecord(g train.SelfPlayGame, runID, actor string, counter uint64, version int) (*record, error) {
 	r := &record{RunID: runID, Actor: actor, Counter: counter, Version: version, Resigned: g.Resigned}
-	r.First = len(g.Moves) - len(g.Samples)
-	if g.Resigned {
-		r.First++
+	if len(g.SamplePlies) != len(g.Samples) {
+		return nil, fmt.Errorf("game of %d positions with %d plies", len(g.Samples), len(g.SamplePlies))
 	}
-	if r.First < 0 {
-		return nil, fmt.Errorf("game of %d moves with %d positions", len(g.Moves), len(g.Samples))
-	}
+	r.Plies = slices.Clone(g.SamplePlies)
 	for _, m := range g.Moves {
 		a, err := env.ActionOf(m)
 		if err != nil {
@@ -82,7 +80,7 @@ func newRecord(g train.SelfPlayGame, runID, actor string, counter uint64, versio
 
 // encode returns the record's bytes.
 func (r *record) encode() ([]byte, error) {
-	if len(r.Moves) > math.MaxUint16 || len(r.Policies) > math.MaxUint16 || r.First > math.MaxUint16 {
+	if len(r.Moves) > math.MaxUint16 || len(r.Policies) > math.MaxUint16 {
 		return nil, fmt.Errorf("game record: %d moves: too long", len(r.Moves))
 	}
 	var buf bytes.Buffer
@@ -92,7 +90,6 @@ func (r *record) encode() ([]byte, error) {
 	w.String(r.Actor)
 	w.U64(r.Counter)
 	w.U32(uint32(r.Version))
-	w.U16(uint16(r.First))
 	resigned := byte(0)
 	if r.Resigned {
 		resigned = 1
@@ -104,6 +101,7 @@ func (r *record) encode() ([]byte, error) {
 	}
 	w.U16(uint16(len(r.Policies)))
 	for i, p := range r.Policies {
+		w.U16(uint16(r.Plies[i]))
 		w.U16(uint16(len(p)))
 		w.Float32s(p)
 		w.F32(r.Values[i])
@@ -124,7 +122,6 @@ func decodeRecord(data []byte) (*record, error) {
 	r.Actor = d.String(maxIDLen, "actor id")
 	r.Counter = d.U64()
 	r.Version = int(d.U32())
-	r.First = int(d.U16())
 	switch b := d.Bytes(1); {
 	case b == nil:
 	case b[0] > 1:
@@ -138,6 +135,7 @@ func decodeRecord(data []byte) (*record, error) {
 	}
 	n = int(d.U16())
 	for i := 0; i < n && d.Err() == nil; i++ {
+		r.Plies = append(r.Plies, int(d.U16()))
 		k := int(d.U16())
 		if k > env.NumActions {
 			d.Fail(fmt.Errorf("%w: position %d has %d policy values", errCorrupt, i, k))
@@ -159,26 +157,32 @@ func decodeRecord(data []byte) (*record, error) {
 
 // samples replays the game under rules and returns its training samples
 // and whether it was decided (won, or resigned): an error for an illegal
-// move, a position count that does not fit the moves, a game that ends too
-// early or not at all, or a policy or value that is not a training target.
+// move, no positions or plies that do not increase within the moves, a
+// game that ends too early or not at all, or a policy or value that is not
+// a training target.
 func (r *record) samples(rules env.Rules) ([]model.Sample, bool, error) {
-	want := len(r.Moves) - r.First
-	if r.Resigned {
-		want++
+	if len(r.Policies) < 1 {
+		return nil, false, fmt.Errorf("a game of %d moves without positions", len(r.Moves))
 	}
-	if r.First > len(r.Moves) || len(r.Policies) != want || want < 1 {
-		return nil, false, fmt.Errorf("%d positions after %d opening plies of %d moves (resigned: %v)", len(r.Policies), r.First, len(r.Moves), r.Resigned)
+	for i, ply := range r.Plies {
+		last := len(r.Moves) - 1
+		if r.Resigned {
+			last++ // the position resigned in has no move
+		}
+		if ply > last || (i > 0 && ply <= r.Plies[i-1]) {
+			return nil, false, fmt.Errorf("position %d at ply %d: want increasing plies up to %d (of %d moves, resigned: %v)", i, ply, last, len(r.Moves), r.Resigned)
+		}
 	}
 	game := env.NewGame(rules)
 	out := make([]model.Sample, 0, len(r.Policies))
-	for ply := 0; ply <= len(r.Moves); ply++ {
-		if ply >= r.First && ply-r.First < len(r.Policies) {
+	for ply, next := 0, 0; ply <= len(r.Moves); ply++ {
+		if next < len(r.Plies) && r.Plies[next] == ply {
 			if game.Status().Over() {
 				return nil, false, fmt.Errorf("ply %d: a position after the end of the game (%v)", ply, game.Status())
 			}
 			pos := game.Position()
-			i := ply - r.First
-			s := model.Sample{Obs: make([]float32, env.ObservationSize), Policy: r.Policies[i], Value: r.Values[i]}
+			s := model.Sample{Obs: make([]float32, env.ObservationSize), Policy: r.Policies[next], Value: r.Values[next]}
+			next++
 			env.EncodeObservation(s.Obs, &pos, rules, game.Repetitions())
 			s.Legal = pos.LegalActions(nil, rules.TooTall)
 			if err := s.Validate(); err != nil {

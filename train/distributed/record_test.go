@@ -11,40 +11,45 @@ import (
 )
 
 func TestRecordRebuildsTheSamples(t *testing.T) {
-	cfg := testConfig(t, t.TempDir())
-	cfg.SelfPlay.ResignThreshold = -0.5 // some games resign: their last position has no move
-	cfg.Env.OpeningPlies = 3
-	for i, g := range selfPlayGames(t, cfg, 6) {
-		r, err := newRecord(g, "run", "actor", uint64(i+1), 2)
-		if err != nil {
-			t.Fatal(err)
-		}
-		data, err := r.encode()
-		if err != nil {
-			t.Fatal(err)
-		}
-		back, err := decodeRecord(data)
-		if err != nil {
-			t.Fatalf("game %d: decode: %v", i, err)
-		}
-		if back.id() != fmt.Sprintf("actor-%d", i+1) || back.Version != 2 || back.First != 3 || back.Resigned != g.Resigned {
-			t.Errorf("game %d: decoded id %s, version %d, first %d, resigned %v", i, back.id(), back.Version, back.First, back.Resigned)
-		}
-		got, decided, err := back.samples(cfg.Env.Rules)
-		if err != nil {
-			t.Fatalf("game %d: samples: %v", i, err)
-		}
-		if want := g.Resigned || won(t, cfg.Env.Rules, g.Moves); decided != want {
-			t.Errorf("game %d: decided %v, want %v (resigned %v)", i, decided, want, g.Resigned)
-		}
-		if len(got) != len(g.Samples) {
-			t.Fatalf("game %d: %d samples rebuilt, want %d", i, len(got), len(g.Samples))
-		}
-		for j, s := range g.Samples {
-			if !slices.Equal(got[j].Obs, s.Obs) || !slices.Equal(got[j].Legal, s.Legal) || !slices.Equal(got[j].Policy, s.Policy) || got[j].Value != s.Value {
-				t.Fatalf("game %d, sample %d: rebuilt sample differs from the one played", i, j)
+	for _, fast := range []int{0, 2} {
+		t.Run(fmt.Sprintf("fast simulations %d", fast), func(t *testing.T) {
+			cfg := testConfig(t, t.TempDir())
+			cfg.SelfPlay.FastSimulations, cfg.SelfPlay.FullSearchShare = fast, 0.5
+			cfg.SelfPlay.ResignThreshold = -0.5 // some games resign: their last position has no move
+			cfg.Env.OpeningPlies = 3
+			for i, g := range selfPlayGames(t, cfg, 6) {
+				r, err := newRecord(g, "run", "actor", uint64(i+1), 2)
+				if err != nil {
+					t.Fatal(err)
+				}
+				data, err := r.encode()
+				if err != nil {
+					t.Fatal(err)
+				}
+				back, err := decodeRecord(data)
+				if err != nil {
+					t.Fatalf("game %d: decode: %v", i, err)
+				}
+				if back.id() != fmt.Sprintf("actor-%d", i+1) || back.Version != 2 || !slices.Equal(back.Plies, g.SamplePlies) || back.Plies[0] < 3 || (fast == 0 && back.Plies[0] != 3) || back.Resigned != g.Resigned {
+					t.Errorf("game %d: decoded id %s, version %d, plies %v, resigned %v", i, back.id(), back.Version, back.Plies, back.Resigned)
+				}
+				got, decided, err := back.samples(cfg.Env.Rules)
+				if err != nil {
+					t.Fatalf("game %d: samples: %v", i, err)
+				}
+				if want := g.Resigned || won(t, cfg.Env.Rules, g.Moves); decided != want {
+					t.Errorf("game %d: decided %v, want %v (resigned %v)", i, decided, want, g.Resigned)
+				}
+				if len(got) != len(g.Samples) {
+					t.Fatalf("game %d: %d samples rebuilt, want %d", i, len(got), len(g.Samples))
+				}
+				for j, s := range g.Samples {
+					if !slices.Equal(got[j].Obs, s.Obs) || !slices.Equal(got[j].Legal, s.Legal) || !slices.Equal(got[j].Policy, s.Policy) || got[j].Value != s.Value {
+						t.Fatalf("game %d, sample %d: rebuilt sample differs from the one played", i, j)
+					}
+				}
 			}
-		}
+		})
 	}
 }
 
@@ -74,6 +79,7 @@ func TestRecordRefusesBadGames(t *testing.T) {
 	clone := func() *record {
 		r := *base
 		r.Moves = slices.Clone(base.Moves)
+		r.Plies = slices.Clone(base.Plies)
 		r.Policies = slices.Clone(base.Policies)
 		r.Values = slices.Clone(base.Values)
 		return &r
@@ -87,9 +93,14 @@ func TestRecordRefusesBadGames(t *testing.T) {
 		}
 	}
 	short := clone()
-	short.Moves, short.Policies, short.Values = short.Moves[:len(short.Moves)-1], short.Policies[:len(short.Policies)-1], short.Values[:len(short.Values)-1]
-	counts := clone()
-	counts.Policies = counts.Policies[1:]
+	n := len(base.Plies)
+	short.Moves, short.Plies, short.Policies, short.Values = short.Moves[:len(short.Moves)-1], short.Plies[:n-1], short.Policies[:n-1], short.Values[:n-1]
+	repeated := clone()
+	repeated.Plies[1] = repeated.Plies[0]
+	beyond := clone()
+	beyond.Plies[n-1] = len(beyond.Moves)
+	none := clone()
+	none.Plies, none.Policies, none.Values = nil, nil, nil
 	value := clone()
 	value.Values[0] = 2
 	policy := clone()
@@ -102,7 +113,9 @@ func TestRecordRefusesBadGames(t *testing.T) {
 	}{
 		{"illegal move", illegal},
 		{"game not over", short},
-		{"positions do not fit the moves", counts},
+		{"plies not increasing", repeated},
+		{"a position after the last move", beyond},
+		{"no positions", none},
 		{"value out of range", value},
 		{"policy not a distribution", policy},
 		{"policy longer than the legal moves", wide},

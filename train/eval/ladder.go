@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -39,9 +40,12 @@ type LadderOptions struct {
 	// Every rates the snapshots whose iteration is a multiple of Every,
 	// and the latest one; 1 rates them all.
 	Every int
-	// Simulations is the network players' search budget per move; the
-	// other search settings are the run's (Run.Search).
+	// Simulations is the network players' search budget per move, and
+	// Time their time per move (0 for none; with both, whichever ends
+	// first, and with Time, Simulations may be 0 for no limit); the other
+	// search settings are the run's (Run.Search).
 	Simulations int
+	Time        time.Duration
 	// Games is the number of games each pair plays; Parallel how many run
 	// at once; Seed drives openings and players.
 	Games, Parallel int
@@ -89,11 +93,13 @@ type Ladder struct {
 
 // Validate reports every option out of range, each as a
 // [*configs.FieldError] keyed by its field's snake-case name (every,
-// simulations, games, parallel), joined into one error.
+// simulations, time, games, parallel), joined into one error.
 func (o LadderOptions) Validate() error {
 	var ch configs.Checker
 	ch.AtLeast("every", o.Every, 1)
-	ch.AtLeast("simulations", o.Simulations, 1)
+	ch.AtLeast("simulations", o.Simulations, 0)
+	ch.Check(o.Time >= 0, "time", "is %v: want 0 (none) or more", o.Time)
+	ch.Check(o.Simulations > 0 || o.Time != 0, "simulations", "is 0 without a time: want 1 or more")
 	ch.AtLeast("games", o.Games, 1)
 	ch.AtLeast("parallel", o.Parallel, 1)
 	return ch.Err()
@@ -108,7 +114,7 @@ func NewLadder(opts LadderOptions) (*Ladder, error) {
 		return nil, fmt.Errorf("ladder: run %s has no network snapshots", opts.Run.Dir)
 	}
 	l := &Ladder{opts: opts, search: opts.Run.Search}
-	l.search.Simulations = opts.Simulations
+	l.search.Simulations, l.search.Time = opts.Simulations, opts.Time
 	all := opts.Run.Snapshots
 	for i, s := range all {
 		if s.Iteration%opts.Every != 0 && i != len(all)-1 {
@@ -265,10 +271,12 @@ type LadderPoint struct {
 type LadderReport struct {
 	Report
 	Run string `json:"run"`
-	// Simulations is the network players' search budget; Search their
-	// whole search settings as a player spec's keys.
-	Simulations int    `json:"simulations"`
-	Search      string `json:"search"`
+	// Simulations and TimeMS are the network players' search budget per
+	// move (0: none); Search their whole search settings as a player
+	// spec's keys.
+	Simulations int     `json:"simulations"`
+	TimeMS      float64 `json:"time_ms,omitempty"`
+	Search      string  `json:"search"`
 	// TimeAxis says what the chart's x axis shows: "training time" when
 	// every snapshot's training time is known, else "iteration".
 	TimeAxis  string        `json:"time_axis"`
@@ -283,7 +291,7 @@ func (l *Ladder) report(rep *Report) *LadderReport {
 		keys[i] = p.Key + "=" + p.Value
 	}
 	lr := &LadderReport{Report: *rep, Run: l.opts.Run.Dir, Simulations: l.search.Simulations,
-		Search: strings.Join(keys, ","), TimeAxis: "training time"}
+		TimeMS: float64(l.search.Time) / float64(time.Millisecond), Search: strings.Join(keys, ","), TimeAxis: "training time"}
 	for _, s := range l.snapshots {
 		st, _ := rep.standing(snapshotName(s))
 		lr.Snapshots = append(lr.Snapshots, LadderPoint{Iteration: s.Iteration, Name: st.Name, ElapsedSec: s.ElapsedSec, Elo: st.Elo, CI95: st.CI95})
@@ -389,6 +397,18 @@ func (r *LadderReport) Plot(path string) error {
 	return chart.Save(path, [][]*plot.Plot{{p}}, 1100, 600)
 }
 
+// budget says how long the network players search each move.
+func (r *LadderReport) budget() string {
+	sims := fmt.Sprintf("%d simulations", r.Simulations)
+	switch {
+	case r.TimeMS == 0:
+		return sims
+	case r.Simulations == 0:
+		return fmt.Sprintf("%gms a move", r.TimeMS)
+	}
+	return fmt.Sprintf("%s or %gms a move, whichever ends first", sims, r.TimeMS)
+}
+
 // Markdown returns the ladder's report: settings, the chart (the file
 // [LadderChart] beside it), the snapshots' ratings, the tables of all
 // players and pairs, and how to reproduce it.
@@ -396,7 +416,7 @@ func (r *LadderReport) Markdown() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Ladder of %s\n\n", r.Run)
 	r.markdownSettings(&b,
-		fmt.Sprintf("network players: the run's search settings without noise or temperature, %d simulations (spec keys: `%s`)", r.Simulations, r.Search),
+		fmt.Sprintf("network players: the run's search settings without noise or temperature, %s (spec keys: `%s`)", r.budget(), r.Search),
 		"pairs: every snapshot against every baseline and against the next snapshot rated, the baselines against each other")
 	fmt.Fprintf(&b, "![Elo against %s](%s)\n\n", r.TimeAxis, LadderChart)
 	fmt.Fprintf(&b, "## Snapshots\n\n%s\n", r.snapshotTable().Markdown())

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/deathstacks/deathstacks/env"
 	"github.com/deathstacks/deathstacks/mcts"
@@ -96,7 +97,9 @@ func TestNewLadderErrors(t *testing.T) {
 		want string
 	}{
 		{"every 0", LadderOptions{Run: run, Every: 0, Simulations: 4, Games: 2, Parallel: 1}, "every is 0: want 1 or more"},
-		{"no simulations", LadderOptions{Run: run, Every: 1, Games: 2, Parallel: 1}, "simulations is 0: want 1 or more"},
+		{"no simulations", LadderOptions{Run: run, Every: 1, Games: 2, Parallel: 1}, "simulations is 0 without a time: want 1 or more"},
+		{"negative simulations", LadderOptions{Run: run, Every: 1, Simulations: -1, Time: time.Second, Games: 2, Parallel: 1}, "simulations is -1: want 0 or more"},
+		{"negative time", LadderOptions{Run: run, Every: 1, Simulations: 4, Time: -time.Second, Games: 2, Parallel: 1}, "time is -1s: want 0 (none) or more"},
 		{"no games", LadderOptions{Run: run, Every: 1, Simulations: 4, Parallel: 1}, "games is 0: want 1 or more"},
 		{"no parallel", LadderOptions{Run: run, Every: 1, Simulations: 4, Games: 2}, "parallel is 0: want 1 or more"},
 		{"no snapshots", LadderOptions{Run: empty, Every: 1, Simulations: 4, Games: 2, Parallel: 1}, "no network snapshots"},
@@ -137,6 +140,30 @@ func TestLadderSpecSetsEverySearchSetting(t *testing.T) {
 	}
 	if l.search.Simulations != 37 || l.search.DirichletEpsilon != 0 || l.search.Temperature != 0 {
 		t.Errorf("search %+v: want 37 simulations, no noise, no temperature", l.search)
+	}
+}
+
+// A ladder at a time per move gives its snapshots that time, and says so.
+func TestLadderTime(t *testing.T) {
+	run := ladderRun(t, []int{1}, nil)
+	for _, tc := range []struct {
+		sims int
+		want string
+	}{{0, "50ms a move"}, {20, "20 simulations or 50ms a move, whichever ends first"}} {
+		l, err := NewLadder(LadderOptions{Run: run, Every: 1, Simulations: tc.sims, Time: 50 * time.Millisecond, Games: 2, Parallel: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		spec, err := players.ParseSpec(l.Spec(l.Snapshots()[0]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := spec.SearchConfig(mcts.DefaultConfig()); got.Time != 50*time.Millisecond || got.Simulations != tc.sims {
+			t.Errorf("snapshot searches %d simulations for %v: want %d for 50ms", got.Simulations, got.Time, tc.sims)
+		}
+		if got := l.report(&Report{}).budget(); got != tc.want {
+			t.Errorf("budget %q, want %q", got, tc.want)
+		}
 	}
 }
 
