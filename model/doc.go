@@ -64,17 +64,17 @@
 // place: no im2col, no transpose, and bias, residual add and ReLU are done
 // as each output tile is stored. The stored weights keep their layout (and
 // the file format its meaning); an engine repacks them for the kernels
-// when it copies them. The inner loop is one 6x16 microkernel, in AVX2/FMA
-// assembly (kernel_amd64.s) when golang.org/x/sys/cpu reports both, in
-// portable Go otherwise or when DEATHSTACKS_NOASM=1 is set at start-up
-// (CI runs the tests both ways). [Network.EvaluateStock] and
-// [NewStockServer] run gorgonia's stock graph of the same weights; the
-// tests check that both graphs agree at every batch size.
+// when it copies them. The numeric code that needs no gorgonia (the
+// microkernel in AVX2/FMA assembly or portable Go, Sgemm, the
+// convolutions, the peak loop) is the internal package kernel; [Kernels]
+// names the form in use. [Network.EvaluateStock] and [NewStockServer] run
+// gorgonia's stock graph of the same weights; the tests check that both
+// graphs agree at every batch size.
 //
-// The rest of gorgonia's matrix products run on gonum's BLAS with this
-// package's Sgemm (packed panels and the same microkernel, installed with
-// gorgonia.Use unless built with the openblas tag); the tests check that
-// Sgemm is the only BLAS entry point the graphs reach.
+// The rest of gorgonia's matrix products run on gonum's BLAS with the
+// kernel package's Sgemm (installed with gorgonia.Use unless built with
+// the openblas tag); the tests check that Sgemm is the only BLAS entry
+// point the graphs reach.
 //
 // Training keeps the stock graph and gorgonia's gradients, on the same
 // weights: those gradients are checked against a plain-Go reference, a

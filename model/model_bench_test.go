@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/deathstacks/deathstacks/env"
+	"github.com/deathstacks/deathstacks/model/internal/kernel"
 	"gonum.org/v1/gonum/blas/gonum"
 	G "gorgonia.org/gorgonia"
 )
@@ -88,7 +89,7 @@ func BenchmarkTrainStep(b *testing.B) {
 	for _, impl := range []struct {
 		name string
 		blas G.BLAS
-	}{{"gonum", gonum.Implementation{}}, {"sgemm", blasImpl{}}} {
+	}{{"gonum", gonum.Implementation{}}, {"sgemm", kernel.BLAS{}}} {
 		b.Run(impl.name, func(b *testing.B) {
 			G.Use(impl.blas)
 			for b.Loop() {

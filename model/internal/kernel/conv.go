@@ -1,0 +1,204 @@
+package kernel
+
+import "github.com/deathstacks/deathstacks/env"
+
+// The convolutions keep activations channel-last with a zero border: per
+// position, 8x8 pixels (the 6x6 board and a ring of zeros) of a fixed
+// number of channels, the stride. A 3x3 convolution is then an implicit
+// matrix product read straight from its input: the kernel's six rows are
+// the six pixels of one board row, and each of the nine taps is the same
+// rows shifted by a constant offset, so the border supplies the zero
+// padding and no im2col copy or transpose is needed. Bias, residual add
+// and ReLU happen in the kernel's epilogue.
+const (
+	side = env.BoardSize
+	// PaddedSide is the side of a position's padded pixel grid.
+	PaddedSide = side + 2
+	// PaddedPixels is the number of pixels of one padded position.
+	PaddedPixels = PaddedSide * PaddedSide
+)
+
+// tapDelta is each 3x3 tap's pixel offset in the padded layout, in the
+// order (dy, dx) of the stored weights' (kh, kw).
+var tapDelta = [9]int{-PaddedSide - 1, -PaddedSide, -PaddedSide + 1, -1, 0, 1, PaddedSide - 1, PaddedSide, PaddedSide + 1}
+
+// rowStart is the padded pixel index of board square (y, 0) of position b.
+func rowStart(b, y int) int { return b*PaddedPixels + (y+1)*PaddedSide + 1 }
+
+// Stride is the channel stride of activations of ch channels: ch rounded
+// up to whole panels of the kernel's width, the padding channels zero.
+func Stride(ch int) int { return (ch + nr - 1) / nr * nr }
+
+// Pad writes batch observations obs, planes planes of 6x6 each (NCHW), into
+// dst channel-last with planes channels per pixel. dst must hold
+// batch*PaddedPixels*planes values; its border is left as it is (zero).
+func Pad(dst, obs []float32, batch, planes int) {
+	for b := range batch {
+		for c := range planes {
+			src := obs[(b*planes+c)*env.NumSquares:][:env.NumSquares]
+			for y := range side {
+				base := rowStart(b, y) * planes
+				for x, v := range src[y*side : (y+1)*side] {
+					dst[base+x*planes+c] = v
+				}
+			}
+		}
+	}
+}
+
+// Conv is one 3x3 convolution's weights in the kernel's layout: for each
+// panel of nr output channels, for each tap, for each input channel, nr
+// weights; output channels past out are zero.
+type Conv struct {
+	in, out, taps int
+	w             []float32
+	bias          []float32 // per output channel, padded to whole panels
+}
+
+func (p *Conv) panels() int { return (p.out + nr - 1) / nr }
+
+// Pack sets p from a convolution's stored weights w (out, in, 3, 3) and
+// per-channel bias (out values), reusing p's arrays.
+func (p *Conv) Pack(w []float32, out, in int, bias []float32) {
+	p.in, p.out, p.taps = in, out, len(tapDelta)
+	p.w = grow(p.w, p.panels()*p.taps*in*nr)
+	for jr := range p.panels() {
+		for t := range p.taps {
+			for c := range in {
+				row := p.w[((jr*p.taps+t)*in+c)*nr:][:nr]
+				for j := range row {
+					o := jr*nr + j
+					row[j] = 0
+					if o < out {
+						row[j] = w[(o*in+c)*p.taps+t]
+					}
+				}
+			}
+		}
+	}
+	p.bias = grow(p.bias, p.panels()*nr)
+	clear(p.bias)
+	copy(p.bias, bias[:out])
+}
+
+// Forward computes dst = relu(conv3x3(src) + bias [+ res]) for batch
+// positions, src having channel stride inStride and dst and res (nil for
+// none) stride. Only the board's pixels are written: dst's border stays
+// as it is (zero). res may be dst itself: each tile is read before it is
+// overwritten.
+func (p *Conv) Forward(batch int, src []float32, inStride int, dst []float32, stride int, res []float32) {
+	var offs [9]int
+	for t, d := range tapDelta {
+		offs[t] = (d + PaddedSide + 1) * inStride
+	}
+	panel := p.taps * p.in * nr
+	for b := range batch {
+		for y := range side {
+			r := rowStart(b, y)
+			a := src[(r-PaddedSide-1)*inStride:]
+			for jr := range p.panels() {
+				o := r*stride + jr*nr
+				var rs []float32
+				if res != nil {
+					rs = res[o:]
+				}
+				kernel(a, offs[:], p.in, inStride, p.w[jr*panel:(jr+1)*panel], dst[o:], stride, p.bias[jr*nr:], rs, kernelReLU)
+			}
+		}
+	}
+}
+
+// Head is a head's 1x1 convolution: per position, the planes x 36
+// outputs are w (planes x in, the stored layout, rows zero-padded to a
+// multiple of mr) times the position's trunk output (in x 36), plus bias
+// (planes x 36), through ReLU if relu. Computed this way round, the
+// kernel's tile is mr planes of nr squares, stored straight into the
+// plane-major output. A Head holds scratch space of its runs: one
+// goroutine at a time may run it.
+type Head struct {
+	planes, in int
+	w, bias    []float32
+	relu       bool
+	// b is one position's trunk output packed for the kernel: headPanels
+	// panels of nr squares (36 and zero padding), in values each.
+	b    []float32
+	tile [mr * nr]float32
+}
+
+// headPanels is the number of nr-square panels covering the board.
+const headPanels = (env.NumSquares + nr - 1) / nr
+
+// Pack sets p from stored weights w (planes, in, 1, 1) and a bias per
+// plane (planes values) or per output (planes x 36).
+func (p *Head) Pack(w []float32, planes, in int, bias []float32, relu bool) {
+	p.planes, p.in, p.relu = planes, in, relu
+	rows := (planes + mr - 1) / mr * mr
+	p.w = grow(p.w, rows*in)
+	clear(p.w[copy(p.w, w[:planes*in]):])
+	p.b = grow(p.b, headPanels*in*nr)
+	p.bias = grow(p.bias, planes*env.NumSquares)
+	if len(bias) == len(p.bias) {
+		copy(p.bias, bias)
+		return
+	}
+	for q := range planes {
+		for s := range env.NumSquares {
+			p.bias[q*env.NumSquares+s] = bias[q]
+		}
+	}
+}
+
+// Planes is the number of output planes per position.
+func (p *Head) Planes() int { return p.planes }
+
+// Forward computes the head of batch positions of trunk output h
+// (channel-last, padded, channel stride stride) into out (batch x planes x
+// 36, plane-major per position).
+func (p *Head) Forward(batch int, h []float32, stride int, out []float32) {
+	size := p.planes * env.NumSquares
+	flags := 0
+	if p.relu {
+		flags = kernelReLU
+	}
+	offs := [1]int{0}
+	const ld = env.NumSquares
+	for b := range batch {
+		p.packPosition(h[b*PaddedPixels*stride:], stride)
+		dst := out[b*size : (b+1)*size]
+		for r := 0; r < p.planes; r += mr {
+			a := p.w[r*p.in : (r+mr)*p.in]
+			for jr := range headPanels {
+				bp := p.b[jr*p.in*nr : (jr+1)*p.in*nr]
+				o := r*ld + jr*nr
+				rows, cols := min(mr, p.planes-r), min(nr, ld-jr*nr)
+				if rows == mr && cols == nr {
+					kernel(a, offs[:], p.in, p.in, bp, dst[o:], ld, nil, p.bias[o:], flags)
+					continue
+				}
+				kernel(a, offs[:], p.in, p.in, bp, p.tile[:], nr, nil, nil, 0)
+				for i := range rows {
+					for j := range cols {
+						v := p.tile[i*nr+j] + p.bias[o+i*ld+j]
+						if p.relu {
+							v = max(v, 0)
+						}
+						dst[o+i*ld+j] = v
+					}
+				}
+			}
+		}
+	}
+}
+
+// packPosition packs one position's trunk output h (8x8 pixels of stride
+// channels) into p.b: per panel, per channel, nr squares.
+func (p *Head) packPosition(h []float32, stride int) {
+	clear(p.b)
+	for s := range env.NumSquares {
+		px := h[rowStart(0, s/side)*stride+(s%side)*stride:][:p.in]
+		panel := p.b[(s/nr)*p.in*nr:]
+		for c, v := range px {
+			panel[c*nr+s%nr] = v
+		}
+	}
+}
