@@ -37,39 +37,58 @@ func BenchmarkForward(b *testing.B) {
 	}
 }
 
+// BenchmarkServer drives a server from concurrent callers in two shapes:
+// single positions, and self-play's (16 searches of 8 leaves each), with
+// one worker and with two.
 func BenchmarkServer(b *testing.B) {
 	n, err := New(DefaultConfig(), seeded(1))
 	if err != nil {
 		b.Fatal(err)
 	}
-	samples := samplePositions(seeded(2), 64)
-	s, err := NewServer(n, DefaultServerConfig())
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer s.Close()
-	const clients = 64
-	calls := make(chan struct{})
-	var wg sync.WaitGroup
-	for c := range clients {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			obs, legal, priors, values := evalArgs(samples[c : c+1])
-			for range calls {
-				if err := s.Evaluate(obs, legal, priors, values); err != nil {
-					b.Error(err)
+	samples := samplePositions(seeded(2), 128)
+	for _, shape := range []struct{ clients, perCall int }{{64, 1}, {16, 8}} {
+		for _, workers := range []int{1, 2} {
+			b.Run(fmt.Sprintf("clients=%d/per-call=%d/workers=%d", shape.clients, shape.perCall, workers), func(b *testing.B) {
+				cfg := DefaultServerConfig()
+				cfg.Workers = workers
+				s, err := NewServer(n, cfg)
+				if err != nil {
+					b.Fatal(err)
 				}
-			}
-		}()
+				defer s.Close()
+				obs, legal, priors, values := evalArgs(samples[:cfg.MaxBatch])
+				if err := s.Evaluate(obs, legal, priors, values); err != nil { // compile
+					b.Fatal(err)
+				}
+				before := s.Stats()
+				calls := make(chan struct{})
+				var wg sync.WaitGroup
+				for c := range shape.clients {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						lo := c * shape.perCall % len(samples)
+						obs, legal, priors, values := evalArgs(samples[lo : lo+shape.perCall])
+						for range calls {
+							if err := s.Evaluate(obs, legal, priors, values); err != nil {
+								b.Error(err)
+							}
+						}
+					}()
+				}
+				b.ResetTimer()
+				for range b.N {
+					calls <- struct{}{}
+				}
+				close(calls)
+				wg.Wait()
+				b.StopTimer()
+				st := s.Stats()
+				b.ReportMetric(float64(b.N*shape.perCall)/b.Elapsed().Seconds(), "evals/s")
+				b.ReportMetric(float64(st.Positions-before.Positions)/float64(max(st.Batches-before.Batches, 1)), "batch")
+			})
+		}
 	}
-	b.ResetTimer()
-	for range b.N {
-		calls <- struct{}{}
-	}
-	close(calls)
-	wg.Wait()
-	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "evals/s")
 }
 
 // BenchmarkTrainStep compares gonum's Sgemm with this package's under
