@@ -18,6 +18,8 @@ import (
 // space).
 type packedNet struct {
 	cfg Config
+	// backward packs the convolutions for training's backward pass too.
+	backward bool
 	// stride is the trunk's channel stride (kernel.Stride).
 	stride        int
 	trunk         []kernel.Conv // stem, then two per block
@@ -29,44 +31,59 @@ func (p *packedNet) load(cfg Config, w [][]float32) {
 	ch := cfg.Channels
 	p.cfg = cfg
 	p.stride = kernel.Stride(ch)
-	if len(p.trunk) != 1+2*cfg.Blocks {
-		p.trunk = make([]kernel.Conv, 1+2*cfg.Blocks)
-	}
-	p.trunk[0].Pack(w[0], ch, env.NumPlanes, w[1])
-	for i := range 2 * cfg.Blocks {
-		p.trunk[1+i].Pack(w[2+2*i], ch, ch, w[3+2*i])
-	}
-	h := 2 + 4*cfg.Blocks
+	p.loadTrunk(w)
+	h := trunkParams(cfg)
 	p.policy.Pack(w[h], policyPlanes, ch, w[h+1], false)
 	p.value.Pack(w[h+2], cfg.ValuePlanes, ch, w[h+3], true)
 }
 
-// fusedOp is what the trunk and head ops share: the gorgonia Op methods
-// that do not depend on the computation. Their outputs are buffers the op
-// owns and rewrites each run: the tape machine forgets every value at
-// Reset, so an op allocating its result would make garbage on every run.
-// This is safe because the ops' consumers (the heads, a matrix product,
-// the graph's output copies) never write their inputs.
-type fusedOp struct {
-	name  string
-	w     *packedNet
-	batch int
-	in    tensor.Shape
-	out   *tensor.Dense
+// loadTrunk packs the trunk's convolutions from w (Config.specs order).
+func (p *packedNet) loadTrunk(w [][]float32) {
+	ch := p.cfg.Channels
+	if len(p.trunk) != 1+2*p.cfg.Blocks {
+		p.trunk = make([]kernel.Conv, 1+2*p.cfg.Blocks)
+	}
+	p.trunk[0].Pack(w[0], ch, env.NumPlanes, w[1], p.backward)
+	for i := range 2 * p.cfg.Blocks {
+		p.trunk[1+i].Pack(w[2+2*i], ch, ch, w[3+2*i], p.backward)
+	}
 }
 
-func (op *fusedOp) Arity() int { return 1 }
+// fusedOp is what the fused ops share: the gorgonia Op methods that do
+// not depend on the computation. Their outputs are buffers the op owns and
+// rewrites each run: the tape machine forgets every value at Reset, so an
+// op allocating its result would make garbage on every run. This is safe
+// because the ops' consumers (the fused ops, gorgonia's arithmetic, the
+// graph's output copies, the dual values that gradients are added to)
+// never write their inputs.
+type fusedOp struct {
+	name string
+	in   []tensor.Shape
+	out  *tensor.Dense
+}
+
+func newFusedOp(name string, out tensor.Shape, in ...tensor.Shape) fusedOp {
+	return fusedOp{name: name, in: in, out: tensor.New(tensor.WithShape(out...), tensor.Of(tensor.Float32))}
+}
+
+func (op *fusedOp) Arity() int { return len(op.in) }
 
 func (op *fusedOp) Type() hm.Type {
-	return hm.NewFnType(G.TensorType{Dims: len(op.in), Of: tensor.Float32}, G.TensorType{Dims: op.out.Dims(), Of: tensor.Float32})
+	ts := make([]hm.Type, 0, len(op.in)+1)
+	for _, s := range op.in {
+		ts = append(ts, G.TensorType{Dims: len(s), Of: tensor.Float32})
+	}
+	return hm.NewFnType(append(ts, G.TensorType{Dims: op.out.Dims(), Of: tensor.Float32})...)
 }
 
 func (op *fusedOp) InferShape(in ...G.DimSizer) (tensor.Shape, error) {
-	if len(in) != 1 {
-		return nil, fmt.Errorf("%s: %d inputs, want 1", op.name, len(in))
+	if len(in) != len(op.in) {
+		return nil, fmt.Errorf("%s: %d inputs, want %d", op.name, len(in), len(op.in))
 	}
-	if s, ok := in[0].(tensor.Shape); !ok || !s.Eq(op.in) {
-		return nil, fmt.Errorf("%s: input shape %v, want %v", op.name, in[0], op.in)
+	for i, d := range in {
+		if s, ok := d.(tensor.Shape); !ok || !s.Eq(op.in[i]) {
+			return nil, fmt.Errorf("%s: input %d has shape %v, want %v", op.name, i, d, op.in[i])
+		}
 	}
 	return op.out.Shape().Clone(), nil
 }
@@ -83,94 +100,301 @@ func (op *fusedOp) Hashcode() uint32 {
 	return h.Sum32()
 }
 
-// input checks a run's input value and returns its data.
-func (op *fusedOp) input(vals []G.Value) ([]float32, error) {
-	if len(vals) != 1 {
-		return nil, fmt.Errorf("%s: %d inputs, want 1", op.name, len(vals))
+// inputs checks a run's input values and returns their data.
+func (op *fusedOp) inputs(vals []G.Value) ([][]float32, error) {
+	if len(vals) != len(op.in) {
+		return nil, fmt.Errorf("%s: %d inputs, want %d", op.name, len(vals), len(op.in))
 	}
-	t, ok := vals[0].(tensor.Tensor)
-	if !ok || !t.Shape().Eq(op.in) {
-		return nil, fmt.Errorf("%s: input %v, want a tensor of shape %v", op.name, vals[0].Shape(), op.in)
+	data := make([][]float32, len(vals))
+	for i, v := range vals {
+		t, ok := v.(tensor.Tensor)
+		if !ok || !t.Shape().Eq(op.in[i]) {
+			return nil, fmt.Errorf("%s: input %d is %v, want a tensor of shape %v", op.name, i, v.Shape(), op.in[i])
+		}
+		if data[i], ok = t.Data().([]float32); !ok {
+			return nil, fmt.Errorf("%s: input %d is %v, want float32", op.name, i, t.Dtype())
+		}
 	}
-	x, ok := t.Data().([]float32)
-	if !ok {
-		return nil, fmt.Errorf("%s: input is %v, want float32", op.name, t.Dtype())
-	}
-	return x, nil
+	return data, nil
 }
 
 // trunkOp is the stem and the residual tower as one Op: input the
 // observations (B, planes, 6, 6), output the last block's activations (B,
-// 8, 8, stride), channel-last with a border (which its consumers do not
-// read).
+// 8, 8, stride), channel-last with a zero border.
+//
+// At inference the weights come from the engine's packedNet and each
+// block's output overwrites its input. For training (train) the op also
+// takes the trunk's learnables as inputs, packs them on every run, keeps
+// every layer's activations for the backward pass, and is differentiable
+// (SymDiff) through trunkGradOp.
 type trunkOp struct {
 	fusedOp
-	x    []float32 // the observations, channel-last with a zero border
-	h, t []float32 // a block's input and its middle activations
+	w     *packedNet
+	batch int
+	train bool
+	x     []float32   // the observations, channel-last with a zero border
+	h     [][]float32 // the stem's and each block's outputs (inference: h[0] reused)
+	t     [][]float32 // each block's middle activations (inference: t[0] reused)
 }
 
-func newTrunkOp(w *packedNet, batch int) *trunkOp {
+func newTrunkOp(w *packedNet, batch int, train bool) *trunkOp {
 	n := batch * kernel.PaddedPixels
-	return &trunkOp{
-		fusedOp: fusedOp{
-			name: "fusedTrunk", w: w, batch: batch,
-			in:  tensor.Shape{batch, env.NumPlanes, boardSide, boardSide},
-			out: tensor.New(tensor.WithShape(batch, kernel.PaddedSide, kernel.PaddedSide, w.stride), tensor.Of(tensor.Float32)),
-		},
-		x: make([]float32, n*env.NumPlanes),
-		h: make([]float32, n*w.stride),
-		t: make([]float32, n*w.stride),
+	cfg := w.cfg
+	in := []tensor.Shape{{batch, env.NumPlanes, boardSide, boardSide}}
+	nh, nt := 1, 1
+	if train {
+		for _, s := range cfg.specs()[:trunkParams(cfg)] {
+			in = append(in, s.shape)
+		}
+		nh, nt = cfg.Blocks+1, cfg.Blocks
 	}
+	op := &trunkOp{
+		fusedOp: newFusedOp("fusedTrunk", tensor.Shape{batch, kernel.PaddedSide, kernel.PaddedSide, w.stride}, in...),
+		w:       w, batch: batch, train: train,
+		x: make([]float32, n*env.NumPlanes),
+	}
+	for range nh {
+		op.h = append(op.h, make([]float32, n*w.stride))
+	}
+	for range nt {
+		op.t = append(op.t, make([]float32, n*w.stride))
+	}
+	if train {
+		// The output is the last activation itself, kept for the backward
+		// pass.
+		op.out = tensor.New(tensor.WithShape(op.out.Shape()...), tensor.WithBacking(op.h[cfg.Blocks]))
+	}
+	return op
 }
+
+// trunkParams is the number of the trunk's learnables (Config.specs).
+func trunkParams(cfg Config) int { return 2 + 4*cfg.Blocks }
 
 func (op *trunkOp) Do(vals ...G.Value) (G.Value, error) {
-	obs, err := op.input(vals)
+	in, err := op.inputs(vals)
 	if err != nil {
 		return nil, err
 	}
-	kernel.Pad(op.x, obs, op.batch, env.NumPlanes)
-	out := op.out.Float32s()
 	w, bs, stride := op.w, op.batch, op.w.stride
+	if op.train {
+		w.loadTrunk(in[1:])
+	}
+	kernel.Pad(op.x, in[0], bs, env.NumPlanes)
+	out := op.out.Float32s()
 	if w.cfg.Blocks == 0 {
 		w.trunk[0].Forward(bs, op.x, env.NumPlanes, out, stride, nil)
 		return op.out, nil
 	}
-	w.trunk[0].Forward(bs, op.x, env.NumPlanes, op.h, stride, nil)
+	w.trunk[0].Forward(bs, op.x, env.NumPlanes, op.h[0], stride, nil)
 	for i := range w.cfg.Blocks {
-		w.trunk[1+2*i].Forward(bs, op.h, stride, op.t, stride, nil)
-		dst := op.h // the output overwrites the residual tile by tile
+		src, mid, dst := op.h[0], op.t[0], op.h[0] // inference: in place
+		if op.train {
+			src, mid, dst = op.h[i], op.t[i], op.h[i+1]
+		}
+		w.trunk[1+2*i].Forward(bs, src, stride, mid, stride, nil)
 		if i == w.cfg.Blocks-1 {
 			dst = out
 		}
-		w.trunk[2+2*i].Forward(bs, op.t, stride, dst, stride, op.h)
+		w.trunk[2+2*i].Forward(bs, mid, stride, dst, stride, src)
 	}
+	return op.out, nil
+}
+
+// DiffWRT is false for the observations, true for the learnables.
+func (op *trunkOp) DiffWRT(inputs int) []bool {
+	d := make([]bool, inputs)
+	for i := 1; i < inputs; i++ {
+		d[i] = op.train
+	}
+	return d
+}
+
+// SymDiff returns the learnables' gradients: sections of trunkGradOp's
+// output, which runs the whole backward pass of the tower at once.
+func (op *trunkOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
+	if !op.train {
+		return nil, fmt.Errorf("%s: an inference op has no gradient", op.name)
+	}
+	bw := &trunkGradOp{
+		fusedOp: newFusedOp("fusedTrunkGrad", tensor.Shape{paramsSize(inputs[1:])}, op.out.Shape(), op.out.Shape()),
+		fwd:     op,
+		g:       make([]float32, op.out.Size()),
+		gt:      make([]float32, op.out.Size()),
+	}
+	return sections(bw, inputs, 1, output, grad)
+}
+
+// trunkGradOp is the trunk's backward pass: inputs the trunk's output and
+// its gradient, output the gradients of the trunk's learnables, flat in
+// Config.specs order. It reads the activations its forward op kept in the
+// same run.
+type trunkGradOp struct {
+	fusedOp
+	fwd   *trunkOp
+	g, gt []float32 // the gradient of a block's output and of its middle
+}
+
+func (op *trunkGradOp) Do(vals ...G.Value) (G.Value, error) {
+	in, err := op.inputs(vals)
+	if err != nil {
+		return nil, err
+	}
+	f := op.fwd
+	w, bs, stride := f.w, f.batch, f.w.stride
+	grads := splitParams(op.out.Float32s(), w.cfg.specs()[:trunkParams(w.cfg)])
+	g := op.g
+	copy(g, in[1])
+	kernel.ReLUBackward(g, in[0])
+	for i := w.cfg.Blocks - 1; i >= 0; i-- {
+		c1, c2 := &w.trunk[1+2*i], &w.trunk[2+2*i]
+		c2.BackwardWeights(bs, f.t[i], stride, g, stride, grads[4+4*i], grads[5+4*i])
+		c2.BackwardInput(bs, g, stride, op.gt, nil)
+		kernel.ReLUBackward(op.gt, f.t[i])
+		c1.BackwardWeights(bs, f.h[i], stride, op.gt, stride, grads[2+4*i], grads[3+4*i])
+		// The block's input gets the residual's gradient and the
+		// branch's, through the ReLU before it.
+		c1.BackwardInput(bs, op.gt, stride, g, g)
+		kernel.ReLUBackward(g, f.h[i])
+	}
+	w.trunk[0].BackwardWeights(bs, f.x, env.NumPlanes, g, stride, grads[0], grads[1])
 	return op.out, nil
 }
 
 // headOp is a head's 1x1 convolution (kernel.Head) of the trunk's output
 // into planes of 6x6, flattened plane-major (NCHW) per position: the
-// policy's logits, or the value head's planes.
+// policy's logits, or the value head's planes. For training (train) it
+// also takes the head's weights and bias as inputs, packs them on every
+// run and is differentiable through headGradOp.
 type headOp struct {
 	fusedOp
-	p *kernel.Head
+	p           *kernel.Head
+	batch       int
+	stride      int
+	relu, train bool
 }
 
-func newHeadOp(name string, w *packedNet, batch int, p *kernel.Head) *headOp {
+// newHeadOp returns an op running the head p of w on batch positions,
+// planes output planes through ReLU if relu. With train, its weights and
+// bias are inputs of shapes ws and bs.
+func newHeadOp(name string, w *packedNet, batch int, p *kernel.Head, planes int, relu, train bool, ws, bs []int) *headOp {
+	in := []tensor.Shape{{batch, kernel.PaddedSide, kernel.PaddedSide, w.stride}}
+	if train {
+		in = append(in, ws, bs)
+	}
 	return &headOp{
-		fusedOp: fusedOp{
-			name: name, w: w, batch: batch,
-			in:  tensor.Shape{batch, kernel.PaddedSide, kernel.PaddedSide, w.stride},
-			out: tensor.New(tensor.WithShape(batch, p.Planes()*env.NumSquares), tensor.Of(tensor.Float32)),
-		},
-		p: p,
+		fusedOp: newFusedOp(name, tensor.Shape{batch, planes * env.NumSquares}, in...),
+		p:       p, batch: batch, stride: w.stride, relu: relu, train: train,
 	}
 }
 
 func (op *headOp) Do(vals ...G.Value) (G.Value, error) {
-	h, err := op.input(vals)
+	in, err := op.inputs(vals)
 	if err != nil {
 		return nil, err
 	}
-	op.p.Forward(op.batch, h, op.w.stride, op.out.Float32s())
+	if op.train {
+		op.p.Pack(in[1], op.in[1][0], op.in[1][1], in[2], op.relu)
+	}
+	op.p.Forward(op.batch, in[0], op.stride, op.out.Float32s())
 	return op.out, nil
+}
+
+// DiffWRT is true for every input of a training op.
+func (op *headOp) DiffWRT(inputs int) []bool {
+	d := make([]bool, inputs)
+	for i := range d {
+		d[i] = op.train
+	}
+	return d
+}
+
+// SymDiff returns the gradients of the trunk's output, the weights and
+// the bias: sections of headGradOp's output.
+func (op *headOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
+	if !op.train {
+		return nil, fmt.Errorf("%s: an inference op has no gradient", op.name)
+	}
+	bw := &headGradOp{
+		fusedOp: newFusedOp(op.name+"Grad", tensor.Shape{paramsSize(inputs)}, op.in[0], op.out.Shape(), op.out.Shape()),
+		fwd:     op,
+	}
+	return sections(bw, inputs, 0, inputs[0], output, grad)
+}
+
+// headGradOp is a head's backward pass: inputs the trunk's output, the
+// head's output and its gradient; output the gradients of the trunk's
+// output, the weights and the bias, flat in that order.
+type headGradOp struct {
+	fusedOp
+	fwd *headOp
+}
+
+func (op *headGradOp) Do(vals ...G.Value) (G.Value, error) {
+	in, err := op.inputs(vals)
+	if err != nil {
+		return nil, err
+	}
+	f := op.fwd
+	out := op.out.Float32s()
+	nh := shapeSize(f.in[0])
+	nw := shapeSize(f.in[1])
+	f.p.Backward(f.batch, in[0], f.stride, in[1], in[2], out[:nh], out[nh:nh+nw], out[nh+nw:])
+	return op.out, nil
+}
+
+// sectionOp is one input's gradient: a copy of a section of a gradient
+// op's flat output, shaped like the input.
+type sectionOp struct {
+	fusedOp
+	off int
+}
+
+func (op *sectionOp) Do(vals ...G.Value) (G.Value, error) {
+	in, err := op.inputs(vals)
+	if err != nil {
+		return nil, err
+	}
+	out := op.out.Float32s()
+	copy(out, in[0][op.off:op.off+len(out)])
+	return op.out, nil
+}
+
+// sections applies bw to bwInputs and returns, for each of inputs from
+// first on, a section of bw's output shaped like it (nil before first).
+func sections(bw G.Op, inputs G.Nodes, first int, bwInputs ...*G.Node) (G.Nodes, error) {
+	flat, err := G.ApplyOp(bw, bwInputs...)
+	if err != nil {
+		return nil, err
+	}
+	grads := make(G.Nodes, len(inputs))
+	off := 0
+	for i := first; i < len(inputs); i++ {
+		s := inputs[i].Shape()
+		sec := &sectionOp{fusedOp: newFusedOp(fmt.Sprintf("gradSection%d", off), s.Clone(), flat.Shape().Clone()), off: off}
+		if grads[i], err = G.ApplyOp(sec, flat); err != nil {
+			return nil, err
+		}
+		off += s.TotalSize()
+	}
+	return grads, nil
+}
+
+// paramsSize is the total size of nodes.
+func paramsSize(nodes G.Nodes) int {
+	n := 0
+	for _, x := range nodes {
+		n += x.Shape().TotalSize()
+	}
+	return n
+}
+
+func shapeSize(s tensor.Shape) int { return s.TotalSize() }
+
+// splitParams cuts flat into one slice per spec.
+func splitParams(flat []float32, specs []paramSpec) [][]float32 {
+	out := make([][]float32, len(specs))
+	for i, s := range specs {
+		out[i], flat = flat[:s.size()], flat[s.size():]
+	}
+	return out
 }

@@ -120,7 +120,7 @@ func ReadTrainer(r io.Reader, cfg TrainConfig) (*Trainer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read trainer: %w", err)
 	}
-	return newTrainer(n, cfg, opt)
+	return newTrainer(n, cfg, opt, false)
 }
 
 // saveFile writes a file atomically with [codec.WriteFileAtomic].

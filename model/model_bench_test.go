@@ -91,26 +91,32 @@ func BenchmarkServer(b *testing.B) {
 	}
 }
 
-// BenchmarkTrainStep compares gonum's Sgemm with this package's under
-// the same training graph, side by side.
+// BenchmarkTrainStep compares, side by side, the fused training graph
+// with gorgonia's stock graph, both on the kernel package's Sgemm, and
+// the stock graph on gonum's.
 func BenchmarkTrainStep(b *testing.B) {
-	n, err := New(DefaultConfig(), seeded(1))
-	if err != nil {
-		b.Fatal(err)
-	}
 	tc := DefaultTrainConfig()
-	tr, err := NewTrainer(n, tc)
-	if err != nil {
-		b.Fatal(err)
-	}
 	batch := samplePositions(seeded(2), tc.BatchSize)
 	defer G.Use(G.WhichBLAS())
-	for _, impl := range []struct {
-		name string
-		blas G.BLAS
-	}{{"gonum", gonum.Implementation{}}, {"sgemm", kernel.BLAS{}}} {
-		b.Run(impl.name, func(b *testing.B) {
-			G.Use(impl.blas)
+	for _, v := range []struct {
+		name  string
+		stock bool
+		blas  G.BLAS
+	}{{"fused", false, kernel.BLAS{}}, {"stock", true, kernel.BLAS{}}, {"stock-gonum", true, gonum.Implementation{}}} {
+		b.Run(v.name, func(b *testing.B) {
+			n, err := New(DefaultConfig(), seeded(1))
+			if err != nil {
+				b.Fatal(err)
+			}
+			newTrainer := NewTrainer
+			if v.stock {
+				newTrainer = NewStockTrainer
+			}
+			tr, err := newTrainer(n, tc)
+			if err != nil {
+				b.Fatal(err)
+			}
+			G.Use(v.blas)
 			for b.Loop() {
 				if _, err := tr.Step(batch); err != nil {
 					b.Fatal(err)

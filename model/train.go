@@ -66,14 +66,23 @@ type Trainer struct {
 	result  []float32 // (B, 1)
 	polLoss *G.Node
 	valLoss *G.Node
+	stock   bool // gorgonia's stock graph instead of the fused one
 }
 
 // NewTrainer returns a trainer of net with a fresh optimiser state.
 func NewTrainer(net *Network, cfg TrainConfig) (*Trainer, error) {
-	return newTrainer(net, cfg, nil)
+	return newTrainer(net, cfg, nil, false)
 }
 
-func newTrainer(n *Network, cfg TrainConfig, opt *optimizer) (*Trainer, error) {
+// NewStockTrainer is NewTrainer on gorgonia's stock graph and gradients
+// instead of the fused ops' (see [Network.EvaluateStock]): the same steps
+// up to rounding, for comparisons ("deathstacks bench nn --compare") and
+// tests.
+func NewStockTrainer(net *Network, cfg TrainConfig) (*Trainer, error) {
+	return newTrainer(net, cfg, nil, true)
+}
+
+func newTrainer(n *Network, cfg TrainConfig, opt *optimizer, stock bool) (*Trainer, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("new trainer: %w", err)
 	}
@@ -97,6 +106,7 @@ func newTrainer(n *Network, cfg TrainConfig, opt *optimizer) (*Trainer, error) {
 		negMask: make([]float32, bs*env.NumActions),
 		target:  make([]float32, bs*env.NumActions),
 		result:  make([]float32, bs),
+		stock:   stock,
 	}
 	for i, s := range specs {
 		t.decay[i] = s.decay
@@ -128,7 +138,13 @@ func (t *Trainer) build() error {
 	g := G.NewGraph()
 	// The learnables are bound to the network's own arrays: the optimiser
 	// updates them in place, and the next run sees the new weights.
-	fwd, err := newNet(g, t.net.cfg, bs, t.xs, t.net.weights)
+	var fwd *net
+	var err error
+	if t.stock {
+		fwd, err = newNet(g, t.net.cfg, bs, t.xs, t.net.weights)
+	} else {
+		fwd, err = newFastNet(g, t.net.cfg, nil, bs, t.xs, t.net.weights)
+	}
 	if err != nil {
 		return err
 	}
@@ -183,40 +199,12 @@ func (t *Trainer) Config() TrainConfig { return t.cfg }
 // returns the losses measured before the update. The same network, seed
 // and batches give the same weights.
 func (t *Trainer) Step(batch []Sample) (Losses, error) {
-	if err := t.load(batch); err != nil {
-		return Losses{}, err
-	}
 	// The machine adds each run's gradients to the previous ones: start
 	// every step, successful or not, from zero.
 	defer t.zeroGrads()
-	if err := run(t.vm); err != nil {
-		return Losses{}, fmt.Errorf("training step: %w", err)
-	}
-	var l Losses
-	var err error
-	if l.Policy, err = scalar(t.polLoss); err != nil {
-		return Losses{}, err
-	}
-	if l.Value, err = scalar(t.valLoss); err != nil {
-		return Losses{}, err
-	}
-	logits, _, err := t.fwd.outputs()
+	l, grads, err := t.gradients(batch)
 	if err != nil {
-		return Losses{}, fmt.Errorf("training step: %w", err)
-	}
-	if l.Entropy, err = meanEntropy(logits, batch); err != nil {
-		return Losses{}, fmt.Errorf("training step %d: %w; weights left unchanged", t.net.Steps(), err)
-	}
-	grads := make([][]float32, len(t.fwd.params))
-	var ok bool
-	for i, p := range t.fwd.params {
-		gv, err := p.Grad()
-		if err != nil {
-			return Losses{}, fmt.Errorf("training step: gradient of %s: %w", p.Name(), err)
-		}
-		if grads[i], ok = gv.Data().([]float32); !ok {
-			return Losses{}, fmt.Errorf("training step: gradient of %s is not float32", p.Name())
-		}
+		return Losses{}, err
 	}
 	// Only this goroutine writes the weights, so reading them unlocked is
 	// safe; the write below takes the lock because engines copy them.
@@ -242,6 +230,45 @@ func (t *Trainer) Step(batch []Sample) (Losses, error) {
 	n.version.Add(1)
 	n.mu.Unlock()
 	return l, nil
+}
+
+// gradients runs the graph on batch and returns the policy, value and
+// entropy parts of the losses and the gradients of the policy and value
+// loss (without the L2 term), valid until zeroGrads.
+func (t *Trainer) gradients(batch []Sample) (Losses, [][]float32, error) {
+	if err := t.load(batch); err != nil {
+		return Losses{}, nil, err
+	}
+	if err := run(t.vm); err != nil {
+		return Losses{}, nil, fmt.Errorf("training step: %w", err)
+	}
+	var l Losses
+	var err error
+	if l.Policy, err = scalar(t.polLoss); err != nil {
+		return Losses{}, nil, err
+	}
+	if l.Value, err = scalar(t.valLoss); err != nil {
+		return Losses{}, nil, err
+	}
+	logits, _, err := t.fwd.outputs()
+	if err != nil {
+		return Losses{}, nil, fmt.Errorf("training step: %w", err)
+	}
+	if l.Entropy, err = meanEntropy(logits, batch); err != nil {
+		return Losses{}, nil, fmt.Errorf("training step %d: %w; weights left unchanged", t.net.Steps(), err)
+	}
+	grads := make([][]float32, len(t.fwd.params))
+	var ok bool
+	for i, p := range t.fwd.params {
+		gv, err := p.Grad()
+		if err != nil {
+			return Losses{}, nil, fmt.Errorf("training step: gradient of %s: %w", p.Name(), err)
+		}
+		if grads[i], ok = gv.Data().([]float32); !ok {
+			return Losses{}, nil, fmt.Errorf("training step: gradient of %s is not float32", p.Name())
+		}
+	}
+	return l, grads, nil
 }
 
 func (t *Trainer) zeroGrads() {

@@ -1,6 +1,9 @@
 package kernel
 
-import "github.com/deathstacks/deathstacks/env"
+import (
+	"github.com/deathstacks/deathstacks/env"
+	"gonum.org/v1/gonum/blas"
+)
 
 // The convolutions keep activations channel-last with a zero border: per
 // position, 8x8 pixels (the 6x6 board and a ring of zeros) of a fixed
@@ -53,13 +56,20 @@ type Conv struct {
 	in, out, taps int
 	w             []float32
 	bias          []float32 // per output channel, padded to whole panels
+	// wt is the transposed convolution's weights, for BackwardInput: for
+	// each panel of nr input channels, for each tap (mirrored), for each
+	// output channel, nr weights; nil unless packed for training.
+	wt []float32
+	// tmp is one tap's weight gradient (in x out), for BackwardWeights.
+	tmp []float32
 }
 
 func (p *Conv) panels() int { return (p.out + nr - 1) / nr }
 
 // Pack sets p from a convolution's stored weights w (out, in, 3, 3) and
-// per-channel bias (out values), reusing p's arrays.
-func (p *Conv) Pack(w []float32, out, in int, bias []float32) {
+// per-channel bias (out values), reusing p's arrays. With backward, it
+// also packs the weights that BackwardInput needs.
+func (p *Conv) Pack(w []float32, out, in int, bias []float32, backward bool) {
 	p.in, p.out, p.taps = in, out, len(tapDelta)
 	p.w = grow(p.w, p.panels()*p.taps*in*nr)
 	for jr := range p.panels() {
@@ -79,6 +89,26 @@ func (p *Conv) Pack(w []float32, out, in int, bias []float32) {
 	p.bias = grow(p.bias, p.panels()*nr)
 	clear(p.bias)
 	copy(p.bias, bias[:out])
+	if !backward {
+		p.wt = nil
+		return
+	}
+	inPanels := (in + nr - 1) / nr
+	p.wt = grow(p.wt, inPanels*p.taps*out*nr)
+	for jr := range inPanels {
+		for t := range p.taps {
+			for o := range out {
+				row := p.wt[((jr*p.taps+t)*out+o)*nr:][:nr]
+				for j := range row {
+					c := jr*nr + j
+					row[j] = 0
+					if c < in {
+						row[j] = w[(o*in+c)*p.taps+t]
+					}
+				}
+			}
+		}
+	}
 }
 
 // Forward computes dst = relu(conv3x3(src) + bias [+ res]) for batch
@@ -108,6 +138,81 @@ func (p *Conv) Forward(batch int, src []float32, inStride int, dst []float32, st
 	}
 }
 
+// BackwardInput computes dst = conv3x3 transposed (g) [+ res]: the
+// gradient of the convolution's input from g, the gradient of its output
+// before bias and ReLU (stride channels, zero border). dst and res (nil
+// for none) have channel stride Stride(in); res may be dst itself. Only
+// the board's pixels are written. p must be packed with backward.
+func (p *Conv) BackwardInput(batch int, g []float32, stride int, dst, res []float32) {
+	if p.wt == nil {
+		panic("kernel: Conv.BackwardInput on weights packed without backward")
+	}
+	// Output pixel q gets g[q - delta_t] through tap t.
+	var offs [9]int
+	for t, d := range tapDelta {
+		offs[t] = (-d + PaddedSide + 1) * stride
+	}
+	inStride := Stride(p.in)
+	panel := p.taps * p.out * nr
+	for b := range batch {
+		for y := range side {
+			r := rowStart(b, y)
+			a := g[(r-PaddedSide-1)*stride:]
+			for jr := range inStride / nr {
+				o := r*inStride + jr*nr
+				var rs []float32
+				if res != nil {
+					rs = res[o:]
+				}
+				kernel(a, offs[:], p.out, stride, p.wt[jr*panel:(jr+1)*panel], dst[o:], inStride, nil, rs, 0)
+			}
+		}
+	}
+}
+
+// BackwardWeights computes the gradients of the weights (dw, the stored
+// layout (out, in, 3, 3)) and of the bias (db, out values) from the
+// convolution's input src (channel stride inStride, zero border) and g,
+// the gradient of its output before bias and ReLU (stride channels, zero
+// border). It overwrites dw and db.
+func (p *Conv) BackwardWeights(batch int, src []float32, inStride int, g []float32, stride int, dw, db []float32) {
+	// Each tap's gradient is one matrix product over all padded pixels:
+	// the border's gradient is zero, so border pixels add nothing, and
+	// the range keeps every tap's shifted read inside src.
+	lo, hi := PaddedSide+1, batch*PaddedPixels-PaddedSide-1
+	n := hi - lo
+	p.tmp = grow(p.tmp, p.in*p.out)
+	for t, d := range tapDelta {
+		BLAS{}.Sgemm(blas.Trans, blas.NoTrans, p.in, p.out, n, 1, src[(lo+d)*inStride:], inStride, g[lo*stride:], stride, 0, p.tmp, p.out)
+		for c := range p.in {
+			for o, v := range p.tmp[c*p.out : (c+1)*p.out] {
+				dw[(o*p.in+c)*p.taps+t] = v
+			}
+		}
+	}
+	clear(db[:p.out])
+	for b := range batch {
+		for y := range side {
+			r := rowStart(b, y)
+			for x := range side {
+				for o, v := range g[(r+x)*stride:][:p.out] {
+					db[o] += v
+				}
+			}
+		}
+	}
+}
+
+// ReLUBackward zeroes g where the ReLU's output y is not positive: g
+// becomes the gradient before the ReLU.
+func ReLUBackward(g, y []float32) {
+	for i, v := range y[:len(g)] {
+		if v <= 0 {
+			g[i] = 0
+		}
+	}
+}
+
 // Head is a head's 1x1 convolution: per position, the planes x 36
 // outputs are w (planes x in, the stored layout, rows zero-padded to a
 // multiple of mr) times the position's trunk output (in x 36), plus bias
@@ -123,6 +228,10 @@ type Head struct {
 	// panels of nr squares (36 and zero padding), in values each.
 	b    []float32
 	tile [mr * nr]float32
+	// gt, hc and dhc are Backward's scratch: the output gradient
+	// square-major (batch*36 x planes), the trunk output compact (batch*36
+	// x in) and its gradient.
+	gt, hc, dhc []float32
 }
 
 // headPanels is the number of nr-square panels covering the board.
@@ -199,6 +308,53 @@ func (p *Head) packPosition(h []float32, stride int) {
 		panel := p.b[(s/nr)*p.in*nr:]
 		for c, v := range px {
 			panel[c*nr+s%nr] = v
+		}
+	}
+}
+
+// Backward computes, for batch positions, the gradients of the head's
+// input (dh, padded like h, channel stride stride; its border is left as
+// it is, zero), of its weights (dw, planes x in) and of its bias (db, of
+// the length Pack was given) from the input h, the output out that
+// Forward computed from it and the output's gradient gout. It overwrites
+// dh's board pixels, dw and db.
+func (p *Head) Backward(batch int, h []float32, stride int, out, gout, dh, dw, db []float32) {
+	const sq = env.NumSquares
+	rows, size := batch*sq, p.planes*sq
+	p.gt = grow(p.gt, rows*p.planes)
+	p.hc = grow(p.hc, rows*p.in)
+	p.dhc = grow(p.dhc, rows*p.in)
+	for b := range batch {
+		for q := range p.planes {
+			o := b*size + q*sq
+			for s, g := range gout[o : o+sq] {
+				if p.relu && out[o+s] <= 0 {
+					g = 0
+				}
+				p.gt[(b*sq+s)*p.planes+q] = g
+			}
+		}
+		for s := range sq {
+			copy(p.hc[(b*sq+s)*p.in:][:p.in], h[(rowStart(b, s/side)+s%side)*stride:])
+		}
+	}
+	BLAS{}.Sgemm(blas.Trans, blas.NoTrans, p.planes, p.in, rows, 1, p.gt, p.planes, p.hc, p.in, 0, dw, p.in)
+	BLAS{}.Sgemm(blas.NoTrans, blas.NoTrans, rows, p.in, p.planes, 1, p.gt, p.planes, p.w, p.in, 0, p.dhc, p.in)
+	for b := range batch {
+		for s := range sq {
+			px := dh[(rowStart(b, s/side)+s%side)*stride:][:stride]
+			clear(px[copy(px, p.dhc[(b*sq+s)*p.in:][:p.in]):])
+		}
+	}
+	perOutput := len(db) == size
+	clear(db)
+	for r := range rows {
+		for q, g := range p.gt[r*p.planes : (r+1)*p.planes] {
+			if perOutput {
+				db[q*sq+r%sq] += g
+			} else {
+				db[q] += g
+			}
 		}
 	}
 }
