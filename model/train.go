@@ -118,19 +118,8 @@ func newTrainer(n *Network, cfg TrainConfig, opt *optimizer, stock bool) (*Train
 }
 
 // build compiles the training graph: the forward pass, the loss and its
-// gradients.
-//
-// The policy loss is a cross-entropy against a log-softmax over the legal
-// actions built from primitive operations, because gorgonia's (Log)SoftMax
-// takes each row's maximum from the wrong element. With z the logits, m
-// the mask (0 legal, -1e9 illegal), t the target and c = max(z+m) the
-// largest legal logit, a row's loss is
-//
-//	-sum(t*z) + c + log(sum(exp(z+m-c)))
-//
-// where every exp() argument is <= 0 (so no overflow), the largest is 0
-// (so the log's argument is >= 1) and illegal actions contribute exactly
-// 0. The gradient through c cancels analytically.
+// gradients. The fused graph's policy loss is one op (policyLossOp); the
+// stock graph's is built from gorgonia's primitives (stockPolicyLoss).
 func (t *Trainer) build() error {
 	buildMu.Lock()
 	defer buildMu.Unlock()
@@ -155,19 +144,11 @@ func (t *Trainer) build() error {
 	if b.err != nil {
 		return b.err
 	}
-	z := fwd.logits
-	zm := b.add(z, negMask)
-	if b.err != nil {
-		return b.err
+	if t.stock {
+		t.polLoss = b.stockPolicyLoss(fwd.logits, negMask, target, bs)
+	} else {
+		t.polLoss = b.keep(G.Sum(b.apply(newPolicyLossOp(bs), fwd.logits, negMask, target)))
 	}
-	// c feeds the log-sum-exp directly, not through a second reshape of
-	// its reshaped form: that chain gave wrong gradients (measured).
-	c := b.keep(G.Max(zm, 1))
-	shifted := b.keep(G.BroadcastSub(zm, b.reshape(c, bs, 1), nil, []byte{1}))
-	sumExp := b.keep(G.Sum(b.keep(G.Exp(shifted)), 1))
-	lse := b.add(b.keep(G.Log(sumExp)), c)
-	dot := b.keep(G.Sum(b.keep(G.HadamardProd(target, z)), 1))
-	t.polLoss = b.keep(G.Mean(b.keep(G.Sub(lse, dot))))
 	if b.err != nil {
 		return b.err
 	}
@@ -379,4 +360,30 @@ func scalar(n *G.Node) (float64, error) {
 		return 0, fmt.Errorf("training step: %s is not a float32 scalar", n.Name())
 	}
 	return float64(v), nil
+}
+
+// stockPolicyLoss is the policy loss from gorgonia's primitives: a
+// cross-entropy against a log-softmax over the legal actions, because
+// gorgonia's (Log)SoftMax takes each row's maximum from the wrong
+// element. With z the logits, m the mask (0 legal, -1e9 illegal), t the
+// target and c = max(z+m) the largest legal logit, a row's loss is
+//
+//	-sum(t*z) + c + log(sum(exp(z+m-c)))
+//
+// where every exp() argument is <= 0 (so no overflow), the largest is 0
+// (so the log's argument is >= 1) and illegal actions contribute exactly
+// 0. The gradient through c cancels analytically.
+func (b *builder) stockPolicyLoss(z, negMask, target *G.Node, bs int) *G.Node {
+	zm := b.add(z, negMask)
+	if b.err != nil {
+		return nil
+	}
+	// c feeds the log-sum-exp directly, not through a second reshape of
+	// its reshaped form: that chain gave wrong gradients (measured).
+	c := b.keep(G.Max(zm, 1))
+	shifted := b.keep(G.BroadcastSub(zm, b.reshape(c, bs, 1), nil, []byte{1}))
+	sumExp := b.keep(G.Sum(b.keep(G.Exp(shifted)), 1))
+	lse := b.add(b.keep(G.Log(sumExp)), c)
+	dot := b.keep(G.Sum(b.keep(G.HadamardProd(target, z)), 1))
+	return b.keep(G.Mean(b.keep(G.Sub(lse, dot))))
 }

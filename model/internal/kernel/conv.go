@@ -60,8 +60,10 @@ type Conv struct {
 	// each panel of nr input channels, for each tap (mirrored), for each
 	// output channel, nr weights; nil unless packed for training.
 	wt []float32
-	// tmp is one tap's weight gradient (in x out), for BackwardWeights.
-	tmp []float32
+	// srcT, gp and acc are BackwardWeights' scratch: the input
+	// channel-major, a block of the gradient packed in panels, and the
+	// taps' gradients (tap, input channel, output channel).
+	srcT, gp, acc []float32
 }
 
 func (p *Conv) panels() int { return (p.out + nr - 1) / nr }
@@ -173,19 +175,55 @@ func (p *Conv) BackwardInput(batch int, g []float32, stride int, dst, res []floa
 // BackwardWeights computes the gradients of the weights (dw, the stored
 // layout (out, in, 3, 3)) and of the bias (db, out values) from the
 // convolution's input src (channel stride inStride, zero border) and g,
-// the gradient of its output before bias and ReLU (stride channels, zero
-// border). It overwrites dw and db.
+// the gradient of its output before bias and ReLU (stride channels, a
+// multiple of the kernel's width, zero border). It overwrites dw and db.
+//
+// Each tap's gradient is a matrix product over pixels, dw_t[c][o] = sum
+// over p of src[p+delta_t][c] * g[p][o]. The sum runs over all padded
+// pixels, the border's gradient being zero, so that with src transposed
+// once (channel-major) every tap is the same rows read at a constant
+// offset, and g is packed once per block of pixels for all nine taps.
 func (p *Conv) BackwardWeights(batch int, src []float32, inStride int, g []float32, stride int, dw, db []float32) {
-	// Each tap's gradient is one matrix product over all padded pixels:
-	// the border's gradient is zero, so border pixels add nothing, and
-	// the range keeps every tap's shifted read inside src.
-	lo, hi := PaddedSide+1, batch*PaddedPixels-PaddedSide-1
-	n := hi - lo
-	p.tmp = grow(p.tmp, p.in*p.out)
-	for t, d := range tapDelta {
-		BLAS{}.Sgemm(blas.Trans, blas.NoTrans, p.in, p.out, n, 1, src[(lo+d)*inStride:], inStride, g[lo*stride:], stride, 0, p.tmp, p.out)
+	pixels := batch * PaddedPixels
+	rows := (p.in + mr - 1) / mr * mr
+	p.srcT = grow(p.srcT, rows*pixels)
+	clear(p.srcT[p.in*pixels:])
+	for px := range pixels {
+		for c, v := range src[px*inStride : px*inStride+p.in] {
+			p.srcT[c*pixels+px] = v
+		}
+	}
+	panels := p.panels()
+	ld := panels * nr
+	p.acc = grow(p.acc, p.taps*rows*ld)
+	// The range keeps every tap's shifted read inside the position's
+	// pixels.
+	lo, hi := PaddedSide+1, pixels-PaddedSide-1
+	offs := [1]int{}
+	for p0 := lo; p0 < hi; p0 += backwardKC {
+		kc := min(backwardKC, hi-p0)
+		p.gp = grow(p.gp, panels*kc*nr)
+		for jr := range panels {
+			for q := range kc {
+				copy(p.gp[(jr*kc+q)*nr:][:nr], g[(p0+q)*stride+jr*nr:])
+			}
+		}
+		flags := kernelAccumulate
+		if p0 == lo {
+			flags = 0
+		}
+		for t, d := range tapDelta {
+			for r := 0; r < rows; r += mr {
+				offs[0] = r*pixels + p0 + d
+				for jr := range panels {
+					kernel(p.srcT, offs[:], kc, pixels, p.gp[jr*kc*nr:(jr+1)*kc*nr], p.acc[(t*rows+r)*ld+jr*nr:], ld, nil, nil, flags)
+				}
+			}
+		}
+	}
+	for t := range p.taps {
 		for c := range p.in {
-			for o, v := range p.tmp[c*p.out : (c+1)*p.out] {
+			for o, v := range p.acc[(t*rows+c)*ld:][:p.out] {
 				dw[(o*p.in+c)*p.taps+t] = v
 			}
 		}
@@ -202,6 +240,10 @@ func (p *Conv) BackwardWeights(batch int, src []float32, inStride int, g []float
 		}
 	}
 }
+
+// backwardKC is the number of pixels of one block of BackwardWeights: a
+// panel of g (16 KB) stays in L1 while the kernel walks the rows.
+const backwardKC = 256
 
 // ReLUBackward zeroes g where the ReLU's output y is not positive: g
 // becomes the gradient before the ReLU.
