@@ -49,7 +49,10 @@
 // [Network.Evaluate] serialises its callers on one engine. A [Server]
 // batches the requests of many concurrent searches: each worker goroutine
 // collects requests until MaxBatch positions or an empty queue (after
-// FlushDelay), runs them as one batch and answers each caller. Both
+// FlushDelay), runs them as one batch and answers each caller. Before it
+// collects, a worker yields to the callers it has just answered: with a
+// worker per core they would otherwise find no core to queue their next
+// requests on, and two workers would run each request alone. Both
 // implement the search's Evaluator (Evaluate(obs, legal, priors, values)
 // with priors compact over the legal actions) without this package
 // importing mcts.
@@ -76,12 +79,17 @@
 // the openblas tag); the tests check that Sgemm is the only BLAS entry
 // point the graphs reach.
 //
-// Training keeps the stock graph and gorgonia's gradients, on the same
-// weights: those gradients are checked against a plain-Go reference, a
-// backward pass of the fused ops would be a second implementation of
-// three convolution gradients to verify, and most of a run's time is
-// self-play inference. Training gains from Sgemm only; the rest of its
-// time is gorgonia's im2col, col2im, transposes and allocation.
+// Training runs the same fused ops, differentiable: in a Trainer's graph
+// the trunk and head ops take the learnables as inputs (packed on every
+// run), keep their activations, and their SymDiff adds gradient ops that
+// run the backward pass on the same kernels (the transposed convolution
+// for the input's gradient; for the weights' one matrix product per tap
+// over the input transposed once), followed by ops that hand each
+// learnable its section of the result. The policy loss is one op too, with
+// exp() over the legal actions only; the value head's layers and loss stay
+// gorgonia's nodes and gradients. The tests check the gradients against
+// gorgonia's stock graph ([NewStockTrainer]) and against central
+// differences of a plain-Go reference, with both kernel forms.
 // PeakGFLOPS measures the machine's FMA peak, which "deathstacks bench
 // nn" compares the network's speed with.
 //
@@ -95,9 +103,10 @@
 //	+ ValueWeight * mean (value - result)^2
 //	+ WeightDecay * sum of squared weights (biases excluded)
 //
-// The masked log-softmax is built from primitive operations with a per-row
-// shift by the largest legal logit, because tensor's (Log)SoftMax takes the
-// row maximum from the wrong element and action 0 is a real move. The L2
+// The masked log-softmax shifts each row by its largest legal logit, and
+// is the fused graph's own op (the stock graph builds it from primitive
+// operations), because tensor's (Log)SoftMax takes the row maximum from
+// the wrong element and action 0 is a real move. The L2
 // term and its gradient are computed in Go. The optimiser, Adam or SGD with
 // momentum and a constant, step or cosine learning-rate schedule with
 // linear warm-up, is implemented here over the weights' float32 arrays, so
