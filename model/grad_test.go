@@ -11,6 +11,9 @@ import (
 // one batch, without a step.
 func trainerGradients(t *testing.T, tr *Trainer, batch []Sample) (Losses, [][]float32) {
 	t.Helper()
+	if err := tr.load(batch); err != nil {
+		t.Fatal(err)
+	}
 	defer tr.zeroGrads()
 	l, grads, err := tr.gradients(batch)
 	if err != nil {

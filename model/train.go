@@ -180,6 +180,9 @@ func (t *Trainer) Config() TrainConfig { return t.cfg }
 // returns the losses measured before the update. The same network, seed
 // and batches give the same weights.
 func (t *Trainer) Step(batch []Sample) (Losses, error) {
+	if err := t.load(batch); err != nil {
+		return Losses{}, err
+	}
 	// The machine adds each run's gradients to the previous ones: start
 	// every step, successful or not, from zero.
 	defer t.zeroGrads()
@@ -213,13 +216,10 @@ func (t *Trainer) Step(batch []Sample) (Losses, error) {
 	return l, nil
 }
 
-// gradients runs the graph on batch and returns the policy, value and
-// entropy parts of the losses and the gradients of the policy and value
-// loss (without the L2 term), valid until zeroGrads.
+// gradients runs the graph on batch, already loaded, and returns the
+// policy, value and entropy parts of the losses and the gradients of the
+// policy and value loss (without the L2 term), valid until zeroGrads.
 func (t *Trainer) gradients(batch []Sample) (Losses, [][]float32, error) {
-	if err := t.load(batch); err != nil {
-		return Losses{}, nil, err
-	}
 	if err := run(t.vm); err != nil {
 		return Losses{}, nil, fmt.Errorf("training step: %w", err)
 	}
