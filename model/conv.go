@@ -201,10 +201,13 @@ func (op *trunkOp) Do(vals ...G.Value) (G.Value, error) {
 }
 
 // DiffWRT is false for the observations, true for the learnables.
-func (op *trunkOp) DiffWRT(inputs int) []bool {
+func (op *trunkOp) DiffWRT(inputs int) []bool { return diffWRT(inputs, 1, op.train) }
+
+// diffWRT marks the inputs from first on as differentiable if train.
+func diffWRT(inputs, first int, train bool) []bool {
 	d := make([]bool, inputs)
-	for i := 1; i < inputs; i++ {
-		d[i] = op.train
+	for i := first; i < inputs; i++ {
+		d[i] = train
 	}
 	return d
 }
@@ -300,13 +303,7 @@ func (op *headOp) Do(vals ...G.Value) (G.Value, error) {
 }
 
 // DiffWRT is true for every input of a training op.
-func (op *headOp) DiffWRT(inputs int) []bool {
-	d := make([]bool, inputs)
-	for i := range d {
-		d[i] = op.train
-	}
-	return d
-}
+func (op *headOp) DiffWRT(inputs int) []bool { return diffWRT(inputs, 0, op.train) }
 
 // SymDiff returns the gradients of the trunk's output, the weights and
 // the bias: sections of headGradOp's output.

@@ -72,7 +72,7 @@ func (op *policyLossOp) Do(vals ...G.Value) (G.Value, error) {
 
 // DiffWRT: the loss is differentiated with regard to the logits only.
 func (op *policyLossOp) DiffWRT(inputs int) []bool {
-	d := make([]bool, inputs)
+	d := diffWRT(inputs, 0, false)
 	d[0] = true
 	return d
 }

@@ -73,44 +73,46 @@ func (p *Conv) panels() int { return (p.out + nr - 1) / nr }
 // also packs the weights that BackwardInput needs.
 func (p *Conv) Pack(w []float32, out, in int, bias []float32, backward bool) {
 	p.in, p.out, p.taps = in, out, len(tapDelta)
-	p.w = grow(p.w, p.panels()*p.taps*in*nr)
-	for jr := range p.panels() {
-		for t := range p.taps {
-			for c := range in {
-				row := p.w[((jr*p.taps+t)*in+c)*nr:][:nr]
-				for j := range row {
-					o := jr*nr + j
-					row[j] = 0
-					if o < out {
-						row[j] = w[(o*in+c)*p.taps+t]
-					}
-				}
-			}
-		}
-	}
+	p.w = packConv(p.w, w, out, in, p.taps, false)
 	p.bias = grow(p.bias, p.panels()*nr)
 	clear(p.bias)
 	copy(p.bias, bias[:out])
-	if !backward {
-		p.wt = nil
-		return
+	p.wt = nil
+	if backward {
+		p.wt = packConv(p.wt, w, out, in, p.taps, true)
 	}
-	inPanels := (in + nr - 1) / nr
-	p.wt = grow(p.wt, inPanels*p.taps*out*nr)
-	for jr := range inPanels {
-		for t := range p.taps {
-			for o := range out {
-				row := p.wt[((jr*p.taps+t)*out+o)*nr:][:nr]
+}
+
+// packConv packs convolution weights w (out, in, taps) into dst: per
+// panel of nr output channels, per tap, per input channel, nr weights; or
+// transposed, with the roles of input and output channels swapped.
+// Channels past the last panel's end are zero.
+func packConv(dst, w []float32, out, in, taps int, transposed bool) []float32 {
+	cols, depth := out, in
+	if transposed {
+		cols, depth = in, out
+	}
+	panels := (cols + nr - 1) / nr
+	dst = grow(dst, panels*taps*depth*nr)
+	for jr := range panels {
+		for t := range taps {
+			for d := range depth {
+				row := dst[((jr*taps+t)*depth+d)*nr:][:nr]
 				for j := range row {
-					c := jr*nr + j
 					row[j] = 0
-					if c < in {
-						row[j] = w[(o*in+c)*p.taps+t]
+					if jr*nr+j >= cols {
+						continue
 					}
+					o, c := jr*nr+j, d
+					if transposed {
+						o, c = d, jr*nr+j
+					}
+					row[j] = w[(o*in+c)*taps+t]
 				}
 			}
 		}
 	}
+	return dst
 }
 
 // Forward computes dst = relu(conv3x3(src) + bias [+ res]) for batch
