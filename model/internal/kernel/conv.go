@@ -57,9 +57,10 @@ type Conv struct {
 	w             []float32
 	bias          []float32 // per output channel, padded to whole panels
 	// wt is the transposed convolution's weights, for BackwardInput: for
-	// each panel of nr input channels, for each tap (mirrored), for each
-	// output channel, nr weights; nil unless packed for training.
-	wt []float32
+	// each panel of nr input channels, for each tap, for each output
+	// channel, nr weights; valid if backward.
+	wt       []float32
+	backward bool
 	// srcT, gp and acc are BackwardWeights' scratch: the input
 	// channel-major, a block of the gradient packed in panels, and the
 	// taps' gradients (tap, input channel, output channel).
@@ -77,7 +78,7 @@ func (p *Conv) Pack(w []float32, out, in int, bias []float32, backward bool) {
 	p.bias = grow(p.bias, p.panels()*nr)
 	clear(p.bias)
 	copy(p.bias, bias[:out])
-	p.wt = nil
+	p.backward = backward
 	if backward {
 		p.wt = packConv(p.wt, w, out, in, p.taps, true)
 	}
@@ -148,7 +149,7 @@ func (p *Conv) Forward(batch int, src []float32, inStride int, dst []float32, st
 // for none) have channel stride Stride(in); res may be dst itself. Only
 // the board's pixels are written. p must be packed with backward.
 func (p *Conv) BackwardInput(batch int, g []float32, stride int, dst, res []float32) {
-	if p.wt == nil {
+	if !p.backward {
 		panic("kernel: Conv.BackwardInput on weights packed without backward")
 	}
 	// Output pixel q gets g[q - delta_t] through tap t.
