@@ -39,7 +39,8 @@ func BenchmarkForward(b *testing.B) {
 
 // BenchmarkServer drives a server from concurrent callers in two shapes:
 // single positions, and self-play's (16 searches of 8 leaves each), with
-// one worker and with two.
+// one worker and with two. Besides evaluations per second it reports the
+// mean batch, evaluations per CPU-second and the cores the process used.
 func BenchmarkServer(b *testing.B) {
 	n, err := New(DefaultConfig(), seeded(1))
 	if err != nil {
@@ -60,7 +61,7 @@ func BenchmarkServer(b *testing.B) {
 				if err := s.Evaluate(obs, legal, priors, values); err != nil { // compile
 					b.Fatal(err)
 				}
-				before := s.Stats()
+				before, cpu := s.Stats(), processCPU()
 				calls := make(chan struct{})
 				var wg sync.WaitGroup
 				for c := range shape.clients {
@@ -83,8 +84,14 @@ func BenchmarkServer(b *testing.B) {
 				close(calls)
 				wg.Wait()
 				b.StopTimer()
-				st := s.Stats()
+				st, cpu := s.Stats(), processCPU()-cpu
 				b.ReportMetric(float64(b.N*shape.perCall)/b.Elapsed().Seconds(), "evals/s")
+				if cpu > 0 {
+					// Work per CPU-second shows whether a second worker
+					// costs anything, even when it gets no core of its own.
+					b.ReportMetric(float64(b.N*shape.perCall)/cpu.Seconds(), "evals/cpu-s")
+					b.ReportMetric(cpu.Seconds()/b.Elapsed().Seconds(), "cores")
+				}
 				b.ReportMetric(float64(st.Positions-before.Positions)/float64(max(st.Batches-before.Batches, 1)), "batch")
 			})
 		}
