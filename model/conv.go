@@ -22,7 +22,7 @@ type packedNet struct {
 	backward bool
 	// stride is the trunk's channel stride (kernel.Stride).
 	stride        int
-	trunk         []kernel.Conv // stem, then two per block
+	trunk         kernel.Tower
 	policy, value kernel.Head
 }
 
@@ -39,14 +39,7 @@ func (p *packedNet) load(cfg Config, w [][]float32) {
 
 // loadTrunk packs the trunk's convolutions from w (Config.specs order).
 func (p *packedNet) loadTrunk(w [][]float32) {
-	ch := p.cfg.Channels
-	if len(p.trunk) != 1+2*p.cfg.Blocks {
-		p.trunk = make([]kernel.Conv, 1+2*p.cfg.Blocks)
-	}
-	p.trunk[0].Pack(w[0], ch, env.NumPlanes, w[1], p.backward)
-	for i := range 2 * p.cfg.Blocks {
-		p.trunk[1+i].Pack(w[2+2*i], ch, ch, w[3+2*i], p.backward)
-	}
+	p.trunk.Pack(w, env.NumPlanes, p.cfg.Channels, p.cfg.Blocks, p.backward)
 }
 
 // fusedOp is what the fused ops share: the gorgonia Op methods that do
@@ -118,52 +111,35 @@ func (op *fusedOp) inputs(vals []G.Value) ([][]float32, error) {
 	return data, nil
 }
 
-// trunkOp is the stem and the residual tower as one Op: input the
-// observations (B, planes, 6, 6), output the last block's activations (B,
-// 8, 8, stride), channel-last with a zero border.
+// trunkOp is the stem and the residual tower as one Op (kernel.Tower):
+// input the observations (B, planes, 6, 6), output the last block's
+// activations (B, 8, 8, stride), channel-last with a zero border.
 //
-// At inference the weights come from the engine's packedNet and each
-// block's output overwrites its input. For training (train) the op also
-// takes the trunk's learnables as inputs, packs them on every run, keeps
-// every layer's activations for the backward pass, and is differentiable
-// (SymDiff) through trunkGradOp.
+// At inference the weights come from the engine's packedNet. For training
+// (train) the op also takes the trunk's learnables as inputs, packs them
+// on every run, keeps every layer's activations for the backward pass, and
+// is differentiable (SymDiff) through trunkGradOp.
 type trunkOp struct {
 	fusedOp
 	w     *packedNet
-	batch int
+	run   *kernel.TowerRun
 	train bool
-	x     []float32   // the observations, channel-last with a zero border
-	h     [][]float32 // the stem's and each block's outputs (inference: h[0] reused)
-	t     [][]float32 // each block's middle activations (inference: t[0] reused)
 }
 
 func newTrunkOp(w *packedNet, batch int, train bool) *trunkOp {
-	n := batch * kernel.PaddedPixels
 	cfg := w.cfg
 	in := []tensor.Shape{{batch, env.NumPlanes, boardSide, boardSide}}
-	nh, nt := 1, 1
 	if train {
 		for _, s := range cfg.specs()[:trunkParams(cfg)] {
 			in = append(in, s.shape)
 		}
-		nh, nt = cfg.Blocks+1, cfg.Blocks
 	}
+	run := kernel.NewTowerRun(batch, env.NumPlanes, cfg.Channels, cfg.Blocks, train)
 	op := &trunkOp{
 		fusedOp: newFusedOp("fusedTrunk", tensor.Shape{batch, kernel.PaddedSide, kernel.PaddedSide, w.stride}, in...),
-		w:       w, batch: batch, train: train,
-		x: make([]float32, n*env.NumPlanes),
+		w:       w, run: run, train: train,
 	}
-	for range nh {
-		op.h = append(op.h, make([]float32, n*w.stride))
-	}
-	for range nt {
-		op.t = append(op.t, make([]float32, n*w.stride))
-	}
-	if train {
-		// The output is the last activation itself, kept for the backward
-		// pass.
-		op.out = tensor.New(tensor.WithShape(op.out.Shape()...), tensor.WithBacking(op.h[cfg.Blocks]))
-	}
+	op.out = tensor.New(tensor.WithShape(op.out.Shape()...), tensor.WithBacking(run.Output()))
 	return op
 }
 
@@ -175,28 +151,10 @@ func (op *trunkOp) Do(vals ...G.Value) (G.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	w, bs, stride := op.w, op.batch, op.w.stride
 	if op.train {
-		w.loadTrunk(in[1:])
+		op.w.loadTrunk(in[1:])
 	}
-	kernel.Pad(op.x, in[0], bs, env.NumPlanes)
-	out := op.out.Float32s()
-	if w.cfg.Blocks == 0 {
-		w.trunk[0].Forward(bs, op.x, env.NumPlanes, out, stride, nil)
-		return op.out, nil
-	}
-	w.trunk[0].Forward(bs, op.x, env.NumPlanes, op.h[0], stride, nil)
-	for i := range w.cfg.Blocks {
-		src, mid, dst := op.h[0], op.t[0], op.h[0] // inference: in place
-		if op.train {
-			src, mid, dst = op.h[i], op.t[i], op.h[i+1]
-		}
-		w.trunk[1+2*i].Forward(bs, src, stride, mid, stride, nil)
-		if i == w.cfg.Blocks-1 {
-			dst = out
-		}
-		w.trunk[2+2*i].Forward(bs, mid, stride, dst, stride, src)
-	}
+	op.run.Forward(&op.w.trunk, in[0])
 	return op.out, nil
 }
 
@@ -221,20 +179,17 @@ func (op *trunkOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error
 	bw := &trunkGradOp{
 		fusedOp: newFusedOp("fusedTrunkGrad", tensor.Shape{paramsSize(inputs[1:])}, op.out.Shape(), op.out.Shape()),
 		fwd:     op,
-		g:       make([]float32, op.out.Size()),
-		gt:      make([]float32, op.out.Size()),
 	}
 	return sections(bw, inputs, 1, output, grad)
 }
 
-// trunkGradOp is the trunk's backward pass: inputs the trunk's output and
-// its gradient, output the gradients of the trunk's learnables, flat in
-// Config.specs order. It reads the activations its forward op kept in the
-// same run.
+// trunkGradOp is the trunk's backward pass: inputs the trunk's output
+// (which orders it after the forward op) and its gradient, output the
+// gradients of the trunk's learnables, flat in Config.specs order. It
+// reads the activations its forward op kept in the same run.
 type trunkGradOp struct {
 	fusedOp
-	fwd   *trunkOp
-	g, gt []float32 // the gradient of a block's output and of its middle
+	fwd *trunkOp
 }
 
 func (op *trunkGradOp) Do(vals ...G.Value) (G.Value, error) {
@@ -243,23 +198,8 @@ func (op *trunkGradOp) Do(vals ...G.Value) (G.Value, error) {
 		return nil, err
 	}
 	f := op.fwd
-	w, bs, stride := f.w, f.batch, f.w.stride
-	grads := splitParams(op.out.Float32s(), w.cfg.specs()[:trunkParams(w.cfg)])
-	g := op.g
-	copy(g, in[1])
-	kernel.ReLUBackward(g, in[0])
-	for i := w.cfg.Blocks - 1; i >= 0; i-- {
-		c1, c2 := &w.trunk[1+2*i], &w.trunk[2+2*i]
-		c2.BackwardWeights(bs, f.t[i], stride, g, stride, grads[4+4*i], grads[5+4*i])
-		c2.BackwardInput(bs, g, stride, op.gt, nil)
-		kernel.ReLUBackward(op.gt, f.t[i])
-		c1.BackwardWeights(bs, f.h[i], stride, op.gt, stride, grads[2+4*i], grads[3+4*i])
-		// The block's input gets the residual's gradient and the
-		// branch's, through the ReLU before it.
-		c1.BackwardInput(bs, op.gt, stride, g, g)
-		kernel.ReLUBackward(g, f.h[i])
-	}
-	w.trunk[0].BackwardWeights(bs, f.x, env.NumPlanes, g, stride, grads[0], grads[1])
+	grads := splitParams(op.out.Float32s(), f.w.cfg.specs()[:trunkParams(f.w.cfg)])
+	f.run.Backward(&f.w.trunk, in[1], grads)
 	return op.out, nil
 }
 

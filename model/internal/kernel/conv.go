@@ -248,9 +248,9 @@ func (p *Conv) BackwardWeights(batch int, src []float32, inStride int, g []float
 // panel of g (16 KB) stays in L1 while the kernel walks the rows.
 const backwardKC = 256
 
-// ReLUBackward zeroes g where the ReLU's output y is not positive: g
+// reluBackward zeroes g where the ReLU's output y is not positive: g
 // becomes the gradient before the ReLU.
-func ReLUBackward(g, y []float32) {
+func reluBackward(g, y []float32) {
 	for i, v := range y[:len(g)] {
 		if v <= 0 {
 			g[i] = 0

@@ -245,7 +245,7 @@ func TestHead(t *testing.T) {
 
 func TestReLUBackward(t *testing.T) {
 	g := []float32{1, 2, 3, 4}
-	ReLUBackward(g, []float32{0.5, 0, -1, 2})
+	reluBackward(g, []float32{0.5, 0, -1, 2})
 	if want := []float32{1, 0, 0, 4}; fmt.Sprint(g) != fmt.Sprint(want) {
 		t.Errorf("got %v, want %v", g, want)
 	}
