@@ -106,13 +106,13 @@
 // The masked log-softmax shifts each row by its largest legal logit, and
 // is the fused graph's own op (the stock graph builds it from primitive
 // operations), because tensor's (Log)SoftMax takes the row maximum from
-// the wrong element and action 0 is a real move. The L2
-// term and its gradient are computed in Go. The optimiser, Adam or SGD with
-// momentum and a constant, step or cosine learning-rate schedule with
-// linear warm-up, is implemented here over the weights' float32 arrays, so
-// its state can be saved: gorgonia's solvers keep theirs unexported. A
-// step is deterministic: the same network, configuration and batches give
-// the same weights bit for bit.
+// the wrong element and action 0 is a real move. The L2 term and its
+// gradient are computed in Go. The optimiser, Adam or SGD with momentum
+// (the internal package optim) under a constant, step or cosine
+// learning-rate schedule with linear warm-up, works on the weights'
+// float32 arrays, so its state can be saved: gorgonia's solvers keep
+// theirs unexported. A step is deterministic: the same network,
+// configuration and batches give the same weights bit for bit.
 //
 // # Files
 //

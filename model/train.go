@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/deathstacks/deathstacks/env"
+	"github.com/deathstacks/deathstacks/model/internal/optim"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -54,7 +55,7 @@ type Losses struct {
 type Trainer struct {
 	net *Network
 	cfg TrainConfig
-	opt *optimizer
+	opt *optim.State
 
 	vm      G.VM
 	fwd     *net
@@ -82,19 +83,15 @@ func NewStockTrainer(net *Network, cfg TrainConfig) (*Trainer, error) {
 	return newTrainer(net, cfg, nil, true)
 }
 
-func newTrainer(n *Network, cfg TrainConfig, opt *optimizer, stock bool) (*Trainer, error) {
+func newTrainer(n *Network, cfg TrainConfig, opt *optim.State, stock bool) (*Trainer, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("new trainer: %w", err)
 	}
 	specs := n.cfg.specs()
 	if opt == nil {
-		sizes := make([]int, len(specs))
-		for i, s := range specs {
-			sizes[i] = s.size()
-		}
-		opt = newOptimizer(cfg.Optimizer, sizes)
-	} else if err := opt.check(cfg); err != nil {
-		return nil, fmt.Errorf("new trainer: %w", err)
+		opt = optim.New(cfg.Optimizer == Adam, paramSizes(specs))
+	} else if opt.Adam != (cfg.Optimizer == Adam) {
+		return nil, fmt.Errorf("new trainer: saved optimiser state is %s, configuration asks for %s", optimizerName(opt), cfg.Optimizer)
 	}
 	bs := cfg.BatchSize
 	t := &Trainer{
@@ -209,7 +206,7 @@ func (t *Trainer) Step(batch []Sample) (Losses, error) {
 	n := t.net
 	n.mu.Lock()
 	l.LR = t.cfg.LearningRate(n.steps)
-	t.opt.update(t.cfg, l.LR, n.weights, grads, t.decay)
+	t.opt.Update(t.cfg.optimSettings(), l.LR, n.weights, grads, t.decay)
 	n.steps++
 	n.version.Add(1)
 	n.mu.Unlock()
@@ -386,4 +383,17 @@ func (b *builder) stockPolicyLoss(z, negMask, target *G.Node, bs int) *G.Node {
 	lse := b.add(b.keep(G.Log(sumExp)), c)
 	dot := b.keep(G.Sum(b.keep(G.HadamardProd(target, z)), 1))
 	return b.keep(G.Mean(b.keep(G.Sub(lse, dot))))
+}
+
+// optimizerName is the configuration's name of o's kind.
+func optimizerName(o *optim.State) string {
+	if o.Adam {
+		return Adam
+	}
+	return SGD
+}
+
+// optimSettings are the optimiser's part of c.
+func (c TrainConfig) optimSettings() optim.Settings {
+	return optim.Settings{Momentum: c.Momentum, Beta1: c.Beta1, Beta2: c.Beta2, Epsilon: c.Epsilon, WeightDecay: c.WeightDecay}
 }
