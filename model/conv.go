@@ -15,7 +15,8 @@ import (
 // packedNet is the fused graph's copy of a network's convolution weights.
 // An engine owns one, repacked whenever it copies new weights, and its
 // fused ops read it during runs (one at a time: the heads hold scratch
-// space).
+// space). A training graph owns another, which its ops repack from their
+// inputs on every run.
 type packedNet struct {
 	cfg Config
 	// backward packs the convolutions for training's backward pass too.
