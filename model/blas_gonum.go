@@ -2,14 +2,17 @@
 
 package model
 
-import G "gorgonia.org/gorgonia"
+import (
+	"github.com/deathstacks/deathstacks/model/internal/kernel"
+	G "gorgonia.org/gorgonia"
+)
 
 // Without the openblas tag, gorgonia's matrix products (the heads' fully
 // connected layers, and every product of training) run on gonum's BLAS
-// with this package's Sgemm (sgemm.go). G.Use sets a process-wide default,
+// with the kernel package's Sgemm. G.Use sets a process-wide default,
 // so it happens once, at package initialisation, before any graph runs.
-func init() { G.Use(blasImpl{}) }
+func init() { G.Use(kernel.BLAS{}) }
 
 // BLAS names the matrix-product library in use: gonum's pure-Go BLAS with
-// this package's Sgemm, unless built with the openblas tag.
+// the kernel package's Sgemm, unless built with the openblas tag.
 const BLAS = "gonum+sgemm"

@@ -4,6 +4,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/deathstacks/deathstacks/model/internal/kernel"
 	"gonum.org/v1/gonum/blas"
 	G "gorgonia.org/gorgonia"
 )
@@ -11,38 +12,38 @@ import (
 // countingBLAS counts the float32 BLAS calls that gorgonia and tensor
 // could make for this package's graphs.
 type countingBLAS struct {
-	blasImpl
+	kernel.BLAS
 	gemm, other *atomic.Int64
 }
 
 func (c countingBLAS) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, cm []float32, ldc int) {
 	c.gemm.Add(1)
-	c.blasImpl.Sgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, cm, ldc)
+	c.BLAS.Sgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, cm, ldc)
 }
 
 func (c countingBLAS) Sgemv(tA blas.Transpose, m, n int, alpha float32, a []float32, lda int, x []float32, incX int, beta float32, y []float32, incY int) {
 	c.other.Add(1)
-	c.blasImpl.Sgemv(tA, m, n, alpha, a, lda, x, incX, beta, y, incY)
+	c.BLAS.Sgemv(tA, m, n, alpha, a, lda, x, incX, beta, y, incY)
 }
 
 func (c countingBLAS) Sger(m, n int, alpha float32, x []float32, incX int, y []float32, incY int, a []float32, lda int) {
 	c.other.Add(1)
-	c.blasImpl.Sger(m, n, alpha, x, incX, y, incY, a, lda)
+	c.BLAS.Sger(m, n, alpha, x, incX, y, incY, a, lda)
 }
 
 func (c countingBLAS) Sdot(n int, x []float32, incX int, y []float32, incY int) float32 {
 	c.other.Add(1)
-	return c.blasImpl.Sdot(n, x, incX, y, incY)
+	return c.BLAS.Sdot(n, x, incX, y, incY)
 }
 
 func (c countingBLAS) Saxpy(n int, alpha float32, x []float32, incX int, y []float32, incY int) {
 	c.other.Add(1)
-	c.blasImpl.Saxpy(n, alpha, x, incX, y, incY)
+	c.BLAS.Saxpy(n, alpha, x, incX, y, incY)
 }
 
 func (c countingBLAS) Sscal(n int, alpha float32, x []float32, incX int) {
 	c.other.Add(1)
-	c.blasImpl.Sscal(n, alpha, x, incX)
+	c.BLAS.Sscal(n, alpha, x, incX)
 }
 
 // TestGorgoniaCallsOnlySgemm checks which BLAS entry points the graphs

@@ -49,7 +49,10 @@
 // [Network.Evaluate] serialises its callers on one engine. A [Server]
 // batches the requests of many concurrent searches: each worker goroutine
 // collects requests until MaxBatch positions or an empty queue (after
-// FlushDelay), runs them as one batch and answers each caller. Both
+// FlushDelay), runs them as one batch and answers each caller. Before it
+// collects, a worker yields to the callers it has just answered: with a
+// worker per core they would otherwise find no core to queue their next
+// requests on, and two workers would run each request alone. Both
 // implement the search's Evaluator (Evaluate(obs, legal, priors, values)
 // with priors compact over the legal actions) without this package
 // importing mcts.
@@ -64,24 +67,29 @@
 // place: no im2col, no transpose, and bias, residual add and ReLU are done
 // as each output tile is stored. The stored weights keep their layout (and
 // the file format its meaning); an engine repacks them for the kernels
-// when it copies them. The inner loop is one 6x16 microkernel, in AVX2/FMA
-// assembly (kernel_amd64.s) when golang.org/x/sys/cpu reports both, in
-// portable Go otherwise or when DEATHSTACKS_NOASM=1 is set at start-up
-// (CI runs the tests both ways). [Network.EvaluateStock] and
-// [NewStockServer] run gorgonia's stock graph of the same weights; the
-// tests check that both graphs agree at every batch size.
+// when it copies them. The numeric code that needs no gorgonia (the
+// microkernel in AVX2/FMA assembly or portable Go, Sgemm, the
+// convolutions, the peak loop) is the internal package kernel; [Kernels]
+// names the form in use. [Network.EvaluateStock] and [NewStockServer] run
+// gorgonia's stock graph of the same weights; the tests check that both
+// graphs agree at every batch size.
 //
-// The rest of gorgonia's matrix products run on gonum's BLAS with this
-// package's Sgemm (packed panels and the same microkernel, installed with
-// gorgonia.Use unless built with the openblas tag); the tests check that
-// Sgemm is the only BLAS entry point the graphs reach.
+// The rest of gorgonia's matrix products run on gonum's BLAS with the
+// kernel package's Sgemm (installed with gorgonia.Use unless built with
+// the openblas tag); the tests check that Sgemm is the only BLAS entry
+// point the graphs reach.
 //
-// Training keeps the stock graph and gorgonia's gradients, on the same
-// weights: those gradients are checked against a plain-Go reference, a
-// backward pass of the fused ops would be a second implementation of
-// three convolution gradients to verify, and most of a run's time is
-// self-play inference. Training gains from Sgemm only; the rest of its
-// time is gorgonia's im2col, col2im, transposes and allocation.
+// Training runs the same fused ops, differentiable: in a Trainer's graph
+// the trunk and head ops take the learnables as inputs (packed on every
+// run), keep their activations, and their SymDiff adds gradient ops that
+// run the backward pass on the same kernels (the transposed convolution
+// for the input's gradient; for the weights' one matrix product per tap
+// over the input transposed once), followed by ops that hand each
+// learnable its section of the result. The policy loss is one op too, with
+// exp() over the legal actions only; the value head's layers and loss stay
+// gorgonia's nodes and gradients. The tests check the gradients against
+// gorgonia's stock graph ([NewStockTrainer]) and against central
+// differences of a plain-Go reference, with both kernel forms.
 // PeakGFLOPS measures the machine's FMA peak, which "deathstacks bench
 // nn" compares the network's speed with.
 //
@@ -95,15 +103,16 @@
 //	+ ValueWeight * mean (value - result)^2
 //	+ WeightDecay * sum of squared weights (biases excluded)
 //
-// The masked log-softmax is built from primitive operations with a per-row
-// shift by the largest legal logit, because tensor's (Log)SoftMax takes the
-// row maximum from the wrong element and action 0 is a real move. The L2
-// term and its gradient are computed in Go. The optimiser, Adam or SGD with
-// momentum and a constant, step or cosine learning-rate schedule with
-// linear warm-up, is implemented here over the weights' float32 arrays, so
-// its state can be saved: gorgonia's solvers keep theirs unexported. A
-// step is deterministic: the same network, configuration and batches give
-// the same weights bit for bit.
+// The masked log-softmax shifts each row by its largest legal logit, and
+// is the fused graph's own op (the stock graph builds it from primitive
+// operations), because tensor's (Log)SoftMax takes the row maximum from
+// the wrong element and action 0 is a real move. The L2 term and its
+// gradient are computed in Go. The optimiser, Adam or SGD with momentum
+// (the internal package optim) under a constant, step or cosine
+// learning-rate schedule with linear warm-up, works on the weights'
+// float32 arrays, so its state can be saved: gorgonia's solvers keep
+// theirs unexported. A step is deterministic: the same network,
+// configuration and batches give the same weights bit for bit.
 //
 // # Files
 //

@@ -60,7 +60,7 @@ func (e *engine) runner(batch int) (*runner, error) {
 	if e.stock {
 		r.net, err = newNet(G.NewGraph(), e.src.cfg, batch, r.xs, e.weights)
 	} else {
-		r.net, err = newFastNet(G.NewGraph(), e.packed, batch, r.xs, e.weights)
+		r.net, err = newFastNet(G.NewGraph(), e.src.cfg, e.packed, batch, r.xs, e.weights)
 	}
 	if err != nil {
 		return nil, err

@@ -10,6 +10,7 @@ import (
 
 	"github.com/deathstacks/deathstacks/env"
 	"github.com/deathstacks/deathstacks/model/codec"
+	"github.com/deathstacks/deathstacks/model/internal/optim"
 )
 
 // The file format; see the package documentation.
@@ -120,7 +121,7 @@ func ReadTrainer(r io.Reader, cfg TrainConfig) (*Trainer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read trainer: %w", err)
 	}
-	return newTrainer(n, cfg, opt)
+	return newTrainer(n, cfg, opt, false)
 }
 
 // saveFile writes a file atomically with [codec.WriteFileAtomic].
@@ -135,7 +136,7 @@ func saveFile(path string, write func(io.Writer) (int64, error)) error {
 	return nil
 }
 
-func writeFile(w io.Writer, n *Network, opt *optimizer) (int64, error) {
+func writeFile(w io.Writer, n *Network, opt *optim.State) (int64, error) {
 	e := codec.NewWriter(w)
 	e.Header(fileMagic, FormatVersion)
 	for _, v := range []int{env.EncodingVersion, env.NumPlanes, env.NumActions,
@@ -175,12 +176,12 @@ func writeFile(w io.Writer, n *Network, opt *optimizer) (int64, error) {
 		e.U32(optNone)
 	default:
 		kind := uint32(optSGD)
-		if opt.kind == Adam {
+		if opt.Adam {
 			kind = optAdam
 		}
 		e.U32(kind)
-		e.I64(opt.t)
-		for _, slot := range opt.slots() {
+		e.I64(opt.T)
+		for _, slot := range opt.Slots() {
 			for _, a := range slot {
 				e.Float32s(a)
 			}
@@ -195,7 +196,7 @@ func writeFile(w io.Writer, n *Network, opt *optimizer) (int64, error) {
 
 // readFile reads one network section from r, checking everything before
 // returning: a network is never returned from data that fails a check.
-func readFile(r io.Reader) (*Network, *optimizer, error) {
+func readFile(r io.Reader) (*Network, *optim.State, error) {
 	d := codec.NewReader(r, ErrCorrupt, ErrTruncated)
 	var version *codec.VersionError
 	switch err := d.Header(fileMagic, FormatVersion); {
@@ -252,23 +253,15 @@ func readFile(r io.Reader) (*Network, *optimizer, error) {
 		weights[i] = make([]float32, s.size())
 		d.Float32s(weights[i])
 	}
-	var opt *optimizer
+	var opt *optim.State
 	switch kind := d.U32(); kind {
 	case optNone:
 	case optAdam, optSGD:
-		sizes := make([]int, len(specs))
-		for i, s := range specs {
-			sizes[i] = s.size()
+		opt = optim.New(kind == optAdam, paramSizes(specs))
+		if opt.T = d.I64(); opt.T < 0 {
+			d.Fail(fmt.Errorf("%w: %d optimiser steps", ErrCorrupt, opt.T))
 		}
-		name := SGD
-		if kind == optAdam {
-			name = Adam
-		}
-		opt = newOptimizer(name, sizes)
-		if opt.t = d.I64(); opt.t < 0 {
-			d.Fail(fmt.Errorf("%w: %d optimiser steps", ErrCorrupt, opt.t))
-		}
-		for _, slot := range opt.slots() {
+		for _, slot := range opt.Slots() {
 			for _, a := range slot {
 				d.Float32s(a)
 			}

@@ -225,8 +225,8 @@ func TestLoadTrainerOptimiserMismatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fresh.opt.t != 0 || fresh.Network().Steps() != 2 {
-		t.Errorf("fresh optimiser at %d updates, network at %d steps", fresh.opt.t, fresh.Network().Steps())
+	if fresh.opt.T != 0 || fresh.Network().Steps() != 2 {
+		t.Errorf("fresh optimiser at %d updates, network at %d steps", fresh.opt.T, fresh.Network().Steps())
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/deathstacks/deathstacks/env"
+	"github.com/deathstacks/deathstacks/model/internal/kernel"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -62,12 +63,12 @@ func (b *builder) bias(x, bias *G.Node) *G.Node {
 	return b.keep(G.BroadcastAdd(x, bias, nil, pattern))
 }
 
-// apply adds a node running op on x.
-func (b *builder) apply(op G.Op, x *G.Node) *G.Node {
+// apply adds a node running op on its inputs.
+func (b *builder) apply(op G.Op, inputs ...*G.Node) *G.Node {
 	if b.err != nil {
 		return nil
 	}
-	return b.keep(G.ApplyOp(op, x))
+	return b.keep(G.ApplyOp(op, inputs...))
 }
 
 func (b *builder) relu(x *G.Node) *G.Node {
@@ -112,7 +113,7 @@ type net struct {
 	g      *G.ExprGraph
 	batch  int
 	x      *G.Node   // (B, NumPlanes, 6, 6)
-	params []*G.Node // in Config.specs order (the stock graph only)
+	params []*G.Node // in Config.specs order; nil in the fused inference graph
 	logits *G.Node   // (B, NumActions)
 	value  *G.Node   // (B, 1), after tanh
 	// The outputs are read through copies made during the run: the tape
@@ -146,26 +147,44 @@ func (b *builder) finish(n *net, v *G.Node, fc []*G.Node) {
 	}
 }
 
-// newFastNet builds the fused forward graph of packed's network for batch
-// positions with input backing xs: the trunk and the heads' convolutions
-// are fused ops over the packed weights, the value head's fully connected
-// layers gorgonia's nodes over weights (in Config.specs order). It has the
-// outputs of newNet's graph but no params: it does not train. The caller
-// must hold buildMu.
-func newFastNet(g *G.ExprGraph, packed *packedNet, batch int, xs []float32, weights [][]float32) (*net, error) {
-	cfg := packed.cfg
+// newFastNet builds the fused graph of cfg for batch positions with input
+// backing xs: the trunk and the heads' convolutions are fused ops, the
+// value head's fully connected layers gorgonia's nodes over weights (in
+// Config.specs order). For inference (packed not nil) the fused ops read
+// packed, the engine's copy of the weights, and the graph has no params.
+// For training (packed nil) every learnable is an input node over
+// weights, as in newNet, and the graph is differentiable. The caller must
+// hold buildMu.
+func newFastNet(g *G.ExprGraph, cfg Config, packed *packedNet, batch int, xs []float32, weights [][]float32) (*net, error) {
+	train := packed == nil
+	if train {
+		packed = &packedNet{cfg: cfg, backward: true, stride: kernel.Stride(cfg.Channels)}
+	}
 	b := &builder{g: g}
 	n := &net{g: g, batch: batch}
 	specs := cfg.specs()
-	fc := len(specs) - 4 // value.fc1.w, value.fc1.b, value.fc2.w, value.fc2.b
-	p := make([]*G.Node, 4)
-	for i := range p {
-		p[i] = b.input(specs[fc+i].name, weights[fc+i], specs[fc+i].shape...)
+	p := make([]*G.Node, len(specs))
+	for i, s := range specs {
+		if train || i >= len(specs)-4 { // value.fc1.w, .fc1.b, .fc2.w, .fc2.b
+			p[i] = b.input(s.name, weights[i], s.shape...)
+		}
 	}
 	n.x = b.input("x", xs, batch, env.NumPlanes, boardSide, boardSide)
-	h := b.apply(newTrunkOp(packed, batch), n.x)
-	n.logits = b.apply(newHeadOp("fusedPolicy", packed, batch, &packed.policy), h)
-	b.finish(n, b.apply(newHeadOp("fusedValueConv", packed, batch, &packed.value), h), p)
+	tp := trunkParams(cfg)
+	var pol, val []*G.Node // the heads' inputs after the trunk's output
+	if train {
+		n.params = p
+		pol, val = p[tp:tp+2], p[tp+2:tp+4]
+	}
+	trunkIn := []*G.Node{n.x}
+	if train {
+		trunkIn = append(trunkIn, p[:tp]...)
+	}
+	h := b.apply(newTrunkOp(packed, batch, train), trunkIn...)
+	polOp := newHeadOp("fusedPolicy", packed, batch, &packed.policy, policyPlanes, false, train, specs[tp].shape, specs[tp+1].shape)
+	n.logits = b.apply(polOp, append([]*G.Node{h}, pol...)...)
+	valOp := newHeadOp("fusedValueConv", packed, batch, &packed.value, cfg.ValuePlanes, true, train, specs[tp+2].shape, specs[tp+3].shape)
+	b.finish(n, b.apply(valOp, append([]*G.Node{h}, val...)...), p[len(p)-4:])
 	if b.err != nil {
 		return nil, fmt.Errorf("build fused %v network for batch %d: %w", cfg, batch, b.err)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/deathstacks/deathstacks/env"
+	"github.com/deathstacks/deathstacks/model/internal/kernel"
 	"gonum.org/v1/gonum/blas/gonum"
 	G "gorgonia.org/gorgonia"
 )
@@ -36,61 +37,93 @@ func BenchmarkForward(b *testing.B) {
 	}
 }
 
+// BenchmarkServer drives a server from concurrent callers in two shapes:
+// single positions, and self-play's (16 searches of 8 leaves each), with
+// one worker and with two. Besides evaluations per second it reports the
+// mean batch, evaluations per CPU-second and the cores the process used.
 func BenchmarkServer(b *testing.B) {
 	n, err := New(DefaultConfig(), seeded(1))
 	if err != nil {
 		b.Fatal(err)
 	}
-	samples := samplePositions(seeded(2), 64)
-	s, err := NewServer(n, DefaultServerConfig())
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer s.Close()
-	const clients = 64
-	calls := make(chan struct{})
-	var wg sync.WaitGroup
-	for c := range clients {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			obs, legal, priors, values := evalArgs(samples[c : c+1])
-			for range calls {
-				if err := s.Evaluate(obs, legal, priors, values); err != nil {
-					b.Error(err)
+	samples := samplePositions(seeded(2), 128)
+	for _, shape := range []struct{ clients, perCall int }{{64, 1}, {16, 8}} {
+		for _, workers := range []int{1, 2} {
+			b.Run(fmt.Sprintf("clients=%d/per-call=%d/workers=%d", shape.clients, shape.perCall, workers), func(b *testing.B) {
+				cfg := DefaultServerConfig()
+				cfg.Workers = workers
+				s, err := NewServer(n, cfg)
+				if err != nil {
+					b.Fatal(err)
 				}
-			}
-		}()
+				defer s.Close()
+				obs, legal, priors, values := evalArgs(samples[:cfg.MaxBatch])
+				if err := s.Evaluate(obs, legal, priors, values); err != nil { // compile
+					b.Fatal(err)
+				}
+				before, cpu := s.Stats(), processCPU()
+				calls := make(chan struct{})
+				var wg sync.WaitGroup
+				for c := range shape.clients {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						lo := c * shape.perCall % len(samples)
+						obs, legal, priors, values := evalArgs(samples[lo : lo+shape.perCall])
+						for range calls {
+							if err := s.Evaluate(obs, legal, priors, values); err != nil {
+								b.Error(err)
+							}
+						}
+					}()
+				}
+				b.ResetTimer()
+				for range b.N {
+					calls <- struct{}{}
+				}
+				close(calls)
+				wg.Wait()
+				b.StopTimer()
+				st, cpu := s.Stats(), processCPU()-cpu
+				b.ReportMetric(float64(b.N*shape.perCall)/b.Elapsed().Seconds(), "evals/s")
+				if cpu > 0 {
+					// Work per CPU-second shows whether a second worker
+					// costs anything, even when it gets no core of its own.
+					b.ReportMetric(float64(b.N*shape.perCall)/cpu.Seconds(), "evals/cpu-s")
+					b.ReportMetric(cpu.Seconds()/b.Elapsed().Seconds(), "cores")
+				}
+				b.ReportMetric(float64(st.Positions-before.Positions)/float64(max(st.Batches-before.Batches, 1)), "batch")
+			})
+		}
 	}
-	b.ResetTimer()
-	for range b.N {
-		calls <- struct{}{}
-	}
-	close(calls)
-	wg.Wait()
-	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "evals/s")
 }
 
-// BenchmarkTrainStep compares gonum's Sgemm with this package's under
-// the same training graph, side by side.
+// BenchmarkTrainStep compares, side by side, the fused training graph
+// with gorgonia's stock graph, both on the kernel package's Sgemm, and
+// the stock graph on gonum's.
 func BenchmarkTrainStep(b *testing.B) {
-	n, err := New(DefaultConfig(), seeded(1))
-	if err != nil {
-		b.Fatal(err)
-	}
 	tc := DefaultTrainConfig()
-	tr, err := NewTrainer(n, tc)
-	if err != nil {
-		b.Fatal(err)
-	}
 	batch := samplePositions(seeded(2), tc.BatchSize)
 	defer G.Use(G.WhichBLAS())
-	for _, impl := range []struct {
-		name string
-		blas G.BLAS
-	}{{"gonum", gonum.Implementation{}}, {"sgemm", blasImpl{}}} {
-		b.Run(impl.name, func(b *testing.B) {
-			G.Use(impl.blas)
+	for _, v := range []struct {
+		name  string
+		stock bool
+		blas  G.BLAS
+	}{{"fused", false, kernel.BLAS{}}, {"stock", true, kernel.BLAS{}}, {"stock-gonum", true, gonum.Implementation{}}} {
+		b.Run(v.name, func(b *testing.B) {
+			n, err := New(DefaultConfig(), seeded(1))
+			if err != nil {
+				b.Fatal(err)
+			}
+			newTrainer := NewTrainer
+			if v.stock {
+				newTrainer = NewStockTrainer
+			}
+			tr, err := newTrainer(n, tc)
+			if err != nil {
+				b.Fatal(err)
+			}
+			G.Use(v.blas)
 			for b.Loop() {
 				if _, err := tr.Step(batch); err != nil {
 					b.Fatal(err)

@@ -27,6 +27,15 @@ type paramSpec struct {
 	std float64
 }
 
+// paramSizes lists the sizes of specs.
+func paramSizes(specs []paramSpec) []int {
+	sizes := make([]int, len(specs))
+	for i, s := range specs {
+		sizes[i] = s.size()
+	}
+	return sizes
+}
+
 func (p paramSpec) size() int {
 	n := 1
 	for _, d := range p.shape {

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/deathstacks/deathstacks/env"
+	"github.com/deathstacks/deathstacks/model/internal/optim"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -54,7 +55,7 @@ type Losses struct {
 type Trainer struct {
 	net *Network
 	cfg TrainConfig
-	opt *optimizer
+	opt *optim.State
 
 	vm      G.VM
 	fwd     *net
@@ -66,26 +67,31 @@ type Trainer struct {
 	result  []float32 // (B, 1)
 	polLoss *G.Node
 	valLoss *G.Node
+	stock   bool // gorgonia's stock graph instead of the fused one
 }
 
 // NewTrainer returns a trainer of net with a fresh optimiser state.
 func NewTrainer(net *Network, cfg TrainConfig) (*Trainer, error) {
-	return newTrainer(net, cfg, nil)
+	return newTrainer(net, cfg, nil, false)
 }
 
-func newTrainer(n *Network, cfg TrainConfig, opt *optimizer) (*Trainer, error) {
+// NewStockTrainer is NewTrainer on gorgonia's stock graph and gradients
+// instead of the fused ops' (see [Network.EvaluateStock]): the same steps
+// up to rounding, for comparisons ("deathstacks bench nn --compare") and
+// tests.
+func NewStockTrainer(net *Network, cfg TrainConfig) (*Trainer, error) {
+	return newTrainer(net, cfg, nil, true)
+}
+
+func newTrainer(n *Network, cfg TrainConfig, opt *optim.State, stock bool) (*Trainer, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("new trainer: %w", err)
 	}
 	specs := n.cfg.specs()
 	if opt == nil {
-		sizes := make([]int, len(specs))
-		for i, s := range specs {
-			sizes[i] = s.size()
-		}
-		opt = newOptimizer(cfg.Optimizer, sizes)
-	} else if err := opt.check(cfg); err != nil {
-		return nil, fmt.Errorf("new trainer: %w", err)
+		opt = optim.New(cfg.Optimizer == Adam, paramSizes(specs))
+	} else if opt.Adam != (cfg.Optimizer == Adam) {
+		return nil, fmt.Errorf("new trainer: saved optimiser state is %s, configuration asks for %s", optimizerName(opt), cfg.Optimizer)
 	}
 	bs := cfg.BatchSize
 	t := &Trainer{
@@ -97,6 +103,7 @@ func newTrainer(n *Network, cfg TrainConfig, opt *optimizer) (*Trainer, error) {
 		negMask: make([]float32, bs*env.NumActions),
 		target:  make([]float32, bs*env.NumActions),
 		result:  make([]float32, bs),
+		stock:   stock,
 	}
 	for i, s := range specs {
 		t.decay[i] = s.decay
@@ -108,19 +115,8 @@ func newTrainer(n *Network, cfg TrainConfig, opt *optimizer) (*Trainer, error) {
 }
 
 // build compiles the training graph: the forward pass, the loss and its
-// gradients.
-//
-// The policy loss is a cross-entropy against a log-softmax over the legal
-// actions built from primitive operations, because gorgonia's (Log)SoftMax
-// takes each row's maximum from the wrong element. With z the logits, m
-// the mask (0 legal, -1e9 illegal), t the target and c = max(z+m) the
-// largest legal logit, a row's loss is
-//
-//	-sum(t*z) + c + log(sum(exp(z+m-c)))
-//
-// where every exp() argument is <= 0 (so no overflow), the largest is 0
-// (so the log's argument is >= 1) and illegal actions contribute exactly
-// 0. The gradient through c cancels analytically.
+// gradients. The fused graph's policy loss is one op (policyLossOp); the
+// stock graph's is built from gorgonia's primitives (stockPolicyLoss).
 func (t *Trainer) build() error {
 	buildMu.Lock()
 	defer buildMu.Unlock()
@@ -128,7 +124,13 @@ func (t *Trainer) build() error {
 	g := G.NewGraph()
 	// The learnables are bound to the network's own arrays: the optimiser
 	// updates them in place, and the next run sees the new weights.
-	fwd, err := newNet(g, t.net.cfg, bs, t.xs, t.net.weights)
+	var fwd *net
+	var err error
+	if t.stock {
+		fwd, err = newNet(g, t.net.cfg, bs, t.xs, t.net.weights)
+	} else {
+		fwd, err = newFastNet(g, t.net.cfg, nil, bs, t.xs, t.net.weights)
+	}
 	if err != nil {
 		return err
 	}
@@ -139,19 +141,11 @@ func (t *Trainer) build() error {
 	if b.err != nil {
 		return b.err
 	}
-	z := fwd.logits
-	zm := b.add(z, negMask)
-	if b.err != nil {
-		return b.err
+	if t.stock {
+		t.polLoss = b.stockPolicyLoss(fwd.logits, negMask, target, bs)
+	} else {
+		t.polLoss = b.keep(G.Sum(b.apply(newPolicyLossOp(bs), fwd.logits, negMask, target)))
 	}
-	// c feeds the log-sum-exp directly, not through a second reshape of
-	// its reshaped form: that chain gave wrong gradients (measured).
-	c := b.keep(G.Max(zm, 1))
-	shifted := b.keep(G.BroadcastSub(zm, b.reshape(c, bs, 1), nil, []byte{1}))
-	sumExp := b.keep(G.Sum(b.keep(G.Exp(shifted)), 1))
-	lse := b.add(b.keep(G.Log(sumExp)), c)
-	dot := b.keep(G.Sum(b.keep(G.HadamardProd(target, z)), 1))
-	t.polLoss = b.keep(G.Mean(b.keep(G.Sub(lse, dot))))
 	if b.err != nil {
 		return b.err
 	}
@@ -189,34 +183,9 @@ func (t *Trainer) Step(batch []Sample) (Losses, error) {
 	// The machine adds each run's gradients to the previous ones: start
 	// every step, successful or not, from zero.
 	defer t.zeroGrads()
-	if err := run(t.vm); err != nil {
-		return Losses{}, fmt.Errorf("training step: %w", err)
-	}
-	var l Losses
-	var err error
-	if l.Policy, err = scalar(t.polLoss); err != nil {
-		return Losses{}, err
-	}
-	if l.Value, err = scalar(t.valLoss); err != nil {
-		return Losses{}, err
-	}
-	logits, _, err := t.fwd.outputs()
+	l, grads, err := t.gradients(batch)
 	if err != nil {
-		return Losses{}, fmt.Errorf("training step: %w", err)
-	}
-	if l.Entropy, err = meanEntropy(logits, batch); err != nil {
-		return Losses{}, fmt.Errorf("training step %d: %w; weights left unchanged", t.net.Steps(), err)
-	}
-	grads := make([][]float32, len(t.fwd.params))
-	var ok bool
-	for i, p := range t.fwd.params {
-		gv, err := p.Grad()
-		if err != nil {
-			return Losses{}, fmt.Errorf("training step: gradient of %s: %w", p.Name(), err)
-		}
-		if grads[i], ok = gv.Data().([]float32); !ok {
-			return Losses{}, fmt.Errorf("training step: gradient of %s is not float32", p.Name())
-		}
+		return Losses{}, err
 	}
 	// Only this goroutine writes the weights, so reading them unlocked is
 	// safe; the write below takes the lock because engines copy them.
@@ -237,11 +206,47 @@ func (t *Trainer) Step(batch []Sample) (Losses, error) {
 	n := t.net
 	n.mu.Lock()
 	l.LR = t.cfg.LearningRate(n.steps)
-	t.opt.update(t.cfg, l.LR, n.weights, grads, t.decay)
+	t.opt.Update(t.cfg.optimSettings(), l.LR, n.weights, grads, t.decay)
 	n.steps++
 	n.version.Add(1)
 	n.mu.Unlock()
 	return l, nil
+}
+
+// gradients runs the graph on batch, already loaded, and returns the
+// policy, value and entropy parts of the losses and the gradients of the
+// policy and value loss (without the L2 term), valid until zeroGrads.
+func (t *Trainer) gradients(batch []Sample) (Losses, [][]float32, error) {
+	if err := run(t.vm); err != nil {
+		return Losses{}, nil, fmt.Errorf("training step: %w", err)
+	}
+	var l Losses
+	var err error
+	if l.Policy, err = scalar(t.polLoss); err != nil {
+		return Losses{}, nil, err
+	}
+	if l.Value, err = scalar(t.valLoss); err != nil {
+		return Losses{}, nil, err
+	}
+	logits, _, err := t.fwd.outputs()
+	if err != nil {
+		return Losses{}, nil, fmt.Errorf("training step: %w", err)
+	}
+	if l.Entropy, err = meanEntropy(logits, batch); err != nil {
+		return Losses{}, nil, fmt.Errorf("training step %d: %w; weights left unchanged", t.net.Steps(), err)
+	}
+	grads := make([][]float32, len(t.fwd.params))
+	var ok bool
+	for i, p := range t.fwd.params {
+		gv, err := p.Grad()
+		if err != nil {
+			return Losses{}, nil, fmt.Errorf("training step: gradient of %s: %w", p.Name(), err)
+		}
+		if grads[i], ok = gv.Data().([]float32); !ok {
+			return Losses{}, nil, fmt.Errorf("training step: gradient of %s is not float32", p.Name())
+		}
+	}
+	return l, grads, nil
 }
 
 func (t *Trainer) zeroGrads() {
@@ -352,4 +357,43 @@ func scalar(n *G.Node) (float64, error) {
 		return 0, fmt.Errorf("training step: %s is not a float32 scalar", n.Name())
 	}
 	return float64(v), nil
+}
+
+// stockPolicyLoss is the policy loss from gorgonia's primitives: a
+// cross-entropy against a log-softmax over the legal actions, because
+// gorgonia's (Log)SoftMax takes each row's maximum from the wrong
+// element. With z the logits, m the mask (0 legal, -1e9 illegal), t the
+// target and c = max(z+m) the largest legal logit, a row's loss is
+//
+//	-sum(t*z) + c + log(sum(exp(z+m-c)))
+//
+// where every exp() argument is <= 0 (so no overflow), the largest is 0
+// (so the log's argument is >= 1) and illegal actions contribute exactly
+// 0. The gradient through c cancels analytically.
+func (b *builder) stockPolicyLoss(z, negMask, target *G.Node, bs int) *G.Node {
+	zm := b.add(z, negMask)
+	if b.err != nil {
+		return nil
+	}
+	// c feeds the log-sum-exp directly, not through a second reshape of
+	// its reshaped form: that chain gave wrong gradients (measured).
+	c := b.keep(G.Max(zm, 1))
+	shifted := b.keep(G.BroadcastSub(zm, b.reshape(c, bs, 1), nil, []byte{1}))
+	sumExp := b.keep(G.Sum(b.keep(G.Exp(shifted)), 1))
+	lse := b.add(b.keep(G.Log(sumExp)), c)
+	dot := b.keep(G.Sum(b.keep(G.HadamardProd(target, z)), 1))
+	return b.keep(G.Mean(b.keep(G.Sub(lse, dot))))
+}
+
+// optimizerName is the configuration's name of o's kind.
+func optimizerName(o *optim.State) string {
+	if o.Adam {
+		return Adam
+	}
+	return SGD
+}
+
+// optimSettings are the optimiser's part of c.
+func (c TrainConfig) optimSettings() optim.Settings {
+	return optim.Settings{Momentum: c.Momentum, Beta1: c.Beta1, Beta2: c.Beta2, Epsilon: c.Epsilon, WeightDecay: c.WeightDecay}
 }

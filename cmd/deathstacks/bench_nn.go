@@ -108,8 +108,9 @@ goes to standard error.`, s)
 	return nil
 }
 
-// nnGraph selects what "bench nn" measures: the fused graph with this
-// package's Sgemm, or gorgonia's stock graph with gonum's.
+// nnGraph selects what "bench nn" measures: the fused graphs (inference
+// and training) with the model's Sgemm, or gorgonia's stock graphs with
+// gonum's.
 type nnGraph int
 
 const (
@@ -138,9 +139,9 @@ func (b *nnBench) rate(evals float64) string {
 
 // run measures the raw, server and train lines of one graph.
 func (b *nnBench) run(graph nnGraph) ([]string, error) {
-	evaluate, newServer := b.net.Evaluate, model.NewServer
+	evaluate, newServer, newTrainer := b.net.Evaluate, model.NewServer, model.NewTrainer
 	if graph == stockGraph {
-		evaluate, newServer = b.net.EvaluateStock, model.NewStockServer
+		evaluate, newServer, newTrainer = b.net.EvaluateStock, model.NewStockServer, model.NewStockTrainer
 		// gorgonia's BLAS is process-wide: the stock lines run on
 		// gonum's own Sgemm, then the package's comes back.
 		defer G.Use(G.WhichBLAS())
@@ -171,7 +172,7 @@ func (b *nnBench) run(graph nnGraph) ([]string, error) {
 	tc.BatchSize = b.trainBatch
 	// Training changes the weights: train a copy, so that both graphs
 	// measure the same network.
-	tr, err := model.NewTrainer(b.net.Clone(), tc)
+	tr, err := newTrainer(b.net.Clone(), tc)
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package model
+package kernel
 
 import (
 	"fmt"
@@ -36,14 +36,14 @@ func (c sgemmCase) operands(seed uint64) (a []float32, lda int, b []float32, ldb
 	return randSlice(ra*lda, seed), lda, randSlice(rb*ldb, seed+1), ldb, randSlice(c.m*ldc, seed+2), ldc
 }
 
-// checkSgemmCase runs the case through blasImpl and gonum and compares C,
+// checkSgemmCase runs the case through BLAS and gonum and compares C,
 // padding included (Sgemm must not write it).
 func checkSgemmCase(t *testing.T, tc sgemmCase, seed uint64) {
 	t.Helper()
 	a, lda, b, ldb, c, ldc := tc.operands(seed)
 	want := append([]float32(nil), c...)
 	gonum.Implementation{}.Sgemm(tc.tA, tc.tB, tc.m, tc.n, tc.k, tc.alpha, a, lda, b, ldb, tc.beta, want, ldc)
-	blasImpl{}.Sgemm(tc.tA, tc.tB, tc.m, tc.n, tc.k, tc.alpha, a, lda, b, ldb, tc.beta, c, ldc)
+	BLAS{}.Sgemm(tc.tA, tc.tB, tc.m, tc.n, tc.k, tc.alpha, a, lda, b, ldb, tc.beta, c, ldc)
 	// Both sum k products in float32, in different orders.
 	tol := 1e-5 * float64(tc.k+1) * float64(1+math.Abs(float64(tc.alpha))) * 4
 	for i := range c {
@@ -112,7 +112,7 @@ func TestSgemmPanics(t *testing.T) {
 			if want == nil {
 				t.Fatal("gonum does not panic: bad test case")
 			}
-			if got := msg(blasImpl{}); got != want {
+			if got := msg(BLAS{}); got != want {
 				t.Errorf("panic %v, gonum's %v", got, want)
 			}
 		})
@@ -150,7 +150,7 @@ func BenchmarkSgemm(b *testing.B) {
 		for _, impl := range []struct {
 			name string
 			blas.Float32
-		}{{"gonum", gonum.Implementation{}}, {"fast", blasImpl{}}} {
+		}{{"gonum", gonum.Implementation{}}, {"fast", BLAS{}}} {
 			b.Run(impl.name+"/"+tc.String(), func(b *testing.B) {
 				for b.Loop() {
 					impl.Sgemm(tc.tA, tc.tB, tc.m, tc.n, tc.k, tc.alpha, a, lda, bm, ldb, tc.beta, c, ldc)

@@ -1,6 +1,6 @@
 //go:build amd64
 
-package model
+package kernel
 
 import "golang.org/x/sys/cpu"
 

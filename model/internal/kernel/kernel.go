@@ -1,4 +1,4 @@
-package model
+package kernel
 
 import (
 	"fmt"
@@ -6,7 +6,7 @@ import (
 )
 
 // The microkernel computes one tile of mr x nr outputs of a matrix product;
-// the fused convolutions and Sgemm are loops around it. 6x16 uses 12 of the
+// the convolutions and Sgemm are loops around it. 6x16 uses 12 of the
 // 16 AVX2 registers for the tile, two for a row of B and two for broadcast
 // values of A: the largest tile that fits, and 6 is the board's width, so a
 // convolution's tile is one board row.
@@ -26,9 +26,9 @@ const (
 // the portable Go kernels (CI tests both).
 var fastKernels = haveAVX2FMA && os.Getenv("DEATHSTACKS_NOASM") != "1"
 
-// Kernels names the kernels in use: "avx2" (AVX2 and FMA assembly) or "go"
+// Name names the kernels in use: "avx2" (AVX2 and FMA assembly) or "go"
 // (portable Go, on other CPUs or with DEATHSTACKS_NOASM=1).
-func Kernels() string {
+func Name() string {
 	if fastKernels {
 		return "avx2"
 	}

@@ -1,4 +1,4 @@
-package model
+package kernel
 
 import (
 	"sync"
@@ -16,10 +16,10 @@ const (
 	sgemmMC = 16 * mr
 )
 
-// blasImpl is gonum's BLAS with a faster float32 matrix product: Sgemm
+// BLAS is gonum's BLAS with a faster float32 matrix product: Sgemm
 // packs its operands into panels and runs the register-blocked
-// microkernel. Everything else is gonum's.
-type blasImpl struct {
+// microkernel. Everything else is gonum's. It is safe for concurrent use.
+type BLAS struct {
 	gonum.Implementation
 }
 
@@ -51,7 +51,7 @@ var sgemmPool = sync.Pool{New: func() any { return new(sgemmScratch) }}
 // Sgemm computes C = alpha * op(A) * op(B) + beta * C for row-major
 // matrices, op(X) being X or its transpose, with gonum's argument checks
 // and panics.
-func (blasImpl) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+func (BLAS) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 	aTrans, bTrans := checkSgemm(tA, tB, m, n, k, a, lda, b, ldb, c, ldc)
 	if m == 0 || n == 0 || ((alpha == 0 || k == 0) && beta == 1) {
 		return

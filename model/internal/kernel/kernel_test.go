@@ -1,7 +1,8 @@
-package model
+package kernel
 
 import (
 	"math"
+	"math/rand/v2"
 	"os"
 	"testing"
 	"time"
@@ -37,7 +38,7 @@ func refKernel(a []float32, offs []int, k, lda int, b, c []float32, ldc int, bia
 }
 
 func randSlice(n int, seed uint64) []float32 {
-	rng := seeded(seed)
+	rng := rand.New(rand.NewPCG(seed, 0x5eed))
 	s := make([]float32, n)
 	for i := range s {
 		s[i] = float32(rng.NormFloat64())
@@ -164,7 +165,7 @@ func TestKernelsInUse(t *testing.T) {
 	if haveAVX2FMA && os.Getenv("DEATHSTACKS_NOASM") != "1" {
 		want = "avx2"
 	}
-	if got := Kernels(); got != want {
-		t.Errorf("Kernels() = %q, want %q (AVX2+FMA %v, DEATHSTACKS_NOASM=%q)", got, want, haveAVX2FMA, os.Getenv("DEATHSTACKS_NOASM"))
+	if got := Name(); got != want {
+		t.Errorf("Name() = %q, want %q (AVX2+FMA %v, DEATHSTACKS_NOASM=%q)", got, want, haveAVX2FMA, os.Getenv("DEATHSTACKS_NOASM"))
 	}
 }

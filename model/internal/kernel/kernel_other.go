@@ -1,6 +1,6 @@
 //go:build !amd64
 
-package model
+package kernel
 
 // Other architectures have no assembly kernels: the portable ones run.
 const haveAVX2FMA = false

@@ -1,0 +1,127 @@
+package model
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"testing"
+)
+
+// trainerGradients returns a trainer's losses and gradients (copied) for
+// one batch, without a step.
+func trainerGradients(t *testing.T, tr *Trainer, batch []Sample) (Losses, [][]float32) {
+	t.Helper()
+	if err := tr.load(batch); err != nil {
+		t.Fatal(err)
+	}
+	defer tr.zeroGrads()
+	l, grads, err := tr.gradients(batch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([][]float32, len(grads))
+	for i, g := range grads {
+		out[i] = slices.Clone(g)
+	}
+	return l, out
+}
+
+// TestFusedGradientsMatchStock compares the fused training graph's
+// losses and gradients with gorgonia's stock graph on random networks and
+// batches of several sizes.
+func TestFusedGradientsMatchStock(t *testing.T) {
+	for _, tc := range []struct {
+		cfg   Config
+		batch int
+	}{
+		{tinyConfig, 1},
+		{tinyConfig, 5},
+		{Config{Blocks: 0, Channels: 5, ValuePlanes: 3, ValueHidden: 7}, 3},
+		{Config{Blocks: 2, Channels: 17, ValuePlanes: 2, ValueHidden: 16}, 4},
+		{DefaultConfig(), 8},
+	} {
+		t.Run(fmt.Sprintf("%v/batch=%d", tc.cfg, tc.batch), func(t *testing.T) {
+			n := randomNetwork(t, tc.cfg, 11)
+			batch := samplePositions(seeded(12), tc.batch)
+			cfg := tinyTrainConfig(tc.batch)
+			cfg.ValueWeight = 0.7
+			fused, err := NewTrainer(n, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			stock, err := NewStockTrainer(n, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fl, fg := trainerGradients(t, fused, batch)
+			sl, sg := trainerGradients(t, stock, batch)
+			if math.Abs(fl.Policy-sl.Policy) > 1e-4*(1+sl.Policy) || math.Abs(fl.Value-sl.Value) > 1e-4*(1+sl.Value) {
+				t.Errorf("fused losses %+v, stock %+v", fl, sl)
+			}
+			for i, s := range tc.cfg.specs() {
+				compareGradients(t, s.name, fg[i], sg[i], 1e-3)
+			}
+		})
+	}
+}
+
+// compareGradients fails unless got and want agree within tol relative
+// to the largest magnitude of want.
+func compareGradients(t *testing.T, name string, got, want []float32, tol float64) {
+	t.Helper()
+	scale := 1e-3
+	for _, w := range want {
+		scale = max(scale, math.Abs(float64(w)))
+	}
+	for j := range want {
+		if d := math.Abs(float64(got[j] - want[j])); !(d <= tol*scale) {
+			t.Errorf("gradient of %s[%d] is %v, want %v (scale %v)", name, j, got[j], want[j], scale)
+			return
+		}
+	}
+}
+
+// TestFusedGradientsMatchReference checks the fused graph's gradients
+// against central differences of the plain-Go reference loss, in float64,
+// at random coordinates of every learnable.
+func TestFusedGradientsMatchReference(t *testing.T) {
+	cfg := Config{Blocks: 2, Channels: 6, ValuePlanes: 2, ValueHidden: 5}
+	n := randomNetwork(t, cfg, 21)
+	batch := samplePositions(seeded(22), 3)
+	tc := tinyTrainConfig(len(batch))
+	tc.ValueWeight = 0.5
+	tr, err := NewTrainer(n, tc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, grads := trainerGradients(t, tr, batch)
+	loss := func(w [][]float32) float64 {
+		var total float64
+		for _, s := range batch {
+			logits, v := refForward(cfg, w, s.Obs)
+			p, q := refLosses(logits, v, s)
+			total += (p + tc.ValueWeight*q) / float64(len(batch))
+		}
+		return total
+	}
+	rng := seeded(23)
+	for i, s := range cfg.specs() {
+		t.Run(s.name, func(t *testing.T) {
+			for range 4 {
+				j := rng.IntN(s.size())
+				w := n.Clone().weights
+				orig := w[i][j]
+				const h = 1e-3
+				w[i][j] = orig + h
+				up := loss(w)
+				w[i][j] = orig - h
+				down := loss(w)
+				// The step really taken is the float32 difference.
+				want := (up - down) / (float64(orig+h) - float64(orig-h))
+				if got := float64(grads[i][j]); math.Abs(got-want) > 2e-3*(1+math.Abs(want)) {
+					t.Errorf("gradient of %s[%d] is %v, central difference %v", s.name, j, got, want)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,16 @@
+package model
+
+import (
+	"time"
+
+	"github.com/deathstacks/deathstacks/model/internal/kernel"
+)
+
+// Kernels names the kernels in use: "avx2" (AVX2 and FMA assembly) or "go"
+// (portable Go, on other CPUs or with DEATHSTACKS_NOASM=1 at start-up).
+func Kernels() string { return kernel.Name() }
+
+// PeakGFLOPS measures the machine's fused multiply-add peak on GOMAXPROCS
+// cores for about d, which "deathstacks bench nn" compares the network's
+// speed with; it returns that number of cores and their GFLOP/s together.
+func PeakGFLOPS(d time.Duration) (cores int, gflops float64) { return kernel.PeakGFLOPS(d) }

@@ -1,0 +1,110 @@
+package model
+
+import (
+	"math"
+
+	"github.com/deathstacks/deathstacks/env"
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// policyLossOp is the fused graph's policy loss as one Op: inputs the
+// logits z, the mask m (0 legal, illegalLogit illegal) and the targets t,
+// all (B, NumActions); output (1) the mean over rows of
+//
+//	-sum(t*z) + log(sum over legal actions of exp(z))
+//
+// computed with the shift by the row's largest legal logit and in float64
+// sums. Built from gorgonia's primitives (as the stock graph does) the
+// loss spends most of its time on exp() of the illegal actions and on
+// broadcast copies; here exp() runs over the legal actions only. It keeps
+// the softmax over the legal actions for policyLossGradOp.
+type policyLossOp struct {
+	fusedOp
+	batch int
+	probs []float32 // (B, NumActions), 0 for illegal actions
+}
+
+func newPolicyLossOp(batch int) *policyLossOp {
+	s := tensor.Shape{batch, env.NumActions}
+	return &policyLossOp{
+		fusedOp: newFusedOp("fusedPolicyLoss", tensor.Shape{1}, s, s, s),
+		batch:   batch,
+		probs:   make([]float32, batch*env.NumActions),
+	}
+}
+
+func (op *policyLossOp) Do(vals ...G.Value) (G.Value, error) {
+	in, err := op.inputs(vals)
+	if err != nil {
+		return nil, err
+	}
+	z, mask, target := in[0], in[1], in[2]
+	const na = env.NumActions
+	var total float64
+	for b := range op.batch {
+		zr, mr, tr := z[b*na:(b+1)*na], mask[b*na:(b+1)*na], target[b*na:(b+1)*na]
+		pr := op.probs[b*na : (b+1)*na]
+		top := math.Inf(-1)
+		for a, m := range mr {
+			if m == 0 {
+				top = max(top, float64(zr[a]))
+			}
+		}
+		var sum, dot float64
+		for a, m := range mr {
+			pr[a] = 0
+			if m == 0 {
+				e := math.Exp(float64(zr[a]) - top)
+				pr[a] = float32(e)
+				sum += e
+			}
+			dot += float64(tr[a]) * float64(zr[a])
+		}
+		for a := range pr {
+			pr[a] = float32(float64(pr[a]) / sum)
+		}
+		total += top + math.Log(sum) - dot
+	}
+	op.out.Float32s()[0] = float32(total / float64(op.batch))
+	return op.out, nil
+}
+
+// DiffWRT: the loss is differentiated with regard to the logits only.
+func (op *policyLossOp) DiffWRT(inputs int) []bool {
+	d := diffWRT(inputs, 0, false)
+	d[0] = true
+	return d
+}
+
+// SymDiff returns the logits' gradient, (softmax - t) / B times the
+// loss's gradient.
+func (op *policyLossOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
+	bw := &policyLossGradOp{fusedOp: newFusedOp("fusedPolicyLossGrad", op.in[0], op.in[2], tensor.Shape{1}), fwd: op}
+	dz, err := G.ApplyOp(bw, inputs[2], grad)
+	if err != nil {
+		return nil, err
+	}
+	return G.Nodes{dz, nil, nil}, nil
+}
+
+// policyLossGradOp is policyLossOp's backward pass: inputs the targets
+// and the loss's gradient, output the logits' gradient. It reads the
+// softmax its forward op kept in the same run.
+type policyLossGradOp struct {
+	fusedOp
+	fwd *policyLossOp
+}
+
+func (op *policyLossGradOp) Do(vals ...G.Value) (G.Value, error) {
+	in, err := op.inputs(vals)
+	if err != nil {
+		return nil, err
+	}
+	scale := in[1][0] / float32(op.fwd.batch)
+	out := op.out.Float32s()
+	for i, p := range op.fwd.probs {
+		out[i] = scale * (p - in[0][i])
+	}
+	return op.out, nil
+}
