@@ -525,6 +525,10 @@ func summaryLine(m metrics.Iteration, cfg Config) string {
 	if m.SelfPlayGames > 0 || m.RemoteGames == 0 {
 		fmt.Fprintf(&b, ", %.0f plies on average, %.0f%% decided, %.0f positions/s",
 			m.MeanGameLength, 100*(m.RedWinShare+m.BlueWinShare), m.PositionsPerSec)
+		if cfg.SelfPlay.FastSimulations > 0 && m.SelfPlaySec > 0 {
+			// Playout cap randomization records a share of the plies only.
+			fmt.Fprintf(&b, " recorded of %.0f plies/s", m.MeanGameLength*float64(m.SelfPlayGames)/m.SelfPlaySec)
+		}
 	}
 	if m.RemoteGames > 0 {
 		fmt.Fprintf(&b, ", remote %.0f plies on average, %.0f%% decided", m.RemoteMeanGameLength, 100*m.RemoteDecidedShare)
