@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"hash"
 	"hash/fnv"
+	"math"
 
 	"github.com/chewxy/hm"
 	"github.com/deathstacks/deathstacks/env"
 	"github.com/deathstacks/deathstacks/model/internal/kernel"
+	"gonum.org/v1/gonum/blas"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -25,6 +27,10 @@ type packedNet struct {
 	stride        int
 	trunk         kernel.Tower
 	policy, value kernel.Head
+	// fc is the value head's fully connected layers (value.fc1.w, .fc1.b,
+	// .fc2.w, .fc2.b): the weights themselves, not a copy, for the
+	// inference graph's valueFCOp.
+	fc [][]float32
 }
 
 // load packs the weights w (in Config.specs order).
@@ -36,6 +42,7 @@ func (p *packedNet) load(cfg Config, w [][]float32) {
 	h := trunkParams(cfg)
 	p.policy.Pack(w[h], policyPlanes, ch, w[h+1], false)
 	p.value.Pack(w[h+2], cfg.ValuePlanes, ch, w[h+3], true)
+	p.fc = w[h+4 : h+8]
 }
 
 // loadTrunk packs the trunk's convolutions from w (Config.specs order).
@@ -335,4 +342,44 @@ func splitParams(flat []float32, specs []paramSpec) [][]float32 {
 		out[i], flat = flat[:s.size()], flat[s.size():]
 	}
 	return out
+}
+
+// valueFCOp is the value head's fully connected layers at inference: input
+// the value convolution's planes (B, ValuePlanes*36), output tanh(relu(v
+// fc1.w + fc1.b) fc2.w + fc2.b), (B, 1), with the weights of the engine's
+// packedNet. As gorgonia's nodes these were fourteen nodes (broadcasts,
+// the ReLU as a product with a comparison, reshapes), each allocating its
+// value on every run; training keeps them (graph.go's finish) for their
+// gradients.
+type valueFCOp struct {
+	fusedOp
+	w      *packedNet
+	hidden []float32 // (B, ValueHidden)
+}
+
+func newValueFCOp(w *packedNet, batch int) *valueFCOp {
+	return &valueFCOp{
+		fusedOp: newFusedOp("fusedValueFC", tensor.Shape{batch, 1}, tensor.Shape{batch, w.cfg.ValuePlanes * env.NumSquares}),
+		w:       w,
+		hidden:  make([]float32, batch*w.cfg.ValueHidden),
+	}
+}
+
+func (op *valueFCOp) Do(vals ...G.Value) (G.Value, error) {
+	in, err := op.inputs(vals)
+	if err != nil {
+		return nil, err
+	}
+	fc, k, hid := op.w.fc, op.in[0][1], op.w.cfg.ValueHidden
+	batch := op.in[0][0]
+	kernel.BLAS{}.Sgemm(blas.NoTrans, blas.NoTrans, batch, hid, k, 1, in[0], k, fc[0], hid, 0, op.hidden, hid)
+	out := op.out.Float32s()
+	for b := range batch {
+		sum := fc[3][0]
+		for j, v := range op.hidden[b*hid : (b+1)*hid] {
+			sum += max(v+fc[1][j], 0) * fc[2][j]
+		}
+		out[b] = float32(math.Tanh(float64(sum)))
+	}
+	return op.out, nil
 }

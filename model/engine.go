@@ -8,11 +8,13 @@ import (
 	G "gorgonia.org/gorgonia"
 )
 
-// runner is one compiled inference graph and its machine.
+// runner is one compiled inference graph and what runs it: the stock
+// graph's machine or the fused graph's fusedRun.
 type runner struct {
-	net *net
-	vm  G.VM
-	xs  []float32 // the input's backing slice
+	net   *net
+	vm    G.VM
+	fused *fusedRun
+	xs    []float32 // the input's backing slice
 }
 
 // engine runs a network's inference graphs, compiled lazily per batch
@@ -58,14 +60,15 @@ func (e *engine) runner(batch int) (*runner, error) {
 	r := &runner{xs: make([]float32, batch*env.ObservationSize)}
 	var err error
 	if e.stock {
-		r.net, err = newNet(G.NewGraph(), e.src.cfg, batch, r.xs, e.weights)
-	} else {
-		r.net, err = newFastNet(G.NewGraph(), e.src.cfg, e.packed, batch, r.xs, e.weights)
+		if r.net, err = newNet(G.NewGraph(), e.src.cfg, batch, r.xs, e.weights); err == nil {
+			r.vm = G.NewTapeMachine(r.net.g)
+		}
+	} else if r.net, err = newFastNet(G.NewGraph(), e.src.cfg, e.packed, batch, r.xs, e.weights); err == nil {
+		r.fused, err = newFusedRun(r.net.g)
 	}
 	if err != nil {
 		return nil, err
 	}
-	r.vm = G.NewTapeMachine(r.net.g)
 	e.runners[batch] = r
 	return r, nil
 }
@@ -86,7 +89,7 @@ func (e *engine) forward(n int, fill func(xs []float32)) (logits, values []float
 	}
 	fill(r.xs[:n*env.ObservationSize])
 	clear(r.xs[n*env.ObservationSize:])
-	if err := run(r.vm); err != nil {
+	if err := r.run(); err != nil {
 		return nil, nil, fmt.Errorf("run network: %w", err)
 	}
 	return r.net.outputs()
@@ -112,17 +115,32 @@ func (e *engine) evaluate(obs []float32, legal [][]env.Action, priors [][]float3
 	return nil
 }
 
-// run runs a machine from the start, turning a panic inside gorgonia into
-// an error so that a server's callers are answered rather than left
+// run runs the runner's graph once.
+func (r *runner) run() error {
+	if r.fused != nil {
+		return recovered(r.fused.run)
+	}
+	return run(r.vm)
+}
+
+// run runs a machine from the start.
+func run(vm G.VM) error {
+	return recovered(func() error {
+		vm.Reset()
+		return vm.RunAll()
+	})
+}
+
+// recovered calls f, turning a panic inside it (gorgonia's or an op's)
+// into an error so that a server's callers are answered rather than left
 // waiting.
-func run(vm G.VM) (err error) {
+func recovered(f func() error) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("gorgonia panicked: %v", r)
 		}
 	}()
-	vm.Reset()
-	return vm.RunAll()
+	return f()
 }
 
 // output writes the priors and value of batch row from the network's

@@ -148,13 +148,14 @@ func (b *builder) finish(n *net, v *G.Node, fc []*G.Node) {
 }
 
 // newFastNet builds the fused graph of cfg for batch positions with input
-// backing xs: the trunk and the heads' convolutions are fused ops, the
-// value head's fully connected layers gorgonia's nodes over weights (in
-// Config.specs order). For inference (packed not nil) the fused ops read
-// packed, the engine's copy of the weights, and the graph has no params.
-// For training (packed nil) every learnable is an input node over
-// weights, as in newNet, and the graph is differentiable. The caller must
-// hold buildMu.
+// backing xs. For inference (packed not nil) it is fused ops only, reading
+// packed, the engine's copy of the weights (in Config.specs order): the
+// trunk, the heads' convolutions and the value head's fully connected
+// layers; the graph has no params, and its outputs are the ops' own
+// buffers, rewritten by each run (see fusedRun). For training (packed nil)
+// every learnable is an input node over weights, as in newNet, the value
+// head's fully connected layers are gorgonia's nodes, and the graph is
+// differentiable. The caller must hold buildMu.
 func newFastNet(g *G.ExprGraph, cfg Config, packed *packedNet, batch int, xs []float32, weights [][]float32) (*net, error) {
 	train := packed == nil
 	if train {
@@ -164,8 +165,8 @@ func newFastNet(g *G.ExprGraph, cfg Config, packed *packedNet, batch int, xs []f
 	n := &net{g: g, batch: batch}
 	specs := cfg.specs()
 	p := make([]*G.Node, len(specs))
-	for i, s := range specs {
-		if train || i >= len(specs)-4 { // value.fc1.w, .fc1.b, .fc2.w, .fc2.b
+	if train {
+		for i, s := range specs {
 			p[i] = b.input(s.name, weights[i], s.shape...)
 		}
 	}
@@ -184,7 +185,14 @@ func newFastNet(g *G.ExprGraph, cfg Config, packed *packedNet, batch int, xs []f
 	polOp := newHeadOp("fusedPolicy", packed, batch, &packed.policy, policyPlanes, false, train, specs[tp].shape, specs[tp+1].shape)
 	n.logits = b.apply(polOp, append([]*G.Node{h}, pol...)...)
 	valOp := newHeadOp("fusedValueConv", packed, batch, &packed.value, cfg.ValuePlanes, true, train, specs[tp+2].shape, specs[tp+3].shape)
-	b.finish(n, b.apply(valOp, append([]*G.Node{h}, val...)...), p[len(p)-4:])
+	v := b.apply(valOp, append([]*G.Node{h}, val...)...)
+	if train {
+		b.finish(n, v, p[len(p)-4:])
+	} else {
+		fc := newValueFCOp(packed, batch)
+		n.value = b.apply(fc, v)
+		n.logitsOut, n.valueOut = polOp.out, fc.out
+	}
 	if b.err != nil {
 		return nil, fmt.Errorf("build fused %v network for batch %d: %w", cfg, batch, b.err)
 	}
