@@ -40,8 +40,8 @@ func (p *packedNet) load(cfg Config, w [][]float32) {
 	p.stride = kernel.Stride(ch)
 	p.loadTrunk(w)
 	h := trunkParams(cfg)
-	p.policy.Pack(w[h], policyPlanes, ch, w[h+1], false)
-	p.value.Pack(w[h+2], cfg.ValuePlanes, ch, w[h+3], true)
+	p.policy.Pack(w[h], policyPlanes, ch, w[h+1], false, !p.backward)
+	p.value.Pack(w[h+2], cfg.ValuePlanes, ch, w[h+3], true, false)
 	p.fc = w[h+4 : h+8]
 }
 
@@ -213,8 +213,10 @@ func (op *trunkGradOp) Do(vals ...G.Value) (G.Value, error) {
 
 // headOp is a head's 1x1 convolution (kernel.Head) of the trunk's output
 // into planes of 6x6, flattened plane-major (NCHW) per position: the
-// policy's logits, or the value head's planes. For training (train) it
-// also takes the head's weights and bias as inputs, packs them on every
+// policy's logits, or the value head's planes; or, if the head is packed
+// for squares (the inference graph's policy), square-major: the logits of
+// each square's planes together (see batchOutput). For training (train)
+// it also takes the head's weights and bias as inputs, packs them on every
 // run and is differentiable through headGradOp.
 type headOp struct {
 	fusedOp
@@ -243,8 +245,14 @@ func (op *headOp) Do(vals ...G.Value) (G.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	if op.train {
-		op.p.Pack(in[1], op.in[1][0], op.in[1][1], in[2], op.relu)
+	switch {
+	case op.train:
+		op.p.Pack(in[1], op.in[1][0], op.in[1][1], in[2], op.relu, false)
+	case op.p.Squares():
+		// The output has room for it: planes is a multiple of the
+		// kernel's width (policyPlanes; the tests run it).
+		op.p.ForwardSquares(op.batch, in[0], op.stride, op.out.Float32s())
+		return op.out, nil
 	}
 	op.p.Forward(op.batch, in[0], op.stride, op.out.Float32s())
 	return op.out, nil

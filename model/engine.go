@@ -75,22 +75,21 @@ func (e *engine) runner(batch int) (*runner, error) {
 
 // forward runs n <= maxBatch positions: fill writes their observations
 // into the first n*ObservationSize values of xs, and the rest is zeroed
-// (padding rows are independent of the real ones). It returns the logits
-// (NumActions per row) and values of the compiled batch, valid until the
-// next call.
-func (e *engine) forward(n int, fill func(xs []float32)) (logits, values []float32, err error) {
+// (padding rows are independent of the real ones). It returns the
+// outputs of the compiled batch, valid until the next call.
+func (e *engine) forward(n int, fill func(xs []float32)) (batchOutput, error) {
 	if v := e.src.version.Load(); v != e.version {
 		e.weights = e.src.copyWeights(e.weights, &e.version)
 		e.packed.load(e.src.cfg, e.weights)
 	}
 	r, err := e.runner(e.batchFor(n))
 	if err != nil {
-		return nil, nil, err
+		return batchOutput{}, err
 	}
 	fill(r.xs[:n*env.ObservationSize])
 	clear(r.xs[n*env.ObservationSize:])
 	if err := r.run(); err != nil {
-		return nil, nil, fmt.Errorf("run network: %w", err)
+		return batchOutput{}, fmt.Errorf("run network: %w", err)
 	}
 	return r.net.outputs()
 }
@@ -100,14 +99,14 @@ func (e *engine) forward(n int, fill func(xs []float32)) (logits, values []float
 func (e *engine) evaluate(obs []float32, legal [][]env.Action, priors [][]float32, values []float32) error {
 	for lo := 0; lo < len(values); lo += e.maxBatch {
 		hi := min(len(values), lo+e.maxBatch)
-		logits, vs, err := e.forward(hi-lo, func(xs []float32) {
+		out, err := e.forward(hi-lo, func(xs []float32) {
 			copy(xs, obs[lo*env.ObservationSize:hi*env.ObservationSize])
 		})
 		if err != nil {
 			return err
 		}
 		for i := lo; i < hi; i++ {
-			if err := output(priors[i], &values[i], logits, vs, i-lo, legal[i]); err != nil {
+			if err := out.write(priors[i], &values[i], i-lo, legal[i]); err != nil {
 				return err
 			}
 		}
@@ -143,29 +142,60 @@ func recovered(f func() error) (err error) {
 	return f()
 }
 
-// output writes the priors and value of batch row from the network's
-// outputs.
-func output(priors []float32, value *float32, logits, values []float32, row int, legal []env.Action) error {
-	v := values[row]
+// batchOutput is one run's outputs: per batch row NumActions logits, in
+// order, and a value.
+type batchOutput struct {
+	logits, values []float32
+	order          logitOrder
+}
+
+// logitOrder is the layout of a row of logits.
+type logitOrder int
+
+const (
+	// actionOrder is env's action index order, plane-major: the stock
+	// graph's and the training graph's.
+	actionOrder logitOrder = iota
+	// squareOrder is square-major, the fused inference graph's: square s's
+	// policyPlanes logits together, action (plane*36 + s) at s*policyPlanes
+	// + plane. Its policy head computes it without a transpose (see
+	// kernel.Head.ForwardSquares); only the legal actions' logits are read.
+	squareOrder
+)
+
+// index is action a's position in a row of logits.
+func (o logitOrder) index(a env.Action) int {
+	if o == squareOrder {
+		return int(a)%env.NumSquares*policyPlanes + int(a)/env.NumSquares
+	}
+	return int(a)
+}
+
+// write writes the priors and value of batch row.
+func (o batchOutput) write(priors []float32, value *float32, row int, legal []env.Action) error {
+	v := o.values[row]
 	if !(v >= -1 && v <= 1) {
 		return fmt.Errorf("evaluate: network value %v", v)
 	}
 	*value = v
-	return legalSoftmax(priors, logits[row*env.NumActions:(row+1)*env.NumActions], legal)
+	return legalSoftmax(priors, o.logits[row*env.NumActions:(row+1)*env.NumActions], o.order, legal)
 }
 
-// legalSoftmax writes the softmax of logits restricted to the legal
-// actions into dst, compact over legal; other actions get no probability
-// at all. It shifts by the largest legal logit, so any finite logits work;
-// a NaN or infinite legal logit (a diverged network) is an error.
-func legalSoftmax(dst, logits []float32, legal []env.Action) error {
+// legalSoftmax writes the softmax of logits (one row, in order) restricted
+// to the legal actions into dst, compact over legal; other actions get no
+// probability at all. It shifts by the largest legal logit, so any finite
+// logits work; a NaN or infinite legal logit (a diverged network) is an
+// error.
+func legalSoftmax(dst, logits []float32, order logitOrder, legal []env.Action) error {
 	top := math.Inf(-1)
-	for _, a := range legal {
-		top = max(top, float64(logits[a]))
+	for j, a := range legal {
+		l := logits[order.index(a)]
+		dst[j] = l
+		top = max(top, float64(l))
 	}
 	var sum float64
-	for j, a := range legal {
-		p := math.Exp(float64(logits[a]) - top)
+	for j, l := range dst[:len(legal)] {
+		p := math.Exp(float64(l) - top)
 		dst[j] = float32(p)
 		sum += p
 	}

@@ -52,20 +52,32 @@ func TestFusedMatchesStock(t *testing.T) {
 						copy(xs[i*env.ObservationSize:], s.Obs)
 					}
 				}
-				fl, fv, err := fused.forward(size, fill)
+				fo, err := fused.forward(size, fill)
 				if err != nil {
 					t.Fatal(err)
 				}
-				fl, fv = slices.Clone(fl), slices.Clone(fv)
-				sl, sv, err := stock.forward(size, fill)
+				fl, fv := fo.actionLogits(size), slices.Clone(fo.values[:size])
+				so, err := stock.forward(size, fill)
 				if err != nil {
 					t.Fatal(err)
 				}
-				compareOutputs(t, size, fl[:size*env.NumActions], sl[:size*env.NumActions], "logit")
-				compareOutputs(t, size, fv[:size], sv[:size], "value")
+				compareOutputs(t, size, fl, so.actionLogits(size), "logit")
+				compareOutputs(t, size, fv, so.values[:size], "value")
 			}
 		})
 	}
+}
+
+// actionLogits returns the logits of o's first rows rows in action order.
+func (o batchOutput) actionLogits(rows int) []float32 {
+	l := make([]float32, rows*env.NumActions)
+	for r := range rows {
+		row := o.logits[r*env.NumActions : (r+1)*env.NumActions]
+		for a := range env.NumActions {
+			l[r*env.NumActions+a] = row[o.order.index(env.Action(a))]
+		}
+	}
+	return l
 }
 
 // compareOutputs fails unless got and want agree to 1e-4 relative to the
@@ -85,6 +97,25 @@ func compareOutputs(t *testing.T, batch int, got, want []float32, what string) {
 
 // TestFusedFollowsTraining checks that a fused engine repacks the weights
 // after a training step: its outputs follow the stock graph's.
+// TestFusedPriorsMatchStock compares what Evaluate returns through both
+// graphs, whose logits come in different orders.
+func TestFusedPriorsMatchStock(t *testing.T) {
+	n := randomNetwork(t, DefaultConfig(), 5)
+	samples := samplePositions(seeded(6), 13)
+	obs, legal, priors, values := evalArgs(samples)
+	if err := n.Evaluate(obs, legal, priors, values); err != nil {
+		t.Fatal(err)
+	}
+	_, _, stockPriors, stockValues := evalArgs(samples)
+	if err := n.EvaluateStock(obs, legal, stockPriors, stockValues); err != nil {
+		t.Fatal(err)
+	}
+	compareOutputs(t, len(samples), values, stockValues, "value")
+	for i := range samples {
+		compareOutputs(t, len(samples), priors[i], stockPriors[i], fmt.Sprintf("position %d: prior", i))
+	}
+}
+
 func TestFusedFollowsTraining(t *testing.T) {
 	n := randomNetwork(t, tinyConfig, 3)
 	tc := DefaultTrainConfig()
@@ -130,7 +161,7 @@ func BenchmarkForwardCompare(b *testing.B) {
 					}
 				}
 				for b.Loop() {
-					if _, _, err := e.forward(batch, fill); err != nil {
+					if _, err := e.forward(batch, fill); err != nil {
 						b.Fatal(err)
 					}
 				}

@@ -118,21 +118,23 @@ type net struct {
 	value  *G.Node   // (B, 1), after tanh
 	// The outputs are read through copies made during the run: the tape
 	// machine reuses the memory of a node whose value no later operation
-	// needs, so a node's Value after the run can hold another node's.
+	// needs, so a node's Value after the run can hold another node's. The
+	// fused inference graph's are its ops' own buffers.
 	logitsOut, valueOut G.Value
+	order               logitOrder // of logitsOut
 }
 
-// outputs returns the copied logits and values of the last run.
-func (n *net) outputs() (logits, values []float32, err error) {
+// outputs returns the logits and values of the last run.
+func (n *net) outputs() (batchOutput, error) {
 	if n.logitsOut == nil || n.valueOut == nil {
-		return nil, nil, fmt.Errorf("network outputs were not read")
+		return batchOutput{}, fmt.Errorf("network outputs were not read")
 	}
 	logits, ok1 := n.logitsOut.Data().([]float32)
 	values, ok2 := n.valueOut.Data().([]float32)
 	if !ok1 || !ok2 {
-		return nil, nil, fmt.Errorf("network outputs are not float32")
+		return batchOutput{}, fmt.Errorf("network outputs are not float32")
 	}
-	return logits, values, nil
+	return batchOutput{logits: logits, values: values, order: n.order}, nil
 }
 
 // finish adds the value head's fully connected layers over v (B,
@@ -191,7 +193,7 @@ func newFastNet(g *G.ExprGraph, cfg Config, packed *packedNet, batch int, xs []f
 	} else {
 		fc := newValueFCOp(packed, batch)
 		n.value = b.apply(fc, v)
-		n.logitsOut, n.valueOut = polOp.out, fc.out
+		n.logitsOut, n.valueOut, n.order = polOp.out, fc.out, squareOrder
 	}
 	if b.err != nil {
 		return nil, fmt.Errorf("build fused %v network for batch %d: %w", cfg, batch, b.err)

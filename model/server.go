@@ -216,7 +216,7 @@ func (s *Server) runBatch(e *engine, queue []*request) ([]*request, error) {
 		r.next += n
 		rows += n
 	}
-	logits, values, err := e.forward(rows, func(xs []float32) {
+	out, err := e.forward(rows, func(xs []float32) {
 		for _, sp := range spans {
 			copy(xs[sp.row*env.ObservationSize:], sp.r.obs[sp.lo*env.ObservationSize:sp.hi*env.ObservationSize])
 		}
@@ -226,7 +226,7 @@ func (s *Server) runBatch(e *engine, queue []*request) ([]*request, error) {
 	for _, sp := range spans {
 		r := sp.r
 		for i := sp.lo; i < sp.hi && err == nil && r.err == nil; i++ {
-			r.err = output(r.priors[i], &r.values[i], logits, values, sp.row+i-sp.lo, r.legal[i])
+			r.err = out.write(r.priors[i], &r.values[i], sp.row+i-sp.lo, r.legal[i])
 		}
 		if err != nil && r.err == nil {
 			r.err = err
