@@ -154,7 +154,9 @@ func newTrunkOp(w *packedNet, batch int, train bool) *trunkOp {
 // trunkParams is the number of the trunk's learnables (Config.specs).
 func trunkParams(cfg Config) int { return 2 + 4*cfg.Blocks }
 
-func (op *trunkOp) Do(vals ...G.Value) (G.Value, error) {
+func (op *trunkOp) Do(vals ...G.Value) (G.Value, error) { return op.doRows(op.in[0][0], vals...) }
+
+func (op *trunkOp) doRows(rows int, vals ...G.Value) (G.Value, error) {
 	in, err := op.inputs(vals)
 	if err != nil {
 		return nil, err
@@ -162,7 +164,7 @@ func (op *trunkOp) Do(vals ...G.Value) (G.Value, error) {
 	if op.train {
 		op.w.loadTrunk(in[1:])
 	}
-	op.run.Forward(&op.w.trunk, in[0])
+	op.run.Forward(&op.w.trunk, in[0], rows)
 	return op.out, nil
 }
 
@@ -240,7 +242,9 @@ func newHeadOp(name string, w *packedNet, batch int, p *kernel.Head, planes int,
 	}
 }
 
-func (op *headOp) Do(vals ...G.Value) (G.Value, error) {
+func (op *headOp) Do(vals ...G.Value) (G.Value, error) { return op.doRows(op.batch, vals...) }
+
+func (op *headOp) doRows(rows int, vals ...G.Value) (G.Value, error) {
 	in, err := op.inputs(vals)
 	if err != nil {
 		return nil, err
@@ -251,10 +255,10 @@ func (op *headOp) Do(vals ...G.Value) (G.Value, error) {
 	case op.p.Squares():
 		// The output has room for it: planes is a multiple of the
 		// kernel's width (policyPlanes; the tests run it).
-		op.p.ForwardSquares(op.batch, in[0], op.stride, op.out.Float32s())
+		op.p.ForwardSquares(rows, in[0], op.stride, op.out.Float32s())
 		return op.out, nil
 	}
-	op.p.Forward(op.batch, in[0], op.stride, op.out.Float32s())
+	op.p.Forward(rows, in[0], op.stride, op.out.Float32s())
 	return op.out, nil
 }
 
@@ -373,16 +377,17 @@ func newValueFCOp(w *packedNet, batch int) *valueFCOp {
 	}
 }
 
-func (op *valueFCOp) Do(vals ...G.Value) (G.Value, error) {
+func (op *valueFCOp) Do(vals ...G.Value) (G.Value, error) { return op.doRows(op.in[0][0], vals...) }
+
+func (op *valueFCOp) doRows(rows int, vals ...G.Value) (G.Value, error) {
 	in, err := op.inputs(vals)
 	if err != nil {
 		return nil, err
 	}
 	fc, k, hid := op.w.fc, op.in[0][1], op.w.cfg.ValueHidden
-	batch := op.in[0][0]
-	kernel.BLAS{}.Sgemm(blas.NoTrans, blas.NoTrans, batch, hid, k, 1, in[0], k, fc[0], hid, 0, op.hidden, hid)
+	kernel.BLAS{}.Sgemm(blas.NoTrans, blas.NoTrans, rows, hid, k, 1, in[0], k, fc[0], hid, 0, op.hidden, hid)
 	out := op.out.Float32s()
-	for b := range batch {
+	for b := range rows {
 		sum := fc[3][0]
 		for j, v := range op.hidden[b*hid : (b+1)*hid] {
 			sum += max(v+fc[1][j], 0) * fc[2][j]

@@ -17,9 +17,10 @@ type runner struct {
 	xs    []float32 // the input's backing slice
 }
 
-// engine runs a network's inference graphs, compiled lazily per batch
-// size: the fused graph, or gorgonia's stock graph of the same network if
-// stock. It belongs to one goroutine at a time (a TapeMachine is not safe
+// engine runs a network's inference graphs: the fused graph, compiled
+// for maxBatch positions and run on as many as a batch has, or
+// gorgonia's stock graph of the same network if stock, compiled lazily
+// per batch size. It belongs to one goroutine at a time (a TapeMachine is not safe
 // for concurrent use). Its graphs share one private copy of the weights,
 // refreshed from the network before a run whenever a training step has
 // changed them, so a training step never writes memory a run reads; the
@@ -42,8 +43,12 @@ func newEngine(src *Network, maxBatch int, stock bool) *engine {
 }
 
 // batchFor is the compiled batch size that runs n <= maxBatch positions:
-// the next power of two, or maxBatch itself.
+// for the stock graph the next power of two, or maxBatch itself; the
+// fused graph's is maxBatch.
 func (e *engine) batchFor(n int) int {
+	if !e.stock {
+		return e.maxBatch
+	}
 	b := 1
 	for b < n {
 		b *= 2
@@ -74,9 +79,11 @@ func (e *engine) runner(batch int) (*runner, error) {
 }
 
 // forward runs n <= maxBatch positions: fill writes their observations
-// into the first n*ObservationSize values of xs, and the rest is zeroed
-// (padding rows are independent of the real ones). It returns the
-// outputs of the compiled batch, valid until the next call.
+// into the first n*ObservationSize values of xs. The stock graph runs its
+// whole compiled batch, the rest of xs zeroed (padding rows are
+// independent of the real ones); the fused graph computes n rows alone. It
+// returns the outputs of the compiled batch, of which the first n rows
+// are this run's, valid until the next call.
 func (e *engine) forward(n int, fill func(xs []float32)) (batchOutput, error) {
 	if v := e.src.version.Load(); v != e.version {
 		e.weights = e.src.copyWeights(e.weights, &e.version)
@@ -87,8 +94,10 @@ func (e *engine) forward(n int, fill func(xs []float32)) (batchOutput, error) {
 		return batchOutput{}, err
 	}
 	fill(r.xs[:n*env.ObservationSize])
-	clear(r.xs[n*env.ObservationSize:])
-	if err := r.run(); err != nil {
+	if r.vm != nil {
+		clear(r.xs[n*env.ObservationSize:])
+	}
+	if err := r.run(n); err != nil {
 		return batchOutput{}, fmt.Errorf("run network: %w", err)
 	}
 	return r.net.outputs()
@@ -114,10 +123,10 @@ func (e *engine) evaluate(obs []float32, legal [][]env.Action, priors [][]float3
 	return nil
 }
 
-// run runs the runner's graph once.
-func (r *runner) run() error {
+// run runs the runner's graph once, for n positions or more.
+func (r *runner) run(n int) error {
 	if r.fused != nil {
-		return recovered(r.fused.run)
+		return recovered(func() error { return r.fused.run(n) })
 	}
 	return run(r.vm)
 }

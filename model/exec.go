@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	G "gorgonia.org/gorgonia"
-	"gorgonia.org/tensor"
 )
 
 // fusedRun is an inference graph of the package's fused ops, run in the
@@ -24,18 +23,20 @@ type fusedRun struct {
 
 // fusedStep is one op node: its op and the indices of its inputs' values.
 type fusedStep struct {
-	op   G.Op
+	op   rowsOp
 	args []int
 	out  int
 	in   []G.Value // scratch for the op's arguments
 }
 
-// ownsOutput is what every fused op has (fusedOp's out): newFusedRun
-// accepts no other op, so that no op allocates or returns a view of its
-// input.
-type ownsOutput interface{ output() *tensor.Dense }
-
-func (op *fusedOp) output() *tensor.Dense { return op.out }
+// rowsOp is a fused inference op. Each returns a buffer it owns (fusedOp's
+// out) and can compute the first rows positions of its batch alone:
+// newFusedRun accepts no other op, so that no op allocates or returns a
+// view of its input, and a short batch costs no padding rows.
+type rowsOp interface {
+	G.Op
+	doRows(rows int, vals ...G.Value) (G.Value, error)
+}
 
 // newFusedRun prepares g, whose nodes must be bound inputs or fused ops.
 func newFusedRun(g *G.ExprGraph) (*fusedRun, error) {
@@ -55,10 +56,11 @@ func newFusedRun(g *G.ExprGraph) (*fusedRun, error) {
 			}
 			continue
 		}
-		if _, ok := n.Op().(ownsOutput); !ok {
+		op, ok := n.Op().(rowsOp)
+		if !ok {
 			return nil, fmt.Errorf("fused graph: node %s runs %v, not a fused op", n.Name(), n.Op())
 		}
-		s := fusedStep{op: n.Op(), out: i}
+		s := fusedStep{op: op, out: i}
 		for it := g.From(n.ID()); it.Next(); {
 			s.args = append(s.args, index[it.Node().ID()])
 		}
@@ -68,14 +70,15 @@ func newFusedRun(g *G.ExprGraph) (*fusedRun, error) {
 	return r, nil
 }
 
-// run runs every op once.
-func (r *fusedRun) run() error {
+// run runs every op once on the first rows positions of the batch; the
+// outputs' other rows keep what they held.
+func (r *fusedRun) run(rows int) error {
 	for i := range r.steps {
 		s := &r.steps[i]
 		for j, a := range s.args {
 			s.in[j] = r.vals[a]
 		}
-		v, err := s.op.Do(s.in...)
+		v, err := s.op.doRows(rows, s.in...)
 		if err != nil {
 			return err
 		}
