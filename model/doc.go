@@ -40,11 +40,13 @@
 // # Inference
 //
 // gorgonia needs a graph compiled for each batch size, and a TapeMachine
-// is not safe for concurrent use. An engine (one per goroutine) compiles
-// graphs lazily for batch sizes 1, 2, 4, ... up to its maximum, binds the
-// inputs once, copies each batch into their backing arrays and zero-pads
-// short batches. Its graphs share one private copy of the weights,
-// refreshed when the network's weights have changed.
+// is not safe for concurrent use. An engine (one per goroutine) binds its
+// graphs' inputs once and copies each batch into their backing arrays.
+// The stock graph is compiled lazily for batch sizes 1, 2, 4, ... up to
+// the engine's maximum, short batches zero-padded; the fused graph once,
+// for the maximum, its ops computing only the rows a batch has. The
+// graphs share one private copy of the weights, refreshed when the
+// network's weights have changed.
 //
 // [Network.Evaluate] serialises its callers on one engine. A [Server]
 // batches the requests of many concurrent searches: each worker goroutine
