@@ -19,9 +19,11 @@ var ErrClosed = errors.New("model server closed")
 //
 // Each worker goroutine owns its compiled graphs. It yields to the callers
 // it has just answered, takes the first waiting request, then keeps taking
-// requests while they are queued, up to MaxBatch positions; when the queue runs empty it waits FlushDelay for
-// more, then runs the batch (zero-padded to the next compiled size). A
-// request larger than the room left is split across batches.
+// requests while they are queued, up to MaxBatch positions; when the
+// queue runs empty it waits FlushDelay for more, then runs the batch (the
+// fused graph computes only its rows; the stock graph's is zero-padded to
+// the next compiled size). A request larger than the room left is split
+// across batches.
 type Server struct {
 	cfg  ServerConfig
 	reqs chan *request
