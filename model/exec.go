@@ -13,8 +13,8 @@ import (
 // run, during which the core idles. With two workers on a loaded machine
 // the wake-ups took up to milliseconds, and the trace of BenchmarkServer
 // (clients=16, per-call=8, workers=2; go test -trace) showed the two Ps
-// idle 23-30% of the time, against 0.2% when the workers ran the ops
-// themselves. The fused ops need none of a machine's services: each
+// idle 23-30% of the time, against at most 0.2% when the workers ran the
+// ops themselves. The fused ops need none of a machine's services: each
 // returns a buffer it owns and never writes its inputs, so running them
 // in topological order is the whole computation.
 type fusedRun struct {
