@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"hash"
 	"hash/fnv"
+	"math"
 
 	"github.com/chewxy/hm"
 	"github.com/deathstacks/deathstacks/env"
 	"github.com/deathstacks/deathstacks/model/internal/kernel"
+	"gonum.org/v1/gonum/blas"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -25,6 +27,10 @@ type packedNet struct {
 	stride        int
 	trunk         kernel.Tower
 	policy, value kernel.Head
+	// fc is the value head's fully connected layers (value.fc1.w, .fc1.b,
+	// .fc2.w, .fc2.b): the weights themselves, not a copy, for the
+	// inference graph's valueFCOp.
+	fc [][]float32
 }
 
 // load packs the weights w (in Config.specs order).
@@ -34,8 +40,9 @@ func (p *packedNet) load(cfg Config, w [][]float32) {
 	p.stride = kernel.Stride(ch)
 	p.loadTrunk(w)
 	h := trunkParams(cfg)
-	p.policy.Pack(w[h], policyPlanes, ch, w[h+1], false)
-	p.value.Pack(w[h+2], cfg.ValuePlanes, ch, w[h+3], true)
+	p.policy.Pack(w[h], policyPlanes, ch, w[h+1], false, !p.backward)
+	p.value.Pack(w[h+2], cfg.ValuePlanes, ch, w[h+3], true, false)
+	p.fc = w[h+4 : h+8]
 }
 
 // loadTrunk packs the trunk's convolutions from w (Config.specs order).
@@ -147,7 +154,9 @@ func newTrunkOp(w *packedNet, batch int, train bool) *trunkOp {
 // trunkParams is the number of the trunk's learnables (Config.specs).
 func trunkParams(cfg Config) int { return 2 + 4*cfg.Blocks }
 
-func (op *trunkOp) Do(vals ...G.Value) (G.Value, error) {
+func (op *trunkOp) Do(vals ...G.Value) (G.Value, error) { return op.doRows(op.in[0][0], vals...) }
+
+func (op *trunkOp) doRows(rows int, vals ...G.Value) (G.Value, error) {
 	in, err := op.inputs(vals)
 	if err != nil {
 		return nil, err
@@ -155,7 +164,7 @@ func (op *trunkOp) Do(vals ...G.Value) (G.Value, error) {
 	if op.train {
 		op.w.loadTrunk(in[1:])
 	}
-	op.run.Forward(&op.w.trunk, in[0])
+	op.run.Forward(&op.w.trunk, in[0], rows)
 	return op.out, nil
 }
 
@@ -206,8 +215,10 @@ func (op *trunkGradOp) Do(vals ...G.Value) (G.Value, error) {
 
 // headOp is a head's 1x1 convolution (kernel.Head) of the trunk's output
 // into planes of 6x6, flattened plane-major (NCHW) per position: the
-// policy's logits, or the value head's planes. For training (train) it
-// also takes the head's weights and bias as inputs, packs them on every
+// policy's logits, or the value head's planes; or, if the head is packed
+// for squares (the inference graph's policy), square-major: the logits of
+// each square's planes together (see batchOutput). For training (train)
+// it also takes the head's weights and bias as inputs, packs them on every
 // run and is differentiable through headGradOp.
 type headOp struct {
 	fusedOp
@@ -231,15 +242,23 @@ func newHeadOp(name string, w *packedNet, batch int, p *kernel.Head, planes int,
 	}
 }
 
-func (op *headOp) Do(vals ...G.Value) (G.Value, error) {
+func (op *headOp) Do(vals ...G.Value) (G.Value, error) { return op.doRows(op.batch, vals...) }
+
+func (op *headOp) doRows(rows int, vals ...G.Value) (G.Value, error) {
 	in, err := op.inputs(vals)
 	if err != nil {
 		return nil, err
 	}
-	if op.train {
-		op.p.Pack(in[1], op.in[1][0], op.in[1][1], in[2], op.relu)
+	switch {
+	case op.train:
+		op.p.Pack(in[1], op.in[1][0], op.in[1][1], in[2], op.relu, false)
+	case op.p.Squares():
+		// The output has room for it: planes is a multiple of the
+		// kernel's width (policyPlanes; the tests run it).
+		op.p.ForwardSquares(rows, in[0], op.stride, op.out.Float32s())
+		return op.out, nil
 	}
-	op.p.Forward(op.batch, in[0], op.stride, op.out.Float32s())
+	op.p.Forward(rows, in[0], op.stride, op.out.Float32s())
 	return op.out, nil
 }
 
@@ -335,4 +354,45 @@ func splitParams(flat []float32, specs []paramSpec) [][]float32 {
 		out[i], flat = flat[:s.size()], flat[s.size():]
 	}
 	return out
+}
+
+// valueFCOp is the value head's fully connected layers at inference: input
+// the value convolution's planes (B, ValuePlanes*36), output tanh(relu(v
+// fc1.w + fc1.b) fc2.w + fc2.b), (B, 1), with the weights of the engine's
+// packedNet. As gorgonia's nodes these were fourteen nodes (broadcasts,
+// the ReLU as a product with a comparison, reshapes), each allocating its
+// value on every run; training keeps them (graph.go's finish) for their
+// gradients.
+type valueFCOp struct {
+	fusedOp
+	w      *packedNet
+	hidden []float32 // (B, ValueHidden)
+}
+
+func newValueFCOp(w *packedNet, batch int) *valueFCOp {
+	return &valueFCOp{
+		fusedOp: newFusedOp("fusedValueFC", tensor.Shape{batch, 1}, tensor.Shape{batch, w.cfg.ValuePlanes * env.NumSquares}),
+		w:       w,
+		hidden:  make([]float32, batch*w.cfg.ValueHidden),
+	}
+}
+
+func (op *valueFCOp) Do(vals ...G.Value) (G.Value, error) { return op.doRows(op.in[0][0], vals...) }
+
+func (op *valueFCOp) doRows(rows int, vals ...G.Value) (G.Value, error) {
+	in, err := op.inputs(vals)
+	if err != nil {
+		return nil, err
+	}
+	fc, k, hid := op.w.fc, op.in[0][1], op.w.cfg.ValueHidden
+	kernel.BLAS{}.Sgemm(blas.NoTrans, blas.NoTrans, rows, hid, k, 1, in[0], k, fc[0], hid, 0, op.hidden, hid)
+	out := op.out.Float32s()
+	for b := range rows {
+		sum := fc[3][0]
+		for j, v := range op.hidden[b*hid : (b+1)*hid] {
+			sum += max(v+fc[1][j], 0) * fc[2][j]
+		}
+		out[b] = float32(math.Tanh(float64(sum)))
+	}
+	return op.out, nil
 }

@@ -40,11 +40,13 @@
 // # Inference
 //
 // gorgonia needs a graph compiled for each batch size, and a TapeMachine
-// is not safe for concurrent use. An engine (one per goroutine) compiles
-// graphs lazily for batch sizes 1, 2, 4, ... up to its maximum, binds the
-// inputs once, copies each batch into their backing arrays, zero-pads short
-// batches and calls Reset before every run. Its graphs share one private
-// copy of the weights, refreshed when the network's weights have changed.
+// is not safe for concurrent use. An engine (one per goroutine) binds its
+// graphs' inputs once and copies each batch into their backing arrays.
+// The stock graph is compiled lazily for batch sizes 1, 2, 4, ... up to
+// the engine's maximum, short batches zero-padded; the fused graph once,
+// for the maximum, its ops computing only the rows a batch has. The
+// graphs share one private copy of the weights, refreshed when the
+// network's weights have changed.
 //
 // [Network.Evaluate] serialises its callers on one engine. A [Server]
 // batches the requests of many concurrent searches: each worker goroutine
@@ -59,13 +61,22 @@
 //
 // # Speed
 //
-// Inference runs a fused graph, still a gorgonia graph: the stem and the
-// residual tower are one Op (trunkOp), each head's 1x1 convolution another
-// (headOp), and the value head's fully connected layers stock nodes. The
-// trunk's activations are kept channel-last with a zero border (B x 8 x 8
-// x C), so that a 3x3 convolution is an implicit matrix product read in
-// place: no im2col, no transpose, and bias, residual add and ReLU are done
-// as each output tile is stored. The stored weights keep their layout (and
+// Inference runs a fused graph, still a gorgonia graph of gorgonia Ops:
+// the stem and the residual tower are one Op (trunkOp), each head's 1x1
+// convolution another (headOp), and the value head's fully connected
+// layers a third kind (valueFCOp). The engine runs these ops itself, in
+// topological order in its own goroutine (fusedRun), not on a tape
+// machine: a machine's RunAll hands every run to a new goroutine while
+// the caller waits on a locked OS thread, two thread wake-ups per run that
+// left a core idle much of the time with a worker per core. The stock
+// graph still runs on a TapeMachine (Reset before every run). The trunk's
+// activations are kept channel-last with a zero border (B x 8 x 8 x C),
+// so that a 3x3 convolution is an implicit matrix product read in place:
+// no im2col, no transpose, and bias, residual add and ReLU are done as
+// each output tile is stored. The policy head reads the trunk's output the
+// same way, a board row of six squares per tile, and so writes its logits
+// square-major; the softmax over the legal actions reads them in that
+// order. The stored weights keep their layout (and
 // the file format its meaning); an engine repacks them for the kernels
 // when it copies them. The numeric code that needs no gorgonia (the
 // microkernel in AVX2/FMA assembly or portable Go, Sgemm, the
@@ -74,10 +85,10 @@
 // gorgonia's stock graph of the same weights; the tests check that both
 // graphs agree at every batch size.
 //
-// The rest of gorgonia's matrix products run on gonum's BLAS with the
-// kernel package's Sgemm (installed with gorgonia.Use unless built with
-// the openblas tag); the tests check that Sgemm is the only BLAS entry
-// point the graphs reach.
+// The rest of gorgonia's matrix products (the stock graph's, training's)
+// run on gonum's BLAS with the kernel package's Sgemm (installed with
+// gorgonia.Use unless built with the openblas tag); the tests check that
+// Sgemm is the only BLAS entry point the graphs reach.
 //
 // Training runs the same fused ops, differentiable: in a Trainer's graph
 // the trunk and head ops take the learnables as inputs (packed on every

@@ -8,16 +8,19 @@ import (
 	G "gorgonia.org/gorgonia"
 )
 
-// runner is one compiled inference graph and its machine.
+// runner is one compiled inference graph and what runs it: the stock
+// graph's machine or the fused graph's fusedRun.
 type runner struct {
-	net *net
-	vm  G.VM
-	xs  []float32 // the input's backing slice
+	net   *net
+	vm    G.VM
+	fused *fusedRun
+	xs    []float32 // the input's backing slice
 }
 
-// engine runs a network's inference graphs, compiled lazily per batch
-// size: the fused graph, or gorgonia's stock graph of the same network if
-// stock. It belongs to one goroutine at a time (a TapeMachine is not safe
+// engine runs a network's inference graphs: the fused graph, compiled
+// for maxBatch positions and run on as many as a batch has, or
+// gorgonia's stock graph of the same network if stock, compiled lazily
+// per batch size. It belongs to one goroutine at a time (a TapeMachine is not safe
 // for concurrent use). Its graphs share one private copy of the weights,
 // refreshed from the network before a run whenever a training step has
 // changed them, so a training step never writes memory a run reads; the
@@ -40,8 +43,12 @@ func newEngine(src *Network, maxBatch int, stock bool) *engine {
 }
 
 // batchFor is the compiled batch size that runs n <= maxBatch positions:
-// the next power of two, or maxBatch itself.
+// for the stock graph the next power of two, or maxBatch itself; the
+// fused graph's is maxBatch.
 func (e *engine) batchFor(n int) int {
+	if !e.stock {
+		return e.maxBatch
+	}
 	b := 1
 	for b < n {
 		b *= 2
@@ -58,36 +65,40 @@ func (e *engine) runner(batch int) (*runner, error) {
 	r := &runner{xs: make([]float32, batch*env.ObservationSize)}
 	var err error
 	if e.stock {
-		r.net, err = newNet(G.NewGraph(), e.src.cfg, batch, r.xs, e.weights)
-	} else {
-		r.net, err = newFastNet(G.NewGraph(), e.src.cfg, e.packed, batch, r.xs, e.weights)
+		if r.net, err = newNet(G.NewGraph(), e.src.cfg, batch, r.xs, e.weights); err == nil {
+			r.vm = G.NewTapeMachine(r.net.g)
+		}
+	} else if r.net, err = newFastNet(G.NewGraph(), e.src.cfg, e.packed, batch, r.xs, e.weights); err == nil {
+		r.fused, err = newFusedRun(r.net.g)
 	}
 	if err != nil {
 		return nil, err
 	}
-	r.vm = G.NewTapeMachine(r.net.g)
 	e.runners[batch] = r
 	return r, nil
 }
 
 // forward runs n <= maxBatch positions: fill writes their observations
-// into the first n*ObservationSize values of xs, and the rest is zeroed
-// (padding rows are independent of the real ones). It returns the logits
-// (NumActions per row) and values of the compiled batch, valid until the
-// next call.
-func (e *engine) forward(n int, fill func(xs []float32)) (logits, values []float32, err error) {
+// into the first n*ObservationSize values of xs. The stock graph runs its
+// whole compiled batch, the rest of xs zeroed (padding rows are
+// independent of the real ones); the fused graph computes n rows alone. It
+// returns the outputs of the compiled batch, of which the first n rows
+// are this run's, valid until the next call.
+func (e *engine) forward(n int, fill func(xs []float32)) (batchOutput, error) {
 	if v := e.src.version.Load(); v != e.version {
 		e.weights = e.src.copyWeights(e.weights, &e.version)
 		e.packed.load(e.src.cfg, e.weights)
 	}
 	r, err := e.runner(e.batchFor(n))
 	if err != nil {
-		return nil, nil, err
+		return batchOutput{}, err
 	}
 	fill(r.xs[:n*env.ObservationSize])
-	clear(r.xs[n*env.ObservationSize:])
-	if err := run(r.vm); err != nil {
-		return nil, nil, fmt.Errorf("run network: %w", err)
+	if r.vm != nil {
+		clear(r.xs[n*env.ObservationSize:])
+	}
+	if err := r.run(n); err != nil {
+		return batchOutput{}, fmt.Errorf("run network: %w", err)
 	}
 	return r.net.outputs()
 }
@@ -97,14 +108,14 @@ func (e *engine) forward(n int, fill func(xs []float32)) (logits, values []float
 func (e *engine) evaluate(obs []float32, legal [][]env.Action, priors [][]float32, values []float32) error {
 	for lo := 0; lo < len(values); lo += e.maxBatch {
 		hi := min(len(values), lo+e.maxBatch)
-		logits, vs, err := e.forward(hi-lo, func(xs []float32) {
+		out, err := e.forward(hi-lo, func(xs []float32) {
 			copy(xs, obs[lo*env.ObservationSize:hi*env.ObservationSize])
 		})
 		if err != nil {
 			return err
 		}
 		for i := lo; i < hi; i++ {
-			if err := output(priors[i], &values[i], logits, vs, i-lo, legal[i]); err != nil {
+			if err := out.write(priors[i], &values[i], i-lo, legal[i]); err != nil {
 				return err
 			}
 		}
@@ -112,42 +123,88 @@ func (e *engine) evaluate(obs []float32, legal [][]env.Action, priors [][]float3
 	return nil
 }
 
-// run runs a machine from the start, turning a panic inside gorgonia into
-// an error so that a server's callers are answered rather than left
+// run runs the runner's graph once, for n positions or more.
+func (r *runner) run(n int) error {
+	if r.fused != nil {
+		return recovered(func() error { return r.fused.run(n) })
+	}
+	return run(r.vm)
+}
+
+// run runs a machine from the start.
+func run(vm G.VM) error {
+	return recovered(func() error {
+		vm.Reset()
+		return vm.RunAll()
+	})
+}
+
+// recovered calls f, turning a panic inside it (gorgonia's or an op's)
+// into an error so that a server's callers are answered rather than left
 // waiting.
-func run(vm G.VM) (err error) {
+func recovered(f func() error) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("gorgonia panicked: %v", r)
 		}
 	}()
-	vm.Reset()
-	return vm.RunAll()
+	return f()
 }
 
-// output writes the priors and value of batch row from the network's
-// outputs.
-func output(priors []float32, value *float32, logits, values []float32, row int, legal []env.Action) error {
-	v := values[row]
+// batchOutput is one run's outputs: per batch row NumActions logits, in
+// order, and a value.
+type batchOutput struct {
+	logits, values []float32
+	order          logitOrder
+}
+
+// logitOrder is the layout of a row of logits.
+type logitOrder int
+
+const (
+	// actionOrder is env's action index order, plane-major: the stock
+	// graph's and the training graph's.
+	actionOrder logitOrder = iota
+	// squareOrder is square-major, the fused inference graph's: square s's
+	// policyPlanes logits together, action (plane*36 + s) at s*policyPlanes
+	// + plane. Its policy head computes it without a transpose (see
+	// kernel.Head.ForwardSquares); only the legal actions' logits are read.
+	squareOrder
+)
+
+// index is action a's position in a row of logits.
+func (o logitOrder) index(a env.Action) int {
+	if o == squareOrder {
+		return int(a)%env.NumSquares*policyPlanes + int(a)/env.NumSquares
+	}
+	return int(a)
+}
+
+// write writes the priors and value of batch row.
+func (o batchOutput) write(priors []float32, value *float32, row int, legal []env.Action) error {
+	v := o.values[row]
 	if !(v >= -1 && v <= 1) {
 		return fmt.Errorf("evaluate: network value %v", v)
 	}
 	*value = v
-	return legalSoftmax(priors, logits[row*env.NumActions:(row+1)*env.NumActions], legal)
+	return legalSoftmax(priors, o.logits[row*env.NumActions:(row+1)*env.NumActions], o.order, legal)
 }
 
-// legalSoftmax writes the softmax of logits restricted to the legal
-// actions into dst, compact over legal; other actions get no probability
-// at all. It shifts by the largest legal logit, so any finite logits work;
-// a NaN or infinite legal logit (a diverged network) is an error.
-func legalSoftmax(dst, logits []float32, legal []env.Action) error {
+// legalSoftmax writes the softmax of logits (one row, in order) restricted
+// to the legal actions into dst, compact over legal; other actions get no
+// probability at all. It shifts by the largest legal logit, so any finite
+// logits work; a NaN or infinite legal logit (a diverged network) is an
+// error.
+func legalSoftmax(dst, logits []float32, order logitOrder, legal []env.Action) error {
 	top := math.Inf(-1)
-	for _, a := range legal {
-		top = max(top, float64(logits[a]))
+	for j, a := range legal {
+		l := logits[order.index(a)]
+		dst[j] = l
+		top = max(top, float64(l))
 	}
 	var sum float64
-	for j, a := range legal {
-		p := math.Exp(float64(logits[a]) - top)
+	for j, l := range dst[:len(legal)] {
+		p := math.Exp(float64(l) - top)
 		dst[j] = float32(p)
 		sum += p
 	}

@@ -4,9 +4,12 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/deathstacks/deathstacks/env"
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
 )
 
 // randomNetwork returns a network of cfg whose weights, biases included,
@@ -46,42 +49,38 @@ func TestFusedMatchesStock(t *testing.T) {
 			samples := samplePositions(seeded(8), tc.maxBatch)
 			fused := newEngine(n, tc.maxBatch, false)
 			stock := newEngine(n, tc.maxBatch, true)
-			fill := func(size int) func([]float32) {
-				return func(xs []float32) {
+			for size := 1; size <= tc.maxBatch; size++ {
+				fill := func(xs []float32) {
 					for i, s := range samples[:size] {
 						copy(xs[i*env.ObservationSize:], s.Obs)
 					}
 				}
-			}
-			// The stock graph runs once, on the whole batch: its rows do not
-			// depend on each other (no batch statistics), and under the race
-			// detector it is most of the test's time. Each fused size is
-			// compared with the stock rows of its positions.
-			sl, sv, err := stock.forward(tc.maxBatch, fill(tc.maxBatch))
-			if err != nil {
-				t.Fatal(err)
-			}
-			sl, sv = slices.Clone(sl), slices.Clone(sv)
-			for size := 1; size <= tc.maxBatch; size++ {
-				fl, fv, err := fused.forward(size, fill(size))
+				fo, err := fused.forward(size, fill)
 				if err != nil {
 					t.Fatal(err)
 				}
-				compareOutputs(t, size, fl[:size*env.NumActions], sl[:size*env.NumActions], "logit")
-				compareOutputs(t, size, fv[:size], sv[:size], "value")
-			}
-			// And the stock graph's own padding: a short batch gives the
-			// same rows.
-			for _, size := range []int{1, tc.maxBatch/2 + 1} {
-				l, v, err := stock.forward(size, fill(size))
+				fl, fv := fo.actionLogits(size), slices.Clone(fo.values[:size])
+				so, err := stock.forward(size, fill)
 				if err != nil {
 					t.Fatal(err)
 				}
-				compareOutputs(t, size, l[:size*env.NumActions], sl[:size*env.NumActions], "stock logit")
-				compareOutputs(t, size, v[:size], sv[:size], "stock value")
+				compareOutputs(t, size, fl, so.actionLogits(size), "logit")
+				compareOutputs(t, size, fv, so.values[:size], "value")
 			}
 		})
 	}
+}
+
+// actionLogits returns the logits of o's first rows rows in action order.
+func (o batchOutput) actionLogits(rows int) []float32 {
+	l := make([]float32, rows*env.NumActions)
+	for r := range rows {
+		row := o.logits[r*env.NumActions : (r+1)*env.NumActions]
+		for a := range env.NumActions {
+			l[r*env.NumActions+a] = row[o.order.index(env.Action(a))]
+		}
+	}
+	return l
 }
 
 // compareOutputs fails unless got and want agree to 1e-4 relative to the
@@ -101,6 +100,54 @@ func compareOutputs(t *testing.T, batch int, got, want []float32, what string) {
 
 // TestFusedFollowsTraining checks that a fused engine repacks the weights
 // after a training step: its outputs follow the stock graph's.
+// TestFusedPriorsMatchStock compares what Evaluate returns through both
+// graphs, whose logits come in different orders.
+func TestFusedPriorsMatchStock(t *testing.T) {
+	n := randomNetwork(t, DefaultConfig(), 5)
+	samples := samplePositions(seeded(6), 13)
+	obs, legal, priors, values := evalArgs(samples)
+	if err := n.Evaluate(obs, legal, priors, values); err != nil {
+		t.Fatal(err)
+	}
+	_, _, stockPriors, stockValues := evalArgs(samples)
+	if err := n.EvaluateStock(obs, legal, stockPriors, stockValues); err != nil {
+		t.Fatal(err)
+	}
+	compareOutputs(t, len(samples), values, stockValues, "value")
+	for i := range samples {
+		compareOutputs(t, len(samples), priors[i], stockPriors[i], fmt.Sprintf("position %d: prior", i))
+	}
+}
+
+// TestFusedRunRejects checks that newFusedRun takes only graphs it can run
+// as they are: bound inputs and the package's fused ops.
+func TestFusedRunRejects(t *testing.T) {
+	for _, tc := range []struct {
+		name, want string // want: in the error
+		build      func(g *G.ExprGraph) error
+	}{
+		{"stock op", "not a fused op", func(g *G.ExprGraph) error {
+			b := &builder{g: g}
+			b.tanh(b.input("x", make([]float32, 4), 4))
+			return b.err
+		}},
+		{"unbound input", "has no value", func(g *G.ExprGraph) error {
+			G.NewTensor(g, tensor.Float32, 1, G.WithShape(4), G.WithName("x"))
+			return nil
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := G.NewGraph()
+			if err := tc.build(g); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := newFusedRun(g); err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v, want one saying %q", err, tc.want)
+			}
+		})
+	}
+}
+
 func TestFusedFollowsTraining(t *testing.T) {
 	n := randomNetwork(t, tinyConfig, 3)
 	tc := DefaultTrainConfig()
@@ -145,14 +192,23 @@ func BenchmarkForwardCompare(b *testing.B) {
 						copy(xs[i*env.ObservationSize:], s.Obs)
 					}
 				}
+				if _, err := e.forward(batch, fill); err != nil { // compile
+					b.Fatal(err)
+				}
+				cpu := processCPU()
 				for b.Loop() {
-					if _, _, err := e.forward(batch, fill); err != nil {
+					if _, err := e.forward(batch, fill); err != nil {
 						b.Fatal(err)
 					}
 				}
+				cpu = processCPU() - cpu
 				evals := float64(b.N*batch) / b.Elapsed().Seconds()
 				b.ReportMetric(evals, "evals/s")
 				b.ReportMetric(evals*float64(DefaultConfig().FLOPs())/1e9, "GFLOP/s")
+				if cpu > 0 {
+					// On a loaded machine the CPU time is the steadier figure.
+					b.ReportMetric(float64(b.N*batch)/cpu.Seconds(), "evals/cpu-s")
+				}
 			})
 		}
 	}

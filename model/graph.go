@@ -118,21 +118,23 @@ type net struct {
 	value  *G.Node   // (B, 1), after tanh
 	// The outputs are read through copies made during the run: the tape
 	// machine reuses the memory of a node whose value no later operation
-	// needs, so a node's Value after the run can hold another node's.
+	// needs, so a node's Value after the run can hold another node's. The
+	// fused inference graph's are its ops' own buffers.
 	logitsOut, valueOut G.Value
+	order               logitOrder // of logitsOut
 }
 
-// outputs returns the copied logits and values of the last run.
-func (n *net) outputs() (logits, values []float32, err error) {
+// outputs returns the logits and values of the last run.
+func (n *net) outputs() (batchOutput, error) {
 	if n.logitsOut == nil || n.valueOut == nil {
-		return nil, nil, fmt.Errorf("network outputs were not read")
+		return batchOutput{}, fmt.Errorf("network outputs were not read")
 	}
 	logits, ok1 := n.logitsOut.Data().([]float32)
 	values, ok2 := n.valueOut.Data().([]float32)
 	if !ok1 || !ok2 {
-		return nil, nil, fmt.Errorf("network outputs are not float32")
+		return batchOutput{}, fmt.Errorf("network outputs are not float32")
 	}
-	return logits, values, nil
+	return batchOutput{logits: logits, values: values, order: n.order}, nil
 }
 
 // finish adds the value head's fully connected layers over v (B,
@@ -148,13 +150,14 @@ func (b *builder) finish(n *net, v *G.Node, fc []*G.Node) {
 }
 
 // newFastNet builds the fused graph of cfg for batch positions with input
-// backing xs: the trunk and the heads' convolutions are fused ops, the
-// value head's fully connected layers gorgonia's nodes over weights (in
-// Config.specs order). For inference (packed not nil) the fused ops read
-// packed, the engine's copy of the weights, and the graph has no params.
-// For training (packed nil) every learnable is an input node over
-// weights, as in newNet, and the graph is differentiable. The caller must
-// hold buildMu.
+// backing xs. For inference (packed not nil) it is fused ops only, reading
+// packed, the engine's copy of the weights (in Config.specs order): the
+// trunk, the heads' convolutions and the value head's fully connected
+// layers; the graph has no params, and its outputs are the ops' own
+// buffers, rewritten by each run (see fusedRun). For training (packed nil)
+// every learnable is an input node over weights, as in newNet, the value
+// head's fully connected layers are gorgonia's nodes, and the graph is
+// differentiable. The caller must hold buildMu.
 func newFastNet(g *G.ExprGraph, cfg Config, packed *packedNet, batch int, xs []float32, weights [][]float32) (*net, error) {
 	train := packed == nil
 	if train {
@@ -164,8 +167,8 @@ func newFastNet(g *G.ExprGraph, cfg Config, packed *packedNet, batch int, xs []f
 	n := &net{g: g, batch: batch}
 	specs := cfg.specs()
 	p := make([]*G.Node, len(specs))
-	for i, s := range specs {
-		if train || i >= len(specs)-4 { // value.fc1.w, .fc1.b, .fc2.w, .fc2.b
+	if train {
+		for i, s := range specs {
 			p[i] = b.input(s.name, weights[i], s.shape...)
 		}
 	}
@@ -184,7 +187,14 @@ func newFastNet(g *G.ExprGraph, cfg Config, packed *packedNet, batch int, xs []f
 	polOp := newHeadOp("fusedPolicy", packed, batch, &packed.policy, policyPlanes, false, train, specs[tp].shape, specs[tp+1].shape)
 	n.logits = b.apply(polOp, append([]*G.Node{h}, pol...)...)
 	valOp := newHeadOp("fusedValueConv", packed, batch, &packed.value, cfg.ValuePlanes, true, train, specs[tp+2].shape, specs[tp+3].shape)
-	b.finish(n, b.apply(valOp, append([]*G.Node{h}, val...)...), p[len(p)-4:])
+	v := b.apply(valOp, append([]*G.Node{h}, val...)...)
+	if train {
+		b.finish(n, v, p[len(p)-4:])
+	} else {
+		fc := newValueFCOp(packed, batch)
+		n.value = b.apply(fc, v)
+		n.logitsOut, n.valueOut, n.order = polOp.out, fc.out, squareOrder
+	}
 	if b.err != nil {
 		return nil, fmt.Errorf("build fused %v network for batch %d: %w", cfg, batch, b.err)
 	}

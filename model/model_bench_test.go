@@ -139,7 +139,7 @@ func BenchmarkLegalSoftmax(b *testing.B) {
 	logits := make([]float32, env.NumActions)
 	dst := make([]float32, len(p.Legal))
 	for b.Loop() {
-		if err := legalSoftmax(dst, logits, p.Legal); err != nil {
+		if err := legalSoftmax(dst, logits, squareOrder, p.Legal); err != nil {
 			b.Fatal(err)
 		}
 	}

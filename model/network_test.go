@@ -29,7 +29,7 @@ func TestForwardMatchesReference(t *testing.T) {
 			}
 			samples := samplePositions(seeded(3), 3)
 			e := newEngine(n, 4, false)
-			logits, values, err := e.forward(len(samples), func(xs []float32) {
+			out, err := e.forward(len(samples), func(xs []float32) {
 				for i, s := range samples {
 					copy(xs[i*env.ObservationSize:], s.Obs)
 				}
@@ -37,6 +37,7 @@ func TestForwardMatchesReference(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			logits, values := out.actionLogits(len(samples)), out.values
 			for i, s := range samples {
 				wantLogits, wantValue := refForward(cfg, n.weights, s.Obs)
 				got := logits[i*env.NumActions : (i+1)*env.NumActions]
@@ -84,7 +85,7 @@ func TestEvaluatePriorsOverLegalActions(t *testing.T) {
 			dense[a] = float32(logits[a])
 		}
 		want := make([]float32, len(legal[i]))
-		if err := legalSoftmax(want, dense, legal[i]); err != nil {
+		if err := legalSoftmax(want, dense, actionOrder, legal[i]); err != nil {
 			t.Fatal(err)
 		}
 		for j := range want {
@@ -119,7 +120,7 @@ func TestLegalSoftmax(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got := make([]float32, len(tt.legal))
-			if err := legalSoftmax(got, tt.logits, tt.legal); err != nil {
+			if err := legalSoftmax(got, tt.logits, actionOrder, tt.legal); err != nil {
 				t.Fatal(err)
 			}
 			for j := range got {
@@ -150,7 +151,7 @@ func TestDivergedNetworkIsAnError(t *testing.T) {
 		}
 		s.Close()
 	}
-	if err := legalSoftmax(make([]float32, 1), []float32{float32(math.Inf(1))}, []env.Action{0}); err == nil {
+	if err := legalSoftmax(make([]float32, 1), []float32{float32(math.Inf(1))}, actionOrder, []env.Action{0}); err == nil {
 		t.Error("infinite logit accepted")
 	}
 }
@@ -163,7 +164,7 @@ func TestPaddedBatchMatchesFullBatch(t *testing.T) {
 	samples := samplePositions(seeded(5), 4)
 	e := newEngine(n, 4, false)
 	run := func(k int) ([]float32, []float32) {
-		logits, values, err := e.forward(k, func(xs []float32) {
+		out, err := e.forward(k, func(xs []float32) {
 			for i, s := range samples[:k] {
 				copy(xs[i*env.ObservationSize:], s.Obs)
 			}
@@ -171,7 +172,7 @@ func TestPaddedBatchMatchesFullBatch(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return slices.Clone(logits), slices.Clone(values)
+		return out.actionLogits(k), slices.Clone(out.values[:k])
 	}
 	fullLogits, fullValues := run(4)
 	padLogits, padValues := run(3) // compiled for 4, one zero row
@@ -181,10 +182,11 @@ func TestPaddedBatchMatchesFullBatch(t *testing.T) {
 	// A batch of 1 runs another graph: equal up to rounding.
 	oneLogits, oneValues := run(1)
 	e2 := newEngine(n, 1, false)
-	single, singleV, err := e2.forward(1, func(xs []float32) { copy(xs, samples[0].Obs) })
+	out, err := e2.forward(1, func(xs []float32) { copy(xs, samples[0].Obs) })
 	if err != nil {
 		t.Fatal(err)
 	}
+	single, singleV := out.actionLogits(1), out.values
 	for a := range single {
 		if math.Abs(float64(single[a]-oneLogits[a])) > 1e-5 {
 			t.Fatalf("action %d: batch 1 logit %v, padded batch %v", a, single[a], oneLogits[a])

@@ -19,9 +19,11 @@ var ErrClosed = errors.New("model server closed")
 //
 // Each worker goroutine owns its compiled graphs. It yields to the callers
 // it has just answered, takes the first waiting request, then keeps taking
-// requests while they are queued, up to MaxBatch positions; when the queue runs empty it waits FlushDelay for
-// more, then runs the batch (zero-padded to the next compiled size). A
-// request larger than the room left is split across batches.
+// requests while they are queued, up to MaxBatch positions; when the
+// queue runs empty it waits FlushDelay for more, then runs the batch (the
+// fused graph computes only its rows; the stock graph's is zero-padded to
+// the next compiled size). A request larger than the room left is split
+// across batches.
 type Server struct {
 	cfg  ServerConfig
 	reqs chan *request
@@ -216,7 +218,7 @@ func (s *Server) runBatch(e *engine, queue []*request) ([]*request, error) {
 		r.next += n
 		rows += n
 	}
-	logits, values, err := e.forward(rows, func(xs []float32) {
+	out, err := e.forward(rows, func(xs []float32) {
 		for _, sp := range spans {
 			copy(xs[sp.row*env.ObservationSize:], sp.r.obs[sp.lo*env.ObservationSize:sp.hi*env.ObservationSize])
 		}
@@ -226,7 +228,7 @@ func (s *Server) runBatch(e *engine, queue []*request) ([]*request, error) {
 	for _, sp := range spans {
 		r := sp.r
 		for i := sp.lo; i < sp.hi && err == nil && r.err == nil; i++ {
-			r.err = output(r.priors[i], &r.values[i], logits, values, sp.row+i-sp.lo, r.legal[i])
+			r.err = out.write(r.priors[i], &r.values[i], sp.row+i-sp.lo, r.legal[i])
 		}
 		if err != nil && r.err == nil {
 			r.err = err

@@ -228,11 +228,11 @@ func (t *Trainer) gradients(batch []Sample) (Losses, [][]float32, error) {
 	if l.Value, err = scalar(t.valLoss); err != nil {
 		return Losses{}, nil, err
 	}
-	logits, _, err := t.fwd.outputs()
+	out, err := t.fwd.outputs()
 	if err != nil {
 		return Losses{}, nil, fmt.Errorf("training step: %w", err)
 	}
-	if l.Entropy, err = meanEntropy(logits, batch); err != nil {
+	if l.Entropy, err = meanEntropy(out, batch); err != nil {
 		return Losses{}, nil, fmt.Errorf("training step %d: %w; weights left unchanged", t.net.Steps(), err)
 	}
 	grads := make([][]float32, len(t.fwd.params))
@@ -326,7 +326,7 @@ func (s Sample) Validate() error {
 
 // meanEntropy is the mean entropy of the legal-action softmax of each
 // sample's logits.
-func meanEntropy(logits []float32, batch []Sample) (float64, error) {
+func meanEntropy(out batchOutput, batch []Sample) (float64, error) {
 	var total float64
 	var p []float32
 	for i, s := range batch {
@@ -334,7 +334,7 @@ func meanEntropy(logits []float32, batch []Sample) (float64, error) {
 			p = make([]float32, len(s.Legal))
 		}
 		p = p[:len(s.Legal)]
-		if err := legalSoftmax(p, logits[i*env.NumActions:(i+1)*env.NumActions], s.Legal); err != nil {
+		if err := legalSoftmax(p, out.logits[i*env.NumActions:(i+1)*env.NumActions], out.order, s.Legal); err != nil {
 			return 0, err
 		}
 		for _, q := range p {

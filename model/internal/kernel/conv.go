@@ -265,6 +265,12 @@ func reluBackward(g, y []float32) {
 // kernel's tile is mr planes of nr squares, stored straight into the
 // plane-major output. A Head holds scratch space of its runs: one
 // goroutine at a time may run it.
+//
+// Packed for squares, it also computes the transpose, square-major
+// (ForwardSquares): there the kernel's tile is one board row of six
+// squares by nr planes, read in place from the trunk's output like a
+// convolution's, so a position costs no packing and no tile is partly
+// padding.
 type Head struct {
 	planes, in int
 	w, bias    []float32
@@ -273,6 +279,11 @@ type Head struct {
 	// panels of nr squares (36 and zero padding), in values each.
 	b    []float32
 	tile [mr * nr]float32
+	// wp and biasSq are ForwardSquares' weights, per panel of nr planes,
+	// per input channel, nr weights, and its bias square-major (36 x
+	// SquareStride); set if packed for squares.
+	wp, biasSq []float32
+	squares    bool
 	// gt, hc and dhc are Backward's scratch: the output gradient
 	// square-major (batch*36 x planes), the trunk output compact (batch*36
 	// x in) and its gradient.
@@ -283,9 +294,10 @@ type Head struct {
 const headPanels = (env.NumSquares + nr - 1) / nr
 
 // Pack sets p from stored weights w (planes, in, 1, 1) and a bias per
-// plane (planes values) or per output (planes x 36).
-func (p *Head) Pack(w []float32, planes, in int, bias []float32, relu bool) {
-	p.planes, p.in, p.relu = planes, in, relu
+// plane (planes values) or per output (planes x 36). With squares it also
+// packs for ForwardSquares.
+func (p *Head) Pack(w []float32, planes, in int, bias []float32, relu, squares bool) {
+	p.planes, p.in, p.relu, p.squares = planes, in, relu, squares
 	rows := (planes + mr - 1) / mr * mr
 	p.w = grow(p.w, rows*in)
 	clear(p.w[copy(p.w, w[:planes*in]):])
@@ -294,11 +306,59 @@ func (p *Head) Pack(w []float32, planes, in int, bias []float32, relu bool) {
 	p.bias = grow(p.bias, planes*env.NumSquares)
 	if len(bias) == len(p.bias) {
 		copy(p.bias, bias)
+	} else {
+		for q := range planes {
+			for s := range env.NumSquares {
+				p.bias[q*env.NumSquares+s] = bias[q]
+			}
+		}
+	}
+	if !squares {
 		return
 	}
+	// A 1x1 convolution is a 3x3 one's centre tap alone.
+	p.wp = packConv(p.wp, w, planes, in, 1, false)
+	ld := p.SquareStride()
+	p.biasSq = grow(p.biasSq, env.NumSquares*ld)
+	clear(p.biasSq)
 	for q := range planes {
 		for s := range env.NumSquares {
-			p.bias[q*env.NumSquares+s] = bias[q]
+			p.biasSq[s*ld+q] = p.bias[q*env.NumSquares+s]
+		}
+	}
+}
+
+// Squares reports whether p is packed for ForwardSquares.
+func (p *Head) Squares() bool { return p.squares }
+
+// SquareStride is the number of values per square of ForwardSquares'
+// output: the planes rounded up to whole panels of the kernel's width,
+// the padding planes zero.
+func (p *Head) SquareStride() int { return (p.planes + nr - 1) / nr * nr }
+
+// ForwardSquares computes what Forward does, square-major: out holds
+// batch x 36 x SquareStride values, out[(b*36 + s)*SquareStride + q]
+// being Forward's out[(b*planes + q)*36 + s]. p must be packed for
+// squares.
+func (p *Head) ForwardSquares(batch int, h []float32, stride int, out []float32) {
+	if !p.squares {
+		panic("kernel: Head.ForwardSquares on weights packed without squares")
+	}
+	flags := 0
+	if p.relu {
+		flags = kernelReLU
+	}
+	ld := p.SquareStride()
+	panel := p.in * nr
+	offs := [1]int{0}
+	for b := range batch {
+		for y := range side {
+			a := h[rowStart(b, y)*stride:]
+			o := (b*env.NumSquares + y*side) * ld
+			bias := p.biasSq[y*side*ld:]
+			for jr := range ld / nr {
+				kernel(a, offs[:], p.in, stride, p.wp[jr*panel:(jr+1)*panel], out[o+jr*nr:], ld, nil, bias[jr*nr:], flags)
+			}
 		}
 	}
 }

@@ -179,7 +179,7 @@ func TestHead(t *testing.T) {
 			h := randSlice(bs*sq*in, 3)
 			gout := randSlice(bs*planes*sq, 4)
 			var p Head
-			p.Pack(w, planes, in, bias, tc.relu)
+			p.Pack(w, planes, in, bias, tc.relu, true)
 			biasAt := func(q, s int) float64 {
 				if tc.perOutput {
 					return float64(bias[q*sq+s])
@@ -205,6 +205,18 @@ func TestHead(t *testing.T) {
 			out := make([]float32, len(want))
 			p.Forward(bs, hp, stride, out)
 			near(t, "forward", out, want)
+			ld := p.SquareStride()
+			sqOut := randSlice(bs*sq*ld, 7) // overwritten
+			p.ForwardSquares(bs, hp, stride, sqOut)
+			wantSq := make([]float64, len(sqOut))
+			for b := range bs {
+				for q := range planes {
+					for s := range sq {
+						wantSq[(b*sq+s)*ld+q] = want[(b*planes+q)*sq+s]
+					}
+				}
+			}
+			near(t, "forward by squares", sqOut, wantSq)
 
 			wantH := make([]float64, len(h))
 			wantW := make([]float64, len(w))

@@ -62,11 +62,12 @@ func NewTowerRun(batch, planes, ch, blocks int, keep bool) *TowerRun {
 // run.
 func (r *TowerRun) Output() []float32 { return r.h[len(r.h)-1] }
 
-// Forward runs the tower t on observations obs (batch x planes x 36,
-// NCHW) into Output.
-func (r *TowerRun) Forward(t *Tower, obs []float32) {
-	Pad(r.x, obs, r.batch, t.planes)
-	bs, stride, out := r.batch, r.stride, r.Output()
+// Forward runs the tower t on the first n <= batch observations of obs
+// (batch x planes x 36, NCHW) into the first n positions of Output; the
+// others keep what they held. Backward needs a Forward of the whole batch.
+func (r *TowerRun) Forward(t *Tower, obs []float32, n int) {
+	Pad(r.x, obs, n, t.planes)
+	bs, stride, out := n, r.stride, r.Output()
 	if t.blocks == 0 {
 		t.conv[0].Forward(bs, r.x, t.planes, out, stride, nil)
 		return
