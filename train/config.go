@@ -245,13 +245,15 @@ func ResumeConfig(dir string, overlay []byte) (Config, error) {
 // savedDefaults are the defaults for configs saved by runs: those of
 // today, except for keys added since the first release, which take the
 // value that keeps an older run's behaviour (search.gumbel came later: a
-// run saved without it searched with PUCT; search.time and
-// search.contempt too: it searched by simulations alone and scored draws
-// 0).
+// run saved without it searched with PUCT; search.time, search.contempt
+// and search.draw_cost too: it searched by simulations alone and scored
+// draws 0; selfplay.fast_simulations: it searched every move fully;
+// selfplay.adjudicate_max: its adjudicated values went up to 1).
 func savedDefaults() Config {
 	c := Defaults()
 	c.Search.Gumbel = false
-	c.Search.Time, c.Search.Contempt = 0, 0
+	c.Search.Time, c.Search.Contempt, c.Search.DrawCost = 0, 0, 0
+	c.SelfPlay.FastSimulations, c.SelfPlay.AdjudicateMax = 0, 1
 	return c
 }
 

@@ -77,8 +77,20 @@ func TestLearnerAndTwoActors(t *testing.T) {
 		}
 		total += m.RemoteGames
 	}
-	if last := lines[len(lines)-1]; last.Actors != 2 || len(last.ActorPositionsPerSec) != 2 {
-		t.Errorf("last iteration: %d actors (%v), want 2", last.Actors, last.ActorPositionsPerSec)
+	// Both actors are heard during the run; on a loaded machine one may
+	// have played all of an iteration's few games before the other's first
+	// heartbeat, so any one line may show only one.
+	heard := map[string]bool{}
+	for _, m := range lines {
+		if m.Actors < 1 || m.Actors > 2 || len(m.ActorPositionsPerSec) != m.Actors {
+			t.Errorf("iteration %d: %d actors (%v), want 1 or 2 with a speed each", m.Iteration, m.Actors, m.ActorPositionsPerSec)
+		}
+		for id := range m.ActorPositionsPerSec {
+			heard[id] = true
+		}
+	}
+	if len(heard) != 2 {
+		t.Errorf("actors heard over the run: %v, want 2", heard)
 	}
 	mu.Lock()
 	if len(queued) == 0 {
