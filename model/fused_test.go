@@ -4,12 +4,9 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/deathstacks/deathstacks/env"
-	G "gorgonia.org/gorgonia"
-	"gorgonia.org/tensor"
 )
 
 // randomNetwork returns a network of cfg whose weights, biases included,
@@ -116,35 +113,6 @@ func TestFusedPriorsMatchStock(t *testing.T) {
 	compareOutputs(t, len(samples), values, stockValues, "value")
 	for i := range samples {
 		compareOutputs(t, len(samples), priors[i], stockPriors[i], fmt.Sprintf("position %d: prior", i))
-	}
-}
-
-// TestFusedRunRejects checks that newFusedRun takes only graphs it can run
-// as they are: bound inputs and the package's fused ops.
-func TestFusedRunRejects(t *testing.T) {
-	for _, tc := range []struct {
-		name, want string // want: in the error
-		build      func(g *G.ExprGraph) error
-	}{
-		{"stock op", "not a fused op", func(g *G.ExprGraph) error {
-			b := &builder{g: g}
-			b.tanh(b.input("x", make([]float32, 4), 4))
-			return b.err
-		}},
-		{"unbound input", "has no value", func(g *G.ExprGraph) error {
-			G.NewTensor(g, tensor.Float32, 1, G.WithShape(4), G.WithName("x"))
-			return nil
-		}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			g := G.NewGraph()
-			if err := tc.build(g); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := newFusedRun(g); err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("error %v, want one saying %q", err, tc.want)
-			}
-		})
 	}
 }
 
