@@ -63,14 +63,8 @@ func (op *TrunkOp) DiffWRT(inputs int) []bool { return diffWRT(inputs, 1, op.tra
 // SymDiff returns the learnables' gradients: sections of trunkGradOp's
 // output, which runs the whole backward pass of the tower at once.
 func (op *TrunkOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
-	if !op.train {
-		return nil, fmt.Errorf("%s: an inference op has no gradient", op.name)
-	}
-	bw := &trunkGradOp{
-		op:  newOp("fusedTrunkGrad", tensor.Shape{paramsSize(inputs[1:])}, op.out.Shape(), op.out.Shape()),
-		fwd: op,
-	}
-	return sections(bw, inputs, 1, output, grad)
+	bw := &trunkGradOp{op: newOp("fusedTrunkGrad", tensor.Shape{paramsSize(inputs[1:])}, op.out.Shape(), op.out.Shape()), fwd: op}
+	return op.backward(op.train, bw, inputs, 1, output, grad)
 }
 
 // trunkGradOp is the trunk's backward pass: inputs the trunk's output
@@ -152,14 +146,8 @@ func (op *HeadOp) DiffWRT(inputs int) []bool { return diffWRT(inputs, 0, op.trai
 // SymDiff returns the gradients of the trunk's output, the weights and
 // the bias: sections of headGradOp's output.
 func (op *HeadOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
-	if !op.train {
-		return nil, fmt.Errorf("%s: an inference op has no gradient", op.name)
-	}
-	bw := &headGradOp{
-		op:  newOp(op.name+"Grad", tensor.Shape{paramsSize(inputs)}, op.in[0], op.out.Shape(), op.out.Shape()),
-		fwd: op,
-	}
-	return sections(bw, inputs, 0, inputs[0], output, grad)
+	bw := &headGradOp{op: newOp(op.name+"Grad", tensor.Shape{paramsSize(inputs)}, op.in[0], op.out.Shape(), op.out.Shape()), fwd: op}
+	return op.backward(op.train, bw, inputs, 0, inputs[0], output, grad)
 }
 
 // headGradOp is a head's backward pass: inputs the trunk's output, the
@@ -198,6 +186,16 @@ func (op *sectionOp) Do(vals ...G.Value) (G.Value, error) {
 	out := op.out.Float32s()
 	copy(out, in[0][op.off:op.off+len(out)])
 	return op.out, nil
+}
+
+// backward returns the gradients of a training op (train) with inputs:
+// for each input from first on, a section of the output of its backward
+// op bw applied to bwInputs. An inference op has none.
+func (op *op) backward(train bool, bw G.Op, inputs G.Nodes, first int, bwInputs ...*G.Node) (G.Nodes, error) {
+	if !train {
+		return nil, fmt.Errorf("%s: an inference op has no gradient", op.name)
+	}
+	return sections(bw, inputs, first, bwInputs...)
 }
 
 // sections applies bw to bwInputs and returns, for each of inputs from
