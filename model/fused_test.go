@@ -28,25 +28,31 @@ func randomNetwork(t testing.TB, cfg Config, seed uint64) *Network {
 	return n
 }
 
+// fusedTestConfigs are the networks the fused graphs are checked against
+// the stock ones at: the tests' tiny one, no residual block, odd channel
+// counts and layer widths, and the default.
+var fusedTestConfigs = []Config{
+	tinyConfig,
+	{Blocks: 0, Channels: 5, ValuePlanes: 3, ValueHidden: 7},
+	{Blocks: 2, Channels: 17, ValuePlanes: 2, ValueHidden: 16},
+	DefaultConfig(),
+}
+
 // TestFusedMatchesStock runs the fused and the stock graph of random
 // networks on every batch size up to the engines' maximum and compares
 // logits and values.
 func TestFusedMatchesStock(t *testing.T) {
-	for _, tc := range []struct {
-		cfg      Config
-		maxBatch int
-	}{
-		{tinyConfig, 9},
-		{Config{Blocks: 0, Channels: 5, ValuePlanes: 3, ValueHidden: 7}, 3},
-		{Config{Blocks: 2, Channels: 17, ValuePlanes: 2, ValueHidden: 16}, 6},
-		{DefaultConfig(), 32},
-	} {
-		t.Run(fmt.Sprintf("%v/max=%d", tc.cfg, tc.maxBatch), func(t *testing.T) {
-			n := randomNetwork(t, tc.cfg, 7)
-			samples := samplePositions(seeded(8), tc.maxBatch)
-			fused := newEngine(n, tc.maxBatch, false)
-			stock := newEngine(n, tc.maxBatch, true)
-			for size := 1; size <= tc.maxBatch; size++ {
+	for _, nc := range fusedTestConfigs {
+		maxBatch := 9
+		if nc == DefaultConfig() {
+			maxBatch = 32 // the server's batch
+		}
+		t.Run(fmt.Sprintf("%v/max=%d", nc, maxBatch), func(t *testing.T) {
+			n := randomNetwork(t, nc, 7)
+			samples := samplePositions(seeded(8), maxBatch)
+			fused := newEngine(n, maxBatch, false)
+			stock := newEngine(n, maxBatch, true)
+			for size := 1; size <= maxBatch; size++ {
 				fill := func(xs []float32) {
 					for i, s := range samples[:size] {
 						copy(xs[i*env.ObservationSize:], s.Obs)
