@@ -61,11 +61,12 @@
 //
 // # Speed
 //
-// Inference runs a fused graph, still a gorgonia graph of gorgonia Ops:
-// the stem and the residual tower are one Op (trunkOp), each head's 1x1
-// convolution another (headOp), and the value head's fully connected
-// layers a third kind (valueFCOp). The engine runs these ops itself, in
-// topological order in its own goroutine (fusedRun), not on a tape
+// Inference runs a fused graph, still a gorgonia graph of gorgonia Ops
+// (package model/internal/fused): the stem and the residual tower are one
+// Op (TrunkOp), each head's 1x1 convolution another (HeadOp), and the
+// value head's fully connected layers a third kind (ValueFCOp). The engine
+// runs these ops itself, in topological order in its own goroutine
+// (fused.Run), not on a tape
 // machine: a machine's RunAll hands every run to a new goroutine while
 // the caller waits on a locked OS thread, two thread wake-ups per run that
 // left a core idle much of the time with a worker per core. The stock

@@ -5,15 +5,16 @@ import (
 	"math"
 
 	"github.com/deathstacks/deathstacks/env"
+	"github.com/deathstacks/deathstacks/model/internal/fused"
 	G "gorgonia.org/gorgonia"
 )
 
 // runner is one compiled inference graph and what runs it: the stock
-// graph's machine or the fused graph's fusedRun.
+// graph's machine or the fused graph's fused.Run.
 type runner struct {
 	net   *net
 	vm    G.VM
-	fused *fusedRun
+	fused *fused.Run
 	xs    []float32 // the input's backing slice
 }
 
@@ -31,14 +32,14 @@ type engine struct {
 	stock    bool
 	version  uint64
 	weights  [][]float32
-	packed   *packedNet
+	packed   *fused.Net
 	runners  map[int]*runner
 }
 
 func newEngine(src *Network, maxBatch int, stock bool) *engine {
-	e := &engine{src: src, maxBatch: maxBatch, stock: stock, runners: map[int]*runner{}, packed: &packedNet{}}
+	e := &engine{src: src, maxBatch: maxBatch, stock: stock, runners: map[int]*runner{}, packed: fused.NewNet(src.cfg.dims(), false)}
 	e.weights = src.copyWeights(nil, &e.version)
-	e.packed.load(src.cfg, e.weights)
+	e.packed.Load(e.weights)
 	return e
 }
 
@@ -69,7 +70,7 @@ func (e *engine) runner(batch int) (*runner, error) {
 			r.vm = G.NewTapeMachine(r.net.g)
 		}
 	} else if r.net, err = newFastNet(G.NewGraph(), e.src.cfg, e.packed, batch, r.xs, e.weights); err == nil {
-		r.fused, err = newFusedRun(r.net.g)
+		r.fused, err = fused.NewRun(r.net.g)
 	}
 	if err != nil {
 		return nil, err
@@ -87,7 +88,7 @@ func (e *engine) runner(batch int) (*runner, error) {
 func (e *engine) forward(n int, fill func(xs []float32)) (batchOutput, error) {
 	if v := e.src.version.Load(); v != e.version {
 		e.weights = e.src.copyWeights(e.weights, &e.version)
-		e.packed.load(e.src.cfg, e.weights)
+		e.packed.Load(e.weights)
 	}
 	r, err := e.runner(e.batchFor(n))
 	if err != nil {
@@ -126,7 +127,7 @@ func (e *engine) evaluate(obs []float32, legal [][]env.Action, priors [][]float3
 // run runs the runner's graph once, for n positions or more.
 func (r *runner) run(n int) error {
 	if r.fused != nil {
-		return recovered(func() error { return r.fused.run(n) })
+		return recovered(func() error { return r.fused.Run(n) })
 	}
 	return run(r.vm)
 }

@@ -30,38 +30,31 @@ func trainerGradients(t *testing.T, tr *Trainer, batch []Sample) (Losses, [][]fl
 // losses and gradients with gorgonia's stock graph on random networks and
 // batches of several sizes.
 func TestFusedGradientsMatchStock(t *testing.T) {
-	for _, tc := range []struct {
-		cfg   Config
-		batch int
-	}{
-		{tinyConfig, 1},
-		{tinyConfig, 5},
-		{Config{Blocks: 0, Channels: 5, ValuePlanes: 3, ValueHidden: 7}, 3},
-		{Config{Blocks: 2, Channels: 17, ValuePlanes: 2, ValueHidden: 16}, 4},
-		{DefaultConfig(), 8},
-	} {
-		t.Run(fmt.Sprintf("%v/batch=%d", tc.cfg, tc.batch), func(t *testing.T) {
-			n := randomNetwork(t, tc.cfg, 11)
-			batch := samplePositions(seeded(12), tc.batch)
-			cfg := tinyTrainConfig(tc.batch)
-			cfg.ValueWeight = 0.7
-			fused, err := NewTrainer(n, cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			stock, err := NewStockTrainer(n, cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			fl, fg := trainerGradients(t, fused, batch)
-			sl, sg := trainerGradients(t, stock, batch)
-			if math.Abs(fl.Policy-sl.Policy) > 1e-4*(1+sl.Policy) || math.Abs(fl.Value-sl.Value) > 1e-4*(1+sl.Value) {
-				t.Errorf("fused losses %+v, stock %+v", fl, sl)
-			}
-			for i, s := range tc.cfg.specs() {
-				compareGradients(t, s.name, fg[i], sg[i], 1e-3)
-			}
-		})
+	for _, nc := range fusedTestConfigs {
+		for _, size := range []int{1, 5} {
+			t.Run(fmt.Sprintf("%v/batch=%d", nc, size), func(t *testing.T) {
+				n := randomNetwork(t, nc, 11)
+				batch := samplePositions(seeded(12), size)
+				cfg := tinyTrainConfig(size)
+				cfg.ValueWeight = 0.7
+				fused, err := NewTrainer(n, cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				stock, err := NewStockTrainer(n, cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				fl, fg := trainerGradients(t, fused, batch)
+				sl, sg := trainerGradients(t, stock, batch)
+				if math.Abs(fl.Policy-sl.Policy) > 1e-4*(1+sl.Policy) || math.Abs(fl.Value-sl.Value) > 1e-4*(1+sl.Value) {
+					t.Errorf("fused losses %+v, stock %+v", fl, sl)
+				}
+				for i, s := range nc.specs() {
+					compareGradients(t, s.name, fg[i], sg[i], 1e-3)
+				}
+			})
+		}
 	}
 }
 

@@ -5,7 +5,7 @@ import (
 	"sync"
 
 	"github.com/deathstacks/deathstacks/env"
-	"github.com/deathstacks/deathstacks/model/internal/kernel"
+	"github.com/deathstacks/deathstacks/model/internal/fused"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -154,14 +154,14 @@ func (b *builder) finish(n *net, v *G.Node, fc []*G.Node) {
 // packed, the engine's copy of the weights (in Config.specs order): the
 // trunk, the heads' convolutions and the value head's fully connected
 // layers; the graph has no params, and its outputs are the ops' own
-// buffers, rewritten by each run (see fusedRun). For training (packed nil)
+// buffers, rewritten by each run (see fused.Run). For training (packed nil)
 // every learnable is an input node over weights, as in newNet, the value
 // head's fully connected layers are gorgonia's nodes, and the graph is
 // differentiable. The caller must hold buildMu.
-func newFastNet(g *G.ExprGraph, cfg Config, packed *packedNet, batch int, xs []float32, weights [][]float32) (*net, error) {
+func newFastNet(g *G.ExprGraph, cfg Config, packed *fused.Net, batch int, xs []float32, weights [][]float32) (*net, error) {
 	train := packed == nil
 	if train {
-		packed = &packedNet{cfg: cfg, backward: true, stride: kernel.Stride(cfg.Channels)}
+		packed = fused.NewNet(cfg.dims(), true)
 	}
 	b := &builder{g: g}
 	n := &net{g: g, batch: batch}
@@ -173,7 +173,7 @@ func newFastNet(g *G.ExprGraph, cfg Config, packed *packedNet, batch int, xs []f
 		}
 	}
 	n.x = b.input("x", xs, batch, env.NumPlanes, boardSide, boardSide)
-	tp := trunkParams(cfg)
+	tp := fused.TrunkParams(cfg.Blocks)
 	var pol, val []*G.Node // the heads' inputs after the trunk's output
 	if train {
 		n.params = p
@@ -183,17 +183,17 @@ func newFastNet(g *G.ExprGraph, cfg Config, packed *packedNet, batch int, xs []f
 	if train {
 		trunkIn = append(trunkIn, p[:tp]...)
 	}
-	h := b.apply(newTrunkOp(packed, batch, train), trunkIn...)
-	polOp := newHeadOp("fusedPolicy", packed, batch, &packed.policy, policyPlanes, false, train, specs[tp].shape, specs[tp+1].shape)
+	h := b.apply(fused.NewTrunkOp(packed, batch, train), trunkIn...)
+	polOp := fused.NewHeadOp(packed, batch, false, train)
 	n.logits = b.apply(polOp, append([]*G.Node{h}, pol...)...)
-	valOp := newHeadOp("fusedValueConv", packed, batch, &packed.value, cfg.ValuePlanes, true, train, specs[tp+2].shape, specs[tp+3].shape)
+	valOp := fused.NewHeadOp(packed, batch, true, train)
 	v := b.apply(valOp, append([]*G.Node{h}, val...)...)
 	if train {
 		b.finish(n, v, p[len(p)-4:])
 	} else {
-		fc := newValueFCOp(packed, batch)
+		fc := fused.NewValueFCOp(packed, batch)
 		n.value = b.apply(fc, v)
-		n.logitsOut, n.valueOut, n.order = polOp.out, fc.out, squareOrder
+		n.logitsOut, n.valueOut, n.order = polOp.Out(), fc.Out(), squareOrder
 	}
 	if b.err != nil {
 		return nil, fmt.Errorf("build fused %v network for batch %d: %w", cfg, batch, b.err)

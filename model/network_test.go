@@ -241,11 +241,7 @@ func TestEvaluateRejectsBadArguments(t *testing.T) {
 }
 
 func TestConfigValidate(t *testing.T) {
-	tests := []struct {
-		name string
-		edit func(*Config)
-		key  string // "" for valid
-	}{
+	testValidate(t, DefaultConfig, Config.Validate, []validateCase[Config]{
 		{"default", func(*Config) {}, ""},
 		{"no blocks", func(c *Config) { c.Blocks = 0 }, ""},
 		{"negative blocks", func(c *Config) { c.Blocks = -1 }, "blocks"},
@@ -253,12 +249,25 @@ func TestConfigValidate(t *testing.T) {
 		{"huge channels", func(c *Config) { c.Channels = 1 << 20 }, "channels"},
 		{"zero value planes", func(c *Config) { c.ValuePlanes = 0 }, "value_planes"},
 		{"zero value hidden", func(c *Config) { c.ValueHidden = 0 }, "value_hidden"},
-	}
+	})
+}
+
+// validateCase is an edit of a default configuration and the key its
+// Validate error must name ("" for a valid result).
+type validateCase[C any] struct {
+	name string
+	edit func(*C)
+	key  string
+}
+
+// testValidate runs validate on def() edited by each case.
+func testValidate[C any](t *testing.T, def func() C, validate func(C) error, tests []validateCase[C]) {
+	t.Helper()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := DefaultConfig()
+			c := def()
 			tt.edit(&c)
-			wantKeyError(t, c.Validate(), tt.key)
+			wantKeyError(t, validate(c), tt.key)
 		})
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/deathstacks/deathstacks/env"
+	"github.com/deathstacks/deathstacks/model/internal/fused"
 )
 
 // boardSide is the board's width and height in squares.
@@ -25,6 +26,15 @@ type paramSpec struct {
 	// std is the standard deviation of the initial normal values; 0 means
 	// zeros.
 	std float64
+}
+
+// dims is what the fused ops need of c.
+func (c Config) dims() fused.Dims {
+	d := fused.Dims{Channels: c.Channels, Blocks: c.Blocks, ValuePlanes: c.ValuePlanes, ValueHidden: c.ValueHidden}
+	for _, s := range c.specs() {
+		d.Shapes = append(d.Shapes, s.shape)
+	}
+	return d
 }
 
 // paramSizes lists the sizes of specs.

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/deathstacks/deathstacks/env"
+	"github.com/deathstacks/deathstacks/model/internal/fused"
 	"github.com/deathstacks/deathstacks/model/internal/optim"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -115,8 +116,8 @@ func newTrainer(n *Network, cfg TrainConfig, opt *optim.State, stock bool) (*Tra
 }
 
 // build compiles the training graph: the forward pass, the loss and its
-// gradients. The fused graph's policy loss is one op (policyLossOp); the
-// stock graph's is built from gorgonia's primitives (stockPolicyLoss).
+// gradients. The fused graph's policy loss is one op
+// (fused.PolicyLossOp); the stock graph's is built from gorgonia's primitives (stockPolicyLoss).
 func (t *Trainer) build() error {
 	buildMu.Lock()
 	defer buildMu.Unlock()
@@ -144,7 +145,7 @@ func (t *Trainer) build() error {
 	if t.stock {
 		t.polLoss = b.stockPolicyLoss(fwd.logits, negMask, target, bs)
 	} else {
-		t.polLoss = b.keep(G.Sum(b.apply(newPolicyLossOp(bs), fwd.logits, negMask, target)))
+		t.polLoss = b.keep(G.Sum(b.apply(fused.NewPolicyLossOp(bs), fwd.logits, negMask, target)))
 	}
 	if b.err != nil {
 		return b.err

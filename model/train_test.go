@@ -219,11 +219,7 @@ func TestStepRejectsBadSamples(t *testing.T) {
 }
 
 func TestTrainConfigValidate(t *testing.T) {
-	tests := []struct {
-		name string
-		edit func(*TrainConfig)
-		key  string // "" for valid
-	}{
+	testValidate(t, DefaultTrainConfig, TrainConfig.Validate, []validateCase[TrainConfig]{
 		{"default", func(*TrainConfig) {}, ""},
 		{"sgd", func(c *TrainConfig) { c.Optimizer = SGD }, ""},
 		{"cosine", func(c *TrainConfig) { c.Schedule = ScheduleCosine }, ""},
@@ -244,14 +240,7 @@ func TestTrainConfigValidate(t *testing.T) {
 		{"step gamma", func(c *TrainConfig) { c.Schedule, c.StepGamma = ScheduleStep, 2 }, "step_gamma"},
 		{"total steps", func(c *TrainConfig) { c.Schedule, c.TotalSteps = ScheduleCosine, 0 }, "total_steps"},
 		{"min lr", func(c *TrainConfig) { c.Schedule, c.MinLR = ScheduleCosine, 1 }, "min_lr"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			c := DefaultTrainConfig()
-			tt.edit(&c)
-			wantKeyError(t, c.Validate(), tt.key)
-		})
-	}
+	})
 }
 
 func TestLearningRate(t *testing.T) {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/deathstacks/deathstacks/model"
 	"github.com/deathstacks/deathstacks/model/codec"
+	"github.com/deathstacks/deathstacks/train/replay"
 )
 
 // A checkpoint file holds everything a run needs to go on:
@@ -23,7 +24,7 @@ import (
 //	magic "DSTKCKPT", format version (uint32, little-endian)
 //	state: length (uint32) and JSON ([CheckpointState], with the config)
 //	the trainer: network and optimiser state (see package model)
-//	the replay buffer (see [Replay.Encode])
+//	the replay buffer (see [replay.Buffer.Encode])
 //	CRC-32C (uint32) of all the bytes before it
 //
 // listCheckpoints are written atomically as <run>/ckpt-<iteration>.dsck; the
@@ -85,7 +86,7 @@ type CheckpointState struct {
 type Checkpoint struct {
 	State   CheckpointState
 	Trainer *model.Trainer
-	Replay  *Replay
+	Replay  *replay.Buffer
 }
 
 // checkpointPath returns the path of the checkpoint of an iteration.
@@ -99,7 +100,7 @@ func netPath(runDir string, iteration int) string {
 }
 
 // saveCheckpoint writes a checkpoint atomically.
-func saveCheckpoint(path string, st CheckpointState, tr *model.Trainer, rb *Replay) error {
+func saveCheckpoint(path string, st CheckpointState, tr *model.Trainer, rb *replay.Buffer) error {
 	return codec.WriteFileAtomic(path, func(w io.Writer) error {
 		state, err := json.Marshal(st)
 		if err != nil {
@@ -119,6 +120,9 @@ func saveCheckpoint(path string, st CheckpointState, tr *model.Trainer, rb *Repl
 		return cw.Err()
 	})
 }
+
+// errCorrupt is the codec's error for a damaged checkpoint.
+var errCorrupt = errors.New("corrupt")
 
 // checkpointBody reads a checkpoint file, checks its magic, version and
 // checksum, and returns its state and a reader positioned at the trainer
@@ -165,7 +169,7 @@ func loadCheckpoint(path string, cfg Config) (*Checkpoint, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load checkpoint %s: %w", path, err)
 	}
-	rb, err := DecodeReplay(r, cfg.Replay)
+	rb, err := replay.Decode(r, cfg.Replay)
 	if err != nil {
 		return nil, fmt.Errorf("load checkpoint %s: %w", path, err)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/deathstacks/deathstacks/mcts/players"
 	"github.com/deathstacks/deathstacks/model"
 	"github.com/deathstacks/deathstacks/train/internal/yamlstrict"
+	"github.com/deathstacks/deathstacks/train/replay"
 )
 
 // Config is a complete training run: what to play, how to search, learn,
@@ -40,7 +41,7 @@ type Config struct {
 	Server   model.ServerConfig `yaml:"server"`
 	Search   mcts.Config        `yaml:"search"`
 	SelfPlay SelfPlayConfig     `yaml:"selfplay"`
-	Replay   ReplayConfig       `yaml:"replay"`
+	Replay   replay.Config      `yaml:"replay"`
 	Optim    OptimConfig        `yaml:"optim"`
 	Eval     EvalConfig         `yaml:"eval"`
 	Output   OutputConfig       `yaml:"output"`
@@ -89,15 +90,6 @@ type SelfPlayConfig struct {
 	// FullSearchShare is the probability of a full, recorded search per
 	// move when FastSimulations is set.
 	FullSearchShare float64 `yaml:"full_search_share"`
-}
-
-// ReplayConfig sizes the replay buffer.
-type ReplayConfig struct {
-	// Window is the buffer's capacity in positions; older ones drop out.
-	Window int `yaml:"window"`
-	// Augment trains on a random one of the eight symmetries of each sampled
-	// position (see [Replay.Sample]).
-	Augment bool `yaml:"augment"`
 }
 
 // OptimConfig is the training step (optimiser, loss weights, learning-rate

@@ -12,11 +12,10 @@
 //     checkpoints, run directories, network snapshots and exported player
 //     files, as players for every command. They live here, not in package
 //     eval, because they read the checkpoint and its saved config.
-//   - [Replay]: the sliding window of training positions, sampled in
-//     batches with optional symmetry augmentation.
 //   - [LadderRun]: a run as the ladder of package eval sees it.
 //
-// The run's metrics log and plots are package train/metrics; the progress
+// The replay window of training positions is package train/replay; the
+// run's metrics log and plots are package train/metrics; the progress
 // reports of its phases are package train/progress.
 //
 // Every file the package writes goes through codec.WriteFileAtomic.

@@ -11,6 +11,11 @@ import (
 	"github.com/deathstacks/deathstacks/train/metrics"
 )
 
+// Sample is one training position: an observation, its legal actions with
+// the search's move distribution over them, and the game's result for the
+// side to move. It is the network's training sample.
+type Sample = model.Sample
+
 // RemoteSource brings the games other machines play into a run (see
 // package train/distributed). [Run] asks it once per iteration, after the
 // local self-play.

@@ -21,6 +21,7 @@ import (
 	"github.com/deathstacks/deathstacks/train/internal/table"
 	"github.com/deathstacks/deathstacks/train/metrics"
 	"github.com/deathstacks/deathstacks/train/progress"
+	"github.com/deathstacks/deathstacks/train/replay"
 )
 
 // ConfigFile is the name of the copy of the config a run keeps in its
@@ -154,7 +155,7 @@ type runner struct {
 	opts    RunOptions
 	log     io.Writer
 	trainer *model.Trainer
-	replay  *Replay
+	replay  *replay.Buffer
 	state   CheckpointState
 }
 
@@ -198,7 +199,7 @@ func (r *runner) fresh() error {
 	if r.trainer, err = model.NewTrainer(net, r.cfg.Optim.TrainConfig); err != nil {
 		return err
 	}
-	if r.replay, err = NewReplay(r.cfg.Replay); err != nil {
+	if r.replay, err = replay.New(r.cfg.Replay); err != nil {
 		return err
 	}
 	// Metrics of an earlier run that never saved a checkpoint are stale.
@@ -415,7 +416,7 @@ func (r *runner) train(it int, m *metrics.Iteration) error {
 	bar := progress.New(r.log, steps, fmt.Sprintf("iteration %d training", it), "steps", r.opts.Quiet)
 	defer bar.Finish()
 	start := time.Now()
-	var batch Batch
+	var batch replay.Batch
 	var sum model.Losses
 	for i := 0; i < steps; i++ {
 		if err := r.replay.Sample(&batch, batchSize, rng); err != nil {

@@ -33,15 +33,22 @@ type evalResults struct {
 
 func readResults(t *testing.T, path string) evalResults {
 	t.Helper()
+	var res evalResults
+	readJSON(t, path, &res)
+	return res
+}
+
+// readJSON decodes the JSON file at path into v and returns the file.
+func readJSON(t *testing.T, path string, v any) []byte {
+	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var res evalResults
-	if err := json.Unmarshal(data, &res); err != nil {
+	if err := json.Unmarshal(data, v); err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
-	return res
+	return data
 }
 
 // hasRow reports whether some line of text starts with the given words.

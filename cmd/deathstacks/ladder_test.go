@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -63,10 +62,6 @@ func TestLadder(t *testing.T) {
 	if !strings.Contains(errOut, "ladder: 12 games in") {
 		t.Errorf("stderr %q: want the progress line", errOut)
 	}
-	data, err := os.ReadFile(filepath.Join(run, "ladder.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var res struct {
 		Run       string `json:"run"`
 		Anchor    string `json:"anchor"`
@@ -82,9 +77,7 @@ func TestLadder(t *testing.T) {
 		} `json:"players"`
 		Pairs []struct{ A, B string } `json:"pairs"`
 	}
-	if err := json.Unmarshal(data, &res); err != nil {
-		t.Fatal(err)
-	}
+	data := readJSON(t, filepath.Join(run, "ladder.json"), &res)
 	if res.Run != run || res.Anchor != "random" || res.TimeAxis != "training time" || len(res.Snapshots) != 2 || len(res.Players) != 4 || len(res.Pairs) != 6 {
 		t.Fatalf("ladder.json %s", data)
 	}
@@ -125,16 +118,13 @@ func TestLadderTime(t *testing.T) {
 	if _, errOut, code := runBotCLI("", "ladder", "--run", run, "--out", dir, "--vs", "random", "--games", "2", "--time", "5ms", "--quiet"); code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	data, err := os.ReadFile(filepath.Join(dir, "ladder.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var got struct {
 		Simulations int     `json:"simulations"`
 		TimeMS      float64 `json:"time_ms"`
 	}
-	if err := json.Unmarshal(data, &got); err != nil || got.Simulations != 0 || got.TimeMS != 5 {
-		t.Errorf("ladder.json: %d simulations, %v ms (%v): want 0 and 5", got.Simulations, got.TimeMS, err)
+	readJSON(t, filepath.Join(dir, "ladder.json"), &got)
+	if got.Simulations != 0 || got.TimeMS != 5 {
+		t.Errorf("ladder.json: %d simulations, %v ms: want 0 and 5", got.Simulations, got.TimeMS)
 	}
 }
 

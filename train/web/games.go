@@ -102,8 +102,8 @@ type newGameRequest struct {
 }
 
 func (s *Server) newGame(r *http.Request) (any, error) {
-	var req newGameRequest
-	if err := decodeBody(r, &req); err != nil {
+	req, err := decodeBody[newGameRequest](r)
+	if err != nil {
 		return nil, err
 	}
 	spec, err := s.findPlayer(req.Player)
@@ -201,8 +201,8 @@ type moveRequest struct {
 }
 
 func (s *Server) move(r *http.Request) (any, error) {
-	var req moveRequest
-	if err := decodeBody(r, &req); err != nil {
+	req, err := decodeBody[moveRequest](r)
+	if err != nil {
 		return nil, err
 	}
 	m, err := env.ParseMove(req.Move)

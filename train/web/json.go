@@ -67,23 +67,24 @@ func writeError(w http.ResponseWriter, err error) {
 	writeJSON(w, status, map[string]string{"error": err.Error()})
 }
 
-// decodeBody reads the JSON request body into v, strictly: a body too
+// decodeBody reads the JSON request body as a T, strictly: a body too
 // large, an unknown field, a second value or a type mismatch is a 400.
-func decodeBody(r *http.Request, v any) error {
+func decodeBody[T any](r *http.Request) (T, error) {
+	var v T
 	dec := json.NewDecoder(r.Body) // limited by the server's middleware
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
+	if err := dec.Decode(&v); err != nil {
 		var tooLarge *http.MaxBytesError
 		if errors.As(err, &tooLarge) {
-			return &apiError{http.StatusRequestEntityTooLarge, fmt.Sprintf("request body: over %d bytes", tooLarge.Limit)}
+			return v, &apiError{http.StatusRequestEntityTooLarge, fmt.Sprintf("request body: over %d bytes", tooLarge.Limit)}
 		}
 		if errors.Is(err, io.EOF) {
-			return badRequest("request body: empty, want a JSON object")
+			return v, badRequest("request body: empty, want a JSON object")
 		}
-		return badRequest("request body: %v", err)
+		return v, badRequest("request body: %v", err)
 	}
 	if dec.More() {
-		return badRequest("request body: more than one JSON value")
+		return v, badRequest("request body: more than one JSON value")
 	}
-	return nil
+	return v, nil
 }

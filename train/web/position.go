@@ -113,8 +113,8 @@ func over(g *env.Game) error {
 
 // gameOf reads the position request in the body of r and builds its game.
 func (s *Server) gameOf(r *http.Request) (*env.Game, error) {
-	var req positionRequest
-	if err := decodeBody(r, &req); err != nil {
+	req, err := decodeBody[positionRequest](r)
+	if err != nil {
 		return nil, err
 	}
 	return s.startGame(req.FEN, req.StartPly, req.Moves)

@@ -4,8 +4,9 @@
 // portable Go otherwise or when DEATHSTACKS_NOASM=1 is set at start-up;
 // a float32 Sgemm (packed panels around the microkernel) inside a gonum
 // BLAS implementation; the 3x3 and 1x1 convolutions over channel-last
-// activations with a zero border that the model package's fused gorgonia
-// ops call; and the FMA loop that measures the machine's peak.
+// activations with a zero border that the fused gorgonia ops
+// (model/internal/fused) call; and the FMA loop that measures the
+// machine's peak.
 //
 // The portable kernel is the definition; tests check the assembly against
 // it and both against float64 references, and CI runs them both ways.

@@ -1,4 +1,4 @@
-package model
+package fused
 
 import (
 	"fmt"
@@ -6,7 +6,7 @@ import (
 	G "gorgonia.org/gorgonia"
 )
 
-// fusedRun is an inference graph of the package's fused ops, run in the
+// Run is an inference graph of the package's fused ops, run in the
 // calling goroutine. gorgonia's machines run every RunAll on a new
 // goroutine while the caller waits on an OS thread it has locked, so each
 // run hands the core to another thread and back: two thread wake-ups per
@@ -17,35 +17,35 @@ import (
 // ops themselves. The fused ops need none of a machine's services: each
 // returns a buffer it owns and never writes its inputs, so running them
 // in topological order is the whole computation.
-type fusedRun struct {
-	steps []fusedStep
+type Run struct {
+	steps []step
 	vals  []G.Value // each node's value, in topological order
 }
 
-// fusedStep is one op node: its op and the indices of its inputs' values.
-type fusedStep struct {
+// step is one op node: its op and the indices of its inputs' values.
+type step struct {
 	op   rowsOp
 	args []int
 	out  int
 	in   []G.Value // scratch for the op's arguments
 }
 
-// rowsOp is a fused inference op. Each returns a buffer it owns (fusedOp's
+// rowsOp is a fused inference op. Each returns a buffer it owns (op's
 // out) and can compute the first rows positions of its batch alone:
-// newFusedRun accepts no other op, so that no op allocates or returns a
+// NewRun accepts no other op, so that no op allocates or returns a
 // view of its input, and a short batch costs no padding rows.
 type rowsOp interface {
 	G.Op
 	doRows(rows int, vals ...G.Value) (G.Value, error)
 }
 
-// newFusedRun prepares g, whose nodes must be bound inputs or fused ops.
-func newFusedRun(g *G.ExprGraph) (*fusedRun, error) {
+// NewRun prepares g, whose nodes must be bound inputs or fused ops.
+func NewRun(g *G.ExprGraph) (*Run, error) {
 	sorted, err := G.Sort(g)
 	if err != nil {
 		return nil, fmt.Errorf("sort fused graph: %w", err)
 	}
-	r := &fusedRun{vals: make([]G.Value, len(sorted))}
+	r := &Run{vals: make([]G.Value, len(sorted))}
 	index := make(map[int64]int, len(sorted))
 	// Sort puts each node before its inputs: run from the end.
 	for i := range sorted {
@@ -61,7 +61,7 @@ func newFusedRun(g *G.ExprGraph) (*fusedRun, error) {
 		if !ok {
 			return nil, fmt.Errorf("fused graph: node %s runs %v, not a fused op", n.Name(), n.Op())
 		}
-		s := fusedStep{op: op, out: i}
+		s := step{op: op, out: i}
 		for it := g.From(n.ID()); it.Next(); {
 			s.args = append(s.args, index[it.Node().ID()])
 		}
@@ -71,9 +71,9 @@ func newFusedRun(g *G.ExprGraph) (*fusedRun, error) {
 	return r, nil
 }
 
-// run runs every op once on the first rows positions of the batch; the
+// Run runs every op once on the first rows positions of the batch; the
 // outputs' other rows keep what they held.
-func (r *fusedRun) run(rows int) error {
+func (r *Run) Run(rows int) error {
 	for i := range r.steps {
 		s := &r.steps[i]
 		for j, a := range s.args {

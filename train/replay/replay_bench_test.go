@@ -1,4 +1,4 @@
-package train
+package replay
 
 import (
 	"bytes"
@@ -7,10 +7,10 @@ import (
 	"testing"
 )
 
-// BenchmarkReplayAdd adds to a full window, the steady state of a run.
-func BenchmarkReplayAdd(b *testing.B) {
+// BenchmarkAdd adds to a full window, the steady state of a run.
+func BenchmarkAdd(b *testing.B) {
 	ps := randomPositions(b, 512, 20)
-	r := fill(b, ReplayConfig{Window: 256}, ps)
+	r := fill(b, Config{Window: 256}, ps)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
@@ -20,11 +20,11 @@ func BenchmarkReplayAdd(b *testing.B) {
 	}
 }
 
-func BenchmarkReplaySample(b *testing.B) {
+func BenchmarkSample(b *testing.B) {
 	for _, augment := range []bool{false, true} {
 		name := map[bool]string{false: "plain", true: "augmented"}[augment]
 		b.Run(name, func(b *testing.B) {
-			r := fill(b, ReplayConfig{Window: 4096, Augment: augment}, randomPositions(b, 4096, 21))
+			r := fill(b, Config{Window: 4096, Augment: augment}, randomPositions(b, 4096, 21))
 			rng := rand.New(rand.NewPCG(1, 2))
 			var batch Batch
 			b.ReportAllocs()
@@ -38,8 +38,8 @@ func BenchmarkReplaySample(b *testing.B) {
 	}
 }
 
-func BenchmarkReplayEncode(b *testing.B) {
-	r := fill(b, ReplayConfig{Window: 1024}, randomPositions(b, 1024, 22))
+func BenchmarkEncode(b *testing.B) {
+	r := fill(b, Config{Window: 1024}, randomPositions(b, 1024, 22))
 	var buf bytes.Buffer
 	if err := r.Encode(&buf); err != nil {
 		b.Fatal(err)
@@ -53,11 +53,11 @@ func BenchmarkReplayEncode(b *testing.B) {
 	b.ReportMetric(float64(buf.Len())/1024, "bytes/sample")
 }
 
-func BenchmarkDecodeReplay(b *testing.B) {
+func BenchmarkDecode(b *testing.B) {
 	data := encoded(b, 1024)
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
-		if _, err := DecodeReplay(bytes.NewReader(data), ReplayConfig{Window: 1024}); err != nil {
+		if _, err := Decode(bytes.NewReader(data), Config{Window: 1024}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -1,4 +1,4 @@
-package train
+package replay
 
 import (
 	"bufio"
@@ -14,12 +14,16 @@ import (
 	"github.com/deathstacks/deathstacks/model/codec"
 )
 
-// Sample is one training position: an observation, its legal actions with
-// the search's move distribution over them, and the game's result for the
-// side to move. It is the network's training sample.
-type Sample = model.Sample
+// Config sizes the replay buffer.
+type Config struct {
+	// Window is the buffer's capacity in positions; older ones drop out.
+	Window int `yaml:"window"`
+	// Augment trains on a random one of the eight symmetries of each sampled
+	// position (see [Buffer.Sample]).
+	Augment bool `yaml:"augment"`
+}
 
-// Replay is the sliding window of training positions: it keeps the newest
+// Buffer is the sliding window of training positions: it keeps the newest
 // Window samples and draws uniform batches from them. Observations are kept
 // densely (they are what a batch needs); policies sparsely, over the legal
 // actions only, which is a few hundred bytes instead of 27 KB per position.
@@ -28,8 +32,8 @@ type Sample = model.Sample
 // training data as storing all eight images, at an eighth of the memory and
 // without eight correlated copies crowding the window.
 //
-// A Replay is safe for concurrent use.
-type Replay struct {
+// A Buffer is safe for concurrent use.
+type Buffer struct {
 	mu       sync.RWMutex
 	capacity int
 	augment  bool
@@ -46,16 +50,16 @@ type slot struct {
 	value  float32
 }
 
-// NewReplay returns an empty buffer holding up to cfg.Window samples.
-func NewReplay(cfg ReplayConfig) (*Replay, error) {
+// New returns an empty buffer holding up to cfg.Window samples.
+func New(cfg Config) (*Buffer, error) {
 	if cfg.Window < 1 {
 		return nil, fmt.Errorf("replay: window %d: want 1 or more", cfg.Window)
 	}
-	return &Replay{capacity: cfg.Window, augment: cfg.Augment}, nil
+	return &Buffer{capacity: cfg.Window, augment: cfg.Augment}, nil
 }
 
 // Len returns the number of samples held.
-func (r *Replay) Len() int {
+func (r *Buffer) Len() int {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	return len(r.slots)
@@ -65,7 +69,7 @@ func (r *Replay) Len() int {
 // window is full. It refuses a malformed sample (wrong observation size,
 // no or repeated or out-of-range actions, a policy that is not a
 // distribution, a value outside [-1, 1]).
-func (r *Replay) Add(s Sample) error {
+func (r *Buffer) Add(s model.Sample) error {
 	if err := s.Validate(); err != nil {
 		return fmt.Errorf("replay: add: %w", err)
 	}
@@ -93,7 +97,7 @@ func (r *Replay) Add(s Sample) error {
 }
 
 // slotIndex returns the slot of the i-th oldest sample.
-func (r *Replay) slotIndex(i int) int {
+func (r *Buffer) slotIndex(i int) int {
 	if len(r.slots) < r.capacity {
 		return i
 	}
@@ -102,25 +106,25 @@ func (r *Replay) slotIndex(i int) int {
 
 // At returns a copy of the i-th oldest sample held, 0 <= i < Len, as it was
 // added (never augmented).
-func (r *Replay) At(i int) (Sample, error) {
+func (r *Buffer) At(i int) (model.Sample, error) {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	if i < 0 || i >= len(r.slots) {
-		return Sample{}, fmt.Errorf("replay: sample %d: the buffer holds %d", i, len(r.slots))
+		return model.Sample{}, fmt.Errorf("replay: sample %d: the buffer holds %d", i, len(r.slots))
 	}
 	var b Batch
 	b.fill(r, []int{r.slotIndex(i)}, nil)
 	return b.Samples[0], nil
 }
 
-// Batch is a set of samples drawn by [Replay.Sample]. Reuse one Batch from
+// Batch is a set of samples drawn by [Buffer.Sample]. Reuse one Batch from
 // draw to draw to save allocations: each draw overwrites the slices of the
 // previous one. The zero Batch is ready to use; a Batch belongs to one
 // goroutine at a time.
 type Batch struct {
 	// Samples are the drawn samples; they share memory with the Batch, not
-	// with the Replay.
-	Samples []Sample
+	// with the Buffer.
+	Samples []model.Sample
 
 	obs    []float32
 	legal  []env.Action
@@ -133,7 +137,7 @@ type Batch struct {
 // only, so a seeded rng draws the same batch from the same buffer. With
 // augmentation on, each sample is mapped by a random symmetry of the board.
 // It reports an error when the buffer holds fewer than n samples.
-func (r *Replay) Sample(b *Batch, n int, rng *rand.Rand) error {
+func (r *Buffer) Sample(b *Batch, n int, rng *rand.Rand) error {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	if n < 1 || n > len(r.slots) {
@@ -168,7 +172,7 @@ func (b *Batch) pick(n, m int, rng *rand.Rand) {
 
 // fill copies the samples of the given slots into b, each mapped by a
 // random symmetry when rng is not nil.
-func (b *Batch) fill(r *Replay, slots []int, rng *rand.Rand) {
+func (b *Batch) fill(r *Buffer, slots []int, rng *rand.Rand) {
 	const size = env.ObservationSize
 	total := 0
 	for _, i := range slots {
@@ -197,7 +201,7 @@ func (b *Batch) fill(r *Replay, slots []int, rng *rand.Rand) {
 			legal[j] = y.Action(env.Action(a))
 		}
 		copy(policy, sl.policy)
-		b.Samples[k] = Sample{Obs: dst, Legal: legal, Policy: policy, Value: sl.value}
+		b.Samples[k] = model.Sample{Obs: dst, Legal: legal, Policy: policy, Value: sl.value}
 	}
 }
 
@@ -224,8 +228,8 @@ const (
 )
 
 // Encode writes the buffer's samples, oldest first, in a compact binary
-// form that [DecodeReplay] reads back.
-func (r *Replay) Encode(w io.Writer) error {
+// form that [Decode] reads back.
+func (r *Buffer) Encode(w io.Writer) error {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	head := codec.NewWriter(w)
@@ -266,14 +270,14 @@ func (r *Replay) Encode(w io.Writer) error {
 	return nil
 }
 
-// DecodeReplay reads a buffer written by [Replay.Encode] into a new buffer
+// Decode reads a buffer written by [Buffer.Encode] into a new buffer
 // configured by cfg; when the file holds more samples than cfg.Window, the
 // newest are kept. Truncated or corrupt data, a file for another
 // observation or action encoding and malformed samples are errors. If r is
-// not an io.ByteReader, DecodeReplay may read past the end of the encoded
+// not an io.ByteReader, Decode may read past the end of the encoded
 // data.
-func DecodeReplay(r io.Reader, cfg ReplayConfig) (*Replay, error) {
-	buf, err := NewReplay(cfg)
+func Decode(r io.Reader, cfg Config) (*Buffer, error) {
+	buf, err := New(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -283,13 +287,13 @@ func DecodeReplay(r io.Reader, cfg ReplayConfig) (*Replay, error) {
 	return buf, nil
 }
 
-// The errors of damaged replay data and checkpoints.
+// The errors of damaged replay data.
 var (
 	errCorrupt   = errors.New("corrupt")
 	errTruncated = fmt.Errorf("truncated: %w", io.ErrUnexpectedEOF)
 )
 
-func (r *Replay) decode(rd io.Reader) error {
+func (r *Buffer) decode(rd io.Reader) error {
 	switch err := codec.NewReader(rd, errCorrupt, errTruncated).Header(replayMagic, replayVersion); {
 	case errors.Is(err, codec.ErrBadMagic):
 		return errors.New("not a replay buffer file")
@@ -318,7 +322,7 @@ func (r *Replay) decode(rd io.Reader) error {
 	if added < count {
 		return fmt.Errorf("corrupt: %d samples but only %d ever added", count, added)
 	}
-	s := Sample{Obs: make([]float32, env.ObservationSize)}
+	s := model.Sample{Obs: make([]float32, env.ObservationSize)}
 	for k := uint64(0); k < count; k++ {
 		s.Value = in.F32()
 		n := int(in.U16())

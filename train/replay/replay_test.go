@@ -1,4 +1,4 @@
-package train
+package replay
 
 import (
 	"bytes"
@@ -12,13 +12,14 @@ import (
 	"testing"
 
 	"github.com/deathstacks/deathstacks/env"
+	"github.com/deathstacks/deathstacks/model"
 )
 
 // position is a sample together with the position it encodes.
 type position struct {
 	pos  env.Position
 	reps int
-	s    Sample
+	s    model.Sample
 }
 
 // randomPositions plays seeded random games and returns n of their
@@ -44,7 +45,7 @@ func randomPositions(t testing.TB, n int, seed uint64) []position {
 			}
 			obs := make([]float32, env.ObservationSize)
 			env.EncodeObservation(obs, &p, rules, g.Repetitions())
-			s := Sample{Obs: obs, Legal: legal, Policy: policy, Value: float32(rng.IntN(3) - 1)}
+			s := model.Sample{Obs: obs, Legal: legal, Policy: policy, Value: float32(rng.IntN(3) - 1)}
 			out = append(out, position{pos: p, reps: g.Repetitions(), s: s})
 			m, err := env.MoveOf(legal[rng.IntN(len(legal))])
 			if err != nil {
@@ -58,9 +59,9 @@ func randomPositions(t testing.TB, n int, seed uint64) []position {
 	return out
 }
 
-func fill(t testing.TB, cfg ReplayConfig, ps []position) *Replay {
+func fill(t testing.TB, cfg Config, ps []position) *Buffer {
 	t.Helper()
-	r, err := NewReplay(cfg)
+	r, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,9 +73,9 @@ func fill(t testing.TB, cfg ReplayConfig, ps []position) *Replay {
 	return r
 }
 
-func TestReplayWindowSlides(t *testing.T) {
+func TestWindowSlides(t *testing.T) {
 	ps := randomPositions(t, 25, 1)
-	r := fill(t, ReplayConfig{Window: 10}, ps)
+	r := fill(t, Config{Window: 10}, ps)
 	if r.Len() != 10 || r.capacity != 10 || r.added != 25 {
 		t.Fatalf("Len, Cap, Added = %d, %d, %d; want 10, 10, 25", r.Len(), r.capacity, r.added)
 	}
@@ -92,39 +93,39 @@ func TestReplayWindowSlides(t *testing.T) {
 	}
 }
 
-func TestReplayAddCopies(t *testing.T) {
+func TestAddCopies(t *testing.T) {
 	ps := randomPositions(t, 1, 2)
 	s := ps[0].s
-	want := Sample{Obs: slices.Clone(s.Obs), Legal: slices.Clone(s.Legal), Policy: slices.Clone(s.Policy), Value: s.Value}
-	r := fill(t, ReplayConfig{Window: 4}, ps)
+	want := model.Sample{Obs: slices.Clone(s.Obs), Legal: slices.Clone(s.Legal), Policy: slices.Clone(s.Policy), Value: s.Value}
+	r := fill(t, Config{Window: 4}, ps)
 	s.Obs[0], s.Legal[0], s.Policy[0] = 9, 9, 9
 	if got, _ := r.At(0); !reflect.DeepEqual(got, want) {
 		t.Error("changing the caller's slices changed the stored sample")
 	}
 }
 
-func TestReplayAddRejects(t *testing.T) {
+func TestAddRejects(t *testing.T) {
 	good := randomPositions(t, 1, 3)[0].s
-	edit := func(f func(s *Sample)) Sample {
-		s := Sample{Obs: slices.Clone(good.Obs), Legal: slices.Clone(good.Legal), Policy: slices.Clone(good.Policy), Value: good.Value}
+	edit := func(f func(s *model.Sample)) model.Sample {
+		s := model.Sample{Obs: slices.Clone(good.Obs), Legal: slices.Clone(good.Legal), Policy: slices.Clone(good.Policy), Value: good.Value}
 		f(&s)
 		return s
 	}
 	tests := []struct {
 		name string
-		s    Sample
+		s    model.Sample
 		want string
 	}{
-		{"short observation", edit(func(s *Sample) { s.Obs = s.Obs[:10] }), "10 observation values"},
-		{"no actions", edit(func(s *Sample) { s.Legal, s.Policy = nil, nil }), "no legal actions"},
-		{"policy length", edit(func(s *Sample) { s.Policy = s.Policy[1:] }), "policy values for"},
-		{"value", edit(func(s *Sample) { s.Value = 2 }), "value 2"},
-		{"action out of range", edit(func(s *Sample) { s.Legal[0] = env.NumActions }), "out of range"},
-		{"action twice", edit(func(s *Sample) { s.Legal[1] = s.Legal[0] }), "listed twice"},
-		{"negative probability", edit(func(s *Sample) { s.Policy[0] = -0.5 }), "want 0 to 1"},
-		{"not a distribution", edit(func(s *Sample) { s.Policy[0] += 0.1 }), "policy sums to"},
+		{"short observation", edit(func(s *model.Sample) { s.Obs = s.Obs[:10] }), "10 observation values"},
+		{"no actions", edit(func(s *model.Sample) { s.Legal, s.Policy = nil, nil }), "no legal actions"},
+		{"policy length", edit(func(s *model.Sample) { s.Policy = s.Policy[1:] }), "policy values for"},
+		{"value", edit(func(s *model.Sample) { s.Value = 2 }), "value 2"},
+		{"action out of range", edit(func(s *model.Sample) { s.Legal[0] = env.NumActions }), "out of range"},
+		{"action twice", edit(func(s *model.Sample) { s.Legal[1] = s.Legal[0] }), "listed twice"},
+		{"negative probability", edit(func(s *model.Sample) { s.Policy[0] = -0.5 }), "want 0 to 1"},
+		{"not a distribution", edit(func(s *model.Sample) { s.Policy[0] += 0.1 }), "policy sums to"},
 	}
-	r, _ := NewReplay(ReplayConfig{Window: 4})
+	r, _ := New(Config{Window: 4})
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			err := r.Add(tc.s)
@@ -136,14 +137,14 @@ func TestReplayAddRejects(t *testing.T) {
 	if r.Len() != 0 {
 		t.Errorf("rejected samples were stored: Len = %d", r.Len())
 	}
-	if _, err := NewReplay(ReplayConfig{Window: 0}); err == nil {
-		t.Error("NewReplay with window 0 succeeded")
+	if _, err := New(Config{Window: 0}); err == nil {
+		t.Error("New with window 0 succeeded")
 	}
 }
 
-func TestReplaySampleDistinctAndCovering(t *testing.T) {
+func TestSampleDistinctAndCovering(t *testing.T) {
 	ps := randomPositions(t, 50, 4)
-	r := fill(t, ReplayConfig{Window: 50}, ps)
+	r := fill(t, Config{Window: 50}, ps)
 	rng := rand.New(rand.NewPCG(5, 6))
 	var b Batch
 	seen := map[float32]int{}
@@ -186,9 +187,9 @@ func TestReplaySampleDistinctAndCovering(t *testing.T) {
 	}
 }
 
-func TestReplaySampleReproducible(t *testing.T) {
-	r := fill(t, ReplayConfig{Window: 100, Augment: true}, randomPositions(t, 100, 7))
-	draw := func() []Sample {
+func TestSampleReproducible(t *testing.T) {
+	r := fill(t, Config{Window: 100, Augment: true}, randomPositions(t, 100, 7))
+	draw := func() []model.Sample {
 		var b Batch
 		if err := r.Sample(&b, 16, rand.New(rand.NewPCG(8, 9))); err != nil {
 			t.Fatal(err)
@@ -200,12 +201,12 @@ func TestReplaySampleReproducible(t *testing.T) {
 	}
 }
 
-// TestReplayAugmentIsASymmetry checks every augmented sample against the
+// TestAugmentIsASymmetry checks every augmented sample against the
 // position it came from: it must be the exact sample of one of the eight
 // images of that position, its policy carried to the mapped actions.
-func TestReplayAugmentIsASymmetry(t *testing.T) {
+func TestAugmentIsASymmetry(t *testing.T) {
 	ps := randomPositions(t, 40, 10)
-	r := fill(t, ReplayConfig{Window: 40, Augment: true}, ps)
+	r := fill(t, Config{Window: 40, Augment: true}, ps)
 	rules := env.DefaultRules()
 	rng := rand.New(rand.NewPCG(11, 12))
 	var b Batch
@@ -251,7 +252,7 @@ func TestReplayAugmentIsASymmetry(t *testing.T) {
 	}
 }
 
-func TestReplayEncodeRoundTrip(t *testing.T) {
+func TestEncodeRoundTrip(t *testing.T) {
 	ps := randomPositions(t, 30, 13)
 	tests := []struct {
 		name         string
@@ -263,12 +264,12 @@ func TestReplayEncodeRoundTrip(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			r := fill(t, ReplayConfig{Window: tc.window}, ps)
+			r := fill(t, Config{Window: tc.window}, ps)
 			var buf bytes.Buffer
 			if err := r.Encode(&buf); err != nil {
 				t.Fatal(err)
 			}
-			back, err := DecodeReplay(bytes.NewReader(buf.Bytes()), ReplayConfig{Window: tc.keep})
+			back, err := Decode(bytes.NewReader(buf.Bytes()), Config{Window: tc.keep})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -287,21 +288,21 @@ func TestReplayEncodeRoundTrip(t *testing.T) {
 	}
 }
 
-func TestReplayEncodeEmpty(t *testing.T) {
-	r, _ := NewReplay(ReplayConfig{Window: 5})
+func TestEncodeEmpty(t *testing.T) {
+	r, _ := New(Config{Window: 5})
 	var buf bytes.Buffer
 	if err := r.Encode(&buf); err != nil {
 		t.Fatal(err)
 	}
-	back, err := DecodeReplay(&buf, ReplayConfig{Window: 5})
+	back, err := Decode(&buf, Config{Window: 5})
 	if err != nil || back.Len() != 0 {
-		t.Fatalf("DecodeReplay = %v, %v", back, err)
+		t.Fatalf("Decode = %v, %v", back, err)
 	}
 }
 
 func encoded(t testing.TB, n int) []byte {
 	t.Helper()
-	r := fill(t, ReplayConfig{Window: n}, randomPositions(t, n, 14))
+	r := fill(t, Config{Window: n}, randomPositions(t, n, 14))
 	var buf bytes.Buffer
 	if err := r.Encode(&buf); err != nil {
 		t.Fatal(err)
@@ -309,18 +310,18 @@ func encoded(t testing.TB, n int) []byte {
 	return buf.Bytes()
 }
 
-func TestDecodeReplayRejectsDamage(t *testing.T) {
+func TestDecodeRejectsDamage(t *testing.T) {
 	data := encoded(t, 6)
-	cfg := ReplayConfig{Window: 10}
+	cfg := Config{Window: 10}
 	t.Run("every truncation", func(t *testing.T) {
 		for n := 0; n < len(data); n++ {
-			if _, err := DecodeReplay(bytes.NewReader(data[:n]), cfg); err == nil {
+			if _, err := Decode(bytes.NewReader(data[:n]), cfg); err == nil {
 				t.Fatalf("a file cut to %d of %d bytes decoded", n, len(data))
 			}
 		}
 	})
 	t.Run("truncation says so", func(t *testing.T) {
-		_, err := DecodeReplay(bytes.NewReader(data[:len(data)/2]), cfg)
+		_, err := Decode(bytes.NewReader(data[:len(data)/2]), cfg)
 		if !errors.Is(err, io.ErrUnexpectedEOF) || !strings.Contains(err.Error(), "truncated") {
 			t.Errorf("err = %v", err)
 		}
@@ -337,7 +338,7 @@ func TestDecodeReplayRejectsDamage(t *testing.T) {
 			}
 			bad := slices.Clone(data)
 			bad[i] ^= 0xff
-			if _, err := DecodeReplay(bytes.NewReader(bad), cfg); err == nil {
+			if _, err := Decode(bytes.NewReader(bad), cfg); err == nil {
 				t.Errorf("a file with byte %d of %d flipped decoded", i, len(data))
 			}
 		}
@@ -353,7 +354,7 @@ func TestDecodeReplayRejectsDamage(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := DecodeReplay(bytes.NewReader(tc.data), cfg)
+			_, err := Decode(bytes.NewReader(tc.data), cfg)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("err = %v, want it to contain %q", err, tc.want)
 			}
@@ -361,13 +362,13 @@ func TestDecodeReplayRejectsDamage(t *testing.T) {
 	}
 }
 
-// FuzzDecodeReplay checks that no input panics and that whatever decodes
+// FuzzDecode checks that no input panics and that whatever decodes
 // encodes back to something that decodes to the same samples.
-func FuzzDecodeReplay(f *testing.F) {
+func FuzzDecode(f *testing.F) {
 	f.Add(encoded(f, 2))
 	f.Add([]byte(replayMagic))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		r, err := DecodeReplay(bytes.NewReader(data), ReplayConfig{Window: 4})
+		r, err := Decode(bytes.NewReader(data), Config{Window: 4})
 		if err != nil {
 			return
 		}
@@ -375,15 +376,15 @@ func FuzzDecodeReplay(f *testing.F) {
 		if err := r.Encode(&buf); err != nil {
 			t.Fatal(err)
 		}
-		back, err := DecodeReplay(&buf, ReplayConfig{Window: 4})
+		back, err := Decode(&buf, Config{Window: 4})
 		if err != nil || back.Len() != r.Len() {
 			t.Fatalf("re-decoding: %v", err)
 		}
 	})
 }
 
-func ExampleReplay() {
-	r, _ := NewReplay(ReplayConfig{Window: 1000, Augment: true})
+func ExampleBuffer() {
+	r, _ := New(Config{Window: 1000, Augment: true})
 	// One position of a game: the start, with a uniform policy and a win.
 	rules := env.DefaultRules()
 	p := env.StartPosition()
@@ -391,7 +392,7 @@ func ExampleReplay() {
 	env.EncodeObservation(obs, &p, rules, 1)
 	legal := p.LegalActions(nil, rules.TooTall)
 	policy := slices.Repeat([]float32{1 / float32(len(legal))}, len(legal))
-	if err := r.Add(Sample{Obs: obs, Legal: legal, Policy: policy, Value: 1}); err != nil {
+	if err := r.Add(model.Sample{Obs: obs, Legal: legal, Policy: policy, Value: 1}); err != nil {
 		fmt.Println(err)
 		return
 	}

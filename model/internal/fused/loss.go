@@ -1,4 +1,4 @@
-package model
+package fused
 
 import (
 	"math"
@@ -8,7 +8,7 @@ import (
 	"gorgonia.org/tensor"
 )
 
-// policyLossOp is the fused graph's policy loss as one Op: inputs the
+// PolicyLossOp is the fused graph's policy loss as one Op: inputs the
 // logits z, the mask m (0 legal, illegalLogit illegal) and the targets t,
 // all (B, NumActions); output (1) the mean over rows of
 //
@@ -19,22 +19,22 @@ import (
 // loss spends most of its time on exp() of the illegal actions and on
 // broadcast copies; here exp() runs over the legal actions only. It keeps
 // the softmax over the legal actions for policyLossGradOp.
-type policyLossOp struct {
-	fusedOp
+type PolicyLossOp struct {
+	op
 	batch int
 	probs []float32 // (B, NumActions), 0 for illegal actions
 }
 
-func newPolicyLossOp(batch int) *policyLossOp {
+func NewPolicyLossOp(batch int) *PolicyLossOp {
 	s := tensor.Shape{batch, env.NumActions}
-	return &policyLossOp{
-		fusedOp: newFusedOp("fusedPolicyLoss", tensor.Shape{1}, s, s, s),
-		batch:   batch,
-		probs:   make([]float32, batch*env.NumActions),
+	return &PolicyLossOp{
+		op:    newOp("fusedPolicyLoss", tensor.Shape{1}, s, s, s),
+		batch: batch,
+		probs: make([]float32, batch*env.NumActions),
 	}
 }
 
-func (op *policyLossOp) Do(vals ...G.Value) (G.Value, error) {
+func (op *PolicyLossOp) Do(vals ...G.Value) (G.Value, error) {
 	in, err := op.inputs(vals)
 	if err != nil {
 		return nil, err
@@ -71,7 +71,7 @@ func (op *policyLossOp) Do(vals ...G.Value) (G.Value, error) {
 }
 
 // DiffWRT: the loss is differentiated with regard to the logits only.
-func (op *policyLossOp) DiffWRT(inputs int) []bool {
+func (op *PolicyLossOp) DiffWRT(inputs int) []bool {
 	d := diffWRT(inputs, 0, false)
 	d[0] = true
 	return d
@@ -79,8 +79,8 @@ func (op *policyLossOp) DiffWRT(inputs int) []bool {
 
 // SymDiff returns the logits' gradient, (softmax - t) / B times the
 // loss's gradient.
-func (op *policyLossOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
-	bw := &policyLossGradOp{fusedOp: newFusedOp("fusedPolicyLossGrad", op.in[0], op.in[2], tensor.Shape{1}), fwd: op}
+func (op *PolicyLossOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
+	bw := &policyLossGradOp{op: newOp("fusedPolicyLossGrad", op.in[0], op.in[2], tensor.Shape{1}), fwd: op}
 	dz, err := G.ApplyOp(bw, inputs[2], grad)
 	if err != nil {
 		return nil, err
@@ -88,12 +88,12 @@ func (op *policyLossOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, 
 	return G.Nodes{dz, nil, nil}, nil
 }
 
-// policyLossGradOp is policyLossOp's backward pass: inputs the targets
+// policyLossGradOp is PolicyLossOp's backward pass: inputs the targets
 // and the loss's gradient, output the logits' gradient. It reads the
 // softmax its forward op kept in the same run.
 type policyLossGradOp struct {
-	fusedOp
-	fwd *policyLossOp
+	op
+	fwd *PolicyLossOp
 }
 
 func (op *policyLossGradOp) Do(vals ...G.Value) (G.Value, error) {

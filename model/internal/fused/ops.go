@@ -1,0 +1,281 @@
+package fused
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/deathstacks/deathstacks/env"
+	"github.com/deathstacks/deathstacks/model/internal/kernel"
+	"gonum.org/v1/gonum/blas"
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// TrunkOp is the stem and the residual tower as one Op (kernel.Tower):
+// input the observations (B, planes, 6, 6), output the last block's
+// activations (B, 8, 8, stride), channel-last with a zero border.
+//
+// At inference the weights come from the engine's Net. For training
+// (train) the op also takes the trunk's learnables as inputs, packs them
+// on every run, keeps every layer's activations for the backward pass, and
+// is differentiable (SymDiff) through trunkGradOp.
+type TrunkOp struct {
+	op
+	w     *Net
+	run   *kernel.TowerRun
+	train bool
+}
+
+func NewTrunkOp(w *Net, batch int, train bool) *TrunkOp {
+	d := w.dims
+	in := []tensor.Shape{{batch, env.NumPlanes, boardSide, boardSide}}
+	if train {
+		for _, s := range d.Shapes[:TrunkParams(d.Blocks)] {
+			in = append(in, s)
+		}
+	}
+	run := kernel.NewTowerRun(batch, env.NumPlanes, d.Channels, d.Blocks, train)
+	op := &TrunkOp{
+		op: newOp("fusedTrunk", tensor.Shape{batch, kernel.PaddedSide, kernel.PaddedSide, w.stride}, in...),
+		w:  w, run: run, train: train,
+	}
+	op.out = tensor.New(tensor.WithShape(op.out.Shape()...), tensor.WithBacking(run.Output()))
+	return op
+}
+
+func (op *TrunkOp) Do(vals ...G.Value) (G.Value, error) { return op.doRows(op.in[0][0], vals...) }
+
+func (op *TrunkOp) doRows(rows int, vals ...G.Value) (G.Value, error) {
+	in, err := op.inputs(vals)
+	if err != nil {
+		return nil, err
+	}
+	if op.train {
+		op.w.loadTrunk(in[1:])
+	}
+	op.run.Forward(&op.w.trunk, in[0], rows)
+	return op.out, nil
+}
+
+// DiffWRT is false for the observations, true for the learnables.
+func (op *TrunkOp) DiffWRT(inputs int) []bool { return diffWRT(inputs, 1, op.train) }
+
+// SymDiff returns the learnables' gradients: sections of trunkGradOp's
+// output, which runs the whole backward pass of the tower at once.
+func (op *TrunkOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
+	bw := &trunkGradOp{op: newOp("fusedTrunkGrad", tensor.Shape{paramsSize(inputs[1:])}, op.out.Shape(), op.out.Shape()), fwd: op}
+	return op.backward(op.train, bw, inputs, 1, output, grad)
+}
+
+// trunkGradOp is the trunk's backward pass: inputs the trunk's output
+// (which orders it after the forward op) and its gradient, output the
+// gradients of the trunk's learnables, flat in Dims.Shapes order. It
+// reads the activations its forward op kept in the same run.
+type trunkGradOp struct {
+	op
+	fwd *TrunkOp
+}
+
+func (op *trunkGradOp) Do(vals ...G.Value) (G.Value, error) {
+	in, err := op.inputs(vals)
+	if err != nil {
+		return nil, err
+	}
+	f := op.fwd
+	grads := splitParams(op.out.Float32s(), f.w.dims.Shapes[:TrunkParams(f.w.dims.Blocks)])
+	f.run.Backward(&f.w.trunk, in[1], grads)
+	return op.out, nil
+}
+
+// HeadOp is a head's 1x1 convolution (kernel.Head) of the trunk's output
+// into planes of 6x6, flattened plane-major (NCHW) per position: the
+// policy's logits, or the value head's planes; or, if the head is packed
+// for squares (the inference graph's policy), square-major: the logits of
+// each square's planes together (the model package reads them so). For training (train)
+// it also takes the head's weights and bias as inputs, packs them on every
+// run and is differentiable through headGradOp.
+type HeadOp struct {
+	op
+	p           *kernel.Head
+	batch       int
+	stride      int
+	relu, train bool
+}
+
+// NewHeadOp returns an op running w's policy head, or its value head's
+// convolution (through ReLU) if value, on batch positions. With train, the
+// head's weights and bias are inputs too.
+func NewHeadOp(w *Net, batch int, value, train bool) *HeadOp {
+	name, p, planes, wi := "fusedPolicy", &w.policy, policyPlanes, TrunkParams(w.dims.Blocks)
+	if value {
+		name, p, planes, wi = "fusedValueConv", &w.value, w.dims.ValuePlanes, wi+2
+	}
+	in := []tensor.Shape{{batch, kernel.PaddedSide, kernel.PaddedSide, w.stride}}
+	if train {
+		in = append(in, w.dims.Shapes[wi], w.dims.Shapes[wi+1])
+	}
+	return &HeadOp{
+		op: newOp(name, tensor.Shape{batch, planes * env.NumSquares}, in...),
+		p:  p, batch: batch, stride: w.stride, relu: value, train: train,
+	}
+}
+
+func (op *HeadOp) Do(vals ...G.Value) (G.Value, error) { return op.doRows(op.batch, vals...) }
+
+func (op *HeadOp) doRows(rows int, vals ...G.Value) (G.Value, error) {
+	in, err := op.inputs(vals)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case op.train:
+		op.p.Pack(in[1], op.in[1][0], op.in[1][1], in[2], op.relu, false)
+	case op.p.Squares():
+		// The output has room for it: planes is a multiple of the
+		// kernel's width (policyPlanes; the tests run it).
+		op.p.ForwardSquares(rows, in[0], op.stride, op.out.Float32s())
+		return op.out, nil
+	}
+	op.p.Forward(rows, in[0], op.stride, op.out.Float32s())
+	return op.out, nil
+}
+
+// DiffWRT is true for every input of a training op.
+func (op *HeadOp) DiffWRT(inputs int) []bool { return diffWRT(inputs, 0, op.train) }
+
+// SymDiff returns the gradients of the trunk's output, the weights and
+// the bias: sections of headGradOp's output.
+func (op *HeadOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
+	bw := &headGradOp{op: newOp(op.name+"Grad", tensor.Shape{paramsSize(inputs)}, op.in[0], op.out.Shape(), op.out.Shape()), fwd: op}
+	return op.backward(op.train, bw, inputs, 0, inputs[0], output, grad)
+}
+
+// headGradOp is a head's backward pass: inputs the trunk's output, the
+// head's output and its gradient; output the gradients of the trunk's
+// output, the weights and the bias, flat in that order.
+type headGradOp struct {
+	op
+	fwd *HeadOp
+}
+
+func (op *headGradOp) Do(vals ...G.Value) (G.Value, error) {
+	in, err := op.inputs(vals)
+	if err != nil {
+		return nil, err
+	}
+	f := op.fwd
+	out := op.out.Float32s()
+	nh := shapeSize(f.in[0])
+	nw := shapeSize(f.in[1])
+	f.p.Backward(f.batch, in[0], f.stride, in[1], in[2], out[:nh], out[nh:nh+nw], out[nh+nw:])
+	return op.out, nil
+}
+
+// sectionOp is one input's gradient: a copy of a section of a gradient
+// op's flat output, shaped like the input.
+type sectionOp struct {
+	op
+	off int
+}
+
+func (op *sectionOp) Do(vals ...G.Value) (G.Value, error) {
+	in, err := op.inputs(vals)
+	if err != nil {
+		return nil, err
+	}
+	out := op.out.Float32s()
+	copy(out, in[0][op.off:op.off+len(out)])
+	return op.out, nil
+}
+
+// backward returns the gradients of a training op (train) with inputs:
+// for each input from first on, a section of the output of its backward
+// op bw applied to bwInputs. An inference op has none.
+func (op *op) backward(train bool, bw G.Op, inputs G.Nodes, first int, bwInputs ...*G.Node) (G.Nodes, error) {
+	if !train {
+		return nil, fmt.Errorf("%s: an inference op has no gradient", op.name)
+	}
+	return sections(bw, inputs, first, bwInputs...)
+}
+
+// sections applies bw to bwInputs and returns, for each of inputs from
+// first on, a section of bw's output shaped like it (nil before first).
+func sections(bw G.Op, inputs G.Nodes, first int, bwInputs ...*G.Node) (G.Nodes, error) {
+	flat, err := G.ApplyOp(bw, bwInputs...)
+	if err != nil {
+		return nil, err
+	}
+	grads := make(G.Nodes, len(inputs))
+	off := 0
+	for i := first; i < len(inputs); i++ {
+		s := inputs[i].Shape()
+		sec := &sectionOp{op: newOp(fmt.Sprintf("gradSection%d", off), s.Clone(), flat.Shape().Clone()), off: off}
+		if grads[i], err = G.ApplyOp(sec, flat); err != nil {
+			return nil, err
+		}
+		off += s.TotalSize()
+	}
+	return grads, nil
+}
+
+// paramsSize is the total size of nodes.
+func paramsSize(nodes G.Nodes) int {
+	n := 0
+	for _, x := range nodes {
+		n += x.Shape().TotalSize()
+	}
+	return n
+}
+
+func shapeSize(s tensor.Shape) int { return s.TotalSize() }
+
+// splitParams cuts flat into one slice per shape.
+func splitParams(flat []float32, shapes [][]int) [][]float32 {
+	out := make([][]float32, len(shapes))
+	for i, s := range shapes {
+		n := tensor.Shape(s).TotalSize()
+		out[i], flat = flat[:n], flat[n:]
+	}
+	return out
+}
+
+// ValueFCOp is the value head's fully connected layers at inference: input
+// the value convolution's planes (B, ValuePlanes*36), output tanh(relu(v
+// fc1.w + fc1.b) fc2.w + fc2.b), (B, 1), with the weights of the engine's
+// Net. As gorgonia's nodes these were fourteen nodes (broadcasts,
+// the ReLU as a product with a comparison, reshapes), each allocating its
+// value on every run; training keeps them (graph.go's finish) for their
+// gradients.
+type ValueFCOp struct {
+	op
+	w      *Net
+	hidden []float32 // (B, ValueHidden)
+}
+
+func NewValueFCOp(w *Net, batch int) *ValueFCOp {
+	return &ValueFCOp{
+		op:     newOp("fusedValueFC", tensor.Shape{batch, 1}, tensor.Shape{batch, w.dims.ValuePlanes * env.NumSquares}),
+		w:      w,
+		hidden: make([]float32, batch*w.dims.ValueHidden),
+	}
+}
+
+func (op *ValueFCOp) Do(vals ...G.Value) (G.Value, error) { return op.doRows(op.in[0][0], vals...) }
+
+func (op *ValueFCOp) doRows(rows int, vals ...G.Value) (G.Value, error) {
+	in, err := op.inputs(vals)
+	if err != nil {
+		return nil, err
+	}
+	fc, k, hid := op.w.fc, op.in[0][1], op.w.dims.ValueHidden
+	kernel.BLAS{}.Sgemm(blas.NoTrans, blas.NoTrans, rows, hid, k, 1, in[0], k, fc[0], hid, 0, op.hidden, hid)
+	out := op.out.Float32s()
+	for b := range rows {
+		sum := fc[3][0]
+		for j, v := range op.hidden[b*hid : (b+1)*hid] {
+			sum += max(v+fc[1][j], 0) * fc[2][j]
+		}
+		out[b] = float32(math.Tanh(float64(sum)))
+	}
+	return op.out, nil
+}
