@@ -80,31 +80,18 @@ func (op *PolicyLossOp) DiffWRT(inputs int) []bool {
 // SymDiff returns the logits' gradient, (softmax - t) / B times the
 // loss's gradient.
 func (op *PolicyLossOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
-	bw := &policyLossGradOp{op: newOp("fusedPolicyLossGrad", op.in[0], op.in[2], tensor.Shape{1}), fwd: op}
+	// The backward pass: inputs the targets and the loss's gradient,
+	// output the logits' gradient. It reads the softmax the forward op
+	// kept in the same run.
+	bw := newGradOp("fusedPolicyLossGrad", op.in[0], []tensor.Shape{op.in[2], {1}}, func(in [][]float32, out []float32) {
+		scale := in[1][0] / float32(op.batch)
+		for i, p := range op.probs {
+			out[i] = scale * (p - in[0][i])
+		}
+	})
 	dz, err := G.ApplyOp(bw, inputs[2], grad)
 	if err != nil {
 		return nil, err
 	}
 	return G.Nodes{dz, nil, nil}, nil
-}
-
-// policyLossGradOp is PolicyLossOp's backward pass: inputs the targets
-// and the loss's gradient, output the logits' gradient. It reads the
-// softmax its forward op kept in the same run.
-type policyLossGradOp struct {
-	op
-	fwd *PolicyLossOp
-}
-
-func (op *policyLossGradOp) Do(vals ...G.Value) (G.Value, error) {
-	in, err := op.inputs(vals)
-	if err != nil {
-		return nil, err
-	}
-	scale := in[1][0] / float32(op.fwd.batch)
-	out := op.out.Float32s()
-	for i, p := range op.fwd.probs {
-		out[i] = scale * (p - in[0][i])
-	}
-	return op.out, nil
 }

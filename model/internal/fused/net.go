@@ -89,6 +89,26 @@ func newOp(name string, out tensor.Shape, in ...tensor.Shape) op {
 	return op{name: name, in: in, out: tensor.New(tensor.WithShape(out...), tensor.Of(tensor.Float32))}
 }
 
+// gradOp is a backward pass: an op whose output fill computes from its
+// inputs and the state its forward op kept in the same run.
+type gradOp struct {
+	op
+	fill func(in [][]float32, out []float32)
+}
+
+func newGradOp(name string, out tensor.Shape, in []tensor.Shape, fill func(in [][]float32, out []float32)) *gradOp {
+	return &gradOp{op: newOp(name, out, in...), fill: fill}
+}
+
+func (op *gradOp) Do(vals ...G.Value) (G.Value, error) {
+	in, err := op.inputs(vals)
+	if err != nil {
+		return nil, err
+	}
+	op.fill(in, op.out.Float32s())
+	return op.out, nil
+}
+
 // Out is the op's output buffer, rewritten by every run.
 func (op *op) Out() *tensor.Dense { return op.out }
 

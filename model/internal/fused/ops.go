@@ -63,28 +63,15 @@ func (op *TrunkOp) DiffWRT(inputs int) []bool { return diffWRT(inputs, 1, op.tra
 // SymDiff returns the learnables' gradients: sections of trunkGradOp's
 // output, which runs the whole backward pass of the tower at once.
 func (op *TrunkOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
-	bw := &trunkGradOp{op: newOp("fusedTrunkGrad", tensor.Shape{paramsSize(inputs[1:])}, op.out.Shape(), op.out.Shape()), fwd: op}
+	// The backward pass: inputs the trunk's output (which orders it after
+	// the forward op) and its gradient, output the gradients of the
+	// trunk's learnables, flat in Dims.Shapes order. It reads the
+	// activations the forward op kept in the same run.
+	bw := newGradOp("fusedTrunkGrad", tensor.Shape{paramsSize(inputs[1:])}, []tensor.Shape{op.out.Shape(), op.out.Shape()},
+		func(in [][]float32, out []float32) {
+			op.run.Backward(&op.w.trunk, in[1], splitParams(out, op.w.dims.Shapes[:TrunkParams(op.w.dims.Blocks)]))
+		})
 	return op.backward(op.train, bw, inputs, 1, output, grad)
-}
-
-// trunkGradOp is the trunk's backward pass: inputs the trunk's output
-// (which orders it after the forward op) and its gradient, output the
-// gradients of the trunk's learnables, flat in Dims.Shapes order. It
-// reads the activations its forward op kept in the same run.
-type trunkGradOp struct {
-	op
-	fwd *TrunkOp
-}
-
-func (op *trunkGradOp) Do(vals ...G.Value) (G.Value, error) {
-	in, err := op.inputs(vals)
-	if err != nil {
-		return nil, err
-	}
-	f := op.fwd
-	grads := splitParams(op.out.Float32s(), f.w.dims.Shapes[:TrunkParams(f.w.dims.Blocks)])
-	f.run.Backward(&f.w.trunk, in[1], grads)
-	return op.out, nil
 }
 
 // HeadOp is a head's 1x1 convolution (kernel.Head) of the trunk's output
@@ -146,29 +133,15 @@ func (op *HeadOp) DiffWRT(inputs int) []bool { return diffWRT(inputs, 0, op.trai
 // SymDiff returns the gradients of the trunk's output, the weights and
 // the bias: sections of headGradOp's output.
 func (op *HeadOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
-	bw := &headGradOp{op: newOp(op.name+"Grad", tensor.Shape{paramsSize(inputs)}, op.in[0], op.out.Shape(), op.out.Shape()), fwd: op}
+	// The backward pass: inputs the trunk's output, the head's output and
+	// its gradient; output the gradients of the trunk's output, the
+	// weights and the bias, flat in that order.
+	nh, nw := shapeSize(op.in[0]), shapeSize(op.in[1])
+	bw := newGradOp(op.name+"Grad", tensor.Shape{paramsSize(inputs)}, []tensor.Shape{op.in[0], op.out.Shape(), op.out.Shape()},
+		func(in [][]float32, out []float32) {
+			op.p.Backward(op.batch, in[0], op.stride, in[1], in[2], out[:nh], out[nh:nh+nw], out[nh+nw:])
+		})
 	return op.backward(op.train, bw, inputs, 0, inputs[0], output, grad)
-}
-
-// headGradOp is a head's backward pass: inputs the trunk's output, the
-// head's output and its gradient; output the gradients of the trunk's
-// output, the weights and the bias, flat in that order.
-type headGradOp struct {
-	op
-	fwd *HeadOp
-}
-
-func (op *headGradOp) Do(vals ...G.Value) (G.Value, error) {
-	in, err := op.inputs(vals)
-	if err != nil {
-		return nil, err
-	}
-	f := op.fwd
-	out := op.out.Float32s()
-	nh := shapeSize(f.in[0])
-	nw := shapeSize(f.in[1])
-	f.p.Backward(f.batch, in[0], f.stride, in[1], in[2], out[:nh], out[nh:nh+nw], out[nh+nw:])
-	return op.out, nil
 }
 
 // sectionOp is one input's gradient: a copy of a section of a gradient
