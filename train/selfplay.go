@@ -64,6 +64,7 @@ func (sp *selfPlayer) play(ctx context.Context, seed uint64) (selfPlayGame, erro
 	}
 	game := env.NewGame(sp.opts.Rules)
 	env.PlayOpening(game, sp.opts.OpeningPlies, rng) // as an environment reset starts
+	opening := len(game.Moves())                     // seen starts after these plies
 	canResign := sp.cfg.ResignThreshold > -1 && rng.Float64() >= sp.cfg.ResignPlayoutShare
 	var (
 		out     selfPlayGame
@@ -109,7 +110,6 @@ func (sp *selfPlayer) play(ctx context.Context, seed uint64) (selfPlayGame, erro
 		out.ResignWrong = !out.Won || out.Winner == env.Color(doubter)
 	}
 	out.Adjudicated = sp.cfg.Adjudicate && !out.Won && (out.Status == env.MoveLimit || out.Status == env.DrawRepetition)
-	opening := out.Plies + 1 - len(seen) // seen starts after the random opening plies
 	for i, ply := range out.SamplePlies {
 		// An adjudicated position is scored on the board the horizon later
 		// (or the last one): close enough to be predictable from it, far

@@ -164,11 +164,11 @@ func (r *record) samples(rules env.Rules) ([]model.Sample, bool, error) {
 	if len(r.Policies) < 1 {
 		return nil, false, fmt.Errorf("a game of %d moves without positions", len(r.Moves))
 	}
+	last := len(r.Moves) - 1
+	if r.Resigned {
+		last++ // the position resigned in has no move
+	}
 	for i, ply := range r.Plies {
-		last := len(r.Moves) - 1
-		if r.Resigned {
-			last++ // the position resigned in has no move
-		}
 		if ply > last || (i > 0 && ply <= r.Plies[i-1]) {
 			return nil, false, fmt.Errorf("position %d at ply %d: want increasing plies up to %d (of %d moves, resigned: %v)", i, ply, last, len(r.Moves), r.Resigned)
 		}
