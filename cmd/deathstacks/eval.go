@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -15,7 +14,6 @@ import (
 	"github.com/deathstacks/deathstacks/mcts/players"
 	"github.com/deathstacks/deathstacks/train"
 	"github.com/deathstacks/deathstacks/train/eval"
-	"github.com/deathstacks/deathstacks/train/progress"
 )
 
 // playerListHelp explains the repeated player flags of eval and ladder.
@@ -38,7 +36,7 @@ func (l *stringList) Set(v string) error {
 }
 
 func runEval(args []string, s stdio) error {
-	fs := newFlags("eval", `eval --player SPEC --player SPEC [...] --games N [--parallel P] [--seed S] [--out DIR] [--opening-plies K] [--max-plies M] [--quiet]
+	fs := newFlags("eval", `eval --player SPEC --player SPEC [...] --games N [--parallel P] [--seed S] [--out DIR] [--opening-plies K] [--max-plies M] [--resume] [--quiet]
 
 Plays a round robin among the players: N games for every pair, colours
 alternating, each two games from the same K random opening plies (shared by
@@ -55,7 +53,13 @@ the output names the anchor) and mean time per move. Writes into DIR:
                 move's time in milliseconds, result), one a line
   elo.png       each player's Elo with its interval
 az players sharing a model share one network server, batched across the
-games at once.`, s)
+games at once.
+
+While it plays, DIR/games.partial.jsonl keeps every finished game, and goes
+once the files above are written. Ctrl-C (or SIGTERM) stops it, dropping the
+games in progress (status 1); the same command with --resume (--parallel and
+--quiet may differ) plays only the games missing. Without --resume, a DIR
+holding unfinished games is refused.`, s)
 	var players stringList
 	fs.Var(&players, "player", "a player: "+playerListHelp)
 	games := fs.Int("games", 20, "games per pair of players")
@@ -65,6 +69,7 @@ games at once.`, s)
 	openingPlies := fs.Int("opening-plies", 4, "random plies that start each pair of games")
 	maxPlies := fs.Int("max-plies", env.DefaultRules().MaxPlies, "move limit: a game this long is a draw; 0 for none")
 	quiet := fs.Bool("quiet", false, "no progress bar")
+	resume := fs.Bool("resume", false, "continue the unfinished eval in --out: play the games it lacks")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -77,28 +82,41 @@ games at once.`, s)
 	if len(players) < 2 {
 		return usageErr("--player: %d given: want 2 or more", len(players))
 	}
+	dir := *out
+	if dir == "" {
+		if *resume {
+			return usageErr("--resume: give the --out DIR of the eval to continue")
+		}
+		dir = filepath.Join("checkpoints", "eval-"+time.Now().UTC().Format("20060102-150405"))
+	}
+	res := resumable{what: "eval", dir: dir, journal: eval.GamesJournal, finished: eval.ResultsFile, resume: *resume}
+	if err := res.check(); err != nil {
+		return err
+	}
 	models := newModels(s.err)
 	defer models.Close()
 	contenders, err := buildContenders(models, "--player", players)
 	if err != nil {
 		return err
 	}
-	dir := *out
-	if dir == "" {
-		dir = filepath.Join("checkpoints", "eval-"+time.Now().UTC().Format("20060102-150405"))
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	journal, played, command, err := res.open(eval.NewJournalHeader(contenders, cfg, commandLine("eval", args)))
+	if err != nil {
 		return err
 	}
+	defer journal.Close()
+	cfg.Played = played
 	pairs := len(contenders) * (len(contenders) - 1) / 2
 	total := pairs * cfg.Games
-	fmt.Fprintf(s.out, "eval: %d players, %s, %s each: %s, %d at once\n", len(contenders), count(pairs, "pair", "pairs"),
-		count(cfg.Games, "game", "games"), count(total, "game", "games"), cfg.Parallel)
-	bar := progress.New(s.err, total, "eval", "games", *quiet)
-	cfg.OnGame = func(eval.GameRecord) { bar.Add(1) }
+	fmt.Fprintf(s.out, "eval: %d players, %s, %s each: %s, %d at once%s\n", len(contenders), count(pairs, "pair", "pairs"),
+		count(cfg.Games, "game", "games"), count(total, "game", "games"), cfg.Parallel, resumed(len(played)))
 	start := time.Now()
-	records, err := eval.RoundRobin(context.Background(), eval.Entrants(contenders), cfg)
-	bar.Finish()
+	var records []eval.GameRecord
+	err = res.play(s, journal, len(played), total, *quiet, resumeCommand("eval", args, *resume, *out != "", dir),
+		func(ctx context.Context, onGame func(eval.GameRecord)) (err error) {
+			cfg.OnGame = onGame
+			records, err = eval.RoundRobin(ctx, eval.Entrants(contenders), cfg)
+			return err
+		})
 	if err != nil {
 		return err
 	}
@@ -106,8 +124,20 @@ games at once.`, s)
 	if err != nil {
 		return err
 	}
-	return publish(s, rep, &rep.ReportSettings, commandLine("eval", args), start, dir, records,
-		eval.ResultsFile, eval.ReportFile, eval.GamesFile, eval.EloChart)
+	if err := publish(s, rep, &rep.ReportSettings, command, start, dir, records,
+		eval.ResultsFile, eval.ReportFile, eval.GamesFile, eval.EloChart); err != nil {
+		return err
+	}
+	return journal.Remove()
+}
+
+// resumed says, after the first line of eval or ladder, how many games a
+// resumed one has played before: nothing when it starts afresh.
+func resumed(played int) string {
+	if played == 0 {
+		return ""
+	}
+	return fmt.Sprintf(", %s played before", count(played, "game", "games"))
 }
 
 // savable is a finished report: [eval.Report] or [eval.LadderReport].

@@ -3,17 +3,15 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"runtime"
 	"time"
 
 	"github.com/deathstacks/deathstacks/train"
 	"github.com/deathstacks/deathstacks/train/eval"
-	"github.com/deathstacks/deathstacks/train/progress"
 )
 
 func runLadder(args []string, s stdio) error {
-	fs := newFlags("ladder", `ladder --run DIR [--vs SPEC ...] [--games N] [--parallel P] [--every K] [--sims N] [--time D] [--seed S] [--out DIR] [--quiet]
+	fs := newFlags("ladder", `ladder --run DIR [--vs SPEC ...] [--games N] [--parallel P] [--every K] [--sims N] [--time D] [--seed S] [--out DIR] [--resume] [--quiet]
 
 Rates the network snapshots of a training run (DIR/nets/net-<iteration>.dsnn)
 on one Elo scale and plots Elo against training time. Each snapshot plays as
@@ -32,7 +30,12 @@ baseline). Writes into --out:
   ladder.md           the tables, settings and the command that replays it
   ladder-games.jsonl  every game, one a line
   ladder.png          Elo against training time (from DIR/metrics.jsonl;
-                      against iteration when that lacks some snapshot)`, s)
+                      against iteration when that lacks some snapshot)
+While it plays, ladder-games.partial.jsonl in --out keeps every finished
+game, and goes once the files above are written. Ctrl-C (or SIGTERM) stops
+it, dropping the games in progress (status 1); the same command with
+--resume (--parallel and --quiet may differ) plays only the games missing.
+Without --resume, an --out holding unfinished games is refused.`, s)
 	run := fs.String("run", "", "the run directory")
 	var vs stringList
 	fs.Var(&vs, "vs", "a baseline player (default random and greedy): "+playerListHelp)
@@ -44,6 +47,7 @@ baseline). Writes into --out:
 	seed := fs.Uint64("seed", 1, "seed of the openings and players")
 	out := fs.String("out", "", "the directory to write (default the run directory)")
 	quiet := fs.Bool("quiet", false, "no progress bar")
+	resume := fs.Bool("resume", false, "continue the unfinished ladder in --out: play the games it lacks")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -60,6 +64,14 @@ baseline). Writes into --out:
 	if len(vs) == 0 {
 		vs = stringList{"random", "greedy"}
 	}
+	dir := *out
+	if dir == "" {
+		dir = *run
+	}
+	res := resumable{what: "ladder", dir: dir, journal: eval.LadderGamesJournal, finished: eval.LadderResultsFile, resume: *resume}
+	if err := res.check(); err != nil {
+		return err
+	}
 	models := newModels(s.err)
 	defer models.Close()
 	baselines, err := buildContenders(models, "--vs", vs)
@@ -75,25 +87,32 @@ baseline). Writes into --out:
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	dir := *out
-	if dir == "" {
-		dir = *run
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	snaps := ladder.Snapshots()
-	total := ladder.Games(len(baselines))
-	fmt.Fprintf(s.out, "ladder: %s (iterations %d to %d), %s: %s, %d at once\n",
-		count(len(snaps), "snapshot", "snapshots"), snaps[0].Iteration, snaps[len(snaps)-1].Iteration,
-		count(len(baselines), "baseline", "baselines"), count(total, "game", "games"), *parallel)
-	bar := progress.New(s.err, total, "ladder", "games", *quiet)
-	start := time.Now()
-	rep, records, err := ladder.Play(context.Background(), baselines, func(eval.GameRecord) { bar.Add(1) })
-	bar.Finish()
+	journal, played, command, err := res.open(ladder.JournalHeader(baselines, commandLine("ladder", args)))
 	if err != nil {
 		return err
 	}
-	return publish(s, rep, &rep.ReportSettings, commandLine("ladder", args), start, dir, records,
-		eval.LadderResultsFile, eval.LadderReportFile, eval.LadderGamesFile, eval.LadderChart)
+	defer journal.Close()
+	snaps := ladder.Snapshots()
+	total := ladder.Games(len(baselines))
+	fmt.Fprintf(s.out, "ladder: %s (iterations %d to %d), %s: %s, %d at once%s\n",
+		count(len(snaps), "snapshot", "snapshots"), snaps[0].Iteration, snaps[len(snaps)-1].Iteration,
+		count(len(baselines), "baseline", "baselines"), count(total, "game", "games"), *parallel, resumed(len(played)))
+	start := time.Now()
+	var (
+		rep     *eval.LadderReport
+		records []eval.GameRecord
+	)
+	err = res.play(s, journal, len(played), total, *quiet, resumeCommand("ladder", args, *resume, true, dir),
+		func(ctx context.Context, onGame func(eval.GameRecord)) (err error) {
+			rep, records, err = ladder.Play(ctx, baselines, played, onGame)
+			return err
+		})
+	if err != nil {
+		return err
+	}
+	if err := publish(s, rep, &rep.ReportSettings, command, start, dir, records,
+		eval.LadderResultsFile, eval.LadderReportFile, eval.LadderGamesFile, eval.LadderChart); err != nil {
+		return err
+	}
+	return journal.Remove()
 }

@@ -5,6 +5,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -33,6 +34,18 @@ type command struct {
 type stdio struct {
 	in       io.Reader
 	out, err io.Writer
+	// stop, if not nil, stops the commands that stop on Ctrl-C when it
+	// ends, as the signal would: a test's way to interrupt one.
+	stop context.Context
+}
+
+// stopContext returns the context a command that stops on Ctrl-C starts
+// from: s.stop, or the background.
+func (s stdio) stopContext() context.Context {
+	if s.stop == nil {
+		return context.Background()
+	}
+	return s.stop
 }
 
 // commands lists the subcommands.
@@ -67,7 +80,7 @@ func (e *exitError) Error() string { return e.err.Error() }
 func (e *exitError) Unwrap() error { return e.err }
 
 func main() {
-	os.Exit(run(os.Args[1:], stdio{os.Stdin, os.Stdout, os.Stderr}))
+	os.Exit(run(os.Args[1:], stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr}))
 }
 
 // run executes the command line and returns the exit status: 0 on success,

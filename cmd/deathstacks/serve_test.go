@@ -23,7 +23,7 @@ func TestServeBadInput(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var out, errw bytes.Buffer
-			code := run(append([]string{"serve", "--addr", "127.0.0.1:0"}, c.args...), stdio{strings.NewReader(""), &out, &errw})
+			code := run(append([]string{"serve", "--addr", "127.0.0.1:0"}, c.args...), stdio{in: strings.NewReader(""), out: &out, err: &errw})
 			if code != 2 || !strings.Contains(errw.String(), c.says) {
 				t.Errorf("exit %d, stderr %q; want 2 saying %q", code, errw.String(), c.says)
 			}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"time"
 
@@ -43,8 +44,16 @@ type ArenaConfig struct {
 	// whatever Parallel is.
 	Seed uint64
 	// OnGame, if not nil, is called with each finished game, one call at a
-	// time, in the order the games finish: for a progress bar, say.
+	// time, in the order the games finish: for a progress bar, say. It is
+	// not called for the games of Played.
 	OnGame func(GameRecord)
+	// Played are games of this tournament finished before, by an earlier
+	// process whose journal kept them (see [Journal]), in any order: their
+	// games are not played again, and they are returned among the others
+	// as if played now. Each must be the game of its number, the same
+	// players and seeds and opening, with a result: one that is not makes
+	// the tournament fail with [ErrPlayedGame] before any game.
+	Played []GameRecord
 }
 
 // Validate reports every setting out of range, each as a
@@ -149,6 +158,10 @@ func Results(records []GameRecord) []GameResult {
 	return out
 }
 
+// ErrPlayedGame marks a record of [ArenaConfig.Played] that is not the
+// game its number stands for in the tournament.
+var ErrPlayedGame = errors.New("a game given as played is not this tournament's")
+
 // PlayMatch plays cfg.Games games between a and b, alternating colours
 // (a is Red in the even-numbered games), and returns their records in game
 // order. See [RoundRobin].
@@ -166,7 +179,9 @@ func PlayMatch(ctx context.Context, a, b Entrant, cfg ArenaConfig) ([]GameRecord
 // A player that returns an error, panics or chooses an illegal move loses
 // that game, recorded with the reason; the tournament goes on. A factory
 // that fails stops the tournament with its error, as does ctx: the records
-// of the games finished by then are returned with the error.
+// of the games finished by then (with those of cfg.Played) are returned
+// with the error, and a game in progress is dropped after the move being
+// chosen.
 func RoundRobin(ctx context.Context, entrants []Entrant, cfg ArenaConfig) ([]GameRecord, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("arena: %w", err)
@@ -206,7 +221,11 @@ func RoundRobin(ctx context.Context, entrants []Entrant, cfg ArenaConfig) ([]Gam
 			}
 		}
 	}
-	return runGames(ctx, jobs, cfg)
+	records, done, err := placePlayed(jobs, cfg.Played)
+	if err != nil {
+		return nil, fmt.Errorf("arena: %w", err)
+	}
+	return runGames(ctx, jobs, records, done, cfg)
 }
 
 // gameJob is one game to play.
@@ -217,24 +236,68 @@ type gameJob struct {
 	opening           []env.Move
 }
 
-// runGames plays the jobs on cfg.Parallel goroutines.
-func runGames(ctx context.Context, jobs []gameJob, cfg ArenaConfig) ([]GameRecord, error) {
+// mismatch says how r differs from the game of the job, or returns "" when
+// r is that game, finished.
+func (job gameJob) mismatch(r GameRecord) string {
+	opening := make([]string, len(job.opening))
+	for i, m := range job.opening {
+		opening[i] = m.String()
+	}
+	switch {
+	case r.Red != job.red.Name || r.Blue != job.blue.Name:
+		return fmt.Sprintf("it is %s against %s, the tournament's %s against %s", r.Red, r.Blue, job.red.Name, job.blue.Name)
+	case r.RedSeed != job.redSeed || r.BlueSeed != job.blueSeed:
+		return fmt.Sprintf("its seeds are %d and %d, the tournament's %d and %d", r.RedSeed, r.BlueSeed, job.redSeed, job.blueSeed)
+	case !slices.Equal(r.Opening, opening):
+		return fmt.Sprintf("its opening is %q, the tournament's %q", r.Opening, opening)
+	case r.Result != ResultRedWins && r.Result != ResultBlueWins && r.Result != ResultDraw:
+		return fmt.Sprintf("its result %q is none of %s, %s, %s", r.Result, ResultRedWins, ResultBlueWins, ResultDraw)
+	}
+	return ""
+}
+
+// placePlayed puts the records of games already played in their jobs'
+// places, marked done, after checking that each is its job's game.
+func placePlayed(jobs []gameJob, played []GameRecord) (records []GameRecord, done []bool, err error) {
+	records, done = make([]GameRecord, len(jobs)), make([]bool, len(jobs))
+	for _, r := range played {
+		switch {
+		case r.Game < 0 || r.Game >= len(jobs):
+			return nil, nil, fmt.Errorf("%w: game %d: the tournament has games 0 to %d", ErrPlayedGame, r.Game, len(jobs)-1)
+		case done[r.Game]:
+			return nil, nil, fmt.Errorf("%w: game %d is given twice", ErrPlayedGame, r.Game)
+		}
+		if why := jobs[r.Game].mismatch(r); why != "" {
+			return nil, nil, fmt.Errorf("%w: game %d: %s", ErrPlayedGame, r.Game, why)
+		}
+		records[r.Game], done[r.Game] = r, true
+	}
+	return records, done, nil
+}
+
+// runGames plays the jobs not done on cfg.Parallel goroutines, filling
+// records.
+func runGames(ctx context.Context, jobs []gameJob, records []GameRecord, done []bool, cfg ArenaConfig) ([]GameRecord, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	records := make([]GameRecord, len(jobs))
-	done := make([]bool, len(jobs))
+	var todo []int
+	for i, ok := range done {
+		if !ok {
+			todo = append(todo, i)
+		}
+	}
 	var (
 		mu       sync.Mutex
 		firstErr error
 		wg       sync.WaitGroup
 	)
 	next := make(chan int)
-	for range min(cfg.Parallel, len(jobs)) {
+	for range min(cfg.Parallel, len(todo)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				rec, err := playGame(jobs[i], cfg.Rules)
+				rec, err := playGame(ctx, jobs[i], cfg.Rules)
 				mu.Lock()
 				if err != nil {
 					if firstErr == nil {
@@ -252,7 +315,7 @@ func runGames(ctx context.Context, jobs []gameJob, cfg ArenaConfig) ([]GameRecor
 		}()
 	}
 feed:
-	for i := range jobs {
+	for _, i := range todo {
 		select {
 		case next <- i:
 		case <-ctx.Done():
@@ -261,24 +324,25 @@ feed:
 	}
 	close(next)
 	wg.Wait()
+	var finished []GameRecord
+	for i, ok := range done {
+		if ok {
+			finished = append(finished, records[i])
+		}
+	}
+	if len(finished) == len(jobs) { // a stop after the last game ended changes nothing
+		return finished, nil
+	}
 	if firstErr == nil {
 		firstErr = ctx.Err()
 	}
-	if firstErr != nil {
-		var finished []GameRecord
-		for i, ok := range done {
-			if ok {
-				finished = append(finished, records[i])
-			}
-		}
-		return finished, firstErr
-	}
-	return records, nil
+	return finished, firstErr
 }
 
-// playGame plays one game. Only a failing factory is an error: whatever a
+// playGame plays one game. Only a failing factory is an error, or ctx
+// ending, which drops the game after the move being chosen: whatever a
 // player does is part of the record.
-func playGame(job gameJob, rules env.Rules) (GameRecord, error) {
+func playGame(ctx context.Context, job gameJob, rules env.Rules) (GameRecord, error) {
 	rec := GameRecord{Game: job.index, Red: job.red.Name, Blue: job.blue.Name, RedSeed: job.redSeed, BlueSeed: job.blueSeed}
 	g := env.NewGame(rules)
 	for _, m := range job.opening {
@@ -299,6 +363,9 @@ func playGame(job gameJob, rules env.Rules) (GameRecord, error) {
 		players[c] = p
 	}
 	for !g.Status().Over() {
+		if err := ctx.Err(); err != nil {
+			return rec, err
+		}
 		pos := g.Position()
 		side := pos.SideToMove()
 		// The player gets a copy, so that one which changes the game it was

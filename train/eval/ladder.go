@@ -30,6 +30,9 @@ const (
 	LadderReportFile  = "ladder.md"          // tables, settings, how to reproduce
 	LadderGamesFile   = "ladder-games.jsonl" // one GameRecord a line
 	LadderChart       = "ladder.png"         // Elo against training time
+	// LadderGamesJournal is the [Journal] of the games finished while a
+	// ladder plays; it is removed once the files above are written.
+	LadderGamesJournal = "ladder-games.partial.jsonl"
 )
 
 // LadderOptions set up a [Ladder] over a run's network snapshots.
@@ -161,11 +164,14 @@ func snapshotName(s LadderSnapshot) string { return fmt.Sprintf("iter-%06d", s.I
 
 // Play plays the ladder's games (see [Ladder]) and rates everyone with
 // the anchor's Elo at 0 (see [DefaultAnchor]); baselines need at least
-// one player. onGame, if not nil, is called with each finished game, one
-// call at a time. Each snapshot's network is served, batched across the
-// games at once, only while its pairs play. It returns the report and the
-// records of every game, numbered in the order played.
-func (l *Ladder) Play(ctx context.Context, baselines []Contender, onGame func(GameRecord)) (*LadderReport, []GameRecord, error) {
+// one player. The games are numbered across the ladder's pairs, in the
+// order they play. played are games finished before (from a [Journal]),
+// which are not played again: see [ArenaConfig.Played]. onGame, if not
+// nil, is called with each game finished now, one call at a time. Each
+// snapshot's network is served, batched across the games at once, only
+// while its pairs play. It returns the report and the records of every
+// game, in game order.
+func (l *Ladder) Play(ctx context.Context, baselines []Contender, played []GameRecord, onGame func(GameRecord)) (*LadderReport, []GameRecord, error) {
 	if len(baselines) == 0 {
 		return nil, nil, errors.New("ladder: no baseline players")
 	}
@@ -176,12 +182,24 @@ func (l *Ladder) Play(ctx context.Context, baselines []Contender, onGame func(Ga
 			}
 		}
 	}
+	byMatch, err := l.playedByMatch(played, len(baselines))
+	if err != nil {
+		return nil, nil, fmt.Errorf("ladder: %w", err)
+	}
 	arena := l.arena()
-	arena.OnGame = onGame
 	var records []GameRecord
+	matches := 0
 	match := func(a, b Entrant) error {
+		offset := matches * arena.Games
+		arena.Played = byMatch[matches]
+		matches++
+		arena.OnGame = func(r GameRecord) {
+			if onGame != nil {
+				r.Game += offset
+				onGame(r)
+			}
+		}
 		recs, err := PlayMatch(ctx, a, b, arena)
-		offset := len(records)
 		for _, r := range recs {
 			r.Game += offset
 			records = append(records, r)
@@ -229,6 +247,22 @@ func (l *Ladder) Play(ctx context.Context, baselines []Contender, onGame func(Ga
 		return nil, records, fmt.Errorf("ladder: %w", err)
 	}
 	return l.report(rep), records, nil
+}
+
+// playedByMatch splits the ladder's games played before by the match they
+// belong to, each numbered within its match as [PlayMatch] numbers it.
+func (l *Ladder) playedByMatch(played []GameRecord, baselines int) (map[int][]GameRecord, error) {
+	out := map[int][]GameRecord{}
+	total := l.Games(baselines)
+	for _, r := range played {
+		if r.Game < 0 || r.Game >= total {
+			return nil, fmt.Errorf("%w: game %d: the ladder has games 0 to %d", ErrPlayedGame, r.Game, total-1)
+		}
+		m := r.Game / l.opts.Games
+		r.Game -= m * l.opts.Games
+		out[m] = append(out[m], r)
+	}
+	return out, nil
 }
 
 // snapshotPlayer is a snapshot's contender and the server of its network.
@@ -283,15 +317,21 @@ type LadderReport struct {
 	Snapshots []LadderPoint `json:"snapshots"`
 }
 
-// report turns the report of the ladder's games into the ladder's.
-func (l *Ladder) report(rep *Report) *LadderReport {
+// searchKeys returns the network players' search settings as a player
+// spec's keys: "simulations=100,c_puct=...".
+func (l *Ladder) searchKeys() string {
 	params := players.SearchParams(l.search)
 	keys := make([]string, len(params))
 	for i, p := range params {
 		keys[i] = p.Key + "=" + p.Value
 	}
+	return strings.Join(keys, ",")
+}
+
+// report turns the report of the ladder's games into the ladder's.
+func (l *Ladder) report(rep *Report) *LadderReport {
 	lr := &LadderReport{Report: *rep, Run: l.opts.Run.Dir, Simulations: l.search.Simulations,
-		TimeMS: float64(l.search.Time) / float64(time.Millisecond), Search: strings.Join(keys, ","), TimeAxis: "training time"}
+		TimeMS: float64(l.search.Time) / float64(time.Millisecond), Search: l.searchKeys(), TimeAxis: "training time"}
 	for _, s := range l.snapshots {
 		st, _ := rep.standing(snapshotName(s))
 		lr.Snapshots = append(lr.Snapshots, LadderPoint{Iteration: s.Iteration, Name: st.Name, ElapsedSec: s.ElapsedSec, Elo: st.Elo, CI95: st.CI95})

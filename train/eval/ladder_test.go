@@ -189,7 +189,7 @@ func TestLadderPlay(t *testing.T) {
 				baselines = append(baselines, SpecContender(name, spec, nil))
 			}
 			played := 0
-			rep, records, err := l.Play(context.Background(), baselines, func(GameRecord) { played++ })
+			rep, records, err := l.Play(context.Background(), baselines, nil, func(GameRecord) { played++ })
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -261,7 +261,7 @@ func TestLadderPlayErrors(t *testing.T) {
 		{"a baseline named like a snapshot", clash, "called iter-000001"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if _, _, err := l.Play(context.Background(), tc.baselines, nil); err == nil || !strings.Contains(err.Error(), tc.want) {
+			if _, _, err := l.Play(context.Background(), tc.baselines, nil, nil); err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("error %v, want %q", err, tc.want)
 			}
 		})

@@ -29,6 +29,9 @@ const (
 	ReportFile  = "report.md"    // the tables, settings and how to reproduce
 	GamesFile   = "games.jsonl"  // one GameRecord a line
 	EloChart    = "elo.png"      // each player's Elo with its interval
+	// GamesJournal is the [Journal] of the games finished while an
+	// evaluation plays; it is removed once the files above are written.
+	GamesJournal = "games.partial.jsonl"
 )
 
 // Contender is a player of a rated tournament: the entrant and the player
