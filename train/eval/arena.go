@@ -201,6 +201,16 @@ func RoundRobin(ctx context.Context, entrants []Entrant, cfg ArenaConfig) ([]Gam
 		}
 		names[e.Name] = true
 	}
+	jobs := roundRobinJobs(entrants, cfg)
+	records, done, err := placePlayed(jobs, cfg.Played)
+	if err != nil {
+		return nil, fmt.Errorf("arena: %w", err)
+	}
+	return runGames(ctx, jobs, records, done, cfg)
+}
+
+// roundRobinJobs returns the games of a round robin in order.
+func roundRobinJobs(entrants []Entrant, cfg ArenaConfig) []gameJob {
 	openings := make([][]env.Move, (cfg.Games+1)/2)
 	for k := range openings {
 		openings[k] = randomOpening(cfg.Rules, cfg.OpeningPlies, mixSeed(cfg.Seed, 0x6f70656e, uint64(k)))
@@ -221,11 +231,7 @@ func RoundRobin(ctx context.Context, entrants []Entrant, cfg ArenaConfig) ([]Gam
 			}
 		}
 	}
-	records, done, err := placePlayed(jobs, cfg.Played)
-	if err != nil {
-		return nil, fmt.Errorf("arena: %w", err)
-	}
-	return runGames(ctx, jobs, records, done, cfg)
+	return jobs
 }
 
 // gameJob is one game to play.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -403,3 +404,129 @@ func ExamplePlayMatch() {
 	fmt.Printf("%d games, greedy Red in %d, greedy scored %.0f%% of %d\n", len(records), greedyRed, 100*points/float64(games), games)
 	// Output: 10 games, greedy Red in 5, greedy scored 100% of 10
 }
+
+// A tournament given the games played before (as a journal keeps them,
+// in the order they finished) plays only the others and returns the same
+// games as one played in one go, whatever the cut and the parallelism.
+func TestRoundRobinPlayed(t *testing.T) {
+	cfg := arenaConfig()
+	cfg.Games = 4
+	entrants := []Entrant{randomEntrant, greedyEntrant, entrant("greedy#2", func(r *rand.Rand) mcts.Player { return &greedyPlayer{r} })}
+	full, err := RoundRobin(context.Background(), entrants, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pick := func(keep func(i int) bool) []GameRecord {
+		var out []GameRecord
+		for i := len(full) - 1; i >= 0; i-- { // not in game order
+			if keep(i) {
+				out = append(out, full[i])
+			}
+		}
+		return out
+	}
+	cuts := []struct {
+		name   string
+		played []GameRecord
+	}{
+		{"none", nil},
+		{"the first", pick(func(i int) bool { return i == 0 })},
+		{"the first half", pick(func(i int) bool { return i < len(full)/2 })},
+		{"every other", pick(func(i int) bool { return i%2 == 1 })},
+		{"all but the last", pick(func(i int) bool { return i < len(full)-1 })},
+		{"all", pick(func(int) bool { return true })},
+	}
+	want := untimed(t, slices.Clone(full))
+	for _, cut := range cuts {
+		for _, parallel := range []int{1, 2} {
+			t.Run(fmt.Sprintf("%s, parallel %d", cut.name, parallel), func(t *testing.T) {
+				c := cfg
+				c.Parallel, c.Played = parallel, slices.Clone(cut.played)
+				var played atomic.Int32
+				c.OnGame = func(GameRecord) { played.Add(1) }
+				got, err := RoundRobin(context.Background(), entrants, c)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if n := int(played.Load()); n != len(full)-len(cut.played) {
+					t.Errorf("%d games played for %d missing", n, len(full)-len(cut.played))
+				}
+				if !reflect.DeepEqual(untimed(t, got), want) {
+					t.Error("the resumed tournament's games differ from the one played in one go")
+				}
+			})
+		}
+	}
+}
+
+// A game given as played that is not the one its number stands for is
+// refused before any game is played.
+func TestRoundRobinRefusesForeignPlayed(t *testing.T) {
+	cfg := arenaConfig()
+	cfg.Games = 4
+	full, err := PlayMatch(context.Background(), randomEntrant, greedyEntrant, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := func(i int, change func(r *GameRecord)) []GameRecord {
+		r := full[i]
+		r.Opening = slices.Clone(r.Opening)
+		change(&r)
+		return []GameRecord{full[0], r}
+	}
+	for _, tc := range []struct {
+		name   string
+		played []GameRecord
+		want   string
+	}{
+		{"colours swapped", changed(1, func(r *GameRecord) { r.Red, r.Blue = r.Blue, r.Red }), "game 1: it is random against greedy, the tournament's greedy against random"},
+		{"another player", changed(1, func(r *GameRecord) { r.Blue = "alphabeta" }), "the tournament's greedy against random"},
+		{"another seed", changed(1, func(r *GameRecord) { r.BlueSeed++ }), "game 1: its seeds are"},
+		{"another opening", changed(2, func(r *GameRecord) { r.Opening[0] = "a1-1-a2" }), "game 2: its opening is"},
+		{"a shorter opening", changed(2, func(r *GameRecord) { r.Opening = r.Opening[:1] }), "game 2: its opening is"},
+		{"no result", changed(1, func(r *GameRecord) { r.Result = "" }), `game 1: its result "" is none of`},
+		{"a number too high", changed(1, func(r *GameRecord) { r.Game = 4 }), "game 4: the tournament has games 0 to 3"},
+		{"a negative number", changed(1, func(r *GameRecord) { r.Game = -1 }), "game -1: the tournament has games 0 to 3"},
+		{"given twice", []GameRecord{full[1], full[1]}, "game 1 is given twice"},
+		{"another game's number", changed(1, func(r *GameRecord) { r.Game = 2 }), "game 2: it is greedy against random"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := cfg
+			c.Played = tc.played
+			c.OnGame = func(r GameRecord) { t.Errorf("game %d played", r.Game) }
+			_, err := PlayMatch(context.Background(), randomEntrant, greedyEntrant, c)
+			if !errors.Is(err, ErrPlayedGame) || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("err = %v, want ErrPlayedGame and %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// A stop drops the games in progress at once, rather than playing them
+// out: the arena returns while a slow game is still far from its end.
+func TestArenaCancelDropsGamesInProgress(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	moves := 0
+	slow := Entrant{Name: "slow", New: func(seed uint64) (mcts.Player, error) {
+		return playerFunc(func(g *env.Game) (mcts.Decision, error) {
+			if moves++; moves == 3 {
+				cancel()
+			}
+			return (&randomPlayer{rand.New(rand.NewPCG(seed, 0))}).Choose(g)
+		}), nil
+	}}
+	cfg := arenaConfig()
+	cfg.Games, cfg.Parallel, cfg.Rules.MaxPlies = 2, 1, 0
+	recs, err := PlayMatch(ctx, slow, randomEntrant, cfg)
+	if !errors.Is(err, context.Canceled) || len(recs) != 0 {
+		t.Fatalf("%d records, err %v: want none and context.Canceled", len(recs), err)
+	}
+	if moves != 3 {
+		t.Errorf("the slow player chose %d moves: want the game dropped after the third", moves)
+	}
+}
+
+// playerFunc is a player made of its Choose.
+type playerFunc func(g *env.Game) (mcts.Decision, error)
+
+func (f playerFunc) Choose(g *env.Game) (mcts.Decision, error) { return f(g) }

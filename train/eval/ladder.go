@@ -182,7 +182,7 @@ func (l *Ladder) Play(ctx context.Context, baselines []Contender, played []GameR
 			}
 		}
 	}
-	byMatch, err := l.playedByMatch(played, len(baselines))
+	byMatch, err := l.playedByMatch(played, baselines)
 	if err != nil {
 		return nil, nil, fmt.Errorf("ladder: %w", err)
 	}
@@ -249,18 +249,50 @@ func (l *Ladder) Play(ctx context.Context, baselines []Contender, played []GameR
 	return l.report(rep), records, nil
 }
 
-// playedByMatch splits the ladder's games played before by the match they
-// belong to, each numbered within its match as [PlayMatch] numbers it.
-func (l *Ladder) playedByMatch(played []GameRecord, baselines int) (map[int][]GameRecord, error) {
-	out := map[int][]GameRecord{}
-	total := l.Games(baselines)
-	for _, r := range played {
-		if r.Game < 0 || r.Game >= total {
-			return nil, fmt.Errorf("%w: game %d: the ladder has games 0 to %d", ErrPlayedGame, r.Game, total-1)
+// pairs returns the names of the players of each match of the ladder, in
+// the order [Ladder.Play] plays them.
+func (l *Ladder) pairs(baselines []Contender) [][2]string {
+	var out [][2]string
+	for i := range baselines {
+		for j := i + 1; j < len(baselines); j++ {
+			out = append(out, [2]string{baselines[i].Name, baselines[j].Name})
 		}
-		m := r.Game / l.opts.Games
-		r.Game -= m * l.opts.Games
+	}
+	for i, s := range l.snapshots {
+		for _, b := range baselines {
+			out = append(out, [2]string{snapshotName(s), b.Name})
+		}
+		if i > 0 {
+			out = append(out, [2]string{snapshotName(l.snapshots[i-1]), snapshotName(s)})
+		}
+	}
+	return out
+}
+
+// playedByMatch splits the ladder's games played before by the match they
+// belong to, each numbered within its match as [PlayMatch] numbers it, and
+// checks them all against their matches' games before any game is played.
+func (l *Ladder) playedByMatch(played []GameRecord, baselines []Contender) ([][]GameRecord, error) {
+	games := l.opts.Games
+	pairs := l.pairs(baselines)
+	out := make([][]GameRecord, len(pairs))
+	for _, r := range played {
+		if r.Game < 0 || r.Game >= len(pairs)*games {
+			return nil, fmt.Errorf("%w: game %d: the ladder has games 0 to %d", ErrPlayedGame, r.Game, len(pairs)*games-1)
+		}
+		m := r.Game / games
+		r.Game -= m * games
 		out[m] = append(out[m], r)
+	}
+	for m, recs := range out {
+		if len(recs) == 0 {
+			continue
+		}
+		p := pairs[m]
+		jobs := roundRobinJobs([]Entrant{{Name: p[0]}, {Name: p[1]}}, l.arena())
+		if _, _, err := placePlayed(jobs, recs); err != nil {
+			return nil, fmt.Errorf("games %d to %d, %s against %s: %w", m*games, (m+1)*games-1, p[0], p[1], err)
+		}
 	}
 	return out, nil
 }

@@ -3,10 +3,12 @@ package eval
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -209,6 +211,13 @@ func TestLadderPlay(t *testing.T) {
 			if len(rep.Pairs) != 1+3*2+2 || rep.Pairs[0].A != "greedy" || rep.Pairs[len(rep.Pairs)-1].B != "iter-000003" {
 				t.Errorf("pairs %+v", rep.Pairs)
 			}
+			// The pairs that check games played before are those played.
+			for i, p := range l.pairs(baselines) {
+				if i >= len(rep.Pairs) || rep.Pairs[i].A != p[0] || rep.Pairs[i].B != p[1] {
+					t.Errorf("pair %d is %v, but %+v played", i, p, rep.Pairs)
+					break
+				}
+			}
 			for _, p := range rep.Snapshots {
 				st, ok := rep.standing(p.Name)
 				if !ok || st.Elo != p.Elo || st.CI95 != p.CI95 || p.ElapsedSec != tc.elapsed[p.Iteration] {
@@ -276,5 +285,59 @@ func TestFormatSeconds(t *testing.T) {
 		if got := formatSeconds(tc.sec); got != tc.want {
 			t.Errorf("formatSeconds(%v) = %q, want %q", tc.sec, got, tc.want)
 		}
+	}
+}
+
+// A ladder given the games played before, cut anywhere (within a match,
+// at a match's end, all but one), plays the rest and ends as the ladder
+// played in one go; games it does not have are refused.
+func TestLadderResume(t *testing.T) {
+	run := ladderRun(t, []int{1, 2}, map[int]float64{1: 30, 2: 60})
+	l, err := NewLadder(LadderOptions{Run: run, Every: 1, Simulations: 4, Games: 2, Parallel: 1, Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, _ := players.ParseSpec("random")
+	baselines := []Contender{SpecContender("random", spec, nil)}
+	wantRep, full, err := l.Play(context.Background(), baselines, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(full) != 6 {
+		t.Fatalf("%d games, want 6: 3 pairs of 2", len(full))
+	}
+	for _, k := range []int{1, 2, 3, 5, 6} {
+		t.Run(fmt.Sprintf("cut after %d", k), func(t *testing.T) {
+			var numbers []int
+			rep, got, err := l.Play(context.Background(), baselines, slices.Clone(full[:k]), func(r GameRecord) { numbers = append(numbers, r.Game) })
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := []int{0, 1, 2, 3, 4, 5}[k:]; !slices.Equal(numbers, want) {
+				t.Errorf("games played now %v, want %v", numbers, want)
+			}
+			if !reflect.DeepEqual(untimed(t, got), untimed(t, slices.Clone(full))) {
+				t.Error("the resumed ladder's games differ from the one played in one go")
+			}
+			if !reflect.DeepEqual(rep.Snapshots, wantRep.Snapshots) || !reflect.DeepEqual(rep.Pairs, wantRep.Pairs) {
+				t.Errorf("ratings %+v, want %+v", rep.Snapshots, wantRep.Snapshots)
+			}
+		})
+	}
+	for _, tc := range []struct {
+		name   string
+		played []GameRecord
+		want   string
+	}{
+		{"past the last game", []GameRecord{func() GameRecord { r := full[5]; r.Game = 6; return r }()}, "game 6: the ladder has games 0 to 5"},
+		{"in another match's place", []GameRecord{func() GameRecord { r := full[0]; r.Game = 2; return r }()}, "games 2 to 3, iter-000002 against random: a game given as played is not this tournament's: game 0: it is iter-000001 against random"},
+		{"a bad one among good ones", []GameRecord{full[0], full[1], func() GameRecord { r := full[5]; r.RedSeed++; return r }()}, "games 4 to 5, iter-000001 against iter-000002: a game given as played is not this tournament's: game 1: its seeds"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, _, err := l.Play(context.Background(), baselines, tc.played, nil)
+			if !errors.Is(err, ErrPlayedGame) || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("err = %v, want ErrPlayedGame and %q", err, tc.want)
+			}
+		})
 	}
 }
