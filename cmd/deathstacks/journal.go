@@ -41,8 +41,8 @@ func (r resumable) check() error {
 		if err != nil {
 			return usageErr("%s holds an unfinished %s whose journal does not read: %v", r.dir, r.what, err)
 		}
-		return usageErr("%s holds an unfinished %s (%d games played of %d): continue it with the same command and --resume, or choose another --out",
-			r.dir, r.what, len(played), h.Total)
+		return usageErr("%s holds an unfinished %s (%s played of %d): continue it with the same command and --resume, or choose another --out",
+			r.dir, r.what, count(len(played), "game", "games"), h.Total)
 	}
 	return nil
 }
@@ -112,12 +112,16 @@ func (r resumable) play(s stdio, j *eval.Journal, played, total int, quiet bool,
 // signals.
 func stopOnSignal(s stdio) (ctx context.Context, stop func()) {
 	ctx, release := signal.NotifyContext(s.stopContext(), os.Interrupt, syscall.SIGTERM)
+	said := make(chan struct{})
 	unhook := context.AfterFunc(ctx, func() {
+		defer close(said)
 		release()
 		fmt.Fprintln(s.err, "\nstopping: the games in progress are dropped and played again on --resume (interrupt again to quit at once)")
 	})
 	return ctx, func() {
-		unhook()
+		if !unhook() { // it has started: its line comes before any other
+			<-said
+		}
 		release()
 	}
 }
