@@ -81,7 +81,7 @@ func (r resumable) play(s stdio, j *eval.Journal, played, total int, quiet bool,
 	ctx, cancel := context.WithCancel(signalled)
 	defer cancel()
 	bar := progress.New(s.err, total, r.what, "games", quiet)
-	bar.Add(played)
+	bar.AddPrior(played)
 	done := played
 	var journalErr error
 	err := play(ctx, func(rec eval.GameRecord) {

@@ -29,7 +29,8 @@ const progressTick = time.Second
 // concurrent use, so the goroutines doing the work can report to it
 // directly. The nil *Bar is quiet too.
 //
-// The rate is the units done over the time since the Bar was made.
+// The rate is the units done over the time since the Bar was made (units
+// done before it, [Bar.AddPrior], count only towards the total).
 // Units such as self-play games run in parallel and end in bursts, so a
 // rate over a short window (progressbar's own) is off by orders of
 // magnitude; the whole-job average is what predicts the end.
@@ -42,6 +43,7 @@ type Bar struct {
 	unit  string
 	total int
 	done  int
+	prior int // of done, the units done before the Bar was made
 	start time.Time
 	last  time.Time // of the last log line
 	every time.Duration
@@ -132,6 +134,19 @@ func (p *Bar) Add(n int) {
 	}
 }
 
+// AddPrior records n units done before the Bar was made, such as the games
+// of an interrupted evaluation that a resumed one keeps: they count towards
+// the total, not towards the rate.
+func (p *Bar) AddPrior(n int) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	p.prior += n
+	p.mu.Unlock()
+	p.Add(n)
+}
+
 // Describe changes the description, for instance to show the latest loss:
 // on a terminal at once, in log lines from the next one on.
 func (p *Bar) Describe(desc string) {
@@ -172,7 +187,7 @@ func (p *Bar) status(final bool) string {
 	elapsed := p.now().Sub(p.start)
 	rate := 0.0
 	if elapsed > 0 {
-		rate = float64(p.done) / elapsed.Seconds()
+		rate = float64(p.done-p.prior) / elapsed.Seconds()
 	}
 	rateText := plainNumber(rate) + " " + p.unit + "/s"
 	if final {

@@ -48,6 +48,23 @@ func TestProgressLogLines(t *testing.T) {
 	}
 }
 
+// A resumed job's earlier units fill the bar but not its rate: 30 of 40
+// games kept, then 5 in 10 s is 0.5 games/s and 10 s left.
+func TestProgressPriorUnits(t *testing.T) {
+	var buf bytes.Buffer
+	clock := &fakeClock{t: time.Unix(1000, 0)}
+	p := newLogBar(&buf, 40, "eval", "games", clock.now)
+	p.AddPrior(30)
+	clock.advance(10 * time.Second)
+	p.Add(5)
+	p.Finish()
+	want := "eval: 35/40 games (87%), 0.5 games/s, 10s elapsed, 10s left\n" +
+		"eval: 35 games in 10s, 0.5 games/s\n"
+	if buf.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", buf.String(), want)
+	}
+}
+
 func TestProgressUnknownTotal(t *testing.T) {
 	var buf bytes.Buffer
 	clock := &fakeClock{t: time.Unix(0, 0)}
