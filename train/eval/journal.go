@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"time"
 
 	"github.com/deathstacks/deathstacks/model/codec"
 )
@@ -55,13 +54,34 @@ type JournalPlayer struct {
 // its arena settings and baselines: the run and its snapshots rated
 // (absolute paths, so that a relative path from elsewhere still matches),
 // and the network players' search.
+//
+// A ladder of one run has it in Run, Search and Snapshots; one of several
+// has each run in Runs instead.
 type JournalLadderSettings struct {
-	Run         string            `json:"run"`
+	Run         string            `json:"run,omitempty"`
 	Every       int               `json:"every"`
 	Simulations int               `json:"simulations"`
 	TimeMS      float64           `json:"time_ms"`
-	Search      string            `json:"search"`
-	Snapshots   []JournalSnapshot `json:"snapshots"`
+	Search      string            `json:"search,omitempty"`
+	Snapshots   []JournalSnapshot `json:"snapshots,omitempty"`
+	Runs        []JournalRun      `json:"runs,omitempty"`
+}
+
+// JournalRun is a run of a ladder of several in a [JournalHeader]: its
+// name, its directory, its players' search and the snapshots rated.
+type JournalRun struct {
+	Name      string            `json:"name"`
+	Dir       string            `json:"dir"`
+	Search    string            `json:"search"`
+	Snapshots []JournalSnapshot `json:"snapshots"`
+}
+
+// runs returns the ladder's runs, the one of a ladder of one run too.
+func (l *JournalLadderSettings) runs() []JournalRun {
+	if len(l.Runs) > 0 {
+		return l.Runs
+	}
+	return []JournalRun{{Dir: l.Run, Search: l.Search, Snapshots: l.Snapshots}}
 }
 
 // JournalSnapshot is a network snapshot a ladder rates.
@@ -87,14 +107,24 @@ func NewJournalHeader(contenders []Contender, cfg ArenaConfig, command string) J
 }
 
 // JournalHeader returns the header of the journal of the ladder played
-// against baselines, started by the command line command.
+// against baselines, started by the command line command. A ladder of one
+// run keeps it in the fields of a ladder before several runs, so that
+// their journals still continue; one of several lists them in Runs.
 func (l *Ladder) JournalHeader(baselines []Contender, command string) JournalHeader {
 	h := NewJournalHeader(baselines, l.arena(), command)
 	h.Journal, h.Total = JournalLadder, l.Games(len(baselines))
-	h.Ladder = &JournalLadderSettings{Run: absPath(l.opts.Run.Dir), Every: l.opts.Every, Simulations: l.search.Simulations,
-		TimeMS: float64(l.search.Time) / float64(time.Millisecond), Search: l.searchKeys()}
-	for _, s := range l.snapshots {
-		h.Ladder.Snapshots = append(h.Ladder.Snapshots, JournalSnapshot{Iteration: s.Iteration, Path: absPath(s.Path)})
+	h.Ladder = &JournalLadderSettings{Every: l.opts.Every, Simulations: l.opts.Simulations, TimeMS: l.opts.timeMS()}
+	runs := make([]JournalRun, len(l.runs))
+	for i, r := range l.runs {
+		runs[i] = JournalRun{Name: r.Name, Dir: absPath(r.Dir), Search: searchKeys(r.search)}
+		for _, s := range r.Snapshots {
+			runs[i].Snapshots = append(runs[i].Snapshots, JournalSnapshot{Iteration: s.Iteration, Path: absPath(s.Path)})
+		}
+	}
+	if len(runs) == 1 {
+		h.Ladder.Run, h.Ladder.Search, h.Ladder.Snapshots = runs[0].Dir, runs[0].Search, runs[0].Snapshots
+	} else {
+		h.Ladder.Runs = runs
 	}
 	return h
 }
@@ -132,16 +162,25 @@ func (h JournalHeader) settings() []setting {
 		setting{"rules.repetition_limit", strconv.Itoa(h.Rules.RepetitionLimit)},
 	)
 	if l := h.Ladder; l != nil {
+		runs := l.runs()
 		out = append(out,
-			setting{"run", l.Run},
 			setting{"every", strconv.Itoa(l.Every)},
 			setting{"simulations", strconv.Itoa(l.Simulations)},
 			setting{"time_ms", strconv.FormatFloat(l.TimeMS, 'g', -1, 64)},
-			setting{"search", l.Search},
-			setting{"snapshots", strconv.Itoa(len(l.Snapshots))},
+			setting{"runs", strconv.Itoa(len(runs))},
 		)
-		for i, s := range l.Snapshots {
-			out = append(out, setting{fmt.Sprintf("snapshot %d", i+1), fmt.Sprintf("iteration %d (%s)", s.Iteration, s.Path)})
+		for i, r := range runs {
+			// One run keeps the keys of the ladders before several runs.
+			dirKey, prefix := "run", ""
+			if len(runs) > 1 {
+				prefix = fmt.Sprintf("run %d ", i+1)
+				dirKey = prefix + "dir"
+				out = append(out, setting{prefix + "name", r.Name})
+			}
+			out = append(out, setting{dirKey, r.Dir}, setting{prefix + "search", r.Search}, setting{prefix + "snapshots", strconv.Itoa(len(r.Snapshots))})
+			for j, s := range r.Snapshots {
+				out = append(out, setting{fmt.Sprintf("%ssnapshot %d", prefix, j+1), fmt.Sprintf("iteration %d (%s)", s.Iteration, s.Path)})
+			}
 		}
 	}
 	return out

@@ -65,12 +65,12 @@ func TestNewLadderSnapshots(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(fmt.Sprintf("every %d", tc.every), func(t *testing.T) {
-			l, err := NewLadder(LadderOptions{Run: run, Every: tc.every, Simulations: 4, Games: 2, Parallel: 1})
+			l, err := NewLadder(LadderOptions{Runs: []LadderRun{run}, Every: tc.every, Simulations: 4, Games: 2, Parallel: 1})
 			if err != nil {
 				t.Fatal(err)
 			}
 			var got []int
-			for _, s := range l.Snapshots() {
+			for _, s := range l.Runs()[0].Snapshots {
 				got = append(got, s.Iteration)
 				if s.Path != snapshotPath(run.Dir, s.Iteration) {
 					t.Errorf("iteration %d: path %s", s.Iteration, s.Path)
@@ -98,13 +98,13 @@ func TestNewLadderErrors(t *testing.T) {
 		opts LadderOptions
 		want string
 	}{
-		{"every 0", LadderOptions{Run: run, Every: 0, Simulations: 4, Games: 2, Parallel: 1}, "every is 0: want 1 or more"},
-		{"no simulations", LadderOptions{Run: run, Every: 1, Games: 2, Parallel: 1}, "simulations is 0 without a time: want 1 or more"},
-		{"negative simulations", LadderOptions{Run: run, Every: 1, Simulations: -1, Time: time.Second, Games: 2, Parallel: 1}, "simulations is -1: want 0 or more"},
-		{"negative time", LadderOptions{Run: run, Every: 1, Simulations: 4, Time: -time.Second, Games: 2, Parallel: 1}, "time is -1s: want 0 (none) or more"},
-		{"no games", LadderOptions{Run: run, Every: 1, Simulations: 4, Parallel: 1}, "games is 0: want 1 or more"},
-		{"no parallel", LadderOptions{Run: run, Every: 1, Simulations: 4, Games: 2}, "parallel is 0: want 1 or more"},
-		{"no snapshots", LadderOptions{Run: empty, Every: 1, Simulations: 4, Games: 2, Parallel: 1}, "no network snapshots"},
+		{"every 0", LadderOptions{Runs: []LadderRun{run}, Every: 0, Simulations: 4, Games: 2, Parallel: 1}, "every is 0: want 1 or more"},
+		{"no simulations", LadderOptions{Runs: []LadderRun{run}, Every: 1, Games: 2, Parallel: 1}, "simulations is 0 without a time: want 1 or more"},
+		{"negative simulations", LadderOptions{Runs: []LadderRun{run}, Every: 1, Simulations: -1, Time: time.Second, Games: 2, Parallel: 1}, "simulations is -1: want 0 or more"},
+		{"negative time", LadderOptions{Runs: []LadderRun{run}, Every: 1, Simulations: 4, Time: -time.Second, Games: 2, Parallel: 1}, "time is -1s: want 0 (none) or more"},
+		{"no games", LadderOptions{Runs: []LadderRun{run}, Every: 1, Simulations: 4, Parallel: 1}, "games is 0: want 1 or more"},
+		{"no parallel", LadderOptions{Runs: []LadderRun{run}, Every: 1, Simulations: 4, Games: 2}, "parallel is 0: want 1 or more"},
+		{"no snapshots", LadderOptions{Runs: []LadderRun{empty}, Every: 1, Simulations: 4, Games: 2, Parallel: 1}, "no network snapshots"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -120,28 +120,29 @@ func TestNewLadderErrors(t *testing.T) {
 // base settings are: eval plays it exactly as the ladder did.
 func TestLadderSpecSetsEverySearchSetting(t *testing.T) {
 	run := ladderRun(t, []int{1}, nil)
-	l, err := NewLadder(LadderOptions{Run: run, Every: 1, Simulations: 37, Games: 2, Parallel: 1})
+	l, err := NewLadder(LadderOptions{Runs: []LadderRun{run}, Every: 1, Simulations: 37, Games: 2, Parallel: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := l.Snapshots()[0]
-	spec, err := players.ParseSpec(l.Spec(s))
+	g := l.rungs[0]
+	spec, err := players.ParseSpec(l.spec(g))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if spec.Kind != players.KindAZ || spec.Model() != s.Path {
-		t.Errorf("spec %s: want az on %s", spec, s.Path)
+	if spec.Kind != players.KindAZ || spec.Model() != g.snap.Path {
+		t.Errorf("spec %s: want az on %s", spec, g.snap.Path)
 	}
+	search := l.runs[0].search
 	odd := mcts.Config{Simulations: 1, CPuct: 9, CPuctBase: 9, FPUReduction: 9, DirichletAlpha: 9, DirichletEpsilon: 0.9,
-		Temperature: 9, TemperaturePlies: 9, FinalTemperature: 9, BatchSize: 9, VirtualLoss: 9, ReuseTree: !l.search.ReuseTree,
-		Gumbel: !l.search.Gumbel, GumbelConsidered: 9, GumbelCVisit: 9, GumbelCScale: 9}
+		Temperature: 9, TemperaturePlies: 9, FinalTemperature: 9, BatchSize: 9, VirtualLoss: 9, ReuseTree: !search.ReuseTree,
+		Gumbel: !search.Gumbel, GumbelConsidered: 9, GumbelCVisit: 9, GumbelCScale: 9}
 	for _, base := range []mcts.Config{mcts.DefaultConfig(), odd} {
-		if got := spec.SearchConfig(base); got != l.search {
-			t.Errorf("over %+v the spec gives %+v, want %+v", base, got, l.search)
+		if got := spec.SearchConfig(base); got != search {
+			t.Errorf("over %+v the spec gives %+v, want %+v", base, got, search)
 		}
 	}
-	if l.search.Simulations != 37 || l.search.DirichletEpsilon != 0 || l.search.Temperature != 0 {
-		t.Errorf("search %+v: want 37 simulations, no noise, no temperature", l.search)
+	if search.Simulations != 37 || search.DirichletEpsilon != 0 || search.Temperature != 0 {
+		t.Errorf("search %+v: want 37 simulations, no noise, no temperature", search)
 	}
 }
 
@@ -152,11 +153,11 @@ func TestLadderTime(t *testing.T) {
 		sims int
 		want string
 	}{{0, "50ms a move"}, {20, "20 simulations or 50ms a move, whichever ends first"}} {
-		l, err := NewLadder(LadderOptions{Run: run, Every: 1, Simulations: tc.sims, Time: 50 * time.Millisecond, Games: 2, Parallel: 1})
+		l, err := NewLadder(LadderOptions{Runs: []LadderRun{run}, Every: 1, Simulations: tc.sims, Time: 50 * time.Millisecond, Games: 2, Parallel: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
-		spec, err := players.ParseSpec(l.Spec(l.Snapshots()[0]))
+		spec, err := players.ParseSpec(l.spec(l.rungs[0]))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -181,7 +182,7 @@ func TestLadderPlay(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			run := ladderRun(t, []int{1, 2, 3}, tc.elapsed)
-			l, err := NewLadder(LadderOptions{Run: run, Every: 1, Simulations: 4, Games: 2, Parallel: 2, Seed: 3})
+			l, err := NewLadder(LadderOptions{Runs: []LadderRun{run}, Every: 1, Simulations: 4, Games: 2, Parallel: 2, Seed: 3})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -212,7 +213,7 @@ func TestLadderPlay(t *testing.T) {
 				t.Errorf("pairs %+v", rep.Pairs)
 			}
 			// The pairs that check games played before are those played.
-			for i, p := range l.pairs(baselines) {
+			for i, p := range l.pairs(baselines, l.schedule(len(baselines))) {
 				if i >= len(rep.Pairs) || rep.Pairs[i].A != p[0] || rep.Pairs[i].B != p[1] {
 					t.Errorf("pair %d is %v, but %+v played", i, p, rep.Pairs)
 					break
@@ -254,7 +255,7 @@ func TestLadderPlay(t *testing.T) {
 }
 
 func TestLadderPlayErrors(t *testing.T) {
-	l, err := NewLadder(LadderOptions{Run: ladderRun(t, []int{1}, nil), Every: 1, Simulations: 2, Games: 2, Parallel: 1})
+	l, err := NewLadder(LadderOptions{Runs: []LadderRun{ladderRun(t, []int{1}, nil)}, Every: 1, Simulations: 2, Games: 2, Parallel: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -293,7 +294,7 @@ func TestFormatSeconds(t *testing.T) {
 // played in one go; games it does not have are refused.
 func TestLadderResume(t *testing.T) {
 	run := ladderRun(t, []int{1, 2}, map[int]float64{1: 30, 2: 60})
-	l, err := NewLadder(LadderOptions{Run: run, Every: 1, Simulations: 4, Games: 2, Parallel: 1, Seed: 5})
+	l, err := NewLadder(LadderOptions{Runs: []LadderRun{run}, Every: 1, Simulations: 4, Games: 2, Parallel: 1, Seed: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
