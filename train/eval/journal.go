@@ -56,15 +56,17 @@ type JournalPlayer struct {
 // and the network players' search.
 //
 // A ladder of one run has it in Run, Search and Snapshots; one of several
-// has each run in Runs instead.
+// has each run in Runs instead. Left out are only the fields never set
+// (omitzero, not omitempty: an empty list read from a journal writes back
+// as it was).
 type JournalLadderSettings struct {
-	Run         string            `json:"run,omitempty"`
+	Run         string            `json:"run,omitzero"`
 	Every       int               `json:"every"`
 	Simulations int               `json:"simulations"`
 	TimeMS      float64           `json:"time_ms"`
-	Search      string            `json:"search,omitempty"`
-	Snapshots   []JournalSnapshot `json:"snapshots,omitempty"`
-	Runs        []JournalRun      `json:"runs,omitempty"`
+	Search      string            `json:"search,omitzero"`
+	Snapshots   []JournalSnapshot `json:"snapshots,omitzero"`
+	Runs        []JournalRun      `json:"runs,omitzero"`
 }
 
 // JournalRun is a run of a ladder of several in a [JournalHeader]: its

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -263,6 +264,66 @@ func TestJournalHeaderMismatch(t *testing.T) {
 	}
 }
 
+// The journal of a ladder of several runs keeps every run: a journal
+// reads back to its header, and a resume with other runs, or the same
+// runs otherwise named, ordered or rated, is refused, naming the setting.
+func TestJournalHeaderSeveralRuns(t *testing.T) {
+	runs := twoRuns(t)
+	baselines := []Contender{{Entrant: randomEntrant, Spec: "random"}}
+	header := func(runs ...LadderRun) JournalHeader {
+		l, err := NewLadder(LadderOptions{Runs: runs, Every: 1, Simulations: 4, Games: 2, Parallel: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l.JournalHeader(baselines, "deathstacks ladder --run long="+runs[0].Dir)
+	}
+	h := header(runs...)
+	if h.Ladder.Run != "" || h.Ladder.Snapshots != nil || len(h.Ladder.Runs) != 2 || h.Ladder.Runs[1].Name != "short" ||
+		len(h.Ladder.Runs[1].Snapshots) != 3 || !strings.Contains(h.Ladder.Runs[1].Search, "c_puct=2,") || h.Total != 2*(3+5+1) {
+		t.Fatalf("header %+v", h.Ladder)
+	}
+	back, err := readHeader(t, h)
+	if err != nil || !reflect.DeepEqual(back, h) {
+		t.Errorf("the header reads back as %+v (%v), want %+v", back, err, h)
+	}
+	renamed := runs[1]
+	renamed.Name = "other"
+	moved := runs[1]
+	moved.Snapshots = slices.Clone(moved.Snapshots)
+	moved.Snapshots[2].Path = "/elsewhere/net-000003.dsnn"
+	for _, tc := range []struct {
+		name string
+		now  JournalHeader
+		want string
+	}{
+		{"the same", header(runs...), ""},
+		{"one run of the two", header(runs[0]), `runs is "1" here but "2"`},
+		{"a run renamed", header(runs[0], renamed), `run 2 name is "other" here but "short"`},
+		{"the runs swapped", header(runs[1], runs[0]), `run 1 name is "short" here but "long"`},
+		{"a snapshot elsewhere", header(runs[0], moved), `run 2 snapshot 3 is "iteration 3 (/elsewhere/net-000003.dsnn)" here`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := h.Mismatch(tc.now)
+			if tc.want == "" {
+				if err != nil {
+					t.Errorf("Mismatch: %v, want none", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("Mismatch: %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// readHeader writes a journal of the header alone and reads it back.
+func readHeader(t *testing.T, h JournalHeader) (JournalHeader, error) {
+	t.Helper()
+	back, _, err := ReadJournal(writeJournal(t, h, nil, ""))
+	return back, err
+}
+
 // FuzzParseJournal reads any text as a journal: it never panics, and what
 // it accepts is whole lines that write back to the same header and games.
 func FuzzParseJournal(f *testing.F) {
@@ -272,6 +333,7 @@ func FuzzParseJournal(f *testing.F) {
 		header + "\n", header + "\n" + game + "\n", header + "\n" + game + "\n" + game[:20],
 		header + "\n" + game + "\n{\n" + game + "\n", header, "", "\n", header + "\n\n",
 		`{"journal":"ladder","ladder":{"run":"r","snapshots":[{"iteration":1,"path":"p"}]}}` + "\n",
+		`{"journal":"ladder","ladder":{"runs":[{"name":"a","dir":"r","search":"s","snapshots":[{"iteration":1,"path":"p"}]},{"name":"b","dir":"q","snapshots":[]}]}}` + "\n",
 	} {
 		f.Add([]byte(seed))
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -340,5 +341,260 @@ func TestLadderResume(t *testing.T) {
 				t.Errorf("err = %v, want ErrPlayedGame and %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// twoRuns returns two named runs sharing rules and openings: long with
+// snapshots 1 and 2, and short with 1 to 3 and another search (c_puct 2).
+func twoRuns(t *testing.T) []LadderRun {
+	t.Helper()
+	long := ladderRun(t, []int{1, 2}, map[int]float64{1: 40, 2: 80})
+	long.Name = "long"
+	short := ladderRun(t, []int{1, 2, 3}, map[int]float64{1: 20, 2: 45, 3: 70})
+	short.Name, short.Search.CPuct = "short", 2
+	return []LadderRun{long, short}
+}
+
+func TestNewLadderRunsErrors(t *testing.T) {
+	cases := []struct {
+		name   string
+		change func(runs []LadderRun)
+		want   string
+	}{
+		{"the same name", func(runs []LadderRun) { runs[1].Name = "long" }, "are both called long"},
+		{"no name", func(runs []LadderRun) { runs[1].Name = "" }, "has no name"},
+		{"another move limit", func(runs []LadderRun) { runs[1].Rules.MaxPlies = 80 }, "differ in env.rules.max_plies: 60 and 80"},
+		{"no too-tall rule", func(runs []LadderRun) { runs[1].Rules.TooTall = false }, "differ in env.rules.too_tall: true and false"},
+		{"another repetition limit", func(runs []LadderRun) { runs[1].Rules.RepetitionLimit = 2 }, "differ in env.rules.repetitions: 3 and 2"},
+		{"other openings", func(runs []LadderRun) { runs[1].OpeningPlies = 4 }, "differ in eval.opening_plies: 2 and 4"},
+		{"a run without snapshots", func(runs []LadderRun) { runs[1].Snapshots = nil }, "has no network snapshots"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			runs := twoRuns(t)
+			tc.change(runs)
+			_, err := NewLadder(LadderOptions{Runs: runs, Every: 1, Simulations: 4, Games: 2, Parallel: 1})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want %q", err, tc.want)
+			}
+			if strings.Contains(tc.want, "differ") && !strings.Contains(err.Error(), "runs long ("+runs[0].Dir+") and short ("+runs[1].Dir+")") {
+				t.Errorf("error %v: want both runs named with their directories", err)
+			}
+		})
+	}
+	if _, err := NewLadder(LadderOptions{Every: 1, Simulations: 4, Games: 2, Parallel: 1}); err == nil || !strings.Contains(err.Error(), "no runs") {
+		t.Errorf("no runs: error %v", err)
+	}
+}
+
+// A ladder of two runs names the snapshots after their runs, plays each
+// run's ladder, the latest of one against the latest of the other, and
+// rates everyone in one fit; each run's players search as that run does.
+func TestLadderSeveralRuns(t *testing.T) {
+	runs := twoRuns(t)
+	for _, tc := range []struct {
+		every int
+		want  []string // the snapshots' players
+		pairs [][2]string
+	}{
+		{1, []string{"long/iter-000001", "long/iter-000002", "short/iter-000001", "short/iter-000002", "short/iter-000003"}, [][2]string{
+			{"greedy", "random"},
+			{"long/iter-000001", "greedy"}, {"long/iter-000001", "random"},
+			{"long/iter-000002", "greedy"}, {"long/iter-000002", "random"}, {"long/iter-000001", "long/iter-000002"},
+			{"short/iter-000001", "greedy"}, {"short/iter-000001", "random"},
+			{"short/iter-000002", "greedy"}, {"short/iter-000002", "random"}, {"short/iter-000001", "short/iter-000002"},
+			{"short/iter-000003", "greedy"}, {"short/iter-000003", "random"}, {"short/iter-000002", "short/iter-000003"},
+			{"long/iter-000002", "short/iter-000003"},
+		}},
+		{2, []string{"long/iter-000002", "short/iter-000002", "short/iter-000003"}, [][2]string{
+			{"greedy", "random"},
+			{"long/iter-000002", "greedy"}, {"long/iter-000002", "random"},
+			{"short/iter-000002", "greedy"}, {"short/iter-000002", "random"},
+			{"short/iter-000003", "greedy"}, {"short/iter-000003", "random"}, {"short/iter-000002", "short/iter-000003"},
+			{"long/iter-000002", "short/iter-000003"},
+		}},
+	} {
+		t.Run(fmt.Sprintf("every %d", tc.every), func(t *testing.T) {
+			l, err := NewLadder(LadderOptions{Runs: runs, Every: tc.every, Simulations: 4, Games: 2, Parallel: 2, Seed: 3})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var baselines []Contender
+			for _, name := range []string{"greedy", "random"} {
+				spec, _ := players.ParseSpec(name)
+				baselines = append(baselines, SpecContender(name, spec, nil))
+			}
+			if got := l.pairs(baselines, l.schedule(len(baselines))); !reflect.DeepEqual(got, tc.pairs) {
+				t.Errorf("pairs %v, want %v", got, tc.pairs)
+			}
+			if got, want := l.Games(len(baselines)), 2*len(tc.pairs); got != want {
+				t.Errorf("%d games, want %d", got, want)
+			}
+			rep, records, err := l.Play(context.Background(), baselines, nil, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(records) != 2*len(tc.pairs) || rep.Games != len(records) {
+				t.Errorf("%d records, %d in the report: want %d", len(records), rep.Games, 2*len(tc.pairs))
+			}
+			for i, p := range tc.pairs {
+				if i >= len(rep.Pairs) || rep.Pairs[i].A != p[0] || rep.Pairs[i].B != p[1] || rep.Pairs[i].Games != 2 {
+					t.Errorf("pair %d: want %v with 2 games, have %+v", i, p, rep.Pairs)
+					break
+				}
+			}
+			// One fit: every player of both runs and the baselines, one anchor.
+			if rep.Anchor != "random" || len(rep.Players) != 2+len(tc.want) {
+				t.Errorf("anchor %s, %d players: want random and %d", rep.Anchor, len(rep.Players), 2+len(tc.want))
+			}
+			var names []string
+			for _, p := range rep.Snapshots {
+				names = append(names, p.Name)
+				st, ok := rep.standing(p.Name)
+				if !ok || st.Elo != p.Elo || st.CI95 != p.CI95 || p.Run != strings.Split(p.Name, "/")[0] {
+					t.Errorf("snapshot %+v: standing %+v", p, st)
+				}
+				cPuct := "c_puct=1.25,"
+				if p.Run == "short" {
+					cPuct = "c_puct=2,"
+				}
+				if !strings.Contains(st.Spec, cPuct) || !strings.Contains(st.Spec, ",simulations=4,") {
+					t.Errorf("%s plays %s: want its run's search (%s) at 4 simulations", p.Name, st.Spec, cPuct)
+				}
+			}
+			if !slices.Equal(names, tc.want) {
+				t.Errorf("snapshots %v, want %v", names, tc.want)
+			}
+			if rep.Run != runs[0].Dir || rep.TimeAxis != "training time" || len(rep.Runs) != 2 || rep.Runs[1] != (LadderReportRun{Name: "short", Dir: runs[1].Dir, Search: searchKeys(l.runs[1].search)}) {
+				t.Errorf("report: run %s, axis %s, runs %+v", rep.Run, rep.TimeAxis, rep.Runs)
+			}
+			checkSeveralRunsFiles(t, rep, records)
+		})
+	}
+}
+
+// checkSeveralRunsFiles saves the report of a ladder of the two runs of
+// twoRuns and checks its files.
+func checkSeveralRunsFiles(t *testing.T, rep *LadderReport, records []GameRecord) {
+	t.Helper()
+	dir := t.TempDir()
+	if err := rep.Save(dir, records); err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Run  string `json:"run"`
+		Runs []struct {
+			Name, Dir, Search string
+		} `json:"runs"`
+		Search    string `json:"search"`
+		Snapshots []struct {
+			Name string `json:"name"`
+			Run  string `json:"run"`
+		} `json:"snapshots"`
+	}
+	data, err := os.ReadFile(filepath.Join(dir, LadderResultsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Run != rep.Runs[0].Dir || len(got.Runs) != 2 || got.Runs[0].Name != "long" || got.Runs[1].Dir != rep.Runs[1].Dir ||
+		got.Search != rep.Runs[0].Search || !strings.Contains(got.Runs[1].Search, "c_puct=2,") {
+		t.Errorf("ladder.json: run %s, runs %+v, search %s", got.Run, got.Runs, got.Search)
+	}
+	for _, s := range got.Snapshots {
+		if !strings.HasPrefix(s.Name, s.Run+"/iter-") {
+			t.Errorf("ladder.json: snapshot %s of run %q", s.Name, s.Run)
+		}
+	}
+	md, err := os.ReadFile(filepath.Join(dir, LadderReportFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"# Ladder of long, short\n", "- run long: " + rep.Runs[0].Dir, "- run short: " + rep.Runs[1].Dir,
+		"the latest snapshot of each run against the latest of every other run", "| run | iteration | training time | player |", "| short | 3 | 1m10s | short/iter-000003 |"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("ladder.md lacks %q:\n%s", want, md)
+		}
+	}
+	charttest.CheckPNG(t, filepath.Join(dir, LadderChart))
+	names, curves := rep.curves()
+	if !slices.Equal(names, []string{"long", "short"}) || len(curves[0])+len(curves[1]) != len(rep.Snapshots) {
+		t.Errorf("chart curves %v: %v", names, curves)
+	}
+}
+
+// A ladder of two runs cut anywhere, the direct match of the runs' latest
+// snapshots too, resumes to the games of the ladder played in one go.
+func TestLadderSeveralRunsResume(t *testing.T) {
+	l, err := NewLadder(LadderOptions{Runs: twoRuns(t), Every: 2, Simulations: 4, Games: 2, Parallel: 1, Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, _ := players.ParseSpec("random")
+	baselines := []Contender{SpecContender("random", spec, nil)}
+	_, full, err := l.Play(context.Background(), baselines, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// long 2, short 2 and 3: each against random, short 2 against 3, and
+	// long 2 against short 3, 2 games each.
+	if len(full) != 10 {
+		t.Fatalf("%d games, want 10", len(full))
+	}
+	for _, k := range []int{3, 8, 9} {
+		t.Run(fmt.Sprintf("cut after %d", k), func(t *testing.T) {
+			_, got, err := l.Play(context.Background(), baselines, slices.Clone(full[:k]), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(untimed(t, got), untimed(t, slices.Clone(full))) {
+				t.Error("the resumed ladder's games differ from the one played in one go")
+			}
+		})
+	}
+}
+
+// With one run, ladder.json has the keys it had before ladders of several
+// runs: no "runs", no "run" per snapshot, and the plain snapshot names.
+func TestLadderOneRunJSONKeys(t *testing.T) {
+	l, err := NewLadder(LadderOptions{Runs: []LadderRun{ladderRun(t, []int{1}, map[int]float64{1: 30})}, Every: 1, Simulations: 2, Games: 2, Parallel: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, _ := players.ParseSpec("random")
+	rep, _, err := l.Play(context.Background(), []Contender{SpecContender("random", spec, nil)}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := json.Marshal(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Top       map[string]json.RawMessage
+		Snapshots []map[string]json.RawMessage `json:"snapshots"`
+	}
+	if err := json.Unmarshal(data, &got.Top); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &got); err != nil {
+		t.Fatal(err)
+	}
+	wantTop := []string{"anchor", "date", "duration_sec", "games", "games_per_pair", "opening_plies", "pairs", "players", "rules", "run", "search", "seed", "simulations", "snapshots", "time_axis"}
+	if keys := slices.Sorted(maps.Keys(got.Top)); !slices.Equal(keys, wantTop) {
+		t.Errorf("ladder.json keys %v, want %v", keys, wantTop)
+	}
+	wantSnap := []string{"ci95", "elapsed_sec", "elo", "iteration", "name"}
+	if len(got.Snapshots) != 1 || !slices.Equal(slices.Sorted(maps.Keys(got.Snapshots[0])), wantSnap) || string(got.Snapshots[0]["name"]) != `"iter-000001"` {
+		t.Errorf("ladder.json snapshots %s, want one iter-000001 with keys %v", got.Top["snapshots"], wantSnap)
+	}
+	header, err := json.Marshal(l.JournalHeader(nil, "c"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(header), `"runs"`) || !strings.Contains(string(header), `"snapshots":[{"iteration":1,`) {
+		t.Errorf("one run's journal header %s: want its snapshots as before, no runs", header)
 	}
 }
