@@ -73,7 +73,21 @@ type resumeCase struct {
 // line), continued with --resume, give the same results as the command run
 // in one go; the refusals on the way have status 2.
 func TestResumeEqualsOneGo(t *testing.T) {
-	run := fakeRun(t, 2)
+	run, first, second := fakeRun(t, 2), fakeRun(t, 1), fakeRun(t, 1)
+	compareLadder := func(t *testing.T, got, want string) {
+		var g, w struct {
+			Snapshots []struct {
+				Elo  float64    `json:"elo"`
+				CI95 [2]float64 `json:"ci95"`
+			} `json:"snapshots"`
+			Pairs []eval.PairResult `json:"pairs"`
+		}
+		readJSON(t, got, &g)
+		readJSON(t, want, &w)
+		if !reflect.DeepEqual(g, w) || len(g.Snapshots) != 2 {
+			t.Errorf("ladder.json after resuming:\n%+v\nwant, as in one go:\n%+v", g, w)
+		}
+	}
 	cases := []resumeCase{
 		{
 			name: "eval",
@@ -94,20 +108,16 @@ func TestResumeEqualsOneGo(t *testing.T) {
 				return []string{"ladder", "--run", run, "--vs", "random", "--games", "2", "--sims", "2", "--parallel", "1", "--seed", "3", "--out", out, "--quiet"}
 			},
 			total: 6, journal: eval.LadderGamesJournal, games: eval.LadderGamesFile, results: eval.LadderResultsFile, finished: "ladder",
-			compare: func(t *testing.T, got, want string) {
-				var g, w struct {
-					Snapshots []struct {
-						Elo  float64    `json:"elo"`
-						CI95 [2]float64 `json:"ci95"`
-					} `json:"snapshots"`
-					Pairs []eval.PairResult `json:"pairs"`
-				}
-				readJSON(t, got, &g)
-				readJSON(t, want, &w)
-				if !reflect.DeepEqual(g, w) || len(g.Snapshots) != 2 {
-					t.Errorf("ladder.json after resuming:\n%+v\nwant, as in one go:\n%+v", g, w)
-				}
+			compare: compareLadder,
+		},
+		{
+			// Each run's snapshot against random, then one against the other.
+			name: "ladder of two runs",
+			args: func(out string) []string {
+				return []string{"ladder", "--run", "a=" + first, "--run", "b=" + second, "--vs", "random", "--games", "2", "--sims", "2", "--parallel", "1", "--seed", "3", "--out", out, "--quiet"}
 			},
+			total: 6, journal: eval.LadderGamesJournal, games: eval.LadderGamesFile, results: eval.LadderResultsFile, finished: "ladder",
+			compare: compareLadder,
 		},
 	}
 	for _, tc := range cases {
@@ -141,7 +151,7 @@ func TestResumeEqualsOneGo(t *testing.T) {
 					}
 					appendTo(t, filepath.Join(dir, tc.journal), string(text)+string(line[:len(line)/2]))
 
-					if _, errOut, code := runBotCLI("", args...); code != 2 || !strings.Contains(errOut, dir+" holds an unfinished "+tc.name+" ("+count(k, "game", "games")+" played of 6): continue it with the same command and --resume, or choose another --out") {
+					if _, errOut, code := runBotCLI("", args...); code != 2 || !strings.Contains(errOut, dir+" holds an unfinished "+tc.finished+" ("+count(k, "game", "games")+" played of 6): continue it with the same command and --resume, or choose another --out") {
 						t.Errorf("without --resume: status %d, stderr %q: want 2 and a refusal", code, errOut)
 					}
 					bad := append(append([]string(nil), args...), "--resume", "--seed", "4")
@@ -201,6 +211,45 @@ func TestResumedReportCommand(t *testing.T) {
 	readJSON(t, filepath.Join(dir, eval.ResultsFile), &got)
 	if want := commandLine("eval", args[1:]); got.Command != want {
 		t.Errorf("results.json's command %q, want %q", got.Command, want)
+	}
+}
+
+// A ladder of several runs resumes only over the same runs: the journal
+// names them all, and a resume with a run fewer, another or in another
+// order is refused with status 2, naming what differs.
+func TestLadderResumeOtherRuns(t *testing.T) {
+	a, b, c := fakeRun(t, 1), fakeRun(t, 1), fakeRun(t, 1)
+	dir := filepath.Join(t.TempDir(), "out")
+	ladder := func(runs ...string) []string {
+		args := []string{"ladder"}
+		for _, r := range runs {
+			args = append(args, "--run", r)
+		}
+		return append(args, "--vs", "random", "--games", "2", "--sims", "2", "--out", dir, "--quiet")
+	}
+	if _, errOut, code := runStoppedCLI(ladder("a="+a, "b="+b)...); code != 1 {
+		t.Fatalf("stopped: status %d: %s", code, errOut)
+	}
+	for _, tc := range []struct {
+		name string
+		runs []string
+		want string
+	}{
+		{"one run of the two", []string{"a=" + a}, `runs is "1" here but "2"`},
+		{"a run more", []string{"a=" + a, "b=" + b, "c=" + c}, `runs is "3" here but "2"`},
+		{"the runs swapped", []string{"b=" + b, "a=" + a}, `run 1 name is "b" here but "a"`},
+		{"a run renamed", []string{"a=" + a, "c=" + b}, `run 2 name is "c" here but "b"`},
+		{"another run", []string{"a=" + a, "b=" + c}, `run 2 dir is "` + c + `" here but "` + b + `"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, errOut, code := runBotCLI("", append(ladder(tc.runs...), "--resume")...)
+			if code != 2 || !strings.Contains(errOut, tc.want) {
+				t.Errorf("status %d, stderr %q: want 2 and %q", code, errOut, tc.want)
+			}
+		})
+	}
+	if _, errOut, code := runBotCLI("", append(ladder("a="+a, "b="+b), "--resume")...); code != 0 {
+		t.Errorf("resumed with the same runs: status %d: %s", code, errOut)
 	}
 }
 

@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/deathstacks/deathstacks/train"
@@ -11,7 +13,7 @@ import (
 )
 
 func runLadder(args []string, s stdio) error {
-	fs := newFlags("ladder", `ladder --run DIR [--vs SPEC ...] [--games N] [--parallel P] [--every K] [--sims N] [--time D] [--seed S] [--out DIR] [--resume] [--quiet]
+	fs := newFlags("ladder", `ladder --run [NAME=]DIR [--run [NAME=]DIR ...] [--vs SPEC ...] [--games N] [--parallel P] [--every K] [--sims N] [--time D] [--seed S] [--out DIR] [--resume] [--quiet]
 
 Rates the network snapshots of a training run (DIR/nets/net-<iteration>.dsnn)
 on one Elo scale and plots Elo against training time. Each snapshot plays as
@@ -31,28 +33,45 @@ baseline). Writes into --out:
   ladder-games.jsonl  every game, one a line
   ladder.png          Elo against training time (from DIR/metrics.jsonl;
                       against iteration when that lacks some snapshot)
+With several --run, one ladder rates the snapshots of all the runs in one
+fit, each run's with its own search settings; the runs must share rules and
+evaluation openings (env.rules, eval.opening_plies), and --out is required.
+A run is called NAME, or by default its directory's base name, and its
+snapshots NAME/iter-000010; the latest snapshot of each run also plays the
+latest of every other run; --every applies to each run. ladder.json adds
+"runs": [{"name", "dir", "search"}] and a "run" to each snapshot ("run" is
+the first run's directory), ladder.md a run column, and ladder.png draws a
+curve per run.
 While it plays, ladder-games.partial.jsonl in --out keeps every finished
 game, and goes once the files above are written. Ctrl-C (or SIGTERM) stops
 it, dropping the games in progress (status 1); the same command with
 --resume (--parallel and --quiet may differ) plays only the games missing.
 Without --resume, an --out holding unfinished games is refused.`, s)
-	run := fs.String("run", "", "the run directory")
+	var runs stringList
+	fs.Var(&runs, "run", "a run directory, DIR or NAME=DIR (repeat for several runs)")
 	var vs stringList
 	fs.Var(&vs, "vs", "a baseline player (default random and greedy): "+playerListHelp)
 	games := fs.Int("games", 10, "games per pair of players")
 	parallel := fs.Int("parallel", runtime.NumCPU(), "games played at once")
-	every := fs.Int("every", 1, "rate the snapshots whose iteration is a multiple of K, and the latest")
+	every := fs.Int("every", 1, "rate the snapshots whose iteration is a multiple of K, and the latest, of each run")
 	sims := fs.Int("sims", 100, "simulations per move of the network players")
 	moveTime := fs.Duration("time", 0, "search time per move of the network players, such as 1s (then no simulation limit unless --sims is given); 0 = none")
 	seed := fs.Uint64("seed", 1, "seed of the openings and players")
-	out := fs.String("out", "", "the directory to write (default the run directory)")
+	out := fs.String("out", "", "the directory to write (default the run directory; required with several runs)")
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	resume := fs.Bool("resume", false, "continue the unfinished ladder in --out: play the games it lacks")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if *run == "" {
+	if len(runs) == 0 {
 		return usageErr("--run is required")
+	}
+	named, err := parseRunArgs(runs)
+	if err != nil {
+		return err
+	}
+	if len(named) > 1 && *out == "" {
+		return usageErr("--out is required with several runs: there is no one run directory to write into")
 	}
 	if *moveTime != 0 && !flagGiven(fs, "sims") {
 		*sims = 0
@@ -66,7 +85,7 @@ Without --resume, an --out holding unfinished games is refused.`, s)
 	}
 	dir := *out
 	if dir == "" {
-		dir = *run
+		dir = named[0].dir
 	}
 	res := resumable{what: "ladder", dir: dir, journal: eval.LadderGamesJournal, finished: eval.LadderResultsFile, resume: *resume}
 	if err := res.check(); err != nil {
@@ -78,11 +97,14 @@ Without --resume, an --out holding unfinished games is refused.`, s)
 	if err != nil {
 		return err
 	}
-	runInfo, err := train.LadderRun(*run)
-	if err != nil {
-		return usageErr("%v", err)
+	for _, r := range named {
+		info, err := train.LadderRun(r.dir)
+		if err != nil {
+			return usageErr("%v", err)
+		}
+		info.Name = r.name
+		opts.Runs = append(opts.Runs, info)
 	}
-	opts.Run = runInfo
 	ladder, err := eval.NewLadder(opts)
 	if err != nil {
 		return usageErr("%v", err)
@@ -92,10 +114,8 @@ Without --resume, an --out holding unfinished games is refused.`, s)
 		return err
 	}
 	defer journal.Close()
-	snaps := ladder.Snapshots()
 	total := ladder.Games(len(baselines))
-	fmt.Fprintf(s.out, "ladder: %s (iterations %d to %d), %s: %s, %d at once%s\n",
-		count(len(snaps), "snapshot", "snapshots"), snaps[0].Iteration, snaps[len(snaps)-1].Iteration,
+	fmt.Fprintf(s.out, "ladder: %s, %s: %s, %d at once%s\n", describeRuns(ladder.Runs()),
 		count(len(baselines), "baseline", "baselines"), count(total, "game", "games"), *parallel, resumed(len(played)))
 	start := time.Now()
 	var (
@@ -115,4 +135,54 @@ Without --resume, an --out holding unfinished games is refused.`, s)
 		return err
 	}
 	return journal.Remove()
+}
+
+// runArg is a run of the ladder command: its name and directory.
+type runArg struct{ name, dir string }
+
+// parseRunArgs reads the --run arguments: NAME=DIR, or DIR for a run
+// called by its directory's base name. A directory with = in its name
+// is given as NAME=DIR, or with a / before the = (./a=b). Two runs of one
+// name are refused: their snapshots' players would be called alike.
+func parseRunArgs(args []string) ([]runArg, error) {
+	var out []runArg
+	for _, arg := range args {
+		r := runArg{dir: arg}
+		if name, dir, ok := strings.Cut(arg, "="); ok && !strings.ContainsRune(name, '/') && !strings.ContainsRune(name, filepath.Separator) {
+			if name == "" || dir == "" {
+				return nil, usageErr("--run %q: want NAME=DIR or DIR", arg)
+			}
+			r = runArg{name: name, dir: dir}
+		}
+		if r.name == "" {
+			r.name = filepath.Base(filepath.Clean(r.dir))
+		}
+		for _, o := range out {
+			if o.name == r.name {
+				return nil, usageErr("--run: two runs are called %s (%s and %s): name each with --run NAME=DIR", r.name, o.dir, r.dir)
+			}
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// describeRuns says which snapshots of which runs a ladder rates, such as
+// "2 snapshots (iterations 2 to 3)" or, with several runs, "2 runs, 5
+// snapshots (long: iterations 1 to 2; short: iterations 1 to 3)".
+func describeRuns(runs []eval.LadderRun) string {
+	n := 0
+	spans := make([]string, len(runs))
+	for i, r := range runs {
+		n += len(r.Snapshots)
+		spans[i] = fmt.Sprintf("iterations %d to %d", r.Snapshots[0].Iteration, r.Snapshots[len(r.Snapshots)-1].Iteration)
+		if len(runs) > 1 {
+			spans[i] = r.Name + ": " + spans[i]
+		}
+	}
+	text := fmt.Sprintf("%s (%s)", count(n, "snapshot", "snapshots"), strings.Join(spans, "; "))
+	if len(runs) > 1 {
+		text = fmt.Sprintf("%d runs, %s", len(runs), text)
+	}
+	return text
 }
