@@ -3,8 +3,8 @@
 // factories, in parallel and reproducibly, surviving players that cheat,
 // fail or panic; [FitElo] rates the players from the results; a [Report]
 // writes the tables, results.json, games.jsonl and an Elo chart; a
-// [Ladder] rates the network snapshots of a training run on one scale; a
-// [Journal] keeps the games finished while either plays, so that one cut
+// [Ladder] rates the network snapshots of one or more training runs on
+// one scale; a [Journal] keeps the games finished while either plays, so that one cut
 // short goes on from them ([ArenaConfig.Played]).
 //
 // It needs only the rules, the search and the players; package train

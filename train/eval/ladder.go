@@ -631,17 +631,10 @@ func (r *LadderReport) Plot(path string) error {
 		for _, s := range curve {
 			pts = append(pts, chart.Point{X: r.x(s), Y: s.Elo, Low: s.CI95[0], High: s.CI95[1]})
 		}
-		bars, err := plotter.NewYErrorBars(pts)
+		xys, err := chart.AddIntervals(p, names[i], pts, i)
 		if err != nil {
 			return fmt.Errorf("plot %s: %w", path, err)
 		}
-		bars.Color = plotutil.Color(i)
-		p.Add(bars)
-		xys, err := plotter.CopyXYs(pts)
-		if err != nil {
-			return fmt.Errorf("plot %s: %w", path, err)
-		}
-		chart.AddLine(p, names[i], xys, i)
 		hi = max(hi, xys[len(xys)-1].X)
 	}
 	// Training starts at 0 on either axis; the margin keeps the last

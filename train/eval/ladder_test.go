@@ -187,11 +187,7 @@ func TestLadderPlay(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var baselines []Contender
-			for _, name := range []string{"greedy", "random"} {
-				spec, _ := players.ParseSpec(name)
-				baselines = append(baselines, SpecContender(name, spec, nil))
-			}
+			baselines := specContenders(t, "greedy", "random")
 			played := 0
 			rep, records, err := l.Play(context.Background(), baselines, nil, func(GameRecord) { played++ })
 			if err != nil {
@@ -290,42 +286,72 @@ func TestFormatSeconds(t *testing.T) {
 	}
 }
 
+// playLadder plays the ladder of opts against baselines in one go.
+func playLadder(t *testing.T, opts LadderOptions, baselines []Contender) (*Ladder, *LadderReport, []GameRecord) {
+	t.Helper()
+	l, err := NewLadder(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, records, err := l.Play(context.Background(), baselines, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l, rep, records
+}
+
 // A ladder given the games played before, cut anywhere (within a match,
-// at a match's end, all but one), plays the rest and ends as the ladder
-// played in one go; games it does not have are refused.
+// at a match's end, all but one; with two runs, in the match of their
+// latest snapshots too), plays the rest and ends as the ladder played in
+// one go.
 func TestLadderResume(t *testing.T) {
-	run := ladderRun(t, []int{1, 2}, map[int]float64{1: 30, 2: 60})
-	l, err := NewLadder(LadderOptions{Runs: []LadderRun{run}, Every: 1, Simulations: 4, Games: 2, Parallel: 1, Seed: 5})
-	if err != nil {
-		t.Fatal(err)
-	}
-	spec, _ := players.ParseSpec("random")
-	baselines := []Contender{SpecContender("random", spec, nil)}
-	wantRep, full, err := l.Play(context.Background(), baselines, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(full) != 6 {
-		t.Fatalf("%d games, want 6: 3 pairs of 2", len(full))
-	}
-	for _, k := range []int{1, 2, 3, 5, 6} {
-		t.Run(fmt.Sprintf("cut after %d", k), func(t *testing.T) {
-			var numbers []int
-			rep, got, err := l.Play(context.Background(), baselines, slices.Clone(full[:k]), func(r GameRecord) { numbers = append(numbers, r.Game) })
-			if err != nil {
-				t.Fatal(err)
+	baselines := specContenders(t, "random")
+	one := LadderOptions{Runs: []LadderRun{ladderRun(t, []int{1, 2}, map[int]float64{1: 30, 2: 60})}, Every: 1, Simulations: 4, Games: 2, Parallel: 1, Seed: 5}
+	two := one
+	two.Runs, two.Every = twoRuns(t), 2
+	for _, tc := range []struct {
+		name  string
+		opts  LadderOptions
+		games int
+		cuts  []int
+	}{
+		{"one run", one, 6, []int{1, 2, 3, 5, 6}}, // 3 pairs of 2
+		// long 2, short 2 and 3: each against random; short 2 against 3;
+		// long 2 against short 3: 5 pairs of 2.
+		{"two runs", two, 10, []int{3, 8, 9}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l, wantRep, full := playLadder(t, tc.opts, baselines)
+			if len(full) != tc.games {
+				t.Fatalf("%d games, want %d", len(full), tc.games)
 			}
-			if want := []int{0, 1, 2, 3, 4, 5}[k:]; !slices.Equal(numbers, want) {
-				t.Errorf("games played now %v, want %v", numbers, want)
-			}
-			if !reflect.DeepEqual(untimed(t, got), untimed(t, slices.Clone(full))) {
-				t.Error("the resumed ladder's games differ from the one played in one go")
-			}
-			if !reflect.DeepEqual(rep.Snapshots, wantRep.Snapshots) || !reflect.DeepEqual(rep.Pairs, wantRep.Pairs) {
-				t.Errorf("ratings %+v, want %+v", rep.Snapshots, wantRep.Snapshots)
+			for _, k := range tc.cuts {
+				t.Run(fmt.Sprintf("cut after %d", k), func(t *testing.T) {
+					var numbers []int
+					rep, got, err := l.Play(context.Background(), baselines, slices.Clone(full[:k]), func(r GameRecord) { numbers = append(numbers, r.Game) })
+					if err != nil {
+						t.Fatal(err)
+					}
+					if want := []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}[k:tc.games]; !slices.Equal(numbers, want) {
+						t.Errorf("games played now %v, want %v", numbers, want)
+					}
+					if !reflect.DeepEqual(untimed(t, got), untimed(t, slices.Clone(full))) {
+						t.Error("the resumed ladder's games differ from the one played in one go")
+					}
+					if !reflect.DeepEqual(rep.Snapshots, wantRep.Snapshots) || !reflect.DeepEqual(rep.Pairs, wantRep.Pairs) {
+						t.Errorf("ratings %+v, want %+v", rep.Snapshots, wantRep.Snapshots)
+					}
+				})
 			}
 		})
 	}
+}
+
+// Games given as played that are not the ladder's are refused before any
+// game is played.
+func TestLadderResumeRefusals(t *testing.T) {
+	baselines := specContenders(t, "random")
+	l, _, full := playLadder(t, LadderOptions{Runs: []LadderRun{ladderRun(t, []int{1, 2}, nil)}, Every: 1, Simulations: 4, Games: 2, Parallel: 1, Seed: 5}, baselines)
 	for _, tc := range []struct {
 		name   string
 		played []GameRecord
@@ -336,9 +362,10 @@ func TestLadderResume(t *testing.T) {
 		{"a bad one among good ones", []GameRecord{full[0], full[1], func() GameRecord { r := full[5]; r.RedSeed++; return r }()}, "games 4 to 5, iter-000001 against iter-000002: a game given as played is not this tournament's: game 1: its seeds"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, _, err := l.Play(context.Background(), baselines, tc.played, nil)
-			if !errors.Is(err, ErrPlayedGame) || !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("err = %v, want ErrPlayedGame and %q", err, tc.want)
+			played := 0
+			_, _, err := l.Play(context.Background(), baselines, tc.played, func(GameRecord) { played++ })
+			if !errors.Is(err, ErrPlayedGame) || !strings.Contains(err.Error(), tc.want) || played != 0 {
+				t.Errorf("err = %v after %d games, want ErrPlayedGame and %q before any", err, played, tc.want)
 			}
 		})
 	}
@@ -419,11 +446,7 @@ func TestLadderSeveralRuns(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var baselines []Contender
-			for _, name := range []string{"greedy", "random"} {
-				spec, _ := players.ParseSpec(name)
-				baselines = append(baselines, SpecContender(name, spec, nil))
-			}
+			baselines := specContenders(t, "greedy", "random")
 			if got := l.pairs(baselines, l.schedule(len(baselines))); !reflect.DeepEqual(got, tc.pairs) {
 				t.Errorf("pairs %v, want %v", got, tc.pairs)
 			}
@@ -525,49 +548,10 @@ func checkSeveralRunsFiles(t *testing.T, rep *LadderReport, records []GameRecord
 	}
 }
 
-// A ladder of two runs cut anywhere, the direct match of the runs' latest
-// snapshots too, resumes to the games of the ladder played in one go.
-func TestLadderSeveralRunsResume(t *testing.T) {
-	l, err := NewLadder(LadderOptions{Runs: twoRuns(t), Every: 2, Simulations: 4, Games: 2, Parallel: 1, Seed: 5})
-	if err != nil {
-		t.Fatal(err)
-	}
-	spec, _ := players.ParseSpec("random")
-	baselines := []Contender{SpecContender("random", spec, nil)}
-	_, full, err := l.Play(context.Background(), baselines, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// long 2, short 2 and 3: each against random, short 2 against 3, and
-	// long 2 against short 3, 2 games each.
-	if len(full) != 10 {
-		t.Fatalf("%d games, want 10", len(full))
-	}
-	for _, k := range []int{3, 8, 9} {
-		t.Run(fmt.Sprintf("cut after %d", k), func(t *testing.T) {
-			_, got, err := l.Play(context.Background(), baselines, slices.Clone(full[:k]), nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(untimed(t, got), untimed(t, slices.Clone(full))) {
-				t.Error("the resumed ladder's games differ from the one played in one go")
-			}
-		})
-	}
-}
-
 // With one run, ladder.json has the keys it had before ladders of several
 // runs: no "runs", no "run" per snapshot, and the plain snapshot names.
 func TestLadderOneRunJSONKeys(t *testing.T) {
-	l, err := NewLadder(LadderOptions{Runs: []LadderRun{ladderRun(t, []int{1}, map[int]float64{1: 30})}, Every: 1, Simulations: 2, Games: 2, Parallel: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	spec, _ := players.ParseSpec("random")
-	rep, _, err := l.Play(context.Background(), []Contender{SpecContender("random", spec, nil)}, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	l, rep, _ := playLadder(t, LadderOptions{Runs: []LadderRun{ladderRun(t, []int{1}, map[int]float64{1: 30})}, Every: 1, Simulations: 2, Games: 2, Parallel: 1}, specContenders(t, "random"))
 	data, err := json.Marshal(rep)
 	if err != nil {
 		t.Fatal(err)

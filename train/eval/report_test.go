@@ -24,6 +24,21 @@ func game(n int, red, blue, result string) GameRecord {
 	return GameRecord{Game: n, Red: red, Blue: blue, Result: result, Reason: ReasonWin}
 }
 
+// specContenders returns the contenders of player specs, each called by
+// its spec.
+func specContenders(t *testing.T, specs ...string) []Contender {
+	t.Helper()
+	var out []Contender
+	for _, text := range specs {
+		spec, err := players.ParseSpec(text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, SpecContender(text, spec, nil))
+	}
+	return out
+}
+
 // contenders returns contenders named by their specs, without factories.
 func contenders(specs ...string) []Contender {
 	out := make([]Contender, len(specs))
@@ -284,15 +299,7 @@ func TestReportSave(t *testing.T) {
 // A real tournament: greedy must come out above random, alpha-beta above
 // greedy, and the report must agree with the records.
 func TestReportOfRoundRobin(t *testing.T) {
-	specs := []string{"random", "greedy", "alphabeta:depth=1"}
-	var contenders []Contender
-	for _, text := range specs {
-		spec, err := players.ParseSpec(text)
-		if err != nil {
-			t.Fatal(err)
-		}
-		contenders = append(contenders, SpecContender(text, spec, nil))
-	}
+	contenders := specContenders(t, "random", "greedy", "alphabeta:depth=1")
 	cfg := ArenaConfig{Rules: env.DefaultRules(), Games: 8, Parallel: 2, OpeningPlies: 2, Seed: 5}
 	records, err := RoundRobin(context.Background(), Entrants(contenders), cfg)
 	if err != nil {

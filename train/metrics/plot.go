@@ -13,7 +13,6 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 
 	"github.com/deathstacks/deathstacks/train/eval"
@@ -253,16 +252,8 @@ func addEloBars(p *plot.Plot, ms []Iteration, opponent string, i int) error {
 	if len(pts) == 0 {
 		return nil
 	}
-	bars, err := plotter.NewYErrorBars(pts)
-	if err != nil {
+	if _, err := chart.AddIntervals(p, opponent, pts, i); err != nil {
 		return fmt.Errorf("plot: Elo against %s: %w", opponent, err)
 	}
-	bars.Color = plotutil.Color(i)
-	p.Add(bars)
-	xys, err := plotter.CopyXYs(pts)
-	if err != nil {
-		return fmt.Errorf("plot: Elo against %s: %w", opponent, err)
-	}
-	chart.AddLine(p, opponent, xys, i)
 	return nil
 }

@@ -59,6 +59,24 @@ func AddLine(p *plot.Plot, name string, xys plotter.XYs, i int) {
 	}
 }
 
+// AddIntervals draws values with their intervals in the i-th colour: a
+// bar for each interval and, through the values, a line as [AddLine]
+// draws it. It returns the values' places.
+func AddIntervals(p *plot.Plot, name string, pts Points, i int) (plotter.XYs, error) {
+	bars, err := plotter.NewYErrorBars(pts)
+	if err != nil {
+		return nil, err
+	}
+	bars.Color = plotutil.Color(i)
+	p.Add(bars)
+	xys, err := plotter.CopyXYs(pts)
+	if err != nil {
+		return nil, err
+	}
+	AddLine(p, name, xys, i)
+	return xys, nil
+}
+
 // Point is a value with its interval, such as an Elo rating.
 type Point struct{ X, Y, Low, High float64 }
 

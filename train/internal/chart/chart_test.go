@@ -12,12 +12,17 @@ import (
 
 func TestSave(t *testing.T) {
 	p := New("Elo", "points")
-	AddLine(p, "network", plotter.XYs{{X: 1, Y: 10}, {X: 2, Y: 30}}, 0)
-	bars, err := plotter.NewYErrorBars(Points{{X: 1, Y: 10, Low: 5, High: 20}, {X: 2, Y: 30, Low: 25, High: 31}})
+	AddLine(p, "greedy", plotter.XYs{{X: 1, Y: 0}, {X: 2, Y: 5}}, 1)
+	xys, err := AddIntervals(p, "network", Points{{X: 1, Y: 10, Low: 5, High: 20}, {X: 2, Y: 30, Low: 25, High: 31}}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p.Add(bars)
+	if len(xys) != 2 || xys[1] != (plotter.XY{X: 2, Y: 30}) {
+		t.Errorf("AddIntervals placed the values at %v", xys)
+	}
+	if p.Y.Max < 31 || p.Y.Min > 0 {
+		t.Errorf("y axis %v to %v: want the intervals and lines in it", p.Y.Min, p.Y.Max)
+	}
 	before := p.Y.Max
 	MakeRoom(p, 2)
 	if p.Y.Max <= before {
