@@ -59,7 +59,7 @@ func commands() map[string]command {
 		"plot":     {"redraw a run's plots from its metrics", runPlot},
 		"export":   {"write a trained player to one file", runExport},
 		"eval":     {"rate players by a round robin: tables, results.json, report, chart", runEval},
-		"ladder":   {"rate a run's network snapshots on one Elo scale against training time", runLadder},
+		"ladder":   {"rate the network snapshots of one or more runs on one Elo scale against training time", runLadder},
 		"moves":    {"list the legal moves of positions", runMoves},
 		"perft":    {"count move sequences to a depth", runPerft},
 		"play":     {"play a game in the terminal against a player", runPlay},
