@@ -51,7 +51,7 @@ type JournalPlayer struct {
 }
 
 // JournalLadderSettings are what decides the games of a ladder beyond
-// its arena settings and baselines: the run and its snapshots rated
+// its arena settings and baselines: the runs and their snapshots rated
 // (absolute paths, so that a relative path from elsewhere still matches),
 // and the network players' search.
 //
