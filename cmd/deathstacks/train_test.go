@@ -106,7 +106,16 @@ func TestExportMetaAndInspect(t *testing.T) {
 	if text, _, _ := runBotCLI("", "inspect", searched); !strings.Contains(text, "contempt=0.25") {
 		t.Errorf("export --search contempt=0.25: not in the player's settings:\n%s", text)
 	}
-	for _, bad := range [][]string{{"--meta", "novalue"}, {"--meta", "run=x"}, {"--meta", "export_command=x"}, {"--meta", "a=1", "--meta", "a=2"},
+	// An explicit --sims 0 with a time is a timed player without a
+	// simulation limit, not "the run's simulations".
+	timed := filepath.Join(t.TempDir(), "timed.dsnn")
+	if _, errOut, code := runBotCLI("", "export", "--checkpoint", run, "--out", timed, "--sims", "0", "--search", "time=1s"); code != 0 {
+		t.Fatalf("export --sims 0 --search time=1s: status %d: %s", code, errOut)
+	}
+	if text, _, _ := runBotCLI("", "inspect", timed); !strings.Contains(text, "simulations=0, time=1s") {
+		t.Errorf("export --sims 0 --search time=1s: the player's settings are not 0 simulations and 1s:\n%s", text)
+	}
+	for _, bad := range [][]string{{"--meta", "novalue"}, {"--sims", "0"}, {"--sims", "9", "--search", "simulations=9"}, {"--meta", "run=x"}, {"--meta", "export_command=x"}, {"--meta", "a=1", "--meta", "a=2"},
 		{"--search", "nosuch=1"}, {"--search", "contempt=7"}, {"--search", "simulations=0"}, {"--sims", "-1"}} {
 		args := append([]string{"export", "--checkpoint", run, "--out", out}, bad...)
 		if _, errOut, code := runBotCLI("", args...); code != 2 {
