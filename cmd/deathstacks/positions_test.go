@@ -134,7 +134,7 @@ func TestBestmoveErrors(t *testing.T) {
 		{[]string{"bestmove", "--fen", winFEN, "--player", "az:model=m.model"}, "no such file"},
 		{[]string{"bestmove", "--fen", overFEN, "--player", "greedy"}, "game is over"},
 		{[]string{"bot", "--player", "az:model=m.model"}, "no such file"},
-		{[]string{"bot", "--player", "az:sims=0"}, "simulations is 0 without a time"},
+		{[]string{"bot", "--player", "az:sims=0,time=0s"}, "simulations is 0 without a time"}, // the built-in player has a time
 	}
 	for _, tc := range cases {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
