@@ -262,6 +262,13 @@ func StatusOf(p *Position, rules Rules, repetitions int) Status {
 		}
 		return NoStacks
 	}
+	return DrawStatusOf(p, rules, repetitions)
+}
+
+// DrawStatusOf is [StatusOf] for a position known not to be finished on
+// the board (see [Position.Finished]), which a search often knows without
+// looking: the repetition draw, then the move limit, else Ongoing.
+func DrawStatusOf(p *Position, rules Rules, repetitions int) Status {
 	if rules.RepetitionLimit > 0 && repetitions >= rules.RepetitionLimit {
 		return DrawRepetition
 	}

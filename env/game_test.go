@@ -209,6 +209,11 @@ func TestStatusOfOrder(t *testing.T) {
 			if got := StatusOf(&tt.p, rules, tt.reps); got != tt.want {
 				t.Errorf("StatusOf = %v, want %v", got, tt.want)
 			}
+			if !tt.p.Finished() {
+				if got := DrawStatusOf(&tt.p, rules, tt.reps); got != tt.want {
+					t.Errorf("DrawStatusOf = %v, want %v", got, tt.want)
+				}
+			}
 		})
 	}
 }

@@ -1,6 +1,7 @@
 package mcts
 
 import (
+	"fmt"
 	"math"
 	"testing"
 
@@ -49,9 +50,11 @@ func TestContemptScoresDraws(t *testing.T) {
 				t.Fatal(err)
 			}
 			ch := childByMove(t, p.s, "a5-1-a6")
-			// The draw is worth -k*tanh(lead/60) to Red, who moved into it.
+			// The draw is worth -k*tanh(lead/60) to Red, who moved into it
+			// (known without a visit: a search may never visit it).
 			want := -k * math.Tanh(float64(lead)/60)
-			if ch.state != terminal || ch.result != 0 || ch.n == 0 || math.Abs(float64(ch.w)/float64(ch.n)-want) > 1e-6 {
+			if got := -p.s.resultValue(ch.result, 2); ch.state != terminal || ch.result != 0 || math.Abs(float64(got)-want) > 1e-6 ||
+				ch.n > 0 && math.Abs(float64(ch.w)/float64(ch.n)-want) > 1e-6 {
 				t.Errorf("state %d, result %d, Q %v over %d visits: want a terminal draw worth %v", ch.state, ch.result, ch.w/float32(ch.n), ch.n, want)
 			}
 			checkTree(t, p.s)
@@ -176,25 +179,88 @@ func TestContemptScoresCyclesAsDraws(t *testing.T) {
 	}
 }
 
-func TestCanDraw(t *testing.T) {
+func TestDrawingChildIsTerminalAtOnce(t *testing.T) {
 	// Red to move after 3 plies of the cycle can only repeat the start a
-	// second time; after 7, a third time: a draw.
+	// second time; after 7, a third time: a draw by the rules, known when
+	// the root's children are created, contempt or not.
 	for _, tc := range []struct {
-		plies int
-		want  bool
-	}{{3, false}, {7, true}} {
-		g := aheadCycle(t, tc.plies)
-		cfg := DefaultConfig()
-		cfg.Contempt = 0.5
-		p := newPUCT(t, UniformEvaluator{}, cfg, 1)
-		if err := p.s.prepare(g); err != nil {
-			t.Fatal(err)
+		plies    int
+		contempt float64
+		want     bool
+	}{{3, 0, false}, {3, 0.5, false}, {7, 0, true}, {7, 0.5, true}} {
+		t.Run(fmt.Sprintf("plies %d contempt %v", tc.plies, tc.contempt), func(t *testing.T) {
+			g := aheadCycle(t, tc.plies)
+			cfg := DefaultConfig()
+			cfg.Contempt = tc.contempt
+			p := newPUCT(t, UniformEvaluator{}, cfg, 1)
+			if err := p.s.prepare(g); err != nil {
+				t.Fatal(err)
+			}
+			if err := p.s.simulate(1, nil); err != nil { // the root's own evaluation
+				t.Fatal(err)
+			}
+			ch := childByMove(t, p.s, "a5-1-a6")
+			if got := ch.state == terminal && ch.result == 0; got != tc.want || ch.n != 0 {
+				t.Errorf("the repetition has state %d, result %d, %d visits: want a terminal draw %v before any visit", ch.state, ch.result, ch.n, tc.want)
+			}
+		})
+	}
+}
+
+// priorEvaluator weighs the prior of the actions in it by their weight
+// (the others by 1) and gives every position the value 0.
+type priorEvaluator map[env.Action]float32
+
+func (w priorEvaluator) Evaluate(obs []float32, legal [][]env.Action, priors [][]float32, values []float32) error {
+	for i := range values {
+		for j, a := range legal[i] {
+			priors[i][j] = 1
+			if x, ok := w[a]; ok {
+				priors[i][j] = x
+			}
 		}
-		pos := g.Position()
-		p.s.moveBuf = pos.LegalMoves(p.s.moveBuf[:0], true)
-		if got := p.s.canDraw(&pos); got != tc.want {
-			t.Errorf("after %d plies: canDraw %v, want %v", tc.plies, got, tc.want)
-		}
+		values[i] = 0
+	}
+	return nil
+}
+
+func TestDrawingReplyWithATinyPriorIsSeen(t *testing.T) {
+	// Blue, far ahead, is to move at ply 6 of the cycle: its f2-1-f1,
+	// which the evaluator favours, lets Red repeat the start a third time
+	// with a5-1-a6, a move the evaluator all but rules out. The reply is
+	// a known draw, so Red's node is worth about Red's draw and Blue shuns
+	// f2-1-f1; every other position is worth 0 to the evaluator.
+	g := cycle(t, map[string]string{"a6": "r", "c3": "bbbb", "d3": "bbb", "f1": "b", "f6": "r"}, 6)
+	pos := g.Position()
+	if pos.SideToMove() != env.Blue || pos.Material(env.Blue) <= 0 {
+		t.Fatalf("%v to move with a lead of %d: want Blue ahead", pos.SideToMove(), pos.Material(env.Blue))
+	}
+	eval := priorEvaluator{
+		mustAction(t, mustMoves(t, "f2-1-f1")[0]): 5,
+		mustAction(t, mustMoves(t, "a5-1-a6")[0]): 1e-4,
+	}
+	cfg := DefaultConfig()
+	cfg.Simulations, cfg.Contempt, cfg.DirichletEpsilon = 800, 0.5, 0
+	draw := drawValue(cfg.Contempt, 0, pos.Material(env.Blue))
+	for _, gumbel := range []bool{false, true} {
+		t.Run(fmt.Sprintf("gumbel %v", gumbel), func(t *testing.T) {
+			cfg.Gumbel = gumbel
+			p := newPUCT(t, eval, cfg, 1)
+			d, err := p.Choose(g)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ch := childByMove(t, p.s, "f2-1-f1")
+			// Red's node still tries other replies now and then (each worth
+			// 0), but most of its visits go to the draw.
+			if q := float64(ch.w) / float64(ch.n); ch.n == 0 || q > float64(draw)/2 {
+				t.Errorf("%v is worth %.3f over %d visits: want near Blue's draw, %.3f", ch.move, q, ch.n, draw)
+			}
+			if d.Move == ch.move {
+				t.Errorf("played %v, which lets Red draw", ch.move)
+			}
+			checkTree(t, p.s)
+		})
 	}
 }
 

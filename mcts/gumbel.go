@@ -169,8 +169,12 @@ func (s *search) rootSigma() []float64 {
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for i := range children {
 		q := mixed
-		if ch := &children[i]; ch.n > 0 {
+		switch ch := &children[i]; {
+		case ch.n > 0:
 			q = float64(ch.w) / float64(ch.n)
+		case ch.state == terminal:
+			// A root child known without a visit (see newChildren).
+			q = float64(-s.resultValue(ch.result, 2))
 		}
 		s.sigma[i] = q
 		lo, hi = min(lo, q), max(hi, q)

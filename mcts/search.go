@@ -3,6 +3,7 @@ package mcts
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 
@@ -48,6 +49,10 @@ type search struct {
 	rootPos env.Position
 	played  []env.Move
 	history []uint64
+	// inHistory has bit h%historyBits set for the hash h of every
+	// position of history: most positions of a search were never played,
+	// and the bit rules them out without a scan.
+	inHistory [historyBits / 64]uint64
 	// noised says whether the root priors already hold this root's noise.
 	noised bool
 	// draw is what a drawn end is worth for the root's side to move (see
@@ -88,8 +93,8 @@ type pendingLeaves struct {
 	nodes []int32
 	pos   []env.Position
 	reps  []int
-	// canDraw says the side to move at the leaf can draw at once (see
-	// canDraw).
+	// canDraw says the side to move at the leaf can draw at once, with
+	// contempt (see newChildren).
 	canDraw  []bool
 	paths    []int32
 	pathEnd  []int
@@ -220,6 +225,10 @@ func (s *search) prepare(g *env.Game) error {
 	s.draw = drawValue(s.cfg.Contempt, s.cfg.DrawCost, s.rootPos.Material(s.rootPos.SideToMove()))
 	s.played = append(s.played[:0], moves...)
 	s.history = append(s.history[:0], g.History()...)
+	clear(s.inHistory[:])
+	for _, h := range s.history {
+		s.inHistory[h%historyBits/64] |= 1 << (h % 64)
+	}
 	s.hasRoot = true
 	return nil
 }
@@ -351,25 +360,12 @@ func (s *search) descend() (int32, env.Position) {
 	}
 }
 
-// visitLeaf settles a node reached for the first time: a finished game
-// becomes a terminal node and is backed up at once (queued false);
-// otherwise its children are created and it joins the batch.
+// visitLeaf settles a node reached for the first time: a decisive
+// position becomes a terminal node and is backed up at once (queued
+// false); otherwise its children are created and it joins the batch.
+// A node whose game is over is terminal from its creation (see
+// newChildren), so a leaf here is a game that goes on.
 func (s *search) visitLeaf(leaf int32, pos *env.Position) (queued bool, err error) {
-	h := pos.Hash()
-	onPath := env.CountRepetitions(h, s.pathHashes) - 1
-	reps := env.CountRepetitions(h, s.history) + onPath
-	if st := env.StatusOf(pos, s.rules, reps); st.Over() {
-		s.settle(leaf, terminalValue(st, pos.SideToMove()))
-		return false, nil
-	}
-	if onPath > 0 && s.scoresDraws() && s.rules.RepetitionLimit > 0 {
-		// A cycle inside the tree: whoever chose to come back here can
-		// do so again until the game is drawn, so with contempt it is
-		// scored as the draw it leads to, and the side ahead looks for
-		// progress instead of going round.
-		s.settle(leaf, 0)
-		return false, nil
-	}
 	s.moveBuf = pos.LegalMoves(s.moveBuf[:0], s.rules.TooTall)
 	if _, ok := winningMove(pos, s.moveBuf); ok && leaf != 0 {
 		// A decisive move: the side to move wins at once, so the node's
@@ -378,19 +374,12 @@ func (s *search) visitLeaf(leaf int32, pos *env.Position) (queued bool, err erro
 		s.settle(leaf, 1)
 		return false, nil
 	}
-	first, n := len(s.nodes), len(s.moveBuf)
-	s.nodes = slices.Grow(s.nodes, n)[:first+n]
-	children := s.nodes[first:]
-	for i, m := range s.moveBuf {
-		a, err := env.ActionOf(m)
-		if err != nil {
-			return false, fmt.Errorf("search: legal move without an action: %w", err)
-		}
-		children[i] = node{move: m, action: int32(a)}
-		s.pend.actions = append(s.pend.actions, a)
+	reps, _ := s.repetitions(pos.Hash())
+	s.pathHashes = append(s.pathHashes, pos.Hash())
+	canDraw, err := s.newChildren(leaf, pos)
+	if err != nil {
+		return false, err
 	}
-	nd := &s.nodes[leaf]
-	nd.first, nd.count, nd.state = int32(first), uint16(n), pending
 	p := &s.pend
 	p.nodes = append(p.nodes, leaf)
 	p.paths = append(p.paths, s.path...)
@@ -398,31 +387,81 @@ func (s *search) visitLeaf(leaf int32, pos *env.Position) (queued bool, err erro
 	p.legalEnd = append(p.legalEnd, len(p.actions))
 	p.pos = append(p.pos, *pos)
 	p.reps = append(p.reps, reps)
-	p.canDraw = append(p.canDraw, s.scoresDraws() && s.canDraw(pos))
+	p.canDraw = append(p.canDraw, canDraw)
 	return true, nil
 }
 
-// canDraw reports whether the side to move at pos, the leaf at the end of
-// the current path, has a move that draws: one to a position whose next
-// occurrence ends the game, or (see visitLeaf) one already on the path. A
-// side behind takes such a draw and a side ahead must reckon with the
-// opponent's: the network does not see repetitions coming, so with
-// contempt the leaf is worth at least the draw to its side to move.
-func (s *search) canDraw(pos *env.Position) bool {
-	if s.rules.RepetitionLimit == 0 {
-		return false
-	}
-	for _, m := range s.moveBuf {
+// newChildren creates the children of leaf, one for each move of
+// s.moveBuf, and queues their actions for the evaluator's priors. A child
+// whose game is over (won, drawn by repetition, at the move limit) is
+// terminal from the start, with its exact result: selection then counts it
+// at its true value even before its first visit, so a drawing reply with a
+// tiny prior is not overlooked behind the first-play value. With contempt
+// a child that repeats a position on the path is the draw its cycle leads
+// to (whoever came back can come back again). s.pathHashes must end with
+// the leaf's own position. canDraw reports, with contempt, whether the
+// side to move at the leaf has a drawing move.
+func (s *search) newChildren(leaf int32, pos *env.Position) (canDraw bool, err error) {
+	first, n := len(s.nodes), len(s.moveBuf)
+	s.nodes = slices.Grow(s.nodes, n)[:first+n]
+	children := s.nodes[first:]
+	// Only a move against an opponent who controls one stack can win (see
+	// winningMove): otherwise no child is finished on the board.
+	mayWin := bits.OnesCount64(pos.Controlled(pos.SideToMove().Other())) <= 1
+	for i, m := range s.moveBuf {
+		a, err := env.ActionOf(m)
+		if err != nil {
+			return false, fmt.Errorf("search: legal move without an action: %w", err)
+		}
+		children[i] = node{move: m, action: int32(a)}
+		s.pend.actions = append(s.pend.actions, a)
 		next := *pos
 		next.Apply(m)
-		h := next.Hash()
-		onPath := env.CountRepetitions(h, s.pathHashes) - 1
-		if onPath > 0 || env.CountRepetitions(h, s.history)+onPath >= s.rules.RepetitionLimit {
-			return true
+		if result, over := s.outcome(&next, mayWin); over {
+			children[i].state, children[i].result = terminal, result
+			s.known++
+			canDraw = canDraw || result == 0
 		}
 	}
-	return false
+	nd := &s.nodes[leaf]
+	nd.first, nd.count, nd.state = int32(first), uint16(n), pending
+	return canDraw && s.scoresDraws(), nil
 }
+
+// outcome returns the exact result of pos for its side to move when the
+// search ends there: the game is over by the rules (counting the game's
+// history and the path, s.pathHashes, before pos), or, with contempt, pos
+// repeats a position of the path. Unless mayBeWon, pos is known not to be
+// finished on the board.
+func (s *search) outcome(pos *env.Position, mayBeWon bool) (result int8, over bool) {
+	reps, onPath := s.repetitions(pos.Hash())
+	st := env.DrawStatusOf(pos, s.rules, reps)
+	if mayBeWon {
+		st = env.StatusOf(pos, s.rules, reps)
+	}
+	if st.Over() {
+		return terminalValue(st, pos.SideToMove()), true
+	}
+	if onPath > 0 && s.scoresDraws() && s.rules.RepetitionLimit > 0 {
+		return 0, true
+	}
+	return 0, false
+}
+
+// repetitions returns how many times the position with hash h occurs in
+// the game's history and on the path (s.pathHashes), counting itself, and
+// how many of those are on the path.
+func (s *search) repetitions(h uint64) (reps, onPath int) {
+	onPath = env.CountRepetitions(h, s.pathHashes) - 1
+	if s.inHistory[h%historyBits/64]&(1<<(h%64)) == 0 {
+		return 1 + onPath, onPath
+	}
+	return env.CountRepetitions(h, s.history) + onPath, onPath
+}
+
+// historyBits is the size of the history's bit filter (see
+// search.inHistory): a few hundred plies of a game leave most bits clear.
+const historyBits = 4096
 
 // settle makes leaf a terminal node with the exact result v (-1, 0 or 1)
 // for its side to move and backs its value up the current path.
@@ -438,11 +477,16 @@ func (s *search) settle(leaf int32, v int8) {
 // the current path, for its side to move: v for a win or a loss; for a
 // draw, the root side's draw value when that side is to move there (an
 // even number of plies below the root), else its opposite.
-func (s *search) endValue(v int8) float32 {
+func (s *search) endValue(v int8) float32 { return s.resultValue(v, len(s.path)) }
+
+// resultValue is what the exact result v of a node at the end of a path of
+// n nodes from the root is worth to its side to move: v for a win or a
+// loss, the draw's value for that side for a draw.
+func (s *search) resultValue(v int8, n int) float32 {
 	if v != 0 {
 		return float32(v)
 	}
-	return s.drawAt(len(s.path))
+	return s.drawAt(n)
 }
 
 // drawAt is what a draw is worth to the side to move at the end of a path
@@ -614,6 +658,15 @@ func (s *search) selectPUCT(pi int32) int32 {
 		ch := &children[i]
 		virtual := vl * float32(ch.inflight)
 		nEff := float32(ch.n) + virtual
+		if nEff == 0 && ch.state == terminal {
+			// Known without a visit: its exact value, not the first-play
+			// value. The child ends a path one node longer than the
+			// parent's.
+			if score := -s.resultValue(ch.result, len(s.path)+1) + factor*ch.prior; score > bestScore {
+				best, bestScore = i, score
+			}
+			continue
+		}
 		if nEff == 0 {
 			if ch.prior > unvisitedPrior {
 				unvisited, unvisitedPrior = i, ch.prior
