@@ -80,3 +80,67 @@ func TestProvenWinsAreFollowed(t *testing.T) {
 		})
 	}
 }
+
+func TestChildrenAreTerminalExactlyWhenTheGameEnds(t *testing.T) {
+	// Random small positions and the positions one move on (where the
+	// mover often has a win), searched without history: a root child is
+	// terminal at once exactly when its game is won on the board, and
+	// then lost for its side to move.
+	rng := rand.New(rand.NewPCG(5, 5))
+	var positions []env.Position
+	for len(positions) < 300 {
+		pos, err := testgames.RandomSmallPosition(rng)
+		if err != nil || pos.Finished() {
+			continue
+		}
+		positions = append(positions, pos)
+		moves := pos.LegalMoves(nil, true)
+		next := pos
+		next.Apply(moves[rng.IntN(len(moves))])
+		if !next.Finished() {
+			positions = append(positions, next)
+		}
+	}
+	wins := 0
+	for i, pos := range positions {
+		p := newPUCT(t, UniformEvaluator{}, DefaultConfig(), 1)
+		if err := p.s.prepare(env.NewGameFrom(pos, env.DefaultRules())); err != nil {
+			t.Fatal(err)
+		}
+		if err := p.s.simulate(1, nil); err != nil { // the root's own evaluation
+			t.Fatal(err)
+		}
+		winning := testgames.WinningMoves(pos, true)
+		for _, ch := range p.s.rootChildren() {
+			won := testgames.ContainsMove(winning, ch.move)
+			if (ch.state == terminal) != won || won && ch.result != -1 {
+				t.Fatalf("position %d %s: child %v has state %d, result %d: want terminal and lost for its mover: %v",
+					i, pos.FEN(), ch.move, ch.state, ch.result, won)
+			}
+			if won {
+				wins++
+			}
+		}
+	}
+	if wins == 0 {
+		t.Fatal("no position with a winning move: the test shows nothing")
+	}
+}
+
+func TestChildrenAtTheMoveLimitAreDraws(t *testing.T) {
+	pos := env.StartPosition()
+	rules := env.DefaultRules()
+	pos.SetPly(rules.MaxPlies - 1)
+	p := newPUCT(t, UniformEvaluator{}, DefaultConfig(), 1)
+	if err := p.s.prepare(env.NewGameFrom(pos, rules)); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.s.simulate(1, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, ch := range p.s.rootChildren() {
+		if ch.state != terminal || ch.result != 0 {
+			t.Fatalf("child %v at ply %d: state %d, result %d: want a terminal draw", ch.move, rules.MaxPlies, ch.state, ch.result)
+		}
+	}
+}

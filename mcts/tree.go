@@ -6,7 +6,8 @@ import "github.com/deathstacks/deathstacks/env"
 type nodeState uint8
 
 const (
-	// unexplored: never reached; its position's status is not known yet.
+	// unexplored: never reached, not evaluated; its game goes on (a node
+	// whose game is over is terminal from its creation).
 	unexplored nodeState = iota
 	// pending: waiting in a batch for the evaluator; its children exist
 	// but have no priors yet.
