@@ -3,7 +3,6 @@ package mcts
 import (
 	"fmt"
 	"math"
-	"math/bits"
 	"math/rand/v2"
 	"slices"
 
@@ -367,7 +366,8 @@ func (s *search) descend() (int32, env.Position) {
 // newChildren), so a leaf here is a game that goes on.
 func (s *search) visitLeaf(leaf int32, pos *env.Position) (queued bool, err error) {
 	s.moveBuf = pos.LegalMoves(s.moveBuf[:0], s.rules.TooTall)
-	if _, ok := winningMove(pos, s.moveBuf); ok && leaf != 0 {
+	_, canWin := winningMove(pos, s.moveBuf)
+	if canWin && leaf != 0 {
 		// A decisive move: the side to move wins at once, so the node's
 		// value is exact without expanding it. (The root is always
 		// expanded, to have moves to choose from.)
@@ -376,7 +376,7 @@ func (s *search) visitLeaf(leaf int32, pos *env.Position) (queued bool, err erro
 	}
 	reps, _ := s.repetitions(pos.Hash())
 	s.pathHashes = append(s.pathHashes, pos.Hash())
-	canDraw, err := s.newChildren(leaf, pos)
+	canDraw, err := s.newChildren(leaf, pos, canWin)
 	if err != nil {
 		return false, err
 	}
@@ -399,15 +399,14 @@ func (s *search) visitLeaf(leaf int32, pos *env.Position) (queued bool, err erro
 // tiny prior is not overlooked behind the first-play value. With contempt
 // a child that repeats a position on the path is the draw its cycle leads
 // to (whoever came back can come back again). s.pathHashes must end with
-// the leaf's own position. canDraw reports, with contempt, whether the
-// side to move at the leaf has a drawing move.
-func (s *search) newChildren(leaf int32, pos *env.Position) (canDraw bool, err error) {
+// the leaf's own position; canWin says whether the side to move has a
+// winning move (see winningMove), without which no child is finished on
+// the board. canDraw reports, with contempt, whether the side to move at
+// the leaf has a drawing move.
+func (s *search) newChildren(leaf int32, pos *env.Position, canWin bool) (canDraw bool, err error) {
 	first, n := len(s.nodes), len(s.moveBuf)
 	s.nodes = slices.Grow(s.nodes, n)[:first+n]
 	children := s.nodes[first:]
-	// Only a move against an opponent who controls one stack can win (see
-	// winningMove): otherwise no child is finished on the board.
-	mayWin := bits.OnesCount64(pos.Controlled(pos.SideToMove().Other())) <= 1
 	for i, m := range s.moveBuf {
 		a, err := env.ActionOf(m)
 		if err != nil {
@@ -417,7 +416,7 @@ func (s *search) newChildren(leaf int32, pos *env.Position) (canDraw bool, err e
 		s.pend.actions = append(s.pend.actions, a)
 		next := *pos
 		next.Apply(m)
-		if result, over := s.outcome(&next, mayWin); over {
+		if result, over := s.outcome(&next, canWin); over {
 			children[i].state, children[i].result = terminal, result
 			s.known++
 			canDraw = canDraw || result == 0
