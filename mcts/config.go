@@ -95,6 +95,24 @@ type Config struct {
 	// rescaled to [0, 1] among the root moves.
 	GumbelCVisit float64 `yaml:"gumbel_c_visit"`
 	GumbelCScale float64 `yaml:"gumbel_c_scale"`
+	// WinSearchPlies is the longest forced win, in plies, that an exact
+	// search looks for at the root before the tree search (see
+	// winsearch.go): when it proves one, the player plays a shortest win
+	// and the tree search is skipped. 0 = off.
+	WinSearchPlies int `yaml:"win_search_plies"`
+	// WinSearchNodes bounds the positions that search may visit for one
+	// move; a search of fewer simulations than Simulations (playout cap
+	// randomization's fast moves) gets the same share of them.
+	WinSearchNodes int `yaml:"win_search_nodes"`
+	// MaterialUtility is the share of a leaf's value that the material
+	// count gives: the search backs up (1-m)*value + m*share, share being
+	// the side to move's material lead (env.Position.Material) over all
+	// material on the board, in (-1, 1). A network sure of a win values
+	// every move near 1, and the search then has nothing to choose by;
+	// the material term keeps it taking stacks until the win is within
+	// reach of the win search (KataGo's score utility plays this part).
+	// 0 = off.
+	MaterialUtility float64 `yaml:"material_utility"`
 }
 
 // DefaultConfig returns settings for strong play: 800 simulations,
@@ -117,6 +135,9 @@ func DefaultConfig() Config {
 		GumbelConsidered: 16,
 		GumbelCVisit:     50,
 		GumbelCScale:     0.1,
+
+		WinSearchPlies: 9,
+		WinSearchNodes: 500_000,
 	}
 }
 

@@ -73,7 +73,7 @@ func TestContemptAvoidsRepetition(t *testing.T) {
 		contempt float64
 		shunned  bool
 	}{{0, false}, {0.5, true}} {
-		cfg := DefaultConfig()
+		cfg := treeOnlyConfig()
 		cfg.Simulations, cfg.FPUReduction, cfg.Contempt = 400, 0, tc.contempt
 		d, err := newPUCT(t, UniformEvaluator{}, cfg, 1).Choose(g)
 		if err != nil {
@@ -239,7 +239,7 @@ func TestDrawingReplyWithATinyPriorIsSeen(t *testing.T) {
 		mustAction(t, mustMoves(t, "f2-1-f1")[0]): 5,
 		mustAction(t, mustMoves(t, "a5-1-a6")[0]): 1e-4,
 	}
-	cfg := DefaultConfig()
+	cfg := treeOnlyConfig()
 	cfg.Simulations, cfg.Contempt, cfg.DirichletEpsilon = 800, 0.5, 0
 	draw := drawValue(cfg.Contempt, 0, pos.Material(env.Blue))
 	for _, gumbel := range []bool{false, true} {

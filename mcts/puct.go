@@ -46,14 +46,19 @@ func (p *PUCTPlayer) Choose(g *env.Game) (Decision, error) {
 // ChooseSimulations is Choose with a budget of sims simulations instead of
 // Config.Simulations (Config.Time still applies): the cheap searches of
 // playout cap randomization, which self-play plays but does not train on.
-// The tree is kept between both kinds of search, as Choose keeps it.
+// The tree is kept between both kinds of search, as Choose keeps it, and
+// the root's win search (Config.WinSearchNodes) gets the same share of its
+// positions as of the simulations.
 func (p *PUCTPlayer) ChooseSimulations(g *env.Game, sims int) (Decision, error) {
 	if sims < 1 {
 		return Decision{}, fmt.Errorf("search: %d simulations: want 1 or more", sims)
 	}
-	full := p.s.cfg.Simulations
+	full, nodes := p.s.cfg.Simulations, p.s.cfg.WinSearchNodes
 	p.s.cfg.Simulations = sims
-	defer func() { p.s.cfg.Simulations = full }()
+	if full > 0 && sims < full {
+		p.s.cfg.WinSearchNodes = int(int64(nodes) * int64(sims) / int64(full))
+	}
+	defer func() { p.s.cfg.Simulations, p.s.cfg.WinSearchNodes = full, nodes }()
 	return p.Choose(g)
 }
 

@@ -3,6 +3,7 @@ package mcts
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 
@@ -82,6 +83,9 @@ type search struct {
 	considered []int32
 	assigned   []int32
 	forceRoot  bool
+
+	// win proves forced wins at the root (see Config.WinSearchPlies).
+	win winSearch
 }
 
 // pendingLeaves are the leaves of the batch being gathered: their nodes,
@@ -171,6 +175,9 @@ func (s *search) run(g *env.Game, temp float64) (Decision, error) {
 		}
 	}
 	s.ran = 0
+	if d, ok := s.provenWin(); ok {
+		return d, nil
+	}
 	if s.cfg.Gumbel {
 		chosen, err := s.gumbelSearch(temp)
 		if err != nil {
@@ -586,12 +593,25 @@ func (s *search) flush() error {
 		s.known++
 		lo, hi := span(p.pathEnd, i)
 		v = max(-1, min(1, v))
+		if m := float32(s.cfg.MaterialUtility); m > 0 {
+			v = (1-m)*v + m*materialShare(&p.pos[i])
+		}
 		if p.canDraw[i] {
 			v = max(v, s.drawAt(hi-lo))
 		}
 		s.backup(p.paths[lo:hi], v)
 	}
 	return nil
+}
+
+// materialShare is the side to move's material lead in pos over all the
+// material on the board (see env.Position.Material), in (-1, 1) for a game
+// that goes on: the material term of Config.MaterialUtility.
+func materialShare(pos *env.Position) float32 {
+	red, blue := pos.Controlled(env.Red), pos.Controlled(env.Blue)
+	total := env.PieceMaterial*(pos.Pieces(env.Red)+pos.Pieces(env.Blue)) +
+		env.StackMaterial*bits.OnesCount64(red|blue)
+	return float32(pos.Material(pos.SideToMove())) / float32(total)
 }
 
 // setPriors copies an evaluator's priors into children, normalised so that

@@ -51,6 +51,15 @@ func (c *countingEvaluator) Evaluate(obs []float32, legal [][]env.Action, priors
 	return c.inner.Evaluate(obs, legal, priors, values)
 }
 
+// treeOnlyConfig is DefaultConfig without the root's win search, for the
+// tests of what the tree itself finds: with it, a won position would be
+// decided before the tree is searched.
+func treeOnlyConfig() Config {
+	cfg := DefaultConfig()
+	cfg.WinSearchPlies = 0
+	return cfg
+}
+
 func newPUCT(t testing.TB, eval Evaluator, cfg Config, seed uint64) *PUCTPlayer {
 	t.Helper()
 	p, err := NewPUCTPlayer(eval, cfg, seed)
@@ -215,7 +224,7 @@ func TestPUCTUniformFindsWinInOne(t *testing.T) {
 			pos := g.Position()
 			wins := testgames.WinningMoves(pos, true)
 			n := len(g.LegalMoves(nil))
-			cfg := DefaultConfig()
+			cfg := treeOnlyConfig()
 			// Without an FPU reduction a uniform prior tries every move
 			// once before any twice: the win shows after n simulations.
 			cfg.Simulations, cfg.FPUReduction, cfg.BatchSize = 3*n, 0, 1
@@ -247,7 +256,7 @@ func TestPUCTUniformFindsWinInOne(t *testing.T) {
 func TestPUCTUniformFindsWinInTwo(t *testing.T) {
 	for i, pos := range testgames.WinInTwoPositions(t, 10) {
 		t.Run(pos.FEN(), func(t *testing.T) {
-			cfg := DefaultConfig()
+			cfg := treeOnlyConfig()
 			cfg.Simulations = 4000
 			p := newPUCT(t, UniformEvaluator{}, cfg, uint64(i))
 			d, err := p.Choose(env.NewGameFrom(pos, env.DefaultRules()))

@@ -77,6 +77,12 @@ var settings = withKeys([]setting{
 		field: func(c *Config) any { return &c.GumbelCVisit }, hi: math.Inf(1), want: "0 or more", gumbel: true},
 	{Setting: Setting{Aliases: []string{"c_scale"}, Help: "Gumbel sigma's c_scale"},
 		field: func(c *Config) any { return &c.GumbelCScale }, above: true, hi: math.Inf(1), want: "a number above 0", gumbel: true},
+	{Setting: Setting{Help: "longest forced win in plies an exact search looks for at the root, 0 for off"},
+		field: func(c *Config) any { return &c.WinSearchPlies }, hi: winSearchMaxPlies, want: fmt.Sprintf("0 (off) to %d", winSearchMaxPlies)},
+	{Setting: Setting{Help: "positions that win search may visit for one move"},
+		field: func(c *Config) any { return &c.WinSearchNodes }, hi: math.MaxInt32, want: "0 or more"},
+	{Setting: Setting{Help: "share of a leaf's value given to the material lead, 0 to 1"},
+		field: func(c *Config) any { return &c.MaterialUtility }, hi: 1, want: "0 (off) to 1"},
 })
 
 // withKeys fills in each setting's key from the yaml tag of its field.

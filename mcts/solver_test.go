@@ -47,7 +47,7 @@ func TestProvenWinsAreFollowed(t *testing.T) {
 	// The player, once it has proven a win, plays it out against any
 	// defence: every search after the first starts from the proof kept
 	// in the tree, so even a search of one simulation plays on to the win.
-	cfg := DefaultConfig()
+	cfg := treeOnlyConfig()
 	cfg.Simulations = 3000
 	for i, pos := range provenWinsDeeperThanTwo(t, cfg, 4) {
 		t.Run(pos.FEN(), func(t *testing.T) {

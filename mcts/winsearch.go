@@ -1,0 +1,352 @@
+package mcts
+
+import (
+	"math/bits"
+	"slices"
+	"time"
+
+	"github.com/deathstacks/deathstacks/env"
+)
+
+// winSearch proves forced wins of the side to move (the attacker) by an
+// exact depth-first AND/OR search: at the attacker's nodes one move must
+// win, at the defender's every reply must lose. Iterative deepening over
+// 1, 3, 5, ... plies finds a shortest win first. It is what the tree
+// search lacks in a won endgame: the network's value is near +1 for every
+// move there, so visits alone do not tell the move that wins in seven
+// plies from one that shuffles, and the tree's own solver proves only
+// what its visits reach.
+//
+// The search is cheap where it matters: a move captures at most one of
+// the defender's stacks, so a defender with more stacks than the
+// attacker's moves left is not searched; a defender's refutation of one
+// attacking move usually refutes the next (tried first, as a killer move);
+// and a transposition table keeps what is proven or refuted within one
+// call. A position that occurred before, in the game or on the line
+// searched, ends the line as a failed attack (the defender may take the
+// repetition), and a line may not cross the move limit, so a win it
+// reports is a win by the rules. A node budget bounds the work, so the
+// search costs the same on any machine; a search cut short by it proves
+// nothing.
+type winSearch struct {
+	rules env.Rules
+	// line holds the hashes of the game's history and of the positions
+	// of the line searched; seen is a bit filter of them (see
+	// historyBits) that rules most positions out without a scan.
+	line []uint64
+	seen [historyBits / 64]uint64
+	// nodes counts the positions searched in this call, budget bounds
+	// them; stopped says the budget ran out.
+	nodes, budget int64
+	stopped       bool
+	// deadline, when not zero, stops the search too: a timed tree search
+	// gives it a share of its time.
+	deadline time.Time
+	tt            []winEntry
+	// moves is the move list of each ply; killer the defender's last
+	// refutation at each ply.
+	moves  [winSearchMaxPlies + 1][]env.Move
+	killer [winSearchMaxPlies + 1]env.Move
+}
+
+// winSearchMaxPlies is the deepest win a win search looks for.
+const winSearchMaxPlies = 15
+
+// winTTBits sets the win search's table to 2^16 entries (1.5 MiB).
+const winTTBits = 16
+
+// winEntry is what one call of a win search knows of a position: the
+// attacker wins within win plies (0: not known), or does not within fail
+// plies; move is the attacker's winning move or the defender's refutation.
+type winEntry struct {
+	key       uint64
+	move      env.Move
+	win, fail int8
+}
+
+// find returns a shortest forced win of the side to move of pos within
+// maxPlies plies, as its line of moves (the attacker's moves and the
+// defender's longest resistance), and false when there is none or the
+// budget of positions ran out first (or the deadline, when not zero,
+// passed). history holds the hashes of the
+// positions played before pos. It returns the positions searched too.
+func (w *winSearch) find(pos *env.Position, rules env.Rules, history []uint64, maxPlies int, budget int64, deadline time.Time) (line []env.Move, nodes int64, ok bool) {
+	if w.tt == nil {
+		w.tt = make([]winEntry, 1<<winTTBits)
+		for i := range w.moves {
+			w.moves[i] = make([]env.Move, 0, 256)
+		}
+	} else {
+		clear(w.tt)
+	}
+	w.rules, w.nodes, w.budget, w.stopped, w.deadline = rules, 0, budget, false, deadline
+	w.line = append(w.line[:0], history...)
+	clear(w.seen[:])
+	for _, h := range w.line {
+		w.mark(h)
+	}
+	maxPlies = min(maxPlies, winSearchMaxPlies)
+	if rules.MaxPlies > 0 {
+		maxPlies = min(maxPlies, rules.MaxPlies-pos.Ply())
+	}
+	for d := 1; d <= maxPlies && !w.stopped; d += 2 {
+		if w.attack(pos, d, 0) {
+			return w.principal(pos, d), w.nodes, true
+		}
+	}
+	return nil, w.nodes, false
+}
+
+func (w *winSearch) mark(h uint64) { w.seen[h%historyBits/64] |= 1 << (h % 64) }
+
+// repeated reports whether the position with hash h occurred before, in
+// the game or on the line.
+func (w *winSearch) repeated(h uint64) bool {
+	return w.seen[h%historyBits/64]&(1<<(h%64)) != 0 && slices.Contains(w.line, h)
+}
+
+// push adds a position to the line; pop takes it off again, with the
+// filter rebuilt only when its bit may be shared.
+func (w *winSearch) push(h uint64) {
+	w.line = append(w.line, h)
+	w.mark(h)
+}
+
+func (w *winSearch) pop() {
+	h := w.line[len(w.line)-1]
+	w.line = w.line[:len(w.line)-1]
+	w.seen[h%historyBits/64] &^= 1 << (h % 64)
+	for _, g := range w.line {
+		if g%historyBits == h%historyBits {
+			w.mark(g)
+		}
+	}
+}
+
+// spend counts a position and reports whether the budget allows it.
+func (w *winSearch) spend() bool {
+	w.nodes++
+	if w.nodes > w.budget || w.nodes&1023 == 0 && !w.deadline.IsZero() && !time.Now().Before(w.deadline) {
+		w.stopped = true
+	}
+	return !w.stopped
+}
+
+func (w *winSearch) entry(h uint64) *winEntry { return &w.tt[h&(1<<winTTBits-1)] }
+
+// store records what was found of the position with hash h, unless the
+// budget cut the search short.
+func (w *winSearch) store(h uint64, m env.Move, win, fail int) {
+	if w.stopped {
+		return
+	}
+	e := w.entry(h)
+	if e.key != h {
+		*e = winEntry{key: h}
+	}
+	e.move = m
+	if win > 0 {
+		e.win = int8(win)
+	} else {
+		e.fail = max(e.fail, int8(fail))
+	}
+}
+
+// attack reports whether the side to move of pos wins within d plies (d
+// odd); ply is the distance from the root.
+func (w *winSearch) attack(pos *env.Position, d, ply int) bool {
+	if !w.spend() {
+		return false
+	}
+	defender := pos.SideToMove().Other()
+	theirs := bits.OnesCount64(pos.Controlled(defender))
+	// Each move takes at most one stack from the defender: (d+1)/2 moves
+	// cannot take more.
+	if theirs > (d+1)/2 {
+		return false
+	}
+	h := pos.Hash()
+	e := w.entry(h)
+	var best env.Move
+	if e.key == h {
+		switch {
+		case e.win > 0 && int(e.win) <= d:
+			return true
+		case int(e.fail) >= d:
+			return false
+		}
+		best = e.move
+	}
+	moves := pos.LegalMoves(w.moves[ply][:0], w.rules.TooTall)
+	w.moves[ply] = moves
+	if m, ok := winningMove(pos, moves); ok {
+		w.store(h, m, 1, 0)
+		return true
+	}
+	if d == 1 {
+		w.store(h, env.Move{}, 0, 1)
+		return false
+	}
+	orderAttacks(pos, moves, best)
+	for _, m := range moves {
+		child := *pos
+		child.Apply(m)
+		if w.repeated(child.Hash()) {
+			continue
+		}
+		w.push(child.Hash())
+		won := w.defend(&child, d-1, ply+1)
+		w.pop()
+		if won {
+			w.store(h, m, d, 0)
+			return true
+		}
+		if w.stopped {
+			return false
+		}
+	}
+	w.store(h, env.Move{}, 0, d)
+	return false
+}
+
+// defend reports whether every move of the side to move of pos loses
+// within d plies (d even).
+func (w *winSearch) defend(pos *env.Position, d, ply int) bool {
+	if !w.spend() {
+		return false
+	}
+	h := pos.Hash()
+	e := w.entry(h)
+	var refutation env.Move
+	if e.key == h {
+		switch {
+		case e.win > 0 && int(e.win) <= d:
+			return true
+		case int(e.fail) >= d:
+			return false
+		}
+		refutation = e.move
+	}
+	moves := pos.LegalMoves(w.moves[ply][:0], w.rules.TooTall)
+	w.moves[ply] = moves
+	front(moves, w.killer[ply])
+	front(moves, refutation)
+	for _, m := range moves {
+		child := *pos
+		child.Apply(m)
+		// The defender escapes by winning itself or by a repetition.
+		escaped := child.Finished() || w.repeated(child.Hash())
+		if !escaped {
+			w.push(child.Hash())
+			escaped = !w.attack(&child, d-1, ply+1)
+			w.pop()
+		}
+		if w.stopped {
+			return false
+		}
+		if escaped {
+			w.killer[ply] = m
+			w.store(h, m, 0, d)
+			return false
+		}
+	}
+	w.store(h, env.Move{}, d, 0)
+	return true
+}
+
+// orderAttacks puts best first, then the captures of the defender's
+// stacks, tallest first, and keeps the order of the rest.
+func orderAttacks(pos *env.Position, moves []env.Move, best env.Move) {
+	defender := pos.SideToMove().Other()
+	rank := func(m env.Move) int {
+		if m == best && m.Count > 0 {
+			return 100
+		}
+		if t := pos.At(m.To); !t.Empty() && t.Top() == defender {
+			return 1 + t.Height()
+		}
+		return 0
+	}
+	slices.SortStableFunc(moves, func(a, b env.Move) int { return rank(b) - rank(a) })
+}
+
+// front moves m to the front of moves when it is one of them.
+func front(moves []env.Move, m env.Move) {
+	if i := slices.Index(moves, m); i > 0 {
+		copy(moves[1:i+1], moves[:i])
+		moves[0] = m
+	}
+}
+
+// principal returns the line of a win within d plies from pos just proven:
+// the attacker's winning moves from the table, and at the defender's turns
+// the reply that resists longest.
+func (w *winSearch) principal(pos *env.Position, d int) []env.Move {
+	var line []env.Move
+	p := *pos
+	for ; d > 0; d -= 2 {
+		var moves []env.Move
+		moves = p.LegalMoves(moves, w.rules.TooTall)
+		m, ok := winningMove(&p, moves)
+		if !ok {
+			e := w.entry(p.Hash())
+			if e.key != p.Hash() || e.win == 0 {
+				return line
+			}
+			m = e.move
+		}
+		line = append(line, m)
+		p.Apply(m)
+		if p.Finished() {
+			return line
+		}
+		reply, longest := env.Move{}, -1
+		for _, r := range p.LegalMoves(nil, w.rules.TooTall) {
+			next := p
+			next.Apply(r)
+			if e := w.entry(next.Hash()); e.key == next.Hash() && int(e.win) > longest {
+				reply, longest = r, int(e.win)
+			}
+		}
+		if longest < 0 {
+			return line
+		}
+		line = append(line, reply)
+		p.Apply(reply)
+	}
+	return line
+}
+
+// provenWin runs the win search at the root when it is on and the
+// opponent has few enough stacks for a win within its plies, and returns
+// the decision to play a shortest win it proves: value 1, the win's line
+// as the principal variation and the winning move as the whole training
+// target. A timed search gives it a quarter of its time at most.
+func (s *search) provenWin() (Decision, bool) {
+	plies := s.cfg.WinSearchPlies
+	theirs := bits.OnesCount64(s.rootPos.Controlled(s.rootPos.SideToMove().Other()))
+	if plies == 0 || s.cfg.WinSearchNodes == 0 || theirs > (plies+1)/2 {
+		return Decision{}, false
+	}
+	var deadline time.Time
+	if s.clock.timed() {
+		deadline = s.clock.start.Add(s.clock.limit / 4)
+	}
+	line, nodes, ok := s.win.find(&s.rootPos, s.rules, s.history, plies, int64(s.cfg.WinSearchNodes), deadline)
+	s.known += nodes
+	if !ok {
+		return Decision{}, false
+	}
+	root := &s.nodes[0]
+	for c := root.first; c < root.first+int32(root.count); c++ {
+		if s.nodes[c].move == line[0] {
+			d := s.decision(c, map[env.Action]float32{env.Action(s.nodes[c].action): 1})
+			d.Value = 1
+			if d.Move == line[0] {
+				d.PV = line
+			}
+			return d, true
+		}
+	}
+	return Decision{}, false // not reached: the win's first move is legal
+}

@@ -1,0 +1,204 @@
+package mcts
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/deathstacks/deathstacks/env"
+	"github.com/deathstacks/deathstacks/mcts/internal/testgames"
+)
+
+// issueWinFEN is a position from a game drawn at the move limit while Red
+// was far ahead: alpha-beta at depth 8 proves a win in 7 plies, which the
+// tree search at 5,000 simulations did not see.
+const issueWinFEN = ",rb,rb,rbb,rbb,/,rb,,rb,,/,,rr,,rb,/,rb,r,r,,/,,,,,/,,,,,bb r"
+
+// bruteWins reports, by exhaustive search, whether the side to move of pos
+// wins within d plies, a position already on line (or in it) ending a line
+// as a failed attack: the rules of winSearch, without its table, move
+// order or pruning.
+func bruteWins(pos env.Position, d int, line []uint64) bool {
+	for _, m := range pos.LegalMoves(nil, true) {
+		child := pos
+		child.Apply(m)
+		if child.Finished() {
+			return true
+		}
+		if d >= 3 && !slices.Contains(line, child.Hash()) && bruteLoses(child, d-1, append(line, child.Hash())) {
+			return true
+		}
+	}
+	return false
+}
+
+// bruteLoses reports whether every move of the side to move of pos loses
+// within d plies.
+func bruteLoses(pos env.Position, d int, line []uint64) bool {
+	for _, m := range pos.LegalMoves(nil, true) {
+		child := pos
+		child.Apply(m)
+		if child.Finished() || slices.Contains(line, child.Hash()) || !bruteWins(child, d-1, append(line, child.Hash())) {
+			return false
+		}
+	}
+	return true
+}
+
+// bruteShortestWin returns the plies of a shortest win of pos within
+// maxPlies, or 0.
+func bruteShortestWin(pos env.Position, maxPlies int) int {
+	for d := 1; d <= maxPlies; d += 2 {
+		if bruteWins(pos, d, []uint64{pos.Hash()}) {
+			return d
+		}
+	}
+	return 0
+}
+
+// checkLine plays line from pos and reports whether it is legal and ends
+// with the side to move of pos controlling every stack.
+func checkLine(t *testing.T, pos env.Position, line []env.Move) {
+	t.Helper()
+	p, side := pos, pos.SideToMove()
+	for i, m := range line {
+		if !p.IsLegal(m, true) {
+			t.Fatalf("line %v: move %d (%v) is illegal", line, i+1, m)
+		}
+		p.Apply(m)
+	}
+	if w, ok := p.Winner(); !ok || w != side {
+		t.Fatalf("line %v does not end in a win for %v", line, side)
+	}
+}
+
+func TestWinSearchAgreesWithBruteForce(t *testing.T) {
+	// Small random positions: the win search finds a win exactly when an
+	// exhaustive search does, of the same shortest length, and its line
+	// is a legal win.
+	seed := uint64(11)
+	t.Logf("seed %d", seed)
+	rng := rand.New(rand.NewPCG(seed, 5))
+	var w winSearch
+	found := map[int]int{}
+	for try := 0; try < 150; try++ {
+		pos, err := testgames.RandomSmallPosition(rng)
+		if err != nil || pos.Finished() {
+			continue
+		}
+		want := bruteShortestWin(pos, 5)
+		line, _, ok := w.find(&pos, env.DefaultRules(), []uint64{pos.Hash()}, 5, 1<<40, time.Time{})
+		got := len(line)
+		if !ok {
+			got = 0
+		}
+		if got != want {
+			t.Fatalf("%s: win search says %d plies (%v), brute force %d", pos.FEN(), got, line, want)
+		}
+		if ok {
+			checkLine(t, pos, line)
+		}
+		found[want]++
+	}
+	if found[3] == 0 || found[5] == 0 {
+		t.Fatalf("wins found by length: %v: want some of 3 and of 5 plies", found)
+	}
+	t.Logf("positions by shortest win (0 = none within 5 plies): %v", found)
+}
+
+func TestWinSearchFindsTheDeepWin(t *testing.T) {
+	pos := mustFEN(t, issueWinFEN)
+	var w winSearch
+	line, nodes, ok := w.find(&pos, env.DefaultRules(), nil, 9, int64(DefaultConfig().WinSearchNodes), time.Time{})
+	if !ok || len(line) != 7 {
+		t.Fatalf("found %v (%v) in %d positions: want a win of 7 plies", ok, line, nodes)
+	}
+	checkLine(t, pos, line)
+	again, nodes2, _ := w.find(&pos, env.DefaultRules(), nil, 9, int64(DefaultConfig().WinSearchNodes), time.Time{})
+	if !slices.Equal(line, again) || nodes != nodes2 {
+		t.Errorf("second search: %v in %d positions, first %v in %d: want the same", again, nodes2, line, nodes)
+	}
+}
+
+func TestWinSearchLimits(t *testing.T) {
+	pos := mustFEN(t, issueWinFEN)
+	var children []uint64
+	for _, m := range pos.LegalMoves(nil, true) {
+		c := pos
+		c.Apply(m)
+		children = append(children, c.Hash())
+	}
+	cases := []struct {
+		name    string
+		rules   func(env.Rules) env.Rules
+		ply     int
+		history []uint64
+		budget  int64
+		want    bool
+	}{
+		{"found", nil, 0, nil, 1 << 30, true},
+		{"budget too small", nil, 0, nil, 1000, false},
+		{"move limit just far enough", func(r env.Rules) env.Rules { r.MaxPlies = 107; return r }, 100, nil, 1 << 30, true},
+		{"move limit one ply short", func(r env.Rules) env.Rules { r.MaxPlies = 106; return r }, 100, nil, 1 << 30, false},
+		{"every move repeats a position", nil, 0, children, 1 << 30, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			rules := env.DefaultRules()
+			if tc.rules != nil {
+				rules = tc.rules(rules)
+			}
+			p := pos
+			p.SetPly(tc.ply)
+			var w winSearch
+			line, nodes, ok := w.find(&p, rules, tc.history, 9, tc.budget, time.Time{})
+			if ok != tc.want || nodes > tc.budget+1 {
+				t.Errorf("found %v (%v) in %d positions: want %v within %d", ok, line, nodes, tc.want, tc.budget)
+			}
+		})
+	}
+}
+
+func TestWinSearchStopsAtItsDeadline(t *testing.T) {
+	pos := mustFEN(t, issueWinFEN)
+	var w winSearch
+	_, nodes, ok := w.find(&pos, env.DefaultRules(), nil, 9, 1<<30, time.Unix(1, 0))
+	if ok || nodes > 1024 {
+		t.Errorf("past its deadline: found %v in %d positions: want nothing within 1024", ok, nodes)
+	}
+}
+
+func TestPlayerPlaysTheShortestWin(t *testing.T) {
+	// The root's win search decides a won endgame whatever the evaluator
+	// says; with it off, a uniform evaluator's tree does not find the
+	// seven-ply win. A search of fewer simulations gets its share of the
+	// positions, which is too few here.
+	g := testgames.GameFromFEN(t, issueWinFEN)
+	for _, gumbel := range []bool{false, true} {
+		cfg := DefaultConfig()
+		cfg.Gumbel, cfg.Simulations = gumbel, 64
+		p := newPUCT(t, UniformEvaluator{}, cfg, 1)
+		d, err := p.Choose(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Value != 1 || len(d.PV) != 7 || d.Move != d.PV[0] || d.Target[mustAction(t, d.Move)] != 1 {
+			t.Errorf("gumbel %v: %v value %v pv %v: want a proven win of 7 plies as the whole target", gumbel, d.Move, d.Value, d.PV)
+		}
+		pos := g.Position()
+		checkLine(t, pos, d.PV)
+		if d, err := p.ChooseSimulations(g, 1); err != nil || d.Value == 1 {
+			t.Errorf("gumbel %v, 1 simulation: value %v (%v): want no proof with 1/64 of the positions", gumbel, d.Value, err)
+		}
+	}
+}
+
+func mustFEN(t *testing.T, fen string) env.Position {
+	t.Helper()
+	p, err := env.ParseFEN(fen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
