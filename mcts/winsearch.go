@@ -42,7 +42,7 @@ type winSearch struct {
 	// deadline, when not zero, stops the search too: a timed tree search
 	// gives it a share of its time.
 	deadline time.Time
-	tt            []winEntry
+	tt       []winEntry
 	// moves is the move list of each ply; killer the defender's last
 	// refutation at each ply.
 	moves  [winSearchMaxPlies + 1][]env.Move
