@@ -21,9 +21,11 @@ type Decision struct {
 	// the improved policy after a Gumbel root (see Config.Gumbel); nil for
 	// players without a search tree.
 	Target map[env.Action]float32
-	// Depth is the last completed search depth (alpha-beta).
+	// Depth is the last completed search depth (alpha-beta), or the
+	// length in plies of a forced win the root's win search proved.
 	Depth int
-	// Score is the alpha-beta score for the mover.
+	// Score is the alpha-beta score for the mover; for a proven win,
+	// env.WinMaterial minus its length in plies, as alpha-beta scores it.
 	Score int
 	// Nodes is the number of positions searched.
 	Nodes int64

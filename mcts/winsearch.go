@@ -65,12 +65,14 @@ type winEntry struct {
 }
 
 // find returns a shortest forced win of the side to move of pos within
-// maxPlies plies, as its line of moves (the attacker's moves and the
-// defender's longest resistance), and false when there is none or the
-// budget of positions ran out first (or the deadline, when not zero,
-// passed). history holds the hashes of the
-// positions played before pos. It returns the positions searched too.
-func (w *winSearch) find(pos *env.Position, rules env.Rules, history []uint64, maxPlies int, budget int64, deadline time.Time) (line []env.Move, nodes int64, ok bool) {
+// maxPlies plies: its length in plies and its line of moves (the
+// attacker's moves and the defender's longest resistance; shorter than
+// the win only if the budget ran out while it was drawn). It returns 0
+// plies when there is no such win or the budget of positions ran out
+// first (or the deadline, when not zero, passed). history holds the
+// hashes of the positions played before pos. It returns the positions
+// searched too.
+func (w *winSearch) find(pos *env.Position, rules env.Rules, history []uint64, maxPlies int, budget int64, deadline time.Time) (line []env.Move, plies int, nodes int64) {
 	if w.tt == nil {
 		w.tt = make([]winEntry, 1<<winTTBits)
 		for i := range w.moves {
@@ -89,12 +91,11 @@ func (w *winSearch) find(pos *env.Position, rules env.Rules, history []uint64, m
 	if rules.MaxPlies > 0 {
 		maxPlies = min(maxPlies, rules.MaxPlies-pos.Ply())
 	}
-	for d := 1; d <= maxPlies && !w.stopped; d += 2 {
-		if w.attack(pos, d, 0) {
-			return w.principal(pos, d), w.nodes, true
-		}
+	if d := w.shortest(pos, maxPlies); d > 0 {
+		w.budget += budget // the line's own searches
+		return w.principal(pos, d), d, w.nodes
 	}
-	return nil, w.nodes, false
+	return nil, 0, w.nodes
 }
 
 func (w *winSearch) mark(h uint64) { w.seen[h%historyBits/64] |= 1 << (h % 64) }
@@ -144,11 +145,14 @@ func (w *winSearch) store(h uint64, m env.Move, win, fail int) {
 	if e.key != h {
 		*e = winEntry{key: h}
 	}
-	e.move = m
-	if win > 0 {
-		e.win = int8(win)
-	} else {
+	switch {
+	case win > 0 && (e.win == 0 || int8(win) < e.win):
+		e.win, e.move = int8(win), m
+	case win == 0:
 		e.fail = max(e.fail, int8(fail))
+		if e.win == 0 {
+			e.move = m // a defender's refutation
+		}
 	}
 }
 
@@ -278,25 +282,21 @@ func front(moves []env.Move, m env.Move) {
 	}
 }
 
-// principal returns the line of a win within d plies from pos just proven:
-// the attacker's winning moves from the table, and at the defender's turns
-// the reply that resists longest.
+// principal returns the line of a win within d plies from pos just
+// proven: a shortest win's move at the attacker's turns and the reply that
+// resists longest at the defender's, each found by searching again (the
+// table keeps most of it), so that the line has the win's length.
 func (w *winSearch) principal(pos *env.Position, d int) []env.Move {
 	var line []env.Move
 	p := *pos
-	for ; d > 0; d -= 2 {
-		var moves []env.Move
-		moves = p.LegalMoves(moves, w.rules.TooTall)
-		m, ok := winningMove(&p, moves)
-		if !ok {
-			e := w.entry(p.Hash())
-			if e.key != p.Hash() || e.win == 0 {
-				return line
-			}
-			m = e.move
+	for len(line) < d {
+		k := w.shortest(&p, d-len(line))
+		e := w.entry(p.Hash())
+		if k == 0 || e.key != p.Hash() || e.win == 0 {
+			return line
 		}
-		line = append(line, m)
-		p.Apply(m)
+		line = append(line, e.move)
+		p.Apply(e.move)
 		if p.Finished() {
 			return line
 		}
@@ -304,11 +304,11 @@ func (w *winSearch) principal(pos *env.Position, d int) []env.Move {
 		for _, r := range p.LegalMoves(nil, w.rules.TooTall) {
 			next := p
 			next.Apply(r)
-			if e := w.entry(next.Hash()); e.key == next.Hash() && int(e.win) > longest {
-				reply, longest = r, int(e.win)
+			if k := w.shortest(&next, d-len(line)-1); k > longest {
+				reply, longest = r, k
 			}
 		}
-		if longest < 0 {
+		if longest <= 0 {
 			return line
 		}
 		line = append(line, reply)
@@ -317,11 +317,25 @@ func (w *winSearch) principal(pos *env.Position, d int) []env.Move {
 	return line
 }
 
+// shortest returns the plies of a shortest win of the side to move of pos
+// within d plies, or 0, and leaves its first move in the table.
+func (w *winSearch) shortest(pos *env.Position, d int) int {
+	for k := 1; k <= d && !w.stopped; k += 2 {
+		if w.attack(pos, k, 0) {
+			e := w.entry(pos.Hash())
+			*e = winEntry{key: pos.Hash(), move: e.move, win: int8(k)}
+			return k
+		}
+	}
+	return 0
+}
+
 // provenWin runs the win search at the root when it is on and the
 // opponent has few enough stacks for a win within its plies, and returns
 // the decision to play a shortest win it proves: value 1, the win's line
-// as the principal variation and the winning move as the whole training
-// target. A timed search gives it a quarter of its time at most.
+// as the principal variation, its length in plies as Depth and Score
+// env.WinMaterial minus that length (alpha-beta's score of the win), and
+// the winning move as the whole training target. A timed search gives it a quarter of its time at most.
 func (s *search) provenWin() (Decision, bool) {
 	plies := s.cfg.WinSearchPlies
 	theirs := bits.OnesCount64(s.rootPos.Controlled(s.rootPos.SideToMove().Other()))
@@ -332,16 +346,16 @@ func (s *search) provenWin() (Decision, bool) {
 	if s.clock.timed() {
 		deadline = s.clock.start.Add(s.clock.limit / 4)
 	}
-	line, nodes, ok := s.win.find(&s.rootPos, s.rules, s.history, plies, int64(s.cfg.WinSearchNodes), deadline)
+	line, dist, nodes := s.win.find(&s.rootPos, s.rules, s.history, plies, int64(s.cfg.WinSearchNodes), deadline)
 	s.known += nodes
-	if !ok {
+	if dist == 0 {
 		return Decision{}, false
 	}
 	root := &s.nodes[0]
 	for c := root.first; c < root.first+int32(root.count); c++ {
 		if s.nodes[c].move == line[0] {
 			d := s.decision(c, map[env.Action]float32{env.Action(s.nodes[c].action): 1})
-			d.Value = 1
+			d.Value, d.Depth, d.Score = 1, dist, env.WinMaterial-dist
 			if d.Move == line[0] {
 				d.PV = line
 			}

@@ -88,15 +88,14 @@ func TestWinSearchAgreesWithBruteForce(t *testing.T) {
 			continue
 		}
 		want := bruteShortestWin(pos, 5)
-		line, _, ok := w.find(&pos, env.DefaultRules(), []uint64{pos.Hash()}, 5, 1<<40, time.Time{})
-		got := len(line)
-		if !ok {
-			got = 0
-		}
+		line, got, _ := w.find(&pos, env.DefaultRules(), []uint64{pos.Hash()}, 5, 1<<40, time.Time{})
 		if got != want {
 			t.Fatalf("%s: win search says %d plies (%v), brute force %d", pos.FEN(), got, line, want)
 		}
-		if ok {
+		if got > 0 {
+			if len(line) != got {
+				t.Errorf("%s: a win of %d plies with the line %v", pos.FEN(), got, line)
+			}
 			checkLine(t, pos, line)
 		}
 		found[want]++
@@ -110,12 +109,12 @@ func TestWinSearchAgreesWithBruteForce(t *testing.T) {
 func TestWinSearchFindsTheDeepWin(t *testing.T) {
 	pos := mustFEN(t, issueWinFEN)
 	var w winSearch
-	line, nodes, ok := w.find(&pos, env.DefaultRules(), nil, 9, int64(DefaultConfig().WinSearchNodes), time.Time{})
-	if !ok || len(line) != 7 {
-		t.Fatalf("found %v (%v) in %d positions: want a win of 7 plies", ok, line, nodes)
+	line, plies, nodes := w.find(&pos, env.DefaultRules(), nil, 9, int64(DefaultConfig().WinSearchNodes), time.Time{})
+	if plies != 7 || len(line) != 7 {
+		t.Fatalf("found %d plies (%v) in %d positions: want a win of 7 plies", plies, line, nodes)
 	}
 	checkLine(t, pos, line)
-	again, nodes2, _ := w.find(&pos, env.DefaultRules(), nil, 9, int64(DefaultConfig().WinSearchNodes), time.Time{})
+	again, _, nodes2 := w.find(&pos, env.DefaultRules(), nil, 9, int64(DefaultConfig().WinSearchNodes), time.Time{})
 	if !slices.Equal(line, again) || nodes != nodes2 {
 		t.Errorf("second search: %v in %d positions, first %v in %d: want the same", again, nodes2, line, nodes)
 	}
@@ -152,9 +151,9 @@ func TestWinSearchLimits(t *testing.T) {
 			p := pos
 			p.SetPly(tc.ply)
 			var w winSearch
-			line, nodes, ok := w.find(&p, rules, tc.history, 9, tc.budget, time.Time{})
-			if ok != tc.want || nodes > tc.budget+1 {
-				t.Errorf("found %v (%v) in %d positions: want %v within %d", ok, line, nodes, tc.want, tc.budget)
+			line, plies, nodes := w.find(&p, rules, tc.history, 9, tc.budget, time.Time{})
+			if ok := plies > 0; ok != tc.want || !ok && nodes > tc.budget+1 {
+				t.Errorf("found %d plies (%v) in %d positions: want a win %v within %d", plies, line, nodes, tc.want, tc.budget)
 			}
 		})
 	}
@@ -163,9 +162,9 @@ func TestWinSearchLimits(t *testing.T) {
 func TestWinSearchStopsAtItsDeadline(t *testing.T) {
 	pos := mustFEN(t, issueWinFEN)
 	var w winSearch
-	_, nodes, ok := w.find(&pos, env.DefaultRules(), nil, 9, 1<<30, time.Unix(1, 0))
-	if ok || nodes > 1024 {
-		t.Errorf("past its deadline: found %v in %d positions: want nothing within 1024", ok, nodes)
+	_, plies, nodes := w.find(&pos, env.DefaultRules(), nil, 9, 1<<30, time.Unix(1, 0))
+	if plies > 0 || nodes > 1024 {
+		t.Errorf("past its deadline: found %d plies in %d positions: want nothing within 1024", plies, nodes)
 	}
 }
 
@@ -183,8 +182,8 @@ func TestPlayerPlaysTheShortestWin(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if d.Value != 1 || len(d.PV) != 7 || d.Move != d.PV[0] || d.Target[mustAction(t, d.Move)] != 1 {
-			t.Errorf("gumbel %v: %v value %v pv %v: want a proven win of 7 plies as the whole target", gumbel, d.Move, d.Value, d.PV)
+		if d.Value != 1 || d.Depth != 7 || d.Score != env.WinMaterial-7 || len(d.PV) != 7 || d.Move != d.PV[0] || d.Target[mustAction(t, d.Move)] != 1 {
+			t.Errorf("gumbel %v: %v value %v depth %d score %d pv %v: want a proven win of 7 plies as the whole target", gumbel, d.Move, d.Value, d.Depth, d.Score, d.PV)
 		}
 		pos := g.Position()
 		checkLine(t, pos, d.PV)
