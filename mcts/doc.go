@@ -9,7 +9,13 @@
 // ([Decision.Target]). With Config.Gumbel the root is Gumbel AlphaZero's
 // (sequential halving over moves sampled by Gumbel noise, an
 // improved-policy target), for searches with fewer simulations than legal
-// moves; below the root the search is always PUCT. [Settings] names every
+// moves; below the root the search is always PUCT. Before either, an exact
+// win search (Config.WinSearchPlies, a node budget) looks for a forced
+// win at the root when the opponent has few stacks left, and a win it
+// proves is played by its shortest line: the network's value is near +1
+// in every won endgame, so the tree alone shuffles there. Config's
+// MaterialUtility mixes the material lead into leaf values for the same
+// reason, further from the end. [Settings] names every
 // field of Config once: its key in config files and player specs. Values
 // are always for the side to move, in [-1, 1].
 //
