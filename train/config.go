@@ -350,7 +350,7 @@ func (c Config) problems() []*configs.FieldError {
 		}
 	}
 	ch.AtLeast("eval.simulations", e.Simulations, 1)
-	ch.Check(!e.Gating, "eval.gating", "is true: gating was removed, unmeasured (see README, Training)")
+	ch.Check(!e.Gating, "eval.gating", "is true: gating was removed, unmeasured (see train/README.md)")
 
 	ch.AtLeast("output.keep_last", c.Output.KeepLast, 1)
 

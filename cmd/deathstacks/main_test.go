@@ -61,7 +61,7 @@ func firstLine(s string) string {
 	return line
 }
 
-// Every command keeps README's promise on exit statuses: 0 for --help, 2
+// Every command keeps README.md's promise on exit statuses: 0 for --help, 2
 // for a bad flag, a missing or unreadable input file or a bad value, and
 // no error line repeats the command's name.
 func TestExitStatus(t *testing.T) {
