@@ -10,6 +10,7 @@ import (
 
 	"github.com/deathstacks/deathstacks/train"
 	"github.com/deathstacks/deathstacks/train/eval"
+	"github.com/deathstacks/deathstacks/train/progress"
 )
 
 func runLadder(args []string, s stdio) error {
@@ -123,7 +124,7 @@ Without --resume, an --out holding unfinished games is refused.`, s)
 		records []eval.GameRecord
 	)
 	err = res.play(s, journal, len(played), total, *quiet, resumeCommand("ladder", args, *resume, true, dir),
-		func(ctx context.Context, onGame func(eval.GameRecord)) (err error) {
+		func(ctx context.Context, onGame func(eval.GameRecord), _ *progress.Bar) (err error) {
 			rep, records, err = ladder.Play(ctx, baselines, played, onGame)
 			return err
 		})

@@ -143,6 +143,10 @@ type Report struct {
 	// Pairs come in the order of their first game, with A the player who
 	// was Red in it: for [RoundRobin], the order of the entrants.
 	Pairs []PairResult `json:"pairs"`
+	// SPRT is the outcome of the test of an evaluation played by
+	// [PlaySPRT], whose games are those of the pairs it counted; nil for
+	// any other.
+	SPRT *SPRTResult `json:"sprt,omitempty"`
 }
 
 // NewReport rates the players of records, the games of a tournament played
@@ -443,6 +447,10 @@ func (r *Report) Markdown() string {
 	r.markdownSettings(&b)
 	fmt.Fprintf(&b, "![Elo of each player with its 95%% interval](%s)\n\n", EloChart)
 	r.markdownTables(&b, "##", r.specColumn())
+	if t := r.SPRT; t != nil {
+		fmt.Fprintf(&b, "## SPRT\n\n%s: %s is %g Elo stronger than %s (H0) or %g (H1), alpha %g, beta %g; the test counted the pairs of games in order and decided after %s: llr %.2f, bounds %.2f and %.2f.\n\n",
+			t.Decision, r.Pairs[0].A, t.Elo0, r.Pairs[0].B, t.Elo1, t.Alpha, t.Beta, table.Count(t.Pairs, "pair", "pairs"), t.LLR, t.Lower, t.Upper)
+	}
 	r.markdownReproduce(&b)
 	return b.String()
 }
