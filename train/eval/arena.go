@@ -120,6 +120,11 @@ type GameRecord struct {
 	Result string `json:"result"`
 	Reason string `json:"reason"`
 	Detail string `json:"detail,omitempty"`
+	// EndFEN is the position the game ended in (before an illegal move
+	// that lost it). Records of earlier versions lack it: an arena given
+	// one as played ([ArenaConfig.Played]) fills it in by replaying the
+	// game.
+	EndFEN string `json:"end_fen,omitempty"`
 }
 
 // redScore returns Red's points: 1, 0.5 or 0.
@@ -218,7 +223,7 @@ func prepare(entrants []Entrant, cfg ArenaConfig) (jobs []gameJob, records []Gam
 		names[e.Name] = true
 	}
 	jobs = roundRobinJobs(entrants, cfg)
-	records, done, err = placePlayed(jobs, cfg.Played)
+	records, done, err = placePlayed(jobs, cfg.Played, cfg.Rules)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("arena: %w", err)
 	}
@@ -278,9 +283,10 @@ func (job gameJob) mismatch(r GameRecord) string {
 	return ""
 }
 
-// placePlayed puts the records of games already played in their jobs'
-// places, marked done, after checking that each is its job's game.
-func placePlayed(jobs []gameJob, played []GameRecord) (records []GameRecord, done []bool, err error) {
+// placePlayed puts the records of games already played under rules in
+// their jobs' places, marked done, after checking that each is its job's
+// game; a record without its final position gets it.
+func placePlayed(jobs []gameJob, played []GameRecord, rules env.Rules) (records []GameRecord, done []bool, err error) {
 	records, done = make([]GameRecord, len(jobs)), make([]bool, len(jobs))
 	for _, r := range played {
 		switch {
@@ -291,6 +297,11 @@ func placePlayed(jobs []gameJob, played []GameRecord) (records []GameRecord, don
 		}
 		if why := jobs[r.Game].mismatch(r); why != "" {
 			return nil, nil, fmt.Errorf("%w: game %d: %s", ErrPlayedGame, r.Game, why)
+		}
+		if r.EndFEN == "" {
+			if r.EndFEN, err = replayEnd(r, rules); err != nil {
+				return nil, nil, fmt.Errorf("%w: game %d: %w", ErrPlayedGame, r.Game, err)
+			}
 		}
 		records[r.Game], done[r.Game] = r, true
 	}
@@ -410,17 +421,20 @@ func playGame(ctx context.Context, job gameJob, rules env.Rules) (GameRecord, er
 		took := time.Since(started)
 		if err != nil {
 			forfeit(&rec, side, ReasonPlayerError, err.Error())
+			rec.EndFEN = pos.FEN()
 			return rec, nil
 		}
 		if err := g.Play(d.Move); err != nil {
 			forfeit(&rec, side, ReasonIllegalMove, err.Error())
+			rec.EndFEN = pos.FEN()
 			return rec, nil
 		}
 		rec.Moves = append(rec.Moves, d.Move.String())
 		rec.MoveMS = append(rec.MoveMS, float64(took.Microseconds())/1000)
 	}
-	st := g.Status()
-	switch st {
+	end := g.Position()
+	rec.EndFEN = end.FEN()
+	switch g.Status() {
 	case env.RedWins:
 		rec.Result, rec.Reason = ResultRedWins, ReasonWin
 	case env.BlueWins:
@@ -433,6 +447,23 @@ func playGame(ctx context.Context, job gameJob, rules env.Rules) (GameRecord, er
 		rec.Result, rec.Reason = ResultDraw, ReasonNoStacks
 	}
 	return rec, nil
+}
+
+// replayEnd plays the opening and the moves of r under rules and returns
+// the position they end in: the final position of a record that lacks it.
+func replayEnd(r GameRecord, rules env.Rules) (string, error) {
+	g := env.NewGame(rules)
+	for i, text := range slices.Concat(r.Opening, r.Moves) {
+		m, err := env.ParseMove(text)
+		if err == nil {
+			err = g.Play(m)
+		}
+		if err != nil {
+			return "", fmt.Errorf("its ply %d, %s, does not replay: %w", i+1, text, err)
+		}
+	}
+	end := g.Position()
+	return end.FEN(), nil
 }
 
 // forfeit ends the game as a loss of side.
