@@ -376,7 +376,7 @@ func TestMeanMoveMS(t *testing.T) {
 // Positions at the end of the draws of TestConversionOf, with Red's
 // material lead.
 const (
-	redAhead25  = "rr,rr,rr,rr,rr,rr/,,,,,/,,,,,/,,,,,/,,,,,/bb,bb,bb,bb,bb, r"  // 10·2 + 5·1
+	redAhead25  = "rr,rr,rr,rr,rr,rr/,,,,,/,,,,,/,,,,,/,,,,,/bb,bb,bb,bb,bb, r"   // 10·2 + 5·1
 	blueAhead50 = "rr,rr,rr,rr,rr,brr/,,,,,/,,,,,/,,,,,/,,,,,/bb,bb,bb,bb,bb,b r" // 10·(10-14) + 5·(5-7)
 	evenStart   = "rr,rr,rr,rr,rr,rr/,,,,,/,,,,,/,,,,,/,,,,,/bb,bb,bb,bb,bb,bb r"
 )
