@@ -44,13 +44,20 @@ func runEval(args []string, s stdio) error {
 Plays a round robin among the players: N games for every pair, colours
 alternating, each two games from the same K random opening plies (shared by
 all pairs). Prints the results of every pair (A's wins, draws, losses and
-points per game) and every player's Elo with its 95% interval, fitted over
+points per game; its draws by repetition and at the move limit, those with
+A or B ahead in material and the mean lead, the mean plies of decided
+games) and every player's Elo with its 95% interval, fitted over
 all games with random at 0 (or, without a random player, the first player;
 the output names the anchor) and mean time per move. Writes into DIR:
   results.json  {"anchor", "players": [{"name", "spec", "elo", "ci95": [low, high],
                 "games", "wins", "draws", "losses", "score", "mean_move_ms"}],
-                "pairs": [{"a", "b", "games", "wins", "draws", "losses", "score"}],
-                settings...} (pairs from A's side; ci95 is the interval's ends)
+                "pairs": [{"a", "b", "games", "wins", "draws", "losses", "score",
+                "draws_repetition", "draws_move_limit", "draws_a_ahead", "mean_lead_a",
+                "draws_b_ahead", "mean_lead_b", "decided", "mean_decided_plies"}],
+                settings...} (pairs from A's side; ci95 is the interval's ends;
+                draws_a_ahead counts the draws A ended ahead in material,
+                mean_lead_a is its mean lead in them, and so for B;
+                mean_decided_plies is the mean length of the won games)
   report.md     the same tables, the settings and the command that replays it
   games.jsonl   every game (players, seeds, opening, moves, move_ms: each
                 move's time in milliseconds, result), one a line
