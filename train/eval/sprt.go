@@ -33,8 +33,8 @@ const (
 )
 
 // ParseSPRT reads a test written elo0=E0,elo1=E1[,alpha=A,beta=B], the keys
-// in any order, alpha and beta 0.05 when left out, and checks it
-// ([SPRT.Validate]). Every problem is a [*configs.FieldError] keyed by
+// in any order, alpha and beta 0.05 when left out, and checks it: elo0
+// below elo1, both finite, alpha and beta in (0, 0.5). Every problem is a [*configs.FieldError] keyed by
 // the key it is about (an unknown key, one given twice, a value that is no
 // number, elo0 or elo1 missing), joined into one error.
 func ParseSPRT(text string) (SPRT, error) {
@@ -66,14 +66,14 @@ func ParseSPRT(text string) (SPRT, error) {
 	if ch.Len() > 0 {
 		return SPRT{}, ch.Err()
 	}
-	return t, t.Validate()
+	return t, t.validate()
 }
 
-// Validate reports every setting out of range, each as a
+// validate reports every setting out of range, each as a
 // [*configs.FieldError] keyed by its name (elo0, alpha, beta), joined
 // into one error: elo0 must be less than elo1, both finite, and alpha and
 // beta more than 0 and less than 0.5.
-func (t SPRT) Validate() error {
+func (t SPRT) validate() error {
 	var ch configs.Checker
 	finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 	ch.Check(finite(t.Elo0), "elo0", "is %v: want a finite number", t.Elo0)
@@ -94,10 +94,10 @@ func (t SPRT) String() string {
 	return fmt.Sprintf("elo0=%s,elo1=%s,alpha=%s,beta=%s", f(t.Elo0), f(t.Elo1), f(t.Alpha), f(t.Beta))
 }
 
-// Bounds returns the LLR at or below which the test accepts H0,
+// bounds returns the LLR at or below which the test accepts H0,
 // ln(beta/(1-alpha)), and at or above which it accepts H1,
 // ln((1-beta)/alpha).
-func (t SPRT) Bounds() (lower, upper float64) {
+func (t SPRT) bounds() (lower, upper float64) {
 	return math.Log(t.Beta / (1 - t.Alpha)), math.Log((1 - t.Beta) / t.Alpha)
 }
 
@@ -106,8 +106,8 @@ func (t SPRT) Bounds() (lower, upper float64) {
 // or a win and a loss, a win and a draw, two wins).
 type Pentanomial [5]int
 
-// Pairs returns the number of pairs counted.
-func (p Pentanomial) Pairs() int {
+// pairs returns the number of pairs counted.
+func (p Pentanomial) pairs() int {
 	n := 0
 	for _, c := range p {
 		n += c
@@ -126,7 +126,7 @@ func (p Pentanomial) Pairs() int {
 // about 4%, of 400 by about 1%.
 const sprtPrior = 0.5
 
-// LLR returns the log-likelihood ratio of H1 against H0 given the pairs
+// llr returns the log-likelihood ratio of H1 against H0 given the pairs
 // counted: the normalized ("GSPRT") approximation over the pentanomial
 // model that fishtest and fastchess use,
 //
@@ -136,8 +136,8 @@ const sprtPrior = 0.5
 // pair's score (its points over 2), and s0 and s1 the expected scores of
 // Elo0 and Elo1 under the logistic model, 1/(1+10^(-elo/400)); each
 // outcome counts [sprtPrior] pairs more than it has. It is 0 for no pairs.
-func (t SPRT) LLR(p Pentanomial) float64 {
-	if p.Pairs() == 0 {
+func (t SPRT) llr(p Pentanomial) float64 {
+	if p.pairs() == 0 {
 		return 0
 	}
 	var n, mean float64
@@ -203,7 +203,7 @@ type sprtState struct {
 }
 
 func newSPRTState(test SPRT, a string) *sprtState {
-	lower, upper := test.Bounds()
+	lower, upper := test.bounds()
 	return &sprtState{test: test, a: a, result: SPRTResult{
 		Elo0: test.Elo0, Elo1: test.Elo1, Alpha: test.Alpha, Beta: test.Beta,
 		Lower: lower, Upper: upper, Decision: SPRTInconclusive,
@@ -225,7 +225,7 @@ func (s *sprtState) advance(records []GameRecord, done []bool) bool {
 		}
 		s.counts[int(math.Round(2*points))]++
 		s.result.Pairs++
-		s.result.LLR = s.test.LLR(s.counts)
+		s.result.LLR = s.test.llr(s.counts)
 		switch {
 		case s.result.LLR >= s.result.Upper:
 			s.result.Decision = SPRTH1
@@ -249,7 +249,7 @@ func (s *sprtState) advance(records []GameRecord, done []bool) bool {
 // the test's outcome; on an error (see [RoundRobin]) the records are those
 // of every game finished.
 func PlaySPRT(ctx context.Context, a, b Entrant, cfg ArenaConfig, test SPRT, onTest func(SPRTResult)) ([]GameRecord, SPRTResult, error) {
-	if err := test.Validate(); err != nil {
+	if err := test.validate(); err != nil {
 		return nil, SPRTResult{}, fmt.Errorf("sprt: %w", err)
 	}
 	if cfg.Games%2 != 0 {

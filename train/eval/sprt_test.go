@@ -17,7 +17,7 @@ import (
 )
 
 // The LLR against values worked out by hand (the first) and with a
-// calculator, from the formula of [SPRT.LLR] with half a virtual pair in
+// calculator, from the formula of SPRT.llr with half a virtual pair in
 // each outcome.
 func TestSPRTLLR(t *testing.T) {
 	for _, tc := range []struct {
@@ -40,7 +40,7 @@ func TestSPRTLLR(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			test := SPRT{Elo0: tc.elo0, Elo1: tc.elo1, Alpha: 0.05, Beta: 0.05}
-			if got := test.LLR(tc.counts); math.Abs(got-tc.want) > 5e-6 {
+			if got := test.llr(tc.counts); math.Abs(got-tc.want) > 5e-6 {
 				t.Errorf("LLR(%v) = %.6f, want %.6f", tc.counts, got, tc.want)
 			}
 		})
@@ -57,7 +57,7 @@ func TestSPRTBounds(t *testing.T) {
 		{0.01, 0.2, -1.599388, 4.382027},
 	} {
 		t.Run(fmt.Sprintf("alpha %g beta %g", tc.alpha, tc.beta), func(t *testing.T) {
-			lower, upper := SPRT{Elo0: 0, Elo1: 5, Alpha: tc.alpha, Beta: tc.beta}.Bounds()
+			lower, upper := SPRT{Elo0: 0, Elo1: 5, Alpha: tc.alpha, Beta: tc.beta}.bounds()
 			if math.Abs(lower-tc.lower) > 5e-6 || math.Abs(upper-tc.upper) > 5e-6 {
 				t.Errorf("bounds %.6f %.6f, want %.6f %.6f", lower, upper, tc.lower, tc.upper)
 			}
@@ -99,14 +99,14 @@ func TestSPRTLLRProperties(t *testing.T) {
 				q := p
 				q[move[0]]--
 				q[move[1]]++
-				if before, after := test.LLR(p), test.LLR(q); after < before-1e-9 {
+				if before, after := test.llr(p), test.llr(q); after < before-1e-9 {
 					return false, fmt.Sprintf("moving a pair from %d to %d: %v to %v", move[0], move[1], before, after)
 				}
 			}
 			return true, ""
 		}},
 		{"its sign is that of the mean score against the hypotheses' middle", func(test SPRT, p Pentanomial) (bool, string) {
-			if p.Pairs() == 0 {
+			if p.pairs() == 0 {
 				return true, ""
 			}
 			var n, mean float64
@@ -116,14 +116,14 @@ func TestSPRTLLRProperties(t *testing.T) {
 			}
 			mean /= n
 			mid := (logisticScore(test.Elo0) + logisticScore(test.Elo1)) / 2
-			llr := test.LLR(p)
+			llr := test.llr(p)
 			return (llr > 0) == (mean > mid) || math.Abs(mean-mid) < 1e-12, fmt.Sprintf("llr %v, mean %v, middle %v", llr, mean, mid)
 		}},
 		{"swapping the players negates it", func(test SPRT, p Pentanomial) (bool, string) {
 			q := p
 			slices.Reverse(q[:])
 			swapped := SPRT{Elo0: -test.Elo1, Elo1: -test.Elo0, Alpha: test.Alpha, Beta: test.Beta}
-			a, b := test.LLR(p), swapped.LLR(q)
+			a, b := test.llr(p), swapped.llr(q)
 			return math.Abs(a+b) <= 1e-9*max(1, math.Abs(a)), fmt.Sprintf("%v and %v swapped", a, b)
 		}},
 	} {
@@ -213,14 +213,14 @@ func FuzzParseSPRT(f *testing.F) {
 			}
 			return
 		}
-		if err := test.Validate(); err != nil {
+		if err := test.validate(); err != nil {
 			t.Fatalf("ParseSPRT(%q) = %+v, which is invalid: %v", text, test, err)
 		}
 		again, err := ParseSPRT(test.String())
 		if err != nil || again != test {
 			t.Fatalf("ParseSPRT(%q) = %+v, written %q, read back %+v, %v", text, test, test.String(), again, err)
 		}
-		if lower, upper := test.Bounds(); !(lower < 0 && upper > 0) {
+		if lower, upper := test.bounds(); !(lower < 0 && upper > 0) {
 			t.Fatalf("%+v: bounds %v %v", test, lower, upper)
 		}
 	})
@@ -262,11 +262,11 @@ func sprtConfig(games int) ArenaConfig {
 // the decision and the pairs it took, or inconclusive after all.
 func serialDecision(test SPRT, script string, pairs int) (string, int) {
 	var counts Pentanomial
-	lower, upper := test.Bounds()
+	lower, upper := test.bounds()
 	points := map[byte]int{'W': 2, 'D': 1, 'L': 0}
 	for k := range pairs {
 		counts[points[script[2*k%len(script)]]+points[script[(2*k+1)%len(script)]]]++
-		switch llr := test.LLR(counts); {
+		switch llr := test.llr(counts); {
 		case llr >= upper:
 			return SPRTH1, k + 1
 		case llr <= lower:
@@ -322,7 +322,7 @@ func TestPlaySPRTDecides(t *testing.T) {
 				if !slices.IsSorted(seen) || len(seen) == 0 || seen[len(seen)-1] != res.Pairs {
 					t.Errorf("the test's states counted %v pairs: want a rising count ending at %d", seen, res.Pairs)
 				}
-				lower, upper := tc.test.Bounds()
+				lower, upper := tc.test.bounds()
 				if res.Lower != lower || res.Upper != upper || res.Elo0 != tc.test.Elo0 || res.Elo1 != tc.test.Elo1 || res.Alpha != tc.test.Alpha || res.Beta != tc.test.Beta {
 					t.Errorf("result %+v does not carry the test %+v", res, tc.test)
 				}
