@@ -130,33 +130,3 @@ func TestEvalSPRTResume(t *testing.T) {
 		t.Errorf("sprt after resuming %+v, want %+v as in one go", got, wantTest)
 	}
 }
-
-func TestEvalSPRTErrors(t *testing.T) {
-	two := []string{"--player", "random", "--player", "greedy"}
-	for _, tc := range []struct {
-		name string
-		args []string
-		want string
-	}{
-		{"elo0 not below elo1", append([]string{"--sprt", "elo0=10,elo1=10"}, two...), "--sprt elo0 is 10: want less than elo1 (10)"},
-		{"alpha too big", append([]string{"--sprt", "elo0=0,elo1=10,alpha=0.5"}, two...), "--sprt alpha is 0.5: want more than 0 and less than 0.5"},
-		{"beta zero", append([]string{"--sprt", "elo0=0,elo1=10,beta=0"}, two...), "--sprt beta is 0: want more than 0 and less than 0.5"},
-		{"unknown key", append([]string{"--sprt", "elo0=0,elo1=10,delta=1"}, two...), `--sprt "delta" is not a key: want elo0, elo1, alpha or beta`},
-		{"no elo1", append([]string{"--sprt", "elo0=0"}, two...), "--sprt elo1 is missing"},
-		{"not a number", append([]string{"--sprt", "elo0=0,elo1=x"}, two...), `--sprt elo1 is "x": want a number`},
-		{"empty", append([]string{"--sprt", ""}, two...), "--sprt is empty"},
-		{"three players", append([]string{"--sprt", "elo0=0,elo1=10", "--player", "alphabeta:depth=1"}, two...), "--player is given 3 times: want exactly 2 with --sprt"},
-		{"odd games", append([]string{"--sprt", "elo0=0,elo1=10", "--games", "7"}, two...), "--games is 7: want an even number with --sprt"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			dir := filepath.Join(t.TempDir(), "out")
-			_, errOut, code := runBotCLI("", append([]string{"eval", "--out", dir}, tc.args...)...)
-			if code != 2 || !strings.Contains(errOut, tc.want) {
-				t.Errorf("exit %d, stderr %q: want 2 and %q", code, errOut, tc.want)
-			}
-			if _, err := os.Stat(dir); err == nil {
-				t.Errorf("%s written despite the error", dir)
-			}
-		})
-	}
-}
