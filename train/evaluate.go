@@ -19,7 +19,8 @@ func (c Config) arena(seed uint64) eval.ArenaConfig {
 }
 
 // evalAgainst sums up player's games against opponent in records: its
-// score per game and its Elo relative to the opponent.
+// score per game, its Elo relative to the opponent, and how the games
+// ended (draws by kind and by the side ahead, length of the decided ones).
 func evalAgainst(records []eval.GameRecord, player, opponent string) (metrics.EvalResult, error) {
 	var games []eval.GameRecord
 	for _, r := range records {
@@ -35,7 +36,8 @@ func evalAgainst(records []eval.GameRecord, player, opponent string) (metrics.Ev
 		return metrics.EvalResult{}, err
 	}
 	points, n := eval.ScoreOf(games, player)
-	res := metrics.EvalResult{Games: n, Score: points / float64(n)}
+	conv := eval.ConversionOf(games, player)
+	res := metrics.EvalResult{Games: n, Score: points / float64(n), Conversion: &conv}
 	for _, r := range ratings {
 		if r.Player == player {
 			res.Elo, res.EloLow, res.EloHigh = r.Elo, r.Low, r.High

@@ -24,6 +24,9 @@ func TestEvalAgainst(t *testing.T) {
 	if res.Games != 10 || res.Score <= 0.5 || !(res.EloLow < res.Elo && res.Elo < res.EloHigh) || res.Elo <= 0 {
 		t.Errorf("greedy against random: %+v", res)
 	}
+	if want := eval.ConversionOf(recs, "greedy"); res.Conversion == nil || *res.Conversion != want || want.Decided == 0 {
+		t.Errorf("greedy against random: conversion %+v, want %+v", res.Conversion, want)
+	}
 	if _, err := evalAgainst(recs, "greedy", "nobody"); err == nil {
 		t.Error("evalAgainst an absent opponent succeeded")
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -9,11 +10,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/deathstacks/deathstacks/configs"
 	"github.com/deathstacks/deathstacks/env"
 	"github.com/deathstacks/deathstacks/mcts"
 	"github.com/deathstacks/deathstacks/mcts/players"
 	"github.com/deathstacks/deathstacks/train"
 	"github.com/deathstacks/deathstacks/train/eval"
+	"github.com/deathstacks/deathstacks/train/progress"
 )
 
 // playerListHelp explains the repeated player flags of eval and ladder.
@@ -36,24 +39,42 @@ func (l *stringList) Set(v string) error {
 }
 
 func runEval(args []string, s stdio) error {
-	fs := newFlags("eval", `eval --player SPEC --player SPEC [...] --games N [--parallel P] [--seed S] [--out DIR] [--opening-plies K] [--max-plies M] [--resume] [--quiet]
+	fs := newFlags("eval", `eval --player SPEC --player SPEC [...] --games N [--sprt elo0=E0,elo1=E1[,alpha=A,beta=B]] [--parallel P] [--seed S] [--out DIR] [--opening-plies K] [--max-plies M] [--resume] [--quiet]
 
 Plays a round robin among the players: N games for every pair, colours
 alternating, each two games from the same K random opening plies (shared by
 all pairs). Prints the results of every pair (A's wins, draws, losses and
-points per game) and every player's Elo with its 95% interval, fitted over
+points per game; its draws by repetition and at the move limit, those with
+A or B ahead in material and the mean lead, the mean plies of decided
+games) and every player's Elo with its 95% interval, fitted over
 all games with random at 0 (or, without a random player, the first player;
 the output names the anchor) and mean time per move. Writes into DIR:
   results.json  {"anchor", "players": [{"name", "spec", "elo", "ci95": [low, high],
                 "games", "wins", "draws", "losses", "score", "mean_move_ms"}],
-                "pairs": [{"a", "b", "games", "wins", "draws", "losses", "score"}],
-                settings...} (pairs from A's side; ci95 is the interval's ends)
+                "pairs": [{"a", "b", "games", "wins", "draws", "losses", "score",
+                "draws_repetition", "draws_move_limit", "draws_a_ahead", "mean_lead_a",
+                "draws_b_ahead", "mean_lead_b", "decided", "mean_decided_plies"}],
+                settings...} (pairs from A's side; ci95 is the interval's ends;
+                draws_a_ahead counts the draws A ended ahead in material,
+                mean_lead_a is its mean lead in them, and so for B;
+                mean_decided_plies is the mean length of the won games)
   report.md     the same tables, the settings and the command that replays it
   games.jsonl   every game (players, seeds, opening, moves, move_ms: each
                 move's time in milliseconds, result), one a line
   elo.png       each player's Elo with its interval
 az players sharing a model share one network server, batched across the
 games at once.
+
+With --sprt and exactly two players A and B, it plays pairs of games (one
+opening, colours swapped) until a sequential probability ratio test
+accepts H0 (A is E0 Elo stronger than B) or H1 (E1 stronger), pentanomial
+over the pairs, with error rates alpha and beta (default 0.05), or until N
+games (even) are played: inconclusive. The progress shows the LLR and its
+bounds, ln(beta/(1-alpha)) and ln((1-beta)/alpha); the last line is
+  sprt: H1 accepted|H0 accepted|inconclusive (llr L, bounds LO HI, P pairs, elo0 E0 elo1 E1)
+and results.json gets "sprt": {"elo0", "elo1", "alpha", "beta", "llr",
+"lower", "upper", "decision", "pairs"}. The test counts the pairs in order,
+so a resumed or parallel run decides on the same games as a serial one.
 
 While it plays, DIR/games.partial.jsonl keeps every finished game, and goes
 once the files above are written. Ctrl-C (or SIGTERM) stops it, dropping the
@@ -70,6 +91,7 @@ holding unfinished games is refused.`, s)
 	maxPlies := fs.Int("max-plies", env.DefaultRules().MaxPlies, "move limit: a game this long is a draw; 0 for none")
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	resume := fs.Bool("resume", false, "continue the unfinished eval in --out: play the games it lacks")
+	sprt := fs.String("sprt", "", "elo0=E0,elo1=E1[,alpha=A,beta=B]: play pairs of games between the two players until this SPRT decides, or --games are played")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -81,6 +103,10 @@ holding unfinished games is refused.`, s)
 	}
 	if len(players) < 2 {
 		return usageErr("--player: %d given: want 2 or more", len(players))
+	}
+	test, err := parseSPRTFlag(fs, *sprt, len(players), cfg.Games)
+	if err != nil {
+		return err
 	}
 	dir := *out
 	if dir == "" {
@@ -99,7 +125,9 @@ holding unfinished games is refused.`, s)
 	if err != nil {
 		return err
 	}
-	journal, played, command, err := res.open(eval.NewJournalHeader(contenders, cfg, commandLine("eval", args)))
+	header := eval.NewJournalHeader(contenders, cfg, commandLine("eval", args))
+	header.SPRT = test
+	journal, played, command, err := res.open(header)
 	if err != nil {
 		return err
 	}
@@ -107,14 +135,26 @@ holding unfinished games is refused.`, s)
 	cfg.Played = played
 	pairs := len(contenders) * (len(contenders) - 1) / 2
 	total := pairs * cfg.Games
-	fmt.Fprintf(s.out, "eval: %d players, %s, %s each: %s, %d at once%s\n", len(contenders), count(pairs, "pair", "pairs"),
-		count(cfg.Games, "game", "games"), count(total, "game", "games"), cfg.Parallel, resumed(len(played)))
+	until := ""
+	if test != nil {
+		until = ", until the sprt " + test.String() + " decides"
+	}
+	fmt.Fprintf(s.out, "eval: %d players, %s, %s each: %s, %d at once%s%s\n", len(contenders), count(pairs, "pair", "pairs"),
+		count(cfg.Games, "game", "games"), count(total, "game", "games"), cfg.Parallel, until, resumed(len(played)))
 	start := time.Now()
-	var records []eval.GameRecord
+	var (
+		records []eval.GameRecord
+		outcome eval.SPRTResult
+	)
 	err = res.play(s, journal, len(played), total, *quiet, resumeCommand("eval", args, *resume, *out != "", dir),
-		func(ctx context.Context, onGame func(eval.GameRecord)) (err error) {
+		func(ctx context.Context, onGame func(eval.GameRecord), bar *progress.Bar) (err error) {
 			cfg.OnGame = onGame
-			records, err = eval.RoundRobin(ctx, eval.Entrants(contenders), cfg)
+			if test == nil {
+				records, err = eval.RoundRobin(ctx, eval.Entrants(contenders), cfg)
+				return err
+			}
+			records, outcome, err = eval.PlaySPRT(ctx, contenders[0].Entrant, contenders[1].Entrant, cfg, *test,
+				func(r eval.SPRTResult) { bar.Describe("eval, " + r.Progress()) })
 			return err
 		})
 	if err != nil {
@@ -124,11 +164,42 @@ holding unfinished games is refused.`, s)
 	if err != nil {
 		return err
 	}
+	if test != nil {
+		rep.SPRT = &outcome
+	}
 	if err := publish(s, rep, &rep.ReportSettings, command, start, dir, records,
 		eval.ResultsFile, eval.ReportFile, eval.GamesFile, eval.EloChart); err != nil {
 		return err
 	}
+	if rep.SPRT != nil {
+		fmt.Fprintln(s.out, rep.SPRT.Line())
+	}
 	return journal.Remove()
+}
+
+// parseSPRTFlag reads --sprt, if given, and checks that the eval can run
+// the test: two players and an even number of games. Every problem is a
+// usage error naming its flag.
+func parseSPRTFlag(fs *flag.FlagSet, text string, players, games int) (*eval.SPRT, error) {
+	if !flagGiven(fs, "sprt") {
+		return nil, nil
+	}
+	test, err := eval.ParseSPRT(text)
+	if err != nil {
+		problems, _ := fieldErrors(err) // ParseSPRT's problems are all FieldErrors
+		lines := make([]string, len(problems))
+		for i, p := range problems {
+			lines[i] = "--sprt " + p.Error()
+		}
+		return nil, usageErr("%s", strings.Join(lines, "\n"))
+	}
+	var ch configs.Checker
+	ch.Check(players == 2, "player", "is given %d times: want exactly 2 with --sprt", players)
+	ch.Check(games%2 == 0, "games", "is %d: want an even number with --sprt, which plays pairs of games", games)
+	if err := flagErr(ch.Err(), map[string]string{"player": "player", "games": "games"}); err != nil {
+		return nil, err
+	}
+	return &test, nil
 }
 
 // resumed says, after the first line of eval or ladder, how many games a

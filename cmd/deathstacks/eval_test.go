@@ -188,6 +188,15 @@ func TestEvalErrors(t *testing.T) {
 		{"openings past the limit", append([]string{"--opening-plies", "10", "--max-plies", "10"}, two...), "--opening-plies is 10: want fewer than the move limit (max_plies 10)"},
 		{"negative limit", append([]string{"--max-plies", "-1"}, two...), "--max-plies"},
 		{"stray argument", append([]string{"extra"}, two...), "unexpected argument"},
+		{"elo0 not below elo1", append([]string{"--sprt", "elo0=10,elo1=10"}, two...), "--sprt elo0 is 10: want less than elo1 (10)"},
+		{"alpha too big", append([]string{"--sprt", "elo0=0,elo1=10,alpha=0.5"}, two...), "--sprt alpha is 0.5: want more than 0 and less than 0.5"},
+		{"beta zero", append([]string{"--sprt", "elo0=0,elo1=10,beta=0"}, two...), "--sprt beta is 0: want more than 0 and less than 0.5"},
+		{"unknown key", append([]string{"--sprt", "elo0=0,elo1=10,delta=1"}, two...), `--sprt "delta" is not a key: want elo0, elo1, alpha or beta`},
+		{"no elo1", append([]string{"--sprt", "elo0=0"}, two...), "--sprt elo1 is missing"},
+		{"not a number", append([]string{"--sprt", "elo0=0,elo1=x"}, two...), `--sprt elo1 is "x": want a number`},
+		{"empty", append([]string{"--sprt", ""}, two...), "--sprt is empty"},
+		{"three players", append([]string{"--sprt", "elo0=0,elo1=10", "--player", "alphabeta:depth=1"}, two...), "--player is given 3 times: want exactly 2 with --sprt"},
+		{"odd games", append([]string{"--sprt", "elo0=0,elo1=10", "--games", "7"}, two...), "--games is 7: want an even number with --sprt"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -72,10 +72,10 @@ func (r resumable) open(header eval.JournalHeader) (*eval.Journal, []eval.GameRe
 
 // play runs play, which plays the games not in the journal, with a context
 // that Ctrl-C or SIGTERM ends, and an onGame that journals each finished
-// game and counts it on a progress bar of total games, which starts at the
-// played games. A signal makes it an error (status 1) that says how far
+// game and counts it on bar, a progress bar of total games, which starts
+// at the played games. A signal makes it an error (status 1) that says how far
 // the games came and the command line that continues them, again.
-func (r resumable) play(s stdio, j *eval.Journal, played, total int, quiet bool, again string, play func(ctx context.Context, onGame func(eval.GameRecord)) error) error {
+func (r resumable) play(s stdio, j *eval.Journal, played, total int, quiet bool, again string, play func(ctx context.Context, onGame func(eval.GameRecord), bar *progress.Bar) error) error {
 	signalled, stop := stopOnSignal(s)
 	defer stop()
 	ctx, cancel := context.WithCancel(signalled)
@@ -94,7 +94,7 @@ func (r resumable) play(s stdio, j *eval.Journal, played, total int, quiet bool,
 		}
 		done++
 		bar.Add(1)
-	})
+	}, bar)
 	bar.Finish()
 	switch {
 	case journalErr != nil:

@@ -10,6 +10,7 @@ import (
 
 	"github.com/deathstacks/deathstacks/train"
 	"github.com/deathstacks/deathstacks/train/eval"
+	"github.com/deathstacks/deathstacks/train/progress"
 )
 
 func runLadder(args []string, s stdio) error {
@@ -24,11 +25,14 @@ under the run's rules and evaluation openings. To keep the cost linear in the nu
 pairs that play are: every snapshot against every --vs baseline, every
 snapshot against the next one rated, and the baselines against each other;
 one Elo fit over all games rates everyone, with random at 0 (or the first
-baseline). Writes into --out:
+baseline). Strong fixed anchors keep the scale from saturating: alpha-beta
+for a time a move (--vs alphabeta:time=200ms) and the built-in player
+(--vs az:sims=200, az without model=). Writes into --out:
   ladder.json         {"run", "anchor", "snapshots": [{"iteration", "name",
                       "elapsed_sec", "elo", "ci95": [low, high]}], "players",
                       "pairs", settings...} (players and pairs as in eval's
-                      results.json)
+                      results.json, with each pair's draws by kind and by
+                      the side ahead and the mean plies of decided games)
   ladder.md           the tables, settings and the command that replays it
   ladder-games.jsonl  every game, one a line
   ladder.png          Elo against training time (from DIR/metrics.jsonl;
@@ -123,7 +127,7 @@ Without --resume, an --out holding unfinished games is refused.`, s)
 		records []eval.GameRecord
 	)
 	err = res.play(s, journal, len(played), total, *quiet, resumeCommand("ladder", args, *resume, true, dir),
-		func(ctx context.Context, onGame func(eval.GameRecord)) (err error) {
+		func(ctx context.Context, onGame func(eval.GameRecord), _ *progress.Bar) (err error) {
 			rep, records, err = ladder.Play(ctx, baselines, played, onGame)
 			return err
 		})

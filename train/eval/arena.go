@@ -120,6 +120,11 @@ type GameRecord struct {
 	Result string `json:"result"`
 	Reason string `json:"reason"`
 	Detail string `json:"detail,omitempty"`
+	// EndFEN is the position the game ended in (before an illegal move
+	// that lost it). Records of earlier versions lack it: an arena given
+	// one as played ([ArenaConfig.Played]) fills it in by replaying the
+	// game.
+	EndFEN string `json:"end_fen,omitempty"`
 }
 
 // redScore returns Red's points: 1, 0.5 or 0.
@@ -133,16 +138,21 @@ func (r GameRecord) redScore() float64 {
 	return 0.5
 }
 
+// scoreOf returns the points player scored in the game: as Red, Red's,
+// else Blue's.
+func (r GameRecord) scoreOf(player string) float64 {
+	if player == r.Red {
+		return r.redScore()
+	}
+	return 1 - r.redScore()
+}
+
 // ScoreOf returns the points player scored in records and the number of
 // games it played.
 func ScoreOf(records []GameRecord, player string) (points float64, games int) {
 	for _, r := range records {
-		switch player {
-		case r.Red:
-			points += r.redScore()
-			games++
-		case r.Blue:
-			points += 1 - r.redScore()
+		if player == r.Red || player == r.Blue {
+			points += r.scoreOf(player)
 			games++
 		}
 	}
@@ -183,30 +193,41 @@ func PlayMatch(ctx context.Context, a, b Entrant, cfg ArenaConfig) ([]GameRecord
 // with the error, and a game in progress is dropped after the move being
 // chosen.
 func RoundRobin(ctx context.Context, entrants []Entrant, cfg ArenaConfig) ([]GameRecord, error) {
+	jobs, records, done, err := prepare(entrants, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return runGames(ctx, jobs, records, done, cfg, nil)
+}
+
+// prepare checks the settings and the entrants of a round robin and
+// returns its games, with the records of those played before in their
+// places, marked done.
+func prepare(entrants []Entrant, cfg ArenaConfig) (jobs []gameJob, records []GameRecord, done []bool, err error) {
 	if err := cfg.Validate(); err != nil {
-		return nil, fmt.Errorf("arena: %w", err)
+		return nil, nil, nil, fmt.Errorf("arena: %w", err)
 	}
 	if len(entrants) < 2 {
-		return nil, fmt.Errorf("arena: %d entrants: want 2 or more", len(entrants))
+		return nil, nil, nil, fmt.Errorf("arena: %d entrants: want 2 or more", len(entrants))
 	}
 	names := map[string]bool{}
 	for i, e := range entrants {
 		switch {
 		case e.Name == "":
-			return nil, fmt.Errorf("arena: entrant %d has no name", i)
+			return nil, nil, nil, fmt.Errorf("arena: entrant %d has no name", i)
 		case names[e.Name]:
-			return nil, fmt.Errorf("arena: two entrants are called %s", e.Name)
+			return nil, nil, nil, fmt.Errorf("arena: two entrants are called %s", e.Name)
 		case e.New == nil:
-			return nil, fmt.Errorf("arena: entrant %s has no player factory", e.Name)
+			return nil, nil, nil, fmt.Errorf("arena: entrant %s has no player factory", e.Name)
 		}
 		names[e.Name] = true
 	}
-	jobs := roundRobinJobs(entrants, cfg)
-	records, done, err := placePlayed(jobs, cfg.Played)
+	jobs = roundRobinJobs(entrants, cfg)
+	records, done, err = placePlayed(jobs, cfg.Played, cfg.Rules)
 	if err != nil {
-		return nil, fmt.Errorf("arena: %w", err)
+		return nil, nil, nil, fmt.Errorf("arena: %w", err)
 	}
-	return runGames(ctx, jobs, records, done, cfg)
+	return jobs, records, done, nil
 }
 
 // roundRobinJobs returns the games of a round robin in order.
@@ -262,9 +283,10 @@ func (job gameJob) mismatch(r GameRecord) string {
 	return ""
 }
 
-// placePlayed puts the records of games already played in their jobs'
-// places, marked done, after checking that each is its job's game.
-func placePlayed(jobs []gameJob, played []GameRecord) (records []GameRecord, done []bool, err error) {
+// placePlayed puts the records of games already played under rules in
+// their jobs' places, marked done, after checking that each is its job's
+// game; a record without its final position gets it.
+func placePlayed(jobs []gameJob, played []GameRecord, rules env.Rules) (records []GameRecord, done []bool, err error) {
 	records, done = make([]GameRecord, len(jobs)), make([]bool, len(jobs))
 	for _, r := range played {
 		switch {
@@ -276,19 +298,32 @@ func placePlayed(jobs []gameJob, played []GameRecord) (records []GameRecord, don
 		if why := jobs[r.Game].mismatch(r); why != "" {
 			return nil, nil, fmt.Errorf("%w: game %d: %s", ErrPlayedGame, r.Game, why)
 		}
+		if r.EndFEN == "" {
+			if r.EndFEN, err = replayEnd(r, rules); err != nil {
+				return nil, nil, fmt.Errorf("%w: game %d: %w", ErrPlayedGame, r.Game, err)
+			}
+		}
 		records[r.Game], done[r.Game] = r, true
 	}
 	return records, done, nil
 }
 
 // runGames plays the jobs not done on cfg.Parallel goroutines, filling
-// records.
-func runGames(ctx context.Context, jobs []gameJob, records []GameRecord, done []bool, cfg ArenaConfig) ([]GameRecord, error) {
+// records. stop, if not nil, is asked before the first game and after
+// each game ends (under the lock that guards records and done) whether
+// enough games are done: once it says so, no game starts and those in
+// progress are dropped, and runGames returns the games finished without
+// an error.
+func runGames(ctx context.Context, jobs []gameJob, records []GameRecord, done []bool, cfg ArenaConfig, stop func(records []GameRecord, done []bool) bool) ([]GameRecord, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	stopped := stop != nil && stop(records, done)
+	if stopped {
+		cancel()
+	}
 	var todo []int
 	for i, ok := range done {
-		if !ok {
+		if !ok && !stopped {
 			todo = append(todo, i)
 		}
 	}
@@ -315,6 +350,10 @@ func runGames(ctx context.Context, jobs []gameJob, records []GameRecord, done []
 					if cfg.OnGame != nil {
 						cfg.OnGame(rec)
 					}
+					if !stopped && stop != nil && stop(records, done) {
+						stopped = true
+						cancel()
+					}
 				}
 				mu.Unlock()
 			}
@@ -336,7 +375,7 @@ feed:
 			finished = append(finished, records[i])
 		}
 	}
-	if len(finished) == len(jobs) { // a stop after the last game ended changes nothing
+	if stopped || len(finished) == len(jobs) { // a stop after the last game ended changes nothing
 		return finished, nil
 	}
 	if firstErr == nil {
@@ -382,17 +421,20 @@ func playGame(ctx context.Context, job gameJob, rules env.Rules) (GameRecord, er
 		took := time.Since(started)
 		if err != nil {
 			forfeit(&rec, side, ReasonPlayerError, err.Error())
+			rec.EndFEN = pos.FEN()
 			return rec, nil
 		}
 		if err := g.Play(d.Move); err != nil {
 			forfeit(&rec, side, ReasonIllegalMove, err.Error())
+			rec.EndFEN = pos.FEN()
 			return rec, nil
 		}
 		rec.Moves = append(rec.Moves, d.Move.String())
 		rec.MoveMS = append(rec.MoveMS, float64(took.Microseconds())/1000)
 	}
-	st := g.Status()
-	switch st {
+	end := g.Position()
+	rec.EndFEN = end.FEN()
+	switch g.Status() {
 	case env.RedWins:
 		rec.Result, rec.Reason = ResultRedWins, ReasonWin
 	case env.BlueWins:
@@ -405,6 +447,23 @@ func playGame(ctx context.Context, job gameJob, rules env.Rules) (GameRecord, er
 		rec.Result, rec.Reason = ResultDraw, ReasonNoStacks
 	}
 	return rec, nil
+}
+
+// replayEnd plays the opening and the moves of r under rules and returns
+// the position they end in: the final position of a record that lacks it.
+func replayEnd(r GameRecord, rules env.Rules) (string, error) {
+	g := env.NewGame(rules)
+	for i, text := range slices.Concat(r.Opening, r.Moves) {
+		m, err := env.ParseMove(text)
+		if err == nil {
+			err = g.Play(m)
+		}
+		if err != nil {
+			return "", fmt.Errorf("its ply %d, %s, does not replay: %w", i+1, text, err)
+		}
+	}
+	end := g.Position()
+	return end.FEN(), nil
 }
 
 // forfeit ends the game as a loss of side.

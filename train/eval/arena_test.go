@@ -147,7 +147,7 @@ func TestMatchColoursAndOpenings(t *testing.T) {
 }
 
 // checkReplay plays a record's opening and moves again and checks its
-// start position and result.
+// start and end positions and result.
 func checkReplay(t *testing.T, r GameRecord, rules env.Rules) {
 	t.Helper()
 	g := env.NewGame(rules)
@@ -167,6 +167,9 @@ func checkReplay(t *testing.T, r GameRecord, rules env.Rules) {
 		t.Errorf("game %d: starts at %s ply %d, the opening gives %s ply %d", r.Game, r.StartFEN, r.StartPly, p.FEN(), p.Ply())
 	}
 	play(r.Moves)
+	if end := g.Position(); end.FEN() != r.EndFEN {
+		t.Errorf("game %d: ends at %s, the replay at %s", r.Game, r.EndFEN, end.FEN())
+	}
 	if r.Reason == ReasonIllegalMove || r.Reason == ReasonPlayerError {
 		return
 	}
@@ -435,6 +438,13 @@ func TestRoundRobinPlayed(t *testing.T) {
 		{"every other", pick(func(i int) bool { return i%2 == 1 })},
 		{"all but the last", pick(func(i int) bool { return i < len(full)-1 })},
 		{"all", pick(func(int) bool { return true })},
+		{"the first half, kept by an earlier version", func() []GameRecord {
+			old := pick(func(i int) bool { return i < len(full)/2 })
+			for i := range old {
+				old[i].EndFEN = "" // records lacked it; the arena replays them
+			}
+			return old
+		}()},
 	}
 	want := untimed(t, slices.Clone(full))
 	for _, cut := range cuts {
@@ -485,6 +495,7 @@ func TestRoundRobinRefusesForeignPlayed(t *testing.T) {
 		{"another opening", changed(2, func(r *GameRecord) { r.Opening[0] = "a1-1-a2" }), "game 2: its opening is"},
 		{"a shorter opening", changed(2, func(r *GameRecord) { r.Opening = r.Opening[:1] }), "game 2: its opening is"},
 		{"no result", changed(1, func(r *GameRecord) { r.Result = "" }), `game 1: its result "" is none of`},
+		{"moves that do not replay", changed(1, func(r *GameRecord) { r.EndFEN, r.Moves = "", []string{"zz"} }), "game 1: its ply 5, zz, does not replay"},
 		{"a number too high", changed(1, func(r *GameRecord) { r.Game = 4 }), "game 4: the tournament has games 0 to 3"},
 		{"a negative number", changed(1, func(r *GameRecord) { r.Game = -1 }), "game -1: the tournament has games 0 to 3"},
 		{"given twice", []GameRecord{full[1], full[1]}, "game 1 is given twice"},

@@ -1,7 +1,9 @@
 // Package eval measures players against each other without training:
 // [PlayMatch] and [RoundRobin] play games between players built from
 // factories, in parallel and reproducibly, surviving players that cheat,
-// fail or panic; [FitElo] rates the players from the results; a [Report]
+// fail or panic; [PlaySPRT] plays pairs of games between two until a
+// sequential probability ratio test decides; [FitElo] rates the players
+// from the results; a [Report]
 // writes the tables, results.json, games.jsonl and an Elo chart; a
 // [Ladder] rates the network snapshots of one or more training runs on
 // one scale; a [Journal] keeps the games finished while either plays, so that one cut

@@ -42,6 +42,9 @@ type JournalHeader struct {
 	Rules        ReportRules `json:"rules"`
 	// Ladder holds what a ladder adds; nil for an evaluation.
 	Ladder *JournalLadderSettings `json:"ladder,omitempty"`
+	// SPRT is the test of an evaluation played by [PlaySPRT]; nil for
+	// any other.
+	SPRT *SPRT `json:"sprt,omitempty"`
 }
 
 // JournalPlayer is a player of a [JournalHeader].
@@ -163,6 +166,13 @@ func (h JournalHeader) settings() []setting {
 		setting{"rules.max_plies", strconv.Itoa(h.Rules.MaxPlies)},
 		setting{"rules.repetition_limit", strconv.Itoa(h.Rules.RepetitionLimit)},
 	)
+	if h.Journal == JournalEval {
+		test := "none"
+		if h.SPRT != nil {
+			test = h.SPRT.String()
+		}
+		out = append(out, setting{"sprt", test})
+	}
 	if l := h.Ladder; l != nil {
 		runs := l.runs()
 		out = append(out,

@@ -414,7 +414,7 @@ func (l *Ladder) playedByMatch(played []GameRecord, baselines []Contender, sched
 		}
 		p := pairs[m]
 		jobs := roundRobinJobs([]Entrant{{Name: p[0]}, {Name: p[1]}}, l.arena())
-		if _, _, err := placePlayed(jobs, recs); err != nil {
+		if _, _, err := placePlayed(jobs, recs, l.arena().Rules); err != nil {
 			return nil, fmt.Errorf("games %d to %d, %s against %s: %w", m*games, (m+1)*games-1, p[0], p[1], err)
 		}
 	}
@@ -715,11 +715,12 @@ func (r *LadderReport) snapshotTable() table.Table {
 	return t
 }
 
-// WriteText writes the snapshots' ratings and the table of all players as
-// aligned text, for a terminal.
+// WriteText writes the snapshots' ratings, the table of all players and
+// the draws of each pair as aligned text, for a terminal.
 func (r *LadderReport) WriteText(w io.Writer) error {
-	text := fmt.Sprintf("Snapshots: Elo relative to %s = 0, ±95%% is the half-width of the 95%% interval.\n%s\nPlayers: %s\n%s",
-		r.Anchor, r.snapshotTable().Text(), fmt.Sprintf(eloCaption, r.Anchor), r.playerTable(r.specColumn()).Text())
+	text := fmt.Sprintf("Snapshots: Elo relative to %s = 0, ±95%% is the half-width of the 95%% interval.\n%s\nPlayers: %s\n%s\nDraws: %s\n%s",
+		r.Anchor, r.snapshotTable().Text(), fmt.Sprintf(eloCaption, r.Anchor), r.playerTable(r.specColumn()).Text(),
+		conversionCaption, r.conversionTable().Text())
 	_, err := io.WriteString(w, text)
 	return err
 }

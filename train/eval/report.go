@@ -16,6 +16,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"github.com/deathstacks/deathstacks/env"
 	"github.com/deathstacks/deathstacks/mcts"
 	"github.com/deathstacks/deathstacks/mcts/players"
 	"github.com/deathstacks/deathstacks/model/codec"
@@ -96,7 +97,7 @@ type Standing struct {
 }
 
 // PairResult sums up the games between two players, from A's side: A's
-// wins, draws and losses, and A's points per game.
+// wins, draws and losses, A's points per game, and how the games ended.
 type PairResult struct {
 	A      string  `json:"a"`
 	B      string  `json:"b"`
@@ -105,6 +106,76 @@ type PairResult struct {
 	Draws  int     `json:"draws"`
 	Losses int     `json:"losses"`
 	Score  float64 `json:"score"`
+	Conversion
+}
+
+// Conversion says how the games between two players A and B ended beyond
+// the score: whether a player ahead turned its lead into a win. Its
+// fields sit among a pair's in results.json and ladder.json.
+type Conversion struct {
+	// DrawsRepetition and DrawsMoveLimit count the draws by repetition
+	// and at the move limit.
+	DrawsRepetition int `json:"draws_repetition"`
+	DrawsMoveLimit  int `json:"draws_move_limit"`
+	// DrawsAAhead counts the draws that ended with A ahead in material
+	// (env.Position.Material: 10 a piece and 5 a stack it controls, less
+	// the opponent's), MeanLeadA is A's mean lead in them (0 without
+	// any); DrawsBAhead and MeanLeadB are B's.
+	DrawsAAhead int     `json:"draws_a_ahead"`
+	MeanLeadA   float64 `json:"mean_lead_a"`
+	DrawsBAhead int     `json:"draws_b_ahead"`
+	MeanLeadB   float64 `json:"mean_lead_b"`
+	// Decided counts the games won by either player; MeanDecidedPlies is
+	// their mean length in plies, the opening's included (0 without any).
+	Decided          int     `json:"decided"`
+	MeanDecidedPlies float64 `json:"mean_decided_plies"`
+}
+
+// ConversionOf sums up how the games of records between a and another
+// player ended, from a's side (a is A). A game whose record lacks its
+// final position counts in no lead.
+func ConversionOf(records []GameRecord, a string) Conversion {
+	var c Conversion
+	var leadA, leadB, plies float64
+	for _, r := range records {
+		if r.Result != ResultDraw {
+			c.Decided++
+			plies += float64(r.StartPly + len(r.Moves))
+			continue
+		}
+		switch r.Reason {
+		case ReasonRepetition:
+			c.DrawsRepetition++
+		case ReasonMoveLimit:
+			c.DrawsMoveLimit++
+		}
+		end, err := env.ParseFEN(r.EndFEN)
+		if err != nil {
+			continue
+		}
+		lead := float64(end.Material(env.Red))
+		if r.Red != a {
+			lead = -lead
+		}
+		switch {
+		case lead > 0:
+			c.DrawsAAhead++
+			leadA += lead
+		case lead < 0:
+			c.DrawsBAhead++
+			leadB -= lead
+		}
+	}
+	c.MeanLeadA, c.MeanLeadB, c.MeanDecidedPlies = mean(leadA, c.DrawsAAhead), mean(leadB, c.DrawsBAhead), mean(plies, c.Decided)
+	return c
+}
+
+// mean returns sum/n, or 0 for n = 0.
+func mean(sum float64, n int) float64 {
+	if n == 0 {
+		return 0
+	}
+	return sum / float64(n)
 }
 
 // ReportRules are the rules of the games of a report.
@@ -143,6 +214,10 @@ type Report struct {
 	// Pairs come in the order of their first game, with A the player who
 	// was Red in it: for [RoundRobin], the order of the entrants.
 	Pairs []PairResult `json:"pairs"`
+	// SPRT is the outcome of the test of an evaluation played by
+	// [PlaySPRT], whose games are those of the pairs it counted; nil for
+	// any other.
+	SPRT *SPRTResult `json:"sprt,omitempty"`
 }
 
 // NewReport rates the players of records, the games of a tournament played
@@ -200,16 +275,10 @@ func NewReport(records []GameRecord, contenders []Contender, anchor string, cfg 
 // wdl counts player's wins, draws and losses in records.
 func wdl(records []GameRecord, player string) (wins, draws, losses int) {
 	for _, r := range records {
-		var s float64
-		switch player {
-		case r.Red:
-			s = r.redScore()
-		case r.Blue:
-			s = 1 - r.redScore()
-		default:
+		if player != r.Red && player != r.Blue {
 			continue
 		}
-		switch s {
+		switch r.scoreOf(player) {
 		case 1:
 			wins++
 		case 0:
@@ -252,6 +321,7 @@ func meanMoveMS(records []GameRecord, player string) float64 {
 // game, from the side of its Red player.
 func pairResults(records []GameRecord) []PairResult {
 	var out []PairResult
+	var games [][]GameRecord
 	index := map[[2]string]int{}
 	for _, r := range records {
 		i, ok := index[[2]string{r.Red, r.Blue}]
@@ -262,25 +332,16 @@ func pairResults(records []GameRecord) []PairResult {
 			i = len(out)
 			index[[2]string{r.Red, r.Blue}] = i
 			out = append(out, PairResult{A: r.Red, B: r.Blue})
+			games = append(games, nil)
 		}
-		p := &out[i]
-		s := r.redScore()
-		if p.A != r.Red {
-			s = 1 - s
-		}
-		p.Games++
-		p.Score += s
-		switch s {
-		case 1:
-			p.Wins++
-		case 0:
-			p.Losses++
-		default:
-			p.Draws++
-		}
+		games[i] = append(games[i], r)
 	}
 	for i := range out {
-		out[i].Score /= float64(out[i].Games)
+		p := &out[i]
+		p.Wins, p.Draws, p.Losses = wdl(games[i], p.A)
+		p.Games = len(games[i])
+		p.Score = (float64(p.Wins) + float64(p.Draws)/2) / float64(p.Games)
+		p.Conversion = ConversionOf(games[i], p.A)
 	}
 	return out
 }
@@ -359,10 +420,35 @@ func (r *Report) pairTable() table.Table {
 	return t
 }
 
+// conversionTable lists, for each pair, the draws by kind, the draws each
+// side ended ahead in, and the length of the decided games.
+func (r *Report) conversionTable() table.Table {
+	t := table.Table{
+		Head:  []string{"A", "B", "draws", "repetition", "move limit", "A ahead", "B ahead", "decided", "plies/decided"},
+		Right: []bool{false, false, true, true, true, true, true, true, true},
+	}
+	ahead := func(n int, lead float64) string {
+		if n == 0 {
+			return "0"
+		}
+		return fmt.Sprintf("%d (mean lead %.0f)", n, lead)
+	}
+	for _, p := range r.Pairs {
+		plies := "-"
+		if p.Decided > 0 {
+			plies = fmt.Sprintf("%.1f", p.MeanDecidedPlies)
+		}
+		t.Rows = append(t.Rows, []string{p.A, p.B, fmt.Sprint(p.Draws), fmt.Sprint(p.DrawsRepetition), fmt.Sprint(p.DrawsMoveLimit),
+			ahead(p.DrawsAAhead, p.MeanLeadA), ahead(p.DrawsBAhead, p.MeanLeadB), fmt.Sprint(p.Decided), plies})
+	}
+	return t
+}
+
 // Captions of the tables, shared by the text and Markdown forms.
 const (
-	pairsCaption = "W/D/L and score (points per game) are A's against B."
-	eloCaption   = "Elo (Bradley-Terry fit of all games, with a prior of one virtual draw between each player and the anchor, so that a perfect score stays finite) is relative to %s = 0; ±95%% is the half-width of the 95%% interval; score is points per game; ms/move is the mean time the player took per move." // one draw: PriorDraws
+	conversionCaption = "repetition and move limit count the draws of each kind; A ahead and B ahead count the draws that ended with that side ahead in material (10 a piece and 5 a stack it controls, less the opponent's), with its mean lead; plies/decided is the mean length of the games won by either side."
+	pairsCaption      = "W/D/L and score (points per game) are A's against B."
+	eloCaption        = "Elo (Bradley-Terry fit of all games, with a prior of one virtual draw between each player and the anchor, so that a perfect score stays finite) is relative to %s = 0; ±95%% is the half-width of the 95%% interval; score is points per game; ms/move is the mean time the player took per move." // one draw: PriorDraws
 )
 
 // WriteText writes the tables of pairs and of players as aligned text,
@@ -370,16 +456,18 @@ const (
 func (r *Report) WriteText(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Pairs: %s\n%s\n", pairsCaption, r.pairTable().Text())
+	fmt.Fprintf(&b, "Draws: %s\n%s\n", conversionCaption, r.conversionTable().Text())
 	fmt.Fprintf(&b, "Players: %s\n%s", fmt.Sprintf(eloCaption, r.Anchor), r.playerTable(r.specColumn()).Text())
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
-// markdownTables writes the players and pairs tables in Markdown, under
+// markdownTables writes the players, pairs and draws tables in Markdown, under
 // headings of the given level, with spec as the players' spec column.
 func (r *Report) markdownTables(b *strings.Builder, level string, spec func(Standing) string) {
 	fmt.Fprintf(b, "%s Players\n\n%s\n\n%s\n", level, fmt.Sprintf(eloCaption, "`"+r.Anchor+"`"), r.playerTable(spec).Markdown())
 	fmt.Fprintf(b, "%s Pairs\n\n%s\n\n%s\n", level, pairsCaption, r.pairTable().Markdown())
+	fmt.Fprintf(b, "%s Draws and decided games\n\nBy pair: %s\n\n%s\n", level, conversionCaption, r.conversionTable().Markdown())
 }
 
 // markdownSettings writes the settings as a Markdown list, with extra
@@ -443,6 +531,10 @@ func (r *Report) Markdown() string {
 	r.markdownSettings(&b)
 	fmt.Fprintf(&b, "![Elo of each player with its 95%% interval](%s)\n\n", EloChart)
 	r.markdownTables(&b, "##", r.specColumn())
+	if t := r.SPRT; t != nil {
+		fmt.Fprintf(&b, "## SPRT\n\n%s: %s is %g Elo stronger than %s (H0) or %g (H1), alpha %g, beta %g; the test counted the pairs of games in order and decided after %s: llr %.2f, bounds %.2f and %.2f.\n\n",
+			t.Decision, r.Pairs[0].A, t.Elo0, r.Pairs[0].B, t.Elo1, t.Alpha, t.Beta, table.Count(t.Pairs, "pair", "pairs"), t.LLR, t.Lower, t.Upper)
+	}
 	r.markdownReproduce(&b)
 	return b.String()
 }

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -82,9 +83,9 @@ func TestNewReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantPairs := []PairResult{
-		{A: "strong", B: "weak", Games: 4, Wins: 3, Losses: 1, Score: 0.75},
-		{A: "weak", B: "random", Games: 4, Wins: 1, Draws: 2, Losses: 1, Score: 0.5},
-		{A: "strong", B: "random", Games: 4, Wins: 4, Score: 1},
+		{A: "strong", B: "weak", Games: 4, Wins: 3, Losses: 1, Score: 0.75, Conversion: Conversion{Decided: 4}},
+		{A: "weak", B: "random", Games: 4, Wins: 1, Draws: 2, Losses: 1, Score: 0.5, Conversion: Conversion{Decided: 2}},
+		{A: "strong", B: "random", Games: 4, Wins: 4, Score: 1, Conversion: Conversion{Decided: 4}},
 	}
 	if !reflect.DeepEqual(rep.Pairs, wantPairs) {
 		t.Errorf("pairs %+v\nwant %+v", rep.Pairs, wantPairs)
@@ -367,6 +368,87 @@ func TestMeanMoveMS(t *testing.T) {
 			a, b := meanMoveMS(tc.records, "a"), meanMoveMS(tc.records, "b")
 			if math.Abs(a-tc.a) > 1e-9 || math.Abs(b-tc.b) > 1e-9 {
 				t.Errorf("means %v, %v: want %v, %v", a, b, tc.a, tc.b)
+			}
+		})
+	}
+}
+
+// Positions at the end of the draws of TestConversionOf, with Red's
+// material lead.
+const (
+	redAhead25  = "rr,rr,rr,rr,rr,rr/,,,,,/,,,,,/,,,,,/,,,,,/bb,bb,bb,bb,bb, r"   // 10·2 + 5·1
+	blueAhead50 = "rr,rr,rr,rr,rr,brr/,,,,,/,,,,,/,,,,,/,,,,,/bb,bb,bb,bb,bb,b r" // 10·(10-14) + 5·(5-7)
+	evenStart   = "rr,rr,rr,rr,rr,rr/,,,,,/,,,,,/,,,,,/,,,,,/bb,bb,bb,bb,bb,bb r"
+)
+
+func TestConversionOf(t *testing.T) {
+	draw := func(red, blue, reason, end string) GameRecord {
+		return GameRecord{Red: red, Blue: blue, Result: ResultDraw, Reason: reason, EndFEN: end}
+	}
+	win := func(red, blue, result string, plies int) GameRecord {
+		return GameRecord{Red: red, Blue: blue, Result: result, Reason: ReasonWin, StartPly: 4, Moves: make([]string, plies-4)}
+	}
+	sample := []GameRecord{
+		draw("a", "b", ReasonMoveLimit, redAhead25),   // a ahead by 25
+		draw("b", "a", ReasonMoveLimit, redAhead25),   // b ahead by 25
+		draw("b", "a", ReasonRepetition, blueAhead50), // a ahead by 50
+		draw("a", "b", ReasonRepetition, evenStart),   // nobody ahead
+		draw("a", "b", ReasonMoveLimit, ""),           // no final position: no lead
+		win("a", "b", ResultRedWins, 40),
+		win("a", "b", ResultBlueWins, 60),
+	}
+	for _, tc := range []struct {
+		name    string
+		records []GameRecord
+		a       string
+		want    Conversion
+	}{
+		{"no games", nil, "a", Conversion{}},
+		{"decided games only", sample[5:], "a", Conversion{Decided: 2, MeanDecidedPlies: 50}},
+		{"from A's side", sample, "a", Conversion{DrawsRepetition: 2, DrawsMoveLimit: 3, DrawsAAhead: 2, MeanLeadA: 37.5,
+			DrawsBAhead: 1, MeanLeadB: 25, Decided: 2, MeanDecidedPlies: 50}},
+		{"from B's side", sample, "b", Conversion{DrawsRepetition: 2, DrawsMoveLimit: 3, DrawsAAhead: 1, MeanLeadA: 25,
+			DrawsBAhead: 2, MeanLeadB: 37.5, Decided: 2, MeanDecidedPlies: 50}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := ConversionOf(tc.records, tc.a); got != tc.want {
+				t.Errorf("ConversionOf = %+v\nwant %+v", got, tc.want)
+			}
+		})
+	}
+}
+
+// The text and Markdown reports show each pair's draws by kind and by
+// the side ahead, and the length of its decided games.
+func TestReportConversionTable(t *testing.T) {
+	records := []GameRecord{
+		{Game: 0, Red: "strong", Blue: "weak", Result: ResultDraw, Reason: ReasonMoveLimit, EndFEN: redAhead25},
+		{Game: 1, Red: "weak", Blue: "strong", Result: ResultDraw, Reason: ReasonMoveLimit, EndFEN: blueAhead50},
+		{Game: 2, Red: "strong", Blue: "weak", Result: ResultRedWins, Reason: ReasonWin, StartPly: 4, Moves: make([]string, 80)},
+		{Game: 3, Red: "weak", Blue: "strong", Result: ResultDraw, Reason: ReasonRepetition, EndFEN: evenStart},
+	}
+	rep, err := NewReport(records, contenders("strong", "weak"), "weak", testArena)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text strings.Builder
+	if err := rep.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, text string
+		row        []string
+	}{
+		{"text", text.String(), []string{"strong", "weak", "3", "1", "2", "2", "(mean", "lead", "38)", "0", "1", "84.0"}},
+		{"markdown", rep.Markdown(), []string{"|", "strong", "|", "weak", "|", "3", "|", "1", "|", "2", "|", "2", "(mean", "lead", "38)", "|", "0", "|", "1", "|", "84.0", "|"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			found := false
+			for _, line := range strings.Split(tc.text, "\n") {
+				found = found || slices.Equal(strings.Fields(line), tc.row)
+			}
+			if !found {
+				t.Errorf("no row %q in:\n%s", tc.row, tc.text)
 			}
 		})
 	}

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/deathstacks/deathstacks/model/codec"
+	"github.com/deathstacks/deathstacks/train/eval"
 )
 
 // File is the name of the metrics log in a run directory.
@@ -96,6 +97,11 @@ type EvalResult struct {
 	Elo     float64 `json:"elo"`
 	EloLow  float64 `json:"elo_low"`
 	EloHigh float64 `json:"elo_high"`
+	// Conversion says how the games ended beyond the score, with the
+	// network as A and the opponent as B: the draws by kind and by the
+	// side ahead in material, and the mean length of the decided games.
+	// Logs of earlier versions lack it (nil).
+	Conversion *eval.Conversion `json:"conversion,omitempty"`
 }
 
 // MarshalJSON writes m as JSON, with a number that is NaN or infinite (a

@@ -23,7 +23,7 @@ import (
 const (
 	LossPlot     = "loss.png"     // losses and policy entropy
 	SelfPlayPlot = "selfplay.png" // game length, outcomes, speeds, time per phase
-	EvalPlot     = "eval.png"     // score and Elo against each opponent
+	EvalPlot     = "eval.png"     // score, Elo, move-limit draws and decided games' length against each opponent
 )
 
 // PlotRun redraws the plots of the run in dir from its metrics.jsonl.
@@ -52,7 +52,7 @@ func Plot(dir string, ms []Iteration) error {
 	if err != nil || eval == nil {
 		return err
 	}
-	return chart.Save(filepath.Join(dir, EvalPlot), eval, 1500, 500)
+	return chart.Save(filepath.Join(dir, EvalPlot), eval, 1500, vg.Length(500*len(eval)))
 }
 
 // lossPanels are the panels of [LossPlot]. Each loss has its own: on one
@@ -95,21 +95,16 @@ func selfPlayPanels(ms []Iteration) [][]*plot.Plot {
 	}}
 }
 
-// evalPanels are the panels of [EvalPlot], or nil before any evaluation.
+// evalPanels are the panels of [EvalPlot], or nil before any evaluation:
+// score and Elo against each opponent, and once some evaluation says how
+// its games ended, the share of games drawn at the move limit and the
+// mean length of the decided games.
 func evalPanels(ms []Iteration) ([][]*plot.Plot, error) {
 	opponents := evalOpponents(ms)
 	if len(opponents) == 0 {
 		return nil, nil
 	}
-	var scores []curve
-	for _, o := range opponents {
-		scores = append(scores, curve{fmt.Sprintf("%s (%s)", o, gamesOf(ms, o)), func(m Iteration) float64 {
-			if r, ok := m.Eval[o]; ok {
-				return r.Score
-			}
-			return math.NaN()
-		}})
-	}
+	scores := perOpponent(ms, opponents, func(r EvalResult) float64 { return r.Score })
 	// A score of 1 is every game won: it cannot rise further, so the Elo
 	// panel beside it, whose prior keeps it finite, tells on.
 	scorePanel := panel("Score against each opponent (1: every game won)", "points per game", true, ms, scores...)
@@ -126,7 +121,57 @@ func evalPanels(ms []Iteration) ([][]*plot.Plot, error) {
 		}
 	}
 	chart.MakeRoom(eloPanel, len(opponents))
-	return [][]*plot.Plot{{scorePanel, eloPanel}}, nil
+	rows := [][]*plot.Plot{{scorePanel, eloPanel}}
+	if !hasConversion(ms) {
+		return rows, nil
+	}
+	limitPanel := panel("Draws at the move limit against each opponent", "share of games", true, ms,
+		perOpponent(ms, opponents, func(r EvalResult) float64 {
+			if r.Conversion == nil || r.Games == 0 {
+				return math.NaN()
+			}
+			return float64(r.Conversion.DrawsMoveLimit) / float64(r.Games)
+		})...)
+	fixUnitAxis(limitPanel)
+	pliesPanel := panel("Mean length of the decided games against each opponent", "plies", true, ms,
+		perOpponent(ms, opponents, func(r EvalResult) float64 {
+			if r.Conversion == nil || r.Conversion.Decided == 0 {
+				return math.NaN()
+			}
+			return r.Conversion.MeanDecidedPlies
+		})...)
+	for _, p := range []*plot.Plot{limitPanel, pliesPanel} { // the same iterations as above
+		p.X.Min, p.X.Max = scorePanel.X.Min, scorePanel.X.Max
+	}
+	return append(rows, []*plot.Plot{limitPanel, pliesPanel}), nil
+}
+
+// hasConversion reports whether some evaluation in ms says how its games
+// ended: logs of earlier versions do not.
+func hasConversion(ms []Iteration) bool {
+	for _, m := range ms {
+		for _, r := range m.Eval {
+			if r.Conversion != nil {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// perOpponent returns a curve of value for each opponent, named with the
+// number of games, NaN where an iteration did not play it.
+func perOpponent(ms []Iteration, opponents []string, value func(EvalResult) float64) []curve {
+	var out []curve
+	for _, o := range opponents {
+		out = append(out, curve{fmt.Sprintf("%s (%s)", o, gamesOf(ms, o)), func(m Iteration) float64 {
+			if r, ok := m.Eval[o]; ok {
+				return value(r)
+			}
+			return math.NaN()
+		}})
+	}
+	return out
 }
 
 // gamesOf says how many games an evaluation against opponent plays: "20

@@ -11,12 +11,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/deathstacks/deathstacks/train/eval"
 	"github.com/deathstacks/deathstacks/train/internal/charttest"
 	"gonum.org/v1/plot"
 )
 
 // runMetrics makes n iterations of plausible metrics, with an evaluation
-// every third iteration.
+// every third iteration, which from the sixth on says how its games ended
+// (those before as logs of earlier versions).
 func runMetrics(n int) []Iteration {
 	var ms []Iteration
 	for i := 1; i <= n; i++ {
@@ -36,6 +38,14 @@ func runMetrics(n int) []Iteration {
 			m.Eval = map[string]EvalResult{
 				"random":            {Games: 20, Score: score, Elo: elo, EloLow: elo - 120, EloHigh: elo + 120},
 				"alphabeta:depth=2": {Games: 20, Score: score / 2, Elo: elo - 300, EloLow: elo - 420, EloHigh: elo - 180},
+			}
+			if i >= 6 {
+				for o, r := range m.Eval {
+					limit := int(20 * (1 - r.Score) * 0.8)
+					r.Conversion = &eval.Conversion{DrawsMoveLimit: limit, DrawsAAhead: limit / 2, MeanLeadA: 120,
+						Decided: 20 - limit, MeanDecidedPlies: 90 + 100*math.Exp(-x/10)}
+					m.Eval[o] = r
+				}
 			}
 		}
 		ms = append(ms, m)
@@ -160,6 +170,45 @@ func TestPlotPanels(t *testing.T) {
 				t.Errorf("%q: y axis %v..%v, want 0..1", p.Title.Text, p.Y.Min, p.Y.Max)
 			}
 		}
+	}
+}
+
+// eval.png shows the draws at the move limit and the length of the
+// decided games once some evaluation says how its games ended, and a log
+// of an earlier version keeps its one row of score and Elo.
+func TestEvalPanelsConversion(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		ms   []Iteration
+		rows int
+	}{
+		{"earlier version", runMetrics(5), 1},
+		{"from the sixth iteration on", runMetrics(12), 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			panels, err := evalPanels(tc.ms)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(panels) != tc.rows {
+				t.Fatalf("%d rows of panels, want %d", len(panels), tc.rows)
+			}
+			if tc.rows == 1 {
+				return
+			}
+			limit, plies := panels[1][0], panels[1][1]
+			if !strings.Contains(limit.Title.Text, "move limit") || limit.Y.Min != 0 || limit.Y.Max != 1 {
+				t.Errorf("%q: y axis %v..%v, want the move-limit draws on 0..1", limit.Title.Text, limit.Y.Min, limit.Y.Max)
+			}
+			if !strings.Contains(plies.Title.Text, "decided games") || plies.Y.Min != 0 || plies.Y.Max < 90 {
+				t.Errorf("%q: y axis %v..%v, want the plies of decided games from 0", plies.Title.Text, plies.Y.Min, plies.Y.Max)
+			}
+			dir := t.TempDir()
+			if err := Plot(dir, tc.ms); err != nil {
+				t.Fatal(err)
+			}
+			charttest.CheckPNG(t, filepath.Join(dir, EvalPlot))
+		})
 	}
 }
 
