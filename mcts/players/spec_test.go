@@ -82,6 +82,9 @@ func TestParseSpecErrors(t *testing.T) {
 		{"az:model=x,sims=-1", []string{"key sims", "0 (no limit, with a time) or more"}},
 		{"az:model=x,contempt=1.5", []string{"key contempt", "0 (draws are 0) to 1"}},
 		{"az:model=x,contempt=-0.1", []string{"key contempt"}},
+		{"az:win_search_plies=16", []string{"key win_search_plies", "0 (off) to 15"}},
+		{"az:win_search_nodes=-1", []string{"key win_search_nodes", "0 or more"}},
+		{"az:material_utility=1.5", []string{"key material_utility", "0 (off) to 1"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.text, func(t *testing.T) {
@@ -108,10 +111,11 @@ func TestSpecConfigs(t *testing.T) {
 	if c := mustSpec(t, "mcts:depth=7").uctConfig(); c != (mcts.UCTConfig{Simulations: 1000, Exploration: 1, RolloutDepth: 7}) {
 		t.Errorf("mcts:depth=7: %+v", c)
 	}
-	s := mustSpec(t, "az:model=m,sims=50,cpuct=2,cpuct_base=0,fpu=0.1,temp=1,temp_plies=8,final_temp=0.1,alpha=0.2,eps=0.3,batch=16,vloss=3,reuse=false,contempt=0.3,gumbel=true,considered=8,c_visit=40,c_scale=0.2")
+	s := mustSpec(t, "az:model=m,sims=50,cpuct=2,cpuct_base=0,fpu=0.1,temp=1,temp_plies=8,final_temp=0.1,alpha=0.2,eps=0.3,batch=16,vloss=3,reuse=false,contempt=0.3,gumbel=true,considered=8,c_visit=40,c_scale=0.2,win_search_plies=5,win_search_nodes=1000,material_utility=0.1")
 	want := mcts.Config{Simulations: 50, CPuct: 2, CPuctBase: 0, FPUReduction: 0.1, Temperature: 1, TemperaturePlies: 8,
 		FinalTemperature: 0.1, DirichletAlpha: 0.2, DirichletEpsilon: 0.3, BatchSize: 16, VirtualLoss: 3, ReuseTree: false,
-		Contempt: 0.3, Gumbel: true, GumbelConsidered: 8, GumbelCVisit: 40, GumbelCScale: 0.2}
+		Contempt: 0.3, Gumbel: true, GumbelConsidered: 8, GumbelCVisit: 40, GumbelCScale: 0.2,
+		WinSearchPlies: 5, WinSearchNodes: 1000, MaterialUtility: 0.1}
 	if c := s.SearchConfig(mcts.DefaultConfig()); c != want {
 		t.Errorf("az: %+v, want %+v", c, want)
 	}
@@ -119,7 +123,7 @@ func TestSpecConfigs(t *testing.T) {
 		t.Errorf("model %q", s.Model())
 	}
 	// The config keys set the same fields as the old spec names.
-	long := mustSpec(t, "az:model=m,simulations=50,c_puct=2,c_puct_base=0,fpu_reduction=0.1,temperature=1,temperature_plies=8,final_temperature=0.1,dirichlet_alpha=0.2,dirichlet_epsilon=0.3,batch_size=16,virtual_loss=3,reuse_tree=false,contempt=0.3,gumbel=true,gumbel_considered=8,gumbel_c_visit=40,gumbel_c_scale=0.2")
+	long := mustSpec(t, "az:model=m,simulations=50,c_puct=2,c_puct_base=0,fpu_reduction=0.1,temperature=1,temperature_plies=8,final_temperature=0.1,dirichlet_alpha=0.2,dirichlet_epsilon=0.3,batch_size=16,virtual_loss=3,reuse_tree=false,contempt=0.3,gumbel=true,gumbel_considered=8,gumbel_c_visit=40,gumbel_c_scale=0.2,win_search_plies=5,win_search_nodes=1000,material_utility=0.1")
 	if c := long.SearchConfig(mcts.DefaultConfig()); c != want {
 		t.Errorf("az with config keys: %+v, want %+v", c, want)
 	}
