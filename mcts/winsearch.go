@@ -31,10 +31,10 @@ import (
 type winSearch struct {
 	rules env.Rules
 	// line holds the hashes of the game's history and of the positions
-	// of the line searched; seen is a bit filter of them (see
-	// historyBits) that rules most positions out without a scan.
+	// of the line searched; seen counts them by their hash modulo
+	// historyBits, which rules most positions out without a scan.
 	line []uint64
-	seen [historyBits / 64]uint64
+	seen [historyBits]uint16
 	// nodes counts the positions searched in this call, budget bounds
 	// them; stopped says the budget ran out.
 	nodes, budget int64
@@ -82,10 +82,10 @@ func (w *winSearch) find(pos *env.Position, rules env.Rules, history []uint64, m
 		clear(w.tt)
 	}
 	w.rules, w.nodes, w.budget, w.stopped, w.deadline = rules, 0, budget, false, deadline
-	w.line = append(w.line[:0], history...)
+	w.line = w.line[:0]
 	clear(w.seen[:])
-	for _, h := range w.line {
-		w.mark(h)
+	for _, h := range history {
+		w.push(h)
 	}
 	maxPlies = min(maxPlies, winSearchMaxPlies)
 	if rules.MaxPlies > 0 {
@@ -98,30 +98,22 @@ func (w *winSearch) find(pos *env.Position, rules env.Rules, history []uint64, m
 	return nil, 0, w.nodes
 }
 
-func (w *winSearch) mark(h uint64) { w.seen[h%historyBits/64] |= 1 << (h % 64) }
-
 // repeated reports whether the position with hash h occurred before, in
 // the game or on the line.
 func (w *winSearch) repeated(h uint64) bool {
-	return w.seen[h%historyBits/64]&(1<<(h%64)) != 0 && slices.Contains(w.line, h)
+	return w.seen[h%historyBits] != 0 && slices.Contains(w.line, h)
 }
 
-// push adds a position to the line; pop takes it off again, with the
-// filter rebuilt only when its bit may be shared.
+// push adds a position to the line; pop takes the last one off again.
 func (w *winSearch) push(h uint64) {
 	w.line = append(w.line, h)
-	w.mark(h)
+	w.seen[h%historyBits]++
 }
 
 func (w *winSearch) pop() {
 	h := w.line[len(w.line)-1]
 	w.line = w.line[:len(w.line)-1]
-	w.seen[h%historyBits/64] &^= 1 << (h % 64)
-	for _, g := range w.line {
-		if g%historyBits == h%historyBits {
-			w.mark(g)
-		}
-	}
+	w.seen[h%historyBits]--
 }
 
 // spend counts a position and reports whether the budget allows it.

@@ -201,3 +201,26 @@ func mustFEN(t *testing.T, fen string) env.Position {
 	}
 	return p
 }
+
+// BenchmarkWinSearch proves the seven-ply win of issueWinFEN, with a
+// history of 200 plies as late in a game; it reports positions a second.
+func BenchmarkWinSearch(b *testing.B) {
+	pos, err := env.ParseFEN(issueWinFEN)
+	if err != nil {
+		b.Fatal(err)
+	}
+	history := make([]uint64, 200)
+	for i := range history {
+		history[i] = uint64(i) * 0x9E3779B97F4A7C15
+	}
+	var w winSearch
+	var nodes int64
+	for b.Loop() {
+		_, plies, n := w.find(&pos, env.DefaultRules(), history, 9, 1<<30, time.Time{})
+		if plies != 7 {
+			b.Fatalf("found %d plies", plies)
+		}
+		nodes += n
+	}
+	b.ReportMetric(float64(nodes)/b.Elapsed().Seconds(), "positions/s")
+}
