@@ -33,7 +33,18 @@ func TestActorsAndLearnerSurviveSIGKILL(t *testing.T) {
 	bin := buildBinary(t)
 	dir := filepath.Join(tmp, "run")
 	addr := freeAddr(t)
-	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 1))
+	// The moments of the kills are drawn from a seed that the log names,
+	// so that a failure can be replayed: DEATHSTACKS_TEST_SEED=N.
+	seed := uint64(time.Now().UnixNano())
+	if text := os.Getenv("DEATHSTACKS_TEST_SEED"); text != "" {
+		n, err := strconv.ParseUint(text, 10, 64)
+		if err != nil {
+			t.Fatalf("DEATHSTACKS_TEST_SEED %q: want a whole number", text)
+		}
+		seed = n
+	}
+	t.Logf("seed %d (replay with DEATHSTACKS_TEST_SEED=%d)", seed, seed)
+	rng := rand.New(rand.NewPCG(seed, 1))
 	var procs []*exec.Cmd
 	t.Cleanup(func() {
 		if t.Failed() {

@@ -81,10 +81,12 @@ type AlphaBetaPlayer struct {
 	nodes    int64
 	deadline time.Time
 	stopped  bool
-	moves    [maxSearchPly][maxMoves]env.Move
-	order    [maxSearchPly][maxMoves]int32
-	pv       [maxSearchPly + 1][maxSearchPly]env.Move
-	pvLen    [maxSearchPly + 1]int
+	// now is the clock the time limit reads: time.Now, or a test's.
+	now   func() time.Time
+	moves [maxSearchPly][maxMoves]env.Move
+	order [maxSearchPly][maxMoves]int32
+	pv    [maxSearchPly + 1][maxSearchPly]env.Move
+	pvLen [maxSearchPly + 1]int
 }
 
 // NewAlphaBetaPlayer returns an alpha-beta player with its own seed.
@@ -92,7 +94,7 @@ func NewAlphaBetaPlayer(cfg AlphaBetaConfig, seed uint64) (*AlphaBetaPlayer, err
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return &AlphaBetaPlayer{cfg: cfg, rng: newRand(seed), tt: make([]ttEntry, 1<<ttBits)}, nil
+	return &AlphaBetaPlayer{cfg: cfg, rng: newRand(seed), tt: make([]ttEntry, 1<<ttBits), now: time.Now}, nil
 }
 
 // Choose implements [mcts.Player]. The decision has the score for the mover
@@ -104,7 +106,7 @@ func (p *AlphaBetaPlayer) Choose(g *env.Game) (mcts.Decision, error) {
 	if err := finished(g); err != nil {
 		return mcts.Decision{}, err
 	}
-	start := time.Now()
+	start := p.now()
 	p.rules = g.Rules()
 	p.history = append(p.history[:0], g.History()...)
 	p.nodes, p.stopped = 0, false
@@ -218,7 +220,7 @@ func (p *AlphaBetaPlayer) negamax(pos *env.Position, depth, alpha, beta, ply int
 // timeUp reports, checking the clock every 1024 positions, whether the time
 // limit has passed.
 func (p *AlphaBetaPlayer) timeUp() bool {
-	if !p.stopped && !p.deadline.IsZero() && p.nodes&1023 == 0 && time.Now().After(p.deadline) {
+	if !p.stopped && !p.deadline.IsZero() && p.nodes&1023 == 0 && p.now().After(p.deadline) {
 		p.stopped = true
 	}
 	return p.stopped
