@@ -209,9 +209,10 @@ func parseFlagsArgs(fs *flag.FlagSet, args []string, n int) error {
 
 // flagErr turns a package's verdict on values the flags gave into a usage
 // error (status 2) that names the flags: each [configs.FieldError] whose
-// key is in flags (setting key to flag name) is said of its flag,
-// "--games is 0: want 1 or more"; the package owns the check and its
-// words, the command only the flag names.
+// key, or the section its key is in ("rules" of "rules.max_plies"), is in
+// flags (setting key to flag name) is said of its flag, "--games is 0:
+// want 1 or more"; the package owns the check and its words, the command
+// only the flag names.
 func flagErr(err error, flags map[string]string) error {
 	if err == nil {
 		return nil
@@ -223,8 +224,16 @@ func flagErr(err error, flags map[string]string) error {
 	lines := make([]string, len(problems))
 	for i, p := range problems {
 		lines[i] = p.Error()
-		if f, ok := flags[p.Key]; ok {
-			lines[i] = "--" + f + " " + p.Msg
+		for key := p.Key; ; {
+			if f, ok := flags[key]; ok {
+				lines[i] = "--" + f + " " + p.Msg
+				break
+			}
+			dot := strings.LastIndexByte(key, '.')
+			if dot < 0 {
+				break
+			}
+			key = key[:dot]
 		}
 	}
 	return usageErr("%s", strings.Join(lines, "\n"))

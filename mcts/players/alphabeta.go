@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/deathstacks/deathstacks/configs"
 	"github.com/deathstacks/deathstacks/env"
 	"github.com/deathstacks/deathstacks/mcts"
 )
@@ -31,17 +32,27 @@ type AlphaBetaConfig struct {
 	Time time.Duration `yaml:"time"`
 }
 
-// Validate reports a setting out of range, naming its YAML key.
+// alphaBetaSettings lists every field of AlphaBetaConfig once, as
+// mcts.Config's table does the search's: its YAML key is its key in
+// "alphabeta:" player specs.
+var alphaBetaSettings = configs.NewTable("alpha-beta setting", []configs.Field[AlphaBetaConfig]{
+	{Setting: mcts.Setting{Help: "deepest iteration in plies (default 4; 0 for none, with a time)"},
+		Ptr: func(c *AlphaBetaConfig) any { return &c.Depth }, Hi: maxSearchPly, Want: fmt.Sprintf("0 (time limit only) to %d", maxSearchPly)},
+	{Setting: mcts.Setting{Help: "time limit per move, such as 500ms (alone: no depth limit)"},
+		Ptr: func(c *AlphaBetaConfig) any { return &c.Time }, Hi: math.Inf(1), Want: "a duration of 0s (depth limit only) or more, such as 500ms"},
+})
+
+// Set parses text as the value of the setting called key and sets it,
+// checking its range, as mcts.Config.Set does.
+func (c *AlphaBetaConfig) Set(key, text string) error { return alphaBetaSettings.Set(c, key, text) }
+
+// Validate reports every setting out of range, each as a
+// [*configs.FieldError] naming its YAML key.
 func (c AlphaBetaConfig) Validate() error {
-	switch {
-	case c.Depth < 0 || c.Depth > maxSearchPly:
-		return fmt.Errorf("alphabeta config: depth is %d: want 0 (time limit only) to %d", c.Depth, maxSearchPly)
-	case c.Time < 0:
-		return fmt.Errorf("alphabeta config: time is %v: want 0 (depth limit only) or more", c.Time)
-	case c.Depth == 0 && c.Time == 0:
-		return fmt.Errorf("alphabeta config: depth and time are both 0: set one of them")
-	}
-	return nil
+	var ch configs.Checker
+	alphaBetaSettings.Check(&ch, c)
+	ch.Check(c.Depth != 0 || c.Time != 0, "depth", "is 0 without a time: want 1 or more, or a time per move")
+	return ch.Err()
 }
 
 // ttBits sets the transposition table to 2^18 entries (6 MiB).
