@@ -179,6 +179,12 @@ func TestAPIErrors(t *testing.T) {
 		{"seconds=0", "above 0"},
 		{"seconds=NaN", "seconds"},
 		{"root=minimax", "puct or gumbel"},
+		{"simulations=0", "simulations"},
+		{"simulations=5&sims=6", "given twice"},
+		{"time=11s", "at most 10s"},
+		{"time=soon", "time"},
+		{"gumbel=maybe", "true or false"},
+		{"c_puct=2", "unknown parameter"},
 		{"depth=3", "unknown parameter"},
 		{"fen=" + url.QueryEscape("r/r b"), "fen"},
 		{"moves=a1-1-a2", "moves[0]"},
@@ -323,6 +329,7 @@ func TestSearchStream(t *testing.T) {
 	}{
 		{"network puct", "sims=200", withNet, withNet.URL, "network", 200},
 		{"network gumbel", "sims=97&root=gumbel", withNet, withNet.URL, "network", 97},
+		{"network gumbel, today's names", "simulations=97&gumbel=true", withNet, withNet.URL, "network", 97},
 		{"uniform after moves", "sims=300&moves=a6-2-a4,b1-1-b2", uniform, uniform.URL, "uniform", 300},
 	} {
 		t.Run(c.name, func(t *testing.T) {
