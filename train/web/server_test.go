@@ -590,3 +590,14 @@ func FuzzPositionRequest(f *testing.F) {
 		}
 	})
 }
+
+// TestDefaultsOfferTheBuiltInPlayer: a server started without players
+// offers the built-in player first and analyses with its network, as a
+// new user's `deathstacks serve` does.
+func TestDefaultsOfferTheBuiltInPlayer(t *testing.T) {
+	_, ts := startServer(t, Options{})
+	c := callJSON[configInfo](t, ts, "GET", "/api/config", "")
+	if len(c.Players) != len(DefaultPlayers) || c.Players[0] != "az" || c.Network != "az" {
+		t.Errorf("players %q, analysis network %q: want the built-in player (az) first and its network", c.Players, c.Network)
+	}
+}
