@@ -108,6 +108,7 @@ func TestExitStatus(t *testing.T) {
 		tc{[]string{"bench", "nn", "--config", missing}, 2},
 		tc{[]string{"inspect", missing}, 2},
 		tc{[]string{"inspect", junk}, 2},
+		tc{[]string{"inspect", dir}, 2}, // a run directory without a checkpoint
 		// Bad values.
 		tc{[]string{"moves", "--fen", "x"}, 2},
 		tc{[]string{"perft", "--depth", "0"}, 2},

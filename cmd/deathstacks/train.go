@@ -188,7 +188,7 @@ func keyValues(m map[string]string) func(string) error {
 const exportCommandKey = "export_command"
 
 func runInspect(args []string, s stdio) error {
-	fs := newFlags("inspect", "inspect [FILE]\n\nDescribes a checkpoint (ckpt-N.dsck), a network file (nets/net-N.dsnn) or an\nexported player, read whole with its checksum: kind, architecture,\nparameters, training steps, encoding version, metadata (iteration, run,\nrating, how it was made...), search settings; for a checkpoint also its\niteration, replay buffer and config name. One \"key: value\" a line.\nWithout FILE, the built-in player (the az player without a model).", s)
+	fs := newFlags("inspect", "inspect [FILE|DIR]\n\nDescribes a checkpoint (ckpt-N.dsck), a network file (nets/net-N.dsnn), an\nexported player or a run directory (its latest complete checkpoint), read whole with its checksum: kind, architecture,\nparameters, training steps, encoding version, metadata (iteration, run,\nrating, how it was made...), search settings; for a checkpoint also its\niteration, replay buffer and config name. One \"key: value\" a line.\nWithout FILE, the built-in player (the az player without a model).", s)
 	files := 1
 	if len(args) == 0 {
 		files = 0
@@ -199,6 +199,9 @@ func runInspect(args []string, s stdio) error {
 	info, err := train.Inspect(fs.Arg(0))
 	if err != nil {
 		return err
+	}
+	for _, skipped := range info.Skipped {
+		fmt.Fprintln(s.err, "warning: skipped damaged checkpoint "+skipped)
 	}
 	info.WriteText(s.out)
 	return nil
