@@ -26,16 +26,17 @@ func DefaultRules() Rules {
 }
 
 // Validate reports every setting out of range, each as a [*SettingError]
-// keyed by its YAML key (max_plies, repetitions).
-func (r Rules) Validate() error { return settingErrors(r.problems()) }
+// keyed by its YAML key (max_plies, repetitions), joined into one error.
+func (r Rules) Validate() error { return errors.Join(r.problems("")...) }
 
-func (r Rules) problems() []*SettingError {
-	var problems []*SettingError
+// problems lists the settings out of range, each key after prefix.
+func (r Rules) problems(prefix string) []error {
+	var problems []error
 	if r.MaxPlies < 0 {
-		problems = append(problems, &SettingError{"max_plies", fmt.Sprintf("is %d: want 0 (no limit) or more", r.MaxPlies)})
+		problems = append(problems, &SettingError{prefix + "max_plies", fmt.Sprintf("is %d: want 0 (no limit) or more", r.MaxPlies)})
 	}
 	if r.RepetitionLimit < 0 || r.RepetitionLimit == 1 {
-		problems = append(problems, &SettingError{"repetitions", fmt.Sprintf("is %d: want 0 (off) or 2 or more", r.RepetitionLimit)})
+		problems = append(problems, &SettingError{prefix + "repetitions", fmt.Sprintf("is %d: want 0 (off) or 2 or more", r.RepetitionLimit)})
 	}
 	return problems
 }

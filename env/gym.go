@@ -1,6 +1,7 @@
 package env
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 )
@@ -21,14 +22,11 @@ func DefaultOptions() Options { return Options{Rules: DefaultRules()} }
 // keyed by its YAML key (rules.max_plies, rules.repetitions,
 // opening_plies).
 func (o Options) Validate() error {
-	problems := o.Rules.problems()
-	for _, p := range problems {
-		p.Key = "rules." + p.Key
-	}
+	problems := o.Rules.problems("rules.")
 	if o.OpeningPlies < 0 {
 		problems = append(problems, &SettingError{"opening_plies", fmt.Sprintf("is %d: want 0 or more", o.OpeningPlies)})
 	}
-	return settingErrors(problems)
+	return errors.Join(problems...)
 }
 
 // ResetOptions are the settings of one episode, the options of Gymnasium's

@@ -1,7 +1,5 @@
 package env
 
-import "errors"
-
 // SettingError is a setting of [Rules] or [Options] out of range: its key
 // (the field's YAML key, such as "max_plies", or "rules.max_plies" in
 // Options) and what is wrong, starting with a verb ("is -1: want 0 (no
@@ -21,19 +19,3 @@ func (e *SettingError) Error() string { return e.Key + " " + e.Msg }
 
 // Setting returns the key and the message: what configs.Checker reads.
 func (e *SettingError) Setting() (key, msg string) { return e.Key, e.Msg }
-
-// settingErrors joins the problems found: nil for none, the problem
-// itself for one.
-func settingErrors(problems []*SettingError) error {
-	switch len(problems) {
-	case 0:
-		return nil
-	case 1:
-		return problems[0]
-	}
-	errs := make([]error, len(problems))
-	for i, p := range problems {
-		errs[i] = p
-	}
-	return errors.Join(errs...)
-}
