@@ -42,10 +42,6 @@ var alphaBetaSettings = configs.NewTable("alpha-beta setting", []configs.Field[A
 		Ptr: func(c *AlphaBetaConfig) any { return &c.Time }, Hi: math.Inf(1), Want: "a duration of 0s (depth limit only) or more, such as 500ms"},
 })
 
-// Set parses text as the value of the setting called key and sets it,
-// checking its range, as mcts.Config.Set does.
-func (c *AlphaBetaConfig) Set(key, text string) error { return alphaBetaSettings.Set(c, key, text) }
-
 // Validate reports every setting out of range, each as a
 // [*configs.FieldError] naming its YAML key.
 func (c AlphaBetaConfig) Validate() error {

@@ -56,7 +56,7 @@ func (s Spec) alphaBetaConfig() AlphaBetaConfig {
 		cfg.Depth = 0
 	}
 	for _, p := range s.Params {
-		_ = cfg.Set(p.Key, p.Value) // ParseSpec or Validate has checked the value
+		_ = alphaBetaSettings.Set(&cfg, p.Key, p.Value) // ParseSpec or Validate has checked the value
 	}
 	return cfg
 }

@@ -81,7 +81,7 @@ var playerKinds = []kindDef{
 	{name: KindGreedy, help: "an immediate win, else the best material count after one ply"},
 	{name: KindAlphaBeta, help: "alpha-beta search (default depth=4)", keys: tableKeys(alphaBetaSettings.Settings(), func(key, text string) (string, error) {
 		var c AlphaBetaConfig
-		if err := c.Set(key, text); err != nil {
+		if err := alphaBetaSettings.Set(&c, key, text); err != nil {
 			return "", err
 		}
 		return alphaBetaSettings.Get(c, key), nil
