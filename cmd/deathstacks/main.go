@@ -303,9 +303,40 @@ func count(n int, singular, plural string) string {
 	return strconv.Itoa(n) + " " + plural
 }
 
-// flagGiven reports whether the command line set the flag called name.
+// flagGiven reports whether the command line set the flag called name,
+// under that name or an alias.
 func flagGiven(fs *flag.FlagSet, name string) bool {
-	given := false
-	fs.Visit(func(f *flag.Flag) { given = given || f.Name == name })
+	_, given := givenAs(fs, name)
 	return given
+}
+
+// givenName returns the name the command line gave the flag called name
+// under (an alias such as --sims of --simulations), or name itself.
+func givenName(fs *flag.FlagSet, name string) string {
+	if as, given := givenAs(fs, name); given {
+		return as
+	}
+	return name
+}
+
+// givenAs returns the name under which the command line set the flag
+// called name, itself or an alias (which shares its Value), and false when
+// it did not set it.
+func givenAs(fs *flag.FlagSet, name string) (as string, given bool) {
+	want := fs.Lookup(name)
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == name || (want != nil && f.Value == want.Value) {
+			as, given = f.Name, true
+		}
+	})
+	return as, given
+}
+
+// simulationsFlag defines --simulations, the search setting's key (as in
+// az specs and config files), with --sims, its name in earlier versions,
+// as an alias of the same value.
+func simulationsFlag(fs *flag.FlagSet, value int, usage string) *int {
+	p := fs.Int("simulations", value, usage)
+	fs.Var(fs.Lookup("simulations").Value, "sims", "the same as --simulations (its earlier name)")
+	return p
 }
