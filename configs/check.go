@@ -32,8 +32,10 @@ func (ch *Checker) InRange(key string, v, lo, hi float64) {
 }
 
 // Section records the problems a section's own Validate found: field
-// errors get the section's key in front ("search" + "c_puct"), any other
-// error is put on the section itself.
+// errors get the section's key in front ("search" + "c_puct"), and so do
+// the setting errors of a package that cannot import this one (env's
+// SettingError, read through its Setting method); any other error is put
+// on the section itself.
 func (ch *Checker) Section(key string, err error) {
 	if err == nil {
 		return
@@ -44,12 +46,37 @@ func (ch *Checker) Section(key string, err error) {
 	}
 	for _, e := range errs {
 		var fe *FieldError
-		if errors.As(e, &fe) {
+		var se setting
+		switch {
+		case errors.As(e, &fe):
 			ch.problems = append(ch.problems, &FieldError{Key: key + "." + fe.Key, Msg: fe.Msg})
-			continue
+		case errors.As(e, &se):
+			k, msg := se.Setting()
+			ch.problems = append(ch.problems, &FieldError{Key: key + "." + k, Msg: msg})
+		default:
+			ch.problems = append(ch.problems, &FieldError{Key: key, Msg: "is invalid: " + e.Error()})
 		}
-		ch.problems = append(ch.problems, &FieldError{Key: key, Msg: "is invalid: " + e.Error()})
 	}
+}
+
+// setting is the error of one setting in a package that cannot return a
+// FieldError: env, which imports nothing else of the module, returns an
+// env.SettingError.
+type setting interface {
+	error
+	Setting() (key, msg string)
+}
+
+// Reported reports whether a problem was recorded at key: a check that
+// asks more of a value than its own package does is made only where that
+// package found nothing wrong with it, so that a value gets one problem.
+func (ch *Checker) Reported(key string) bool {
+	for _, p := range ch.problems {
+		if p.Key == key {
+			return true
+		}
+	}
+	return false
 }
 
 // Len returns the number of problems recorded so far.

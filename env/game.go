@@ -25,15 +25,20 @@ func DefaultRules() Rules {
 	return Rules{TooTall: true, MaxPlies: 300, RepetitionLimit: 3}
 }
 
-// Validate reports an error for a setting out of range.
-func (r Rules) Validate() error {
+// Validate reports every setting out of range, each as a [*SettingError]
+// keyed by its YAML key (max_plies, repetitions), joined into one error.
+func (r Rules) Validate() error { return errors.Join(r.problems("")...) }
+
+// problems lists the settings out of range, each key after prefix.
+func (r Rules) problems(prefix string) []error {
+	var problems []error
 	if r.MaxPlies < 0 {
-		return fmt.Errorf("rules: max_plies is %d: want 0 (no limit) or more", r.MaxPlies)
+		problems = append(problems, &SettingError{prefix + "max_plies", fmt.Sprintf("is %d: want 0 (no limit) or more", r.MaxPlies)})
 	}
 	if r.RepetitionLimit < 0 || r.RepetitionLimit == 1 {
-		return fmt.Errorf("rules: repetitions is %d: want 0 (off) or 2 or more", r.RepetitionLimit)
+		problems = append(problems, &SettingError{prefix + "repetitions", fmt.Sprintf("is %d: want 0 (off) or 2 or more", r.RepetitionLimit)})
 	}
-	return nil
+	return problems
 }
 
 // Status says whether a game goes on and, if not, how it ended.

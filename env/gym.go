@@ -1,6 +1,7 @@
 package env
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 )
@@ -17,15 +18,15 @@ type Options struct {
 // DefaultOptions returns the default rules and no random opening.
 func DefaultOptions() Options { return Options{Rules: DefaultRules()} }
 
-// Validate reports an error for a setting out of range.
+// Validate reports every setting out of range, each as a [*SettingError]
+// keyed by its YAML key (rules.max_plies, rules.repetitions,
+// opening_plies).
 func (o Options) Validate() error {
-	if err := o.Rules.Validate(); err != nil {
-		return err
-	}
+	problems := o.Rules.problems("rules.")
 	if o.OpeningPlies < 0 {
-		return fmt.Errorf("options: opening_plies is %d: want 0 or more", o.OpeningPlies)
+		problems = append(problems, &SettingError{"opening_plies", fmt.Sprintf("is %d: want 0 or more", o.OpeningPlies)})
 	}
-	return nil
+	return errors.Join(problems...)
 }
 
 // ResetOptions are the settings of one episode, the options of Gymnasium's
@@ -100,7 +101,7 @@ func (e *Env) ResetWith(seed uint64, o ResetOptions) ([]float32, Info, error) {
 		rules = *o.Rules
 	}
 	if err := rules.Validate(); err != nil {
-		return nil, Info{}, fmt.Errorf("reset: %w", err)
+		return nil, Info{}, fmt.Errorf("reset: rules: %w", err)
 	}
 	if o.OpeningPlies < 0 {
 		return nil, Info{}, fmt.Errorf("reset: opening plies is %d: want 0 or more", o.OpeningPlies)

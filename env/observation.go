@@ -27,6 +27,8 @@ const (
 	ObservationSize = NumPlanes * NumSquares
 	// EncodingVersion changes whenever the observation or action encoding
 	// changes, so that saved networks for another encoding are refused.
+	// Package train's TestFixturesFollowTheEncoding catches a change
+	// without it; the procedure after one is train/internal/fixtures.
 	EncodingVersion = 1
 )
 

@@ -1,13 +1,8 @@
 package mcts
 
 import (
-	"fmt"
 	"math"
-	"reflect"
-	"slices"
 	"strconv"
-	"strings"
-	"time"
 
 	"github.com/deathstacks/deathstacks/configs"
 )
@@ -15,12 +10,9 @@ import (
 // Setting describes one field of [Config]. Its Key is the field's YAML key
 // in config files and also its key in player specs
 // ("az:model=...,c_puct=2"); Aliases are the shorter spec names of earlier
-// versions ("cpuct"), still accepted.
-type Setting struct {
-	Key     string
-	Aliases []string
-	Help    string
-}
+// versions ("cpuct"), still accepted. It is the [configs.Setting] of the
+// search's table, which the baselines' tables share (see [UCTConfig]).
+type Setting = configs.Setting
 
 // setting is a Setting with its field and range: the one place where a
 // search setting is named and checked.
@@ -78,152 +70,49 @@ var settings = withKeys([]setting{
 	{Setting: Setting{Aliases: []string{"c_scale"}, Help: "Gumbel sigma's c_scale"},
 		field: func(c *Config) any { return &c.GumbelCScale }, above: true, hi: math.Inf(1), want: "a number above 0", gumbel: true},
 	{Setting: Setting{Help: "longest forced win in plies an exact search looks for at the root, 0 for off"},
-		field: func(c *Config) any { return &c.WinSearchPlies }, hi: winSearchMaxPlies, want: fmt.Sprintf("0 (off) to %d", winSearchMaxPlies)},
+		field: func(c *Config) any { return &c.WinSearchPlies }, hi: winSearchMaxPlies, want: "0 (off) to " + strconv.Itoa(winSearchMaxPlies)},
 	{Setting: Setting{Help: "positions that win search may visit for one move"},
 		field: func(c *Config) any { return &c.WinSearchNodes }, hi: math.MaxInt32, want: "0 or more"},
 	{Setting: Setting{Help: "share of a leaf's value given to the material lead, 0 to 1"},
 		field: func(c *Config) any { return &c.MaterialUtility }, hi: 1, want: "0 (off) to 1"},
 })
 
-// withKeys fills in each setting's key from the yaml tag of its field.
-func withKeys(list []setting) []setting {
-	var c Config
-	v := reflect.ValueOf(&c).Elem()
-	for i := range list {
-		p := reflect.ValueOf(list[i].field(&c)).Pointer()
-		for f := range v.NumField() {
-			if v.Field(f).Addr().Pointer() == p {
-				list[i].Key, _, _ = strings.Cut(v.Type().Field(f).Tag.Get("yaml"), ",")
-			}
+// withKeys makes the table of the settings, each key from the yaml tag
+// of its field: the machinery (parsing, printing, range checks) is
+// [configs.Table]'s, shared with the baselines' settings.
+func withKeys(list []setting) configs.Table[Config] {
+	fields := make([]configs.Field[Config], len(list))
+	for i, s := range list {
+		fields[i] = configs.Field[Config]{Setting: s.Setting, Ptr: s.field, Lo: s.lo, Hi: s.hi, Above: s.above, Want: s.want}
+		if s.gumbel {
+			fields[i].When = func(c *Config) bool { return c.Gumbel }
 		}
 	}
-	return list
+	return configs.NewTable("search setting", fields)
 }
 
 // Settings lists the search settings in the order of [Config]'s fields.
-func Settings() []Setting {
-	out := make([]Setting, len(settings))
-	for i, s := range settings {
-		out[i] = s.Setting
-	}
-	return out
-}
-
-// findSetting returns the setting called key or one of its aliases.
-func findSetting(key string) *setting {
-	for i := range settings {
-		if settings[i].Key == key || slices.Contains(settings[i].Aliases, key) {
-			return &settings[i]
-		}
-	}
-	return nil
-}
+func Settings() []Setting { return settings.Settings() }
 
 // CanonicalKey returns the key of the setting called key or one of its
 // aliases, and false for no setting.
-func CanonicalKey(key string) (string, bool) {
-	if s := findSetting(key); s != nil {
-		return s.Key, true
-	}
-	return "", false
-}
+func CanonicalKey(key string) (string, bool) { return settings.Canonical(key) }
 
 // Set parses text as the value of the setting called key (or an alias)
-// and sets it, checking its range: the error says what was wanted.
-func (c *Config) Set(key, text string) error {
-	s := findSetting(key)
-	if s == nil {
-		return fmt.Errorf("no search setting %q", key)
-	}
-	switch p := s.field(c).(type) {
-	case *bool:
-		b, err := strconv.ParseBool(text)
-		if err != nil {
-			return fmt.Errorf("%q: want true or false", text)
-		}
-		*p = b
-	case *int:
-		n, err := strconv.Atoi(text)
-		if err != nil || !s.inRange(float64(n)) {
-			return fmt.Errorf("%q: want a whole number, %s", text, s.want)
-		}
-		*p = n
-	case *float64:
-		x, err := strconv.ParseFloat(text, 64)
-		if err != nil || !s.inRange(x) {
-			return fmt.Errorf("%q: want a number, %s", text, s.want)
-		}
-		*p = x
-	case *time.Duration:
-		d, err := time.ParseDuration(text)
-		if err != nil || !s.inRange(d.Seconds()) {
-			return fmt.Errorf("%q: want %s", text, s.want)
-		}
-		*p = d
-	}
-	return nil
-}
+// and sets it, checking its range: the error, a [*configs.FieldError] of
+// key, says what was wanted.
+func (c *Config) Set(key, text string) error { return settings.Set(c, key, text) }
 
 // Get returns the value of the setting called key (or an alias) in the
 // form Set reads, or "" for no setting.
-func (c Config) Get(key string) string {
-	s := findSetting(key)
-	if s == nil {
-		return ""
-	}
-	switch p := s.field(&c).(type) {
-	case *bool:
-		return strconv.FormatBool(*p)
-	case *int:
-		return strconv.Itoa(*p)
-	case *float64:
-		return strconv.FormatFloat(*p, 'g', -1, 64)
-	case *time.Duration:
-		return p.String()
-	}
-	return ""
-}
-
-// inRange reports whether x is within the setting's range; NaN is not.
-func (s *setting) inRange(x float64) bool {
-	if math.IsNaN(x) || math.IsInf(x, 0) || x > s.hi {
-		return false
-	}
-	if s.above {
-		return x > s.lo
-	}
-	return x >= s.lo
-}
+func (c Config) Get(key string) string { return settings.Get(c, key) }
 
 // Validate reports every setting out of range, each as a
 // [*configs.FieldError] naming its key.
 func (c Config) Validate() error {
-	var problems []*configs.FieldError
-	for i := range settings {
-		s := &settings[i]
-		if s.gumbel && !c.Gumbel {
-			continue
-		}
-		var x float64
-		switch p := s.field(&c).(type) {
-		case *int:
-			x = float64(*p)
-		case *float64:
-			x = *p
-		case *time.Duration:
-			x = p.Seconds()
-		default:
-			continue
-		}
-		if !s.inRange(x) {
-			problems = append(problems, configs.Errorf(s.Key, "is %v: want %s", c.Get(s.Key), s.want))
-		}
-	}
-	if c.Simulations == 0 && c.Time == 0 {
-		problems = append(problems, configs.Errorf("simulations", "is 0 without a time: want 1 or more, or a time per move"))
-	}
-	if c.Gumbel && c.DirichletEpsilon != 0 {
-		problems = append(problems, configs.Errorf("dirichlet_epsilon", "is %v: want 0 with gumbel, whose own noise explores", c.DirichletEpsilon))
-	}
-	return configs.Join(problems)
+	var ch configs.Checker
+	settings.Check(&ch, c)
+	ch.Check(c.Simulations != 0 || c.Time != 0, "simulations", "is 0 without a time: want 1 or more, or a time per move")
+	ch.Check(!c.Gumbel || c.DirichletEpsilon == 0, "dirichlet_epsilon", "is %v: want 0 with gumbel, whose own noise explores", c.DirichletEpsilon)
+	return ch.Err()
 }

@@ -1,9 +1,10 @@
 package mcts
 
 import (
-	"fmt"
+	"math"
 	"math/rand/v2"
 
+	"github.com/deathstacks/deathstacks/configs"
 	"github.com/deathstacks/deathstacks/env"
 )
 
@@ -26,17 +27,36 @@ func DefaultUCTConfig() UCTConfig {
 	return UCTConfig{Simulations: 1000, Exploration: 1, RolloutDepth: 20}
 }
 
-// Validate reports the first setting out of range, naming its YAML key.
+// uctSettings lists every field of UCTConfig once, as [Config]'s table
+// does the search's: its YAML key is its key in "mcts:" player specs, and
+// the spec names of earlier versions (sims, c, depth) are its aliases.
+var uctSettings = configs.NewTable("UCT setting", []configs.Field[UCTConfig]{
+	{Setting: Setting{Aliases: []string{"sims"}, Help: "simulations per move"},
+		Ptr: func(c *UCTConfig) any { return &c.Simulations }, Lo: 1, Hi: math.MaxInt32, Want: "1 or more"},
+	{Setting: Setting{Aliases: []string{"c"}, Help: "UCB1 exploration constant"},
+		Ptr: func(c *UCTConfig) any { return &c.Exploration }, Hi: math.Inf(1), Want: "0 or more"},
+	{Setting: Setting{Aliases: []string{"depth"}, Help: "rollout plies before the material count"},
+		Ptr: func(c *UCTConfig) any { return &c.RolloutDepth }, Hi: 10000, Want: "0 (material count only) to 10000"},
+})
+
+// UCTSettings lists the UCT baseline's settings in the order of
+// [UCTConfig]'s fields.
+func UCTSettings() []Setting { return uctSettings.Settings() }
+
+// Set parses text as the value of the setting called key (or an alias)
+// and sets it, checking its range, as [Config.Set] does.
+func (c *UCTConfig) Set(key, text string) error { return uctSettings.Set(c, key, text) }
+
+// Get returns the value of the setting called key (or an alias) in the
+// form Set reads, or "" for no setting.
+func (c UCTConfig) Get(key string) string { return uctSettings.Get(c, key) }
+
+// Validate reports every setting out of range, each as a
+// [*configs.FieldError] naming its YAML key.
 func (c UCTConfig) Validate() error {
-	switch {
-	case c.Simulations < 1:
-		return fmt.Errorf("uct config: simulations is %d: want 1 or more", c.Simulations)
-	case !finite(c.Exploration) || c.Exploration < 0:
-		return fmt.Errorf("uct config: exploration is %v: want 0 or more", c.Exploration)
-	case c.RolloutDepth < 0:
-		return fmt.Errorf("uct config: rollout_depth is %d: want 0 (material count only) or more", c.RolloutDepth)
-	}
-	return nil
+	var ch configs.Checker
+	uctSettings.Check(&ch, c)
+	return ch.Err()
 }
 
 // UCTPlayer is the classical Monte-Carlo baseline: UCT (UCB1 selection,

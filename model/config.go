@@ -37,22 +37,15 @@ func DefaultConfig() Config {
 	return Config{Blocks: 3, Channels: 32, ValuePlanes: 2, ValueHidden: 64}
 }
 
-// Validate reports the first out-of-range field, naming its YAML key.
+// Validate reports every field out of range, each as a
+// [*configs.FieldError] naming its YAML key.
 func (c Config) Validate() error {
-	for _, f := range []struct {
-		key       string
-		v, lo, hi int
-	}{
-		{"blocks", c.Blocks, 0, maxBlocks},
-		{"channels", c.Channels, 1, maxChannels},
-		{"value_planes", c.ValuePlanes, 1, maxValuePlanes},
-		{"value_hidden", c.ValueHidden, 1, maxValueHidden},
-	} {
-		if f.v < f.lo || f.v > f.hi {
-			return configs.Errorf(f.key, "is %d: want %d to %d", f.v, f.lo, f.hi)
-		}
-	}
-	return nil
+	var ch configs.Checker
+	ch.Between("blocks", c.Blocks, 0, maxBlocks)
+	ch.Between("channels", c.Channels, 1, maxChannels)
+	ch.Between("value_planes", c.ValuePlanes, 1, maxValuePlanes)
+	ch.Between("value_hidden", c.ValueHidden, 1, maxValueHidden)
+	return ch.Err()
 }
 
 // String is the short form used in messages, e.g. "3x32 (value 2/64)".
@@ -79,17 +72,14 @@ func DefaultServerConfig() ServerConfig {
 	return ServerConfig{MaxBatch: 32, Workers: 1, FlushDelay: 0}
 }
 
-// Validate reports the first out-of-range field, naming its YAML key.
+// Validate reports every field out of range, each as a
+// [*configs.FieldError] naming its YAML key.
 func (c ServerConfig) Validate() error {
-	switch {
-	case c.MaxBatch < 1 || c.MaxBatch > 4096:
-		return configs.Errorf("max_batch", "is %d: want 1 to 4096", c.MaxBatch)
-	case c.Workers < 1 || c.Workers > 64:
-		return configs.Errorf("workers", "is %d: want 1 to 64", c.Workers)
-	case c.FlushDelay < 0 || c.FlushDelay > time.Second:
-		return configs.Errorf("flush_delay", "is %v: want 0 to 1s", c.FlushDelay)
-	}
-	return nil
+	var ch configs.Checker
+	ch.Between("max_batch", c.MaxBatch, 1, 4096)
+	ch.Between("workers", c.Workers, 1, 64)
+	ch.Check(c.FlushDelay >= 0 && c.FlushDelay <= time.Second, "flush_delay", "is %v: want 0 to 1s", c.FlushDelay)
+	return ch.Err()
 }
 
 // Optimiser names.
@@ -164,54 +154,35 @@ func DefaultTrainConfig() TrainConfig {
 	}
 }
 
-// Validate reports the first bad field, naming its YAML key.
+// Validate reports every bad field, each as a [*configs.FieldError]
+// naming its YAML key; the settings of a schedule are checked with it.
 func (c TrainConfig) Validate() error {
-	bad := func(key string, v any, want string) error {
-		return configs.Errorf(key, "is %v: want %s", v, want)
-	}
+	var ch configs.Checker
 	finite := func(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
-	switch {
-	case c.BatchSize < 1 || c.BatchSize > 8192:
-		return bad("batch_size", c.BatchSize, "1 to 8192")
-	case c.Optimizer != Adam && c.Optimizer != SGD:
-		return configs.Errorf("optimizer", "is %q: want %q or %q", c.Optimizer, Adam, SGD)
-	case !finite(c.LR) || c.LR <= 0:
-		return bad("lr", c.LR, "more than 0")
-	case !finite(c.Momentum) || c.Momentum < 0 || c.Momentum >= 1:
-		return bad("momentum", c.Momentum, "0 or more, less than 1")
-	case !finite(c.Beta1) || c.Beta1 < 0 || c.Beta1 >= 1:
-		return bad("beta1", c.Beta1, "0 or more, less than 1")
-	case !finite(c.Beta2) || c.Beta2 < 0 || c.Beta2 >= 1:
-		return bad("beta2", c.Beta2, "0 or more, less than 1")
-	case !finite(c.Epsilon) || c.Epsilon <= 0:
-		return bad("epsilon", c.Epsilon, "more than 0")
-	case !finite(c.WeightDecay) || c.WeightDecay < 0:
-		return bad("weight_decay", c.WeightDecay, "0 or more")
-	case !finite(c.ValueWeight) || c.ValueWeight < 0:
-		return bad("value_weight", c.ValueWeight, "0 or more")
-	case c.WarmupSteps < 0:
-		return bad("warmup_steps", c.WarmupSteps, "0 or more")
-	}
+	// check records key unless ok, saying what is wanted.
+	check := func(ok bool, key string, v any, want string) { ch.Check(ok, key, "is %v: want %s", v, want) }
+	ch.Between("batch_size", c.BatchSize, 1, 8192)
+	ch.Check(c.Optimizer == Adam || c.Optimizer == SGD, "optimizer", "is %q: want %q or %q", c.Optimizer, Adam, SGD)
+	check(finite(c.LR) && c.LR > 0, "lr", c.LR, "more than 0")
+	check(finite(c.Momentum) && c.Momentum >= 0 && c.Momentum < 1, "momentum", c.Momentum, "0 or more, less than 1")
+	check(finite(c.Beta1) && c.Beta1 >= 0 && c.Beta1 < 1, "beta1", c.Beta1, "0 or more, less than 1")
+	check(finite(c.Beta2) && c.Beta2 >= 0 && c.Beta2 < 1, "beta2", c.Beta2, "0 or more, less than 1")
+	check(finite(c.Epsilon) && c.Epsilon > 0, "epsilon", c.Epsilon, "more than 0")
+	check(finite(c.WeightDecay) && c.WeightDecay >= 0, "weight_decay", c.WeightDecay, "0 or more")
+	check(finite(c.ValueWeight) && c.ValueWeight >= 0, "value_weight", c.ValueWeight, "0 or more")
+	ch.AtLeast("warmup_steps", c.WarmupSteps, 0)
 	switch c.Schedule {
 	case ScheduleConstant:
 	case ScheduleStep:
-		if c.StepEvery < 1 {
-			return bad("step_every", c.StepEvery, "1 or more")
-		}
-		if !finite(c.StepGamma) || c.StepGamma <= 0 || c.StepGamma > 1 {
-			return bad("step_gamma", c.StepGamma, "more than 0, at most 1")
-		}
+		ch.AtLeast("step_every", c.StepEvery, 1)
+		check(finite(c.StepGamma) && c.StepGamma > 0 && c.StepGamma <= 1, "step_gamma", c.StepGamma, "more than 0, at most 1")
 	case ScheduleCosine:
-		if c.TotalSteps < 1 {
-			return bad("total_steps", c.TotalSteps, "1 or more")
-		}
-		if !finite(c.MinLR) || c.MinLR < 0 || c.MinLR > c.LR {
-			return bad("min_lr", c.MinLR, "0 to lr")
-		}
+		ch.AtLeast("total_steps", c.TotalSteps, 1)
+		check(finite(c.MinLR) && c.MinLR >= 0 && c.MinLR <= c.LR, "min_lr", c.MinLR, "0 to lr")
 	default:
-		return configs.Errorf("schedule", "is %q: want %q, %q or %q", c.Schedule, ScheduleConstant, ScheduleStep, ScheduleCosine)
+		ch.Check(false, "schedule", "is %q: want %q, %q or %q", c.Schedule, ScheduleConstant, ScheduleStep, ScheduleCosine)
 	}
-	return nil
+	return ch.Err()
 }
 
 // LearningRate is the rate of the step after step steps have been taken.

@@ -21,7 +21,7 @@
 // There is no batch normalisation: with gorgonia it needs a separate
 // evaluation mode, running statistics saved beside the weights, never a
 // padded training batch, and it costs about a quarter of the training
-// speed (see the project's gorgonia notes). A per-channel bias with
+// speed (measured on gorgonia's stock graph). A per-channel bias with
 // Fixup-style initialisation (each residual branch's last convolution
 // scaled down by sqrt(Blocks)) trains these shallow networks well and keeps
 // padded inference rows independent. The fully convolutional policy head

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/deathstacks/deathstacks/model"
+	"github.com/deathstacks/deathstacks/train/internal/encodingsum"
 )
 
 // fixtureRun is a run directory written by the release that introduced
@@ -60,5 +61,31 @@ func TestReadsRunOfFormatVersion1(t *testing.T) {
 	}
 	if _, err := loadTrained(fixtureRun); err != nil {
 		t.Errorf("load the run as a model: %v", err)
+	}
+}
+
+// TestFixturesFollowTheEncoding fails when the observation encoding, the
+// action encoding or the network file format is not the one the version
+// fixtures and the built-in player were made for (testdata/encoding.txt):
+// the procedure of train/internal/fixtures makes them again.
+func TestFixturesFollowTheEncoding(t *testing.T) {
+	recorded, err := encodingsum.Read(filepath.Join("testdata", "encoding.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	now, err := encodingsum.Current()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const procedure = "see train/internal/fixtures: go generate ./train, and a new built-in player if it reads another encoding"
+	switch {
+	case recorded == now:
+	case recorded.EncodingVersion == now.EncodingVersion && recorded.FormatVersion == now.FormatVersion:
+		t.Errorf("the observation or action encoding changed (observations %s, moves %s; recorded %s, %s) under the same env.EncodingVersion %d: "+
+			"bump it, so that networks of the old encoding are refused rather than fed the wrong planes; then %s",
+			now.Observations[:12], now.Moves[:12], recorded.Observations[:12], recorded.Moves[:12], now.EncodingVersion, procedure)
+	default:
+		t.Errorf("encoding version %d and file format %d, but the fixtures were made for %d and %d: %s",
+			now.EncodingVersion, now.FormatVersion, recorded.EncodingVersion, recorded.FormatVersion, procedure)
 	}
 }

@@ -304,14 +304,15 @@ func (c Config) problems() []*configs.FieldError {
 	ch.Check(c.TimeLimit >= 0, "time_limit", "is %v: want 0 (no limit) or more", c.TimeLimit)
 	ch.Check(c.Iterations > 0 || c.TimeLimit > 0, "iterations", "and time_limit are both 0: the run would never stop")
 
-	// Training asks more of the rules than env does (a move limit, and an
-	// opening shorter than it); env's own check has the last word.
-	r, before := c.Env.Rules, ch.Len()
-	ch.Check(r.MaxPlies > 0, "env.rules.max_plies", "is %d: self-play needs a move limit of 1 or more", r.MaxPlies)
-	ch.Check(r.RepetitionLimit == 0 || r.RepetitionLimit >= 2, "env.rules.repetitions", "is %d: want 0 (off) or 2 or more", r.RepetitionLimit)
-	ch.Between("env.opening_plies", c.Env.OpeningPlies, 0, max(0, r.MaxPlies-1))
-	if ch.Len() == before {
-		ch.Section("env", c.Env.Validate())
+	// Training asks more of the rules than env does: a move limit, and an
+	// opening shorter than it (where env found nothing wrong with them).
+	r := c.Env.Rules
+	ch.Section("env", c.Env.Validate())
+	if !ch.Reported("env.rules.max_plies") {
+		ch.Check(r.MaxPlies > 0, "env.rules.max_plies", "is %d: self-play needs a move limit of 1 or more", r.MaxPlies)
+	}
+	if !ch.Reported("env.opening_plies") {
+		ch.Between("env.opening_plies", c.Env.OpeningPlies, 0, max(0, r.MaxPlies-1))
 	}
 	ch.Section("model", c.Model.Validate())
 	ch.Section("server", c.Server.Validate())

@@ -19,4 +19,11 @@
 // reports of its phases are package train/progress.
 //
 // Every file the package writes goes through codec.WriteFileAtomic.
+//
+// A change of the observation encoding, the action encoding or the network
+// file format breaks the version fixtures and the built-in player:
+// TestFixturesFollowTheEncoding says so, and the procedure of
+// train/internal/fixtures (go generate ./train) makes them again.
 package train
+
+//go:generate sh -c "cd .. && go run ./train/internal/fixtures -write"

@@ -3,7 +3,6 @@ package train_test
 import (
 	"fmt"
 	"log"
-	"os"
 	"path/filepath"
 
 	"github.com/deathstacks/deathstacks/env"
@@ -11,14 +10,11 @@ import (
 )
 
 // A trained player is one call away: LoadPlayer reads an exported player
-// file (or a checkpoint, or a run directory) and returns a search player.
+// file (or a checkpoint, a network snapshot or a run directory; "" for the
+// built-in player) and returns a search player. Here the built-in player's
+// own file plays the first move of a game.
 func ExampleLoadPlayer() {
-	path := filepath.Join("checkpoints", "default", "player.dsnn")
-	if _, err := os.Stat(path); err != nil {
-		fmt.Println("export a player first: deathstacks export --checkpoint checkpoints/default --out", path)
-		return
-	}
-	player, err := train.LoadPlayer(path, 200, 1)
+	player, err := train.LoadPlayer(filepath.Join("builtin", "player.dsnn"), 50, 1)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -27,5 +23,7 @@ func ExampleLoadPlayer() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println("move:", d.Move)
+	pos := game.Position()
+	fmt.Println("legal:", pos.IsLegal(d.Move, true), "simulations:", d.Simulations)
+	// Output: legal: true simulations: 50
 }

@@ -44,11 +44,15 @@ type FileInfo struct {
 	State      *CheckpointState
 	ConfigName string
 	ReplaySize int
+	// Skipped names the damaged checkpoints of a run directory passed over
+	// for an older one, newest first.
+	Skipped []string
 }
 
 // Inspect reads a checkpoint, network or exported player file whole,
-// checking its checksum, and describes it; path "" describes the built-in
-// player.
+// checking its checksum, and describes it; a run directory is its latest
+// complete checkpoint, as for every command that reads a network; path ""
+// describes the built-in player.
 func Inspect(path string) (FileInfo, error) {
 	if path == "" {
 		net, err := model.ReadNetwork(builtin.Open())
@@ -57,6 +61,19 @@ func Inspect(path string) (FileInfo, error) {
 		}
 		return describePlayer(builtin.Name, net), nil
 	}
+	file, passed, err := modelFile(path)
+	if err != nil {
+		return FileInfo{}, fmt.Errorf("inspect: %w", err)
+	}
+	info, err := inspectFile(file)
+	for _, p := range passed {
+		info.Skipped = append(info.Skipped, p.Error())
+	}
+	return info, err
+}
+
+// inspectFile describes one checkpoint, network or exported player file.
+func inspectFile(path string) (FileInfo, error) {
 	head := make([]byte, len(checkpointMagic))
 	f, err := os.Open(path)
 	if err != nil {

@@ -31,6 +31,9 @@ func TestInspect(t *testing.T) {
 		{"network snapshot", netPath(dir, 1), KindNetwork, []string{
 			"kind: network (checksum OK)", "iterations: 1", "run: smoke", "search: simulations=", // snapshots carry their run's search
 		}},
+		{"run directory", dir, KindCheckpoint, []string{
+			"file: " + checkpointPath(dir, 2), "kind: checkpoint (checksum OK)", "iteration: 2", // its latest checkpoint
+		}},
 		{"exported player", player, KindPlayer, []string{
 			"kind: exported player (checksum OK)", "iterations: 2", "run: smoke", "search: simulations=7,",
 		}},

@@ -69,7 +69,7 @@ type trained struct {
 // carried them takes them from its run's config.yaml; any other bare
 // network searches with mcts.DefaultConfig.
 func loadTrained(path string) (*trained, error) {
-	file, t := path, &trained{}
+	t := &trained{}
 	if path == "" {
 		net, err := model.ReadNetwork(builtin.Open())
 		if err != nil {
@@ -77,20 +77,12 @@ func loadTrained(path string) (*trained, error) {
 		}
 		return t, t.fromNetwork(net, builtin.Name)
 	}
-	var skipped []error
-	info, err := os.Stat(path)
-	if err != nil {
-		return nil, fmt.Errorf("model %s: %w", path, err)
+	file, skipped, err := modelFile(path)
+	for _, s := range skipped {
+		t.warnings = append(t.warnings, fmt.Sprintf("model %s: skipped damaged checkpoint %v", path, s))
 	}
-	if info.IsDir() {
-		latest, passed, err := latestCheckpoint(path)
-		for _, s := range passed {
-			t.warnings = append(t.warnings, fmt.Sprintf("model %s: skipped damaged checkpoint %v", path, s))
-		}
-		if err != nil {
-			return nil, fmt.Errorf("model %s: %w", path, errors.Join(append([]error{err}, passed...)...))
-		}
-		file, skipped = latest, passed
+	if err != nil {
+		return nil, err
 	}
 	if isCheckpoint(file) {
 		st, net, err := readCheckpointNetwork(file)
@@ -128,6 +120,26 @@ func loadTrained(path string) (*trained, error) {
 		}
 	}
 	return t, nil
+}
+
+// modelFile resolves what a user named as a model to the file to read,
+// the one resolver of every command that reads a network: a run
+// directory's latest complete checkpoint (skipped names each damaged newer
+// one passed over), any other path itself (a checkpoint, a network
+// snapshot, an exported player).
+func modelFile(path string) (file string, skipped []error, err error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return "", nil, fmt.Errorf("model %s: %w", path, err)
+	}
+	if !info.IsDir() {
+		return path, nil, nil
+	}
+	latest, skipped, err := latestCheckpoint(path)
+	if err != nil {
+		return "", skipped, fmt.Errorf("model %s: %w", path, errors.Join(append([]error{err}, skipped...)...))
+	}
+	return latest, skipped, nil
 }
 
 // fromNetwork takes a network file's network with what its metadata says:

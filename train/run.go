@@ -297,13 +297,15 @@ func (r *runner) iteration(ctx context.Context, srv *model.Server, elapsed func(
 			}
 			bar.Add(1)
 		})
-		bar.Finish()
 		if ctx.Err() != nil {
+			bar.Stop("interrupted")
 			return true, nil
 		}
 		if err != nil {
+			bar.Stop("failed")
 			return false, err
 		}
+		bar.Finish()
 		if addErr != nil {
 			return false, addErr
 		}
@@ -473,20 +475,26 @@ func (r *runner) evaluate(ctx context.Context, it int, m *metrics.Iteration) err
 	m.Eval = map[string]metrics.EvalResult{}
 	total := e.Games * len(opponents)
 	bar := progress.New(r.log, total, fmt.Sprintf("iteration %d evaluation", it), "games", r.opts.Quiet)
-	defer bar.Finish()
 	for i, opp := range opponents {
 		arena := r.cfg.arena(iterationSeed(r.cfg.Seed, it) ^ uint64(i+1)<<32)
 		arena.OnGame = func(eval.GameRecord) { bar.Add(1) }
 		records, err := eval.PlayMatch(ctx, current, opp, arena)
 		if err != nil {
+			if ctx.Err() != nil {
+				bar.Stop("interrupted")
+			} else {
+				bar.Stop("failed")
+			}
 			return err
 		}
 		res, err := evalAgainst(records, networkName, opp.Name)
 		if err != nil {
+			bar.Stop("failed")
 			return err
 		}
 		m.Eval[opp.Name] = res
 	}
+	bar.Finish()
 	return nil
 }
 

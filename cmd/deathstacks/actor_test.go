@@ -33,7 +33,18 @@ func TestActorsAndLearnerSurviveSIGKILL(t *testing.T) {
 	bin := buildBinary(t)
 	dir := filepath.Join(tmp, "run")
 	addr := freeAddr(t)
-	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 1))
+	// The moments of the kills are drawn from a seed that the log names,
+	// so that a failure can be replayed: DEATHSTACKS_TEST_SEED=N.
+	seed := uint64(time.Now().UnixNano())
+	if text := os.Getenv("DEATHSTACKS_TEST_SEED"); text != "" {
+		n, err := strconv.ParseUint(text, 10, 64)
+		if err != nil {
+			t.Fatalf("DEATHSTACKS_TEST_SEED %q: want a whole number", text)
+		}
+		seed = n
+	}
+	t.Logf("seed %d (replay with DEATHSTACKS_TEST_SEED=%d)", seed, seed)
+	rng := rand.New(rand.NewPCG(seed, 1))
 	var procs []*exec.Cmd
 	t.Cleanup(func() {
 		if t.Failed() {
@@ -68,7 +79,10 @@ func TestActorsAndLearnerSurviveSIGKILL(t *testing.T) {
 		}
 		return start("learner.log", append(args, extra...)...)
 	}
-	l := learner(6, "--no-selfplay")
+	// The first learner has more iterations than it can play before its
+	// kill, so that the kill always comes in the middle of the run; the
+	// learners after it play two iterations more, and one.
+	l := learner(1000, "--no-selfplay")
 	actorArgs := actorLine(t, filepath.Join(tmp, "learner.log"))
 	actor := func() *exec.Cmd {
 		return start("actors.log", append(actorArgs, "--workers", "1", "--parallel-games", "2")...)
@@ -87,8 +101,9 @@ func TestActorsAndLearnerSurviveSIGKILL(t *testing.T) {
 	// up, the checkpoint read) and to the first games taken after it.
 	learnerLog := filepath.Join(tmp, "learner.log")
 	servers, takes := countIn(learnerLog, "deathstacks actor "), countIn(learnerLog, "remote games from")
+	killedAt := lastCheckpoint(dir)
 	restarted := time.Now()
-	l = learner(6, "--no-selfplay")
+	l = learner(killedAt+2, "--no-selfplay")
 	for countIn(learnerLog, "deathstacks actor ") == servers && time.Since(restarted) < time.Minute {
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -104,7 +119,7 @@ func TestActorsAndLearnerSurviveSIGKILL(t *testing.T) {
 	}
 	// One more iteration, with local self-play so that it waits for no
 	// actor, takes the games sent since.
-	waitFor(t, learner(7), 60*time.Second, "last learner")
+	waitFor(t, learner(killedAt+3), 60*time.Second, "last learner")
 	checkStream(t, dir)
 }
 
@@ -194,6 +209,20 @@ func actorLine(t *testing.T, log string) []string {
 func countIn(log, text string) int {
 	data, _ := os.ReadFile(log)
 	return strings.Count(string(data), text)
+}
+
+// lastCheckpoint returns the iteration of the run's newest checkpoint, 0
+// for none.
+func lastCheckpoint(dir string) int {
+	last := 0
+	files, _ := filepath.Glob(filepath.Join(dir, "ckpt-*.dsck"))
+	for _, f := range files {
+		var it int
+		if _, err := fmt.Sscanf(filepath.Base(f), "ckpt-%d.dsck", &it); err == nil {
+			last = max(last, it)
+		}
+	}
+	return last
 }
 
 func hasCheckpoint(dir string) bool {

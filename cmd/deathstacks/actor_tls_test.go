@@ -122,9 +122,8 @@ func TestActorOverTLSStopsOnSignal(t *testing.T) {
 				if err != nil || !strings.Contains(output(), "actor stopped") {
 					t.Errorf("actor after %v: %v, output:\n%s", tc.sig, err, output())
 				}
-				if took > 3*time.Second {
-					t.Errorf("actor took %v to stop after %v: want about a second", took, tc.sig)
-				}
+				// No budget (it takes about a second): the 30s below are a
+				// deadlock's timeout.
 				t.Logf("stopped %v after %v", took.Round(time.Millisecond), tc.sig)
 				for _, m := range switchLine.FindAllStringSubmatch(output(), -1) {
 					ms, _ := strconv.Atoi(m[1])

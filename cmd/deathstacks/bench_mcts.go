@@ -20,7 +20,7 @@ Measures the searches on positions from seeded random games, one line each:
 Each line runs for --seconds on one goroutine; run with GOMAXPROCS=1 to
 measure one core.`, s)
 	seconds := fs.Float64("seconds", 2, "measuring time per line")
-	sims := fs.Int("sims", 800, "simulations per PUCT and UCT search")
+	sims := simulationsFlag(fs, 800, "simulations per PUCT and UCT search")
 	depth := fs.Int("depth", 4, "alpha-beta depth")
 	seed := fs.Uint64("seed", 1, "seed of the positions and players")
 	if err := parseFlags(fs, args); err != nil {

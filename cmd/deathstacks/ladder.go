@@ -58,7 +58,7 @@ Without --resume, an --out holding unfinished games is refused.`, s)
 	games := fs.Int("games", 10, "games per pair of players")
 	parallel := fs.Int("parallel", runtime.NumCPU(), "games played at once")
 	every := fs.Int("every", 1, "rate the snapshots whose iteration is a multiple of K, and the latest, of each run")
-	sims := fs.Int("sims", 100, "simulations per move of the network players")
+	sims := simulationsFlag(fs, 100, "simulations per move of the network players")
 	moveTime := fs.Duration("time", 0, "search time per move of the network players, such as 1s (then no simulation limit unless --sims is given); 0 = none")
 	seed := fs.Uint64("seed", 1, "seed of the openings and players")
 	out := fs.String("out", "", "the directory to write (default the run directory; required with several runs)")
@@ -82,7 +82,7 @@ Without --resume, an --out holding unfinished games is refused.`, s)
 	}
 	opts := eval.LadderOptions{Every: *every, Simulations: *sims, Time: *moveTime, Games: *games, Parallel: *parallel, Seed: *seed}
 	if err := opts.Validate(); err != nil {
-		return flagErr(err, map[string]string{"every": "every", "simulations": "sims", "time": "time", "games": "games", "parallel": "parallel"})
+		return flagErr(err, map[string]string{"every": "every", "simulations": givenName(fs, "simulations"), "time": "time", "games": "games", "parallel": "parallel"})
 	}
 	if len(vs) == 0 {
 		vs = stringList{"random", "greedy"}

@@ -209,9 +209,10 @@ func parseFlagsArgs(fs *flag.FlagSet, args []string, n int) error {
 
 // flagErr turns a package's verdict on values the flags gave into a usage
 // error (status 2) that names the flags: each [configs.FieldError] whose
-// key is in flags (setting key to flag name) is said of its flag,
-// "--games is 0: want 1 or more"; the package owns the check and its
-// words, the command only the flag names.
+// key, or the section its key is in ("rules" of "rules.max_plies"), is in
+// flags (setting key to flag name) is said of its flag, "--games is 0:
+// want 1 or more"; the package owns the check and its words, the command
+// only the flag names.
 func flagErr(err error, flags map[string]string) error {
 	if err == nil {
 		return nil
@@ -223,8 +224,16 @@ func flagErr(err error, flags map[string]string) error {
 	lines := make([]string, len(problems))
 	for i, p := range problems {
 		lines[i] = p.Error()
-		if f, ok := flags[p.Key]; ok {
-			lines[i] = "--" + f + " " + p.Msg
+		for key := p.Key; ; {
+			if f, ok := flags[key]; ok {
+				lines[i] = "--" + f + " " + p.Msg
+				break
+			}
+			dot := strings.LastIndexByte(key, '.')
+			if dot < 0 {
+				break
+			}
+			key = key[:dot]
 		}
 	}
 	return usageErr("%s", strings.Join(lines, "\n"))
@@ -294,9 +303,40 @@ func count(n int, singular, plural string) string {
 	return strconv.Itoa(n) + " " + plural
 }
 
-// flagGiven reports whether the command line set the flag called name.
+// flagGiven reports whether the command line set the flag called name,
+// under that name or an alias.
 func flagGiven(fs *flag.FlagSet, name string) bool {
-	given := false
-	fs.Visit(func(f *flag.Flag) { given = given || f.Name == name })
+	_, given := givenAs(fs, name)
 	return given
+}
+
+// givenName returns the name the command line gave the flag called name
+// under (an alias such as --sims of --simulations), or name itself.
+func givenName(fs *flag.FlagSet, name string) string {
+	if as, given := givenAs(fs, name); given {
+		return as
+	}
+	return name
+}
+
+// givenAs returns the name under which the command line set the flag
+// called name, itself or an alias (which shares its Value), and false when
+// it did not set it.
+func givenAs(fs *flag.FlagSet, name string) (as string, given bool) {
+	want := fs.Lookup(name)
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == name || (want != nil && f.Value == want.Value) {
+			as, given = f.Name, true
+		}
+	})
+	return as, given
+}
+
+// simulationsFlag defines --simulations, the search setting's key (as in
+// az specs and config files), with --sims, its name in earlier versions,
+// as an alias of the same value.
+func simulationsFlag(fs *flag.FlagSet, value int, usage string) *int {
+	p := fs.Int("simulations", value, usage)
+	fs.Var(fs.Lookup("simulations").Value, "sims", "the same as --simulations (its earlier name)")
+	return p
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -108,6 +109,7 @@ func TestExitStatus(t *testing.T) {
 		tc{[]string{"bench", "nn", "--config", missing}, 2},
 		tc{[]string{"inspect", missing}, 2},
 		tc{[]string{"inspect", junk}, 2},
+		tc{[]string{"inspect", dir}, 2}, // a run directory without a checkpoint
 		// Bad values.
 		tc{[]string{"moves", "--fen", "x"}, 2},
 		tc{[]string{"perft", "--depth", "0"}, 2},
@@ -171,5 +173,32 @@ func TestTrainConfigUnknownName(t *testing.T) {
 		if !strings.Contains(errOut, name) {
 			t.Errorf("stderr %q does not list the built-in config %s", errOut, name)
 		}
+	}
+}
+
+// TestSimulationsFlag: --simulations, the search setting's key, and --sims,
+// its earlier name, set one value, and a message names the flag as given.
+func TestSimulationsFlag(t *testing.T) {
+	cases := []struct {
+		args  []string
+		value int
+		given bool
+		name  string
+	}{
+		{nil, 5, false, "simulations"},
+		{[]string{"--simulations", "7"}, 7, true, "simulations"},
+		{[]string{"--sims", "0"}, 0, true, "sims"},
+	}
+	for _, tc := range cases {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			fs := flag.NewFlagSet("test", flag.ContinueOnError)
+			sims := simulationsFlag(fs, 5, "simulations per move")
+			if err := fs.Parse(tc.args); err != nil {
+				t.Fatal(err)
+			}
+			if *sims != tc.value || flagGiven(fs, "simulations") != tc.given || givenName(fs, "simulations") != tc.name {
+				t.Errorf("value %d, given %v, named %q: want %d, %v, %q", *sims, flagGiven(fs, "simulations"), givenName(fs, "simulations"), tc.value, tc.given, tc.name)
+			}
+		})
 	}
 }

@@ -130,10 +130,10 @@ func runPlot(args []string, s stdio) error {
 }
 
 func runExport(args []string, s stdio) error {
-	fs := newFlags("export", "export --checkpoint PATH --out FILE [--sims N] [--search KEY=VALUE]... [--meta KEY=VALUE]...\n\nWrites a self-contained player file (network, architecture, encoding version,\nsearch settings, metadata, checksum) that az:model=FILE and train.LoadPlayer read.\nPATH is a checkpoint, a run directory (its latest checkpoint) or a network\nsnapshot of a run (DIR/nets/net-N.dsnn). The metadata records this command\nline (export_command, with each absolute path cut to its last element)\nand each --meta entry, such as\n--meta trained_by='deathstacks train --config long'.", s)
+	fs := newFlags("export", "export --checkpoint PATH --out FILE [--simulations N] [--search KEY=VALUE]... [--meta KEY=VALUE]...\n\nWrites a self-contained player file (network, architecture, encoding version,\nsearch settings, metadata, checksum) that az:model=FILE and train.LoadPlayer read.\nPATH is a checkpoint, a run directory (its latest checkpoint) or a network\nsnapshot of a run (DIR/nets/net-N.dsnn). The metadata records this command\nline (export_command, with each absolute path cut to its last element)\nand each --meta entry, such as\n--meta trained_by='deathstacks train --config long'.", s)
 	ckpt := fs.String("checkpoint", "", "a checkpoint file, a run directory or a network snapshot")
 	out := fs.String("out", "", "the player file to write")
-	sims := fs.Int("sims", 0, "simulations per move (default: the run's self-play setting); 0 for no limit, with --search time=D")
+	sims := simulationsFlag(fs, 0, "simulations per move (default: the run's self-play setting); 0 for no limit, with --search time=D")
 	meta, search := map[string]string{}, map[string]string{}
 	fs.Func("meta", "a metadata entry KEY=VALUE to store in the file (repeatable)", keyValues(meta))
 	fs.Func("search", "a search setting KEY=VALUE for the player, such as contempt=0.5 (repeatable; keys as in az specs)", keyValues(search))
@@ -147,11 +147,12 @@ func runExport(args []string, s stdio) error {
 		return usageErr("--meta %s: export writes that entry itself", exportCommandKey)
 	}
 	meta[exportCommandKey] = commandLine("export", portableArgs(args))
-	// --sims is the search setting simulations, so that an explicit 0
-	// (no limit, for a timed player) is not taken for "the run's setting".
-	if flagGiven(fs, "sims") {
+	// --simulations (--sims) is the search setting simulations, so that an
+	// explicit 0 (no limit, for a timed player) is not taken for "the
+	// run's setting".
+	if flagGiven(fs, "simulations") {
 		if _, dup := search["simulations"]; dup {
-			return usageErr("--sims and --search simulations=: give the simulations once")
+			return usageErr("--simulations (--sims) and --search simulations=: give the simulations once")
 		}
 		search["simulations"] = strconv.Itoa(*sims)
 	}
@@ -209,7 +210,7 @@ func portableArgs(args []string) []string {
 const exportCommandKey = "export_command"
 
 func runInspect(args []string, s stdio) error {
-	fs := newFlags("inspect", "inspect [FILE]\n\nDescribes a checkpoint (ckpt-N.dsck), a network file (nets/net-N.dsnn) or an\nexported player, read whole with its checksum: kind, architecture,\nparameters, training steps, encoding version, metadata (iteration, run,\nrating, how it was made...), search settings; for a checkpoint also its\niteration, replay buffer and config name. One \"key: value\" a line.\nWithout FILE, the built-in player (the az player without a model).", s)
+	fs := newFlags("inspect", "inspect [FILE|DIR]\n\nDescribes a checkpoint (ckpt-N.dsck), a network file (nets/net-N.dsnn), an\nexported player or a run directory (its latest complete checkpoint), read whole with its checksum: kind, architecture,\nparameters, training steps, encoding version, metadata (iteration, run,\nrating, how it was made...), search settings; for a checkpoint also its\niteration, replay buffer and config name. One \"key: value\" a line.\nWithout FILE, the built-in player (the az player without a model).", s)
 	files := 1
 	if len(args) == 0 {
 		files = 0
@@ -220,6 +221,9 @@ func runInspect(args []string, s stdio) error {
 	info, err := train.Inspect(fs.Arg(0))
 	if err != nil {
 		return err
+	}
+	for _, skipped := range info.Skipped {
+		fmt.Fprintln(s.err, "warning: skipped damaged checkpoint "+skipped)
 	}
 	info.WriteText(s.out)
 	return nil

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/deathstacks/deathstacks/configs"
 	"github.com/deathstacks/deathstacks/env"
 	"github.com/deathstacks/deathstacks/mcts"
 )
@@ -31,17 +32,23 @@ type AlphaBetaConfig struct {
 	Time time.Duration `yaml:"time"`
 }
 
-// Validate reports a setting out of range, naming its YAML key.
+// alphaBetaSettings lists every field of AlphaBetaConfig once, as
+// mcts.Config's table does the search's: its YAML key is its key in
+// "alphabeta:" player specs.
+var alphaBetaSettings = configs.NewTable("alpha-beta setting", []configs.Field[AlphaBetaConfig]{
+	{Setting: mcts.Setting{Help: "deepest iteration in plies (default 4; 0 for none, with a time)"},
+		Ptr: func(c *AlphaBetaConfig) any { return &c.Depth }, Hi: maxSearchPly, Want: fmt.Sprintf("0 (time limit only) to %d", maxSearchPly)},
+	{Setting: mcts.Setting{Help: "time limit per move, such as 500ms (alone: no depth limit)"},
+		Ptr: func(c *AlphaBetaConfig) any { return &c.Time }, Hi: math.Inf(1), Want: "a duration of 0s (depth limit only) or more, such as 500ms"},
+})
+
+// Validate reports every setting out of range, each as a
+// [*configs.FieldError] naming its YAML key.
 func (c AlphaBetaConfig) Validate() error {
-	switch {
-	case c.Depth < 0 || c.Depth > maxSearchPly:
-		return fmt.Errorf("alphabeta config: depth is %d: want 0 (time limit only) to %d", c.Depth, maxSearchPly)
-	case c.Time < 0:
-		return fmt.Errorf("alphabeta config: time is %v: want 0 (depth limit only) or more", c.Time)
-	case c.Depth == 0 && c.Time == 0:
-		return fmt.Errorf("alphabeta config: depth and time are both 0: set one of them")
-	}
-	return nil
+	var ch configs.Checker
+	alphaBetaSettings.Check(&ch, c)
+	ch.Check(c.Depth != 0 || c.Time != 0, "depth", "is 0 without a time: want 1 or more, or a time per move")
+	return ch.Err()
 }
 
 // ttBits sets the transposition table to 2^18 entries (6 MiB).
@@ -81,10 +88,12 @@ type AlphaBetaPlayer struct {
 	nodes    int64
 	deadline time.Time
 	stopped  bool
-	moves    [maxSearchPly][maxMoves]env.Move
-	order    [maxSearchPly][maxMoves]int32
-	pv       [maxSearchPly + 1][maxSearchPly]env.Move
-	pvLen    [maxSearchPly + 1]int
+	// now is the clock the time limit reads: time.Now, or a test's.
+	now   func() time.Time
+	moves [maxSearchPly][maxMoves]env.Move
+	order [maxSearchPly][maxMoves]int32
+	pv    [maxSearchPly + 1][maxSearchPly]env.Move
+	pvLen [maxSearchPly + 1]int
 }
 
 // NewAlphaBetaPlayer returns an alpha-beta player with its own seed.
@@ -92,7 +101,7 @@ func NewAlphaBetaPlayer(cfg AlphaBetaConfig, seed uint64) (*AlphaBetaPlayer, err
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return &AlphaBetaPlayer{cfg: cfg, rng: newRand(seed), tt: make([]ttEntry, 1<<ttBits)}, nil
+	return &AlphaBetaPlayer{cfg: cfg, rng: newRand(seed), tt: make([]ttEntry, 1<<ttBits), now: time.Now}, nil
 }
 
 // Choose implements [mcts.Player]. The decision has the score for the mover
@@ -104,7 +113,7 @@ func (p *AlphaBetaPlayer) Choose(g *env.Game) (mcts.Decision, error) {
 	if err := finished(g); err != nil {
 		return mcts.Decision{}, err
 	}
-	start := time.Now()
+	start := p.now()
 	p.rules = g.Rules()
 	p.history = append(p.history[:0], g.History()...)
 	p.nodes, p.stopped = 0, false
@@ -218,7 +227,7 @@ func (p *AlphaBetaPlayer) negamax(pos *env.Position, depth, alpha, beta, ply int
 // timeUp reports, checking the clock every 1024 positions, whether the time
 // limit has passed.
 func (p *AlphaBetaPlayer) timeUp() bool {
-	if !p.stopped && !p.deadline.IsZero() && p.nodes&1023 == 0 && time.Now().After(p.deadline) {
+	if !p.stopped && !p.deadline.IsZero() && p.nodes&1023 == 0 && p.now().After(p.deadline) {
 		p.stopped = true
 	}
 	return p.stopped

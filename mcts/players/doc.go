@@ -5,7 +5,11 @@
 // [NewAlphaBetaPlayer] (negamax with iterative deepening and a
 // transposition table); UCT with random rollouts is package mcts's
 // tree search. A [Spec] names any player in text ("greedy",
-// "alphabeta:depth=4", "mcts:sims=1000", "az:model=PATH,simulations=200"):
+// "alphabeta:depth=4", "mcts:simulations=1000", "az:model=PATH,simulations=200"):
 // [ParseSpec] reads one and [NewPlayer] builds it, with an [AZLoader]
-// (package train's) for az players, whose keys are mcts's search settings.
+// (package train's) for az players. A kind's keys are the YAML keys of its
+// settings, from one table each (configs.Table): [AlphaBetaConfig]'s,
+// mcts.UCTConfig's and mcts.Config's, with the names of earlier versions
+// ("sims", "c", "cpuct") as aliases, and each range checked once, the
+// same for a spec as for a config's Validate.
 package players

@@ -2,8 +2,6 @@ package players
 
 import (
 	"fmt"
-	"strconv"
-	"time"
 
 	"github.com/deathstacks/deathstacks/mcts"
 )
@@ -52,19 +50,23 @@ func NewPlayer(spec Spec, seed uint64, loadAZ AZLoader) (mcts.Player, error) {
 // alphaBetaConfig returns the settings of an alphabeta spec: depth 4 when
 // neither depth nor time is given, and no depth limit when only time is.
 func (s Spec) alphaBetaConfig() AlphaBetaConfig {
-	cfg := AlphaBetaConfig{Depth: s.intValue("depth", 0), Time: s.durationValue("time")}
-	if cfg.Depth == 0 && cfg.Time == 0 {
-		cfg.Depth = 4
+	cfg := AlphaBetaConfig{Depth: 4}
+	_, depth := s.lookup("depth")
+	if _, time := s.lookup("time"); time && !depth {
+		cfg.Depth = 0
+	}
+	for _, p := range s.Params {
+		_ = alphaBetaSettings.Set(&cfg, p.Key, p.Value) // ParseSpec or Validate has checked the value
 	}
 	return cfg
 }
 
-// mcts.UCTConfig returns the settings of an mcts spec over [mcts.DefaultUCTConfig].
+// uctConfig returns the settings of an mcts spec over [mcts.DefaultUCTConfig].
 func (s Spec) uctConfig() mcts.UCTConfig {
 	cfg := mcts.DefaultUCTConfig()
-	cfg.Simulations = s.intValue("sims", cfg.Simulations)
-	cfg.Exploration = s.floatValue("c", cfg.Exploration)
-	cfg.RolloutDepth = s.intValue("depth", cfg.RolloutDepth)
+	for _, p := range s.Params {
+		_ = cfg.Set(p.Key, p.Value) // ParseSpec or Validate has checked the value
+	}
 	return cfg
 }
 
@@ -102,34 +104,4 @@ func SearchParams(c mcts.Config) []Param {
 func (s Spec) Model() string {
 	m, _ := s.lookup("model")
 	return m
-}
-
-// The typed getters read values that Validate or ParseSpec has checked; a
-// missing key gives the default.
-
-func (s Spec) intValue(key string, def int) int {
-	if v, ok := s.lookup(key); ok {
-		if n, err := strconv.Atoi(v); err == nil {
-			return n
-		}
-	}
-	return def
-}
-
-func (s Spec) floatValue(key string, def float64) float64 {
-	if v, ok := s.lookup(key); ok {
-		if x, err := strconv.ParseFloat(v, 64); err == nil {
-			return x
-		}
-	}
-	return def
-}
-
-func (s Spec) durationValue(key string) time.Duration {
-	if v, ok := s.lookup(key); ok {
-		if d, err := time.ParseDuration(v); err == nil {
-			return d
-		}
-	}
-	return 0
 }

@@ -3,12 +3,10 @@ package players
 import (
 	"errors"
 	"fmt"
-	"math"
 	"slices"
-	"strconv"
 	"strings"
-	"time"
 
+	"github.com/deathstacks/deathstacks/configs"
 	"github.com/deathstacks/deathstacks/mcts"
 )
 
@@ -63,40 +61,47 @@ type kindDef struct {
 	keys       []keyDef
 }
 
-// searchKeys are the search settings an az spec may override: every
-// field of mcts.Config, under its config key or an older alias.
-func searchKeys() []keyDef {
-	var keys []keyDef
-	for _, st := range mcts.Settings() {
+// tableKeys are the keys of a kind whose settings come from a table:
+// each under its YAML key or an older alias, its value checked by set,
+// which parses it into a config and returns the value's canonical text.
+func tableKeys(settings []mcts.Setting, set func(key, text string) (string, error)) []keyDef {
+	keys := make([]keyDef, len(settings))
+	for i, st := range settings {
 		key := st.Key
-		keys = append(keys, keyDef{name: key, help: st.Help, aliases: st.Aliases, check: func(text string) (string, error) {
-			var c mcts.Config
-			if err := c.Set(key, text); err != nil {
-				return "", err
-			}
-			return c.Get(key), nil
-		}})
+		keys[i] = keyDef{name: key, help: st.Help, aliases: st.Aliases, check: func(text string) (string, error) { return set(key, text) }}
 	}
 	return keys
 }
 
 // playerKinds lists every kind of player with its keys; it is never
-// written.
+// written. The keys of alphabeta, mcts and az come from the tables of
+// AlphaBetaConfig, mcts.UCTConfig and mcts.Config.
 var playerKinds = []kindDef{
 	{name: KindRandom, help: "a uniformly random legal move"},
 	{name: KindGreedy, help: "an immediate win, else the best material count after one ply"},
-	{name: KindAlphaBeta, help: "alpha-beta search (default depth=4)", keys: []keyDef{
-		{name: "depth", help: "deepest iteration in plies", check: intIn(1, maxSearchPly)},
-		{name: "time", help: "time limit per move, such as 500ms", check: durationAbove0},
-	}},
-	{name: KindMCTS, help: "UCT with random rollouts", keys: []keyDef{
-		{name: "sims", help: "simulations per move", check: intIn(1, math.MaxInt32)},
-		{name: "c", help: "UCB1 exploration constant", check: floatAtLeast(0)},
-		{name: "depth", help: "rollout plies before the material count", check: intIn(0, 10000)},
-	}},
+	{name: KindAlphaBeta, help: "alpha-beta search (default depth=4)", keys: tableKeys(alphaBetaSettings.Settings(), func(key, text string) (string, error) {
+		var c AlphaBetaConfig
+		if err := alphaBetaSettings.Set(&c, key, text); err != nil {
+			return "", err
+		}
+		return alphaBetaSettings.Get(c, key), nil
+	})},
+	{name: KindMCTS, help: "UCT with random rollouts", keys: tableKeys(mcts.UCTSettings(), func(key, text string) (string, error) {
+		var c mcts.UCTConfig
+		if err := c.Set(key, text); err != nil {
+			return "", err
+		}
+		return c.Get(key), nil
+	})},
 	{name: KindAZ, help: "tree search guided by a trained network (PUCT, or a Gumbel root)", keys: append([]keyDef{
 		{name: "model", help: "path of the model file (default: the built-in player)", check: checkPath},
-	}, searchKeys()...)},
+	}, tableKeys(mcts.Settings(), func(key, text string) (string, error) {
+		var c mcts.Config
+		if err := c.Set(key, text); err != nil {
+			return "", err
+		}
+		return c.Get(key), nil
+	})...)},
 }
 
 // kindNames lists the kinds for error messages.
@@ -215,10 +220,23 @@ func (s Spec) check(k *kindDef) (Spec, error) {
 			}
 		}
 		v, err := kd.check(p.Value)
-		if err != nil {
+		if fe := (*configs.FieldError)(nil); errors.As(err, &fe) {
+			return Spec{}, fmt.Errorf("key %s (%s) %s", p.Key, kd.help, fe.Msg)
+		} else if err != nil {
 			return Spec{}, fmt.Errorf("key %s (%s): %w", p.Key, kd.help, err)
 		}
 		out.Params = append(out.Params, Param{Key: p.Key, Value: v})
+	}
+	// The settings together: an alpha-beta search needs a limit.
+	var err error
+	switch s.Kind {
+	case KindAlphaBeta:
+		err = out.alphaBetaConfig().Validate()
+	case KindMCTS:
+		err = out.uctConfig().Validate()
+	}
+	if err != nil {
+		return Spec{}, err
 	}
 	return out, nil
 }
@@ -235,44 +253,9 @@ func (s Spec) lookup(key string) (string, bool) {
 
 // The value checks. Each returns the canonical text of a good value.
 
-func intIn(lo, hi int) func(string) (string, error) {
-	return func(text string) (string, error) {
-		n, err := strconv.Atoi(text)
-		if err != nil || n < lo || n > hi {
-			return "", fmt.Errorf("%q: want a whole number from %d to %d", text, lo, hi)
-		}
-		return strconv.Itoa(n), nil
-	}
-}
-
-func floatAtLeast(lo float64) func(string) (string, error) {
-	return floatCheck(func(x float64) bool { return x >= lo }, fmt.Sprintf("of %v or more", lo))
-}
-
-func floatCheck(ok func(float64) bool, want string) func(string) (string, error) {
-	return func(text string) (string, error) {
-		x, err := strconv.ParseFloat(text, 64)
-		if err != nil || !finite(x) || !ok(x) {
-			return "", fmt.Errorf("%q: want a number %s", text, want)
-		}
-		return strconv.FormatFloat(x, 'g', -1, 64), nil
-	}
-}
-
-func durationAbove0(text string) (string, error) {
-	d, err := time.ParseDuration(text)
-	if err != nil || d <= 0 {
-		return "", fmt.Errorf("%q: want a positive duration such as 500ms or 2s", text)
-	}
-	return d.String(), nil
-}
-
 func checkPath(text string) (string, error) {
 	if text == "" || strings.TrimSpace(text) != text {
 		return "", errors.New("want a file path without surrounding spaces")
 	}
 	return text, nil
 }
-
-// finite reports whether x is neither NaN nor infinite.
-func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/deathstacks/deathstacks/configs"
 	"github.com/deathstacks/deathstacks/mcts"
 )
 
@@ -23,6 +24,8 @@ func TestParseSpec(t *testing.T) {
 		{"alphabeta:time=0.5s,depth=06", Spec{"alphabeta", []Param{{"time", "500ms"}, {"depth", "6"}}}, "alphabeta:time=500ms,depth=6"},
 		{"mcts:sims=1000", Spec{"mcts", []Param{{"sims", "1000"}}}, "mcts:sims=1000"},
 		{"mcts:sims=10,c=1.4,depth=0", Spec{"mcts", []Param{{"sims", "10"}, {"c", "1.4"}, {"depth", "0"}}}, "mcts:sims=10,c=1.4,depth=0"},
+		{"mcts:simulations=10,exploration=1.40,rollout_depth=3", Spec{"mcts", []Param{{"simulations", "10"}, {"exploration", "1.4"}, {"rollout_depth", "3"}}}, "mcts:simulations=10,exploration=1.4,rollout_depth=3"},
+		{"alphabeta:depth=0,time=1s", Spec{"alphabeta", []Param{{"depth", "0"}, {"time", "1s"}}}, "alphabeta:depth=0,time=1s"},
 		{"az:model=PATH,sims=200", Spec{"az", []Param{{"model", "PATH"}, {"sims", "200"}}}, "az:model=PATH,sims=200"},
 		{"az", Spec{Kind: "az"}, "az"},
 		{"az:sims=100", Spec{"az", []Param{{"sims", "100"}}}, "az:sims=100"},
@@ -60,17 +63,20 @@ func TestParseSpecErrors(t *testing.T) {
 		{"greedy:depth=2", []string{`greedy has no key "depth"`, "valid keys are none"}},
 		{"alphabeta:depth", []string{`"depth"`, "want key=value", "depth, time"}},
 		{"alphabeta:nodes=5", []string{`alphabeta has no key "nodes"`, "valid keys are depth, time"}},
-		{"alphabeta:depth=0", []string{"key depth", "from 1 to 64"}},
-		{"alphabeta:depth=65", []string{"from 1 to 64"}},
+		{"alphabeta:depth=0", []string{"depth is 0 without a time"}},
+		{"alphabeta:time=0s", []string{"depth is 0 without a time"}},
+		{"alphabeta:depth=65", []string{"key depth", "0 (time limit only) to 64"}},
 		{"alphabeta:depth=four", []string{"whole number"}},
 		{"alphabeta:time=5", []string{"key time", "duration"}},
-		{"alphabeta:time=-1s", []string{"positive duration"}},
+		{"alphabeta:time=-1s", []string{"key time", "0s (depth limit only) or more"}},
 		{"alphabeta:depth=3,depth=4", []string{"depth given twice"}},
 		{"alphabeta:depth=3,", []string{"want key=value"}},
-		{"mcts:sims=0", []string{"key sims", "from 1"}},
+		{"mcts:sims=0", []string{"key sims", "1 or more"}},
+		{"mcts:simulations=5,sims=6", []string{"key simulations given twice"}},
+		{"mcts:rollout_depth=10001", []string{"key rollout_depth", "0 (material count only) to 10000"}},
 		{"mcts:c=nan", []string{"key c", "want a number"}},
-		{"mcts:c=-1", []string{"of 0 or more"}},
-		{"mcts:model=x", []string{`mcts has no key "model"`, "sims, c, depth"}},
+		{"mcts:c=-1", []string{"key c", "want a number, 0 or more"}},
+		{"mcts:model=x", []string{`mcts has no key "model"`, "simulations, exploration, rollout_depth"}},
 		{"az:model=", []string{"key model", "file path"}},
 		{"az:model=x,eps=2", []string{"key eps", "0 (off) to 1"}},
 		{"az:model=x,sims=5,simulations=6", []string{"key simulations given twice"}},
@@ -108,8 +114,10 @@ func TestSpecConfigs(t *testing.T) {
 	if c := mustSpec(t, "alphabeta:time=2s").alphaBetaConfig(); c != (AlphaBetaConfig{Time: 2 * time.Second}) {
 		t.Errorf("alphabeta:time=2s: %+v, want no depth limit", c)
 	}
-	if c := mustSpec(t, "mcts:depth=7").uctConfig(); c != (mcts.UCTConfig{Simulations: 1000, Exploration: 1, RolloutDepth: 7}) {
-		t.Errorf("mcts:depth=7: %+v", c)
+	for _, text := range []string{"mcts:depth=7", "mcts:rollout_depth=7"} {
+		if c := mustSpec(t, text).uctConfig(); c != (mcts.UCTConfig{Simulations: 1000, Exploration: 1, RolloutDepth: 7}) {
+			t.Errorf("%s: %+v", text, c)
+		}
 	}
 	s := mustSpec(t, "az:model=m,sims=50,cpuct=2,cpuct_base=0,fpu=0.1,temp=1,temp_plies=8,final_temp=0.1,alpha=0.2,eps=0.3,batch=16,vloss=3,reuse=false,contempt=0.3,gumbel=true,considered=8,c_visit=40,c_scale=0.2,win_search_plies=5,win_search_nodes=1000,material_utility=0.1")
 	want := mcts.Config{Simulations: 50, CPuct: 2, CPuctBase: 0, FPUReduction: 0.1, Temperature: 1, TemperaturePlies: 8,
@@ -245,4 +253,34 @@ func FuzzParseSpec(f *testing.F) {
 			t.Fatalf("%q parsed but does not validate: %v", text, err)
 		}
 	})
+}
+
+// TestBaselineRangesAreOne: a spec and a config's Validate refuse the same
+// values in the same words, as they check one table.
+func TestBaselineRangesAreOne(t *testing.T) {
+	cases := []struct {
+		name string
+		spec string
+		err  error
+		want string
+	}{
+		{"alphabeta depth", "alphabeta:depth=65", AlphaBetaConfig{Depth: 65}.Validate(), "depth is 65: want 0 (time limit only) to 64"},
+		{"alphabeta time", "alphabeta:time=-1s", AlphaBetaConfig{Time: -time.Second}.Validate(), "time is -1s: want a duration of 0s (depth limit only) or more"},
+		{"uct simulations", "mcts:simulations=0", mcts.UCTConfig{}.Validate(), "simulations is 0: want 1 or more"},
+		{"uct rollout depth", "mcts:rollout_depth=-1", mcts.UCTConfig{Simulations: 1, RolloutDepth: -1}.Validate(), "rollout_depth is -1: want 0 (material count only) to 10000"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.err == nil || !strings.Contains(tc.err.Error(), tc.want) {
+				t.Errorf("Validate: %v, want %q", tc.err, tc.want)
+			}
+			var fe *configs.FieldError
+			if !errors.As(tc.err, &fe) {
+				t.Errorf("Validate: %T, want a *configs.FieldError", tc.err)
+			}
+			if _, err := ParseSpec(tc.spec); err == nil {
+				t.Errorf("ParseSpec(%q) succeeded", tc.spec)
+			}
+		})
+	}
 }

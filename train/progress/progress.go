@@ -162,22 +162,51 @@ func (p *Bar) Describe(desc string) {
 }
 
 // Finish ends the report: it fills the bar, or prints the final line.
-func (p *Bar) Finish() {
+func (p *Bar) Finish() { p.end("", true) }
+
+// Stop ends the report of a job that did not finish, saying why
+// ("interrupted"): the bar keeps its fill, and the last line says what was
+// done and that it stopped, "self-play: stopped (interrupted) after 3/32
+// games in 7.7s, 0.39 games/s".
+func (p *Bar) Stop(why string) { p.end(why, false) }
+
+// end draws the last line, the final status or, with a reason, the
+// stopped one; fill completes a terminal's bar.
+func (p *Bar) end(why string, fill bool) {
 	if p == nil {
 		return
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	last := p.status(true)
+	if why != "" {
+		last = p.stopped(why)
+	}
 	switch {
 	case p.bar != nil && p.stop != nil:
 		close(p.stop)
 		p.stop = nil
-		p.bar.Describe(p.status(true))
-		_ = p.bar.Finish()
+		p.bar.Describe(last)
+		if fill {
+			_ = p.bar.Finish()
+		} else {
+			_ = p.bar.Exit()
+		}
 	case p.w != nil:
-		fmt.Fprintln(p.w, p.status(true))
+		fmt.Fprintln(p.w, last)
 		p.w = nil
 	}
+}
+
+// stopped is the last line of a job that stopped before its end.
+func (p *Bar) stopped(why string) string {
+	elapsed := p.now().Sub(p.start)
+	done := strconv.Itoa(p.done)
+	if p.total > 0 {
+		done += "/" + strconv.Itoa(p.total)
+	}
+	return fmt.Sprintf("%s: stopped (%s) after %s %s in %v, %s %s/s", p.desc, why, done, p.units(max(p.done, p.total)),
+		elapsed.Round(time.Second/10), plainNumber(p.rate(elapsed)), p.unit)
 }
 
 // status is the text of the report: "self-play: 12/32 games (37%), 1.3
@@ -185,10 +214,7 @@ func (p *Bar) Finish() {
 // 25s, 1.3 games/s".
 func (p *Bar) status(final bool) string {
 	elapsed := p.now().Sub(p.start)
-	rate := 0.0
-	if elapsed > 0 {
-		rate = float64(p.done-p.prior) / elapsed.Seconds()
-	}
+	rate := p.rate(elapsed)
 	rateText := plainNumber(rate) + " " + p.unit + "/s"
 	if final {
 		return fmt.Sprintf("%s: %d %s in %v, %s", p.desc, p.done, p.units(p.done), elapsed.Round(time.Second/10), rateText)
@@ -202,6 +228,15 @@ func (p *Bar) status(final bool) string {
 	}
 	return fmt.Sprintf("%s: %d/%d %s (%d%%), %s, %v elapsed, %s left",
 		p.desc, p.done, p.total, p.units(p.total), 100*p.done/p.total, rateText, elapsed.Round(time.Second), left)
+}
+
+// rate is the units done per second of elapsed, those before the Bar
+// aside.
+func (p *Bar) rate(elapsed time.Duration) float64 {
+	if elapsed <= 0 {
+		return 0
+	}
+	return float64(p.done-p.prior) / elapsed.Seconds()
 }
 
 // units is the unit for a count of n: "1 game", "0 games", "2 games".

@@ -227,3 +227,44 @@ func TestPlurals(t *testing.T) {
 		})
 	}
 }
+
+// A stopped job's last line says what was done and that it stopped; on a
+// terminal the bar keeps its fill instead of jumping to 100%.
+func TestProgressStop(t *testing.T) {
+	cases := []struct {
+		name     string
+		terminal bool
+		total    int
+		want     string
+	}{
+		{"log", false, 32, "iteration 2 self-play: stopped (interrupted) after 3/32 games in 7.5s, 0.4 games/s\n"},
+		{"log, no total", false, 0, "iteration 2 self-play: stopped (interrupted) after 3 games in 7.5s, 0.4 games/s\n"},
+		{"terminal", true, 32, "iteration 2 self-play: stopped (interrupted) after 3/32 games in 7.5s, 0.4 games/s"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var buf syncBuffer
+			clock := &fakeClock{t: time.Unix(1000, 0)}
+			var p *Bar
+			if tc.terminal {
+				p = newTerminalBar(&buf, tc.total, "iteration 2 self-play", "games", clock.now, time.Hour)
+			} else {
+				p = newLogBar(&buf, tc.total, "iteration 2 self-play", "games", clock.now)
+			}
+			p.Add(3)
+			clock.advance(7500 * time.Millisecond)
+			p.Stop("interrupted")
+			p.Stop("twice") // no second line
+			out := buf.String()
+			if tc.terminal {
+				if got := lastLine(out); !strings.Contains(got, tc.want) || strings.Contains(got, "100%") {
+					t.Errorf("last line %q: want %q, without 100%%", got, tc.want)
+				}
+				return
+			}
+			if out != tc.want {
+				t.Errorf("got %q, want %q", out, tc.want)
+			}
+		})
+	}
+}

@@ -103,17 +103,50 @@ type searchParams struct {
 }
 
 // parseSearch reads and checks the query: fen, start_ply and moves (comma
-// separated) name the position; sims (default 800) and seconds (default
-// and most the server's bound) the budget; root=puct|gumbel; top the
-// number of moves to report (default 10).
+// separated) name the position; the search settings simulations (default
+// 800), time (a duration, default and most the server's bound) and gumbel
+// (true for a Gumbel root) the search, under their keys of the search's
+// table (mcts.Settings), with the names of earlier versions still read:
+// sims, seconds (a number of seconds) and root=puct|gumbel; top the number
+// of moves to report (default 10).
 func (s *Server) parseSearch(r *http.Request) (searchParams, error) {
 	q := r.URL.Query()
+	search := map[string]string{} // search setting key -> value text
+	named := map[string]string{}  // search setting key -> its name in the query
 	for key := range q {
+		name, text := key, q.Get(key)
 		switch key {
-		case "fen", "start_ply", "moves", "sims", "seconds", "root", "top":
-		default:
-			return searchParams{}, badRequest("query: unknown parameter %q (want fen, start_ply, moves, sims, seconds, root, top)", key)
+		case "fen", "start_ply", "moves", "top":
+			continue
+		case "seconds":
+			sec, err := strconv.ParseFloat(text, 64)
+			if max := s.opts.MaxSearchTime.Seconds(); err != nil || !(sec > 0 && sec <= max) {
+				return searchParams{}, badRequest("seconds %q: want a number above 0 and at most %g", text, max)
+			}
+			key, text = "time", time.Duration(sec*float64(time.Second)).String()
+		case "root":
+			switch text {
+			case "puct":
+				text = "false"
+			case "gumbel":
+				text = "true"
+			default:
+				return searchParams{}, badRequest("root %q: want puct or gumbel", text)
+			}
+			key = "gumbel"
 		}
+		canon, ok := mcts.CanonicalKey(key)
+		if !ok || (canon != "simulations" && canon != "time" && canon != "gumbel") {
+			return searchParams{}, badRequest("query: unknown parameter %q (want fen, start_ply, moves, simulations, time, gumbel, top; or sims, seconds, root)", key)
+		}
+		if _, twice := search[canon]; twice {
+			return searchParams{}, badRequest("query: %s given twice (under its name and an earlier one)", canon)
+		}
+		var c mcts.Config
+		if err := c.Set(key, text); err != nil {
+			return searchParams{}, badRequest("query: %v", err)
+		}
+		search[canon], named[canon] = c.Get(canon), name
 	}
 	atoi := func(key string, def, lo, hi int) (int, error) {
 		text := q.Get(key)
@@ -141,30 +174,29 @@ func (s *Server) parseSearch(r *http.Request) (searchParams, error) {
 	if err := over(p.game); err != nil {
 		return p, err
 	}
-	if p.sims, err = atoi("sims", min(800, s.opts.MaxSimulations), 1, s.opts.MaxSimulations); err != nil {
-		return p, err
-	}
 	if p.topMove, err = atoi("top", 10, 1, 50); err != nil {
 		return p, err
 	}
-	p.limit = s.opts.MaxSearchTime
-	if text := q.Get("seconds"); text != "" {
-		sec, err := strconv.ParseFloat(text, 64)
-		if max := s.opts.MaxSearchTime.Seconds(); err != nil || !(sec > 0 && sec <= max) {
-			return p, badRequest("seconds %q: want a number above 0 and at most %g", text, max)
+	p.sims = min(800, s.opts.MaxSimulations)
+	if text, ok := search["simulations"]; ok {
+		n, _ := strconv.Atoi(text) // the table has read it
+		if n < 1 || n > s.opts.MaxSimulations {
+			return p, badRequest("%s %q: want a whole number from 1 to %d", named["simulations"], text, s.opts.MaxSimulations)
 		}
-		p.limit = time.Duration(sec * float64(time.Second))
-		if q.Get("sims") == "" {
+		p.sims = n
+	}
+	p.limit = s.opts.MaxSearchTime
+	if text, ok := search["time"]; ok {
+		d, _ := time.ParseDuration(text) // the table has read it
+		if d <= 0 || d > s.opts.MaxSearchTime {
+			return p, badRequest("%s %s: want a duration above 0 and at most %v", named["time"], text, s.opts.MaxSearchTime)
+		}
+		p.limit = d
+		if _, ok := search["simulations"]; !ok {
 			p.sims = s.opts.MaxSimulations
 		}
 	}
-	switch root := q.Get("root"); root {
-	case "", "puct":
-	case "gumbel":
-		p.gumbel = true
-	default:
-		return p, badRequest("root %q: want puct or gumbel", root)
-	}
+	p.gumbel = search["gumbel"] == "true"
 	return p, nil
 }
 

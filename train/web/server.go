@@ -31,8 +31,10 @@ const (
 	DefaultSearches = 2
 )
 
-// DefaultPlayers are the players offered when Options names none.
-var DefaultPlayers = []string{"alphabeta:depth=3", "greedy", "random", "mcts:sims=1000"}
+// DefaultPlayers are the players offered when Options names none: the
+// built-in player first (its network also serves analysis), then the
+// baselines.
+var DefaultPlayers = []string{"az", "alphabeta:depth=3", "greedy", "random", "mcts:simulations=1000"}
 
 // Options configure a Server.
 type Options struct {

@@ -179,6 +179,12 @@ func TestAPIErrors(t *testing.T) {
 		{"seconds=0", "above 0"},
 		{"seconds=NaN", "seconds"},
 		{"root=minimax", "puct or gumbel"},
+		{"simulations=0", "simulations"},
+		{"simulations=5&sims=6", "given twice"},
+		{"time=11s", "at most 10s"},
+		{"time=soon", "time"},
+		{"gumbel=maybe", "true or false"},
+		{"c_puct=2", "unknown parameter"},
 		{"depth=3", "unknown parameter"},
 		{"fen=" + url.QueryEscape("r/r b"), "fen"},
 		{"moves=a1-1-a2", "moves[0]"},
@@ -323,6 +329,7 @@ func TestSearchStream(t *testing.T) {
 	}{
 		{"network puct", "sims=200", withNet, withNet.URL, "network", 200},
 		{"network gumbel", "sims=97&root=gumbel", withNet, withNet.URL, "network", 97},
+		{"network gumbel, today's names", "simulations=97&gumbel=true", withNet, withNet.URL, "network", 97},
 		{"uniform after moves", "sims=300&moves=a6-2-a4,b1-1-b2", uniform, uniform.URL, "uniform", 300},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -355,7 +362,10 @@ func TestSearchStream(t *testing.T) {
 	t.Run("seconds", func(t *testing.T) {
 		start := time.Now()
 		ups := readStream(t, uniform, uniform.URL+"/api/search?seconds=0.5")
-		if el := time.Since(start); el < 400*time.Millisecond || el > 5*time.Second {
+		// Load makes a search slower, never shorter: only the lower
+		// bound is safe (the test's timeout catches a search that never
+		// ends).
+		if el := time.Since(start); el < 400*time.Millisecond {
 			t.Errorf("a half-second search took %v", el)
 		}
 		if len(ups) < 2 || !ups[len(ups)-1].Done {
@@ -385,8 +395,9 @@ func TestSearchesAreBounded(t *testing.T) {
 		if status, _ := call(t, ts, "GET", "/api/search?sims=10", ""); status == 200 {
 			break
 		}
-		if time.Since(start) > 3*time.Second {
-			t.Fatal("the search went on after its client left")
+		// A deadlock's timeout, not a budget: it stops within a batch.
+		if time.Since(start) > time.Minute {
+			t.Fatal("the search went on a minute after its client left")
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -578,4 +589,15 @@ func FuzzPositionRequest(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestDefaultsOfferTheBuiltInPlayer: a server started without players
+// offers the built-in player first and analyses with its network, as a
+// new user's `deathstacks serve` does.
+func TestDefaultsOfferTheBuiltInPlayer(t *testing.T) {
+	_, ts := startServer(t, Options{})
+	c := callJSON[configInfo](t, ts, "GET", "/api/config", "")
+	if len(c.Players) != len(DefaultPlayers) || c.Players[0] != "az" || c.Network != "az" {
+		t.Errorf("players %q, analysis network %q: want the built-in player (az) first and its network", c.Players, c.Network)
+	}
 }

@@ -351,10 +351,11 @@ async function runSearch() {
   if (S.search) return stopSearch();
   const req = currentRequest();
   if (!req) return;
-  const q = new URLSearchParams({ fen: req.fen, start_ply: req.start_ply, root: $("root").value });
+  // The search settings under their keys of the search's table.
+  const q = new URLSearchParams({ fen: req.fen, start_ply: req.start_ply, gumbel: String($("root").value === "gumbel") });
   if (req.moves.length) q.set("moves", req.moves.join(","));
-  if ($("secs").value) q.set("seconds", $("secs").value);
-  else q.set("sims", $("sims").value);
+  if ($("secs").value) q.set("time", $("secs").value + "s");
+  else q.set("simulations", $("sims").value);
   const ctl = new AbortController();
   S.search = ctl;
   $("search").textContent = "Stop";
