@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/deathstacks/deathstacks/env"
+	"github.com/deathstacks/deathstacks/model/internal/optim"
 )
 
 // directMaxBatch is the largest batch [Network.Evaluate] runs at once.
@@ -54,6 +55,9 @@ func New(cfg Config, rng *rand.Rand) (*Network, error) {
 func newNetwork(cfg Config, weights [][]float32, steps int64, meta map[string]string) *Network {
 	if meta == nil {
 		meta = map[string]string{}
+	}
+	for _, w := range weights {
+		optim.FlushSubnormals(w)
 	}
 	return &Network{cfg: cfg, weights: weights, steps: steps, Meta: meta}
 }

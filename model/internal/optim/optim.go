@@ -75,6 +75,9 @@ func (o *State) Update(s Settings, lr float64, weights, grads [][]float32, decay
 				v[j] = b2*v[j] + (1-b2)*gj*gj
 				w[j] -= step * m[j] / (float32(math.Sqrt(float64(v[j]))) + eps)
 			}
+			FlushSubnormals(w)
+			FlushSubnormals(m)
+			FlushSubnormals(v)
 		}
 		return
 	}
@@ -89,5 +92,25 @@ func (o *State) Update(s Settings, lr float64, weights, grads [][]float32, decay
 			m[j] = mu*m[j] + g[j] + wd*w[j]
 			w[j] -= rate * m[j]
 		}
+		FlushSubnormals(w)
+		FlushSubnormals(m)
 	}
 }
+
+// FlushSubnormals sets the subnormal numbers of x (nonzero, below
+// math.SmallestNormal32 in magnitude) to zero. x86 cores compute with a
+// subnormal operand tens of times slower than with a normal one, and
+// weight decay drives the weights a network does not use, and their
+// optimiser moments, down into that range: a trained network with a
+// third of its weights subnormal evaluated 30 times slower than a fresh
+// one. What they add to any sum is below float32's resolution of it.
+func FlushSubnormals(x []float32) {
+	for i, v := range x {
+		if v != 0 && math.Abs(float64(v)) < smallestNormal32 {
+			x[i] = 0
+		}
+	}
+}
+
+// smallestNormal32 is the smallest positive normal float32, 2^-126.
+const smallestNormal32 = 0x1p-126

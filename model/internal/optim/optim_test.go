@@ -2,6 +2,7 @@ package optim
 
 import (
 	"math"
+	"slices"
 	"testing"
 )
 
@@ -44,5 +45,45 @@ func TestUpdate(t *testing.T) {
 				t.Errorf("state after %d steps: T %d, %d slots", len(grads), o.T, len(o.Slots()))
 			}
 		})
+	}
+}
+
+func TestFlushSubnormals(t *testing.T) {
+	tiny := math.Float32frombits(1) // the smallest subnormal
+	cases := []struct {
+		name    string
+		in, out []float32
+	}{
+		{"normal numbers stay", []float32{1, -2.5, 1e-30, -1e-37, 0x1p-126}, []float32{1, -2.5, 1e-30, -1e-37, 0x1p-126}},
+		{"subnormals go", []float32{tiny, -tiny, 1e-39, -0x1p-127, 0x1.fffffcp-127}, []float32{0, 0, 0, 0, 0}},
+		{"zero and infinities stay", []float32{0, float32(math.Inf(1)), float32(math.Inf(-1))}, []float32{0, float32(math.Inf(1)), float32(math.Inf(-1))}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			x := slices.Clone(tc.in)
+			FlushSubnormals(x)
+			if !slices.Equal(x, tc.out) {
+				t.Errorf("FlushSubnormals(%v) = %v, want %v", tc.in, x, tc.out)
+			}
+		})
+	}
+}
+
+func TestUpdateLeavesNoSubnormals(t *testing.T) {
+	// Weight decay on a weight without gradient shrinks it towards 0; the
+	// update must never leave it, or a moment, subnormal.
+	for _, adam := range []bool{true, false} {
+		o := New(adam, []int{1})
+		w, g := [][]float32{{1e-37}}, [][]float32{{0}}
+		for range 200 {
+			o.Update(Settings{Beta1: 0.9, Beta2: 0.999, Epsilon: 1e-8, Momentum: 0.9, WeightDecay: 0.4}, 0.5, w, g, []bool{true})
+			for _, slot := range append(o.Slots(), w) {
+				for _, a := range slot {
+					if v := a[0]; v != 0 && math.Abs(float64(v)) < 0x1p-126 {
+						t.Fatalf("adam %v: a subnormal %v after an update", adam, v)
+					}
+				}
+			}
+		}
 	}
 }
