@@ -1,6 +1,8 @@
 package mcts
 
 import (
+	"math"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -151,16 +153,62 @@ func TestTimedSearchStopsWhenDecided(t *testing.T) {
 	t.Run("visits cannot be overtaken", func(t *testing.T) {
 		// A prior a hundred times the others' gives one move nearly every
 		// visit: its lead passes the simulations left after about half the
-		// time. Both grow with the search's rate, so load does not move
-		// that point; a search that ran out its time (the calls after the
-		// limit) was not stopped by the rule.
+		// time, and the search plays it (when it stops is
+		// TestCannotBeOvertaken's, on a clock of its own).
 		m := mustMoves(t, "a6-2-a4")[0]
 		cfg := timedConfigs(limit)["puct"]
-		d, took, eval := timedChooseWith(t, favourEvaluator{mustAction(t, m): true}, cfg, env.NewGame(env.DefaultRules()))
-		if late := eval.callsAfter(limit * 3 / 4); late > 0 || d.Move != m {
-			t.Errorf("played %v after %v of %v, %d calls after 3/4 of it: want %v, early", d.Move, took, limit, late, m)
+		d, took, _ := timedChooseWith(t, favourEvaluator{mustAction(t, m): true}, cfg, env.NewGame(env.DefaultRules()))
+		if d.Move != m {
+			t.Errorf("played %v after %v of %v: want %v", d.Move, took, limit, m)
 		}
 	})
+}
+
+// TestCannotBeOvertaken checks the early stop of a timed PUCT search on a
+// tree of known visits and a clock set by hand: the most visited move is
+// decided once its lead passes the simulations the time left affords at
+// the rate so far, and not before. The margins are whole seconds, so the
+// microseconds the test itself takes do not count.
+func TestCannotBeOvertaken(t *testing.T) {
+	m := mustMoves(t, "a6-2-a4")[0]
+	cfg := DefaultConfig()
+	cfg.Simulations = 200
+	p := newPUCT(t, favourEvaluator{mustAction(t, m): true}, cfg, 1)
+	if _, err := p.Choose(env.NewGame(env.DefaultRules())); err != nil {
+		t.Fatal(err)
+	}
+	s := p.s
+	var visits []int
+	for _, ch := range s.rootChildren() {
+		visits = append(visits, int(ch.n))
+	}
+	slices.Sort(visits)
+	lead := visits[len(visits)-1] - visits[len(visits)-2] // the most visited move's over the second's
+	if s.ran != 200 || lead < 150 {
+		t.Fatalf("%d simulations, a lead of %d: want 200 and most of them", s.ran, lead)
+	}
+	cases := []struct {
+		name          string
+		elapsed, left time.Duration // of the search's time
+		limit         int           // simulations
+		want          bool
+	}{
+		// 200 simulations a second so far.
+		{"a second left affords 200", time.Second, time.Second, math.MaxInt, false},
+		{"half a second left affords 100", time.Second, time.Second / 2, math.MaxInt, true},
+		{"the simulations left are fewer", time.Second, time.Hour, 250, true},
+		{"the simulations left are more", time.Second, time.Second, 10000, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			now := time.Now()
+			s.clock = clock{start: now.Add(-tc.elapsed), deadline: now.Add(tc.left), limit: tc.elapsed + tc.left}
+			if got := s.cannotBeOvertaken(tc.limit); got != tc.want {
+				t.Errorf("a lead of %d after 200 simulations in %v, %v left, a limit of %d: cannot be overtaken %v, want %v",
+					lead, tc.elapsed, tc.left, tc.limit, got, tc.want)
+			}
+		})
+	}
 }
 
 func TestTimedSearchRunsABatch(t *testing.T) {
