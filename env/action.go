@@ -91,10 +91,21 @@ func MoveOf(a Action) (Move, error) {
 // LegalActions appends the action indices of p's legal moves to dst, in the
 // order of [Position.LegalMoves].
 func (p *Position) LegalActions(dst []Action, tooTall bool) []Action {
-	var buf [256]Move
-	for _, m := range p.LegalMoves(buf[:0], tooTall) {
-		if a, ok := actionIndex(m); ok { // always, for a generated move
-			dst = append(dst, a)
+	from, forced := p.movable(tooTall)
+	for ; from != 0; from &= from - 1 {
+		s := Square(trailingZeros(from))
+		h := p.stacks[s].Height()
+		kmin := 1
+		if forced {
+			kmin = h - tooTallHeight
+		}
+		for k := kmin; k <= h; k++ {
+			// reachTable's direction of each target is the first to reach
+			// it, which is what actionIndex looks up for a move.
+			rc := &reachTable[s][k%period]
+			for i := 0; i < int(rc.n); i++ {
+				dst = append(dst, NewAction(s, rc.dir[i], k))
+			}
 		}
 	}
 	return dst
@@ -104,10 +115,8 @@ func (p *Position) LegalActions(dst []Action, tooTall bool) []Action {
 // NumActions entries.
 func (p *Position) LegalMask(mask []bool, tooTall bool) {
 	clear(mask[:NumActions])
-	var buf [256]Move
-	for _, m := range p.LegalMoves(buf[:0], tooTall) {
-		if a, ok := actionIndex(m); ok { // always, for a generated move
-			mask[a] = true
-		}
+	var buf [256]Action
+	for _, a := range p.LegalActions(buf[:0], tooTall) {
+		mask[a] = true
 	}
 }
