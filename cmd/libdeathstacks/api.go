@@ -20,17 +20,17 @@ import (
 
 // libInfo describes the library to its caller, who reads it once.
 type libInfo struct {
-	NumActions  int    `json:"num_actions"`
-	NumPlanes   int    `json:"num_planes"`
-	BoardSize   int    `json:"board_size"`
-	ObsSize     int    `json:"observation_size"`
-	HeightPlane int    `json:"height_plane"`
-	HeightHigh  string `json:"height_high"`
-	StartFEN    string `json:"start_fen"`
-	MaxPlies    int    `json:"max_plies"`
-	Repetitions int    `json:"repetitions"`
-	TooTall     bool   `json:"too_tall"`
-	Kernels     string `json:"kernels"`
+	NumActions  int      `json:"num_actions"`
+	NumPlanes   int      `json:"num_planes"`
+	BoardSize   int      `json:"board_size"`
+	ObsSize     int      `json:"observation_size"`
+	HeightPlane int      `json:"height_plane"`
+	HeightHigh  string   `json:"height_high"`
+	StartFEN    string   `json:"start_fen"`
+	MaxPlies    int      `json:"max_plies"`
+	Repetitions int      `json:"repetitions"`
+	TooTall     bool     `json:"too_tall"`
+	Kernels     string   `json:"kernels"`
 	Statuses    []string `json:"statuses"`
 }
 
@@ -373,7 +373,7 @@ func (nw *network) predict(obs []float32, n int, logits, values []float32) error
 		return fmt.Errorf("predict: %d positions", n)
 	}
 	for _, c := range []struct {
-		what      string
+		what       string
 		have, want int
 	}{
 		{"observations", len(obs), n * env.ObservationSize},
