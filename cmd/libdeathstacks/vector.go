@@ -177,7 +177,27 @@ func (v *vector) parallel(f func(i int) error) error {
 		})
 	}
 	wg.Wait()
-	return errors.Join(errs...)
+	return firstErrors(errs)
+}
+
+// firstErrors joins the first three errors of errs (nil ones skipped) and
+// counts the rest.
+func firstErrors(errs []error) error {
+	var out []error
+	more := 0
+	for _, err := range errs {
+		switch {
+		case err == nil:
+		case len(out) < 3:
+			out = append(out, err)
+		default:
+			more++
+		}
+	}
+	if more > 0 {
+		out = append(out, fmt.Errorf("and %d more", more))
+	}
+	return errors.Join(out...)
 }
 
 // reset starts every environment's episode over, with the seeds and
@@ -191,26 +211,29 @@ func (v *vector) reset(seed uint64, b *buffers) error {
 	}
 	v.started = true
 	return v.parallel(func(i int) error {
-		if err := v.start(i); err != nil {
+		opp, err := v.start(i)
+		if err != nil {
 			return err
 		}
-		v.write(i, b, 0, -1)
+		v.write(i, b, 0, opp)
 		return nil
 	})
 }
 
 // start begins environment i's next episode and lets the opponent move
-// until it is the agent's turn.
-func (v *vector) start(i int) error {
+// until it is the agent's turn, returning the opponent's action (-1 for
+// none).
+func (v *vector) start(i int) (int64, error) {
 	e := v.envs[i]
 	k := v.episodes[i]
 	v.episodes[i]++
 	v.done[i] = false
-	if _, err := e.ResetInto(mix(v.seed, uint64(i), k), env.ResetOptions{}, nil, nil); err != nil {
-		return fmt.Errorf("environment %d: %w", i, err)
+	o := env.ResetOptions{OpeningPlies: v.opts.OpeningPlies}
+	if _, err := e.ResetInto(mix(v.seed, uint64(i), k), o, nil, nil); err != nil {
+		return -1, fmt.Errorf("environment %d: %w", i, err)
 	}
 	if v.opponents == nil {
-		return nil
+		return -1, nil
 	}
 	switch v.colour {
 	case colourRed:
@@ -223,8 +246,7 @@ func (v *vector) start(i int) error {
 	if r, ok := v.opponents[i].(interface{ Reset() }); ok {
 		r.Reset()
 	}
-	_, err := v.answer(i)
-	return err
+	return v.answer(i)
 }
 
 // answer plays the opponent's moves in environment i until it is the
@@ -302,27 +324,22 @@ func (v *vector) step(actions []int64, b *buffers) error {
 	if err := b.check(n); err != nil {
 		return fmt.Errorf("step: %w", err)
 	}
-	var bad []error
-	for i, a := range actions {
+	// Every action is checked, across the cores, before any is played.
+	if err := v.parallel(func(i int) error {
 		if v.done[i] {
-			continue
+			return nil
 		}
-		if err := v.checkAction(i, a); err != nil {
-			bad = append(bad, err)
-			if len(bad) == 3 {
-				break
-			}
-		}
-	}
-	if len(bad) > 0 {
-		return fmt.Errorf("step: %w", errors.Join(bad...))
+		return v.checkAction(i, actions[i])
+	}); err != nil {
+		return fmt.Errorf("step: %w", err)
 	}
 	return v.parallel(func(i int) error {
 		if v.done[i] {
-			if err := v.start(i); err != nil {
+			opp, err := v.start(i)
+			if err != nil {
 				return err
 			}
-			v.write(i, b, 0, -1)
+			v.write(i, b, 0, opp)
 			return nil
 		}
 		e := v.envs[i]

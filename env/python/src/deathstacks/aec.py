@@ -80,7 +80,7 @@ class DeathStacksAEC(_Base):
     def __init__(self, render_mode: str | None = None, too_tall: bool = True, max_plies: int = INFO["max_plies"],
                  repetitions: int = INFO["repetitions"], fen: str | None = None, opening_plies: int = 0):
         super().__init__()
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+        if render_mode is not None and (not isinstance(render_mode, str) or render_mode not in self.metadata["render_modes"]):
             raise DeathStacksError(f"render_mode {render_mode!r}: want one of {self.metadata['render_modes']} or None")
         self.render_mode = render_mode
         self._rules = Rules(too_tall, max_plies, repetitions)
@@ -152,7 +152,7 @@ class DeathStacksAEC(_Base):
         """The agent's observation: the planes (the same for both agents)
         and its action mask (zeros unless it is to move)."""
         self._handle()
-        if agent not in AGENTS:
+        if not isinstance(agent, str) or agent not in AGENTS:
             raise DeathStacksError(f"agent {agent!r}: want one of {AGENTS}")
         if agent == self.agent_selection and self.agents:
             mask = self._mask.copy()
@@ -219,11 +219,12 @@ class DeathStacksAEC(_Base):
         return text(lib.ds_env_text, self._handle(), _TEXT_FEN)
 
     def moves(self) -> list[str]:
-        """The moves played since the episode's start position."""
+        """The moves played since the episode's start position, the random
+        opening plies first: with start_fen(), the whole game."""
         return text(lib.ds_env_text, self._handle(), _TEXT_MOVES).split()
 
     def start_fen(self) -> str:
-        """The FEN of the episode's start position (after the random opening)."""
+        """The FEN the episode started from (before its opening plies)."""
         return text(lib.ds_env_text, self._handle(), _TEXT_START)
 
     def legal_actions(self) -> np.ndarray:

@@ -38,9 +38,9 @@ class DeathStacksEnv(_Base):
     def __init__(self, opponent: str = "random", agent: str = "red", render_mode: str | None = None,
                  illegal_action: str = "lose", too_tall: bool = True, max_plies: int = INFO["max_plies"],
                  repetitions: int = INFO["repetitions"], opening_plies: int = 0):
-        if render_mode not in (None, "ansi"):
+        if render_mode is not None and not (isinstance(render_mode, str) and render_mode == "ansi"):
             raise DeathStacksError(f"render_mode {render_mode!r}: want 'ansi' or None")
-        if illegal_action not in ("lose", "raise"):
+        if not isinstance(illegal_action, str) or illegal_action not in ("lose", "raise"):
             raise DeathStacksError(f"illegal_action {illegal_action!r}: want 'lose' or 'raise'")
         self.render_mode = render_mode
         self.illegal_action = illegal_action

@@ -53,7 +53,7 @@ class VectorEnv(_Base):
                  max_plies: int = INFO["max_plies"], repetitions: int = INFO["repetitions"], opening_plies: int = 0,
                  copy: bool = True):
         n = integer(num_envs, "num_envs", 1, 1 << 20)
-        if agent not in COLOURS:
+        if not isinstance(agent, str) or agent not in COLOURS:
             raise DeathStacksError(f"agent {agent!r}: want one of {sorted(COLOURS)}")
         rules = Rules(too_tall, max_plies, repetitions)
         opening = integer(opening_plies, "opening_plies", 0, 2**31 - 1)
