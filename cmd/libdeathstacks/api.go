@@ -405,3 +405,23 @@ func (nw *network) predict(obs []float32, n int, logits, values []float32) error
 	}
 	return nil
 }
+
+// serverStats writes the network server's counts of a model path (""
+// for the built-in player's), the server az players and networks of that
+// path share: batches run and positions evaluated.
+func serverStats(path string, out []int64) error {
+	if err := checkLen("stats buffer", out, 2); err != nil || out == nil {
+		return fmt.Errorf("server stats: want a buffer of 2 values: %w", err)
+	}
+	eval, _, err := models().Load(path)
+	if err != nil {
+		return err
+	}
+	srv, ok := eval.(interface{ Stats() model.ServerStats })
+	if !ok {
+		return fmt.Errorf("server stats: model %q is not served by a batching server", path)
+	}
+	st := srv.Stats()
+	out[0], out[1] = st.Batches, st.Positions
+	return nil
+}

@@ -420,4 +420,19 @@ func ds_network_predict(h, n C.int64_t, obs, logits, values unsafe.Pointer) C.in
 	})
 }
 
+// ds_server_stats writes the batches run and positions evaluated by the
+// network server of a model path ("" for the built-in player) into out (2
+// int64s).
+//
+//export ds_server_stats
+func ds_server_stats(path *C.char, out *C.int64_t) C.int64_t {
+	return do(func() (int64, error) {
+		o, err := slice[int64](unsafe.Pointer(out), 2)
+		if err != nil {
+			return 0, err
+		}
+		return 0, serverStats(goString(path), o)
+	})
+}
+
 func main() {}

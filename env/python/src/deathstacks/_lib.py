@@ -58,6 +58,7 @@ _SIGNATURES = {
     "ds_player_last": [_I64, _P, _I64],
     "ds_network_new": [_S],
     "ds_network_predict": [_I64, _I64, _P, _P, _P],
+    "ds_server_stats": [_S, _P],
 }
 
 

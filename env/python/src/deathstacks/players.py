@@ -99,6 +99,14 @@ class Player:
             pass
 
 
+def server_stats(path: str | None = None) -> dict:
+    """The counts of the network server that az players and Networks of a
+    model path (None: the built-in player) share in this process."""
+    out = np.zeros(2, np.int64)
+    check(lib.ds_server_stats(cstr(path or "", "path"), ptr(out)))
+    return {"batches": int(out[0]), "positions": int(out[1])}
+
+
 class Network:
     """A trained network's batched inference on the Go kernels: path is a
     player file, a checkpoint, a network snapshot or a run directory, None
