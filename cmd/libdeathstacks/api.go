@@ -338,6 +338,10 @@ func (p *player) choose(fen, moves string, rules env.Rules) (string, error) {
 // for its file.
 type network struct {
 	eval mcts.Evaluator
+	// path is the model path; tensors its weights, read when first asked
+	// for.
+	path    string
+	tensors []tensor
 }
 
 func (*network) close() error { return nil }
@@ -349,7 +353,7 @@ func newNetwork(path string) (*network, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &network{eval: eval}, nil
+	return &network{eval: eval, path: path}, nil
 }
 
 // allActions lists every action, the legal actions of predict's rows.

@@ -420,6 +420,36 @@ func ds_network_predict(h, n C.int64_t, obs, logits, values unsafe.Pointer) C.in
 	})
 }
 
+// ds_network_weights_index writes the network's tensors' names, shapes
+// and offsets as JSON; ds_network_weights writes the tensors, concatenated
+// in that order, into out (n float32 values, exactly their total).
+//
+//export ds_network_weights_index
+func ds_network_weights_index(h C.int64_t, buf *C.char, cap C.int64_t) C.int64_t {
+	return do(func() (int64, error) {
+		return with(int64(h), "network", func(nw *network) (int64, error) {
+			t, err := nw.weightsIndex()
+			if err != nil {
+				return 0, err
+			}
+			return writeText(buf, cap, t)
+		})
+	})
+}
+
+//export ds_network_weights
+func ds_network_weights(h C.int64_t, out unsafe.Pointer, n C.int64_t) C.int64_t {
+	return do(func() (int64, error) {
+		return with(int64(h), "network", func(nw *network) (int64, error) {
+			o, err := slice[float32](out, n)
+			if err != nil {
+				return 0, err
+			}
+			return 0, nw.copyWeights(o)
+		})
+	})
+}
+
 // ds_server_stats writes the batches run and positions evaluated by the
 // network server of a model path ("" for the built-in player) into out (2
 // int64s).

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/deathstacks/deathstacks/env"
+	"github.com/deathstacks/deathstacks/train"
 )
 
 func TestCall(t *testing.T) {
@@ -301,4 +302,49 @@ func BenchmarkVectorAZ(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.ReportMetric(float64(stats[1]-before)/b.Elapsed().Seconds(), "evals/s")
+}
+
+// TestWeights checks the tensors read back from the built-in network: the
+// names of its layout, shapes that multiply out to the parameter count,
+// and the policy head's shape from the action space.
+func TestWeights(t *testing.T) {
+	nw, err := newNetwork("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts, err := nw.weights()
+	if err != nil {
+		t.Fatal(err)
+	}
+	net, err := train.LoadNetwork("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := 0
+	for i, tn := range ts {
+		if tn.Offset != total {
+			t.Fatalf("tensor %d (%s): offset %d, want %d", i, tn.Name, tn.Offset, total)
+		}
+		total += len(tn.data)
+	}
+	if total != net.NumParams() {
+		t.Fatalf("%d values, the network has %d parameters", total, net.NumParams())
+	}
+	byName := map[string]tensor{}
+	for _, tn := range ts {
+		byName[tn.Name] = tn
+	}
+	if got := byName["policy.b"].Shape; !slices.Equal(got, []int{1, env.NumActions}) {
+		t.Errorf("policy.b has shape %v", got)
+	}
+	if got := byName["stem.w"].Shape; len(got) != 4 || got[1] != env.NumPlanes {
+		t.Errorf("stem.w has shape %v", got)
+	}
+	dst := make([]float32, total)
+	if err := nw.copyWeights(dst); err != nil {
+		t.Fatal(err)
+	}
+	if err := nw.copyWeights(dst[1:]); err == nil {
+		t.Error("a short buffer accepted")
+	}
 }

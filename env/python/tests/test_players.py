@@ -92,3 +92,13 @@ def test_gym_env():
     _, reward, term, _, info = env.step(illegal)
     assert reward == -1 and term and info["illegal_action"]
     assert isinstance(env.render(), str)
+
+
+def test_network_weights():
+    w = ds.Network().weights()
+    names = list(w)
+    assert names[:2] == ["stem.w", "stem.b"] and names[-1] == "value.fc2.b"
+    assert w["stem.w"].shape[1] == 21 and w["stem.w"].dtype == np.float32
+    assert w["policy.b"].shape == (1, 6912)
+    assert sum(a.size for a in w.values()) > 10_000
+    assert all(np.all(np.isfinite(a)) for a in w.values())

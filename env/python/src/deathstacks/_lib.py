@@ -59,6 +59,8 @@ _SIGNATURES = {
     "ds_network_new": [_S],
     "ds_network_predict": [_I64, _I64, _P, _P, _P],
     "ds_server_stats": [_S, _P],
+    "ds_network_weights_index": [_I64, _P, _I64],
+    "ds_network_weights": [_I64, _P, _I64],
 }
 
 

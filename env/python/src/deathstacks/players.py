@@ -141,6 +141,20 @@ class Network:
             return logits[0], values[0]
         return logits, values
 
+    def weights(self) -> dict:
+        """The network's weights as float32 numpy arrays, by name in the
+        order of the network file: stem.w (out, in, 3, 3), stem.b,
+        block<i>.w1, .b1, .w2, .b2, policy.w, policy.b, value.conv.w,
+        value.conv.b, value.fc1.w (in, out), value.fc1.b, value.fc2.w,
+        value.fc2.b (see the model package's documentation)."""
+        if self._h is None:
+            raise ClosedError("the network is closed")
+        index = json.loads(text(lib.ds_network_weights_index, self._h))
+        total = sum(int(np.prod(t["shape"])) for t in index)
+        flat = np.zeros(total, np.float32)
+        check(lib.ds_network_weights(self._h, ptr(flat), total))
+        return {t["name"]: flat[t["offset"]:t["offset"] + int(np.prod(t["shape"]))].reshape(t["shape"]) for t in index}
+
     def close(self) -> None:
         if self._h is not None:
             lib.ds_close(self._h)
