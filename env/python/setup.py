@@ -32,7 +32,7 @@ class BuildWithGo(build_py):
             raise RuntimeError(f"deathstacks: no Go sources at {ROOT}: build from the repository's env/python")
         if shutil.which("go") is None:
             raise RuntimeError("deathstacks: building the shared library needs Go 1.26 on the PATH")
-        subprocess.check_call(["go", "build", "-buildmode=c-shared", "-trimpath", "-o", out, "./cmd/libdeathstacks"],
+        subprocess.check_call(["go", "build", "-buildmode=c-shared", "-o", out, "./cmd/libdeathstacks"],
                               cwd=ROOT)
 
 
