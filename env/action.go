@@ -59,13 +59,31 @@ func ActionOf(m Move) (Action, error) {
 // m.From to m.To; m's squares and count must be in range.
 func actionIndex(m Move) (Action, bool) {
 	k := int(m.Count)
-	rc := &reachTable[m.From][k%period]
-	for i := 0; i < int(rc.n); i++ {
-		if rc.to[i] == m.To {
-			return NewAction(m.From, rc.dir[i], k), true
+	d := firstDirection[m.From][k%period][m.To]
+	return NewAction(m.From, d, k), d != noDirection
+}
+
+// noDirection marks a target no direction reaches.
+const noDirection Direction = NumDirections
+
+// firstDirection[s][k%10][t] is the first direction, in Direction order,
+// that carries k pieces from s to t (noDirection for none): reachTable
+// turned around, so that a move's action index is one lookup.
+var firstDirection = buildFirstDirection()
+
+func buildFirstDirection() (first [NumSquares][period][NumSquares]Direction) {
+	for s := range first {
+		for r := range first[s] {
+			for t := range first[s][r] {
+				first[s][r][t] = noDirection
+			}
+			rc := &reachTable[s][r]
+			for i := 0; i < int(rc.n); i++ {
+				first[s][r][rc.to[i]] = rc.dir[i]
+			}
 		}
 	}
-	return 0, false
+	return first
 }
 
 // MoveOf returns the move an action index stands for. It reports an error
@@ -91,21 +109,10 @@ func MoveOf(a Action) (Move, error) {
 // LegalActions appends the action indices of p's legal moves to dst, in the
 // order of [Position.LegalMoves].
 func (p *Position) LegalActions(dst []Action, tooTall bool) []Action {
-	from, forced := p.movable(tooTall)
-	for ; from != 0; from &= from - 1 {
-		s := Square(trailingZeros(from))
-		h := p.stacks[s].Height()
-		kmin := 1
-		if forced {
-			kmin = h - tooTallHeight
-		}
-		for k := kmin; k <= h; k++ {
-			// reachTable's direction of each target is the first to reach
-			// it, which is what actionIndex looks up for a move.
-			rc := &reachTable[s][k%period]
-			for i := 0; i < int(rc.n); i++ {
-				dst = append(dst, NewAction(s, rc.dir[i], k))
-			}
+	var buf [256]Move
+	for _, m := range p.LegalMoves(buf[:0], tooTall) {
+		if a, ok := actionIndex(m); ok { // always, for a generated move
+			dst = append(dst, a)
 		}
 	}
 	return dst
@@ -115,8 +122,10 @@ func (p *Position) LegalActions(dst []Action, tooTall bool) []Action {
 // NumActions entries.
 func (p *Position) LegalMask(mask []bool, tooTall bool) {
 	clear(mask[:NumActions])
-	var buf [256]Action
-	for _, a := range p.LegalActions(buf[:0], tooTall) {
-		mask[a] = true
+	var buf [256]Move
+	for _, m := range p.LegalMoves(buf[:0], tooTall) {
+		if a, ok := actionIndex(m); ok { // always, for a generated move
+			mask[a] = true
+		}
 	}
 }
