@@ -16,7 +16,7 @@ import threading
 
 import numpy as np
 
-__all__ = ["DeathStacksError", "ClosedError", "lib", "check", "text", "INFO"]
+__all__ = ["DeathStacksError", "ClosedError", "Handle", "lib", "check", "text", "INFO"]
 
 
 class DeathStacksError(ValueError):
@@ -62,6 +62,32 @@ _SIGNATURES = {
     "ds_network_weights_index": [_I64, _P, _I64],
     "ds_network_weights": [_I64, _P, _I64],
 }
+
+
+class Handle:
+    """An object that lives in the library under a handle: close()
+    releases it (as garbage collection does), and calls after it raise
+    ClosedError."""
+
+    _h = None
+    _what = "object"
+
+    def _handle(self) -> int:
+        if self._h is None:
+            raise ClosedError(f"the {self._what} is closed")
+        return self._h
+
+    def close(self, **kwargs) -> None:
+        """Releases the object in the library; closing twice is fine."""
+        if self._h is not None:
+            lib.ds_close(self._h)
+            self._h = None
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
 
 
 def _library_path() -> str:

@@ -8,7 +8,7 @@ import ctypes
 import numpy as np
 
 from . import spaces
-from ._lib import INFO, ClosedError, DeathStacksError, check, cstr, integer, lib, ptr, seed_of, text, flag
+from ._lib import INFO, DeathStacksError, Handle, check, cstr, flag, integer, lib, ptr, seed_of, text
 
 try:  # pragma: no cover - depends on what is installed
     from pettingzoo import AECEnv as _Base
@@ -59,7 +59,7 @@ class Rules:
         self.repetitions = integer(repetitions, "repetitions", 0, 2**31 - 1)
 
 
-class DeathStacksAEC(_Base):
+class DeathStacksAEC(Handle, _Base):
     """Death Stacks as a PettingZoo AEC environment.
 
     Agents "red" and "blue" alternate, red first; observations are
@@ -76,6 +76,7 @@ class DeathStacksAEC(_Base):
     """
 
     metadata = {"render_modes": ["ansi", "human"], "name": "deathstacks_v0", "is_parallelizable": False, "render_fps": 1}
+    _what = "environment"
 
     def __init__(self, render_mode: str | None = None, too_tall: bool = True, max_plies: int = INFO["max_plies"],
                  repetitions: int = INFO["repetitions"], fen: str | None = None, opening_plies: int = 0):
@@ -109,11 +110,6 @@ class DeathStacksAEC(_Base):
 
     def action_space(self, agent):
         return self.action_spaces[agent]
-
-    def _handle(self) -> int:
-        if self._h is None:
-            raise ClosedError("the environment is closed")
-        return self._h
 
     def _reset_go(self, seed: int, fen: str, opening: int) -> None:
         check(lib.ds_env_reset(self._handle(), seed, cstr(fen, "fen"), opening,
@@ -243,15 +239,7 @@ class DeathStacksAEC(_Base):
 
     def close(self) -> None:
         """Releases the environment; calls after it raise ClosedError."""
-        if self._h is not None:
-            lib.ds_close(self._h)
-            self._h = None
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:
-            pass
+        Handle.close(self)
 
 
 def env(**options) -> DeathStacksAEC:

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import spaces
-from ._lib import INFO, ClosedError, DeathStacksError, check, cstr, integer, lib, ptr, seed_of, text, flag
+from ._lib import INFO, DeathStacksError, Handle, check, cstr, flag, integer, lib, ptr, seed_of, text
 from .aec import Rules
 
 START_FEN = INFO["start_fen"]
@@ -52,10 +52,12 @@ class Decision:
     nodes: int = 0
 
 
-class Player:
+class Player(Handle):
     """A player of any spec: "random", "greedy", "alphabeta:depth=4",
     "mcts:sims=1000", "az:model=PATH,sims=200" or "az" (the built-in
     player), with its own seed."""
+
+    _what = "player"
 
     def __init__(self, spec: str = "az", seed: int = 1, too_tall: bool = True, max_plies: int = INFO["max_plies"],
                  repetitions: int = INFO["repetitions"]):
@@ -69,34 +71,23 @@ class Player:
         """The player's move in the game that starts at fen and goes on
         with moves (a list of moves in notation, or one string of them
         separated by spaces), which lets it see repetitions."""
-        if self._h is None:
-            raise ClosedError("the player is closed")
+        h = self._handle()
         if isinstance(moves, str):
             moves = moves.split()
         moves = [cstr(m, "move") for m in moves]
         if any(not m or b" " in m for m in moves):
             raise DeathStacksError(f"moves: {moves!r}: want moves in notation such as a6-2-a4")
         r = self._rules
-        n = check(lib.ds_player_choose(self._h, cstr(fen, "fen"), b" ".join(moves), r.too_tall, r.max_plies,
+        n = check(lib.ds_player_choose(h, cstr(fen, "fen"), b" ".join(moves), r.too_tall, r.max_plies,
                                        r.repetitions, self._buf, len(self._buf)))
         if n >= len(self._buf):
             self._buf = ctypes.create_string_buffer(n + 1)
-            check(lib.ds_player_last(self._h, self._buf, len(self._buf)))
+            check(lib.ds_player_last(h, self._buf, len(self._buf)))
         d = json.loads(self._buf.value.decode())
         return Decision(move=d["move"], action=d["action"], value=d["value"], visits=d["visits"] or {},
                         pv=d["pv"] or [], simulations=d["simulations"], depth=d["depth"], score=d["score"],
                         nodes=d["nodes"])
 
-    def close(self) -> None:
-        if self._h is not None:
-            lib.ds_close(self._h)
-            self._h = None
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:
-            pass
 
 
 def server_stats(path: str | None = None) -> dict:
@@ -107,10 +98,12 @@ def server_stats(path: str | None = None) -> dict:
     return {"batches": int(out[0]), "positions": int(out[1])}
 
 
-class Network:
+class Network(Handle):
     """A trained network's batched inference on the Go kernels: path is a
     player file, a checkpoint, a network snapshot or a run directory, None
     for the built-in player's network."""
+
+    _what = "network"
 
     def __init__(self, path: str | None = None):
         self._h = None
@@ -122,8 +115,7 @@ class Network:
         shifted to a log-softmax, so softmax(logits) is the policy) and
         values in [-1, 1] for the side to move, of a batch of observations
         shaped (n, 21, 6, 6) (or one shaped (21, 6, 6))."""
-        if self._h is None:
-            raise ClosedError("the network is closed")
+        h = self._handle()
         if not isinstance(obs, np.ndarray):
             raise TypeError(f"obs must be a numpy array, not {type(obs).__name__}")
         single = obs.shape == spaces.OBSERVATION_SHAPE
@@ -136,7 +128,7 @@ class Network:
         n = batch.shape[0]
         logits = np.zeros((n, spaces.NUM_ACTIONS), np.float32)
         values = np.zeros(n, np.float32)
-        check(lib.ds_network_predict(self._h, n, ptr(batch), ptr(logits), ptr(values)))
+        check(lib.ds_network_predict(h, n, ptr(batch), ptr(logits), ptr(values)))
         if single:
             return logits[0], values[0]
         return logits, values
@@ -147,21 +139,10 @@ class Network:
         block<i>.w1, .b1, .w2, .b2, policy.w, policy.b, value.conv.w,
         value.conv.b, value.fc1.w (in, out), value.fc1.b, value.fc2.w,
         value.fc2.b (see the model package's documentation)."""
-        if self._h is None:
-            raise ClosedError("the network is closed")
-        index = json.loads(text(lib.ds_network_weights_index, self._h))
+        h = self._handle()
+        index = json.loads(text(lib.ds_network_weights_index, h))
         total = sum(int(np.prod(t["shape"])) for t in index)
         flat = np.zeros(total, np.float32)
-        check(lib.ds_network_weights(self._h, ptr(flat), total))
+        check(lib.ds_network_weights(h, ptr(flat), total))
         return {t["name"]: flat[t["offset"]:t["offset"] + int(np.prod(t["shape"]))].reshape(t["shape"]) for t in index}
 
-    def close(self) -> None:
-        if self._h is not None:
-            lib.ds_close(self._h)
-            self._h = None
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:
-            pass

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import spaces
-from ._lib import ClosedError, DeathStacksError, check, cstr, integer, lib, ptr, seed_of, text
+from ._lib import DeathStacksError, Handle, check, cstr, integer, lib, ptr, seed_of, text
 from .aec import INFO, STATUSES, Rules
 
 try:  # pragma: no cover - depends on what is installed
@@ -26,7 +26,7 @@ COLOURS = {"red": 0, "blue": 1, "alternate": 2}
 INFO_KEYS = ("status", "ply", "to_move", "agent", "episode", "opponent_action")
 
 
-class VectorEnv(_Base):
+class VectorEnv(Handle, _Base):
     """``num_envs`` games of Death Stacks stepped together in Go.
 
     ``reset(seed=...)`` returns ``(obs, infos)`` and ``step(actions)``
@@ -48,6 +48,7 @@ class VectorEnv(_Base):
     """
 
     metadata = {"autoreset_mode": _NEXT_STEP}
+    _what = "vector environment"
 
     def __init__(self, num_envs: int, opponent: str | None = None, agent: str = "red", too_tall: bool = True,
                  max_plies: int = INFO["max_plies"], repetitions: int = INFO["repetitions"], opening_plies: int = 0,
@@ -79,11 +80,6 @@ class VectorEnv(_Base):
         self._actions = np.zeros(n, np.int64)
         self._started = False
         self._rng = np.random.default_rng()
-
-    def _handle(self) -> int:
-        if self._h is None:
-            raise ClosedError("the vector environment is closed")
-        return self._h
 
     def _out(self, a: np.ndarray) -> np.ndarray:
         return a.copy() if self.copy else a
@@ -155,9 +151,7 @@ class VectorEnv(_Base):
         return STATUSES[int(self._info[integer(i, "environment", 0, self.num_envs - 1), 0])]
 
     def close(self, **kwargs) -> None:
-        if self._h is not None:
-            lib.ds_close(self._h)
-            self._h = None
+        Handle.close(self)
 
     def render(self):
         return None
@@ -165,9 +159,3 @@ class VectorEnv(_Base):
     @property
     def unwrapped(self):
         return self
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:
-            pass
