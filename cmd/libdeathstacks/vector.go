@@ -96,8 +96,11 @@ func newVector(n int64, opts env.Options, spec string, colour int64) (*vector, e
 		v.perEnv = s.Kind == players.KindAZ
 		v.opponents = make([]mcts.Player, n)
 	}
-	if err := v.seedAll(0); err != nil {
-		return nil, err
+	if spec != "" {
+		// Checked now; the opponents themselves are made by reset.
+		if _, _, err := newPlayerOf(spec, 0); err != nil {
+			return nil, fmt.Errorf("opponent: %w", err)
+		}
 	}
 	return v, nil
 }
