@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"sync"
 
 	"github.com/deathstacks/deathstacks/env"
@@ -363,20 +364,24 @@ func (v *vector) step(actions []int64, b *buffers) error {
 	})
 }
 
-// checkAction reports whether a is legal in environment i.
+// checkAction reports whether a is legal in environment i: one of the
+// legal actions write kept.
 func (v *vector) checkAction(i int, a int64) error {
 	if a < 0 || a >= env.NumActions {
 		return fmt.Errorf("environment %d: action %d: out of range [0, %d)", i, a, env.NumActions)
+	}
+	if slices.Contains(v.legal[i], env.Action(a)) {
+		return nil
 	}
 	m, err := env.MoveOf(env.Action(a))
 	if err == nil {
 		p := v.envs[i].Game().Position()
 		err = p.CheckMove(m, v.envs[i].Game().Rules().TooTall)
 	}
-	if err != nil {
-		return fmt.Errorf("environment %d: action %d: %w", i, a, err)
+	if err == nil { // cannot happen: the legal actions are the position's
+		err = errors.New("not among the legal actions")
 	}
-	return nil
+	return fmt.Errorf("environment %d: action %d: %w", i, a, err)
 }
 
 // sample writes a uniformly random legal action of each environment into
