@@ -7,7 +7,7 @@ import numpy as np
 from . import spaces
 from ._lib import DeathStacksError, integer
 from .aec import INFO
-from .vector import VectorEnv
+from .vector import INFO_KEYS, VectorEnv
 
 try:  # pragma: no cover - depends on what is installed
     import gymnasium
@@ -58,8 +58,7 @@ class DeathStacksEnv(_Base):
         return {"observation": self._vec._obs[0].copy(), "action_mask": self._vec._mask[0].copy()}
 
     def _info(self) -> dict:
-        info = {k: int(self._vec._info[0, j]) for j, k in enumerate(("status", "ply", "to_move", "agent", "episode",
-                                                                       "opponent_action"))}
+        info = {k: int(self._vec._info[0, j]) for j, k in enumerate(INFO_KEYS)}
         info["illegal_action"] = self._lost
         return info
 

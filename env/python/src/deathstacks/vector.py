@@ -23,7 +23,7 @@ except ImportError:
     _NEXT_STEP = "NextStep"
 
 COLOURS = {"red": 0, "blue": 1, "alternate": 2}
-INFO_KEYS = ("status", "ply", "to_move", "agent", "episode", "opponent_action")
+INFO_KEYS = ("status", "ply", "to_move", "agent", "episode_index", "opponent_action")
 
 
 class VectorEnv(Handle, _Base):
