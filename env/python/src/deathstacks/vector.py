@@ -78,6 +78,8 @@ class VectorEnv(Handle, _Base):
         self._trunc = np.zeros(n, np.bool_)
         self._info = np.zeros((n, len(INFO_KEYS)), np.int64)
         self._actions = np.zeros(n, np.int64)
+        self._every = np.ones(n, np.bool_)
+        self._every.flags.writeable = False
         self._started = False
         self._rng = np.random.default_rng()
 
@@ -87,8 +89,8 @@ class VectorEnv(Handle, _Base):
     def _infos(self) -> dict:
         infos = {}
         for j, key in enumerate(INFO_KEYS):
-            infos[key] = self._info[:, j].copy()
-            infos["_" + key] = np.ones(self.num_envs, np.bool_)
+            infos[key] = self._info[:, j].copy() if self.copy else self._info[:, j]
+            infos["_" + key] = self._every
         return infos
 
     def _observation(self) -> dict:
