@@ -226,8 +226,24 @@ func (v *vector) reset(seed uint64, b *buffers) error {
 
 // start begins environment i's next episode and lets the opponent move
 // until it is the agent's turn, returning the opponent's action (-1 for
-// none).
+// none). An episode the opponent's first reply ends is passed over for
+// the next.
 func (v *vector) start(i int) (int64, error) {
+	for range maxStarts - 1 {
+		opp, err := v.startOnce(i)
+		if err != nil || !v.envs[i].Game().Status().Over() {
+			return opp, err
+		}
+	}
+	opp, err := v.startOnce(i)
+	v.done[i] = v.envs[i].Game().Status().Over() // the next step starts again
+	return opp, err
+}
+
+// maxStarts bounds the episodes start passes over.
+const maxStarts = 100
+
+func (v *vector) startOnce(i int) (int64, error) {
 	e := v.envs[i]
 	k := v.episodes[i]
 	v.episodes[i]++
