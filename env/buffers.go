@@ -83,26 +83,9 @@ func (e *Env) ResetInto(seed uint64, o ResetOptions, obs []float32, mask []bool)
 	if err := checkBuffers("reset", obs, mask); err != nil {
 		return Info{}, err
 	}
-	rules := e.opts.Rules
-	if o.Rules != nil {
-		rules = *o.Rules
-	}
-	if err := rules.Validate(); err != nil {
-		return Info{}, fmt.Errorf("reset: %w", err)
-	}
-	if o.OpeningPlies < 0 {
-		return Info{}, fmt.Errorf("reset: opening plies is %d: want 0 or more", o.OpeningPlies)
-	}
-	start := StartPosition()
-	if o.FEN != "" {
-		p, err := ParseFEN(o.FEN)
-		if err != nil {
-			return Info{}, fmt.Errorf("reset: %w", err)
-		}
-		start = p
-	}
-	if st := StatusOf(&start, rules, 1); st.Over() {
-		return Info{}, fmt.Errorf("reset: fen %q: the game is already over (%v)", o.FEN, st)
+	start, rules, err := e.episodeStart(o)
+	if err != nil {
+		return Info{}, err
 	}
 	e.game.restart(start, rules)
 	var opening []Move
