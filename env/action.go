@@ -59,13 +59,31 @@ func ActionOf(m Move) (Action, error) {
 // m.From to m.To; m's squares and count must be in range.
 func actionIndex(m Move) (Action, bool) {
 	k := int(m.Count)
-	rc := &reachTable[m.From][k%period]
-	for i := 0; i < int(rc.n); i++ {
-		if rc.to[i] == m.To {
-			return NewAction(m.From, rc.dir[i], k), true
+	d := firstDirection[m.From][k%period][m.To]
+	return NewAction(m.From, d, k), d != noDirection
+}
+
+// noDirection marks a target no direction reaches.
+const noDirection Direction = NumDirections
+
+// firstDirection[s][k%10][t] is the first direction, in Direction order,
+// that carries k pieces from s to t (noDirection for none): reachTable
+// turned around, so that a move's action index is one lookup.
+var firstDirection = buildFirstDirection()
+
+func buildFirstDirection() (first [NumSquares][period][NumSquares]Direction) {
+	for s := range first {
+		for r := range first[s] {
+			for t := range first[s][r] {
+				first[s][r][t] = noDirection
+			}
+			rc := &reachTable[s][r]
+			for i := 0; i < int(rc.n); i++ {
+				first[s][r][rc.to[i]] = rc.dir[i]
+			}
 		}
 	}
-	return 0, false
+	return first
 }
 
 // MoveOf returns the move an action index stands for. It reports an error

@@ -96,30 +96,39 @@ func (e *Env) Reset(seed uint64) ([]float32, Info) {
 // position, negative opening plies or invalid rules return an error saying
 // what is wrong and leave the environment unchanged.
 func (e *Env) ResetWith(seed uint64, o ResetOptions) ([]float32, Info, error) {
+	start, rules, err := e.episodeStart(o)
+	if err != nil {
+		return nil, Info{}, err
+	}
+	obs, info := e.start(NewGameFrom(start, rules), o.OpeningPlies, seed)
+	return obs, info, nil
+}
+
+// episodeStart checks o and returns the position and rules an episode
+// starts with.
+func (e *Env) episodeStart(o ResetOptions) (Position, Rules, error) {
 	rules := e.opts.Rules
 	if o.Rules != nil {
 		rules = *o.Rules
 	}
 	if err := rules.Validate(); err != nil {
-		return nil, Info{}, fmt.Errorf("reset: rules: %w", err)
+		return Position{}, Rules{}, fmt.Errorf("reset: rules: %w", err)
 	}
 	if o.OpeningPlies < 0 {
-		return nil, Info{}, fmt.Errorf("reset: opening plies is %d: want 0 or more", o.OpeningPlies)
+		return Position{}, Rules{}, fmt.Errorf("reset: opening plies is %d: want 0 or more", o.OpeningPlies)
 	}
 	start := StartPosition()
 	if o.FEN != "" {
 		p, err := ParseFEN(o.FEN)
 		if err != nil {
-			return nil, Info{}, fmt.Errorf("reset: %w", err)
+			return Position{}, Rules{}, fmt.Errorf("reset: %w", err)
 		}
 		start = p
 	}
-	g := NewGameFrom(start, rules)
-	if st := g.Status(); st.Over() {
-		return nil, Info{}, fmt.Errorf("reset: fen %q: the game is already over (%v)", o.FEN, st)
+	if st := StatusOf(&start, rules, 1); st.Over() {
+		return Position{}, Rules{}, fmt.Errorf("reset: fen %q: the game is already over (%v)", o.FEN, st)
 	}
-	obs, info := e.start(g, o.OpeningPlies, seed)
-	return obs, info, nil
+	return start, rules, nil
 }
 
 // start makes g, an ongoing game, the episode and plays its opening.

@@ -1,0 +1,33 @@
+// Command libdeathstacks is the project as a C shared library, for other
+// languages: the Python package in env/python loads it with ctypes.
+//
+//	go build -buildmode=c-shared -o libdeathstacks.so ./cmd/libdeathstacks
+//
+// writes the library and its header, libdeathstacks.h, which declares
+// every function. The API:
+//
+//   - Objects live in the library under integer handles (no Go pointer is
+//     kept by the caller): ds_env_new (one game: reset, step, observe,
+//     state, legal actions, FEN, board, moves), ds_vec_new (many games
+//     stepped together across the cores with next-step auto-reset,
+//     optionally against a player spec), ds_player_new (any player spec:
+//     choose returns the decision as JSON), ds_network_new (a model path's
+//     batched inference and weights); ds_close releases any of them.
+//     Calls on one handle take turns; calls on different handles run in
+//     parallel.
+//   - Buffers are the caller's: a pointer and a length in elements (float
+//     observations of 21x6x6 planes, one byte 0/1 per action of the 6,912
+//     for masks, int64 actions), NULL to skip an optional output. Go writes
+//     into them during the call only.
+//   - Every function returns an int64: 0 or more on success (a handle, a
+//     count, a text length), or a negative code whose message
+//     ds_error_message hands over once. Every function recovers from a
+//     panic into such an error, so bad input never crashes the caller.
+//   - Text comes back NUL-terminated in (buf, cap); the return value is its
+//     full length, so a result of cap or more means: call again with a
+//     larger buffer.
+//
+// The functions in Go terms are in api.go, vector.go and weights.go; the
+// exported C functions in exports.go only convert arguments. Its test
+// builds the library and runs the Python package's tests against it.
+package main

@@ -1,0 +1,468 @@
+package main
+
+/*
+#include <stdint.h>
+*/
+import "C"
+
+import (
+	"fmt"
+	"unsafe"
+
+	"github.com/deathstacks/deathstacks/env"
+)
+
+// The exported C functions. Each returns an int64_t: 0 or more on success
+// (a handle, a count or a length), or a negative error code whose message
+// ds_error_message hands over. Each recovers from a panic into an error
+// code. Buffers are the caller's: a pointer and a length in elements, the
+// pointer NULL to skip an optional output; Go writes into them during the
+// call and keeps no pointer after it. Strings in are NUL-terminated UTF-8;
+// text out is written NUL-terminated into (buf, cap), and the return value
+// is the text's full length in bytes: when it is cap or more, the text was
+// cut short and the caller calls again with a larger buffer.
+
+// goString reads a C string; NULL reads as "".
+func goString(s *C.char) string {
+	if s == nil {
+		return ""
+	}
+	return C.GoString(s)
+}
+
+// slice views a caller's buffer of n elements; NULL is nil, an optional
+// output skipped.
+func slice[T any](p unsafe.Pointer, n C.int64_t) ([]T, error) {
+	if p == nil {
+		return nil, nil
+	}
+	if n < 0 || n > 1<<40 {
+		return nil, fmt.Errorf("a buffer of %d elements", int64(n))
+	}
+	return unsafe.Slice((*T)(p), int(n)), nil
+}
+
+// writeText copies s, NUL-terminated and cut to fit, into the caller's
+// buffer and returns len(s).
+func writeText(buf *C.char, cap C.int64_t, s string) (int64, error) {
+	b, err := slice[byte](unsafe.Pointer(buf), cap)
+	if err != nil {
+		return 0, err
+	}
+	if len(b) > 0 {
+		n := copy(b[:len(b)-1], s)
+		b[n] = 0
+	}
+	return int64(len(s)), nil
+}
+
+// text is call for a function returning text.
+func text(buf *C.char, cap C.int64_t, f func() (string, error)) C.int64_t {
+	return C.int64_t(call(func() (int64, error) {
+		s, err := f()
+		if err != nil {
+			return 0, err
+		}
+		return writeText(buf, cap, s)
+	}))
+}
+
+// do is call for the C API.
+func do(f func() (int64, error)) C.int64_t { return C.int64_t(call(f)) }
+
+//export ds_error_message
+func ds_error_message(code C.int64_t, buf *C.char, cap C.int64_t) C.int64_t {
+	return text(buf, cap, func() (string, error) { return takeError(int64(code)), nil })
+}
+
+//export ds_info
+func ds_info(buf *C.char, cap C.int64_t) C.int64_t {
+	return text(buf, cap, func() (string, error) { return info(), nil })
+}
+
+//export ds_close
+func ds_close(h C.int64_t) C.int64_t {
+	return do(func() (int64, error) { return 0, closeHandle(int64(h)) })
+}
+
+//export ds_legal_moves
+func ds_legal_moves(fen *C.char, tooTall C.int64_t, buf *C.char, cap C.int64_t) C.int64_t {
+	return text(buf, cap, func() (string, error) { return legalMoves(goString(fen), tooTall != 0) })
+}
+
+//export ds_render_fen
+func ds_render_fen(fen *C.char, buf *C.char, cap C.int64_t) C.int64_t {
+	return text(buf, cap, func() (string, error) { return renderFEN(goString(fen)) })
+}
+
+//export ds_action_of
+func ds_action_of(move *C.char) C.int64_t {
+	return do(func() (int64, error) { return actionOf(goString(move)) })
+}
+
+//export ds_move_of
+func ds_move_of(action C.int64_t, buf *C.char, cap C.int64_t) C.int64_t {
+	return text(buf, cap, func() (string, error) { return moveOf(int64(action)) })
+}
+
+//export ds_env_new
+func ds_env_new(tooTall, maxPlies, repetitions, openingPlies C.int64_t) C.int64_t {
+	return do(func() (int64, error) {
+		o, err := optionsOf(int64(tooTall), int64(maxPlies), int64(repetitions), int64(openingPlies))
+		if err != nil {
+			return 0, err
+		}
+		s, err := newSingle(o)
+		if err != nil {
+			return 0, err
+		}
+		return register(s), nil
+	})
+}
+
+// obsMask views an observation and a mask buffer.
+func obsMask(obs unsafe.Pointer, nObs C.int64_t, mask unsafe.Pointer, nMask C.int64_t) ([]float32, []bool, error) {
+	o, err := slice[float32](obs, nObs)
+	if err != nil {
+		return nil, nil, fmt.Errorf("observation: %w", err)
+	}
+	m, err := slice[bool](mask, nMask)
+	if err != nil {
+		return nil, nil, fmt.Errorf("mask: %w", err)
+	}
+	return o, m, nil
+}
+
+//export ds_env_reset
+func ds_env_reset(h C.int64_t, seed C.uint64_t, fen *C.char, openingPlies C.int64_t, obs unsafe.Pointer, nObs C.int64_t, mask unsafe.Pointer, nMask C.int64_t) C.int64_t {
+	return do(func() (int64, error) {
+		return with(int64(h), "environment", func(s *single) (int64, error) {
+			o, m, err := obsMask(obs, nObs, mask, nMask)
+			if err != nil {
+				return 0, err
+			}
+			return 0, s.reset(uint64(seed), goString(fen), int64(openingPlies), o, m)
+		})
+	})
+}
+
+// ds_env_step writes the reward, terminated (0 or 1) and truncated into
+// out, which has room for 3 doubles.
+//
+//export ds_env_step
+func ds_env_step(h, action C.int64_t, obs unsafe.Pointer, nObs C.int64_t, mask unsafe.Pointer, nMask C.int64_t, out *C.double) C.int64_t {
+	return do(func() (int64, error) {
+		return with(int64(h), "environment", func(s *single) (int64, error) {
+			o, m, err := obsMask(obs, nObs, mask, nMask)
+			if err != nil {
+				return 0, err
+			}
+			res, err := slice[float64](unsafe.Pointer(out), 3)
+			if err != nil || res == nil {
+				return 0, fmt.Errorf("step: no result buffer")
+			}
+			reward, term, trunc, err := s.step(int64(action), o, m)
+			if err != nil {
+				return 0, err
+			}
+			res[0], res[1], res[2] = float64(reward), b2f(term), b2f(trunc)
+			return 0, nil
+		})
+	})
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+//export ds_env_observe
+func ds_env_observe(h C.int64_t, obs unsafe.Pointer, nObs C.int64_t, mask unsafe.Pointer, nMask C.int64_t) C.int64_t {
+	return do(func() (int64, error) {
+		return with(int64(h), "environment", func(s *single) (int64, error) {
+			o, m, err := obsMask(obs, nObs, mask, nMask)
+			if err != nil {
+				return 0, err
+			}
+			return 0, s.env.ObserveInto(o, m)
+		})
+	})
+}
+
+// ds_env_state writes status, ply, repetitions, side to move and the
+// number of legal actions into out (5 int64s).
+//
+//export ds_env_state
+func ds_env_state(h C.int64_t, out *C.int64_t, n C.int64_t) C.int64_t {
+	return do(func() (int64, error) {
+		return with(int64(h), "environment", func(s *single) (int64, error) {
+			o, err := slice[int64](unsafe.Pointer(out), n)
+			if err != nil {
+				return 0, err
+			}
+			return 0, s.state(o)
+		})
+	})
+}
+
+//export ds_env_legal
+func ds_env_legal(h C.int64_t, out *C.int64_t, n C.int64_t) C.int64_t {
+	return do(func() (int64, error) {
+		return with(int64(h), "environment", func(s *single) (int64, error) {
+			o, err := slice[int64](unsafe.Pointer(out), n)
+			if err != nil {
+				return 0, err
+			}
+			return s.legal(o), nil
+		})
+	})
+}
+
+// ds_env_text writes the game's FEN (which 0), the board drawn (1), the
+// moves played (2) or the start FEN (3).
+//
+//export ds_env_text
+func ds_env_text(h, which C.int64_t, buf *C.char, cap C.int64_t) C.int64_t {
+	return do(func() (int64, error) {
+		return with(int64(h), "environment", func(s *single) (int64, error) {
+			t, err := s.text(int64(which))
+			if err != nil {
+				return 0, err
+			}
+			return writeText(buf, cap, t)
+		})
+	})
+}
+
+//export ds_vec_new
+func ds_vec_new(n, tooTall, maxPlies, repetitions, openingPlies C.int64_t, opponent *C.char, colour C.int64_t) C.int64_t {
+	return do(func() (int64, error) {
+		o, err := optionsOf(int64(tooTall), int64(maxPlies), int64(repetitions), int64(openingPlies))
+		if err != nil {
+			return 0, err
+		}
+		v, err := newVector(int64(n), o, goString(opponent), int64(colour))
+		if err != nil {
+			return 0, err
+		}
+		return register(v), nil
+	})
+}
+
+// vecBuffers views the buffers of a vector call.
+func vecBuffers(obs, mask, rewards, term, trunc, info unsafe.Pointer, n C.int64_t) (*buffers, error) {
+	var b buffers
+	var err error
+	k := int64(n)
+	if b.obs, err = slice[float32](obs, C.int64_t(k*env.ObservationSize)); err != nil {
+		return nil, err
+	}
+	if b.mask, err = slice[bool](mask, C.int64_t(k*env.NumActions)); err != nil {
+		return nil, err
+	}
+	if b.rewards, err = slice[float32](rewards, n); err != nil {
+		return nil, err
+	}
+	if b.term, err = slice[bool](term, n); err != nil {
+		return nil, err
+	}
+	if b.trunc, err = slice[bool](trunc, n); err != nil {
+		return nil, err
+	}
+	if b.info, err = slice[int64](info, C.int64_t(k*infoColumns)); err != nil {
+		return nil, err
+	}
+	return &b, nil
+}
+
+// ds_vec_reset and ds_vec_step take n, the number of environments the
+// caller's arrays are for: observations n*756 floats, masks n*6912 bytes,
+// rewards n floats, terminations and truncations n bytes, infos n*6
+// int64s, any of them NULL to skip it.
+//
+//export ds_vec_reset
+func ds_vec_reset(h C.int64_t, seed C.uint64_t, n C.int64_t, obs, mask, info unsafe.Pointer) C.int64_t {
+	return do(func() (int64, error) {
+		return with(int64(h), "vector environment", func(v *vector) (int64, error) {
+			b, err := vecBuffers(obs, mask, nil, nil, nil, info, n)
+			if err != nil {
+				return 0, err
+			}
+			if int(n) != len(v.envs) {
+				return 0, fmt.Errorf("reset: arrays for %d environments, have %d", int64(n), len(v.envs))
+			}
+			return 0, v.reset(uint64(seed), b)
+		})
+	})
+}
+
+//export ds_vec_step
+func ds_vec_step(h C.int64_t, n C.int64_t, actions, obs, mask, rewards, term, trunc, info unsafe.Pointer) C.int64_t {
+	return do(func() (int64, error) {
+		return with(int64(h), "vector environment", func(v *vector) (int64, error) {
+			b, err := vecBuffers(obs, mask, rewards, term, trunc, info, n)
+			if err != nil {
+				return 0, err
+			}
+			acts, err := slice[int64](actions, n)
+			if err != nil {
+				return 0, err
+			}
+			if acts == nil {
+				return 0, fmt.Errorf("step: no actions")
+			}
+			return 0, v.step(acts, b)
+		})
+	})
+}
+
+//export ds_vec_sample
+func ds_vec_sample(h C.int64_t, n C.int64_t, actions unsafe.Pointer) C.int64_t {
+	return do(func() (int64, error) {
+		return with(int64(h), "vector environment", func(v *vector) (int64, error) {
+			acts, err := slice[int64](actions, n)
+			if err != nil {
+				return 0, err
+			}
+			if acts == nil {
+				return 0, fmt.Errorf("sample: no action buffer")
+			}
+			return 0, v.sample(acts)
+		})
+	})
+}
+
+//export ds_vec_fen
+func ds_vec_fen(h, i C.int64_t, buf *C.char, cap C.int64_t) C.int64_t {
+	return do(func() (int64, error) {
+		return with(int64(h), "vector environment", func(v *vector) (int64, error) {
+			t, err := v.fen(int64(i))
+			if err != nil {
+				return 0, err
+			}
+			return writeText(buf, cap, t)
+		})
+	})
+}
+
+//export ds_player_new
+func ds_player_new(spec *C.char, seed C.uint64_t) C.int64_t {
+	return do(func() (int64, error) {
+		p, err := newPlayer(goString(spec), uint64(seed))
+		if err != nil {
+			return 0, err
+		}
+		return register(p), nil
+	})
+}
+
+// ds_player_choose writes the decision as JSON; ds_player_last writes the
+// last one again, for a caller whose buffer was too short.
+//
+//export ds_player_choose
+func ds_player_choose(h C.int64_t, fen, moves *C.char, tooTall, maxPlies, repetitions C.int64_t, buf *C.char, cap C.int64_t) C.int64_t {
+	return do(func() (int64, error) {
+		return with(int64(h), "player", func(p *player) (int64, error) {
+			r, err := rulesOf(int64(tooTall), int64(maxPlies), int64(repetitions))
+			if err != nil {
+				return 0, err
+			}
+			t, err := p.choose(goString(fen), goString(moves), r)
+			if err != nil {
+				return 0, err
+			}
+			return writeText(buf, cap, t)
+		})
+	})
+}
+
+//export ds_player_last
+func ds_player_last(h C.int64_t, buf *C.char, cap C.int64_t) C.int64_t {
+	return do(func() (int64, error) {
+		return with(int64(h), "player", func(p *player) (int64, error) { return writeText(buf, cap, p.last) })
+	})
+}
+
+//export ds_network_new
+func ds_network_new(path *C.char) C.int64_t {
+	return do(func() (int64, error) {
+		nw, err := newNetwork(goString(path))
+		if err != nil {
+			return 0, err
+		}
+		return register(nw), nil
+	})
+}
+
+//export ds_network_predict
+func ds_network_predict(h, n C.int64_t, obs, logits, values unsafe.Pointer) C.int64_t {
+	return do(func() (int64, error) {
+		return with(int64(h), "network", func(nw *network) (int64, error) {
+			if n < 0 || n > 1<<24 {
+				return 0, fmt.Errorf("predict: %d positions", int64(n))
+			}
+			o, err := slice[float32](obs, n*env.ObservationSize)
+			if err != nil {
+				return 0, err
+			}
+			l, err := slice[float32](logits, n*env.NumActions)
+			if err != nil {
+				return 0, err
+			}
+			v, err := slice[float32](values, n)
+			if err != nil {
+				return 0, err
+			}
+			return 0, nw.predict(o, int(n), l, v)
+		})
+	})
+}
+
+// ds_network_weights_index writes the network's tensors' names, shapes
+// and offsets as JSON; ds_network_weights writes the tensors, concatenated
+// in that order, into out (n float32 values, exactly their total).
+//
+//export ds_network_weights_index
+func ds_network_weights_index(h C.int64_t, buf *C.char, cap C.int64_t) C.int64_t {
+	return do(func() (int64, error) {
+		return with(int64(h), "network", func(nw *network) (int64, error) {
+			t, err := nw.weightsIndex()
+			if err != nil {
+				return 0, err
+			}
+			return writeText(buf, cap, t)
+		})
+	})
+}
+
+//export ds_network_weights
+func ds_network_weights(h C.int64_t, out unsafe.Pointer, n C.int64_t) C.int64_t {
+	return do(func() (int64, error) {
+		return with(int64(h), "network", func(nw *network) (int64, error) {
+			o, err := slice[float32](out, n)
+			if err != nil {
+				return 0, err
+			}
+			return 0, nw.copyWeights(o)
+		})
+	})
+}
+
+// ds_server_stats writes the batches run and positions evaluated by the
+// network server of a model path ("" for the built-in player) into out (2
+// int64s).
+//
+//export ds_server_stats
+func ds_server_stats(path *C.char, out *C.int64_t) C.int64_t {
+	return do(func() (int64, error) {
+		o, err := slice[int64](unsafe.Pointer(out), 2)
+		if err != nil {
+			return 0, err
+		}
+		return 0, serverStats(goString(path), o)
+	})
+}
+
+func main() {}

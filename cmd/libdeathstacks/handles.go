@@ -1,0 +1,141 @@
+package main
+
+import (
+	"fmt"
+	"runtime/debug"
+	"sync"
+)
+
+// The C API hands out integer handles, never Go pointers: the objects live
+// in handles, and C holds only their numbers. Every object carries its own
+// lock, so that two threads of the caller using one handle at once take
+// turns instead of racing.
+
+// object is what a handle stands for.
+type object interface {
+	// close releases what the object holds; it is called once.
+	close() error
+}
+
+// handles maps handle numbers to their objects.
+var handles = struct {
+	sync.Mutex
+	next int64
+	objs map[int64]*entry
+}{objs: map[int64]*entry{}}
+
+// entry is a live object with the lock its calls take.
+type entry struct {
+	mu  sync.Mutex
+	obj object
+}
+
+// register stores obj and returns its handle, a number from 1 up.
+func register(obj object) int64 {
+	handles.Lock()
+	defer handles.Unlock()
+	handles.next++
+	handles.objs[handles.next] = &entry{obj: obj}
+	return handles.next
+}
+
+// with calls f with the object of handle h, of type T, under its lock.
+func with[T object](h int64, what string, f func(T) (int64, error)) (int64, error) {
+	handles.Lock()
+	e, ok := handles.objs[h]
+	handles.Unlock()
+	if !ok {
+		return 0, fmt.Errorf("%s handle %d: closed or never opened", what, h)
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	obj, ok := e.obj.(T)
+	if !ok {
+		return 0, fmt.Errorf("handle %d is a %s, not a %s", h, kindOf(e.obj), what)
+	}
+	return f(obj)
+}
+
+// kindOf names an object's kind in errors.
+func kindOf(o object) string {
+	switch o.(type) {
+	case *single:
+		return "environment"
+	case *vector:
+		return "vector environment"
+	case *player:
+		return "player"
+	case *network:
+		return "network"
+	}
+	return fmt.Sprintf("%T", o)
+}
+
+// closeHandle closes and forgets handle h. Closing it again is an error.
+func closeHandle(h int64) error {
+	handles.Lock()
+	e, ok := handles.objs[h]
+	delete(handles.objs, h)
+	handles.Unlock()
+	if !ok {
+		return fmt.Errorf("close handle %d: closed or never opened", h)
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.obj.close()
+}
+
+// Errors go back to C as negative numbers: -id of a message kept here until
+// the caller takes it with ds_error_message. At most maxErrors are kept; a
+// caller that never takes them loses the oldest.
+const maxErrors = 1024
+
+var errs = struct {
+	sync.Mutex
+	next  int64
+	msgs  map[int64]string
+	order []int64
+}{msgs: map[int64]string{}}
+
+// keepError stores err's message and returns the negative code that
+// stands for it.
+func keepError(err error) int64 {
+	errs.Lock()
+	defer errs.Unlock()
+	errs.next++
+	errs.msgs[errs.next] = err.Error()
+	errs.order = append(errs.order, errs.next)
+	if len(errs.order) > maxErrors {
+		delete(errs.msgs, errs.order[0])
+		errs.order = errs.order[1:]
+	}
+	return -errs.next
+}
+
+// takeError returns and forgets the message of code (negative, as
+// returned); an unknown code has a message saying so.
+func takeError(code int64) string {
+	errs.Lock()
+	defer errs.Unlock()
+	msg, ok := errs.msgs[-code]
+	if !ok {
+		return fmt.Sprintf("error %d: no message (already taken, or too old)", code)
+	}
+	delete(errs.msgs, -code)
+	return msg
+}
+
+// call runs f and turns its result into the C API's return value: the
+// result, or a negative error code for an error or a panic.
+func call(f func() (int64, error)) (ret int64) {
+	defer func() {
+		if r := recover(); r != nil {
+			ret = keepError(fmt.Errorf("internal error (please report): %v\n%s", r, debug.Stack()))
+		}
+	}()
+	n, err := f()
+	if err != nil {
+		return keepError(err)
+	}
+	return n
+}

@@ -1,0 +1,24 @@
+"""Death Stacks from Python: a PettingZoo AEC environment, a Gymnasium
+environment, a fast vector environment, the project's players and its
+network, over the Go shared library libdeathstacks.
+
+    import deathstacks
+    env = deathstacks.env()                       # PettingZoo AEC
+    vec = deathstacks.VectorEnv(64, opponent="alphabeta:depth=1")
+    deathstacks.Player("az").choose(deathstacks.START_FEN).move
+"""
+
+from ._lib import INFO, ClosedError, DeathStacksError
+from .aec import AGENTS, DeathStacksAEC, env, raw_env
+from .gym_env import ENV_ID, DeathStacksEnv, register
+from .players import START_FEN, Decision, Network, Player, action_of, legal_moves, move_of, render, server_stats
+from .spaces import NUM_ACTIONS, OBSERVATION_SHAPE
+from .vector import VectorEnv
+
+__all__ = [
+    "AGENTS", "ClosedError", "DeathStacksAEC", "DeathStacksEnv", "DeathStacksError", "Decision", "ENV_ID", "INFO",
+    "NUM_ACTIONS", "Network", "OBSERVATION_SHAPE", "Player", "START_FEN", "VectorEnv", "action_of", "env",
+    "legal_moves", "move_of", "raw_env", "register", "render", "server_stats",
+]
+
+register()
