@@ -127,6 +127,30 @@ func (w *winSearch) spend() bool {
 
 func (w *winSearch) entry(h uint64) *winEntry { return &w.tt[h&(1<<winTTBits-1)] }
 
+// probe looks the position with hash h up for a search of d plies: known
+// says the table decides it, won whether the attacker wins within d
+// plies; move is the entry's move (a win's, or a refutation), to try
+// first.
+func (w *winSearch) probe(h uint64, d int) (known, won bool, move env.Move) {
+	e := w.entry(h)
+	if e.key != h {
+		return false, false, env.Move{}
+	}
+	switch {
+	case e.win > 0 && int(e.win) <= d:
+		return true, true, e.move
+	case int(e.fail) >= d:
+		return true, false, e.move
+	}
+	return false, false, e.move
+}
+
+// legal generates the legal moves of pos into the list of ply.
+func (w *winSearch) legal(pos *env.Position, ply int) []env.Move {
+	w.moves[ply] = pos.LegalMoves(w.moves[ply][:0], w.rules.TooTall)
+	return w.moves[ply]
+}
+
 // store records what was found of the position with hash h, unless the
 // budget cut the search short.
 func (w *winSearch) store(h uint64, m env.Move, win, fail int) {
@@ -162,19 +186,11 @@ func (w *winSearch) attack(pos *env.Position, d, ply int) bool {
 		return false
 	}
 	h := pos.Hash()
-	e := w.entry(h)
-	var best env.Move
-	if e.key == h {
-		switch {
-		case e.win > 0 && int(e.win) <= d:
-			return true
-		case int(e.fail) >= d:
-			return false
-		}
-		best = e.move
+	known, won, best := w.probe(h, d)
+	if known {
+		return won
 	}
-	moves := pos.LegalMoves(w.moves[ply][:0], w.rules.TooTall)
-	w.moves[ply] = moves
+	moves := w.legal(pos, ply)
 	if m, ok := winningMove(pos, moves); ok {
 		w.store(h, m, 1, 0)
 		return true
@@ -212,19 +228,11 @@ func (w *winSearch) defend(pos *env.Position, d, ply int) bool {
 		return false
 	}
 	h := pos.Hash()
-	e := w.entry(h)
-	var refutation env.Move
-	if e.key == h {
-		switch {
-		case e.win > 0 && int(e.win) <= d:
-			return true
-		case int(e.fail) >= d:
-			return false
-		}
-		refutation = e.move
+	known, lost, refutation := w.probe(h, d)
+	if known {
+		return lost
 	}
-	moves := pos.LegalMoves(w.moves[ply][:0], w.rules.TooTall)
-	w.moves[ply] = moves
+	moves := w.legal(pos, ply)
 	front(moves, w.killer[ply])
 	front(moves, refutation)
 	for _, m := range moves {
