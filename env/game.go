@@ -245,6 +245,37 @@ func continuation(q Position, p *Position, n int, tooTall bool, path []Move) ([]
 	return nil, false
 }
 
+// MoveError is the error of [PlayMoves] for a move that does not read or
+// is not legal where it is played: its index among the moves (from 0), its
+// text and why.
+type MoveError struct {
+	Index int
+	Text  string
+	Err   error
+}
+
+func (e *MoveError) Error() string { return fmt.Sprintf("move %d (%s): %v", e.Index+1, e.Text, e.Err) }
+
+func (e *MoveError) Unwrap() error { return e.Err }
+
+// PlayMoves starts a game at start under rules and plays moves, each in
+// notation (see [ParseMove]): the one way from a position and the moves
+// played since to a game, for every caller that reads them. The first
+// move that does not read or is not legal stops it with a [*MoveError].
+func PlayMoves(start Position, rules Rules, moves []string) (*Game, error) {
+	g := NewGameFrom(start, rules)
+	for i, text := range moves {
+		m, err := ParseMove(text)
+		if err == nil {
+			err = g.Play(m)
+		}
+		if err != nil {
+			return nil, &MoveError{Index: i, Text: text, Err: err}
+		}
+	}
+	return g, nil
+}
+
 // History returns the hashes of the positions before the current one, oldest
 // first; the caller must not change it.
 func (g *Game) History() []uint64 { return g.hashes }

@@ -375,3 +375,34 @@ func TestCountRepetitions(t *testing.T) {
 		})
 	}
 }
+
+func TestPlayMoves(t *testing.T) {
+	start := StartPosition()
+	cases := []struct {
+		name    string
+		moves   []string
+		plies   int
+		index   int // of the bad move; -1 for none
+		wantErr string
+	}{
+		{"none", nil, 0, -1, ""},
+		{"two", []string{"a6-1-a5", "a1-1-a2"}, 2, -1, ""},
+		{"unreadable", []string{"a6-1-a5", "zz"}, 0, 1, "move 2 (zz)"},
+		{"illegal", []string{"a6-3-a3"}, 0, 0, "move 1 (a6-3-a3)"},
+		{"wrong side", []string{"a1-1-a2"}, 0, 0, "move 1 (a1-1-a2)"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			g, err := PlayMoves(start, DefaultRules(), tc.moves)
+			var bad *MoveError
+			switch {
+			case tc.index < 0 && err != nil:
+				t.Fatalf("error %v", err)
+			case tc.index < 0 && len(g.Moves()) != tc.plies:
+				t.Fatalf("%d moves played: want %d", len(g.Moves()), tc.plies)
+			case tc.index >= 0 && (!errors.As(err, &bad) || bad.Index != tc.index || bad.Text != tc.moves[tc.index] || !strings.Contains(err.Error(), tc.wantErr)):
+				t.Fatalf("error %v: want a MoveError at %d saying %q", err, tc.index, tc.wantErr)
+			}
+		})
+	}
+}

@@ -151,7 +151,7 @@ func (b *botGames) game(pos env.Position, moves []string, err error) (*env.Game,
 	case err != nil:
 		return nil, err
 	case moves != nil:
-		return gameWithMoves(pos, moves, b.rules)
+		return env.PlayMoves(pos, b.rules, moves)
 	case b.last != nil && !b.last.Status().Over():
 		if path, ok := b.last.Continuation(&pos, continuationPlies); ok {
 			g := b.last.Clone()
@@ -180,22 +180,6 @@ func parseGameLine(line string) (env.Position, []string, error) {
 	}
 	pos, err := env.ParseFEN(fields[0] + " " + fields[1])
 	return pos, append([]string{}, fields[3:]...), err
-}
-
-// gameWithMoves starts a game at pos and plays moves, each in notation; a
-// bad or illegal move is an error naming it.
-func gameWithMoves(pos env.Position, moves []string, rules env.Rules) (*env.Game, error) {
-	g := env.NewGameFrom(pos, rules)
-	for i, text := range moves {
-		m, err := env.ParseMove(text)
-		if err == nil {
-			err = g.Play(m)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("move %d (%s): %w", i+1, text, err)
-		}
-	}
-	return g, nil
 }
 
 func runBestmove(args []string, s stdio) error {
@@ -229,7 +213,7 @@ that the search sees repetitions and the move limit.`, s)
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	g, err := gameWithMoves(pos, strings.Fields(*moves), botRules(*noTooTall))
+	g, err := env.PlayMoves(pos, botRules(*noTooTall), strings.Fields(*moves))
 	if err != nil {
 		return usageErr("--moves: %v", err)
 	}

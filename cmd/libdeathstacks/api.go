@@ -193,15 +193,9 @@ func gameOf(fen, moves string, rules env.Rules) (*env.Game, error) {
 			return nil, err
 		}
 	}
-	g := env.NewGameFrom(p, rules)
-	for i, text := range strings.Fields(moves) {
-		m, err := env.ParseMove(text)
-		if err == nil {
-			err = g.Play(m)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("moves: move %d (%s): %w", i+1, text, err)
-		}
+	g, err := env.PlayMoves(p, rules, strings.Fields(moves))
+	if err != nil {
+		return nil, fmt.Errorf("moves: %w", err)
 	}
 	return g, nil
 }

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"errors"
 	"net/http"
 
 	"github.com/deathstacks/deathstacks/env"
@@ -90,17 +91,12 @@ func (s *Server) startGame(fen string, startPly int, moves []string) (*env.Game,
 		return nil, badRequest("moves: %d of them, want at most %d", len(moves), maxPlies)
 	}
 	start.SetPly(startPly)
-	g := env.NewGameFrom(start, s.rules)
-	for i, text := range moves {
-		m, err := env.ParseMove(text)
-		if err != nil {
-			return nil, badRequest("moves[%d]: %v", i, err)
-		}
-		if err := g.Play(m); err != nil {
-			return nil, badRequest("moves[%d] %s: %v", i, m, err)
-		}
+	g, err := env.PlayMoves(start, s.rules, moves)
+	var bad *env.MoveError
+	if errors.As(err, &bad) {
+		return nil, badRequest("moves[%d] %s: %v", bad.Index, bad.Text, bad.Err)
 	}
-	return g, nil
+	return g, err
 }
 
 // over returns a 400 for a finished game, which has nothing to analyse.
