@@ -272,7 +272,7 @@ func TestLeafThatCanDrawIsWorthTheDraw(t *testing.T) {
 	pos := g.Position()
 	for _, tc := range []struct{ k, cost float64 }{{0, 0}, {0.5, 0}, {0, 0.2}, {0.5, 0.2}} {
 		k := tc.k
-		cfg := DefaultConfig()
+		cfg := treeOnlyConfig()
 		cfg.Contempt, cfg.DrawCost = k, tc.cost
 		p := newPUCT(t, constEvaluator(-0.9), cfg, 1)
 		if err := p.s.prepare(g); err != nil {

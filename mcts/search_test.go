@@ -51,12 +51,14 @@ func (c *countingEvaluator) Evaluate(obs []float32, legal [][]env.Action, priors
 	return c.inner.Evaluate(obs, legal, priors, values)
 }
 
-// treeOnlyConfig is DefaultConfig without the root's win search, for the
-// tests of what the tree itself finds: with it, a won position would be
-// decided before the tree is searched.
+// treeOnlyConfig is DefaultConfig without the root's win search and the
+// material term, for the tests of what the tree itself finds and of the
+// values it backs up: with the win search a won position would be decided
+// before the tree is searched, and the material term mixes the board into
+// the evaluator's values.
 func treeOnlyConfig() Config {
 	cfg := DefaultConfig()
-	cfg.WinSearchPlies = 0
+	cfg.WinSearchPlies, cfg.MaterialUtility = 0, 0
 	return cfg
 }
 
@@ -401,7 +403,7 @@ func TestRootValueSign(t *testing.T) {
 	// its own evaluation (+0.5 from the constant evaluator) averaged with
 	// exact losses.
 	g := testgames.GameFromFEN(t, testgames.FEN(map[string]string{"a1": "r", "a3": "b", "c3": "b", "c1": "b"}, 'r'))
-	cfg := DefaultConfig()
+	cfg := treeOnlyConfig()
 	cfg.Simulations = 100
 	p := newPUCT(t, constEvaluator(0.5), cfg, 1)
 	d, err := p.Choose(g)
@@ -719,7 +721,7 @@ func TestSettingsCoverConfig(t *testing.T) {
 }
 
 func TestRootMoves(t *testing.T) {
-	cfg := DefaultConfig()
+	cfg := treeOnlyConfig()
 	cfg.Simulations = 40
 	p := newPUCT(t, hashEvaluator{}, cfg, 1)
 	if got := p.RootMoves(); got != nil {

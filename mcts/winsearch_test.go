@@ -1,6 +1,7 @@
 package mcts
 
 import (
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -223,4 +224,44 @@ func BenchmarkWinSearch(b *testing.B) {
 		nodes += n
 	}
 	b.ReportMetric(float64(nodes)/b.Elapsed().Seconds(), "positions/s")
+}
+
+func TestMaterialShare(t *testing.T) {
+	cases := []struct {
+		name string
+		fen  string
+		want float32
+	}{
+		{"start", testgames.FEN(map[string]string{"a6": "rr", "a1": "bb"}, 'r'), 0},
+		{"red ahead, red to move", testgames.FEN(map[string]string{"a6": "rrr", "a1": "b"}, 'r'), float32(30+5-10-5) / float32(40+10)},
+		{"red ahead, blue to move", testgames.FEN(map[string]string{"a6": "rrr", "a1": "b"}, 'b'), -float32(30+5-10-5) / float32(40+10)},
+		{"pieces count for the stack's owner", testgames.FEN(map[string]string{"a6": "rbb", "a1": "b"}, 'r'), float32(30+5-10-5) / float32(40+10)},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			pos := mustFEN(t, tc.fen)
+			if got := materialShare(&pos); math.Abs(float64(got-tc.want)) > 1e-6 {
+				t.Errorf("materialShare = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestMaterialUtilityTakesStacks(t *testing.T) {
+	// With an evaluator that values every position the same, only the
+	// material term tells the moves apart: the search takes the tallest
+	// stack it can.
+	g := testgames.GameFromFEN(t, testgames.FEN(map[string]string{"c3": "rr", "a1": "r", "c5": "bbbb", "f6": "b", "f1": "b"}, 'r'))
+	capture := mustMoves(t, "c3-2-c5")[0]
+	for _, gumbel := range []bool{false, true} {
+		cfg := treeOnlyConfig()
+		cfg.Gumbel, cfg.Simulations, cfg.MaterialUtility = gumbel, 200, 0.3
+		d, err := newPUCT(t, UniformEvaluator{}, cfg, 1).Choose(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Move != capture {
+			t.Errorf("gumbel %v: played %v (pv %v): want the capture %v", gumbel, d.Move, d.PV, capture)
+		}
+	}
 }
