@@ -1,9 +1,6 @@
 package mcts
 
-import (
-	"math"
-	"time"
-)
+import "time"
 
 // Config sets up a PUCT search, with a Gumbel root when Gumbel is set. The
 // YAML keys are the ones in the project's config files; [DefaultConfig]
@@ -144,6 +141,3 @@ func DefaultConfig() Config {
 		MaterialUtility: 0.3,
 	}
 }
-
-// finite reports whether x is neither NaN nor infinite.
-func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }

@@ -14,7 +14,7 @@ import (
 )
 
 func runLadder(args []string, s stdio) error {
-	fs := newFlags("ladder", `ladder --run [NAME=]DIR [--run [NAME=]DIR ...] [--vs SPEC ...] [--games N] [--parallel P] [--every K] [--sims N] [--time D] [--seed S] [--out DIR] [--resume] [--quiet]
+	fs := newFlags("ladder", `ladder --run [NAME=]DIR [--run [NAME=]DIR ...] [--vs SPEC ...] [--games N] [--parallel P] [--every K] [--simulations N] [--time D] [--seed S] [--out DIR] [--resume] [--quiet]
 
 Rates the network snapshots of a training run (DIR/nets/net-<iteration>.dsnn)
 on one Elo scale and plots Elo against training time. Each snapshot plays as
