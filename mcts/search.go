@@ -510,9 +510,13 @@ func (s *search) drawAt(n int) float32 {
 const contemptScale = 60
 
 // drawValue is what a draw is worth to a side whose material lead is lead,
-// with contempt k and draw cost c: -(c + k*tanh(lead/60)), within [-1, 1].
+// with contempt k and draw cost c: -(c + k*tanh(lead/60)) when it is
+// ahead, -c when it is not, within [-1, 0]. A side behind in material
+// gains nothing by a draw: material is not the outcome, and a player
+// whose search sees it winning from behind must not trade that for a
+// repetition.
 func drawValue(k, c float64, lead int) float32 {
-	return float32(max(-1, min(1, -(c+k*math.Tanh(float64(lead)/contemptScale)))))
+	return float32(max(-1, -(c + k*math.Tanh(float64(max(0, lead))/contemptScale))))
 }
 
 // scoresDraws reports whether the search scores draws other than 0 (and
