@@ -220,7 +220,7 @@ func (e *Env) Observation() []float32 {
 func (e *Env) LegalMask() []bool {
 	mask := make([]bool, NumActions)
 	if !e.game.Status().Over() {
-		e.game.pos.LegalMask(mask, e.game.Rules().TooTall)
+		e.game.pos.legalMask(mask, e.game.Rules().TooTall)
 	}
 	return mask
 }

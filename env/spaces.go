@@ -33,7 +33,7 @@ func ObservationSpace() Box {
 	for i := range b.High {
 		b.High[i] = 1
 	}
-	b.High[planeHeight] = float32(MaxHeight) / PiecesPerSide
+	b.High[planeHeight] = float32(maxHeight) / piecesPerSide
 	return b
 }
 
