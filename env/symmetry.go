@@ -9,6 +9,10 @@ import "fmt"
 // A symmetry is three bits applied in this order: bit 2 transposes (file and
 // rank swap), bit 0 then mirrors the files (a<->f), bit 1 mirrors the ranks
 // (1<->6). Identity is 0.
+//
+// Training augments its samples with Observation and Action; Square,
+// Direction, Move, Position, Policy, Then and Inverse complete the group for
+// Go programs that augment their own data (see the package doc).
 type Symmetry uint8
 
 // NumSymmetries is the number of symmetries of the square.
