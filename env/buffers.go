@@ -47,7 +47,7 @@ func (e *Env) observeInto(obs []float32, mask []bool) {
 		if g.status.Over() {
 			clear(mask)
 		} else {
-			g.pos.LegalMask(mask, g.rules.TooTall)
+			g.pos.legalMask(mask, g.rules.TooTall)
 		}
 	}
 }

@@ -18,11 +18,11 @@ package env
 //	plane 19      1 everywhere when Red is to move
 //	plane 20      1 everywhere when the too-tall rule is in force
 const (
-	// ObservedDepth is how many pieces from the top of each stack the
+	// observedDepth is how many pieces from the top of each stack the
 	// observation shows one by one.
-	ObservedDepth = 6
+	observedDepth = 6
 	// NumPlanes is the number of 6x6 planes in an observation.
-	NumPlanes = 2*ObservedDepth + 9
+	NumPlanes = 2*observedDepth + 9
 	// ObservationSize is the number of float32 values in an observation.
 	ObservationSize = NumPlanes * NumSquares
 	// EncodingVersion changes whenever the observation or action encoding
@@ -34,7 +34,7 @@ const (
 
 // Plane indices of the summary planes.
 const (
-	planeOwnBelow = 2*ObservedDepth + iota
+	planeOwnBelow = 2*observedDepth + iota
 	planeOppBelow
 	planeHeight
 	planeMustMove
@@ -57,20 +57,20 @@ func EncodeObservation(dst []float32, p *Position, rules Rules, repetitions int)
 		if h == 0 {
 			continue
 		}
-		for d := 0; d < h && d < ObservedDepth; d++ {
+		for d := 0; d < h && d < observedDepth; d++ {
 			plane := 2 * d
 			if st.At(d) != own {
 				plane++
 			}
 			dst[plane*NumSquares+s] = 1
 		}
-		if h > ObservedDepth {
+		if h > observedDepth {
 			below := st
-			below, _ = below.split(ObservedDepth)
-			dst[planeOwnBelow*NumSquares+s] = float32(below.Count(own)) / PiecesPerSide
-			dst[planeOppBelow*NumSquares+s] = float32(below.Count(own.Other())) / PiecesPerSide
+			below, _ = below.split(observedDepth)
+			dst[planeOwnBelow*NumSquares+s] = float32(below.count(own)) / piecesPerSide
+			dst[planeOppBelow*NumSquares+s] = float32(below.count(own.Other())) / piecesPerSide
 		}
-		dst[planeHeight*NumSquares+s] = float32(h) / PiecesPerSide
+		dst[planeHeight*NumSquares+s] = float32(h) / piecesPerSide
 		if h > tooTallHeight && st.Top() != own {
 			dst[planeOppTall*NumSquares+s] = 1
 		}
