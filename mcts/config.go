@@ -113,6 +113,14 @@ type Config struct {
 	// reach of the win search (KataGo's score utility plays this part).
 	// 0 = off.
 	MaterialUtility float64 `yaml:"material_utility"`
+	// PressureUtility is the largest share of a leaf's value that the
+	// pressure term gives (see pressure.go): the share of the defender's
+	// stacks, and of its moves' landing squares, that the side ahead in
+	// material attacks. Its weight grows with the lead as
+	// tanh(lead/60)^2, so that it steers only a player whose value
+	// (network and material alike) no longer tells the quiet moves of a
+	// won ending apart. 0 = off.
+	PressureUtility float64 `yaml:"pressure_utility"`
 }
 
 // DefaultConfig returns settings for strong play: 800 simulations,

@@ -1,0 +1,104 @@
+package mcts
+
+import (
+	"math"
+	"math/bits"
+
+	"github.com/deathstacks/deathstacks/env"
+)
+
+// The pressure term of Config.PressureUtility. Far ahead in material, a
+// player wins only by taking the opponent's last stacks, and a network sure
+// of the win, like the material count, values every quiet move the same
+// until a capture happens. The term measures how close the side ahead is
+// to the next capture: the share of the defender's stacks it attacks (can
+// land on next move) and the share of the defender's moves that land on
+// squares it attacks. It rises as the net closes, so the search prefers
+// moves that close it (in the spirit of KataGo's score utility and lc0's
+// moves-left head: progress among moves of equal value).
+
+// pressureLead is the material lead (env.Position.Material) at which the
+// pressure term has about three quarters of its weight: the weight is
+// tanh(lead/pressureLead)^2, so it is negligible while the game is open.
+const pressureLead = 60
+
+// reachExact[s][k] has a bit set for every square that k pieces lifted
+// from s land on, and reachUpTo[s][h] for every square that a stack of
+// height h on s can land on (lifting 1..h pieces, the too-tall rule
+// aside). Heights of 9 and more reach every residue of the axes' period of
+// 10, so the tables stop there.
+var reachExact, reachUpTo = buildReach()
+
+// reachMaxHeight is the height from which reachUpTo no longer grows.
+const reachMaxHeight = 9
+
+func buildReach() (exact, upTo [env.NumSquares][reachMaxHeight + 1]uint64) {
+	for s := env.Square(0); s < env.NumSquares; s++ {
+		for k := 1; k <= reachMaxHeight; k++ {
+			for d := env.North; d <= env.NorthWest; d++ {
+				if to := env.Destination(s, d, k); to != s {
+					exact[s][k] |= 1 << to
+				}
+			}
+			upTo[s][k] = upTo[s][k-1] | exact[s][k]
+		}
+	}
+	return exact, upTo
+}
+
+// attacks returns the squares that the stacks in mine can land on next
+// move (the too-tall rule aside).
+func attacks(pos *env.Position, mine uint64) uint64 {
+	var a uint64
+	for m := mine; m != 0; m &= m - 1 {
+		s := env.Square(bits.TrailingZeros64(m))
+		a |= reachUpTo[s][min(pos.At(s).Height(), reachMaxHeight)]
+	}
+	return a
+}
+
+// pressure is the side ahead's hold on the defender's stacks in pos, in
+// [0, 1]: the mean of the share of the defender's stacks it attacks and
+// the share of the defender's moves (by landing square and count, the
+// too-tall rule aside) that land on a square it attacks.
+func pressure(pos *env.Position, ahead env.Color) float64 {
+	def := pos.Controlled(ahead.Other())
+	n := bits.OnesCount64(def)
+	if n == 0 {
+		return 1
+	}
+	att := attacks(pos, pos.Controlled(ahead))
+	var moves, caught int
+	for m := def; m != 0; m &= m - 1 {
+		s := env.Square(bits.TrailingZeros64(m))
+		h := pos.At(s).Height()
+		for k := 1; k <= min(h, reachMaxHeight); k++ {
+			to := reachExact[s][k]
+			moves += bits.OnesCount64(to)
+			caught += bits.OnesCount64(to & att)
+		}
+	}
+	share := float64(bits.OnesCount64(def&att)) / float64(n)
+	if moves == 0 {
+		return share
+	}
+	return (share + float64(caught)/float64(moves)) / 2
+}
+
+// pressureValue mixes the pressure term into a leaf value v for the side
+// to move in pos: with weight w*tanh(lead/pressureLead)^2 for the side
+// ahead, toward its pressure for it (and away for the other side). Level
+// material leaves v alone.
+func pressureValue(v float32, pos *env.Position, w float64) float32 {
+	lead := pos.Material(pos.SideToMove())
+	if lead == 0 || lead >= env.WinMaterial || lead <= -env.WinMaterial {
+		return v
+	}
+	side, sign := pos.SideToMove(), 1.0
+	if lead < 0 {
+		side, sign = side.Other(), -1.0
+	}
+	g := math.Tanh(float64(lead) / pressureLead)
+	ww := w * g * g
+	return float32((1-ww)*float64(v) + ww*sign*pressure(pos, side))
+}
