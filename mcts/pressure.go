@@ -22,11 +22,11 @@ import (
 // tanh(lead/pressureLead)^2, so it is negligible while the game is open.
 const pressureLead = 60
 
-// reachExact[s][k] has a bit set for every square that k pieces lifted
-// from s land on, and reachUpTo[s][h] for every square that a stack of
-// height h on s can land on (lifting 1..h pieces, the too-tall rule
-// aside). Heights of 9 and more reach every residue of the axes' period of
-// 10, so the tables stop there.
+// reachExact[s][k%10] has a bit set for every square that k pieces
+// lifted from s land on (none for k%10 == 0: they come back to s), and
+// reachUpTo[s][h] for every square that a stack of height h on s can land
+// on. Heights of 9 and more reach every residue of the axes' period of 10,
+// so the tables stop there.
 var reachExact, reachUpTo = buildReach()
 
 // reachMaxHeight is the height from which reachUpTo no longer grows.
@@ -46,34 +46,75 @@ func buildReach() (exact, upTo [env.NumSquares][reachMaxHeight + 1]uint64) {
 	return exact, upTo
 }
 
-// attacks returns the squares that the stacks in mine can land on next
-// move (the too-tall rule aside).
-func attacks(pos *env.Position, mine uint64) uint64 {
-	var a uint64
-	for m := mine; m != 0; m &= m - 1 {
+// tallest is the height above which the too-tall rule binds a stack.
+const tallest = 4
+
+// movers returns the stacks of c that may move at c's next turn: all of
+// them, or with the too-tall rule only those taller than 4 when there are
+// any (tall says so; they must then lift at least h-4 pieces).
+func movers(pos *env.Position, c env.Color, tooTall bool) (from uint64, tall bool) {
+	from = pos.Controlled(c)
+	if !tooTall {
+		return from, false
+	}
+	var t uint64
+	for m := from; m != 0; m &= m - 1 {
 		s := env.Square(bits.TrailingZeros64(m))
-		a |= reachUpTo[s][min(pos.At(s).Height(), reachMaxHeight)]
+		if pos.At(s).Height() > tallest {
+			t |= 1 << s
+		}
+	}
+	if t != 0 {
+		return t, true
+	}
+	return from, false
+}
+
+// counts returns the range of pieces a stack of height h may lift.
+func counts(h int, tall bool) (lo, hi int) {
+	if tall {
+		return h - tallest, h
+	}
+	return 1, h
+}
+
+// attacks returns the squares that c can land on at its next turn.
+func attacks(pos *env.Position, c env.Color, tooTall bool) uint64 {
+	from, tall := movers(pos, c, tooTall)
+	var a uint64
+	for m := from; m != 0; m &= m - 1 {
+		s := env.Square(bits.TrailingZeros64(m))
+		h := pos.At(s).Height()
+		if !tall {
+			a |= reachUpTo[s][min(h, reachMaxHeight)]
+			continue
+		}
+		lo, hi := counts(h, tall)
+		for k := lo; k <= hi; k++ {
+			a |= reachExact[s][k%10]
+		}
 	}
 	return a
 }
 
 // pressure is the side ahead's hold on the defender's stacks in pos, in
 // [0, 1]: the mean of the share of the defender's stacks it attacks and
-// the share of the defender's moves (by landing square and count, the
-// too-tall rule aside) that land on a square it attacks.
-func pressure(pos *env.Position, ahead env.Color) float64 {
+// the share of the defender's moves (by landing square and count) that
+// land on a square it attacks.
+func pressure(pos *env.Position, ahead env.Color, tooTall bool) float64 {
 	def := pos.Controlled(ahead.Other())
 	n := bits.OnesCount64(def)
 	if n == 0 {
 		return 1
 	}
-	att := attacks(pos, pos.Controlled(ahead))
+	att := attacks(pos, ahead, tooTall)
+	from, tall := movers(pos, ahead.Other(), tooTall)
 	var moves, caught int
-	for m := def; m != 0; m &= m - 1 {
+	for m := from; m != 0; m &= m - 1 {
 		s := env.Square(bits.TrailingZeros64(m))
-		h := pos.At(s).Height()
-		for k := 1; k <= min(h, reachMaxHeight); k++ {
-			to := reachExact[s][k]
+		lo, hi := counts(pos.At(s).Height(), tall)
+		for k := lo; k <= hi; k++ {
+			to := reachExact[s][k%10]
 			moves += bits.OnesCount64(to)
 			caught += bits.OnesCount64(to & att)
 		}
@@ -89,7 +130,7 @@ func pressure(pos *env.Position, ahead env.Color) float64 {
 // to move in pos: with weight w*tanh(lead/pressureLead)^2 for the side
 // ahead, toward its pressure for it (and away for the other side). Level
 // material leaves v alone.
-func pressureValue(v float32, pos *env.Position, w float64) float32 {
+func pressureValue(v float32, pos *env.Position, w float64, tooTall bool) float32 {
 	lead := pos.Material(pos.SideToMove())
 	if lead == 0 || lead >= env.WinMaterial || lead <= -env.WinMaterial {
 		return v
@@ -100,5 +141,5 @@ func pressureValue(v float32, pos *env.Position, w float64) float32 {
 	}
 	g := math.Tanh(float64(lead) / pressureLead)
 	ww := w * g * g
-	return float32((1-ww)*float64(v) + ww*sign*pressure(pos, side))
+	return float32((1-ww)*float64(v) + ww*sign*pressure(pos, side, tooTall))
 }

@@ -39,8 +39,30 @@ func TestPressure(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			pos := after(t, tc.fen, tc.move)
-			if got := pressure(&pos, env.Red); math.Abs(got-tc.want) > 1e-9 {
+			if got := pressure(&pos, env.Red, true); math.Abs(got-tc.want) > 1e-9 {
 				t.Errorf("pressure after %s = %v, want %v", tc.move, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestPressureKeepsTheTooTallRule(t *testing.T) {
+	// Red's six on a1 must lift 2 to 6 pieces under the rule, and none of
+	// those counts lands on b2, next to it: of the 8 moves of Blue's
+	// single there, those to c1, a3 and c3 land on attacked squares.
+	// Without the rule a1 lands on b2, a2 and b1 too.
+	pos := mustFEN(t, ",,,,,/,,,,,/,,,,,/,,,,,/,b,,,,/rrrrrr,,,,, r")
+	for _, tc := range []struct {
+		name    string
+		tooTall bool
+		want    float64
+	}{
+		{"with the rule the tall stack does not attack its neighbour", true, (0 + 3.0/8) / 2},
+		{"without the rule it does", false, (1 + 5.0/8) / 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := pressure(&pos, env.Red, tc.tooTall); math.Abs(got-tc.want) > 1e-9 {
+				t.Errorf("pressure = %v, want %v", got, tc.want)
 			}
 		})
 	}
@@ -51,7 +73,7 @@ func TestPressureValue(t *testing.T) {
 	free := after(t, netFEN, "c2-2-e2")
 	level := env.StartPosition()
 	t.Run("the side behind values the closed net lower", func(t *testing.T) {
-		if a, b := pressureValue(0.5, &netted, 0.5), pressureValue(0.5, &free, 0.5); !(a < b) {
+		if a, b := pressureValue(0.5, &netted, 0.5, true), pressureValue(0.5, &free, 0.5, true); !(a < b) {
 			t.Errorf("Blue's value with both stacks attacked %v, want below %v", a, b)
 		}
 	})
@@ -59,12 +81,12 @@ func TestPressureValue(t *testing.T) {
 		// The same positions with Red to move: Red is the side ahead.
 		n := mustFEN(t, netted.FEN()[:len(netted.FEN())-1]+"r")
 		f := mustFEN(t, free.FEN()[:len(free.FEN())-1]+"r")
-		if a, b := pressureValue(0.5, &n, 0.5), pressureValue(0.5, &f, 0.5); !(a > b) {
+		if a, b := pressureValue(0.5, &n, 0.5, true), pressureValue(0.5, &f, 0.5, true); !(a > b) {
 			t.Errorf("Red's value with both stacks attacked %v, want above %v", a, b)
 		}
 	})
 	t.Run("level material leaves the value alone", func(t *testing.T) {
-		if got := pressureValue(0.25, &level, 1); got != 0.25 {
+		if got := pressureValue(0.25, &level, 1, true); got != 0.25 {
 			t.Errorf("value at the start = %v, want 0.25", got)
 		}
 	})
@@ -93,7 +115,7 @@ func TestPressureSteersTheSearch(t *testing.T) {
 			pos := mustFEN(t, netFEN)
 			pos.Apply(d.Move)
 			blue := pos.Controlled(env.Blue)
-			if got := bits.OnesCount64(blue & attacks(&pos, pos.Controlled(env.Red))); got != tc.attacked {
+			if got := bits.OnesCount64(blue & attacks(&pos, env.Red, true)); got != tc.attacked {
 				t.Errorf("%v attacks %d Blue stacks, want %d", d.Move, got, tc.attacked)
 			}
 		})
@@ -106,7 +128,7 @@ func BenchmarkPressure(b *testing.B) {
 	var sink float64
 	for i := 0; i < b.N; i++ {
 		pos := games[i%len(games)].Position()
-		sink += pressure(&pos, pos.SideToMove())
+		sink += pressure(&pos, pos.SideToMove(), true)
 	}
 	_ = sink
 }

@@ -604,7 +604,7 @@ func (s *search) flush() error {
 			v = (1-m)*v + m*materialShare(&p.pos[i])
 		}
 		if w := s.cfg.PressureUtility; w > 0 {
-			v = pressureValue(v, &p.pos[i], w)
+			v = pressureValue(v, &p.pos[i], w, s.rules.TooTall)
 		}
 		if p.canDraw[i] {
 			v = max(v, s.drawAt(hi-lo))
