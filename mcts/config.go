@@ -121,6 +121,12 @@ type Config struct {
 	// (network and material alike) no longer tells the quiet moves of a
 	// won ending apart. 0 = off.
 	PressureUtility float64 `yaml:"pressure_utility"`
+	// GainSearchPlies is the depth of an alpha-beta search on material at
+	// the root of a won ending (see gainsearch.go): with the side to move
+	// ahead by 60 or more and the defender down to 6 stacks, a move that
+	// forces the gain of a stack net within these plies is played and the
+	// tree search skipped. It shares WinSearchNodes' budget. 0 = off.
+	GainSearchPlies int `yaml:"gain_search_plies"`
 }
 
 // DefaultConfig returns settings for strong play: 800 simulations,

@@ -126,10 +126,29 @@ func pressure(pos *env.Position, ahead env.Color, tooTall bool) float64 {
 	return (share + float64(caught)/float64(moves)) / 2
 }
 
-// pressureValue mixes the pressure term into a leaf value v for the side
-// to move in pos: with weight w*tanh(lead/pressureLead)^2 for the side
-// ahead, toward its pressure for it (and away for the other side). Level
-// material leaves v alone.
+// pressureStacks is the most stacks a defender may control for the
+// progress term to count: the endings where the win search (which needs
+// at least one attacking move per stack) can come within reach.
+const pressureStacks = 6
+
+// progress is the side ahead's progress toward taking the defender's last
+// stack, in [0, 1] for a defender of at most pressureStacks stacks: the
+// stacks it has taken below pressureStacks plus its pressure on the rest,
+// over pressureStacks. A capture never lowers it (the pressure it may lose
+// is worth one stack at most), so it orders the quiet moves without
+// holding the side ahead back from taking material.
+func progress(pos *env.Position, ahead env.Color, tooTall bool) float64 {
+	n := bits.OnesCount64(pos.Controlled(ahead.Other()))
+	if n > pressureStacks {
+		return 0
+	}
+	return (float64(pressureStacks-n) + pressure(pos, ahead, tooTall)) / pressureStacks
+}
+
+// pressureValue adds the progress term to a leaf value v for the side to
+// move in pos: with weight w*tanh(lead/pressureLead)^2 for the side ahead
+// (and the opposite for the other side), within [-1, 1]. Level material
+// leaves v alone.
 func pressureValue(v float32, pos *env.Position, w float64, tooTall bool) float32 {
 	lead := pos.Material(pos.SideToMove())
 	if lead == 0 || lead >= env.WinMaterial || lead <= -env.WinMaterial {
@@ -140,6 +159,6 @@ func pressureValue(v float32, pos *env.Position, w float64, tooTall bool) float3
 		side, sign = side.Other(), -1.0
 	}
 	g := math.Tanh(float64(lead) / pressureLead)
-	ww := w * g * g
-	return float32((1-ww)*float64(v) + ww*sign*pressure(pos, side, tooTall))
+	u := float64(v) + sign*w*g*g*progress(pos, side, tooTall)
+	return float32(max(-1, min(1, u)))
 }

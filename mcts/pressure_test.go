@@ -68,6 +68,38 @@ func TestPressureKeepsTheTooTallRule(t *testing.T) {
 	}
 }
 
+func TestProgress(t *testing.T) {
+	// Red's pair on c4 can take c6 (or a6); no quiet move, whatever its
+	// pressure, makes as much progress as a capture.
+	const fen = "b,,b,,,/,,,,,/,,rr,,,/,,,,,/,,,,,/,,,,,rrrr r"
+	taken := after(t, fen, "c4-2-c6")
+	capture := progress(&taken, env.Red, true)
+	t.Run("a capture counts a whole stack", func(t *testing.T) {
+		if capture < 5.0/6 {
+			t.Errorf("progress after c4-2-c6 = %v, want 5/6 or more (one stack of Blue's two taken)", capture)
+		}
+	})
+	t.Run("no quiet move beats a capture", func(t *testing.T) {
+		pos := mustFEN(t, fen)
+		for _, m := range pos.LegalMoves(nil, true) {
+			p := pos
+			p.Apply(m)
+			if bits.OnesCount64(p.Controlled(env.Blue)) < 2 {
+				continue
+			}
+			if got := progress(&p, env.Red, true); got > capture {
+				t.Errorf("progress after %v = %v, above the capture's %v", m, got, capture)
+			}
+		}
+	})
+	t.Run("a defender of many stacks counts nothing", func(t *testing.T) {
+		pos := env.StartPosition()
+		if got := progress(&pos, env.Red, true); got != 0 {
+			t.Errorf("progress at the start = %v, want 0", got)
+		}
+	})
+}
+
 func TestPressureValue(t *testing.T) {
 	netted := after(t, netFEN, "c2-2-c4") // Blue to move, Red ahead
 	free := after(t, netFEN, "c2-2-e2")
@@ -122,13 +154,26 @@ func TestPressureSteersTheSearch(t *testing.T) {
 	}
 }
 
-func BenchmarkPressure(b *testing.B) {
-	games := testgames.MiddleGames(b)
+// BenchmarkPressureValue measures the progress term of one leaf in
+// endings of the games drawn at the move limit against alphabeta:depth=4,
+// where it is computed in full.
+func BenchmarkPressureValue(b *testing.B) {
+	var ends []env.Position
+	for _, fen := range []string{
+		netFEN,
+		",,rbb,rbb,,rbb/b,,rr,r,r,rb/,,r,r,r,/,,,r,,/b,b,,,,/,,b,,b, r",
+		"rbb,,rbb,rbb,,/,rb,rr,r,,/,r,r,r,,/,,r,r,,/,,b,,,b/,,,b,b,b b",
+	} {
+		pos, err := env.ParseFEN(fen)
+		if err != nil {
+			b.Fatal(err)
+		}
+		ends = append(ends, pos)
+	}
 	b.ResetTimer()
-	var sink float64
+	var sink float32
 	for i := 0; i < b.N; i++ {
-		pos := games[i%len(games)].Position()
-		sink += pressure(&pos, pos.SideToMove(), true)
+		sink += pressureValue(0.5, &ends[i%len(ends)], 0.1, true)
 	}
 	_ = sink
 }
