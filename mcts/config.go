@@ -113,20 +113,14 @@ type Config struct {
 	// reach of the win search (KataGo's score utility plays this part).
 	// 0 = off.
 	MaterialUtility float64 `yaml:"material_utility"`
-	// PressureUtility is the largest share of a leaf's value that the
-	// pressure term gives (see pressure.go): the share of the defender's
-	// stacks, and of its moves' landing squares, that the side ahead in
-	// material attacks. Its weight grows with the lead as
-	// tanh(lead/60)^2, so that it steers only a player whose value
-	// (network and material alike) no longer tells the quiet moves of a
-	// won ending apart. 0 = off.
+	// PressureUtility weighs the progress term (see pressure.go), added to
+	// a leaf's value for the side far ahead of a defender of at most 6
+	// stacks: the stacks taken below 6 plus the share of the rest, and of
+	// their moves' landing squares, that it attacks, over 6. Its weight is
+	// PressureUtility*tanh(lead/60)^2, so it orders the quiet moves of a
+	// won ending, where the value (network and material alike) no longer
+	// tells them apart, and a capture never scores below them. 0 = off.
 	PressureUtility float64 `yaml:"pressure_utility"`
-	// GainSearchPlies is the depth of an alpha-beta search on material at
-	// the root of a won ending (see gainsearch.go): with the side to move
-	// ahead by 60 or more and the defender down to 6 stacks, a move that
-	// forces the gain of a stack net within these plies is played and the
-	// tree search skipped. It shares WinSearchNodes' budget. 0 = off.
-	GainSearchPlies int `yaml:"gain_search_plies"`
 }
 
 // DefaultConfig returns settings for strong play: 800 simulations,

@@ -7,18 +7,19 @@ import (
 	"github.com/deathstacks/deathstacks/env"
 )
 
-// The pressure term of Config.PressureUtility. Far ahead in material, a
+// The progress term of Config.PressureUtility. Far ahead in material, a
 // player wins only by taking the opponent's last stacks, and a network sure
 // of the win, like the material count, values every quiet move the same
 // until a capture happens. The term measures how close the side ahead is
 // to the next capture: the share of the defender's stacks it attacks (can
 // land on next move) and the share of the defender's moves that land on
-// squares it attacks. It rises as the net closes, so the search prefers
-// moves that close it (in the spirit of KataGo's score utility and lc0's
-// moves-left head: progress among moves of equal value).
+// squares it attacks, counted with the stacks already taken, so that the
+// search prefers the moves that close the net (in the spirit of KataGo's
+// score utility and lc0's moves-left head: progress among moves of equal
+// value).
 
 // pressureLead is the material lead (env.Position.Material) at which the
-// pressure term has about three quarters of its weight: the weight is
+// progress term has about three quarters of its weight: the weight is
 // tanh(lead/pressureLead)^2, so it is negligible while the game is open.
 const pressureLead = 60
 

@@ -87,10 +87,8 @@ type search struct {
 	assigned   []int32
 	forceRoot  bool
 
-	// win proves forced wins at the root (see Config.WinSearchPlies), and
-	// gain finds forced gains of material (see Config.GainSearchPlies).
-	win  winSearch
-	gain gainSearch
+	// win proves forced wins at the root (see Config.WinSearchPlies).
+	win winSearch
 }
 
 // pendingLeaves are the leaves of the batch being gathered: their nodes,
@@ -181,9 +179,6 @@ func (s *search) run(g *env.Game, temp float64) (Decision, error) {
 	}
 	s.ran = 0
 	if d, ok := s.provenWin(); ok {
-		return d, nil
-	}
-	if d, ok := s.forcedGain(); ok {
 		return d, nil
 	}
 	if s.cfg.Gumbel {

@@ -77,8 +77,6 @@ var settings = withKeys([]setting{
 		field: func(c *Config) any { return &c.MaterialUtility }, hi: 1, want: "0 (off) to 1"},
 	{Setting: Setting{Help: "largest share of a leaf's value given to the side ahead's pressure on the defender's stacks, 0 to 1"},
 		field: func(c *Config) any { return &c.PressureUtility }, hi: 1, want: "0 (off) to 1"},
-	{Setting: Setting{Help: "plies of an alpha-beta search on material for a forced gain at the root of a won ending, 0 for off"},
-		field: func(c *Config) any { return &c.GainSearchPlies }, hi: gainSearchMaxPlies, want: "0 (off) to " + strconv.Itoa(gainSearchMaxPlies)},
 })
 
 // withKeys makes the table of the settings, each key from the yaml tag
