@@ -113,14 +113,6 @@ type Config struct {
 	// reach of the win search (KataGo's score utility plays this part).
 	// 0 = off.
 	MaterialUtility float64 `yaml:"material_utility"`
-	// PressureUtility weighs the progress term (see pressure.go), added to
-	// a leaf's value for the side far ahead of a defender of at most 6
-	// stacks: the stacks taken below 6 plus the share of the rest, and of
-	// their moves' landing squares, that it attacks, over 6. Its weight is
-	// PressureUtility*tanh(lead/60)^2, so it orders the quiet moves of a
-	// won ending, where the value (network and material alike) no longer
-	// tells them apart, and a capture never scores below them. 0 = off.
-	PressureUtility float64 `yaml:"pressure_utility"`
 }
 
 // DefaultConfig returns settings for strong play: 800 simulations,

@@ -603,9 +603,6 @@ func (s *search) flush() error {
 		if m := float32(s.cfg.MaterialUtility); m > 0 {
 			v = (1-m)*v + m*materialShare(&p.pos[i])
 		}
-		if w := s.cfg.PressureUtility; w > 0 {
-			v = pressureValue(v, &p.pos[i], w, s.rules.TooTall)
-		}
 		if p.canDraw[i] {
 			v = max(v, s.drawAt(hi-lo))
 		}

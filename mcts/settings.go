@@ -75,8 +75,6 @@ var settings = withKeys([]setting{
 		field: func(c *Config) any { return &c.WinSearchNodes }, hi: math.MaxInt32, want: "0 or more"},
 	{Setting: Setting{Help: "share of a leaf's value given to the material lead, 0 to 1"},
 		field: func(c *Config) any { return &c.MaterialUtility }, hi: 1, want: "0 (off) to 1"},
-	{Setting: Setting{Help: "largest share of a leaf's value given to the side ahead's pressure on the defender's stacks, 0 to 1"},
-		field: func(c *Config) any { return &c.PressureUtility }, hi: 1, want: "0 (off) to 1"},
 })
 
 // withKeys makes the table of the settings, each key from the yaml tag
