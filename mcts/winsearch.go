@@ -46,6 +46,9 @@ type winSearch struct {
 	// refutation at each ply.
 	moves  [winSearchMaxPlies + 1][]env.Move
 	killer [winSearchMaxPlies + 1]env.Move
+	// first is the winning move at ply 0 of the last attack that won: the
+	// table may have lost the root's entry to another position by then.
+	first env.Move
 }
 
 // winSearchMaxPlies is the deepest win a win search looks for.
@@ -91,8 +94,15 @@ func (w *winSearch) find(pos *env.Position, rules env.Rules, history []uint64, m
 		maxPlies = min(maxPlies, rules.MaxPlies-pos.Ply())
 	}
 	if d := w.shortest(pos, maxPlies); d > 0 {
+		first := w.first
 		w.budget += budget // the line's own searches
-		return w.principal(pos, d), d, w.nodes
+		line := w.principal(pos, d)
+		if len(line) == 0 {
+			// The line's searches ran out of positions: the proven move
+			// is still known.
+			line = []env.Move{first}
+		}
+		return line, d, w.nodes
 	}
 	return nil, 0, w.nodes
 }
@@ -187,11 +197,15 @@ func (w *winSearch) attack(pos *env.Position, d, ply int) bool {
 	h := pos.Hash()
 	known, won, best := w.probe(h, d)
 	if known {
+		if won {
+			w.won(best, ply)
+		}
 		return won
 	}
 	moves := w.legal(pos, ply)
 	if m, ok := winningMove(pos, moves); ok {
 		w.store(h, m, 1, 0)
+		w.won(m, ply)
 		return true
 	}
 	if d == 1 {
@@ -210,6 +224,7 @@ func (w *winSearch) attack(pos *env.Position, d, ply int) bool {
 		w.pop()
 		if won {
 			w.store(h, m, d, 0)
+			w.won(m, ply)
 			return true
 		}
 		if w.stopped {
@@ -218,6 +233,13 @@ func (w *winSearch) attack(pos *env.Position, d, ply int) bool {
 	}
 	w.store(h, env.Move{}, 0, d)
 	return false
+}
+
+// won records m as the first move when it wins at ply 0.
+func (w *winSearch) won(m env.Move, ply int) {
+	if ply == 0 {
+		w.first = m
+	}
 }
 
 // defend reports whether every move of the side to move of pos loses
@@ -322,7 +344,7 @@ func (w *winSearch) shortest(pos *env.Position, d int) int {
 	for k := 1; k <= d && !w.stopped; k += 2 {
 		if w.attack(pos, k, 0) {
 			e := w.entry(pos.Hash())
-			*e = winEntry{key: pos.Hash(), move: e.move, win: int8(k)}
+			*e = winEntry{key: pos.Hash(), move: w.first, win: int8(k)}
 			return k
 		}
 	}

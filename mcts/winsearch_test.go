@@ -121,6 +121,23 @@ func TestWinSearchFindsTheDeepWin(t *testing.T) {
 	}
 }
 
+// lostRootFEN is a position of a game against alphabeta:depth=4 where a
+// nine-ply win takes nearly all of the budget: the table has lost the
+// root's entry by then, and the line's own searches run out of positions.
+const lostRootFEN = ",rbbb,,rb,,/,,brbb,rb,,/,r,br,,,/,,,,,/,,,rb,,/,rrbb,,rrr,, r"
+
+func TestWinSearchKeepsTheMoveOfAWinAtTheEndOfItsBudget(t *testing.T) {
+	pos := mustFEN(t, lostRootFEN)
+	var w winSearch
+	line, plies, nodes := w.find(&pos, env.DefaultRules(), nil, 9, int64(DefaultConfig().WinSearchNodes), clock{})
+	if plies != 9 || len(line) == 0 {
+		t.Fatalf("found %d plies (%v) in %d positions: want a win of 9 plies and its first move", plies, line, nodes)
+	}
+	if !pos.IsLegal(line[0], true) {
+		t.Fatalf("first move %v is illegal", line[0])
+	}
+}
+
 func TestWinSearchLimits(t *testing.T) {
 	pos := mustFEN(t, issueWinFEN)
 	var children []uint64
