@@ -11,7 +11,6 @@ import (
 	"github.com/deathstacks/deathstacks/env"
 	"github.com/deathstacks/deathstacks/mcts"
 	"github.com/deathstacks/deathstacks/mcts/players"
-	"github.com/deathstacks/deathstacks/model"
 )
 
 // LadderOptions set up a [Ladder] over the network snapshots of one or
@@ -28,13 +27,25 @@ type LadderOptions struct {
 	// Simulations is the network players' search budget per move, and
 	// Time their time per move (0 for none; with both, whichever ends
 	// first, and with Time, Simulations may be 0 for no limit); the other
-	// search settings are each run's (LadderRun.Search).
+	// search settings are each snapshot's (LadderSnapshot.Search).
 	Simulations int
 	Time        time.Duration
 	// Games is the number of games each pair plays; Parallel how many run
 	// at once; Seed drives openings and players.
 	Games, Parallel int
 	Seed            uint64
+	// Networks serves the snapshots' networks, for [Ladder.Play].
+	Networks Networks
+}
+
+// Networks serves the networks of a ladder's snapshots, each from its
+// first match to its last: package train's Models, which serves every
+// command's az players. Load returns a network's evaluator, safe for
+// concurrent use (its search settings are not used: the ladder's are
+// LadderSnapshot.Search); Release stops serving it.
+type Networks interface {
+	Load(path string) (mcts.Evaluator, mcts.Config, error)
+	Release(path string) error
 }
 
 // LadderRun is a training run as a ladder sees it.
@@ -48,11 +59,6 @@ type LadderRun struct {
 	// its evaluation openings.
 	Rules        env.Rules
 	OpeningPlies int
-	// Search is the run's search for strong play: no noise, no
-	// temperature.
-	Search mcts.Config
-	// Server is the run's network server.
-	Server model.ServerConfig
 	// Snapshots are the run's network snapshots, oldest first.
 	Snapshots []LadderSnapshot
 }
@@ -61,6 +67,12 @@ type LadderRun struct {
 type LadderSnapshot struct {
 	Iteration int
 	Path      string
+	// Search is the snapshot's search for strong play (no noise, no
+	// temperature), as every command that plays it finds it: package
+	// train's LadderRun reads it. The ladder's players search with it,
+	// their budget set by the ladder; the report and journal name the
+	// latest snapshot's as their run's.
+	Search mcts.Config
 	// ElapsedSec is the run's training time through the iteration, from
 	// metrics.jsonl; HasElapsed is false when the log does not have it.
 	ElapsedSec float64
@@ -84,18 +96,19 @@ type Ladder struct {
 }
 
 // ratedRun is a run of a ladder: its Snapshots are those the ladder
-// rates, and search is how their players search.
+// rates, and search is how the player of its latest one searches.
 type ratedRun struct {
 	LadderRun
 	search mcts.Config
 }
 
 // rung is a snapshot a ladder rates: the index of its run in
-// [Ladder.runs], the snapshot and its player's name.
+// [Ladder.runs], the snapshot, its player's name and search.
 type rung struct {
-	run  int
-	snap LadderSnapshot
-	name string
+	run    int
+	snap   LadderSnapshot
+	name   string
+	search mcts.Config
 }
 
 // Validate reports every option out of range, each as a
@@ -128,8 +141,7 @@ func NewLadder(opts LadderOptions) (*Ladder, error) {
 	}
 	l := &Ladder{opts: opts}
 	for i, run := range opts.Runs {
-		r := ratedRun{LadderRun: run, search: run.Search}
-		r.search.Simulations, r.search.Time = opts.Simulations, opts.Time
+		r := ratedRun{LadderRun: run}
 		r.Snapshots = nil
 		all := run.Snapshots
 		for j, s := range all {
@@ -141,7 +153,10 @@ func NewLadder(opts LadderOptions) (*Ladder, error) {
 			if len(opts.Runs) > 1 {
 				name = run.Name + "/" + name
 			}
-			l.rungs = append(l.rungs, rung{run: i, snap: s, name: name})
+			g := rung{run: i, snap: s, name: name, search: s.Search}
+			g.search.Simulations, g.search.Time = opts.Simulations, opts.Time
+			l.rungs = append(l.rungs, g)
+			r.search = g.search
 		}
 		l.runs = append(l.runs, r)
 	}
@@ -250,7 +265,7 @@ func (l *Ladder) arena() ArenaConfig {
 // a rung, every search setting of its run spelled out, so that the eval
 // command can rate it again.
 func (l *Ladder) spec(g rung) string {
-	params := append([]players.Param{{Key: "model", Value: g.snap.Path}}, players.SearchParams(l.runs[g.run].search)...)
+	params := append([]players.Param{{Key: "model", Value: g.snap.Path}}, players.SearchParams(g.search)...)
 	return players.Spec{Kind: players.KindAZ, Params: params}.String()
 }
 
@@ -266,6 +281,9 @@ func (l *Ladder) spec(g rung) string {
 func (l *Ladder) Play(ctx context.Context, baselines []Contender, played []GameRecord, onGame func(GameRecord)) (*LadderReport, []GameRecord, error) {
 	if len(baselines) == 0 {
 		return nil, nil, errors.New("ladder: no baseline players")
+	}
+	if l.opts.Networks == nil {
+		return nil, nil, errors.New("ladder: no Networks to serve the snapshots")
 	}
 	for _, b := range baselines {
 		for _, g := range l.rungs {
@@ -290,11 +308,11 @@ func (l *Ladder) Play(ctx context.Context, baselines []Contender, played []GameR
 			}
 		}
 	}
-	open := make([]*snapshotPlayer, len(l.rungs))
+	open := make([]*Entrant, len(l.rungs))
 	defer func() {
-		for _, p := range open {
+		for k, p := range open {
 			if p != nil {
-				p.srv.Close()
+				l.opts.Networks.Release(l.rungs[k].snap.Path)
 			}
 		}
 	}()
@@ -303,13 +321,13 @@ func (l *Ladder) Play(ctx context.Context, baselines []Contender, played []GameR
 			return baselines[i].Entrant, nil
 		}
 		if open[i-nb] == nil {
-			p, err := l.player(l.rungs[i-nb])
+			e, err := l.player(l.rungs[i-nb])
 			if err != nil {
 				return Entrant{}, err
 			}
-			open[i-nb] = p
+			open[i-nb] = &e
 		}
-		return open[i-nb].Entrant, nil
+		return *open[i-nb], nil
 	}
 	arena := l.arena()
 	var records []GameRecord
@@ -340,8 +358,10 @@ func (l *Ladder) Play(ctx context.Context, baselines []Contender, played []GameR
 		}
 		for _, i := range pair {
 			if i >= nb && last[i-nb] == m {
-				open[i-nb].srv.Close()
 				open[i-nb] = nil
+				if err := l.opts.Networks.Release(l.rungs[i-nb].snap.Path); err != nil {
+					return nil, records, fmt.Errorf("ladder: %w", err)
+				}
 			}
 		}
 	}
@@ -400,27 +420,14 @@ func (l *Ladder) playedByMatch(played []GameRecord, baselines []Contender, sched
 	return out, nil
 }
 
-// snapshotPlayer is a snapshot's entrant and the server of its network.
-type snapshotPlayer struct {
-	Entrant
-	srv *model.Server
-}
-
-// player loads a rung's network and starts its server, with its run's
-// server settings.
-func (l *Ladder) player(g rung) (*snapshotPlayer, error) {
-	net, err := model.Load(g.snap.Path)
+// player loads a rung's network from the ladder's Networks and returns
+// its entrant.
+func (l *Ladder) player(g rung) (Entrant, error) {
+	eval, _, err := l.opts.Networks.Load(g.snap.Path)
 	if err != nil {
-		return nil, fmt.Errorf("ladder: %w", err)
+		return Entrant{}, fmt.Errorf("ladder: %w", err)
 	}
-	run := l.runs[g.run]
-	srv, err := model.NewServer(net, run.Server)
-	if err != nil {
-		return nil, fmt.Errorf("ladder: %s: %w", g.snap.Path, err)
-	}
-	search := run.search
-	e := Entrant{Name: g.name, New: func(seed uint64) (mcts.Player, error) {
-		return mcts.NewPUCTPlayer(srv, search, seed)
-	}}
-	return &snapshotPlayer{Entrant: e, srv: srv}, nil
+	return Entrant{Name: g.name, New: func(seed uint64) (mcts.Player, error) {
+		return mcts.NewPUCTPlayer(eval, g.search, seed)
+	}}, nil
 }
