@@ -32,13 +32,16 @@ func (r *runner) evaluate(ctx context.Context, it int, m *metrics.Iteration) err
 	current := eval.Entrant{Name: networkName, New: func(seed uint64) (mcts.Player, error) {
 		return mcts.NewPUCTPlayer(srv, search, seed)
 	}}
+	// az baselines load their networks as every command's do.
+	models := NewModels(r.cfg.Server, r.log)
+	defer models.Close()
 	opponents := make([]eval.Entrant, 0, len(e.Baselines))
 	for _, text := range e.Baselines {
 		spec, err := players.ParseSpec(text)
 		if err != nil {
 			return err
 		}
-		opponents = append(opponents, eval.SpecContender(text, spec, nil).Entrant)
+		opponents = append(opponents, eval.SpecContender(text, spec, models.Load).Entrant)
 	}
 	m.Eval = map[string]metrics.EvalResult{}
 	total := e.Games * len(opponents)
