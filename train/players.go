@@ -225,11 +225,17 @@ func strongSearch(c mcts.Config) mcts.Config {
 	return c
 }
 
-// Models loads networks for az players (see loadTrained for the forms of
-// a path and the precedence of search settings) and serves each through
-// one batching server, however many players and games use it: it is the
+// Models loads networks for az players and serves each through one
+// batching server, however many players and games use it: it is the
 // players.AZLoader of every command, the web server and the evaluations
 // of a run, and the eval.Networks of the ladder. Close stops the servers.
+//
+// A path is "" (the built-in player), a run directory (its latest
+// complete checkpoint), a checkpoint or a network file (a snapshot, an
+// exported player). The search settings that come with it are the first
+// found of: those the file carries; a checkpoint's run config, or for a
+// snapshot older than those settings its run's config.yaml (noise and
+// temperature off); mcts.DefaultConfig. A spec's keys go over them.
 type Models struct {
 	server model.ServerConfig
 	warn   io.Writer
