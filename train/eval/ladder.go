@@ -262,8 +262,8 @@ func (l *Ladder) arena() ArenaConfig {
 }
 
 // spec returns the az player spec that plays like the ladder's player of
-// a rung, every search setting of its run spelled out, so that the eval
-// command can rate it again.
+// a rung, every search setting of its snapshot spelled out, so that the
+// eval command can rate it again.
 func (l *Ladder) spec(g rung) string {
 	params := append([]players.Param{{Key: "model", Value: g.snap.Path}}, players.SearchParams(g.search)...)
 	return players.Spec{Kind: players.KindAZ, Params: params}.String()
