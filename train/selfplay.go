@@ -35,7 +35,8 @@ type SelfPlayGame struct {
 	// position is then the one after all the moves, where the side to move
 	// gave up; winner is the other side.
 	Resigned bool
-	status   env.Status
+	// status is the status of the game's last position.
+	status env.Status
 	// adjudicated is set when the game ended without a winner (move limit
 	// or repetition) and the value targets come from the material count.
 	adjudicated bool
