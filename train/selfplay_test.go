@@ -2,6 +2,7 @@ package train
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -244,4 +245,38 @@ func TestPlayoutCapRandomization(t *testing.T) {
 	if share := float64(samples) / float64(plies); share < 0.15 || share > 0.35 {
 		t.Errorf("%d samples of %d plies (%.2f): want about the full-search share 0.25", samples, plies, share)
 	}
+}
+
+// The games of an iteration are the same however many run at once, and an
+// error of done stops them and comes back.
+func TestRunSelfPlayParallel(t *testing.T) {
+	cfg := smokeConfig(t, t.TempDir())
+	cfg.SelfPlay.ResignThreshold = -1
+	sp := &selfPlayer{eval: tinyNetwork(t), opts: cfg.Env, search: cfg.Search, cfg: cfg.SelfPlay}
+	games := func(parallel int) []string {
+		var out []string
+		if _, err := sp.runSelfPlay(context.Background(), 3, parallel, 7, func(g SelfPlayGame) error {
+			out = append(out, fmt.Sprint(g.Moves))
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		slices.Sort(out)
+		return out
+	}
+	want := games(1)
+	for _, parallel := range []int{3} {
+		t.Run(fmt.Sprintf("%d at once", parallel), func(t *testing.T) {
+			if got := games(parallel); !slices.Equal(got, want) {
+				t.Errorf("games %v, want those of one at a time %v", got, want)
+			}
+		})
+	}
+	t.Run("done fails", func(t *testing.T) {
+		errFull := errors.New("full")
+		stats, err := sp.runSelfPlay(context.Background(), 50, 2, 7, func(SelfPlayGame) error { return errFull })
+		if !errors.Is(err, errFull) || stats.Games >= 50 {
+			t.Errorf("error %v after %d games: want %v, early", err, stats.Games, errFull)
+		}
+	})
 }
