@@ -362,3 +362,7 @@ func (c Config) problems() []*configs.FieldError {
 		"is %d: want selfplay.games_per_iteration (%d) or more", c.Distributed.StreamMaxGames, c.SelfPlay.GamesPerIteration)
 	return ch.Problems()
 }
+
+// YAML returns the configuration as YAML that [Parse] reads back to the
+// same value: what a run gives the machines that play its games.
+func (c Config) YAML() ([]byte, error) { return c.yamlText() }

@@ -10,9 +10,12 @@
 //     name the key path and line; [LoadSaved] reads a run's own copy.
 //   - [LoadPlayer], [Export] and [Models]: trained networks from
 //     checkpoints, run directories, network snapshots and exported player
-//     files, as players for every command. They live here, not in package
-//     eval, because they read the checkpoint and its saved config.
-//   - [LadderRun]: a run as the ladder of package eval sees it.
+//     files, as players for every command, all read by one function with
+//     one precedence of search settings (see [Models]). They live here,
+//     not in package eval, because they read the checkpoint and its saved
+//     config.
+//   - [LadderRun]: a run as the ladder of package eval sees it, whose
+//     snapshots [Models] serves.
 //
 // The replay window of training positions is package train/replay; the
 // run's metrics log and plots are package train/metrics; the progress

@@ -1,11 +1,73 @@
 package train
 
 import (
+	"context"
 	"fmt"
+	"time"
 
+	"github.com/deathstacks/deathstacks/mcts"
+	"github.com/deathstacks/deathstacks/mcts/players"
+	"github.com/deathstacks/deathstacks/model"
 	"github.com/deathstacks/deathstacks/train/eval"
 	"github.com/deathstacks/deathstacks/train/metrics"
+	"github.com/deathstacks/deathstacks/train/progress"
 )
+
+// networkName is the name of the trained network in evaluation records.
+const networkName = "network"
+
+// evaluate plays the network against each baseline and records the
+// results.
+func (r *runner) evaluate(ctx context.Context, it int, m *metrics.Iteration) error {
+	start := time.Now()
+	defer func() { m.EvalSec = time.Since(start).Seconds() }()
+	e := r.cfg.Eval
+	search := strongSearch(r.cfg.Search)
+	search.Simulations = e.Simulations
+	srv, err := model.NewServer(r.trainer.Network(), r.cfg.Server)
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+	current := eval.Entrant{Name: networkName, New: func(seed uint64) (mcts.Player, error) {
+		return mcts.NewPUCTPlayer(srv, search, seed)
+	}}
+	// az baselines load their networks as every command's do.
+	models := NewModels(r.cfg.Server, r.log)
+	defer models.Close()
+	opponents := make([]eval.Entrant, 0, len(e.Baselines))
+	for _, text := range e.Baselines {
+		spec, err := players.ParseSpec(text)
+		if err != nil {
+			return err
+		}
+		opponents = append(opponents, eval.SpecContender(text, spec, models.Load).Entrant)
+	}
+	m.Eval = map[string]metrics.EvalResult{}
+	total := e.Games * len(opponents)
+	bar := progress.New(r.log, total, fmt.Sprintf("iteration %d evaluation", it), "games", r.opts.Quiet)
+	for i, opp := range opponents {
+		arena := r.cfg.arena(iterationSeed(r.cfg.Seed, it) ^ uint64(i+1)<<32)
+		arena.OnGame = func(eval.GameRecord) { bar.Add(1) }
+		records, err := eval.PlayMatch(ctx, current, opp, arena)
+		if err != nil {
+			if ctx.Err() != nil {
+				bar.Stop("interrupted")
+			} else {
+				bar.Stop("failed")
+			}
+			return err
+		}
+		res, err := evalAgainst(records, networkName, opp.Name)
+		if err != nil {
+			bar.Stop("failed")
+			return err
+		}
+		m.Eval[opp.Name] = res
+	}
+	bar.Finish()
+	return nil
+}
 
 // arena returns the arena settings of the evaluation section, with seed.
 func (c Config) arena(seed uint64) eval.ArenaConfig {

@@ -2,12 +2,16 @@ package train
 
 import (
 	"context"
+	"io"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/deathstacks/deathstacks/env"
 	"github.com/deathstacks/deathstacks/mcts"
 	"github.com/deathstacks/deathstacks/mcts/players"
+	"github.com/deathstacks/deathstacks/model"
 	"github.com/deathstacks/deathstacks/train/eval"
+	"github.com/deathstacks/deathstacks/train/metrics"
 )
 
 func TestEvalAgainst(t *testing.T) {
@@ -38,5 +42,27 @@ func TestConfigArena(t *testing.T) {
 	if a.Games != cfg.Eval.Games || a.Parallel != cfg.Eval.ParallelGames || a.OpeningPlies != cfg.Eval.OpeningPlies ||
 		a.Rules != cfg.Env.Rules || a.Seed != 9 {
 		t.Errorf("Arena(9) = %+v", a)
+	}
+}
+
+// The evaluation of a run loads an az baseline as every command does: az
+// alone is the built-in player.
+func TestEvaluateAZBaseline(t *testing.T) {
+	cfg := smokeConfig(t, t.TempDir())
+	cfg.Eval.Baselines = []string{"az:simulations=2"}
+	r := &runner{cfg: cfg, log: io.Discard}
+	net, err := model.New(cfg.Model, rand.New(rand.NewPCG(1, 2)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.trainer, err = model.NewTrainer(net, cfg.Optim.TrainConfig); err != nil {
+		t.Fatal(err)
+	}
+	var m metrics.Iteration
+	if err := r.evaluate(context.Background(), 1, &m); err != nil {
+		t.Fatal(err)
+	}
+	if res, ok := m.Eval["az:simulations=2"]; !ok || res.Games != cfg.Eval.Games {
+		t.Errorf("eval %+v: want %d games against the built-in player", m.Eval, cfg.Eval.Games)
 	}
 }

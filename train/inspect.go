@@ -36,8 +36,9 @@ type FileInfo struct {
 	Encoding     int
 	Meta         map[string]string
 	// Search is the search settings the file plays with, as YAML: a
-	// player's own, a checkpoint's run's for strong play; empty for a
-	// bare network, which plays with the library defaults.
+	// player's or snapshot's own, a checkpoint's run's for strong play (and
+	// an older snapshot's, which carries none); empty for a bare network,
+	// which plays with the library defaults.
 	Search string
 	// For a checkpoint: its state, its run's config name and the
 	// positions in its replay buffer.
@@ -104,11 +105,21 @@ func inspectFile(path string) (FileInfo, error) {
 		info.describeNetwork(ck.Trainer.Network())
 		return info, nil
 	}
-	net, err := model.Load(path)
+	t, err := loadTrained(path)
 	if err != nil {
 		return FileInfo{}, fmt.Errorf("inspect %s: %w", path, err)
 	}
-	return describePlayer(path, net), nil
+	info = describePlayer(path, t.net)
+	if info.Search == "" && t.runDir != "" {
+		// A snapshot older than the settings snapshots carry plays with
+		// its run's, as loadTrained found them.
+		text, err := yaml.Marshal(t.search)
+		if err != nil {
+			return FileInfo{}, err
+		}
+		info.Search = string(text)
+	}
+	return info, nil
 }
 
 // describePlayer describes a network file or exported player read from

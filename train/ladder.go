@@ -9,8 +9,10 @@ import (
 )
 
 // LadderRun reads what a ladder needs from a run directory: the run's
-// config (for its rules, evaluation openings, search settings and network
-// server), its network snapshots and their training times.
+// config (for its rules and evaluation openings), its network snapshots
+// with the search each plays with, resolved as for every command (see
+// loadTrained: a snapshot's own settings, else the run's config.yaml),
+// and their training times.
 func LadderRun(dir string) (eval.LadderRun, error) {
 	cfg, err := LoadSaved(filepath.Join(dir, ConfigFile))
 	if err != nil {
@@ -27,13 +29,14 @@ func LadderRun(dir string) (eval.LadderRun, error) {
 	if err != nil {
 		return eval.LadderRun{}, fmt.Errorf("ladder: %w", err)
 	}
-	run := eval.LadderRun{
-		Dir: dir, Rules: cfg.Env.Rules, OpeningPlies: cfg.Eval.OpeningPlies,
-		Search: strongSearch(cfg.Search), Server: cfg.Server,
-	}
+	run := eval.LadderRun{Dir: dir, Rules: cfg.Env.Rules, OpeningPlies: cfg.Eval.OpeningPlies}
 	for _, s := range all {
+		t, err := loadTrained(s.Path)
+		if err != nil {
+			return eval.LadderRun{}, fmt.Errorf("ladder: run %s: %w", dir, err)
+		}
 		sec, ok := elapsed[s.Iteration]
-		run.Snapshots = append(run.Snapshots, eval.LadderSnapshot{Iteration: s.Iteration, Path: s.Path, ElapsedSec: sec, HasElapsed: ok})
+		run.Snapshots = append(run.Snapshots, eval.LadderSnapshot{Iteration: s.Iteration, Path: s.Path, Search: t.search, ElapsedSec: sec, HasElapsed: ok})
 	}
 	return run, nil
 }

@@ -1,11 +1,13 @@
 package train
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/deathstacks/deathstacks/model"
 	"github.com/deathstacks/deathstacks/train/metrics"
 )
 
@@ -18,17 +20,66 @@ func TestLadderRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if run.Dir != fixtureRun || run.Rules != cfg.Env.Rules || run.OpeningPlies != cfg.Eval.OpeningPlies || run.Server != cfg.Server {
-		t.Errorf("run %+v: want the run's rules, openings and server", run)
-	}
-	if run.Search != strongSearch(cfg.Search) || run.Search.Temperature != 0 {
-		t.Errorf("search %+v: want the run's without noise or temperature", run.Search)
+	if run.Dir != fixtureRun || run.Rules != cfg.Env.Rules || run.OpeningPlies != cfg.Eval.OpeningPlies {
+		t.Errorf("run %+v: want the run's rules and openings", run)
 	}
 	if len(run.Snapshots) != 1 {
 		t.Fatalf("%d snapshots, want 1", len(run.Snapshots))
 	}
+	if s := run.Snapshots[0].Search; s != strongSearch(cfg.Search) || s.Temperature != 0 {
+		t.Errorf("search %+v: want the run's without noise or temperature", s)
+	}
 	if s := run.Snapshots[0]; s.Iteration != 1 || s.Path != netPath(fixtureRun, 1) || !s.HasElapsed || s.ElapsedSec <= 0 {
 		t.Errorf("snapshot %+v: want iteration 1 with its training time", s)
+	}
+}
+
+// A snapshot plays the ladder with the settings it carries, as az:model=
+// plays it, not with those of a config.yaml changed since (a resume with
+// another config rewrites it).
+func TestLadderRunSearchIsTheSnapshots(t *testing.T) {
+	snapshot := filepath.Join(netsDir, "net-000001.dsnn")
+	dir := copyRun(t, ConfigFile, snapshot, metrics.File)
+	// The fixture's snapshot predates the settings snapshots carry: give
+	// it those of its run.
+	cfg, err := LoadSaved(filepath.Join(dir, ConfigFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	net, err := model.Load(filepath.Join(dir, snapshot))
+	if err != nil {
+		t.Fatal(err)
+	}
+	meta, err := snapshotMeta(cfg, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	maps.Copy(net.Meta, meta)
+	if err := net.Save(filepath.Join(dir, snapshot)); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, ConfigFile)
+	text, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := strings.Replace(string(text), "c_puct: 1.25", "c_puct: 3", 1)
+	if changed == string(text) {
+		t.Fatal("the fixture's config has no c_puct: 1.25")
+	}
+	if err := os.WriteFile(path, []byte(changed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run, err := LadderRun(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	own, err := loadTrained(filepath.Join(dir, snapshot))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := run.Snapshots[0].Search; got != own.search || got != strongSearch(cfg.Search) {
+		t.Errorf("search %+v: want the snapshot's own %+v", got, own.search)
 	}
 }
 

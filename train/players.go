@@ -61,13 +61,29 @@ type trained struct {
 	warnings []string
 }
 
-// loadTrained reads the network of a checkpoint, a run directory (its
-// latest complete checkpoint), a network snapshot of a run or an exported
-// player, with the search settings for strong play that come with it: a
-// checkpoint's run config with the noise and temperature off, or the
-// settings a network file carries. A snapshot written before snapshots
-// carried them takes them from its run's config.yaml; any other bare
-// network searches with mcts.DefaultConfig.
+// loadTrained reads the network of what a user named as a model, the one
+// path from a path to a network and its search for every command and
+// package that plays one (through [Models], [LoadPlayer], [Export],
+// [LoadNetwork] and [LadderRun]). The forms of path, every command's:
+//
+//   - "": the built-in player;
+//   - a run directory: its latest complete checkpoint (a damaged newer
+//     one is passed over, with a warning);
+//   - a checkpoint (ckpt-N.dsck);
+//   - a network file: a run's snapshot (RUN/nets/net-N.dsnn), an exported
+//     player, or any other saved network.
+//
+// The search settings for strong play, first found first:
+//
+//  1. the settings a network file carries (a snapshot's, an exported
+//     player's, the built-in player's);
+//  2. for a checkpoint, its own copy of its run's config; for a snapshot
+//     written before snapshots carried settings, its run's config.yaml;
+//     either with the noise and temperature off (strongSearch);
+//  3. mcts.DefaultConfig, for any other bare network.
+//
+// What the caller sets goes over them: the keys of an az spec, the
+// ladder's --simulations and --time, export's --simulations and --search.
 func loadTrained(path string) (*trained, error) {
 	t := &trained{}
 	if path == "" {
@@ -211,7 +227,15 @@ func strongSearch(c mcts.Config) mcts.Config {
 
 // Models loads networks for az players and serves each through one
 // batching server, however many players and games use it: it is the
-// players.AZLoader of every command. Close stops the servers.
+// players.AZLoader of every command, the web server and the evaluations
+// of a run, and the eval.Networks of the ladder. Close stops the servers.
+//
+// A path is "" (the built-in player), a run directory (its latest
+// complete checkpoint), a checkpoint or a network file (a snapshot, an
+// exported player). The search settings that come with it are the first
+// found of: those the file carries; a checkpoint's run config, or for a
+// snapshot older than those settings its run's config.yaml (noise and
+// temperature off); mcts.DefaultConfig. A spec's keys go over them.
 type Models struct {
 	server model.ServerConfig
 	warn   io.Writer
@@ -255,6 +279,19 @@ func (m *Models) Load(path string) (mcts.Evaluator, mcts.Config, error) {
 	}
 	m.loaded[path] = loadedModel{srv: srv, search: t.search}
 	return srv, t.search, nil
+}
+
+// Release stops the server of a path loaded before, if any, and forgets
+// it: a later Load loads it again. Players that use it must be done.
+func (m *Models) Release(path string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	l, ok := m.loaded[path]
+	if !ok {
+		return nil
+	}
+	delete(m.loaded, path)
+	return l.srv.Close()
 }
 
 // Close stops every server.

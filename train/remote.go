@@ -3,18 +3,10 @@ package train
 import (
 	"context"
 	"encoding/json"
-	"math"
 
-	"github.com/deathstacks/deathstacks/env"
-	"github.com/deathstacks/deathstacks/mcts"
 	"github.com/deathstacks/deathstacks/model"
 	"github.com/deathstacks/deathstacks/train/metrics"
 )
-
-// Sample is one training position: an observation, its legal actions with
-// the search's move distribution over them, and the game's result for the
-// side to move. It is the network's training sample.
-type Sample = model.Sample
 
 // RemoteSource brings the games other machines play into a run (see
 // package train/distributed). [Run] asks it once per iteration, after the
@@ -76,46 +68,7 @@ func (r RemoteResult) fill(m *metrics.Iteration) {
 	}
 }
 
-// SelfPlayGame is a finished self-play game as [SelfPlay] hands it out.
-type SelfPlayGame struct {
-	// Samples are the searched positions with their targets, in order.
-	Samples []Sample
-	// SamplePlies holds the number of moves played before each sample's
-	// position: every ply after the opening, or a share of them with
-	// playout cap randomization (selfplay.fast_simulations).
-	SamplePlies []int
-	// Moves are all the moves played, random opening plies included.
-	Moves []env.Move
-	// Resigned says the game ended by resignation: the last sample's
-	// position is then the one after all the moves, where the side to move
-	// gave up.
-	Resigned bool
-}
-
-// SelfPlay plays self-play games with cfg's rules, search and self-play
-// settings on eval, cfg.SelfPlay.ParallelGames at a time, and hands each
-// finished one to done, until ctx ends (its error is then returned, as is
-// the first error of a game or of done). Game i is seeded from seed and i.
-func SelfPlay(ctx context.Context, cfg Config, eval mcts.Evaluator, seed uint64, done func(SelfPlayGame) error) error {
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	sp := &selfPlayer{eval: eval, opts: cfg.Env, search: cfg.Search, cfg: cfg.SelfPlay}
-	_, err := sp.runSelfPlay(ctx, math.MaxInt, cfg.SelfPlay.ParallelGames, seed, func(g selfPlayGame) {
-		if err := done(SelfPlayGame{Samples: g.Samples, SamplePlies: g.SamplePlies, Moves: g.Moves, Resigned: g.Resigned}); err != nil {
-			cancel(err)
-		}
-	})
-	if cause := context.Cause(ctx); cause != nil && cause != context.Canceled {
-		return cause
-	}
-	return err
-}
-
 // NetworkHook is called with each network self-play should use from now
 // on: the current one when the session starts, then each new one once its
 // checkpoint is written.
 type NetworkHook func(version int, net *model.Network) error
-
-// YAML returns the configuration as YAML that [Parse] reads back to the
-// same value: what a run gives the machines that play its games.
-func (c Config) YAML() ([]byte, error) { return c.yamlText() }

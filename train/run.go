@@ -13,11 +13,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/deathstacks/deathstacks/mcts"
-	"github.com/deathstacks/deathstacks/mcts/players"
 	"github.com/deathstacks/deathstacks/model"
 	"github.com/deathstacks/deathstacks/model/codec"
-	"github.com/deathstacks/deathstacks/train/eval"
 	"github.com/deathstacks/deathstacks/train/internal/table"
 	"github.com/deathstacks/deathstacks/train/metrics"
 	"github.com/deathstacks/deathstacks/train/progress"
@@ -288,14 +285,14 @@ func (r *runner) iteration(ctx context.Context, srv *model.Server, elapsed func(
 		sp := &selfPlayer{eval: srv, opts: r.cfg.Env, search: r.cfg.Search, cfg: r.cfg.SelfPlay}
 		evals0 := srv.Stats().Positions
 		bar := progress.New(r.log, r.cfg.SelfPlay.GamesPerIteration, fmt.Sprintf("iteration %d self-play", it), "games", r.opts.Quiet)
-		var addErr error
-		stats, err = sp.runSelfPlay(ctx, r.cfg.SelfPlay.GamesPerIteration, r.cfg.SelfPlay.ParallelGames, seed, func(g selfPlayGame) {
+		stats, err = sp.runSelfPlay(ctx, r.cfg.SelfPlay.GamesPerIteration, r.cfg.SelfPlay.ParallelGames, seed, func(g SelfPlayGame) error {
 			for _, s := range g.Samples {
-				if err := r.replay.Add(s); err != nil && addErr == nil {
-					addErr = err
+				if err := r.replay.Add(s); err != nil {
+					return err
 				}
 			}
 			bar.Add(1)
+			return nil
 		})
 		if ctx.Err() != nil {
 			bar.Stop("interrupted")
@@ -306,9 +303,6 @@ func (r *runner) iteration(ctx context.Context, srv *model.Server, elapsed func(
 			return false, err
 		}
 		bar.Finish()
-		if addErr != nil {
-			return false, addErr
-		}
 		stats.fill(&m)
 		m.EvalsPerSec = float64(srv.Stats().Positions-evals0) / stats.Seconds
 	}
@@ -442,59 +436,6 @@ func (r *runner) train(it int, m *metrics.Iteration) error {
 	m.TrainSteps = steps
 	m.TrainSec = time.Since(start).Seconds()
 	m.SamplesPerSec = float64(steps*batchSize) / m.TrainSec
-	return nil
-}
-
-// networkName is the name of the trained network in evaluation records.
-const networkName = "network"
-
-// evaluate plays the network against each baseline and records the
-// results.
-func (r *runner) evaluate(ctx context.Context, it int, m *metrics.Iteration) error {
-	start := time.Now()
-	defer func() { m.EvalSec = time.Since(start).Seconds() }()
-	e := r.cfg.Eval
-	search := strongSearch(r.cfg.Search)
-	search.Simulations = e.Simulations
-	srv, err := model.NewServer(r.trainer.Network(), r.cfg.Server)
-	if err != nil {
-		return err
-	}
-	defer srv.Close()
-	current := eval.Entrant{Name: networkName, New: func(seed uint64) (mcts.Player, error) {
-		return mcts.NewPUCTPlayer(srv, search, seed)
-	}}
-	opponents := make([]eval.Entrant, 0, len(e.Baselines))
-	for _, text := range e.Baselines {
-		spec, err := players.ParseSpec(text)
-		if err != nil {
-			return err
-		}
-		opponents = append(opponents, eval.SpecContender(text, spec, nil).Entrant)
-	}
-	m.Eval = map[string]metrics.EvalResult{}
-	total := e.Games * len(opponents)
-	bar := progress.New(r.log, total, fmt.Sprintf("iteration %d evaluation", it), "games", r.opts.Quiet)
-	for i, opp := range opponents {
-		arena := r.cfg.arena(iterationSeed(r.cfg.Seed, it) ^ uint64(i+1)<<32)
-		arena.OnGame = func(eval.GameRecord) { bar.Add(1) }
-		records, err := eval.PlayMatch(ctx, current, opp, arena)
-		if err != nil {
-			if ctx.Err() != nil {
-				bar.Stop("interrupted")
-			} else {
-				bar.Stop("failed")
-			}
-			return err
-		}
-		res, err := evalAgainst(records, networkName, opp.Name)
-		if err != nil {
-			bar.Stop("failed")
-			return err
-		}
-		m.Eval[opp.Name] = res
-	}
-	bar.Finish()
 	return nil
 }
 

@@ -5,39 +5,48 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"sync"
 	"time"
 
 	"github.com/deathstacks/deathstacks/env"
 	"github.com/deathstacks/deathstacks/mcts"
+	"github.com/deathstacks/deathstacks/model"
+	"github.com/deathstacks/deathstacks/train/internal/parallel"
 )
 
-// selfPlayGame is one finished self-play game: its training samples (value
-// targets filled in from the result), how it ended and what resignation
-// did.
-type selfPlayGame struct {
+// Sample is one training position: an observation, its legal actions with
+// the search's move distribution over them, and the game's result for the
+// side to move. It is the network's training sample.
+type Sample = model.Sample
+
+// SelfPlayGame is one finished self-play game, as [SelfPlay] hands it out:
+// its training samples (value targets filled in from the result), how it
+// ended and what resignation did.
+type SelfPlayGame struct {
+	// Samples are the searched positions with their targets, in order.
 	Samples []Sample
-	// SamplePlies holds, for each sample, the number of plies played
-	// before its position (random opening plies included): every ply with
-	// full searches, a share of them with playout cap randomization.
+	// SamplePlies holds the number of moves played before each sample's
+	// position (random opening plies included): every ply after the
+	// opening, or a share of them with playout cap randomization
+	// (selfplay.fast_simulations).
 	SamplePlies []int
-	// Moves are the moves played from the start position, random opening
-	// plies included.
-	Moves  []env.Move
-	Plies  int
-	Status env.Status
-	// Resigned is set when a side resigned; Winner is then the other side.
+	// Moves are all the moves played, random opening plies included.
+	Moves []env.Move
+	// Resigned says the game ended by resignation: the last sample's
+	// position is then the one after all the moves, where the side to move
+	// gave up; winner is the other side.
 	Resigned bool
-	// Adjudicated is set when the game ended without a winner (move limit
+	// status is the status of the game's last position.
+	status env.Status
+	// adjudicated is set when the game ended without a winner (move limit
 	// or repetition) and the value targets come from the material count.
-	Adjudicated bool
-	// Winner is the winning side, valid when Won is set.
-	Winner env.Color
-	Won    bool
-	// WouldResign is set in a game played out with resignation disabled
+	adjudicated bool
+	// winner is the winning side, valid when won is set.
+	winner env.Color
+	won    bool
+	// wouldResign is set in a game played out with resignation disabled
 	// when a side's value fell below the threshold at some point;
-	// ResignWrong says that side did not lose in the end.
-	WouldResign, ResignWrong bool
+	// resignWrong says that side did not lose in the end.
+	wouldResign, resignWrong bool
 }
 
 // adjudicationScale is the material lead (in env.Position.Material points: 10
@@ -56,30 +65,30 @@ type selfPlayer struct {
 
 // play plays one game from the start position (plus the configured random
 // opening plies, which never end the game) with the given seed.
-func (sp *selfPlayer) play(ctx context.Context, seed uint64) (selfPlayGame, error) {
+func (sp *selfPlayer) play(ctx context.Context, seed uint64) (SelfPlayGame, error) {
 	rng := rand.New(rand.NewPCG(seed, 0x73656c66)) // "self"
 	player, err := mcts.NewPUCTPlayer(sp.eval, sp.search, rng.Uint64())
 	if err != nil {
-		return selfPlayGame{}, err
+		return SelfPlayGame{}, err
 	}
 	game := env.NewGame(sp.opts.Rules)
 	env.PlayOpening(game, sp.opts.OpeningPlies, rng) // as an environment reset starts
 	opening := len(game.Moves())                     // seen starts after these plies
 	canResign := sp.cfg.ResignThreshold > -1 && rng.Float64() >= sp.cfg.ResignPlayoutShare
 	var (
-		out     selfPlayGame
+		out     SelfPlayGame
 		seen    []env.Position // the position before each move, then the last one
 		doubter = -1           // the side that would have resigned, in a played-out game
 	)
 	for !game.Status().Over() {
 		if err := ctx.Err(); err != nil {
-			return selfPlayGame{}, err
+			return SelfPlayGame{}, err
 		}
 		pos := game.Position()
 		seen = append(seen, pos)
 		d, recorded, err := sp.choose(player, game, rng)
 		if err != nil {
-			return selfPlayGame{}, fmt.Errorf("self-play ply %d: %w", pos.Ply(), err)
+			return SelfPlayGame{}, fmt.Errorf("self-play ply %d: %w", pos.Ply(), err)
 		}
 		if recorded {
 			out.Samples = append(out.Samples, searchSample(&pos, game, d))
@@ -87,7 +96,7 @@ func (sp *selfPlayer) play(ctx context.Context, seed uint64) (selfPlayGame, erro
 		}
 		if sp.cfg.ResignThreshold > -1 && !math.IsNaN(d.Value) && d.Value < sp.cfg.ResignThreshold {
 			if canResign {
-				out.Resigned, out.Won, out.Winner = true, true, pos.SideToMove().Other()
+				out.Resigned, out.won, out.winner = true, true, pos.SideToMove().Other()
 				break
 			}
 			if doubter < 0 {
@@ -95,21 +104,20 @@ func (sp *selfPlayer) play(ctx context.Context, seed uint64) (selfPlayGame, erro
 			}
 		}
 		if err := game.Play(d.Move); err != nil {
-			return selfPlayGame{}, fmt.Errorf("self-play: search chose an illegal move: %w", err)
+			return SelfPlayGame{}, fmt.Errorf("self-play: search chose an illegal move: %w", err)
 		}
 	}
 	out.Moves = append([]env.Move(nil), game.Moves()...)
-	out.Plies = len(game.Moves())
-	out.Status = game.Status()
+	out.status = game.Status()
 	if !out.Resigned {
-		out.Winner, out.Won = out.Status.Winner()
+		out.winner, out.won = out.status.Winner()
 		seen = append(seen, game.Position())
 	}
 	if doubter >= 0 {
-		out.WouldResign = true
-		out.ResignWrong = !out.Won || out.Winner == env.Color(doubter)
+		out.wouldResign = true
+		out.resignWrong = !out.won || out.winner == env.Color(doubter)
 	}
-	out.Adjudicated = sp.cfg.Adjudicate && !out.Won && (out.Status == env.MoveLimit || out.Status == env.DrawRepetition)
+	out.adjudicated = sp.cfg.Adjudicate && !out.won && (out.status == env.MoveLimit || out.status == env.DrawRepetition)
 	for i, ply := range out.SamplePlies {
 		// An adjudicated position is scored on the board the horizon later
 		// (or the last one): close enough to be predictable from it, far
@@ -133,16 +141,16 @@ func (sp *selfPlayer) play(ctx context.Context, seed uint64) (selfPlayGame, erro
 // then sees no way to make progress, and self-play collapses into
 // repetitions. The search itself still scores a repetition as exactly 0,
 // so a side that is ahead keeps avoiding it.
-func outcome(g *selfPlayGame, judged *env.Position, mover env.Color, limit float64) float32 {
+func outcome(g *SelfPlayGame, judged *env.Position, mover env.Color, limit float64) float32 {
 	switch {
-	case g.Resigned && g.Winner == mover:
+	case g.Resigned && g.winner == mover:
 		return 1
 	case g.Resigned:
 		return -1
-	case g.Adjudicated:
+	case g.adjudicated:
 		return float32(limit * math.Tanh(float64(judged.Material(mover))/adjudicationScale))
 	}
-	return g.Status.Reward(mover) // the environment's reward
+	return g.status.Reward(mover) // the environment's reward
 }
 
 // choose chooses the move of game's position: with playout cap
@@ -197,16 +205,16 @@ type selfPlayStats struct {
 	Seconds                              float64
 }
 
-func (s *selfPlayStats) add(g *selfPlayGame) {
+func (s *selfPlayStats) add(g *SelfPlayGame) {
 	s.Games++
 	s.Positions += len(g.Samples)
-	s.Plies += g.Plies
+	s.Plies += len(g.Moves)
 	switch {
-	case g.Won && g.Winner == env.Red:
+	case g.won && g.winner == env.Red:
 		s.RedWins++
-	case g.Won:
+	case g.won:
 		s.BlueWins++
-	case g.Status == env.MoveLimit:
+	case g.status == env.MoveLimit:
 		s.MoveLimits++
 	default:
 		s.Draws++
@@ -214,70 +222,42 @@ func (s *selfPlayStats) add(g *selfPlayGame) {
 	if g.Resigned {
 		s.Resigned++
 	}
-	if g.Adjudicated {
+	if g.adjudicated {
 		s.Adjudicated++
 	}
-	if g.WouldResign {
+	if g.wouldResign {
 		s.Playouts++
-		if g.ResignWrong {
+		if g.resignWrong {
 			s.ResignWrong++
 		}
 	}
 }
 
-// runSelfPlay plays n games, parallel at a time, and hands each finished
-// game to done in the order they finish. Game i uses seed seeds(i), so an
+// runSelfPlay plays n games, atOnce at a time, and hands each finished
+// game to done in the order they finish, one call at a time; an error of
+// done stops the games. Game i uses seed gameSeed(seed, i), so an
 // iteration's games do not depend on how the goroutines interleave.
-func (sp *selfPlayer) runSelfPlay(ctx context.Context, n, parallel int, seed uint64, done func(selfPlayGame)) (selfPlayStats, error) {
+func (sp *selfPlayer) runSelfPlay(ctx context.Context, n, atOnce int, seed uint64, done func(SelfPlayGame) error) (selfPlayStats, error) {
 	start := time.Now()
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	jobs := make(chan int)
-	results := make(chan selfPlayGame)
-	errs := make(chan error, parallel)
-	var wg sync.WaitGroup
-	for w := 0; w < parallel; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range jobs {
-				g, err := sp.play(ctx, gameSeed(seed, i))
-				if err != nil {
-					errs <- err
-					cancel()
-					return
-				}
-				select {
-				case results <- g:
-				case <-ctx.Done():
-					return
-				}
-			}
-		}()
-	}
-	go func() {
-		defer close(jobs)
-		for i := 0; i < n; i++ {
-			select {
-			case jobs <- i:
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
-	go func() { wg.Wait(); close(results) }()
 	var stats selfPlayStats
-	for g := range results {
+	err := parallel.Run(ctx, n, atOnce, func(ctx context.Context, i int) (SelfPlayGame, error) {
+		return sp.play(ctx, gameSeed(seed, i))
+	}, func(_ int, g SelfPlayGame) error {
 		stats.add(&g)
-		done(g)
-	}
+		return done(g)
+	})
 	stats.Seconds = time.Since(start).Seconds()
-	select {
-	case err := <-errs:
-		return stats, err
-	default:
-	}
-	return stats, ctx.Err()
+	return stats, err
+}
+
+// SelfPlay plays self-play games with cfg's rules, search and self-play
+// settings on eval, cfg.SelfPlay.ParallelGames at a time, and hands each
+// finished one to done, until ctx ends (its error is then returned, as is
+// the first error of a game or of done). Game i is seeded from seed and i.
+func SelfPlay(ctx context.Context, cfg Config, eval mcts.Evaluator, seed uint64, done func(SelfPlayGame) error) error {
+	sp := &selfPlayer{eval: eval, opts: cfg.Env, search: cfg.Search, cfg: cfg.SelfPlay}
+	_, err := sp.runSelfPlay(ctx, math.MaxInt, cfg.SelfPlay.ParallelGames, seed, done)
+	return err
 }
 
 // gameSeed derives the seed of game i of an iteration.

@@ -2,6 +2,7 @@ package train
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -23,23 +24,23 @@ func TestOutcome(t *testing.T) {
 	lead := float32(math.Tanh(25.0 / adjudicationScale))
 	tests := []struct {
 		name  string
-		game  selfPlayGame
+		game  SelfPlayGame
 		mover env.Color
 		limit float64 // of adjudicated values; 0 means 1
 		want  float32
 	}{
-		{"winner", selfPlayGame{Won: true, Winner: env.Red, Status: env.RedWins}, env.Red, 0, 1},
-		{"loser", selfPlayGame{Won: true, Winner: env.Red, Status: env.RedWins}, env.Blue, 0, -1},
-		{"resigned", selfPlayGame{Won: true, Winner: env.Blue, Resigned: true}, env.Red, 0, -1},
-		{"resignation won", selfPlayGame{Won: true, Winner: env.Blue, Resigned: true}, env.Blue, 0, 1},
-		{"repetition", selfPlayGame{Status: env.DrawRepetition}, env.Red, 0, 0},
-		{"repetition, adjudicated", selfPlayGame{Status: env.DrawRepetition, Adjudicated: true}, env.Red, 0, lead},
-		{"move limit, leader", selfPlayGame{Status: env.MoveLimit, Adjudicated: true}, env.Red, 0, lead},
-		{"move limit, trailer", selfPlayGame{Status: env.MoveLimit, Adjudicated: true}, env.Blue, 0, -lead},
-		{"move limit, no adjudication", selfPlayGame{Status: env.MoveLimit}, env.Red, 0, 0},
-		{"move limit, leader, limit 0.5", selfPlayGame{Status: env.MoveLimit, Adjudicated: true}, env.Red, 0.5, lead / 2},
-		{"move limit, trailer, limit 0.5", selfPlayGame{Status: env.MoveLimit, Adjudicated: true}, env.Blue, 0.5, -lead / 2},
-		{"winner, limit 0.5", selfPlayGame{Won: true, Winner: env.Red, Status: env.RedWins}, env.Red, 0.5, 1},
+		{"winner", SelfPlayGame{won: true, winner: env.Red, status: env.RedWins}, env.Red, 0, 1},
+		{"loser", SelfPlayGame{won: true, winner: env.Red, status: env.RedWins}, env.Blue, 0, -1},
+		{"resigned", SelfPlayGame{won: true, winner: env.Blue, Resigned: true}, env.Red, 0, -1},
+		{"resignation won", SelfPlayGame{won: true, winner: env.Blue, Resigned: true}, env.Blue, 0, 1},
+		{"repetition", SelfPlayGame{status: env.DrawRepetition}, env.Red, 0, 0},
+		{"repetition, adjudicated", SelfPlayGame{status: env.DrawRepetition, adjudicated: true}, env.Red, 0, lead},
+		{"move limit, leader", SelfPlayGame{status: env.MoveLimit, adjudicated: true}, env.Red, 0, lead},
+		{"move limit, trailer", SelfPlayGame{status: env.MoveLimit, adjudicated: true}, env.Blue, 0, -lead},
+		{"move limit, no adjudication", SelfPlayGame{status: env.MoveLimit}, env.Red, 0, 0},
+		{"move limit, leader, limit 0.5", SelfPlayGame{status: env.MoveLimit, adjudicated: true}, env.Red, 0.5, lead / 2},
+		{"move limit, trailer, limit 0.5", SelfPlayGame{status: env.MoveLimit, adjudicated: true}, env.Blue, 0.5, -lead / 2},
+		{"winner, limit 0.5", SelfPlayGame{won: true, winner: env.Red, status: env.RedWins}, env.Red, 0.5, 1},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -68,8 +69,8 @@ func TestSelfPlayGames(t *testing.T) {
 	cfg := smokeConfig(t, t.TempDir())
 	cfg.SelfPlay.ResignThreshold = -1
 	sp := &selfPlayer{eval: tinyNetwork(t), opts: cfg.Env, search: cfg.Search, cfg: cfg.SelfPlay}
-	var games []selfPlayGame
-	stats, err := sp.runSelfPlay(context.Background(), 3, 2, 42, func(g selfPlayGame) { games = append(games, g) })
+	var games []SelfPlayGame
+	stats, err := sp.runSelfPlay(context.Background(), 3, 2, 42, func(g SelfPlayGame) error { games = append(games, g); return nil })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,8 +80,8 @@ func TestSelfPlayGames(t *testing.T) {
 	positions := 0
 	for _, g := range games {
 		positions += len(g.Samples)
-		if g.Plies != len(g.Samples) || !g.Status.Over() {
-			t.Errorf("game of %d plies with %d samples, status %v", g.Plies, len(g.Samples), g.Status)
+		if len(g.Moves) != len(g.Samples) || !g.status.Over() {
+			t.Errorf("game of %d plies with %d samples, status %v", len(g.Moves), len(g.Samples), g.status)
 		}
 		for i, s := range g.Samples {
 			if err := s.Validate(); err != nil {
@@ -104,8 +105,8 @@ func TestSelfPlayReproducible(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a.Plies != b.Plies || len(a.Samples) != len(b.Samples) {
-		t.Fatalf("same seed, different games: %d and %d plies", a.Plies, b.Plies)
+	if len(a.Moves) != len(b.Moves) || len(a.Samples) != len(b.Samples) {
+		t.Fatalf("same seed, different games: %d and %d plies", len(a.Moves), len(b.Moves))
 	}
 	for i := range a.Samples {
 		if a.Samples[i].Value != b.Samples[i].Value || len(a.Samples[i].Legal) != len(b.Samples[i].Legal) {
@@ -170,8 +171,8 @@ func TestAdjudicationHorizon(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if g.Status != env.MoveLimit || !g.Adjudicated {
-				t.Skipf("game ended %v: this seed needs an adjudicated game", g.Status)
+			if g.status != env.MoveLimit || !g.adjudicated {
+				t.Skipf("game ended %v: this seed needs an adjudicated game", g.status)
 			}
 			positions := []env.Position{env.StartPosition()}
 			for _, m := range g.Moves {
@@ -212,7 +213,7 @@ func TestPlayoutCapRandomization(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		plies, samples = plies+g.Plies, samples+len(g.Samples)
+		plies, samples = plies+len(g.Moves), samples+len(g.Samples)
 		if len(g.SamplePlies) != len(g.Samples) {
 			t.Fatalf("%d sample plies for %d samples", len(g.SamplePlies), len(g.Samples))
 		}
@@ -238,10 +239,44 @@ func TestPlayoutCapRandomization(t *testing.T) {
 			}
 		}
 		if next != len(g.Samples) {
-			t.Fatalf("game %d: sample plies %v do not increase within the game's %d plies", seed, g.SamplePlies, g.Plies)
+			t.Fatalf("game %d: sample plies %v do not increase within the game's %d plies", seed, g.SamplePlies, len(g.Moves))
 		}
 	}
 	if share := float64(samples) / float64(plies); share < 0.15 || share > 0.35 {
 		t.Errorf("%d samples of %d plies (%.2f): want about the full-search share 0.25", samples, plies, share)
 	}
+}
+
+// The games of an iteration are the same however many run at once, and an
+// error of done stops them and comes back.
+func TestRunSelfPlayParallel(t *testing.T) {
+	cfg := smokeConfig(t, t.TempDir())
+	cfg.SelfPlay.ResignThreshold = -1
+	sp := &selfPlayer{eval: tinyNetwork(t), opts: cfg.Env, search: cfg.Search, cfg: cfg.SelfPlay}
+	games := func(parallel int) []string {
+		var out []string
+		if _, err := sp.runSelfPlay(context.Background(), 3, parallel, 7, func(g SelfPlayGame) error {
+			out = append(out, fmt.Sprint(g.Moves))
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		slices.Sort(out)
+		return out
+	}
+	want := games(1)
+	for _, parallel := range []int{3} {
+		t.Run(fmt.Sprintf("%d at once", parallel), func(t *testing.T) {
+			if got := games(parallel); !slices.Equal(got, want) {
+				t.Errorf("games %v, want those of one at a time %v", got, want)
+			}
+		})
+	}
+	t.Run("done fails", func(t *testing.T) {
+		errFull := errors.New("full")
+		stats, err := sp.runSelfPlay(context.Background(), 50, 2, 7, func(SelfPlayGame) error { return errFull })
+		if !errors.Is(err, errFull) || stats.Games >= 50 {
+			t.Errorf("error %v after %d games: want %v, early", err, stats.Games, errFull)
+		}
+	})
 }

@@ -18,8 +18,9 @@ func runLadder(args []string, s stdio) error {
 
 Rates the network snapshots of a training run (DIR/nets/net-<iteration>.dsnn)
 on one Elo scale and plots Elo against training time. Each snapshot plays as
-an az player with the run's search settings (from DIR/config.yaml) without
-noise or temperature, at --sims simulations a move (or for --time a move,
+an az player with its search settings, as az:model= plays it (those the
+snapshot carries, or for an older one DIR/config.yaml's, without noise or
+temperature), at --sims simulations a move (or for --time a move,
 such as 1s, then without a simulation limit unless --sims is given too),
 under the run's rules and evaluation openings. To keep the cost linear in the number of snapshots, the
 pairs that play are: every snapshot against every --vs baseline, every
@@ -97,6 +98,7 @@ Without --resume, an --out holding unfinished games is refused.`, s)
 	}
 	models := newModels(s.err)
 	defer models.Close()
+	opts.Networks = models
 	baselines, err := buildContenders(models, "--vs", vs)
 	if err != nil {
 		return err

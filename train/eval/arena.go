@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/deathstacks/deathstacks/configs"
 	"github.com/deathstacks/deathstacks/env"
 	"github.com/deathstacks/deathstacks/mcts"
+	"github.com/deathstacks/deathstacks/train/internal/parallel"
 )
 
 // PlayerFactory builds a fresh player for one game from that game's seed.
@@ -308,67 +308,35 @@ func placePlayed(jobs []gameJob, played []GameRecord, rules env.Rules) (records 
 	return records, done, nil
 }
 
-// runGames plays the jobs not done on cfg.Parallel goroutines, filling
-// records. stop, if not nil, is asked before the first game and after
-// each game ends (under the lock that guards records and done) whether
-// enough games are done: once it says so, no game starts and those in
-// progress are dropped, and runGames returns the games finished without
-// an error.
+// runGames plays the jobs not done, cfg.Parallel at a time (see
+// parallel.Run), filling records. stop, if not nil, is asked before the
+// first game and after each game ends whether enough games are done: once
+// it says so, no game starts and those in progress are dropped, and
+// runGames returns the games finished without an error.
 func runGames(ctx context.Context, jobs []gameJob, records []GameRecord, done []bool, cfg ArenaConfig, stop func(records []GameRecord, done []bool) bool) ([]GameRecord, error) {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	stopped := stop != nil && stop(records, done)
-	if stopped {
-		cancel()
-	}
 	var todo []int
-	for i, ok := range done {
-		if !ok && !stopped {
-			todo = append(todo, i)
-		}
-	}
-	var (
-		mu       sync.Mutex
-		firstErr error
-		wg       sync.WaitGroup
-	)
-	next := make(chan int)
-	for range min(cfg.Parallel, len(todo)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				rec, err := playGame(ctx, jobs[i], cfg.Rules)
-				mu.Lock()
-				if err != nil {
-					if firstErr == nil {
-						firstErr = err
-					}
-					cancel()
-				} else {
-					records[i], done[i] = rec, true
-					if cfg.OnGame != nil {
-						cfg.OnGame(rec)
-					}
-					if !stopped && stop != nil && stop(records, done) {
-						stopped = true
-						cancel()
-					}
-				}
-				mu.Unlock()
+	if stop == nil || !stop(records, done) {
+		for i, ok := range done {
+			if !ok {
+				todo = append(todo, i)
 			}
-		}()
-	}
-feed:
-	for _, i := range todo {
-		select {
-		case next <- i:
-		case <-ctx.Done():
-			break feed
 		}
 	}
-	close(next)
-	wg.Wait()
+	stopped := false
+	err := parallel.Run(ctx, len(todo), cfg.Parallel, func(ctx context.Context, k int) (GameRecord, error) {
+		return playGame(ctx, jobs[todo[k]], cfg.Rules)
+	}, func(k int, rec GameRecord) error {
+		i := todo[k]
+		records[i], done[i] = rec, true
+		if cfg.OnGame != nil {
+			cfg.OnGame(rec)
+		}
+		if !stopped && stop != nil && stop(records, done) {
+			stopped = true
+			return errStopped
+		}
+		return nil
+	})
 	var finished []GameRecord
 	for i, ok := range done {
 		if ok {
@@ -378,11 +346,12 @@ feed:
 	if stopped || len(finished) == len(jobs) { // a stop after the last game ended changes nothing
 		return finished, nil
 	}
-	if firstErr == nil {
-		firstErr = ctx.Err()
-	}
-	return finished, firstErr
+	return finished, err
 }
+
+// errStopped is how runGames stops its games once stop says enough are
+// done.
+var errStopped = errors.New("enough games")
 
 // playGame plays one game. Only a failing factory is an error, or ctx
 // ending, which drops the game after the move being chosen: whatever a

@@ -6,7 +6,7 @@
 // from the results; a [Report]
 // writes the tables, results.json, games.jsonl and an Elo chart; a
 // [Ladder] rates the network snapshots of one or more training runs on
-// one scale; a [Journal] keeps the games finished while either plays, so that one cut
+// one scale, their networks served by [Networks]; a [Journal] keeps the games finished while either plays, so that one cut
 // short goes on from them ([ArenaConfig.Played]).
 //
 // It needs only the rules, the search and the players; package train

@@ -200,7 +200,7 @@ func TestJournalBadLines(t *testing.T) {
 func TestJournalHeaderMismatch(t *testing.T) {
 	h, _ := journalFixture(t)
 	run := ladderRun(t, []int{1, 2}, nil)
-	l, err := NewLadder(LadderOptions{Runs: []LadderRun{run}, Every: 1, Simulations: 4, Games: 2, Parallel: 1})
+	l, err := NewLadder(LadderOptions{Networks: newTestNetworks(t), Runs: []LadderRun{run}, Every: 1, Simulations: 4, Games: 2, Parallel: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,10 +235,10 @@ func TestJournalHeaderMismatch(t *testing.T) {
 			return c
 		}(), `player 2 spec is "alphabeta:depth=1" here but "greedy"`},
 		{"a ladder", h, lh, `journal is "ladder" here but "eval"`},
-		{"a ladder, other parallel", lh, other(LadderOptions{Runs: []LadderRun{run}, Every: 1, Simulations: 4, Games: 2, Parallel: 5}), ""},
-		{"a ladder, other simulations", lh, other(LadderOptions{Runs: []LadderRun{run}, Every: 1, Simulations: 5, Games: 2, Parallel: 1}), `simulations is "5" here but "4"`},
-		{"a ladder, other snapshots", lh, other(LadderOptions{Runs: []LadderRun{run}, Every: 2, Simulations: 4, Games: 2, Parallel: 1}), `every is "2" here but "1"`},
-		{"a ladder, a time", lh, other(LadderOptions{Runs: []LadderRun{run}, Every: 1, Simulations: 4, Time: 1500 * time.Microsecond, Games: 2, Parallel: 1}), `time_ms is "1.5" here but "0"`},
+		{"a ladder, other parallel", lh, other(LadderOptions{Networks: newTestNetworks(t), Runs: []LadderRun{run}, Every: 1, Simulations: 4, Games: 2, Parallel: 5}), ""},
+		{"a ladder, other simulations", lh, other(LadderOptions{Networks: newTestNetworks(t), Runs: []LadderRun{run}, Every: 1, Simulations: 5, Games: 2, Parallel: 1}), `simulations is "5" here but "4"`},
+		{"a ladder, other snapshots", lh, other(LadderOptions{Networks: newTestNetworks(t), Runs: []LadderRun{run}, Every: 2, Simulations: 4, Games: 2, Parallel: 1}), `every is "2" here but "1"`},
+		{"a ladder, a time", lh, other(LadderOptions{Networks: newTestNetworks(t), Runs: []LadderRun{run}, Every: 1, Simulations: 4, Time: 1500 * time.Microsecond, Games: 2, Parallel: 1}), `time_ms is "1.5" here but "0"`},
 		{"a ladder of another run", lh, func() JournalHeader {
 			c := lh
 			ladder := *lh.Ladder
@@ -271,7 +271,7 @@ func TestJournalHeaderSeveralRuns(t *testing.T) {
 	runs := twoRuns(t)
 	baselines := []Contender{{Entrant: randomEntrant, Spec: "random"}}
 	header := func(runs ...LadderRun) JournalHeader {
-		l, err := NewLadder(LadderOptions{Runs: runs, Every: 1, Simulations: 4, Games: 2, Parallel: 1})
+		l, err := NewLadder(LadderOptions{Networks: newTestNetworks(t), Runs: runs, Every: 1, Simulations: 4, Games: 2, Parallel: 1})
 		if err != nil {
 			t.Fatal(err)
 		}

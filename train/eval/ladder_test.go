@@ -12,6 +12,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -32,7 +33,7 @@ func ladderRun(t *testing.T, iterations []int, elapsed map[int]float64) LadderRu
 	search.Simulations, search.BatchSize, search.Gumbel = 8, 4, true
 	rules := env.DefaultRules()
 	rules.MaxPlies = 60
-	run := LadderRun{Dir: dir, Rules: rules, OpeningPlies: 2, Search: search, Server: model.ServerConfig{MaxBatch: 8, Workers: 1}}
+	run := LadderRun{Dir: dir, Rules: rules, OpeningPlies: 2}
 	for _, it := range iterations {
 		net, err := model.New(model.Config{Blocks: 1, Channels: 8, ValuePlanes: 1, ValueHidden: 8}, rand.New(rand.NewPCG(uint64(it), 1)))
 		if err != nil {
@@ -43,9 +44,56 @@ func ladderRun(t *testing.T, iterations []int, elapsed map[int]float64) LadderRu
 			t.Fatal(err)
 		}
 		sec, ok := elapsed[it]
-		run.Snapshots = append(run.Snapshots, LadderSnapshot{Iteration: it, Path: path, ElapsedSec: sec, HasElapsed: ok})
+		run.Snapshots = append(run.Snapshots, LadderSnapshot{Iteration: it, Path: path, Search: search, ElapsedSec: sec, HasElapsed: ok})
 	}
 	return run
+}
+
+// testNetworks serves the snapshots of the tests' ladders, each through a
+// batching server of its own, as package train's Models does.
+type testNetworks struct {
+	mu      sync.Mutex
+	servers map[string]*model.Server
+}
+
+// newTestNetworks returns an empty testNetworks whose servers stop when
+// the test ends.
+func newTestNetworks(t *testing.T) *testNetworks {
+	n := &testNetworks{servers: map[string]*model.Server{}}
+	t.Cleanup(func() {
+		for path := range n.servers {
+			n.Release(path)
+		}
+	})
+	return n
+}
+
+func (n *testNetworks) Load(path string) (mcts.Evaluator, mcts.Config, error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if srv, ok := n.servers[path]; ok {
+		return srv, mcts.DefaultConfig(), nil
+	}
+	net, err := model.Load(path)
+	if err != nil {
+		return nil, mcts.Config{}, err
+	}
+	srv, err := model.NewServer(net, model.ServerConfig{MaxBatch: 8, Workers: 1})
+	if err != nil {
+		return nil, mcts.Config{}, err
+	}
+	n.servers[path] = srv
+	return srv, mcts.DefaultConfig(), nil
+}
+
+func (n *testNetworks) Release(path string) error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if srv, ok := n.servers[path]; ok {
+		delete(n.servers, path)
+		srv.Close()
+	}
+	return nil
 }
 
 // snapshotPath is where ladderRun puts the snapshot of an iteration.
@@ -66,7 +114,7 @@ func TestNewLadderSnapshots(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(fmt.Sprintf("every %d", tc.every), func(t *testing.T) {
-			l, err := NewLadder(LadderOptions{Runs: []LadderRun{run}, Every: tc.every, Simulations: 4, Games: 2, Parallel: 1})
+			l, err := NewLadder(LadderOptions{Networks: newTestNetworks(t), Runs: []LadderRun{run}, Every: tc.every, Simulations: 4, Games: 2, Parallel: 1})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -99,13 +147,13 @@ func TestNewLadderErrors(t *testing.T) {
 		opts LadderOptions
 		want string
 	}{
-		{"every 0", LadderOptions{Runs: []LadderRun{run}, Every: 0, Simulations: 4, Games: 2, Parallel: 1}, "every is 0: want 1 or more"},
-		{"no simulations", LadderOptions{Runs: []LadderRun{run}, Every: 1, Games: 2, Parallel: 1}, "simulations is 0 without a time: want 1 or more"},
-		{"negative simulations", LadderOptions{Runs: []LadderRun{run}, Every: 1, Simulations: -1, Time: time.Second, Games: 2, Parallel: 1}, "simulations is -1: want 0 or more"},
-		{"negative time", LadderOptions{Runs: []LadderRun{run}, Every: 1, Simulations: 4, Time: -time.Second, Games: 2, Parallel: 1}, "time is -1s: want 0 (none) or more"},
-		{"no games", LadderOptions{Runs: []LadderRun{run}, Every: 1, Simulations: 4, Parallel: 1}, "games is 0: want 1 or more"},
-		{"no parallel", LadderOptions{Runs: []LadderRun{run}, Every: 1, Simulations: 4, Games: 2}, "parallel is 0: want 1 or more"},
-		{"no snapshots", LadderOptions{Runs: []LadderRun{empty}, Every: 1, Simulations: 4, Games: 2, Parallel: 1}, "no network snapshots"},
+		{"every 0", LadderOptions{Networks: newTestNetworks(t), Runs: []LadderRun{run}, Every: 0, Simulations: 4, Games: 2, Parallel: 1}, "every is 0: want 1 or more"},
+		{"no simulations", LadderOptions{Networks: newTestNetworks(t), Runs: []LadderRun{run}, Every: 1, Games: 2, Parallel: 1}, "simulations is 0 without a time: want 1 or more"},
+		{"negative simulations", LadderOptions{Networks: newTestNetworks(t), Runs: []LadderRun{run}, Every: 1, Simulations: -1, Time: time.Second, Games: 2, Parallel: 1}, "simulations is -1: want 0 or more"},
+		{"negative time", LadderOptions{Networks: newTestNetworks(t), Runs: []LadderRun{run}, Every: 1, Simulations: 4, Time: -time.Second, Games: 2, Parallel: 1}, "time is -1s: want 0 (none) or more"},
+		{"no games", LadderOptions{Networks: newTestNetworks(t), Runs: []LadderRun{run}, Every: 1, Simulations: 4, Parallel: 1}, "games is 0: want 1 or more"},
+		{"no parallel", LadderOptions{Networks: newTestNetworks(t), Runs: []LadderRun{run}, Every: 1, Simulations: 4, Games: 2}, "parallel is 0: want 1 or more"},
+		{"no snapshots", LadderOptions{Networks: newTestNetworks(t), Runs: []LadderRun{empty}, Every: 1, Simulations: 4, Games: 2, Parallel: 1}, "no network snapshots"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -121,7 +169,7 @@ func TestNewLadderErrors(t *testing.T) {
 // base settings are: eval plays it exactly as the ladder did.
 func TestLadderSpecSetsEverySearchSetting(t *testing.T) {
 	run := ladderRun(t, []int{1}, nil)
-	l, err := NewLadder(LadderOptions{Runs: []LadderRun{run}, Every: 1, Simulations: 37, Games: 2, Parallel: 1})
+	l, err := NewLadder(LadderOptions{Networks: newTestNetworks(t), Runs: []LadderRun{run}, Every: 1, Simulations: 37, Games: 2, Parallel: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +202,7 @@ func TestLadderTime(t *testing.T) {
 		sims int
 		want string
 	}{{0, "50ms a move"}, {20, "20 simulations or 50ms a move, whichever ends first"}} {
-		l, err := NewLadder(LadderOptions{Runs: []LadderRun{run}, Every: 1, Simulations: tc.sims, Time: 50 * time.Millisecond, Games: 2, Parallel: 1})
+		l, err := NewLadder(LadderOptions{Networks: newTestNetworks(t), Runs: []LadderRun{run}, Every: 1, Simulations: tc.sims, Time: 50 * time.Millisecond, Games: 2, Parallel: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -183,7 +231,7 @@ func TestLadderPlay(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			run := ladderRun(t, []int{1, 2, 3}, tc.elapsed)
-			l, err := NewLadder(LadderOptions{Runs: []LadderRun{run}, Every: 1, Simulations: 4, Games: 2, Parallel: 2, Seed: 3})
+			l, err := NewLadder(LadderOptions{Networks: newTestNetworks(t), Runs: []LadderRun{run}, Every: 1, Simulations: 4, Games: 2, Parallel: 2, Seed: 3})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -252,7 +300,7 @@ func TestLadderPlay(t *testing.T) {
 }
 
 func TestLadderPlayErrors(t *testing.T) {
-	l, err := NewLadder(LadderOptions{Runs: []LadderRun{ladderRun(t, []int{1}, nil)}, Every: 1, Simulations: 2, Games: 2, Parallel: 1})
+	l, err := NewLadder(LadderOptions{Networks: newTestNetworks(t), Runs: []LadderRun{ladderRun(t, []int{1}, nil)}, Every: 1, Simulations: 2, Games: 2, Parallel: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -272,17 +320,6 @@ func TestLadderPlayErrors(t *testing.T) {
 				t.Errorf("error %v, want %q", err, tc.want)
 			}
 		})
-	}
-}
-
-func TestFormatSeconds(t *testing.T) {
-	for _, tc := range []struct {
-		sec  float64
-		want string
-	}{{0, "0m00s"}, {59.6, "1m00s"}, {200, "3m20s"}, {3600, "1h00m"}, {3725, "1h02m"}} {
-		if got := formatSeconds(tc.sec); got != tc.want {
-			t.Errorf("formatSeconds(%v) = %q, want %q", tc.sec, got, tc.want)
-		}
 	}
 }
 
@@ -306,7 +343,7 @@ func playLadder(t *testing.T, opts LadderOptions, baselines []Contender) (*Ladde
 // one go.
 func TestLadderResume(t *testing.T) {
 	baselines := specContenders(t, "random")
-	one := LadderOptions{Runs: []LadderRun{ladderRun(t, []int{1, 2}, map[int]float64{1: 30, 2: 60})}, Every: 1, Simulations: 4, Games: 2, Parallel: 1, Seed: 5}
+	one := LadderOptions{Networks: newTestNetworks(t), Runs: []LadderRun{ladderRun(t, []int{1, 2}, map[int]float64{1: 30, 2: 60})}, Every: 1, Simulations: 4, Games: 2, Parallel: 1, Seed: 5}
 	two := one
 	two.Runs, two.Every = twoRuns(t), 2
 	for _, tc := range []struct {
@@ -351,7 +388,7 @@ func TestLadderResume(t *testing.T) {
 // game is played.
 func TestLadderResumeRefusals(t *testing.T) {
 	baselines := specContenders(t, "random")
-	l, _, full := playLadder(t, LadderOptions{Runs: []LadderRun{ladderRun(t, []int{1, 2}, nil)}, Every: 1, Simulations: 4, Games: 2, Parallel: 1, Seed: 5}, baselines)
+	l, _, full := playLadder(t, LadderOptions{Networks: newTestNetworks(t), Runs: []LadderRun{ladderRun(t, []int{1, 2}, nil)}, Every: 1, Simulations: 4, Games: 2, Parallel: 1, Seed: 5}, baselines)
 	for _, tc := range []struct {
 		name   string
 		played []GameRecord
@@ -378,7 +415,10 @@ func twoRuns(t *testing.T) []LadderRun {
 	long := ladderRun(t, []int{1, 2}, map[int]float64{1: 40, 2: 80})
 	long.Name = "long"
 	short := ladderRun(t, []int{1, 2, 3}, map[int]float64{1: 20, 2: 45, 3: 70})
-	short.Name, short.Search.CPuct = "short", 2
+	short.Name = "short"
+	for i := range short.Snapshots {
+		short.Snapshots[i].Search.CPuct = 2
+	}
 	return []LadderRun{long, short}
 }
 
@@ -400,7 +440,7 @@ func TestNewLadderRunsErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			runs := twoRuns(t)
 			tc.change(runs)
-			_, err := NewLadder(LadderOptions{Runs: runs, Every: 1, Simulations: 4, Games: 2, Parallel: 1})
+			_, err := NewLadder(LadderOptions{Networks: newTestNetworks(t), Runs: runs, Every: 1, Simulations: 4, Games: 2, Parallel: 1})
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("error %v, want %q", err, tc.want)
 			}
@@ -409,7 +449,7 @@ func TestNewLadderRunsErrors(t *testing.T) {
 			}
 		})
 	}
-	if _, err := NewLadder(LadderOptions{Every: 1, Simulations: 4, Games: 2, Parallel: 1}); err == nil || !strings.Contains(err.Error(), "no runs") {
+	if _, err := NewLadder(LadderOptions{Networks: newTestNetworks(t), Every: 1, Simulations: 4, Games: 2, Parallel: 1}); err == nil || !strings.Contains(err.Error(), "no runs") {
 		t.Errorf("no runs: error %v", err)
 	}
 }
@@ -442,7 +482,7 @@ func TestLadderSeveralRuns(t *testing.T) {
 		}},
 	} {
 		t.Run(fmt.Sprintf("every %d", tc.every), func(t *testing.T) {
-			l, err := NewLadder(LadderOptions{Runs: runs, Every: tc.every, Simulations: 4, Games: 2, Parallel: 2, Seed: 3})
+			l, err := NewLadder(LadderOptions{Networks: newTestNetworks(t), Runs: runs, Every: tc.every, Simulations: 4, Games: 2, Parallel: 2, Seed: 3})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -551,7 +591,7 @@ func checkSeveralRunsFiles(t *testing.T, rep *LadderReport, records []GameRecord
 // With one run, ladder.json has the keys it had before ladders of several
 // runs: no "runs", no "run" per snapshot, and the plain snapshot names.
 func TestLadderOneRunJSONKeys(t *testing.T) {
-	l, rep, _ := playLadder(t, LadderOptions{Runs: []LadderRun{ladderRun(t, []int{1}, map[int]float64{1: 30})}, Every: 1, Simulations: 2, Games: 2, Parallel: 1}, specContenders(t, "random"))
+	l, rep, _ := playLadder(t, LadderOptions{Networks: newTestNetworks(t), Runs: []LadderRun{ladderRun(t, []int{1}, map[int]float64{1: 30})}, Every: 1, Simulations: 2, Games: 2, Parallel: 1}, specContenders(t, "random"))
 	data, err := json.Marshal(rep)
 	if err != nil {
 		t.Fatal(err)

@@ -1,0 +1,47 @@
+package eval
+
+import (
+	"github.com/deathstacks/deathstacks/mcts"
+	"github.com/deathstacks/deathstacks/mcts/players"
+)
+
+// Contender is a player of a rated tournament: the entrant and the player
+// spec it was built from, such as "alphabeta:depth=3". Names are unique;
+// specs need not be.
+type Contender struct {
+	Entrant
+	Spec string
+}
+
+// SpecContender returns the contender called name that spec builds, each
+// game's player afresh with players.NewPlayer (load serves az specs; nil
+// when there are none).
+func SpecContender(name string, spec players.Spec, load players.AZLoader) Contender {
+	return Contender{Spec: spec.String(), Entrant: Entrant{Name: name, New: func(seed uint64) (mcts.Player, error) {
+		return players.NewPlayer(spec, seed, load)
+	}}}
+}
+
+// Entrants returns the entrants of contenders, for [RoundRobin].
+func Entrants(contenders []Contender) []Entrant {
+	out := make([]Entrant, len(contenders))
+	for i, c := range contenders {
+		out[i] = c.Entrant
+	}
+	return out
+}
+
+// DefaultAnchor returns the player whose Elo a report fixes at 0: the
+// first whose spec is "random" (the natural zero of a scale that should
+// mean the same from one evaluation to the next), or else the first.
+func DefaultAnchor(contenders []Contender) string {
+	for _, c := range contenders {
+		if c.Spec == players.KindRandom {
+			return c.Name
+		}
+	}
+	if len(contenders) == 0 {
+		return ""
+	}
+	return contenders[0].Name
+}
