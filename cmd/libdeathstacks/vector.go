@@ -301,16 +301,8 @@ func (v *vector) write(i int, b *buffers, reward float32, opponent int64) {
 	e := v.envs[i]
 	g := e.Game()
 	st := g.Status()
+	_ = e.ObserveInto(row(b.obs, i, env.ObservationSize), row(b.mask, i, env.NumActions)) // the sizes are checked
 	v.legal[i] = e.AppendLegalActions(v.legal[i][:0])
-	if b.obs != nil {
-		_ = e.ObserveInto(row(b.obs, i, env.ObservationSize), nil) // the size is checked
-	}
-	if mask := row(b.mask, i, env.NumActions); mask != nil {
-		clear(mask)
-		for _, a := range v.legal[i] {
-			mask[a] = true
-		}
-	}
 	if b.rewards != nil {
 		b.rewards[i] = reward
 	}
