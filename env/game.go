@@ -167,6 +167,18 @@ func (g *Game) Repetitions() int { return g.repeats + 1 }
 // hash: how many times a position with that hash has occurred.
 func CountRepetitions(hash uint64, history []uint64) int {
 	n := 1
+	// Four at a time: most runs of four hold no match.
+	for ; len(history) >= 4; history = history[4:] {
+		if history[0] == hash || history[1] == hash || history[2] == hash || history[3] == hash {
+			n += countEqual(hash, history[:4])
+		}
+	}
+	return n + countEqual(hash, history)
+}
+
+// countEqual returns the number of entries of history equal to hash.
+func countEqual(hash uint64, history []uint64) int {
+	n := 0
 	for _, h := range history {
 		if h == hash {
 			n++
