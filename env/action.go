@@ -5,10 +5,10 @@ import "fmt"
 // The action space is fixed: every index in [0, NumActions) names a
 // (direction, count, from-square) triple,
 //
-//	action = (direction*MaxHeight + count-1)*NumSquares + from
+//	action = (direction*24 + count-1)*NumSquares + from
 //
-// so a network can emit it as NumDirections*MaxHeight planes of 6x6 logits
-// (plane = direction*MaxHeight + count-1, cell = from square). A legal move
+// so a network can emit it as 8*24 planes of 6x6 logits (plane =
+// direction*24 + count-1, cell = from square), 24 being the tallest stack. A legal move
 // (from, count, to) maps to the index of the first direction, in [Direction]
 // order, that carries count pieces from "from" to "to"; [ActionOf] and
 // [MoveOf] are inverse on legal moves. Indices of other directions reaching
@@ -18,24 +18,24 @@ import "fmt"
 // Index 0 (a1, north, one piece) is a real move; a network must not rely on
 // index 0 being illegal (see the softmax note in the model package).
 const (
-	NumActions       = NumDirections * MaxHeight * NumSquares
-	actionPlaneCount = NumDirections * MaxHeight
+	NumActions       = numDirections * maxHeight * NumSquares
+	actionPlaneCount = numDirections * maxHeight
 )
 
 // Action is an index into the fixed action space.
 type Action int
 
-// NewAction returns the index of (direction, count, from); count is 1..24.
-func NewAction(from Square, d Direction, count int) Action {
-	return Action((int(d)*MaxHeight+count-1)*NumSquares + int(from))
+// newAction returns the index of (direction, count, from); count is 1..24.
+func newAction(from Square, d Direction, count int) Action {
+	return Action((int(d)*maxHeight+count-1)*NumSquares + int(from))
 }
 
-// Parts splits an action index into its from square, direction and count.
-func (a Action) Parts() (from Square, d Direction, count int) {
+// parts splits an action index into its from square, direction and count.
+func (a Action) parts() (from Square, d Direction, count int) {
 	i := int(a)
 	from = Square(i % NumSquares)
 	i /= NumSquares
-	return from, Direction(i / MaxHeight), i%MaxHeight + 1
+	return from, Direction(i / maxHeight), i%maxHeight + 1
 }
 
 // Valid reports whether a is an index in [0, NumActions).
@@ -46,7 +46,7 @@ func (a Action) Valid() bool { return a >= 0 && a < NumActions }
 // m.From must reach m.To in some direction.
 func ActionOf(m Move) (Action, error) {
 	k := int(m.Count)
-	if m.From >= NumSquares || m.To >= NumSquares || k < 1 || k > MaxHeight {
+	if m.From >= NumSquares || m.To >= NumSquares || k < 1 || k > maxHeight {
 		return 0, fmt.Errorf("action of move %v: out of range", m)
 	}
 	if a, ok := actionIndex(m); ok {
@@ -60,11 +60,11 @@ func ActionOf(m Move) (Action, error) {
 func actionIndex(m Move) (Action, bool) {
 	k := int(m.Count)
 	d := firstDirection[m.From][k%period][m.To]
-	return NewAction(m.From, d, k), d != noDirection
+	return newAction(m.From, d, k), d != noDirection
 }
 
 // noDirection marks a target no direction reaches.
-const noDirection Direction = NumDirections
+const noDirection Direction = numDirections
 
 // firstDirection[s][k%10][t] is the first direction, in Direction order,
 // that carries k pieces from s to t (noDirection for none): reachTable
@@ -96,11 +96,11 @@ func MoveOf(a Action) (Move, error) {
 	}
 	m := a.move()
 	if m.To == m.From {
-		from, d, k := a.Parts()
+		from, d, k := a.parts()
 		return Move{}, fmt.Errorf("action %d (%v %v %d): lands on its own square", int(a), from, d, k)
 	}
 	if canon, _ := ActionOf(m); canon != a {
-		from, d, k := a.Parts()
+		from, d, k := a.parts()
 		return Move{}, fmt.Errorf("action %d (%v %v %d): move %v is action %d", int(a), from, d, k, m, int(canon))
 	}
 	return m, nil
@@ -108,7 +108,7 @@ func MoveOf(a Action) (Move, error) {
 
 // move returns the move of a valid action index, unchecked.
 func (a Action) move() Move {
-	from, d, k := a.Parts()
+	from, d, k := a.parts()
 	return Move{From: from, To: Destination(from, d, k), Count: uint8(k)}
 }
 
@@ -128,16 +128,16 @@ func (p *Position) LegalActions(dst []Action, tooTall bool) []Action {
 
 // actionsFrom[s] lists the actions of the moves from s in the order of
 // [Position.LegalMoves], by count and then direction, counts 1 to
-// MaxHeight: the moves of a stack are a run of it (see span).
+// maxHeight: the moves of a stack are a run of it (see span).
 var actionsFrom = buildActionsFrom()
 
-func buildActionsFrom() (from [NumSquares][MaxHeight * NumDirections]uint16) {
+func buildActionsFrom() (from [NumSquares][maxHeight * numDirections]uint16) {
 	for s := range from {
 		i := 0
-		for k := 1; k <= MaxHeight; k++ {
+		for k := 1; k <= maxHeight; k++ {
 			rc := &reachTable[s][k%period]
 			for _, d := range rc.dir[:rc.n] {
-				from[s][i] = uint16(NewAction(Square(s), d, k))
+				from[s][i] = uint16(newAction(Square(s), d, k))
 				i++
 			}
 		}
@@ -145,9 +145,9 @@ func buildActionsFrom() (from [NumSquares][MaxHeight * NumDirections]uint16) {
 	return from
 }
 
-// LegalMask sets mask[a] to whether action a is legal in p; mask must have
+// legalMask sets mask[a] to whether action a is legal in p; mask must have
 // NumActions entries.
-func (p *Position) LegalMask(mask []bool, tooTall bool) {
+func (p *Position) legalMask(mask []bool, tooTall bool) {
 	clear(mask[:NumActions])
 	var buf [256]Action
 	for _, a := range p.LegalActions(buf[:0], tooTall) {

@@ -10,8 +10,8 @@ func TestActionParts(t *testing.T) {
 		t.Fatalf("NumActions = %d, want 8*24*36 = 6912", NumActions)
 	}
 	for a := Action(0); a < NumActions; a++ {
-		from, d, k := a.Parts()
-		if !a.Valid() || NewAction(from, d, k) != a || k < 1 || k > MaxHeight || d >= NumDirections {
+		from, d, k := a.parts()
+		if !a.Valid() || newAction(from, d, k) != a || k < 1 || k > maxHeight || d >= numDirections {
 			t.Fatalf("action %d: parts %v %v %d", a, from, d, k)
 		}
 	}
@@ -36,7 +36,7 @@ func TestActionSpaceCoversEveryMove(t *testing.T) {
 	}
 	distinct := 0
 	for s := 0; s < NumSquares; s++ {
-		for k := 1; k <= MaxHeight; k++ {
+		for k := 1; k <= maxHeight; k++ {
 			seen := map[int]bool{}
 			for _, d := range refDirections {
 				if to := refWalk(s, d[0], d[1], k); to != s && !seen[to] {
@@ -68,8 +68,8 @@ func TestActionErrors(t *testing.T) {
 	}{
 		{"negative", -1, "out of range"},
 		{"too large", NumActions, "out of range"},
-		{"lands home", NewAction(a1, North, 10), "lands on its own square"},
-		{"second direction to a target", NewAction(a1, SouthEast, 2), "is action"},
+		{"lands home", newAction(a1, North, 10), "lands on its own square"},
+		{"second direction to a target", newAction(a1, SouthEast, 2), "is action"},
 	}
 	for _, tt := range actionTests {
 		t.Run("MoveOf "+tt.name, func(t *testing.T) {

@@ -21,6 +21,11 @@ type Observation struct {
 //
 // Unlike PettingZoo, an agent whose game has ended takes no final step:
 // once both are terminated or truncated, call Reset.
+//
+// AEC, with [Observation], is for Go programs that train or play through
+// the PettingZoo-style interface (see the README); nothing else in this
+// module uses it, and the Python package builds its own AEC over the C
+// library.
 type AEC struct {
 	env  *Env
 	info Info

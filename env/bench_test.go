@@ -82,7 +82,7 @@ func BenchmarkApplyUndo(b *testing.B) {
 	for b.Loop() {
 		for i := range positions {
 			positions[i].pos.Apply(moves[i])
-			positions[i].pos.Undo(moves[i])
+			positions[i].pos.undo(moves[i])
 		}
 	}
 	perPosition(b, len(positions))
@@ -117,7 +117,7 @@ func BenchmarkLegalMask(b *testing.B) {
 	mask := make([]bool, NumActions)
 	for b.Loop() {
 		for i := range corpus {
-			corpus[i].pos.LegalMask(mask, corpus[i].tooTall)
+			corpus[i].pos.legalMask(mask, corpus[i].tooTall)
 		}
 	}
 	perPosition(b, benchSize)

@@ -11,11 +11,11 @@ const BoardSize = 6
 // NumSquares is the number of squares on the board.
 const NumSquares = BoardSize * BoardSize
 
-// PiecesPerSide is the number of pieces each player owns.
-const PiecesPerSide = 12
+// piecesPerSide is the number of pieces each player owns.
+const piecesPerSide = 12
 
-// MaxHeight is the tallest possible stack: every piece of both players.
-const MaxHeight = 2 * PiecesPerSide
+// maxHeight is the tallest possible stack: every piece of both players.
+const maxHeight = 2 * piecesPerSide
 
 // Color is a player and the colour of its pieces.
 type Color uint8
@@ -37,8 +37,8 @@ func (c Color) String() string {
 	return "blue"
 }
 
-// Letter returns the colour's letter in FEN: 'r' or 'b'.
-func (c Color) Letter() byte {
+// letter returns the colour's letter in FEN: 'r' or 'b'.
+func (c Color) letter() byte {
 	if c == Red {
 		return 'r'
 	}
@@ -48,21 +48,21 @@ func (c Color) Letter() byte {
 // Square is a board square, 0..35: a1=0, b1=1, ..., f1=5, a2=6, ..., f6=35.
 type Square uint8
 
-// NewSquare returns the square on file 0..5 (a..f) and rank 0..5 (1..6).
-func NewSquare(file, rank int) Square { return Square(rank*BoardSize + file) }
+// newSquare returns the square on file 0..5 (a..f) and rank 0..5 (1..6).
+func newSquare(file, rank int) Square { return Square(rank*BoardSize + file) }
 
-// File returns the file, 0 for a through 5 for f.
-func (s Square) File() int { return int(s) % BoardSize }
+// file returns the file, 0 for a through 5 for f.
+func (s Square) file() int { return int(s) % BoardSize }
 
-// Rank returns the rank, 0 for rank 1 through 5 for rank 6.
-func (s Square) Rank() int { return int(s) / BoardSize }
+// rank returns the rank, 0 for rank 1 through 5 for rank 6.
+func (s Square) rank() int { return int(s) / BoardSize }
 
 // String returns the square's name, such as "a1".
 func (s Square) String() string {
 	if s >= NumSquares {
 		return fmt.Sprintf("Square(%d)", uint8(s))
 	}
-	return string([]byte{'a' + byte(s.File()), '1' + byte(s.Rank())})
+	return string([]byte{'a' + byte(s.file()), '1' + byte(s.rank())})
 }
 
 // ParseSquare reads a square name such as "c4".
@@ -70,7 +70,7 @@ func ParseSquare(text string) (Square, error) {
 	if len(text) != 2 || text[0] < 'a' || text[0] > 'f' || text[1] < '1' || text[1] > '6' {
 		return 0, fmt.Errorf("square %q: want a file a-f and a rank 1-6, such as c4", text)
 	}
-	return NewSquare(int(text[0]-'a'), int(text[1]-'1')), nil
+	return newSquare(int(text[0]-'a'), int(text[1]-'1')), nil
 }
 
 // Stack is an ordered pile of pieces on one square, packed in 32 bits: bit i
@@ -84,11 +84,11 @@ const (
 )
 
 // NewStack builds a stack from its pieces listed from the top down, the order
-// FEN uses. It panics on more than MaxHeight pieces; parsers check first.
+// FEN uses. It panics on more than 24 pieces; parsers check first.
 func NewStack(topDown ...Color) Stack {
 	h := len(topDown)
-	if h > MaxHeight {
-		panic("env: stack taller than MaxHeight")
+	if h > maxHeight {
+		panic("env: stack taller than 24 pieces")
 	}
 	var c uint32
 	for i, col := range topDown {
@@ -115,8 +115,8 @@ func (s Stack) Top() Color { return Color(s.colors()>>uint(s.Height()-1)) & 1 }
 // The result is meaningless for a depth outside the stack.
 func (s Stack) At(depth int) Color { return Color(s.colors()>>uint(s.Height()-1-depth)) & 1 }
 
-// Count returns how many pieces of colour c the stack holds.
-func (s Stack) Count(c Color) int {
+// count returns how many pieces of colour c the stack holds.
+func (s Stack) count(c Color) int {
 	blue := bits.OnesCount32(s.colors())
 	if c == Blue {
 		return blue
@@ -129,7 +129,7 @@ func (s Stack) Count(c Color) int {
 func (s Stack) String() string {
 	b := make([]byte, s.Height())
 	for d := range b {
-		b[d] = s.At(d).Letter()
+		b[d] = s.At(d).letter()
 	}
 	return string(b)
 }
@@ -163,19 +163,19 @@ const (
 	SouthWest
 	West
 	NorthWest
-	NumDirections = 8
+	numDirections = 8
 )
 
-var directionNames = [NumDirections]string{"N", "NE", "E", "SE", "S", "SW", "W", "NW"}
+var directionNames = [numDirections]string{"N", "NE", "E", "SE", "S", "SW", "W", "NW"}
 
 // directionSteps holds each direction's (file, rank) step.
-var directionSteps = [NumDirections][2]int{
+var directionSteps = [numDirections][2]int{
 	{0, 1}, {1, 1}, {1, 0}, {1, -1}, {0, -1}, {-1, -1}, {-1, 0}, {-1, 1},
 }
 
 // String returns the compass name, such as "NE".
 func (d Direction) String() string {
-	if d >= NumDirections {
+	if d >= numDirections {
 		return fmt.Sprintf("Direction(%d)", uint8(d))
 	}
 	return directionNames[d]
@@ -196,5 +196,5 @@ func reflect(x, delta, n int) int {
 // travel in direction d, reflecting at the edges. It may be s itself.
 func Destination(s Square, d Direction, k int) Square {
 	step := directionSteps[d]
-	return NewSquare(reflect(s.File(), step[0], k), reflect(s.Rank(), step[1], k))
+	return newSquare(reflect(s.file(), step[0], k), reflect(s.rank(), step[1], k))
 }

@@ -11,16 +11,16 @@ import (
 // FEN letters, to check [EncodeObservation] against.
 func plainObservation(p *Position, rules Rules, repetitions int) []float32 {
 	obs := make([]float32, ObservationSize)
-	own := p.SideToMove().Letter()
+	own := p.SideToMove().letter()
 	for s := range NumSquares {
 		pieces := p.At(Square(s)).String()
 		var ownBelow, oppBelow int
 		for d := range len(pieces) {
 			mine := pieces[d] == own
 			switch {
-			case d < ObservedDepth && mine:
+			case d < observedDepth && mine:
 				obs[2*d*NumSquares+s] = 1
-			case d < ObservedDepth:
+			case d < observedDepth:
 				obs[(2*d+1)*NumSquares+s] = 1
 			case mine:
 				ownBelow++

@@ -43,9 +43,9 @@ func ParseFEN(fen string) (Position, error) {
 			return Position{}, fmt.Errorf("fen %q: rank %d has %d squares: want %d separated by ','", fen, rank+1, len(squares), BoardSize)
 		}
 		for file, sq := range squares {
-			s := NewSquare(file, rank)
-			if len(sq) > MaxHeight {
-				return Position{}, fmt.Errorf("fen %q: square %v: %d pieces: at most %d fit on the board", fen, s, len(sq), MaxHeight)
+			s := newSquare(file, rank)
+			if len(sq) > maxHeight {
+				return Position{}, fmt.Errorf("fen %q: square %v: %d pieces: at most %d fit on the board", fen, s, len(sq), maxHeight)
 			}
 			pieces := make([]Color, len(sq))
 			for j := 0; j < len(sq); j++ {
@@ -71,8 +71,8 @@ func ParseFEN(fen string) (Position, error) {
 // checkPieces reports an error if a colour has more than 12 pieces.
 func (p *Position) checkPieces() error {
 	for _, c := range []Color{Red, Blue} {
-		if n := p.Pieces(c); n > PiecesPerSide {
-			return fmt.Errorf("%d %v pieces: at most %d", n, c, PiecesPerSide)
+		if n := p.Pieces(c); n > piecesPerSide {
+			return fmt.Errorf("%d %v pieces: at most %d", n, c, piecesPerSide)
 		}
 	}
 	return nil
@@ -83,7 +83,7 @@ func (p *Position) FEN() string {
 	var b strings.Builder
 	for rank := BoardSize - 1; rank >= 0; rank-- {
 		for file := 0; file < BoardSize; file++ {
-			b.WriteString(p.stacks[NewSquare(file, rank)].String())
+			b.WriteString(p.stacks[newSquare(file, rank)].String())
 			if file < BoardSize-1 {
 				b.WriteByte(',')
 			}
@@ -93,7 +93,7 @@ func (p *Position) FEN() string {
 		}
 	}
 	b.WriteByte(' ')
-	b.WriteByte(p.side.Letter())
+	b.WriteByte(p.side.letter())
 	return b.String()
 }
 

@@ -33,7 +33,7 @@ func FuzzParseFEN(f *testing.F) {
 		if refused(t, err, "fen") {
 			return
 		}
-		if p.Pieces(Red) > PiecesPerSide || p.Pieces(Blue) > PiecesPerSide || p.Ply() != 0 {
+		if p.Pieces(Red) > piecesPerSide || p.Pieces(Blue) > piecesPerSide || p.Ply() != 0 {
 			t.Fatalf("%q: %d red, %d blue, ply %d", fen, p.Pieces(Red), p.Pieces(Blue), p.Ply())
 		}
 		text := p.FEN()
@@ -63,7 +63,7 @@ func FuzzParseMove(f *testing.F) {
 		if refused(t, err, "move") {
 			return
 		}
-		if m.From >= NumSquares || m.To >= NumSquares || m.Count < 1 || m.Count > MaxHeight {
+		if m.From >= NumSquares || m.To >= NumSquares || m.Count < 1 || m.Count > maxHeight {
 			t.Fatalf("%q: out-of-range move %+v", text, m)
 		}
 		if m.String() != text {
@@ -82,7 +82,7 @@ func FuzzMoveOf(f *testing.F) {
 		if err != nil {
 			return
 		}
-		from, d, k := a.Parts()
+		from, d, k := a.parts()
 		if m.From != from || int(m.Count) != k || m.To != Destination(from, d, k) || m.To == m.From {
 			t.Fatalf("MoveOf(%d) = %v, not its parts %v %v %d", i, m, from, d, k)
 		}
@@ -119,7 +119,7 @@ func FuzzCheckMove(f *testing.F) {
 		if q.Pieces(Red) != p.Pieces(Red) || q.Pieces(Blue) != p.Pieces(Blue) || q.Hash() != q.computeHash() {
 			t.Fatalf("%q %v: pieces or hash wrong after the move", fen, m)
 		}
-		q.Undo(m)
+		q.undo(m)
 		if q != p {
 			t.Fatalf("%q %v: undo gives %q", fen, m, q.FEN())
 		}

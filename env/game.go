@@ -83,18 +83,6 @@ func (s Status) Winner() (c Color, ok bool) {
 // than ended by the rules, as reinforcement-learning environments tell apart.
 func (s Status) Truncated() bool { return s == MoveLimit }
 
-// Score returns the result for player c: 1 for a win, 0 for a loss, 0.5 for
-// anything else that ended the game, and 0.5 for an ongoing game.
-func (s Status) Score(c Color) float64 {
-	if w, ok := s.Winner(); ok {
-		if w == c {
-			return 1
-		}
-		return 0
-	}
-	return 0.5
-}
-
 // Reward returns the reward of player c in a game with this status: +1 for
 // a win, -1 for a loss and 0 for a draw or an ongoing game. It is the
 // reward of [Env.Step] and [AEC] and the value target of a game played out.
@@ -214,7 +202,7 @@ func (g *Game) Undo() error {
 	if n == 0 {
 		return errors.New("undo: no move to take back")
 	}
-	g.pos.Undo(g.moves[n-1])
+	g.pos.undo(g.moves[n-1])
 	g.moves = g.moves[:n-1]
 	g.hashes = g.hashes[:n-1]
 	g.update()

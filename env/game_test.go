@@ -120,8 +120,8 @@ func TestDrawByRepetition(t *testing.T) {
 	if g.Repetitions() != 3 || g.Status() != DrawRepetition {
 		t.Fatalf("third occurrence: %d occurrences, %v", g.Repetitions(), g.Status())
 	}
-	if _, ok := g.Status().Winner(); ok || g.Status().Truncated() || g.Status().Score(Red) != 0.5 {
-		t.Errorf("draw: winner %v, truncated %v, score %v", ok, g.Status().Truncated(), g.Status().Score(Red))
+	if _, ok := g.Status().Winner(); ok || g.Status().Truncated() || g.Status().Reward(Red) != 0 {
+		t.Errorf("draw: winner %v, truncated %v, reward %v", ok, g.Status().Truncated(), g.Status().Reward(Red))
 	}
 	if len(g.LegalMoves(nil)) != 0 {
 		t.Error("drawn game has legal moves")
@@ -223,25 +223,25 @@ func TestStatusMethods(t *testing.T) {
 		s           Status
 		name        string
 		over, trunc bool
-		red, blue   float64
+		red, blue   float32
 		winner      Color
 		won         bool
 	}{
-		{Ongoing, "ongoing", false, false, 0.5, 0.5, Red, false},
-		{RedWins, "red wins", true, false, 1, 0, Red, true},
-		{BlueWins, "blue wins", true, false, 0, 1, Blue, true},
-		{NoStacks, "no stacks", true, false, 0.5, 0.5, Red, false},
-		{DrawRepetition, "draw by repetition", true, false, 0.5, 0.5, Red, false},
-		{MoveLimit, "move limit", true, true, 0.5, 0.5, Red, false},
-		{Status(42), "Status(42)", true, false, 0.5, 0.5, Red, false},
+		{Ongoing, "ongoing", false, false, 0, 0, Red, false},
+		{RedWins, "red wins", true, false, 1, -1, Red, true},
+		{BlueWins, "blue wins", true, false, -1, 1, Blue, true},
+		{NoStacks, "no stacks", true, false, 0, 0, Red, false},
+		{DrawRepetition, "draw by repetition", true, false, 0, 0, Red, false},
+		{MoveLimit, "move limit", true, true, 0, 0, Red, false},
+		{Status(42), "Status(42)", true, false, 0, 0, Red, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			w, ok := tt.s.Winner()
 			if tt.s.String() != tt.name || tt.s.Over() != tt.over || tt.s.Truncated() != tt.trunc ||
-				tt.s.Score(Red) != tt.red || tt.s.Score(Blue) != tt.blue || w != tt.winner || ok != tt.won {
-				t.Errorf("%q: over %v truncated %v scores %v/%v winner %v %v", tt.s, tt.s.Over(), tt.s.Truncated(),
-					tt.s.Score(Red), tt.s.Score(Blue), w, ok)
+				tt.s.Reward(Red) != tt.red || tt.s.Reward(Blue) != tt.blue || w != tt.winner || ok != tt.won {
+				t.Errorf("%q: over %v truncated %v rewards %v/%v winner %v %v", tt.s, tt.s.Over(), tt.s.Truncated(),
+					tt.s.Reward(Red), tt.s.Reward(Blue), w, ok)
 			}
 		})
 	}

@@ -67,6 +67,10 @@ type Info struct {
 // move (see [EncodeObservation] and [ObservationSpace]); actions index the
 // fixed action space (see [NumActions] and [ActionSpace]). [AEC] is the
 // same environment seen per agent.
+//
+// Env is for Go programs that train or play through the Gymnasium-style
+// interface, and the C library's environments are built on it; its
+// Observation, LegalMask and Clone, like [Info], serve such programs.
 type Env struct {
 	opts Options
 	game *Game
@@ -219,7 +223,7 @@ func (e *Env) Observation() []float32 {
 func (e *Env) LegalMask() []bool {
 	mask := make([]bool, NumActions)
 	if !e.game.Status().Over() {
-		e.game.pos.LegalMask(mask, e.game.Rules().TooTall)
+		e.game.pos.legalMask(mask, e.game.Rules().TooTall)
 	}
 	return mask
 }

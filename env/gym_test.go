@@ -267,8 +267,8 @@ func TestEnvIllegalStepChangesNothing(t *testing.T) {
 	}{
 		{"out of range", mustEnv(t, DefaultOptions()), NumActions},
 		{"negative", mustEnv(t, DefaultOptions()), -1},
-		{"never a move", mustEnv(t, DefaultOptions()), NewAction(a1, North, 10)},
-		{"second direction", mustEnv(t, DefaultOptions()), NewAction(a1, SouthEast, 2)},
+		{"never a move", mustEnv(t, DefaultOptions()), newAction(a1, North, 10)},
+		{"second direction", mustEnv(t, DefaultOptions()), newAction(a1, SouthEast, 2)},
 		{"opponent's stack", mustEnv(t, DefaultOptions()), mustAction(t, mustMove(t, "a1-1-a2"))},
 		{"empty square", mustEnv(t, DefaultOptions()), mustAction(t, mustMove(t, "c3-1-c4"))},
 		{"too many pieces", mustEnv(t, DefaultOptions()), mustAction(t, mustMove(t, "a6-3-a3"))},

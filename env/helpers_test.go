@@ -57,15 +57,15 @@ func playout(rng *rand.Rand, p Position, plies int, tooTall bool, visit func(p P
 // It reaches what random play seldom does: several stacks taller than 4 for
 // both sides, very tall stacks, fewer than 12 pieces, finished positions.
 func randomPosition(rng *rand.Rand) Position {
-	pieces := make([]Color, 0, MaxHeight)
-	for range 1 + rng.IntN(PiecesPerSide) {
+	pieces := make([]Color, 0, maxHeight)
+	for range 1 + rng.IntN(piecesPerSide) {
 		pieces = append(pieces, Red)
 	}
-	for range 1 + rng.IntN(PiecesPerSide) {
+	for range 1 + rng.IntN(piecesPerSide) {
 		pieces = append(pieces, Blue)
 	}
 	rng.Shuffle(len(pieces), func(i, j int) { pieces[i], pieces[j] = pieces[j], pieces[i] })
-	tallest := []int{2, 8, MaxHeight}[rng.IntN(3)]
+	tallest := []int{2, 8, maxHeight}[rng.IntN(3)]
 	var stacks [NumSquares]Stack
 	squares := rng.Perm(NumSquares)
 	for i := 0; len(pieces) > 0; i++ {

@@ -38,8 +38,8 @@ func ParseMove(text string) (Move, error) {
 		return Move{}, fmt.Errorf("move %q: to: %w", text, err)
 	}
 	k, err := strconv.Atoi(parts[1])
-	if err != nil || k < 1 || k > MaxHeight || parts[1][0] == '+' || (parts[1][0] == '0') {
-		return Move{}, fmt.Errorf("move %q: count %q: want a whole number from 1 to %d", text, parts[1], MaxHeight)
+	if err != nil || k < 1 || k > maxHeight || parts[1][0] == '+' || (parts[1][0] == '0') {
+		return Move{}, fmt.Errorf("move %q: count %q: want a whole number from 1 to %d", text, parts[1], maxHeight)
 	}
 	return Move{From: from, To: to, Count: uint8(k)}, nil
 }

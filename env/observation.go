@@ -20,11 +20,11 @@ import "math/bits"
 //	plane 19      1 everywhere when Red is to move
 //	plane 20      1 everywhere when the too-tall rule is in force
 const (
-	// ObservedDepth is how many pieces from the top of each stack the
+	// observedDepth is how many pieces from the top of each stack the
 	// observation shows one by one.
-	ObservedDepth = 6
+	observedDepth = 6
 	// NumPlanes is the number of 6x6 planes in an observation.
-	NumPlanes = 2*ObservedDepth + 9
+	NumPlanes = 2*observedDepth + 9
 	// ObservationSize is the number of float32 values in an observation.
 	ObservationSize = NumPlanes * NumSquares
 	// EncodingVersion changes whenever the observation or action encoding
@@ -36,7 +36,7 @@ const (
 
 // Plane indices of the summary planes.
 const (
-	planeOwnBelow = 2*ObservedDepth + iota
+	planeOwnBelow = 2*observedDepth + iota
 	planeOppBelow
 	planeHeight
 	planeMustMove
@@ -67,13 +67,13 @@ func EncodeObservation(dst []float32, p *Position, rules Rules, repetitions int)
 		theirs := st.colors() ^ opp
 		// The pieces from the top down, from bit 31 down.
 		top := theirs << (uint(32-h) & 31)
-		end := s + 2*NumSquares*min(h, ObservedDepth)
+		end := s + 2*NumSquares*min(h, observedDepth)
 		for i := s; i < end; i += 2 * NumSquares {
 			dst[i+int(top>>31*NumSquares)] = 1 // plane 2d, or 2d+1 for theirs
 			top <<= 1
 		}
 		dst[planeHeight*NumSquares+s] = twelfths[h]
-		if below := h - ObservedDepth; below > 0 {
+		if below := h - observedDepth; below > 0 {
 			n := bits.OnesCount32(theirs & (1<<(uint(below)&31) - 1))
 			dst[planeOwnBelow*NumSquares+s] = twelfths[below-n]
 			dst[planeOppBelow*NumSquares+s] = twelfths[n]
@@ -117,9 +117,9 @@ func fillPlane(dst []float32, plane int, v float32) {
 }
 
 // twelfths[n] is n/12, the observation's value for n pieces.
-var twelfths = func() (t [MaxHeight + 1]float32) {
+var twelfths = func() (t [maxHeight + 1]float32) {
 	for n := range t {
-		t[n] = float32(n) / PiecesPerSide
+		t[n] = float32(n) / piecesPerSide
 	}
 	return t
 }()

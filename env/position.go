@@ -20,8 +20,8 @@ const StartFEN = "rr,rr,rr,rr,rr,rr/,,,,,/,,,,,/,,,,,/,,,,,/bb,bb,bb,bb,bb,bb r"
 func StartPosition() Position {
 	var p Position
 	for f := 0; f < BoardSize; f++ {
-		p.stacks[NewSquare(f, BoardSize-1)] = NewStack(Red, Red)
-		p.stacks[NewSquare(f, 0)] = NewStack(Blue, Blue)
+		p.stacks[newSquare(f, BoardSize-1)] = NewStack(Red, Red)
+		p.stacks[newSquare(f, 0)] = NewStack(Blue, Blue)
 	}
 	p.hash = p.computeHash()
 	return p
@@ -65,7 +65,7 @@ func (p *Position) SameAs(q *Position) bool { return p.stacks == q.stacks && p.s
 func (p *Position) Pieces(c Color) int {
 	n := 0
 	for _, st := range p.stacks {
-		n += st.Count(c)
+		n += st.count(c)
 	}
 	return n
 }
@@ -128,8 +128,8 @@ func (p *Position) Apply(m Move) {
 	p.ply++
 }
 
-// Undo takes back m, which must be the last move applied to p.
-func (p *Position) Undo(m Move) {
+// undo takes back m, which must be the last move applied to p.
+func (p *Position) undo(m Move) {
 	p.transfer(m.To, m.From, int(m.Count))
 	p.side ^= 1
 	p.hash ^= zobristBlueToMove

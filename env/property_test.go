@@ -20,7 +20,7 @@ func TestPropertiesPerPosition(t *testing.T) {
 			t.Fatalf("sample %d %q (too-tall %v): "+format, append([]any{i, p.FEN(), smp.tooTall}, args...)...)
 		}
 		red, blue := p.Pieces(Red), p.Pieces(Blue)
-		if p.Ply() > 0 && (red != PiecesPerSide || blue != PiecesPerSide) {
+		if p.Ply() > 0 && (red != piecesPerSide || blue != piecesPerSide) {
 			fail("%d red and %d blue pieces after %d plies", red, blue, p.Ply())
 		}
 		if p.Hash() != p.computeHash() {
@@ -35,7 +35,7 @@ func TestPropertiesPerPosition(t *testing.T) {
 		if p.Finished() != (len(moves) == 0) {
 			fail("finished %v with %d moves", p.Finished(), len(moves))
 		}
-		p.LegalMask(mask, smp.tooTall)
+		p.legalMask(mask, smp.tooTall)
 		actions := p.LegalActions(nil, smp.tooTall)
 		inMask := 0
 		for _, legal := range mask {
@@ -68,7 +68,7 @@ func TestPropertiesPerPosition(t *testing.T) {
 			if child.SideToMove() == p.SideToMove() || child.Ply() != p.Ply()+1 {
 				fail("after %v: side %v ply %d", m, child.SideToMove(), child.Ply())
 			}
-			child.Undo(m)
+			child.undo(m)
 			if child != p {
 				fail("Apply then Undo of %v gives %q", m, child.FEN())
 			}
@@ -88,7 +88,7 @@ func TestLegalMovesAreExactlyWhatCheckMoveAccepts(t *testing.T) {
 		legal := moveSet(t, p.LegalMoves(nil, smp.tooTall))
 		accepted := 0
 		for from := Square(0); from < NumSquares; from++ {
-			for k := 1; k <= MaxHeight; k++ {
+			for k := 1; k <= maxHeight; k++ {
 				for to := Square(0); to < NumSquares; to++ {
 					m := Move{From: from, To: to, Count: uint8(k)}
 					err := p.CheckMove(m, smp.tooTall)

@@ -176,8 +176,8 @@ func TestEngineMatchesReference(t *testing.T) {
 
 func TestDestinationMatchesWalk(t *testing.T) {
 	for s := Square(0); s < NumSquares; s++ {
-		for d := Direction(0); d < NumDirections; d++ {
-			for k := 1; k <= MaxHeight; k++ {
+		for d := Direction(0); d < numDirections; d++ {
+			for k := 1; k <= maxHeight; k++ {
 				step := refDirections[d]
 				if got, want := Destination(s, d, k), Square(refWalk(int(s), step[0], step[1], k)); got != want {
 					t.Errorf("Destination(%v, %v, %d) = %v, walking gives %v", s, d, k, got, want)

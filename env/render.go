@@ -27,7 +27,7 @@ func (p *Position) Render() string {
 	}
 	for rank := BoardSize - 1; rank >= 0; rank-- {
 		line(fmt.Sprintf("%d ", rank+1), func(file int) string {
-			if cell := p.stacks[NewSquare(file, rank)].String(); cell != "" {
+			if cell := p.stacks[newSquare(file, rank)].String(); cell != "" {
 				return cell
 			}
 			return "."

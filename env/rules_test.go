@@ -20,7 +20,7 @@ func TestStartPosition(t *testing.T) {
 	}
 	for s := Square(0); s < NumSquares; s++ {
 		var want Stack
-		switch s.Rank() {
+		switch s.rank() {
 		case 5:
 			want = NewStack(Red, Red)
 		case 0:
@@ -31,8 +31,8 @@ func TestStartPosition(t *testing.T) {
 		}
 	}
 	for _, c := range []Color{Red, Blue} {
-		if n := p.Pieces(c); n != PiecesPerSide {
-			t.Errorf("start has %d %v pieces, want %d", n, c, PiecesPerSide)
+		if n := p.Pieces(c); n != piecesPerSide {
+			t.Errorf("start has %d %v pieces, want %d", n, c, piecesPerSide)
 		}
 	}
 	if p.Finished() || p.tooTall() != 0 {
@@ -50,8 +50,8 @@ func TestSquareNames(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if s := NewSquare(tt.file, tt.rank); s != tt.sq || s.String() != tt.name || s.File() != tt.file || s.Rank() != tt.rank {
-				t.Errorf("NewSquare(%d, %d) = %d %q (file %d rank %d)", tt.file, tt.rank, s, s, s.File(), s.Rank())
+			if s := newSquare(tt.file, tt.rank); s != tt.sq || s.String() != tt.name || s.file() != tt.file || s.rank() != tt.rank {
+				t.Errorf("newSquare(%d, %d) = %d %q (file %d rank %d)", tt.file, tt.rank, s, s, s.file(), s.rank())
 			}
 			if s, err := ParseSquare(tt.name); err != nil || s != tt.sq {
 				t.Errorf("ParseSquare(%q) = %v, %v", tt.name, s, err)
@@ -85,8 +85,8 @@ func TestStackControlByTopPiece(t *testing.T) {
 			p := mustFEN(t, tt.fen)
 			s, _ := ParseSquare(tt.sq)
 			st := p.At(s)
-			if st.Top() != tt.controller || st.Count(Red) != tt.red || st.Count(Blue) != tt.blue {
-				t.Errorf("%v = %q: top %v, %d red, %d blue", s, st, st.Top(), st.Count(Red), st.Count(Blue))
+			if st.Top() != tt.controller || st.count(Red) != tt.red || st.count(Blue) != tt.blue {
+				t.Errorf("%v = %q: top %v, %d red, %d blue", s, st, st.Top(), st.count(Red), st.count(Blue))
 			}
 			if p.Controlled(tt.controller)&(1<<s) == 0 || p.Controlled(tt.controller.Other())&(1<<s) != 0 {
 				t.Errorf("Controlled does not give %v to %v", s, tt.controller)
@@ -121,8 +121,8 @@ func TestStackBits(t *testing.T) {
 	}
 	// Top of an empty stack is meaningless but must not panic.
 	_ = empty.Top()
-	tall := NewStack(slices.Repeat([]Color{Red, Blue}, PiecesPerSide)...)
-	if tall.Height() != MaxHeight || tall.Count(Red) != PiecesPerSide || tall.Top() != Red || tall.At(MaxHeight-1) != Blue {
+	tall := NewStack(slices.Repeat([]Color{Red, Blue}, piecesPerSide)...)
+	if tall.Height() != maxHeight || tall.count(Red) != piecesPerSide || tall.Top() != Red || tall.At(maxHeight-1) != Blue {
 		t.Errorf("24-piece stack: %q", tall)
 	}
 }
@@ -397,7 +397,7 @@ func TestStartMovesByFile(t *testing.T) {
 			moves := p.LegalMoves(nil, true)
 			var byFile [BoardSize]int
 			for _, m := range moves {
-				byFile[m.From.File()]++
+				byFile[m.From.file()]++
 			}
 			if len(moves) != 48 || byFile != [BoardSize]int{6, 8, 10, 10, 8, 6} {
 				t.Errorf("%d moves, by file %v: want 48 as 6 8 10 10 8 6", len(moves), byFile)

@@ -2,7 +2,8 @@ package env
 
 // Box describes the observation space, as Gymnasium's Box: arrays of Shape
 // (plane-major, flattened in an observation) whose values of plane i lie
-// in [Low[i], High[i]].
+// in [Low[i], High[i]]. The C library reads its bounds; Box.Contains is for
+// Go programs that check observations, as Gymnasium's contains.
 type Box struct {
 	// Shape is NumPlanes, BoardSize, BoardSize: planes of ranks of files.
 	Shape []int
@@ -14,7 +15,8 @@ type Box struct {
 
 // Discrete describes the action space, as Gymnasium's Discrete: the
 // actions 0..N-1, of which a position's legal-action mask (see
-// [Env.LegalMask]) allows a few.
+// [Env.LegalMask]) allows a few. Like [Env] it is for Go programs using the
+// gym-style interface.
 type Discrete struct {
 	N int
 }
@@ -33,7 +35,7 @@ func ObservationSpace() Box {
 	for i := range b.High {
 		b.High[i] = 1
 	}
-	b.High[planeHeight] = float32(MaxHeight) / PiecesPerSide
+	b.High[planeHeight] = float32(maxHeight) / piecesPerSide
 	return b
 }
 

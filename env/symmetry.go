@@ -9,6 +9,10 @@ import "fmt"
 // A symmetry is three bits applied in this order: bit 2 transposes (file and
 // rank swap), bit 0 then mirrors the files (a<->f), bit 1 mirrors the ranks
 // (1<->6). Identity is 0.
+//
+// Training augments its samples with Observation and Action; Square,
+// Direction, Move, Position, Policy, Then and Inverse complete the group for
+// Go programs that augment their own data (see the package doc).
 type Symmetry uint8
 
 // NumSymmetries is the number of symmetries of the square.
@@ -19,7 +23,7 @@ const Identity Symmetry = 0
 
 var (
 	symSquare   [NumSymmetries][NumSquares]Square
-	symDir      [NumSymmetries][NumDirections]Direction
+	symDir      [NumSymmetries][numDirections]Direction
 	symAction   [NumSymmetries][NumActions]Action
 	symCompose  [NumSymmetries][NumSymmetries]Symmetry
 	symInverse  [NumSymmetries]Symmetry
@@ -44,12 +48,12 @@ func (y Symmetry) apply(a, b, offset int) (int, int) {
 func init() {
 	for y := Symmetry(0); y < NumSymmetries; y++ {
 		for s := Square(0); s < NumSquares; s++ {
-			f, r := y.apply(s.File(), s.Rank(), BoardSize-1)
-			symSquare[y][s] = NewSquare(f, r)
+			f, r := y.apply(s.file(), s.rank(), BoardSize-1)
+			symSquare[y][s] = newSquare(f, r)
 		}
-		for d := Direction(0); d < NumDirections; d++ {
+		for d := Direction(0); d < numDirections; d++ {
 			dx, dy := y.apply(directionSteps[d][0], directionSteps[d][1], 0)
-			for e := Direction(0); e < NumDirections; e++ {
+			for e := Direction(0); e < numDirections; e++ {
 				if directionSteps[e] == [2]int{dx, dy} {
 					symDir[y][d] = e
 				}

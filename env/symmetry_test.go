@@ -56,7 +56,7 @@ func TestSymmetryGroupLaws(t *testing.T) {
 						t.Fatalf("%v then %v = %v, but squares disagree at %v", y, z, yz, s)
 					}
 				}
-				for d := Direction(0); d < NumDirections; d++ {
+				for d := Direction(0); d < numDirections; d++ {
 					if yz.Direction(d) != z.Direction(y.Direction(d)) {
 						t.Fatalf("%v then %v = %v, but directions disagree at %v", y, z, yz, d)
 					}
@@ -70,7 +70,7 @@ func TestSymmetryGroupLaws(t *testing.T) {
 			if !isPermutation(NumSquares, func(i int) int { return int(y.Square(Square(i))) }) {
 				t.Error("square map is not a permutation")
 			}
-			if !isPermutation(NumDirections, func(i int) int { return int(y.Direction(Direction(i))) }) {
+			if !isPermutation(numDirections, func(i int) int { return int(y.Direction(Direction(i))) }) {
 				t.Error("direction map is not a permutation")
 			}
 			if !isPermutation(NumActions, func(i int) int { return int(y.Action(Action(i))) }) {
@@ -95,8 +95,8 @@ func isPermutation(n int, f func(int) int) bool {
 func TestSymmetryCommutesWithGeometry(t *testing.T) {
 	for y := Symmetry(0); y < NumSymmetries; y++ {
 		for s := Square(0); s < NumSquares; s++ {
-			for d := Direction(0); d < NumDirections; d++ {
-				for k := 1; k <= MaxHeight; k++ {
+			for d := Direction(0); d < numDirections; d++ {
+				for k := 1; k <= maxHeight; k++ {
 					if got, want := Destination(y.Square(s), y.Direction(d), k), y.Square(Destination(s, d, k)); got != want {
 						t.Fatalf("%v: %v %v %d lands on %v, mapped %v", y, s, d, k, want, got)
 					}
@@ -137,7 +137,7 @@ func TestSymmetryEquivariance(t *testing.T) {
 		reps := 1 + i%3
 		moves := p.LegalMoves(nil, smp.tooTall)
 		EncodeObservation(obs, &p, rules, reps)
-		p.LegalMask(mask, smp.tooTall)
+		p.legalMask(mask, smp.tooTall)
 		for a := range policy {
 			policy[a] = float32(a)
 		}
@@ -172,7 +172,7 @@ func TestSymmetryEquivariance(t *testing.T) {
 			if !slices.Equal(mapped, want) {
 				fail("mapped observation differs from the observation of the mapped position")
 			}
-			q.LegalMask(mappedMask, smp.tooTall)
+			q.legalMask(mappedMask, smp.tooTall)
 			y.Policy(mappedPolicy, policy)
 			for a := range mask {
 				if mappedMask[y.Action(Action(a))] != mask[a] {

@@ -12,8 +12,8 @@ const period = 2 * (BoardSize - 1)
 // direction (in Direction order) that reaches it.
 type reach struct {
 	n   uint8
-	to  [NumDirections]Square
-	dir [NumDirections]Direction
+	to  [numDirections]Square
+	dir [numDirections]Direction
 }
 
 // The tables are package-level variables with initializers, not filled by
@@ -31,12 +31,12 @@ var (
 	zobristPiece, zobristBlueToMove = buildZobrist()
 )
 
-func buildReachTables() (reachTable [NumSquares][period]reach, movesUpTo [NumSquares][MaxHeight + 1]uint16) {
+func buildReachTables() (reachTable [NumSquares][period]reach, movesUpTo [NumSquares][maxHeight + 1]uint16) {
 	for s := Square(0); s < NumSquares; s++ {
 		for r := 1; r < period; r++ {
 			var seen uint64
 			rc := &reachTable[s][r]
-			for d := Direction(0); d < NumDirections; d++ {
+			for d := Direction(0); d < numDirections; d++ {
 				t := Destination(s, d, r)
 				if t == s || seen&(1<<t) != 0 {
 					continue
@@ -46,14 +46,14 @@ func buildReachTables() (reachTable [NumSquares][period]reach, movesUpTo [NumSqu
 				rc.n++
 			}
 		}
-		for h := 1; h <= MaxHeight; h++ {
+		for h := 1; h <= maxHeight; h++ {
 			movesUpTo[s][h] = movesUpTo[s][h-1] + uint16(reachTable[s][h%period].n)
 		}
 	}
 	return reachTable, movesUpTo
 }
 
-func buildZobrist() (piece [NumSquares][MaxHeight][2]uint64, blueToMove uint64) {
+func buildZobrist() (piece [NumSquares][maxHeight][2]uint64, blueToMove uint64) {
 	// A fixed seed keeps hashes identical across runs and machines.
 	state := uint64(0x9E3779B97F4A7C15)
 	for s := range piece {

@@ -97,14 +97,15 @@ func TestDrawValue(t *testing.T) {
 		{0, 0, 100, 0},
 		{0.5, 0, 0, 0},
 		{0.5, 0, 60, -0.5 * math.Tanh(1)},
-		{0.5, 0, -60, 0.5 * math.Tanh(1)},
+		{0.5, 0, -60, 0}, // behind: a draw gains nothing
+		{0.5, 0, -1, 0},
 		{1, 0, 1000, -1},
 		{0, 0.1, 0, -0.1},
 		{0, 0.1, -1000, -0.1},
 		{0.5, 0.1, 60, -0.1 - 0.5*math.Tanh(1)},
-		{0.5, 0.1, -60, -0.1 + 0.5*math.Tanh(1)},
+		{0.5, 0.1, -60, -0.1},
 		{1, 0.5, 1000, -1},
-		{1, 1, -1000, 0},
+		{1, 1, -1000, -1},
 	}
 	for _, tc := range cases {
 		if got := drawValue(tc.k, tc.cost, tc.lead); math.Abs(float64(got)-tc.want) > 1e-6 {

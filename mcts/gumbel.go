@@ -6,7 +6,6 @@ import (
 	"math/bits"
 	"math/rand/v2"
 	"slices"
-	"time"
 
 	"github.com/deathstacks/deathstacks/env"
 )
@@ -100,7 +99,7 @@ func (s *search) gumbelStop(k, n int) func() bool {
 		return nil
 	}
 	end := s.clock.phaseEnd(k, n)
-	return func() bool { return !time.Now().Before(end) || s.decided() }
+	return func() bool { return !s.clock.now().Before(end) || s.decided() }
 }
 
 // selectConsidered returns the considered root child that has had the

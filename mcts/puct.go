@@ -66,9 +66,6 @@ func (p *PUCTPlayer) ChooseSimulations(g *env.Game, sims int) (Decision, error) 
 // new tree by itself whenever g is not the game of the previous call.
 func (p *PUCTPlayer) Reset() { p.s.reset() }
 
-// Config returns the player's search settings.
-func (p *PUCTPlayer) Config() Config { return p.cfg }
-
 // newRand returns the generator of a seeded player.
 func newRand(seed uint64) *rand.Rand {
 	return rand.New(rand.NewPCG(seed, 0x6d637473)) // "mcts"

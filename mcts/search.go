@@ -6,6 +6,7 @@ import (
 	"math/bits"
 	"math/rand/v2"
 	"slices"
+	"time"
 
 	"github.com/deathstacks/deathstacks/env"
 )
@@ -61,10 +62,12 @@ type search struct {
 
 	// ran counts the simulations of the current search; clock times it
 	// and rate is the simulations per second of the last search (see
-	// timed.go).
+	// timed.go). now is the time the clock reads: time.Now, or a test's
+	// clock, which drives timed searches without the wall clock.
 	ran   int
 	clock clock
 	rate  float64
+	now   func() time.Time
 
 	// Scratch of the current descent and batch, reused to avoid garbage.
 	path       []int32
@@ -153,7 +156,7 @@ func (e *networkLeaves) evaluate(b *leafBatch) error {
 
 // newSearch returns a search with a validated config.
 func newSearch(cfg Config, leaves leafEvaluator, rng *rand.Rand) *search {
-	return &search{cfg: cfg, leaves: leaves, vl: float32(cfg.VirtualLoss), rng: rng}
+	return &search{cfg: cfg, leaves: leaves, vl: float32(cfg.VirtualLoss), rng: rng, now: time.Now}
 }
 
 // reset drops the tree.
@@ -163,7 +166,7 @@ func (s *search) reset() { s.hasRoot = false }
 // or for cfg.Time, and returns the decision, with the move chosen at
 // temperature temp.
 func (s *search) run(g *env.Game, temp float64) (Decision, error) {
-	s.clock = startClock(s.cfg.Time)
+	s.clock = startClock(s.cfg.Time, s.now)
 	if err := s.prepare(g); err != nil {
 		return Decision{}, err
 	}
@@ -510,9 +513,13 @@ func (s *search) drawAt(n int) float32 {
 const contemptScale = 60
 
 // drawValue is what a draw is worth to a side whose material lead is lead,
-// with contempt k and draw cost c: -(c + k*tanh(lead/60)), within [-1, 1].
+// with contempt k and draw cost c: -(c + k*tanh(lead/60)) when it is
+// ahead, -c when it is not, within [-1, 0]. A side behind in material
+// gains nothing by a draw: material is not the outcome, and a player
+// whose search sees it winning from behind must not trade that for a
+// repetition.
 func drawValue(k, c float64, lead int) float32 {
-	return float32(max(-1, min(1, -(c+k*math.Tanh(float64(lead)/contemptScale)))))
+	return float32(max(-1, -(c + k*math.Tanh(float64(max(0, lead))/contemptScale))))
 }
 
 // scoresDraws reports whether the search scores draws other than 0 (and

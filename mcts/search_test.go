@@ -795,8 +795,8 @@ func TestChooseSimulations(t *testing.T) {
 			if d, err := p.Choose(g); err != nil || d.Simulations != cfg.Simulations {
 				t.Errorf("Choose after ChooseSimulations: %d simulations (%v), want the config's %d", d.Simulations, err, cfg.Simulations)
 			}
-			if p.Config().Simulations != cfg.Simulations {
-				t.Errorf("config changed to %d simulations", p.Config().Simulations)
+			if p.cfg.Simulations != cfg.Simulations {
+				t.Errorf("config changed to %d simulations", p.cfg.Simulations)
 			}
 			if _, err := p.ChooseSimulations(g, 0); err == nil {
 				t.Error("0 simulations accepted")

@@ -25,15 +25,18 @@ import (
 // halving starts with grows with the simulations the time is expected to
 // afford, measured by the previous search's rate.
 
-// clock is the time limit of one search.
+// clock is the time limit of one search, read from now: time.Now, or a
+// test's clock (see search.now). The zero clock has no limit.
 type clock struct {
 	start, deadline time.Time
 	limit           time.Duration
+	now             func() time.Time
 }
 
-// startClock starts a clock for a search of limit; 0 means no limit.
-func startClock(limit time.Duration) clock {
-	c := clock{start: time.Now(), limit: limit}
+// startClock starts a clock for a search of limit, read from now; 0 means
+// no limit.
+func startClock(limit time.Duration, now func() time.Time) clock {
+	c := clock{start: now(), limit: limit, now: now}
 	if limit > 0 {
 		c.deadline = c.start.Add(limit)
 	}
@@ -44,7 +47,20 @@ func startClock(limit time.Duration) clock {
 func (c clock) timed() bool { return c.limit > 0 }
 
 // expired reports whether a timed search is out of time.
-func (c clock) expired() bool { return c.timed() && !time.Now().Before(c.deadline) }
+func (c clock) expired() bool { return c.timed() && !c.now().Before(c.deadline) }
+
+// share returns the clock of the first fraction num/den of c's time: the
+// zero clock if c has no limit.
+func (c clock) share(num, den int) clock {
+	if !c.timed() {
+		return clock{}
+	}
+	limit := c.limit * time.Duration(num) / time.Duration(den)
+	return clock{start: c.start, deadline: c.start.Add(limit), limit: limit, now: c.now}
+}
+
+// elapsed returns the time since the clock started.
+func (c clock) elapsed() time.Duration { return c.now().Sub(c.start) }
 
 // phaseEnd returns when phase k of n of a timed Gumbel root ends.
 func (c clock) phaseEnd(k, n int) time.Time {
@@ -78,7 +94,7 @@ func (s *search) expectedSimulations() int {
 
 // measureRate records the simulation rate of the search just run.
 func (s *search) measureRate() {
-	if elapsed := time.Since(s.clock.start).Seconds(); s.ran > 0 && elapsed > 0 {
+	if elapsed := s.clock.elapsed().Seconds(); s.ran > 0 && elapsed > 0 {
 		s.rate = float64(s.ran) / elapsed
 	}
 }
@@ -115,10 +131,11 @@ func (s *search) cannotBeOvertaken(limit int) bool {
 			second = ch.n
 		}
 	}
-	elapsed := time.Since(s.clock.start).Seconds()
+	now := s.clock.now()
+	elapsed := now.Sub(s.clock.start).Seconds()
 	left := float64(limit - s.ran)
 	if elapsed > 0 {
-		left = min(left, float64(s.ran)/elapsed*time.Until(s.clock.deadline).Seconds())
+		left = min(left, float64(s.ran)/elapsed*s.clock.deadline.Sub(now).Seconds())
 	}
 	return float64(first-second) > left
 }

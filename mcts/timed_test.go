@@ -3,7 +3,6 @@ package mcts
 import (
 	"math"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 
@@ -11,28 +10,42 @@ import (
 	"github.com/deathstacks/deathstacks/mcts/internal/testgames"
 )
 
-// These tests bound a timed search by the work it does, never by a
-// wall-clock budget that a loaded machine would overrun: the evaluator
-// records when each of its calls starts, and a search keeps its time when
-// at most one call (the batch in flight when the time ran out) starts
-// after its limit. The evaluator sleeps a millisecond a call, about a
-// network's pace, so that the simulations a time affords depend on the
-// time and hardly on the machine's load.
+// These tests run timed searches on a fake clock, never on the wall
+// clock: time passes only in the evaluator, a millisecond a call (about a
+// network's pace), so a search's simulations, and when it stops, are the
+// same on any machine under any load. The evaluator records when each of
+// its calls starts, and a search keeps its time when at most one call
+// (the batch in flight when the time ran out) starts after its limit.
 
-// sleepyEvaluator is an evaluator slowed down to a millisecond a call,
+// fakeClock is a test's clock for timed searches (see search.now): it
+// stands still but for advance, and moves on by step at every reading.
+type fakeClock struct {
+	t    time.Time
+	step time.Duration
+}
+
+func newFakeClock() *fakeClock { return &fakeClock{t: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)} }
+
+func (c *fakeClock) now() time.Time {
+	t := c.t
+	c.t = c.t.Add(c.step)
+	return t
+}
+
+func (c *fakeClock) advance(d time.Duration) { c.t = c.t.Add(d) }
+
+// sleepyEvaluator is an evaluator that takes delay of a fake clock a call,
 // recording when each call starts.
 type sleepyEvaluator struct {
 	delay time.Duration
+	clock *fakeClock
 	inner Evaluator
-	mu    sync.Mutex
 	calls []time.Time
 }
 
 func (e *sleepyEvaluator) Evaluate(obs []float32, legal [][]env.Action, priors [][]float32, values []float32) error {
-	e.mu.Lock()
-	e.calls = append(e.calls, time.Now())
-	e.mu.Unlock()
-	time.Sleep(e.delay)
+	e.calls = append(e.calls, e.clock.now())
+	e.clock.advance(e.delay)
 	return e.inner.Evaluate(obs, legal, priors, values)
 }
 
@@ -40,8 +53,6 @@ func (e *sleepyEvaluator) Evaluate(obs []float32, legal [][]env.Action, priors [
 // first one (the root's evaluation, which comes after the search's clock
 // started: a call this late came after the search's own limit too).
 func (e *sleepyEvaluator) callsAfter(limit time.Duration) int {
-	e.mu.Lock()
-	defer e.mu.Unlock()
 	n := 0
 	for _, c := range e.calls {
 		if c.Sub(e.calls[0]) > limit {
@@ -61,24 +72,26 @@ func timedConfigs(limit time.Duration) map[string]Config {
 	return map[string]Config{"puct": puct, "gumbel": gumbel}
 }
 
-// timedChoose runs one search of g, with the uniform evaluator taking a
-// millisecond a call, and returns its decision, wall time and evaluator.
+// timedChoose runs one search of g on a fake clock, with the uniform
+// evaluator taking a millisecond a call, and returns its decision, the
+// time it took on the clock and the evaluator.
 func timedChoose(t *testing.T, cfg Config, g *env.Game) (Decision, time.Duration, *sleepyEvaluator) {
 	t.Helper()
-	return timedChooseWith(t, UniformEvaluator{}, cfg, g)
+	return timedChooseWith(t, UniformEvaluator{}, cfg, g, newFakeClock())
 }
 
-func timedChooseWith(t *testing.T, eval Evaluator, cfg Config, g *env.Game) (Decision, time.Duration, *sleepyEvaluator) {
+func timedChooseWith(t *testing.T, eval Evaluator, cfg Config, g *env.Game, clk *fakeClock) (Decision, time.Duration, *sleepyEvaluator) {
 	t.Helper()
-	sleepy := &sleepyEvaluator{delay: time.Millisecond, inner: eval}
+	sleepy := &sleepyEvaluator{delay: time.Millisecond, clock: clk, inner: eval}
 	p := newPUCT(t, sleepy, cfg, 1)
-	start := time.Now()
+	p.s.now = clk.now
+	start := clk.t
 	d, err := p.Choose(g)
 	if err != nil {
 		t.Fatal(err)
 	}
 	checkTree(t, p.s)
-	return d, time.Since(start), sleepy
+	return d, clk.t.Sub(start), sleepy
 }
 
 func TestTimedSearchKeepsItsTime(t *testing.T) {
@@ -92,10 +105,9 @@ func TestTimedSearchKeepsItsTime(t *testing.T) {
 				t.Errorf("%d evaluator calls started after the %v limit (of %d, in %v): want at most one", late, limit, len(eval.calls), took)
 			}
 			// Near the end the lead of the most visited move may pass the
-			// few simulations left, but not long before. (Load only makes
-			// a search slower, never end sooner.)
-			if took < limit*3/4 {
-				t.Errorf("took %v: stopped long before its %v in an undecided position", took, limit)
+			// few simulations left, but not long before.
+			if took < limit*3/4 || took > limit+time.Millisecond {
+				t.Errorf("took %v: want to stop within a call of its %v, not long before, in an undecided position", took, limit)
 			}
 			if d.Simulations < 1 || sumVisits(d) != d.Simulations {
 				t.Errorf("%d simulations, %d root visits: want as many, at least one", d.Simulations, sumVisits(d))
@@ -109,8 +121,7 @@ func TestTimedSearchRunsMoreWithMoreTime(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			short, _, _ := timedChoose(t, timedConfigs(40 * time.Millisecond)[name], env.NewGame(env.DefaultRules()))
 			long, _, _ := timedChoose(t, timedConfigs(240 * time.Millisecond)[name], env.NewGame(env.DefaultRules()))
-			// Six times the time: ask for more simulations, with room for
-			// a machine whose load changes between the two.
+			// Six times the time: ask for more simulations.
 			if long.Simulations <= short.Simulations {
 				t.Errorf("%d simulations in 40ms, %d in 240ms: want more", short.Simulations, long.Simulations)
 			}
@@ -157,7 +168,7 @@ func TestTimedSearchStopsWhenDecided(t *testing.T) {
 		// TestCannotBeOvertaken's, on a clock of its own).
 		m := mustMoves(t, "a6-2-a4")[0]
 		cfg := timedConfigs(limit)["puct"]
-		d, took, _ := timedChooseWith(t, favourEvaluator{mustAction(t, m): true}, cfg, env.NewGame(env.DefaultRules()))
+		d, took, _ := timedChooseWith(t, favourEvaluator{mustAction(t, m): true}, cfg, env.NewGame(env.DefaultRules()), newFakeClock())
 		if d.Move != m {
 			t.Errorf("played %v after %v of %v: want %v", d.Move, took, limit, m)
 		}
@@ -167,8 +178,7 @@ func TestTimedSearchStopsWhenDecided(t *testing.T) {
 // TestCannotBeOvertaken checks the early stop of a timed PUCT search on a
 // tree of known visits and a clock set by hand: the most visited move is
 // decided once its lead passes the simulations the time left affords at
-// the rate so far, and not before. The margins are whole seconds, so the
-// microseconds the test itself takes do not count.
+// the rate so far, and not before.
 func TestCannotBeOvertaken(t *testing.T) {
 	m := mustMoves(t, "a6-2-a4")[0]
 	cfg := DefaultConfig()
@@ -201,8 +211,9 @@ func TestCannotBeOvertaken(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			now := time.Now()
-			s.clock = clock{start: now.Add(-tc.elapsed), deadline: now.Add(tc.left), limit: tc.elapsed + tc.left}
+			clk := newFakeClock()
+			s.clock = startClock(tc.elapsed+tc.left, clk.now)
+			clk.advance(tc.elapsed)
 			if got := s.cannotBeOvertaken(tc.limit); got != tc.want {
 				t.Errorf("a lead of %d after 200 simulations in %v, %v left, a limit of %d: cannot be overtaken %v, want %v",
 					lead, tc.elapsed, tc.left, tc.limit, got, tc.want)
@@ -227,8 +238,10 @@ func TestTimedSearchRunsABatch(t *testing.T) {
 // TestTimedSearchOfAProvenTree: one ply before the move limit every root
 // move ends the game, so after one batch no simulation reaches the
 // evaluator; a search with a time and no simulation limit must still stop
-// rather than go round the proven tree for ever (the minute is a
-// deadlock's timeout, not a budget: the search takes 30ms).
+// rather than go round the proven tree for ever. Here the clock moves on a
+// millisecond at every reading too, as the evaluator no longer moves it:
+// the search must come back to read it (a search that did not would hang
+// until go test's timeout).
 func TestTimedSearchOfAProvenTree(t *testing.T) {
 	rules := env.DefaultRules()
 	rules.MaxPlies = 9
@@ -244,16 +257,11 @@ func TestTimedSearchOfAProvenTree(t *testing.T) {
 	}
 	for name, cfg := range timedConfigs(30 * time.Millisecond) {
 		t.Run(name, func(t *testing.T) {
-			done := make(chan time.Duration, 1)
-			go func() {
-				_, took, _ := timedChoose(t, cfg, g)
-				done <- took
-			}()
-			select {
-			case took := <-done:
-				t.Logf("a 30ms search of a proven tree took %v", took)
-			case <-time.After(time.Minute):
-				t.Fatal("the search of a proven tree did not stop in a minute")
+			clk := newFakeClock()
+			clk.step = time.Millisecond
+			d, took, _ := timedChooseWith(t, UniformEvaluator{}, cfg, g, clk)
+			if took > 40*time.Millisecond {
+				t.Errorf("a 30ms search of a proven tree took %v (%d simulations): want it to stop at its time", took, d.Simulations)
 			}
 		})
 	}

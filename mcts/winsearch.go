@@ -3,7 +3,6 @@ package mcts
 import (
 	"math/bits"
 	"slices"
-	"time"
 
 	"github.com/deathstacks/deathstacks/env"
 )
@@ -39,10 +38,10 @@ type winSearch struct {
 	// them; stopped says the budget ran out.
 	nodes, budget int64
 	stopped       bool
-	// deadline, when not zero, stops the search too: a timed tree search
-	// gives it a share of its time.
-	deadline time.Time
-	tt       []winEntry
+	// clock, when timed, stops the search too: a timed tree search gives
+	// it a share of its time.
+	clock clock
+	tt    []winEntry
 	// moves is the move list of each ply; killer the defender's last
 	// refutation at each ply.
 	moves  [winSearchMaxPlies + 1][]env.Move
@@ -69,10 +68,10 @@ type winEntry struct {
 // attacker's moves and the defender's longest resistance; shorter than
 // the win only if the budget ran out while it was drawn). It returns 0
 // plies when there is no such win or the budget of positions ran out
-// first (or the deadline, when not zero, passed). history holds the
+// first (or the time of c, when timed, ran out). history holds the
 // hashes of the positions played before pos. It returns the positions
 // searched too.
-func (w *winSearch) find(pos *env.Position, rules env.Rules, history []uint64, maxPlies int, budget int64, deadline time.Time) (line []env.Move, plies int, nodes int64) {
+func (w *winSearch) find(pos *env.Position, rules env.Rules, history []uint64, maxPlies int, budget int64, c clock) (line []env.Move, plies int, nodes int64) {
 	if w.tt == nil {
 		w.tt = make([]winEntry, 1<<winTTBits)
 		for i := range w.moves {
@@ -81,7 +80,7 @@ func (w *winSearch) find(pos *env.Position, rules env.Rules, history []uint64, m
 	} else {
 		clear(w.tt)
 	}
-	w.rules, w.nodes, w.budget, w.stopped, w.deadline = rules, 0, budget, false, deadline
+	w.rules, w.nodes, w.budget, w.stopped, w.clock = rules, 0, budget, false, c
 	w.line = w.line[:0]
 	clear(w.seen[:])
 	for _, h := range history {
@@ -119,7 +118,7 @@ func (w *winSearch) pop() {
 // spend counts a position and reports whether the budget allows it.
 func (w *winSearch) spend() bool {
 	w.nodes++
-	if w.nodes > w.budget || w.nodes&1023 == 0 && !w.deadline.IsZero() && !time.Now().Before(w.deadline) {
+	if w.nodes > w.budget || w.nodes&1023 == 0 && w.clock.expired() {
 		w.stopped = true
 	}
 	return !w.stopped
@@ -342,11 +341,7 @@ func (s *search) provenWin() (Decision, bool) {
 	if plies == 0 || s.cfg.WinSearchNodes == 0 || theirs > (plies+1)/2 {
 		return Decision{}, false
 	}
-	var deadline time.Time
-	if s.clock.timed() {
-		deadline = s.clock.start.Add(s.clock.limit / 4)
-	}
-	line, dist, nodes := s.win.find(&s.rootPos, s.rules, s.history, plies, int64(s.cfg.WinSearchNodes), deadline)
+	line, dist, nodes := s.win.find(&s.rootPos, s.rules, s.history, plies, int64(s.cfg.WinSearchNodes), s.clock.share(1, 4))
 	s.known += nodes
 	if dist == 0 {
 		return Decision{}, false

@@ -89,7 +89,7 @@ func TestWinSearchAgreesWithBruteForce(t *testing.T) {
 			continue
 		}
 		want := bruteShortestWin(pos, 5)
-		line, got, _ := w.find(&pos, env.DefaultRules(), []uint64{pos.Hash()}, 5, 1<<40, time.Time{})
+		line, got, _ := w.find(&pos, env.DefaultRules(), []uint64{pos.Hash()}, 5, 1<<40, clock{})
 		if got != want {
 			t.Fatalf("%s: win search says %d plies (%v), brute force %d", pos.FEN(), got, line, want)
 		}
@@ -110,12 +110,12 @@ func TestWinSearchAgreesWithBruteForce(t *testing.T) {
 func TestWinSearchFindsTheDeepWin(t *testing.T) {
 	pos := mustFEN(t, issueWinFEN)
 	var w winSearch
-	line, plies, nodes := w.find(&pos, env.DefaultRules(), nil, 9, int64(DefaultConfig().WinSearchNodes), time.Time{})
+	line, plies, nodes := w.find(&pos, env.DefaultRules(), nil, 9, int64(DefaultConfig().WinSearchNodes), clock{})
 	if plies != 7 || len(line) != 7 {
 		t.Fatalf("found %d plies (%v) in %d positions: want a win of 7 plies", plies, line, nodes)
 	}
 	checkLine(t, pos, line)
-	again, _, nodes2 := w.find(&pos, env.DefaultRules(), nil, 9, int64(DefaultConfig().WinSearchNodes), time.Time{})
+	again, _, nodes2 := w.find(&pos, env.DefaultRules(), nil, 9, int64(DefaultConfig().WinSearchNodes), clock{})
 	if !slices.Equal(line, again) || nodes != nodes2 {
 		t.Errorf("second search: %v in %d positions, first %v in %d: want the same", again, nodes2, line, nodes)
 	}
@@ -152,7 +152,7 @@ func TestWinSearchLimits(t *testing.T) {
 			p := pos
 			p.SetPly(tc.ply)
 			var w winSearch
-			line, plies, nodes := w.find(&p, rules, tc.history, 9, tc.budget, time.Time{})
+			line, plies, nodes := w.find(&p, rules, tc.history, 9, tc.budget, clock{})
 			if ok := plies > 0; ok != tc.want || !ok && nodes > tc.budget+1 {
 				t.Errorf("found %d plies (%v) in %d positions: want a win %v within %d", plies, line, nodes, tc.want, tc.budget)
 			}
@@ -162,8 +162,11 @@ func TestWinSearchLimits(t *testing.T) {
 
 func TestWinSearchStopsAtItsDeadline(t *testing.T) {
 	pos := mustFEN(t, issueWinFEN)
+	clk := newFakeClock()
+	c := startClock(time.Second, clk.now)
+	clk.advance(2 * time.Second)
 	var w winSearch
-	_, plies, nodes := w.find(&pos, env.DefaultRules(), nil, 9, 1<<30, time.Unix(1, 0))
+	_, plies, nodes := w.find(&pos, env.DefaultRules(), nil, 9, 1<<30, c)
 	if plies > 0 || nodes > 1024 {
 		t.Errorf("past its deadline: found %d plies in %d positions: want nothing within 1024", plies, nodes)
 	}
@@ -217,7 +220,7 @@ func BenchmarkWinSearch(b *testing.B) {
 	var w winSearch
 	var nodes int64
 	for b.Loop() {
-		_, plies, n := w.find(&pos, env.DefaultRules(), history, 9, 1<<30, time.Time{})
+		_, plies, n := w.find(&pos, env.DefaultRules(), history, 9, 1<<30, clock{})
 		if plies != 7 {
 			b.Fatalf("found %d plies", plies)
 		}

@@ -84,18 +84,18 @@ func (c ServerConfig) Validate() error {
 
 // Optimiser names.
 const (
-	Adam = "adam"
-	SGD  = "sgd" // with momentum
+	adamName = "adam"
+	sgdName  = "sgd" // with momentum
 )
 
 // Learning-rate schedules.
 const (
-	// ScheduleConstant keeps the learning rate at LR after warm-up.
-	ScheduleConstant = "constant"
-	// ScheduleStep multiplies it by StepGamma every StepEvery steps.
-	ScheduleStep = "step"
-	// ScheduleCosine anneals it from LR to MinLR over TotalSteps.
-	ScheduleCosine = "cosine"
+	// scheduleConstant keeps the learning rate at LR after warm-up.
+	scheduleConstant = "constant"
+	// scheduleStep multiplies it by StepGamma every StepEvery steps.
+	scheduleStep = "step"
+	// scheduleCosine anneals it from LR to MinLR over TotalSteps.
+	scheduleCosine = "cosine"
 )
 
 // TrainConfig is the training step's settings. Decode YAML onto
@@ -137,7 +137,7 @@ type TrainConfig struct {
 func DefaultTrainConfig() TrainConfig {
 	return TrainConfig{
 		BatchSize:   64,
-		Optimizer:   Adam,
+		Optimizer:   adamName,
 		LR:          1e-3,
 		Momentum:    0.9,
 		Beta1:       0.9,
@@ -145,7 +145,7 @@ func DefaultTrainConfig() TrainConfig {
 		Epsilon:     1e-8,
 		WeightDecay: 1e-4,
 		ValueWeight: 1,
-		Schedule:    ScheduleConstant,
+		Schedule:    scheduleConstant,
 		WarmupSteps: 100,
 		StepEvery:   10000,
 		StepGamma:   0.1,
@@ -162,7 +162,7 @@ func (c TrainConfig) Validate() error {
 	// check records key unless ok, saying what is wanted.
 	check := func(ok bool, key string, v any, want string) { ch.Check(ok, key, "is %v: want %s", v, want) }
 	ch.Between("batch_size", c.BatchSize, 1, 8192)
-	ch.Check(c.Optimizer == Adam || c.Optimizer == SGD, "optimizer", "is %q: want %q or %q", c.Optimizer, Adam, SGD)
+	ch.Check(c.Optimizer == adamName || c.Optimizer == sgdName, "optimizer", "is %q: want %q or %q", c.Optimizer, adamName, sgdName)
 	check(finite(c.LR) && c.LR > 0, "lr", c.LR, "more than 0")
 	check(finite(c.Momentum) && c.Momentum >= 0 && c.Momentum < 1, "momentum", c.Momentum, "0 or more, less than 1")
 	check(finite(c.Beta1) && c.Beta1 >= 0 && c.Beta1 < 1, "beta1", c.Beta1, "0 or more, less than 1")
@@ -172,26 +172,26 @@ func (c TrainConfig) Validate() error {
 	check(finite(c.ValueWeight) && c.ValueWeight >= 0, "value_weight", c.ValueWeight, "0 or more")
 	ch.AtLeast("warmup_steps", c.WarmupSteps, 0)
 	switch c.Schedule {
-	case ScheduleConstant:
-	case ScheduleStep:
+	case scheduleConstant:
+	case scheduleStep:
 		ch.AtLeast("step_every", c.StepEvery, 1)
 		check(finite(c.StepGamma) && c.StepGamma > 0 && c.StepGamma <= 1, "step_gamma", c.StepGamma, "more than 0, at most 1")
-	case ScheduleCosine:
+	case scheduleCosine:
 		ch.AtLeast("total_steps", c.TotalSteps, 1)
 		check(finite(c.MinLR) && c.MinLR >= 0 && c.MinLR <= c.LR, "min_lr", c.MinLR, "0 to lr")
 	default:
-		ch.Check(false, "schedule", "is %q: want %q, %q or %q", c.Schedule, ScheduleConstant, ScheduleStep, ScheduleCosine)
+		ch.Check(false, "schedule", "is %q: want %q, %q or %q", c.Schedule, scheduleConstant, scheduleStep, scheduleCosine)
 	}
 	return ch.Err()
 }
 
-// LearningRate is the rate of the step after step steps have been taken.
-func (c TrainConfig) LearningRate(step int64) float64 {
+// learningRate is the rate of the step after step steps have been taken.
+func (c TrainConfig) learningRate(step int64) float64 {
 	lr := c.LR
 	switch c.Schedule {
-	case ScheduleStep:
+	case scheduleStep:
 		lr *= math.Pow(c.StepGamma, float64(step/int64(c.StepEvery)))
-	case ScheduleCosine:
+	case scheduleCosine:
 		f := min(1, float64(step)/float64(c.TotalSteps))
 		lr = c.MinLR + (c.LR-c.MinLR)*0.5*(1+math.Cos(math.Pi*f))
 	}

@@ -151,7 +151,7 @@
 // write exactly one section, so a network can be embedded in a larger file.
 //
 // [Network.Save] omits the optimiser state (an exported player);
-// [Trainer.Save] includes it. [ReadTrainer] restores the weights, step count
+// [Trainer.WriteTo] includes it. [ReadTrainer] restores the weights, step count
 // and optimiser moments, so training continues exactly as if it had not
 // stopped; from a file without optimiser state it starts a fresh optimiser
 // on the loaded weights (the schedule still counts the loaded steps). The

@@ -60,11 +60,6 @@ func (n *Network) WriteTo(w io.Writer) (int64, error) {
 	return writeFile(w, n, nil)
 }
 
-// Save writes the network and the optimiser state to path, atomically.
-func (t *Trainer) Save(path string) error {
-	return saveFile(path, t.WriteTo)
-}
-
 // WriteTo writes the network and the optimiser state to w; see
 // [ReadTrainer].
 func (t *Trainer) WriteTo(w io.Writer) (int64, error) {
@@ -97,25 +92,11 @@ func ReadNetwork(r io.Reader) (*Network, error) {
 	return n, nil
 }
 
-// LoadTrainer reads a network and its optimiser state from path and returns
-// a trainer that continues exactly where the saved one stopped. A file
-// without optimiser state gives a fresh optimiser; state of another
-// optimiser than cfg's is an error.
-func LoadTrainer(path string, cfg TrainConfig) (*Trainer, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("load trainer: %w", err)
-	}
-	defer f.Close()
-	t, err := ReadTrainer(bufio.NewReader(f), cfg)
-	if err != nil {
-		return nil, fmt.Errorf("load trainer %s: %w", path, err)
-	}
-	return t, nil
-}
-
-// ReadTrainer is [LoadTrainer] from a reader, consuming exactly the
-// network's bytes.
+// ReadTrainer reads a network and its optimiser state, written by
+// [Trainer.WriteTo], consuming exactly the network's bytes from r, and
+// returns a trainer that continues exactly where the written one stopped.
+// A network without optimiser state gives a fresh optimiser; state of
+// another optimiser than cfg's is an error.
 func ReadTrainer(r io.Reader, cfg TrainConfig) (*Trainer, error) {
 	n, opt, err := readFile(r)
 	if err != nil {

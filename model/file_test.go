@@ -76,7 +76,7 @@ func TestSaveLoadNetwork(t *testing.T) {
 // TestResumeTraining checks that a saved trainer continues exactly: the
 // optimiser state is saved with the weights.
 func TestResumeTraining(t *testing.T) {
-	for _, opt := range []string{Adam, SGD} {
+	for _, opt := range []string{adamName, sgdName} {
 		t.Run(opt, func(t *testing.T) {
 			tc := tinyTrainConfig(4)
 			tc.Optimizer = opt
@@ -198,30 +198,31 @@ func TestLoadErrors(t *testing.T) {
 			if !errors.Is(err, tt.want) || n != nil {
 				t.Errorf("Load: %v, want %v", err, tt.want)
 			}
-			if _, err := LoadTrainer(path, tc); !errors.Is(err, tt.want) {
-				t.Errorf("LoadTrainer: %v, want %v", err, tt.want)
+			if _, err := ReadTrainer(bytes.NewReader(tt.data), tc); !errors.Is(err, tt.want) {
+				t.Errorf("ReadTrainer: %v, want %v", err, tt.want)
 			}
 		})
 	}
 }
 
-func TestLoadTrainerOptimiserMismatch(t *testing.T) {
+func TestReadTrainerOptimiserMismatch(t *testing.T) {
 	tc := tinyTrainConfig(2)
 	tr := trainedTrainer(t, tc)
-	path := filepath.Join(t.TempDir(), "ckpt.bin")
-	if err := tr.Save(path); err != nil {
+	var ckpt bytes.Buffer
+	if _, err := tr.WriteTo(&ckpt); err != nil {
 		t.Fatal(err)
 	}
 	sgd := tc
-	sgd.Optimizer = SGD
-	if _, err := LoadTrainer(path, sgd); err == nil || !strings.Contains(err.Error(), "optimiser") {
+	sgd.Optimizer = sgdName
+	if _, err := ReadTrainer(&ckpt, sgd); err == nil || !strings.Contains(err.Error(), "optimiser") {
 		t.Errorf("Adam state loaded for SGD: %v", err)
 	}
 	// A network file without optimiser state starts a fresh optimiser.
-	if err := tr.Network().Save(path); err != nil {
+	var net bytes.Buffer
+	if _, err := tr.Network().WriteTo(&net); err != nil {
 		t.Fatal(err)
 	}
-	fresh, err := LoadTrainer(path, sgd)
+	fresh, err := ReadTrainer(&net, sgd)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -51,7 +51,7 @@ type Losses struct {
 // inference graphs and bound to the network's own weight arrays; a step
 // updates them under the network's lock, and inference engines copy them
 // before their next run. A Trainer belongs to one goroutine: Step must not
-// be called concurrently (with itself or with Save), but servers and
+// be called concurrently (with itself or with WriteTo), but servers and
 // Network.Evaluate may run meanwhile.
 type Trainer struct {
 	net *Network
@@ -90,8 +90,8 @@ func newTrainer(n *Network, cfg TrainConfig, opt *optim.State, stock bool) (*Tra
 	}
 	specs := n.cfg.specs()
 	if opt == nil {
-		opt = optim.New(cfg.Optimizer == Adam, paramSizes(specs))
-	} else if opt.Adam != (cfg.Optimizer == Adam) {
+		opt = optim.New(cfg.Optimizer == adamName, paramSizes(specs))
+	} else if opt.Adam != (cfg.Optimizer == adamName) {
 		return nil, fmt.Errorf("new trainer: saved optimiser state is %s, configuration asks for %s", optimizerName(opt), cfg.Optimizer)
 	}
 	bs := cfg.BatchSize
@@ -171,10 +171,7 @@ func (t *Trainer) build() error {
 // Network returns the network being trained.
 func (t *Trainer) Network() *Network { return t.net }
 
-// Config returns the training settings.
-func (t *Trainer) Config() TrainConfig { return t.cfg }
-
-// Step trains on one batch of exactly Config().BatchSize samples and
+// Step trains on one batch of exactly the config's BatchSize samples and
 // returns the losses measured before the update. The same network, seed
 // and batches give the same weights.
 func (t *Trainer) Step(batch []Sample) (Losses, error) {
@@ -206,7 +203,7 @@ func (t *Trainer) Step(batch []Sample) (Losses, error) {
 	}
 	n := t.net
 	n.mu.Lock()
-	l.LR = t.cfg.LearningRate(n.steps)
+	l.LR = t.cfg.learningRate(n.steps)
 	t.opt.Update(t.cfg.optimSettings(), l.LR, n.weights, grads, t.decay)
 	n.steps++
 	n.version.Add(1)
@@ -389,9 +386,9 @@ func (b *builder) stockPolicyLoss(z, negMask, target *G.Node, bs int) *G.Node {
 // optimizerName is the configuration's name of o's kind.
 func optimizerName(o *optim.State) string {
 	if o.Adam {
-		return Adam
+		return adamName
 	}
-	return SGD
+	return sgdName
 }
 
 // optimSettings are the optimiser's part of c.

@@ -155,7 +155,7 @@ func TestOverfitSmallBatch(t *testing.T) {
 }
 
 func TestTrainingIsDeterministic(t *testing.T) {
-	for _, opt := range []string{Adam, SGD} {
+	for _, opt := range []string{adamName, sgdName} {
 		t.Run(opt, func(t *testing.T) {
 			batches := samplePositions(seeded(4), 12)
 			run := func() *Network {
@@ -225,9 +225,9 @@ func TestStepRejectsBadSamples(t *testing.T) {
 func TestTrainConfigValidate(t *testing.T) {
 	testValidate(t, DefaultTrainConfig, TrainConfig.Validate, []validateCase[TrainConfig]{
 		{"default", func(*TrainConfig) {}, ""},
-		{"sgd", func(c *TrainConfig) { c.Optimizer = SGD }, ""},
-		{"cosine", func(c *TrainConfig) { c.Schedule = ScheduleCosine }, ""},
-		{"step", func(c *TrainConfig) { c.Schedule = ScheduleStep }, ""},
+		{"sgd", func(c *TrainConfig) { c.Optimizer = sgdName }, ""},
+		{"cosine", func(c *TrainConfig) { c.Schedule = scheduleCosine }, ""},
+		{"step", func(c *TrainConfig) { c.Schedule = scheduleStep }, ""},
 		{"batch", func(c *TrainConfig) { c.BatchSize = 0 }, "batch_size"},
 		{"optimizer", func(c *TrainConfig) { c.Optimizer = "rmsprop" }, "optimizer"},
 		{"lr", func(c *TrainConfig) { c.LR = 0 }, "lr"},
@@ -240,10 +240,10 @@ func TestTrainConfigValidate(t *testing.T) {
 		{"value weight", func(c *TrainConfig) { c.ValueWeight = -1 }, "value_weight"},
 		{"warmup", func(c *TrainConfig) { c.WarmupSteps = -1 }, "warmup_steps"},
 		{"schedule", func(c *TrainConfig) { c.Schedule = "linear" }, "schedule"},
-		{"step every", func(c *TrainConfig) { c.Schedule, c.StepEvery = ScheduleStep, 0 }, "step_every"},
-		{"step gamma", func(c *TrainConfig) { c.Schedule, c.StepGamma = ScheduleStep, 2 }, "step_gamma"},
-		{"total steps", func(c *TrainConfig) { c.Schedule, c.TotalSteps = ScheduleCosine, 0 }, "total_steps"},
-		{"min lr", func(c *TrainConfig) { c.Schedule, c.MinLR = ScheduleCosine, 1 }, "min_lr"},
+		{"step every", func(c *TrainConfig) { c.Schedule, c.StepEvery = scheduleStep, 0 }, "step_every"},
+		{"step gamma", func(c *TrainConfig) { c.Schedule, c.StepGamma = scheduleStep, 2 }, "step_gamma"},
+		{"total steps", func(c *TrainConfig) { c.Schedule, c.TotalSteps = scheduleCosine, 0 }, "total_steps"},
+		{"min lr", func(c *TrainConfig) { c.Schedule, c.MinLR = scheduleCosine, 1 }, "min_lr"},
 	})
 }
 
@@ -260,21 +260,21 @@ func TestLearningRate(t *testing.T) {
 		step int64
 		want float64
 	}{
-		{"constant", with(ScheduleConstant, 0), 500, 0.1},
-		{"warm-up start", with(ScheduleConstant, 10), 0, 0.01},
-		{"warm-up middle", with(ScheduleConstant, 10), 4, 0.05},
-		{"warm-up done", with(ScheduleConstant, 10), 10, 0.1},
-		{"step before", with(ScheduleStep, 0), 9, 0.1},
-		{"step after one", with(ScheduleStep, 0), 10, 0.05},
-		{"step after two", with(ScheduleStep, 0), 25, 0.025},
-		{"cosine start", with(ScheduleCosine, 0), 0, 0.1},
-		{"cosine middle", with(ScheduleCosine, 0), 50, 0.055},
-		{"cosine end", with(ScheduleCosine, 0), 100, 0.01},
-		{"cosine after", with(ScheduleCosine, 0), 1000, 0.01},
+		{"constant", with(scheduleConstant, 0), 500, 0.1},
+		{"warm-up start", with(scheduleConstant, 10), 0, 0.01},
+		{"warm-up middle", with(scheduleConstant, 10), 4, 0.05},
+		{"warm-up done", with(scheduleConstant, 10), 10, 0.1},
+		{"step before", with(scheduleStep, 0), 9, 0.1},
+		{"step after one", with(scheduleStep, 0), 10, 0.05},
+		{"step after two", with(scheduleStep, 0), 25, 0.025},
+		{"cosine start", with(scheduleCosine, 0), 0, 0.1},
+		{"cosine middle", with(scheduleCosine, 0), 50, 0.055},
+		{"cosine end", with(scheduleCosine, 0), 100, 0.01},
+		{"cosine after", with(scheduleCosine, 0), 1000, 0.01},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := tt.cfg.LearningRate(tt.step); math.Abs(got-tt.want) > 1e-12 {
+			if got := tt.cfg.learningRate(tt.step); math.Abs(got-tt.want) > 1e-12 {
 				t.Errorf("LearningRate(%d) = %v, want %v", tt.step, got, tt.want)
 			}
 		})

@@ -42,9 +42,9 @@ var alphaBetaSettings = configs.NewTable("alpha-beta setting", []configs.Field[A
 		Ptr: func(c *AlphaBetaConfig) any { return &c.Time }, Hi: math.Inf(1), Want: "a duration of 0s (depth limit only) or more, such as 500ms"},
 })
 
-// Validate reports every setting out of range, each as a
+// validate reports every setting out of range, each as a
 // [*configs.FieldError] naming its YAML key.
-func (c AlphaBetaConfig) Validate() error {
+func (c AlphaBetaConfig) validate() error {
 	var ch configs.Checker
 	alphaBetaSettings.Check(&ch, c)
 	ch.Check(c.Depth != 0 || c.Time != 0, "depth", "is 0 without a time: want 1 or more, or a time per move")
@@ -98,7 +98,7 @@ type AlphaBetaPlayer struct {
 
 // NewAlphaBetaPlayer returns an alpha-beta player with its own seed.
 func NewAlphaBetaPlayer(cfg AlphaBetaConfig, seed uint64) (*AlphaBetaPlayer, error) {
-	if err := cfg.Validate(); err != nil {
+	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
 	return &AlphaBetaPlayer{cfg: cfg, rng: newRand(seed), tt: make([]ttEntry, 1<<ttBits), now: time.Now}, nil

@@ -18,7 +18,7 @@ type AZLoader func(modelPath string) (mcts.Evaluator, mcts.Config, error)
 // needs loadAZ to turn its model path into an evaluator; with a nil loadAZ
 // it returns an error.
 func NewPlayer(spec Spec, seed uint64, loadAZ AZLoader) (mcts.Player, error) {
-	if err := spec.Validate(); err != nil {
+	if err := spec.validate(); err != nil {
 		return nil, err
 	}
 	switch spec.Kind {
@@ -56,7 +56,7 @@ func (s Spec) alphaBetaConfig() AlphaBetaConfig {
 		cfg.Depth = 0
 	}
 	for _, p := range s.Params {
-		_ = alphaBetaSettings.Set(&cfg, p.Key, p.Value) // ParseSpec or Validate has checked the value
+		_ = alphaBetaSettings.Set(&cfg, p.Key, p.Value) // ParseSpec or validate has checked the value
 	}
 	return cfg
 }
@@ -65,7 +65,7 @@ func (s Spec) alphaBetaConfig() AlphaBetaConfig {
 func (s Spec) uctConfig() mcts.UCTConfig {
 	cfg := mcts.DefaultUCTConfig()
 	for _, p := range s.Params {
-		_ = cfg.Set(p.Key, p.Value) // ParseSpec or Validate has checked the value
+		_ = cfg.Set(p.Key, p.Value) // ParseSpec or validate has checked the value
 	}
 	return cfg
 }
@@ -78,7 +78,7 @@ func (s Spec) SearchConfig(base mcts.Config) mcts.Config {
 	keys := map[string]bool{}
 	for _, p := range s.Params {
 		if key, ok := mcts.CanonicalKey(p.Key); ok {
-			// ParseSpec or Validate has checked the value.
+			// ParseSpec or validate has checked the value.
 			_ = c.Set(p.Key, p.Value)
 			keys[key] = true
 		}

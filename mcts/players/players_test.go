@@ -22,6 +22,9 @@ func testPlayers(t *testing.T) map[string]mcts.Player {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if ab, ok := p.(*AlphaBetaPlayer); ok {
+			ab.now = tickingClock() // the timed one's time limit, off the wall clock
+		}
 		players[spec] = p
 	}
 	cfg := mcts.DefaultConfig()
@@ -32,6 +35,13 @@ func testPlayers(t *testing.T) map[string]mcts.Player {
 	}
 	players["puct-uniform"] = p
 	return players
+}
+
+// tickingClock returns a clock for a player's time limit that advances a
+// millisecond at every reading.
+func tickingClock() func() time.Time {
+	var now time.Time
+	return func() time.Time { now = now.Add(time.Millisecond); return now }
 }
 
 func mustSpec(t testing.TB, text string) Spec {
@@ -120,8 +130,7 @@ func TestAlphaBetaTimeLimit(t *testing.T) {
 	// The search reads its clock every 1024 positions: a clock that
 	// advances a millisecond a reading runs out after some 30 of them,
 	// whatever the machine's load.
-	var now time.Time
-	p.now = func() time.Time { now = now.Add(time.Millisecond); return now }
+	p.now = tickingClock()
 	g := testgames.RandomGame(t, 3, 20)
 	d, err := p.Choose(g)
 	if err != nil {

@@ -189,9 +189,9 @@ func ParseSpec(text string) (Spec, error) {
 	return canon, nil
 }
 
-// Validate reports whether the spec names a kind of player with valid
+// validate reports whether the spec names a kind of player with valid
 // settings, as ParseSpec would accept.
-func (s Spec) Validate() error {
+func (s Spec) validate() error {
 	k := findKind(s.Kind)
 	if k == nil {
 		return fmt.Errorf("player spec %q: unknown kind %q: want one of %s", s.String(), s.Kind, kindNames())
@@ -231,7 +231,7 @@ func (s Spec) check(k *kindDef) (Spec, error) {
 	var err error
 	switch s.Kind {
 	case KindAlphaBeta:
-		err = out.alphaBetaConfig().Validate()
+		err = out.alphaBetaConfig().validate()
 	case KindMCTS:
 		err = out.uctConfig().Validate()
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/deathstacks/deathstacks/configs"
+	"github.com/deathstacks/deathstacks/env"
 	"github.com/deathstacks/deathstacks/mcts"
 )
 
@@ -44,7 +45,7 @@ func TestParseSpec(t *testing.T) {
 			if s.String() != tc.str {
 				t.Errorf("String() = %q, want %q", s.String(), tc.str)
 			}
-			if err := s.Validate(); err != nil {
+			if err := s.validate(); err != nil {
 				t.Errorf("Validate: %v", err)
 			}
 		})
@@ -137,7 +138,7 @@ func TestSpecConfigs(t *testing.T) {
 	}
 	// SearchParams spells out a config that reads back the same.
 	back := Spec{Kind: KindAZ, Params: append([]Param{{Key: "model", Value: "m"}}, SearchParams(want)...)}
-	if err := back.Validate(); err != nil {
+	if err := back.validate(); err != nil {
 		t.Fatal(err)
 	}
 	if c := back.SearchConfig(mcts.Config{}); c != want {
@@ -200,8 +201,9 @@ func TestNewPlayer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if loaded != "best.model" || p.(*mcts.PUCTPlayer).Config().Simulations != 30 {
-		t.Errorf("loaded %q, simulations %d", loaded, p.(*mcts.PUCTPlayer).Config().Simulations)
+	d, err := p.Choose(env.NewGame(env.DefaultRules()))
+	if err != nil || loaded != "best.model" || d.Simulations != 30 {
+		t.Errorf("loaded %q, %d simulations, error %v", loaded, d.Simulations, err)
 	}
 	if _, err := NewPlayer(mustSpec(t, "az"), 1, loader); err != nil || loaded != "" {
 		t.Errorf("az without a model: loaded %q, error %v: want the built-in player, named \"\"", loaded, err)
@@ -249,7 +251,7 @@ func FuzzParseSpec(f *testing.F) {
 		if !reflect.DeepEqual(s, again) || again.String() != s.String() {
 			t.Fatalf("%q: round trip %#v -> %q -> %#v", text, s, s.String(), again)
 		}
-		if err := s.Validate(); err != nil {
+		if err := s.validate(); err != nil {
 			t.Fatalf("%q parsed but does not validate: %v", text, err)
 		}
 	})
@@ -264,8 +266,8 @@ func TestBaselineRangesAreOne(t *testing.T) {
 		err  error
 		want string
 	}{
-		{"alphabeta depth", "alphabeta:depth=65", AlphaBetaConfig{Depth: 65}.Validate(), "depth is 65: want 0 (time limit only) to 64"},
-		{"alphabeta time", "alphabeta:time=-1s", AlphaBetaConfig{Time: -time.Second}.Validate(), "time is -1s: want a duration of 0s (depth limit only) or more"},
+		{"alphabeta depth", "alphabeta:depth=65", AlphaBetaConfig{Depth: 65}.validate(), "depth is 65: want 0 (time limit only) to 64"},
+		{"alphabeta time", "alphabeta:time=-1s", AlphaBetaConfig{Time: -time.Second}.validate(), "time is -1s: want a duration of 0s (depth limit only) or more"},
 		{"uct simulations", "mcts:simulations=0", mcts.UCTConfig{}.Validate(), "simulations is 0: want 1 or more"},
 		{"uct rollout depth", "mcts:rollout_depth=-1", mcts.UCTConfig{Simulations: 1, RolloutDepth: -1}.Validate(), "rollout_depth is -1: want 0 (material count only) to 10000"},
 	}

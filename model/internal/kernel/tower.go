@@ -6,7 +6,7 @@ package kernel
 // input, then ReLU. The activations have channel stride Stride(ch).
 type Tower struct {
 	planes, ch, blocks int
-	conv               []Conv // stem, then two per block
+	conv               []conv // stem, then two per block
 	backward           bool
 }
 
@@ -16,11 +16,11 @@ type Tower struct {
 func (t *Tower) Pack(w [][]float32, planes, ch, blocks int, backward bool) {
 	t.planes, t.ch, t.blocks, t.backward = planes, ch, blocks, backward
 	if len(t.conv) != 1+2*blocks {
-		t.conv = make([]Conv, 1+2*blocks)
+		t.conv = make([]conv, 1+2*blocks)
 	}
-	t.conv[0].Pack(w[0], ch, planes, w[1], backward)
+	t.conv[0].pack(w[0], ch, planes, w[1], backward)
 	for i := range 2 * blocks {
-		t.conv[1+i].Pack(w[2+2*i], ch, ch, w[3+2*i], backward)
+		t.conv[1+i].pack(w[2+2*i], ch, ch, w[3+2*i], backward)
 	}
 }
 
@@ -39,8 +39,8 @@ type TowerRun struct {
 // NewTowerRun returns the activations of batch positions through towers
 // of ch channels and blocks blocks on planes input planes.
 func NewTowerRun(batch, planes, ch, blocks int, keep bool) *TowerRun {
-	n := batch * PaddedPixels * Stride(ch)
-	r := &TowerRun{batch: batch, stride: Stride(ch), keep: keep, x: make([]float32, batch*PaddedPixels*planes)}
+	n := batch * paddedPixels * Stride(ch)
+	r := &TowerRun{batch: batch, stride: Stride(ch), keep: keep, x: make([]float32, batch*paddedPixels*planes)}
 	nh, nt := 2, 1 // inference: the output and one block's input and middle
 	if keep {
 		nh, nt = blocks+1, blocks
@@ -66,13 +66,13 @@ func (r *TowerRun) Output() []float32 { return r.h[len(r.h)-1] }
 // (batch x planes x 36, NCHW) into the first n positions of Output; the
 // others keep what they held. Backward needs a Forward of the whole batch.
 func (r *TowerRun) Forward(t *Tower, obs []float32, n int) {
-	Pad(r.x, obs, n, t.planes)
+	pad(r.x, obs, n, t.planes)
 	bs, stride, out := n, r.stride, r.Output()
 	if t.blocks == 0 {
-		t.conv[0].Forward(bs, r.x, t.planes, out, stride, nil)
+		t.conv[0].forward(bs, r.x, t.planes, out, stride, nil)
 		return
 	}
-	t.conv[0].Forward(bs, r.x, t.planes, r.h[0], stride, nil)
+	t.conv[0].forward(bs, r.x, t.planes, r.h[0], stride, nil)
 	for i := range t.blocks {
 		src, mid, dst := r.h[0], r.t[0], r.h[0] // inference: in place
 		if r.keep {
@@ -81,8 +81,8 @@ func (r *TowerRun) Forward(t *Tower, obs []float32, n int) {
 		if i == t.blocks-1 {
 			dst = out
 		}
-		t.conv[1+2*i].Forward(bs, src, stride, mid, stride, nil)
-		t.conv[2+2*i].Forward(bs, mid, stride, dst, stride, src)
+		t.conv[1+2*i].forward(bs, src, stride, mid, stride, nil)
+		t.conv[2+2*i].forward(bs, mid, stride, dst, stride, src)
 	}
 }
 
@@ -99,14 +99,14 @@ func (r *TowerRun) Backward(t *Tower, gout []float32, grads [][]float32) {
 	reluBackward(g, r.Output())
 	for i := t.blocks - 1; i >= 0; i-- {
 		c1, c2 := &t.conv[1+2*i], &t.conv[2+2*i]
-		c2.BackwardWeights(bs, r.t[i], stride, g, stride, grads[4+4*i], grads[5+4*i])
-		c2.BackwardInput(bs, g, stride, r.gt, nil)
+		c2.backwardWeights(bs, r.t[i], stride, g, stride, grads[4+4*i], grads[5+4*i])
+		c2.backwardInput(bs, g, stride, r.gt, nil)
 		reluBackward(r.gt, r.t[i])
-		c1.BackwardWeights(bs, r.h[i], stride, r.gt, stride, grads[2+4*i], grads[3+4*i])
+		c1.backwardWeights(bs, r.h[i], stride, r.gt, stride, grads[2+4*i], grads[3+4*i])
 		// The block's input gets the residual's gradient and the
 		// branch's, through the ReLU before it.
-		c1.BackwardInput(bs, r.gt, stride, g, g)
+		c1.backwardInput(bs, r.gt, stride, g, g)
 		reluBackward(g, r.h[i])
 	}
-	t.conv[0].BackwardWeights(bs, r.x, t.planes, g, stride, grads[0], grads[1])
+	t.conv[0].backwardWeights(bs, r.x, t.planes, g, stride, grads[0], grads[1])
 }
