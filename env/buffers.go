@@ -12,7 +12,10 @@ import (
 // into the caller's slices instead of returning new ones. A step allocates
 // nothing once the game's history has grown to its length; a reset reuses
 // the game's history (so a *Game from [Env.Game] taken before it follows the
-// new episode), and allocates only for its random opening plies.
+// new episode), and allocates only for its random opening plies. The legal
+// actions of a mask are kept for the next step's check (see legalCache), so
+// ObserveInto and AppendLegalActions change the environment too: like its
+// other methods, they must not run alongside another call on it.
 
 // checkBuffers reports an error unless obs is nil or holds ObservationSize
 // values and mask is nil or holds NumActions entries.
