@@ -94,38 +94,63 @@ func MoveOf(a Action) (Move, error) {
 	if !a.Valid() {
 		return Move{}, fmt.Errorf("action %d: out of range [0, %d)", int(a), NumActions)
 	}
-	from, d, k := a.parts()
-	to := Destination(from, d, k)
-	m := Move{From: from, To: to, Count: uint8(k)}
-	if to == from {
+	m := a.move()
+	if m.To == m.From {
+		from, d, k := a.parts()
 		return Move{}, fmt.Errorf("action %d (%v %v %d): lands on its own square", int(a), from, d, k)
 	}
 	if canon, _ := ActionOf(m); canon != a {
+		from, d, k := a.parts()
 		return Move{}, fmt.Errorf("action %d (%v %v %d): move %v is action %d", int(a), from, d, k, m, int(canon))
 	}
 	return m, nil
 }
 
+// move returns the move of a valid action index, unchecked.
+func (a Action) move() Move {
+	from, d, k := a.parts()
+	return Move{From: from, To: Destination(from, d, k), Count: uint8(k)}
+}
+
 // LegalActions appends the action indices of p's legal moves to dst, in the
 // order of [Position.LegalMoves].
 func (p *Position) LegalActions(dst []Action, tooTall bool) []Action {
-	var buf [256]Move
-	for _, m := range p.LegalMoves(buf[:0], tooTall) {
-		if a, ok := actionIndex(m); ok { // always, for a generated move
-			dst = append(dst, a)
+	from, forced := p.movable(tooTall)
+	for ; from != 0; from &= from - 1 {
+		s := Square(trailingZeros(from))
+		lo, hi := span(s, p.stacks[s].Height(), forced)
+		for _, a := range actionsFrom[s][lo:hi] {
+			dst = append(dst, Action(a))
 		}
 	}
 	return dst
+}
+
+// actionsFrom[s] lists the actions of the moves from s in the order of
+// [Position.LegalMoves], by count and then direction, counts 1 to
+// maxHeight: the moves of a stack are a run of it (see span).
+var actionsFrom = buildActionsFrom()
+
+func buildActionsFrom() (from [NumSquares][maxHeight * numDirections]uint16) {
+	for s := range from {
+		i := 0
+		for k := 1; k <= maxHeight; k++ {
+			rc := &reachTable[s][k%period]
+			for _, d := range rc.dir[:rc.n] {
+				from[s][i] = uint16(newAction(Square(s), d, k))
+				i++
+			}
+		}
+	}
+	return from
 }
 
 // legalMask sets mask[a] to whether action a is legal in p; mask must have
 // NumActions entries.
 func (p *Position) legalMask(mask []bool, tooTall bool) {
 	clear(mask[:NumActions])
-	var buf [256]Move
-	for _, m := range p.LegalMoves(buf[:0], tooTall) {
-		if a, ok := actionIndex(m); ok { // always, for a generated move
-			mask[a] = true
-		}
+	var buf [256]Action
+	for _, a := range p.LegalActions(buf[:0], tooTall) {
+		mask[a] = true
 	}
 }

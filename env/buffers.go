@@ -3,6 +3,7 @@ package env
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 )
 
 // The methods of this file are the environment's fast path, for callers
@@ -11,7 +12,10 @@ import (
 // into the caller's slices instead of returning new ones. A step allocates
 // nothing once the game's history has grown to its length; a reset reuses
 // the game's history (so a *Game from [Env.Game] taken before it follows the
-// new episode), and allocates only for its random opening plies.
+// new episode), and allocates only for its random opening plies. The legal
+// actions of a mask are kept for the next step's check (see legalCache), so
+// ObserveInto and AppendLegalActions change the environment too: like its
+// other methods, they must not run alongside another call on it.
 
 // checkBuffers reports an error unless obs is nil or holds ObservationSize
 // values and mask is nil or holds NumActions entries.
@@ -44,10 +48,11 @@ func (e *Env) observeInto(obs []float32, mask []bool) {
 		EncodeObservation(obs, &g.pos, g.rules, g.Repetitions())
 	}
 	if mask != nil {
-		if g.status.Over() {
-			clear(mask)
-		} else {
-			g.pos.legalMask(mask, g.rules.TooTall)
+		clear(mask)
+		if !g.status.Over() {
+			for _, a := range e.legal.of(&g.pos, g.rules.TooTall) {
+				mask[a] = true
+			}
 		}
 	}
 }
@@ -60,18 +65,63 @@ func (e *Env) StepInto(a Action, obs []float32, mask []bool) (reward float32, te
 	if err := checkBuffers("step", obs, mask); err != nil {
 		return 0, false, false, err
 	}
-	m, err := MoveOf(a)
-	if err != nil {
-		return 0, false, false, fmt.Errorf("step: %w", err)
-	}
-	g := e.game
-	mover := g.pos.SideToMove()
-	if err := g.Play(m); err != nil {
-		return 0, false, false, fmt.Errorf("step: action %d: %w", int(a), err)
+	mover := e.game.pos.SideToMove()
+	if _, err := e.playAction(a); err != nil {
+		return 0, false, false, err
 	}
 	e.observeInto(obs, mask)
-	st := g.status
+	st := e.game.status
 	return st.Reward(mover), endedByRules(st), st.Truncated(), nil
+}
+
+// playAction plays the move of action a and returns it. When the legal
+// actions last generated for a mask are the position's and a is among them,
+// the move is played without another check; any other action takes the
+// checked way, so that an illegal one gets its error.
+func (e *Env) playAction(a Action) (Move, error) {
+	g := e.game
+	if !g.status.Over() && e.legal.holds(&g.pos, g.rules.TooTall) && slices.Contains(e.legal.actions, a) {
+		m := a.move()
+		g.play(m)
+		return m, nil
+	}
+	m, err := MoveOf(a)
+	if err != nil {
+		return Move{}, fmt.Errorf("step: %w", err)
+	}
+	if err := g.Play(m); err != nil {
+		return Move{}, fmt.Errorf("step: action %d: %w", int(a), err)
+	}
+	return m, nil
+}
+
+// legalCache holds the legal actions of one position, for the fast path: a
+// mask and the next step's check of its action come from one move
+// generation. It is keyed on what the legal moves depend on, the stacks,
+// the side to move and the too-tall setting, so that a position reached
+// any other way (a reset, Game().Play or Undo) is never answered with
+// another position's actions.
+type legalCache struct {
+	pos     Position
+	tooTall bool
+	filled  bool
+	actions []Action
+}
+
+// holds reports whether the cache holds the legal actions of p under
+// tooTall.
+func (c *legalCache) holds(p *Position, tooTall bool) bool {
+	return c.filled && c.tooTall == tooTall && c.pos.SameAs(p)
+}
+
+// of fills the cache with the legal actions of p under tooTall unless it
+// holds them already, and returns them.
+func (c *legalCache) of(p *Position, tooTall bool) []Action {
+	if !c.holds(p, tooTall) {
+		c.pos, c.tooTall, c.filled = *p, tooTall, true
+		c.actions = p.LegalActions(c.actions[:0], tooTall)
+	}
+	return c.actions
 }
 
 // ResetInto is [Env.ResetWith] writing the first observation and mask into
@@ -102,10 +152,11 @@ func (e *Env) ResetInto(seed uint64, o ResetOptions, obs []float32, mask []bool)
 // position to dst, as [Env.LegalActions] returns them: none once the
 // episode has ended.
 func (e *Env) AppendLegalActions(dst []Action) []Action {
-	if e.game.status.Over() {
+	g := e.game
+	if g.status.Over() {
 		return dst
 	}
-	return e.game.pos.LegalActions(dst, e.game.rules.TooTall)
+	return append(dst, e.legal.of(&g.pos, g.rules.TooTall)...)
 }
 
 // restart makes g a new game from p under rules, keeping the capacity of
@@ -113,5 +164,5 @@ func (e *Env) AppendLegalActions(dst []Action) []Action {
 func (g *Game) restart(p Position, rules Rules) {
 	g.rules, g.start, g.pos = rules, p, p
 	g.moves, g.hashes = g.moves[:0], g.hashes[:0]
-	g.status = g.computeStatus()
+	g.update()
 }

@@ -108,6 +108,9 @@ type Game struct {
 	moves  []Move
 	hashes []uint64 // hashes[i] is the hash before moves[i]; the current one is pos.Hash()
 	status Status
+	// repeats is how many entries of hashes equal pos.Hash(): the earlier
+	// occurrences of the current position.
+	repeats int
 }
 
 // NewGame starts a game from the start position.
@@ -117,7 +120,7 @@ func NewGame(rules Rules) *Game { return NewGameFrom(StartPosition(), rules) }
 // the move limit.
 func NewGameFrom(p Position, rules Rules) *Game {
 	g := &Game{rules: rules, start: p, pos: p}
-	g.status = g.computeStatus()
+	g.update()
 	return g
 }
 
@@ -146,14 +149,24 @@ func (g *Game) LegalMoves(dst []Move) []Move {
 
 // Repetitions returns how many times the current position has occurred in
 // the game, counting now (1 for a new position).
-func (g *Game) Repetitions() int {
-	return CountRepetitions(g.pos.Hash(), g.hashes)
-}
+func (g *Game) Repetitions() int { return g.repeats + 1 }
 
 // CountRepetitions returns 1 plus the number of entries of history equal to
 // hash: how many times a position with that hash has occurred.
 func CountRepetitions(hash uint64, history []uint64) int {
 	n := 1
+	// Four at a time: most runs of four hold no match.
+	for ; len(history) >= 4; history = history[4:] {
+		if history[0] == hash || history[1] == hash || history[2] == hash || history[3] == hash {
+			n += countEqual(hash, history[:4])
+		}
+	}
+	return n + countEqual(hash, history)
+}
+
+// countEqual returns the number of entries of history equal to hash.
+func countEqual(hash uint64, history []uint64) int {
+	n := 0
 	for _, h := range history {
 		if h == hash {
 			n++
@@ -171,11 +184,16 @@ func (g *Game) Play(m Move) error {
 	if err := g.pos.CheckMove(m, g.rules.TooTall); err != nil {
 		return err
 	}
+	g.play(m)
+	return nil
+}
+
+// play plays m, which must be legal in an ongoing game, without checking it.
+func (g *Game) play(m Move) {
 	g.hashes = append(g.hashes, g.pos.Hash())
 	g.moves = append(g.moves, m)
 	g.pos.Apply(m)
-	g.status = g.computeStatus()
-	return nil
+	g.update()
 }
 
 // Undo takes back the last move. It reports an error at the start.
@@ -187,7 +205,7 @@ func (g *Game) Undo() error {
 	g.pos.undo(g.moves[n-1])
 	g.moves = g.moves[:n-1]
 	g.hashes = g.hashes[:n-1]
-	g.status = g.computeStatus()
+	g.update()
 	return nil
 }
 
@@ -268,9 +286,11 @@ func PlayMoves(start Position, rules Rules, moves []string) (*Game, error) {
 // first; the caller must not change it.
 func (g *Game) History() []uint64 { return g.hashes }
 
-// computeStatus decides the status of the current position.
-func (g *Game) computeStatus() Status {
-	return StatusOf(&g.pos, g.rules, g.Repetitions())
+// update counts the occurrences of the current position and decides its
+// status; every change of the position or the history ends with it.
+func (g *Game) update() {
+	g.repeats = CountRepetitions(g.pos.Hash(), g.hashes) - 1
+	g.status = StatusOf(&g.pos, g.rules, g.Repetitions())
 }
 
 // StatusOf decides the status of position p under rules, given how many

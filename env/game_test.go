@@ -366,6 +366,9 @@ func TestCountRepetitions(t *testing.T) {
 		{"empty", 7, nil, 1},
 		{"absent", 7, []uint64{1, 2, 3}, 1},
 		{"twice before", 7, []uint64{7, 2, 7}, 3},
+		{"in a run of four", 7, []uint64{1, 2, 3, 7, 5}, 2},
+		{"a run of four all alike", 7, []uint64{7, 7, 7, 7}, 5},
+		{"in runs and in the tail", 7, []uint64{7, 1, 2, 3, 4, 5, 6, 7, 8, 7}, 4},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

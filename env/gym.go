@@ -74,6 +74,8 @@ type Info struct {
 type Env struct {
 	opts Options
 	game *Game
+	// legal serves the fast path of buffers.go.
+	legal legalCache
 }
 
 // NewEnv returns an environment at the start position.
@@ -189,13 +191,10 @@ func (e *Env) Step(a Action) (obs []float32, reward float32, terminated, truncat
 // play is Step without the observation, which the per-agent view builds
 // when an agent asks for it.
 func (e *Env) play(a Action) (reward float32, info Info, err error) {
-	m, err := MoveOf(a)
-	if err != nil {
-		return 0, Info{}, fmt.Errorf("step: %w", err)
-	}
 	mover := e.game.pos.SideToMove()
-	if err := e.game.Play(m); err != nil {
-		return 0, Info{}, fmt.Errorf("step: action %d: %w", int(a), err)
+	m, err := e.playAction(a)
+	if err != nil {
+		return 0, Info{}, err
 	}
 	info = e.info()
 	info.Move = m

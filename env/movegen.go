@@ -80,11 +80,18 @@ func (p *Position) CountMoves(tooTall bool) int {
 	n := 0
 	for ; from != 0; from &= from - 1 {
 		s := Square(trailingZeros(from))
-		h := p.stacks[s].Height()
-		n += int(movesUpTo[s][h])
-		if forced {
-			n -= int(movesUpTo[s][h-tooTallHeight-1])
-		}
+		lo, hi := span(s, p.stacks[s].Height(), forced)
+		n += hi - lo
 	}
 	return n
+}
+
+// span returns the moves of a stack of height h on s as the range [lo, hi)
+// of the moves from s in count order (see movesUpTo and actionsFrom): every
+// count, or those the too-tall rule leaves when it forces the stack to move.
+func span(s Square, h int, forced bool) (lo, hi int) {
+	if forced {
+		lo = int(movesUpTo[s][h-tooTallHeight-1])
+	}
+	return lo, int(movesUpTo[s][h])
 }

@@ -1,5 +1,7 @@
 package env
 
+import "math/bits"
+
 // The observation is NumPlanes planes of 6x6 float32 values, plane-major
 // (index = plane*NumSquares + square, square as in [Square]: a1=0 .. f6=35).
 // It is seen from the side to move: "own" is the side to move, "opponent"
@@ -51,33 +53,38 @@ const (
 func EncodeObservation(dst []float32, p *Position, rules Rules, repetitions int) {
 	dst = dst[:ObservationSize]
 	clear(dst)
-	own := p.side
-	for s, st := range p.stacks {
+	// Flipped by opp, a stack's colour bits are 1 for the opponent's pieces.
+	opp := uint32(0)
+	if p.side == Blue {
+		opp = stackColorMask
+	}
+	for s := range p.stacks {
+		st := p.stacks[s]
 		h := st.Height()
 		if h == 0 {
 			continue
 		}
-		for d := 0; d < h && d < observedDepth; d++ {
-			plane := 2 * d
-			if st.At(d) != own {
-				plane++
+		theirs := st.colors() ^ opp
+		// The pieces from the top down, from bit 31 down.
+		top := theirs << (uint(32-h) & 31)
+		end := s + 2*NumSquares*min(h, observedDepth)
+		for i := s; i < end; i += 2 * NumSquares {
+			dst[i+int(top>>31*NumSquares)] = 1 // plane 2d, or 2d+1 for theirs
+			top <<= 1
+		}
+		dst[planeHeight*NumSquares+s] = twelfths[h]
+		if below := h - observedDepth; below > 0 {
+			n := bits.OnesCount32(theirs & (1<<(uint(below)&31) - 1))
+			dst[planeOwnBelow*NumSquares+s] = twelfths[below-n]
+			dst[planeOppBelow*NumSquares+s] = twelfths[n]
+		}
+		if h > tooTallHeight {
+			switch {
+			case theirs>>(uint(h-1)&31)&1 != 0:
+				dst[planeOppTall*NumSquares+s] = 1
+			case rules.TooTall:
+				dst[planeMustMove*NumSquares+s] = 1
 			}
-			dst[plane*NumSquares+s] = 1
-		}
-		if h > observedDepth {
-			below := st
-			below, _ = below.split(observedDepth)
-			dst[planeOwnBelow*NumSquares+s] = float32(below.count(own)) / piecesPerSide
-			dst[planeOppBelow*NumSquares+s] = float32(below.count(own.Other())) / piecesPerSide
-		}
-		dst[planeHeight*NumSquares+s] = float32(h) / piecesPerSide
-		if h > tooTallHeight && st.Top() != own {
-			dst[planeOppTall*NumSquares+s] = 1
-		}
-	}
-	if rules.TooTall {
-		for set := p.tooTall(); set != 0; set &= set - 1 {
-			dst[planeMustMove*NumSquares+trailingZeros(set)] = 1
 		}
 	}
 	var rep, progress, red, tooTall float32
@@ -87,7 +94,7 @@ func EncodeObservation(dst []float32, p *Position, rules Rules, repetitions int)
 	if rules.MaxPlies > 0 {
 		progress = min(1, float32(p.ply)/float32(rules.MaxPlies))
 	}
-	if own == Red {
+	if p.side == Red {
 		red = 1
 	}
 	if rules.TooTall {
@@ -103,8 +110,16 @@ func fillPlane(dst []float32, plane int, v float32) {
 	if v == 0 {
 		return
 	}
-	row := dst[plane*NumSquares : (plane+1)*NumSquares]
+	row := (*[NumSquares]float32)(dst[plane*NumSquares:])
 	for i := range row {
 		row[i] = v
 	}
 }
+
+// twelfths[n] is n/12, the observation's value for n pieces.
+var twelfths = func() (t [maxHeight + 1]float32) {
+	for n := range t {
+		t[n] = float32(n) / piecesPerSide
+	}
+	return t
+}()

@@ -47,6 +47,8 @@ type vector struct {
 	// for an az opponent, so that its searches send their leaves to the
 	// network server together.
 	perEnv bool
+	// errs holds parallel's errors, one per environment.
+	errs []error
 }
 
 // The agent colours of a vector environment with an opponent.
@@ -86,6 +88,7 @@ func newVector(n int64, opts env.Options, spec string, colour int64) (*vector, e
 		v.legal = append(v.legal, make([]env.Action, 0, 256))
 	}
 	v.done = make([]bool, n)
+	v.errs = make([]error, n)
 	v.episodes = make([]uint64, n)
 	v.agents = make([]env.Color, n)
 	v.rngs = make([]*rand.Rand, n)
@@ -171,7 +174,8 @@ func (v *vector) parallel(f func(i int) error) error {
 	if v.perEnv {
 		workers = n
 	}
-	errs := make([]error, n)
+	errs := v.errs
+	clear(errs)
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Go(func() {
@@ -301,16 +305,8 @@ func (v *vector) write(i int, b *buffers, reward float32, opponent int64) {
 	e := v.envs[i]
 	g := e.Game()
 	st := g.Status()
+	_ = e.ObserveInto(row(b.obs, i, env.ObservationSize), row(b.mask, i, env.NumActions)) // the sizes are checked
 	v.legal[i] = e.AppendLegalActions(v.legal[i][:0])
-	if b.obs != nil {
-		_ = e.ObserveInto(row(b.obs, i, env.ObservationSize), nil) // the size is checked
-	}
-	if mask := row(b.mask, i, env.NumActions); mask != nil {
-		clear(mask)
-		for _, a := range v.legal[i] {
-			mask[a] = true
-		}
-	}
 	if b.rewards != nil {
 		b.rewards[i] = reward
 	}
