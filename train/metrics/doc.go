@@ -3,7 +3,7 @@
 // ([File]), which [Append] extends crash-safely, [Read] reads back and
 // [Truncate] cuts to a resumed checkpoint and [Elapsed] reads as training
 // time per iteration; [Plot] and [PlotRun] draw the
-// log as PNG charts ([LossPlot], [SelfPlayPlot], [EvalPlot]).
+// log as PNG charts (loss.png, selfplay.png, eval.png).
 //
 // Package train writes the log; the plot and serve commands and package
 // train/web read it. The JSON format is a contract: logs of older runs

@@ -63,7 +63,7 @@ func TestPlotRun(t *testing.T) {
 	if err := PlotRun(dir); err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{LossPlot, SelfPlayPlot, EvalPlot} {
+	for _, name := range []string{lossPlot, selfPlayPlot, evalPlot} {
 		charttest.CheckPNG(t, filepath.Join(dir, name))
 	}
 }
@@ -74,8 +74,8 @@ func TestPlotWithoutEvaluations(t *testing.T) {
 	if err := Plot(dir, ms); err != nil {
 		t.Fatal(err)
 	}
-	charttest.CheckPNG(t, filepath.Join(dir, LossPlot))
-	if _, err := os.Stat(filepath.Join(dir, EvalPlot)); !errors.Is(err, fs.ErrNotExist) {
+	charttest.CheckPNG(t, filepath.Join(dir, lossPlot))
+	if _, err := os.Stat(filepath.Join(dir, evalPlot)); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("eval.png written without evaluations: %v", err)
 	}
 }
@@ -207,7 +207,7 @@ func TestEvalPanelsConversion(t *testing.T) {
 			if err := Plot(dir, tc.ms); err != nil {
 				t.Fatal(err)
 			}
-			charttest.CheckPNG(t, filepath.Join(dir, EvalPlot))
+			charttest.CheckPNG(t, filepath.Join(dir, evalPlot))
 		})
 	}
 }

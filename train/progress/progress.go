@@ -13,9 +13,9 @@ import (
 	"golang.org/x/term"
 )
 
-// LogInterval is how often a [Bar] that does not write to a
+// logInterval is how often a [Bar] that does not write to a
 // terminal prints a line.
-const LogInterval = 10 * time.Second
+const logInterval = 10 * time.Second
 
 // progressTick is how often a bar on a terminal is redrawn while no unit
 // ends, so that its elapsed time and estimate stay current.
@@ -24,7 +24,7 @@ const progressTick = time.Second
 // Bar reports how far a long job (self-play games, training steps,
 // evaluation games) has come. On a terminal it draws a bar at once, with
 // the count, the rate, the time elapsed and the time left; on anything else
-// (a log file, a pipe) it prints a plain line every [LogInterval]
+// (a log file, a pipe) it prints a plain line every logInterval
 // and one at the end; when quiet it prints nothing. A Bar is safe for
 // concurrent use, so the goroutines doing the work can report to it
 // directly. The nil *Bar is quiet too.
@@ -110,7 +110,7 @@ func newTerminalBar(w io.Writer, total int, desc, unit string, now func() time.T
 
 func newLogBar(w io.Writer, total int, desc, unit string, now func() time.Time) *Bar {
 	t := now()
-	return &Bar{w: w, desc: desc, unit: unit, total: total, start: t, last: t, every: LogInterval, now: now}
+	return &Bar{w: w, desc: desc, unit: unit, total: total, start: t, last: t, every: logInterval, now: now}
 }
 
 // Add records n more units done.
