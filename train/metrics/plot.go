@@ -37,7 +37,7 @@ func PlotRun(dir string) error {
 
 // Plot draws the curves of ms into PNG files in dir, each written
 // atomically: lossPlot, selfPlayPlot and, once some iteration has
-// evaluation results, [evalPlot].
+// evaluation results, evalPlot.
 func Plot(dir string, ms []Iteration) error {
 	if len(ms) == 0 {
 		return errors.New("plot: no metrics to plot")
@@ -72,7 +72,7 @@ func lossPanels(ms []Iteration) [][]*plot.Plot {
 	}}
 }
 
-// selfPlayPanels are the panels of [selfPlayPlot].
+// selfPlayPanels are the panels of selfPlayPlot.
 func selfPlayPanels(ms []Iteration) [][]*plot.Plot {
 	outcomes := panel("Self-play outcomes", "share of games", true, ms,
 		curve{"red wins", func(m Iteration) float64 { return m.RedWinShare }},
@@ -95,7 +95,7 @@ func selfPlayPanels(ms []Iteration) [][]*plot.Plot {
 	}}
 }
 
-// evalPanels are the panels of [evalPlot], or nil before any evaluation:
+// evalPanels are the panels of evalPlot, or nil before any evaluation:
 // score and Elo against each opponent, and once some evaluation says how
 // its games ended, the share of games drawn at the move limit and the
 // mean length of the decided games.
