@@ -82,8 +82,8 @@ type CheckpointState struct {
 	Remote json.RawMessage `json:"remote,omitempty"`
 }
 
-// Checkpoint is a loaded checkpoint.
-type Checkpoint struct {
+// loadedCheckpoint is a checkpoint read back: its state, trainer and replay buffer.
+type loadedCheckpoint struct {
 	State   CheckpointState
 	Trainer *model.Trainer
 	Replay  *replay.Buffer
@@ -160,7 +160,7 @@ func checkpointBody(path string) (CheckpointState, *bytes.Reader, error) {
 
 // loadCheckpoint reads a whole checkpoint: state, trainer (with the
 // training settings of cfg) and replay buffer (sized by cfg).
-func loadCheckpoint(path string, cfg Config) (*Checkpoint, error) {
+func loadCheckpoint(path string, cfg Config) (*loadedCheckpoint, error) {
 	st, r, err := checkpointBody(path)
 	if err != nil {
 		return nil, fmt.Errorf("load checkpoint %s: %w", path, err)
@@ -173,7 +173,7 @@ func loadCheckpoint(path string, cfg Config) (*Checkpoint, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load checkpoint %s: %w", path, err)
 	}
-	return &Checkpoint{State: st, Trainer: tr, Replay: rb}, nil
+	return &loadedCheckpoint{State: st, Trainer: tr, Replay: rb}, nil
 }
 
 // readCheckpointNetwork reads only the state and the network of a
@@ -190,15 +190,15 @@ func readCheckpointNetwork(path string) (CheckpointState, *model.Network, error)
 	return st, net, nil
 }
 
-// Snapshot is a saved file of a run: a checkpoint or a network snapshot.
-type Snapshot struct {
+// numberedFile is a saved file of a run: a checkpoint or a network snapshot.
+type numberedFile struct {
 	Iteration int
 	Path      string
 }
 
 // listNumbered lists the files of dir whose names match pattern (with the
 // iteration as its first group), oldest iteration first.
-func listNumbered(dir string, pattern *regexp.Regexp) ([]Snapshot, error) {
+func listNumbered(dir string, pattern *regexp.Regexp) ([]numberedFile, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
@@ -206,7 +206,7 @@ func listNumbered(dir string, pattern *regexp.Regexp) ([]Snapshot, error) {
 		}
 		return nil, err
 	}
-	var out []Snapshot
+	var out []numberedFile
 	for _, e := range entries {
 		m := pattern.FindStringSubmatch(e.Name())
 		if m == nil || e.IsDir() {
@@ -216,20 +216,20 @@ func listNumbered(dir string, pattern *regexp.Regexp) ([]Snapshot, error) {
 		if err != nil {
 			continue
 		}
-		out = append(out, Snapshot{Iteration: it, Path: filepath.Join(dir, e.Name())})
+		out = append(out, numberedFile{Iteration: it, Path: filepath.Join(dir, e.Name())})
 	}
-	slices.SortFunc(out, func(a, b Snapshot) int { return a.Iteration - b.Iteration })
+	slices.SortFunc(out, func(a, b numberedFile) int { return a.Iteration - b.Iteration })
 	return out, nil
 }
 
 // listCheckpoints lists the checkpoints of a run directory, oldest first.
-func listCheckpoints(runDir string) ([]Snapshot, error) {
+func listCheckpoints(runDir string) ([]numberedFile, error) {
 	return listNumbered(runDir, checkpointName)
 }
 
 // listNetworkSnapshots lists the per-iteration network files of a run
 // directory, oldest first.
-func listNetworkSnapshots(runDir string) ([]Snapshot, error) {
+func listNetworkSnapshots(runDir string) ([]numberedFile, error) {
 	return listNumbered(filepath.Join(runDir, netsDir), netName)
 }
 

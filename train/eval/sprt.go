@@ -101,13 +101,13 @@ func (t SPRT) bounds() (lower, upper float64) {
 	return math.Log(t.Beta / (1 - t.Alpha)), math.Log((1 - t.Beta) / t.Alpha)
 }
 
-// Pentanomial counts game pairs by the points A scored in them: element i
+// pentanomial counts game pairs by the points A scored in them: element i
 // holds the pairs of i/2 points (two losses, a loss and a draw, two draws
 // or a win and a loss, a win and a draw, two wins).
-type Pentanomial [5]int
+type pentanomial [5]int
 
 // pairs returns the number of pairs counted.
-func (p Pentanomial) pairs() int {
+func (p pentanomial) pairs() int {
 	n := 0
 	for _, c := range p {
 		n += c
@@ -136,7 +136,7 @@ const sprtPrior = 0.5
 // pair's score (its points over 2), and s0 and s1 the expected scores of
 // Elo0 and Elo1 under the logistic model, 1/(1+10^(-elo/400)); each
 // outcome counts [sprtPrior] pairs more than it has. It is 0 for no pairs.
-func (t SPRT) llr(p Pentanomial) float64 {
+func (t SPRT) llr(p pentanomial) float64 {
 	if p.pairs() == 0 {
 		return 0
 	}
@@ -198,7 +198,7 @@ func (r SPRTResult) Progress() string {
 type sprtState struct {
 	test   SPRT
 	a      string // player A's name
-	counts Pentanomial
+	counts pentanomial
 	result SPRTResult
 }
 

@@ -23,20 +23,20 @@ func TestSPRTLLR(t *testing.T) {
 	for _, tc := range []struct {
 		name       string
 		elo0, elo1 float64
-		counts     Pentanomial
+		counts     pentanomial
 		want       float64
 	}{
 		// Counts 0.5 0.5 0.5 0.5 6.5 (n 8.5): mean 7.25/8.5 = 0.852941,
 		// E[x²] 6.9375/8.5 = 0.816176, variance 0.088668; s0 0.5, s1
 		// 0.640065: 8.5 × 0.140065 × (1.705882 − 1.140065) / 0.177336.
-		{"six pairs won twice", 0, 100, Pentanomial{0, 0, 0, 0, 6}, 3.798646},
-		{"no pairs", 0, 10, Pentanomial{}, 0},
-		{"draws against symmetric hypotheses", -10, 10, Pentanomial{0, 0, 5, 0, 0}, 0},
-		{"100 pairs ahead", 0, 10, Pentanomial{1, 11, 47, 25, 16}, 2.687175},
-		{"400 pairs ahead", 0, 10, Pentanomial{4, 44, 188, 100, 64}, 11.069849},
-		{"100 pairs behind", 0, 10, Pentanomial{16, 25, 47, 11, 1}, -3.073307},
-		{"even, H0 at 0", 0, 5, Pentanomial{10, 20, 40, 20, 10}, -0.034810},
-		{"six pairs lost twice", 0, 100, Pentanomial{6, 0, 0, 0, 0}, -5.679314},
+		{"six pairs won twice", 0, 100, pentanomial{0, 0, 0, 0, 6}, 3.798646},
+		{"no pairs", 0, 10, pentanomial{}, 0},
+		{"draws against symmetric hypotheses", -10, 10, pentanomial{0, 0, 5, 0, 0}, 0},
+		{"100 pairs ahead", 0, 10, pentanomial{1, 11, 47, 25, 16}, 2.687175},
+		{"400 pairs ahead", 0, 10, pentanomial{4, 44, 188, 100, 64}, 11.069849},
+		{"100 pairs behind", 0, 10, pentanomial{16, 25, 47, 11, 1}, -3.073307},
+		{"even, H0 at 0", 0, 5, pentanomial{10, 20, 40, 20, 10}, -0.034810},
+		{"six pairs lost twice", 0, 100, pentanomial{6, 0, 0, 0, 0}, -5.679314},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			test := SPRT{Elo0: tc.elo0, Elo1: tc.elo1, Alpha: 0.05, Beta: 0.05}
@@ -74,8 +74,8 @@ func TestSPRTBounds(t *testing.T) {
 // swapping the players (and their hypotheses) negates it.
 func TestSPRTLLRProperties(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 22))
-	randomCounts := func() Pentanomial {
-		var p Pentanomial
+	randomCounts := func() pentanomial {
+		var p pentanomial
 		scale := []int{1, 3, 10, 50, 300}[rng.IntN(5)]
 		for i := range p {
 			p[i] = rng.IntN(scale + 1)
@@ -89,9 +89,9 @@ func TestSPRTLLRProperties(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		// holds checks the property for one test and one sample.
-		holds func(test SPRT, p Pentanomial) (bool, string)
+		holds func(test SPRT, p pentanomial) (bool, string)
 	}{
-		{"mirrored results raise it", func(test SPRT, p Pentanomial) (bool, string) {
+		{"mirrored results raise it", func(test SPRT, p pentanomial) (bool, string) {
 			for _, move := range [][2]int{{0, 4}, {1, 3}} {
 				if p[move[0]] == 0 {
 					continue
@@ -105,7 +105,7 @@ func TestSPRTLLRProperties(t *testing.T) {
 			}
 			return true, ""
 		}},
-		{"its sign is that of the mean score against the hypotheses' middle", func(test SPRT, p Pentanomial) (bool, string) {
+		{"its sign is that of the mean score against the hypotheses' middle", func(test SPRT, p pentanomial) (bool, string) {
 			if p.pairs() == 0 {
 				return true, ""
 			}
@@ -119,7 +119,7 @@ func TestSPRTLLRProperties(t *testing.T) {
 			llr := test.llr(p)
 			return (llr > 0) == (mean > mid) || math.Abs(mean-mid) < 1e-12, fmt.Sprintf("llr %v, mean %v, middle %v", llr, mean, mid)
 		}},
-		{"swapping the players negates it", func(test SPRT, p Pentanomial) (bool, string) {
+		{"swapping the players negates it", func(test SPRT, p pentanomial) (bool, string) {
 			q := p
 			slices.Reverse(q[:])
 			swapped := SPRT{Elo0: -test.Elo1, Elo1: -test.Elo0, Alpha: test.Alpha, Beta: test.Beta}
@@ -261,7 +261,7 @@ func sprtConfig(games int) ArenaConfig {
 // serialDecision applies the test to the script's pairs one at a time:
 // the decision and the pairs it took, or inconclusive after all.
 func serialDecision(test SPRT, script string, pairs int) (string, int) {
-	var counts Pentanomial
+	var counts pentanomial
 	lower, upper := test.bounds()
 	points := map[byte]int{'W': 2, 'D': 1, 'L': 0}
 	for k := range pairs {

@@ -24,11 +24,11 @@ var assets embed.FS
 
 // The bounds a server applies when Options leaves them zero.
 const (
-	DefaultMaxGames       = 64
-	DefaultMaxSearchTime  = 10 * time.Second
-	DefaultMaxSimulations = 100_000
-	// DefaultSearches is how many analysis searches run at once.
-	DefaultSearches = 2
+	defaultMaxGames       = 64
+	defaultMaxSearchTime  = 10 * time.Second
+	defaultMaxSimulations = 100_000
+	// defaultSearches is how many analysis searches run at once.
+	defaultSearches = 2
 )
 
 // DefaultPlayers are the players offered when Options names none: the
@@ -107,11 +107,11 @@ func New(opts Options) (*Server, error) {
 			*v = d
 		}
 	}
-	def(&opts.MaxGames, DefaultMaxGames)
-	def(&opts.MaxSimulations, DefaultMaxSimulations)
-	def(&opts.Searches, DefaultSearches)
+	def(&opts.MaxGames, defaultMaxGames)
+	def(&opts.MaxSimulations, defaultMaxSimulations)
+	def(&opts.Searches, defaultSearches)
 	if opts.MaxSearchTime <= 0 {
-		opts.MaxSearchTime = DefaultMaxSearchTime
+		opts.MaxSearchTime = defaultMaxSearchTime
 	}
 	logw := opts.Log
 	if logw == nil {
