@@ -3,8 +3,10 @@ package mcts
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -12,16 +14,19 @@ import (
 	"github.com/deathstacks/deathstacks/mcts/internal/testgames"
 )
 
-// slowEvaluator takes a while per call, so that requests pile up behind
-// it, and records the batch sizes it sees.
-type slowEvaluator struct {
+// gatedEvaluator records the batch sizes it sees; its first call waits
+// for hold to return, so that requests pile up behind it.
+type gatedEvaluator struct {
 	countingEvaluator
-	delay time.Duration
-	fail  bool
+	hold func()
+	once sync.Once
+	fail bool
 }
 
-func (s *slowEvaluator) Evaluate(obs []float32, legal [][]env.Action, priors [][]float32, values []float32) error {
-	time.Sleep(s.delay)
+func (s *gatedEvaluator) Evaluate(obs []float32, legal [][]env.Action, priors [][]float32, values []float32) error {
+	if s.hold != nil {
+		s.once.Do(s.hold)
+	}
 	if err := s.countingEvaluator.Evaluate(obs, legal, priors, values); err != nil {
 		return err
 	}
@@ -51,14 +56,21 @@ func request(t *testing.T, seed uint64, n int) (obs []float32, legal [][]env.Act
 func TestBatcherMergesAndAnswersEveryCaller(t *testing.T) {
 	for _, wait := range []time.Duration{0, 2 * time.Millisecond} {
 		t.Run(wait.String(), func(t *testing.T) {
-			slow := &slowEvaluator{countingEvaluator: countingEvaluator{inner: hashEvaluator{}}, delay: time.Millisecond}
+			const callers, rounds = 8, 5
+			slow := &gatedEvaluator{countingEvaluator: countingEvaluator{inner: hashEvaluator{}}}
 			b, err := newBatcher(slow, 16, wait)
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer b.Close()
+			// The first call waits until every caller has a request in it
+			// or on its way, so that one of the first two calls merges.
+			slow.hold = func() {
+				for b.pending.Load()+b.serving.Load() < callers {
+					runtime.Gosched()
+				}
+			}
 			var wg sync.WaitGroup
-			const callers, rounds = 8, 5
 			for c := range callers {
 				wg.Go(func() {
 					for r := range rounds {
@@ -92,7 +104,7 @@ func TestBatcherMergesAndAnswersEveryCaller(t *testing.T) {
 }
 
 func TestBatcherErrorsAndClose(t *testing.T) {
-	slow := &slowEvaluator{countingEvaluator: countingEvaluator{inner: UniformEvaluator{}}, fail: true}
+	slow := &gatedEvaluator{countingEvaluator: countingEvaluator{inner: UniformEvaluator{}}, fail: true}
 	b, err := newBatcher(slow, 8, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -127,16 +139,18 @@ var errBatcherClosed = errors.New("batcher closed")
 // blocks until the merged call returns. The inner evaluator is called from
 // one goroutine at a time.
 //
-// A merged call takes the requests that wait when the inner evaluator is
-// free, up to maxBatch positions (a single larger request goes alone); with
-// a wait above 0 it also waits that long after the first request for
-// others. While the inner evaluator works, new requests queue up, so under
+// A merged call takes the requests that callers have begun to send when
+// the inner evaluator is free, up to maxBatch positions (a single larger
+// request goes alone); with a wait above 0 it also waits that long after
+// the first request for others. While the inner evaluator works, new requests queue up, so under
 // load the batches grow by themselves.
 type batcher struct {
 	inner    Evaluator
 	maxBatch int
 	wait     time.Duration
 	requests chan *batchRequest
+	pending  atomic.Int64 // requests that callers have begun to send
+	serving  atomic.Int64 // requests in the call of the inner evaluator
 	done     chan struct{}
 	stopped  chan struct{}
 	once     sync.Once
@@ -185,10 +199,12 @@ func (b *batcher) Evaluate(obs []float32, legal [][]env.Action, priors [][]float
 		return nil
 	}
 	req := &batchRequest{obs: obs, legal: legal, priors: priors, values: values, err: make(chan error, 1)}
+	b.pending.Add(1)
 	select {
 	case b.requests <- req:
 		return <-req.err
 	case <-b.done:
+		b.pending.Add(-1)
 		return errBatcherClosed
 	}
 }
@@ -207,6 +223,7 @@ func (b *batcher) serve() {
 		var first *batchRequest
 		select {
 		case first = <-b.requests:
+			b.pending.Add(-1)
 		case <-b.done:
 			return
 		}
@@ -216,23 +233,16 @@ func (b *batcher) serve() {
 		if b.wait > 0 {
 			deadline = time.After(b.wait)
 		}
-	gather:
-		for n < b.maxBatch {
-			if deadline == nil {
-				select {
-				case r := <-b.requests:
-					reqs, n = append(reqs, r), n+len(r.values)
-				default:
-					break gather
-				}
-				continue
-			}
+		for n < b.maxBatch && (deadline != nil || b.pending.Load() > 0) {
 			select {
 			case r := <-b.requests:
+				b.pending.Add(-1)
 				reqs, n = append(reqs, r), n+len(r.values)
+				continue
 			case <-deadline:
-				break gather
+			case <-b.done:
 			}
+			break
 		}
 		b.evaluate(reqs, n)
 	}
@@ -248,6 +258,7 @@ func (b *batcher) evaluate(reqs []*batchRequest, n int) {
 		b.priors = append(b.priors, r.priors...) // the inner evaluator writes the callers' priors
 	}
 	b.values = slices.Grow(b.values[:0], n)[:n]
+	b.serving.Store(int64(len(reqs)))
 	err := b.inner.Evaluate(b.obs, b.legal, b.priors, b.values)
 	at := 0
 	for _, r := range reqs {
