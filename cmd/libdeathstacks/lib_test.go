@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -208,6 +209,33 @@ func TestVectorRefusals(t *testing.T) {
 	}
 	if err := v.reset(0, &buffers{obs: make([]float32, 3)}); err == nil || !strings.Contains(err.Error(), "observations has 3") {
 		t.Errorf("a short buffer: %v", err)
+	}
+}
+
+// TestVectorParallelRecoversPanics checks that a panic in any worker,
+// the caller's own share or another's, comes back as that environment's
+// error rather than ending the process.
+func TestVectorParallelRecoversPanics(t *testing.T) {
+	const n = 8
+	v, _ := newTestVector(t, n, env.DefaultOptions(), "", colourRed)
+	for _, bad := range []int{0, n - 1} {
+		t.Run(fmt.Sprint("environment ", bad), func(t *testing.T) {
+			ran := make([]bool, n)
+			err := v.parallel(func(i int) error {
+				ran[i] = true
+				if i == bad {
+					panic("boom")
+				}
+				return nil
+			})
+			want := fmt.Sprintf("environment %d: internal error (please report): boom", bad)
+			if err == nil || !strings.Contains(err.Error(), want) {
+				t.Fatalf("err = %v, want %q", err, want)
+			}
+			if slices.Contains(ran, false) {
+				t.Errorf("environments run: %v, want all", ran)
+			}
+		})
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"sync"
 
@@ -176,16 +177,33 @@ func (v *vector) parallel(f func(i int) error) error {
 	}
 	errs := v.errs
 	clear(errs)
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Go(func() {
-			for i := w * n / workers; i < (w+1)*n/workers; i++ {
-				errs[i] = f(i)
-			}
-		})
+	share := func(w int) {
+		for i := w * n / workers; i < (w+1)*n/workers; i++ {
+			errs[i] = recovered(f, i)
+		}
 	}
+	var wg sync.WaitGroup
+	for w := 1; w < workers; w++ {
+		wg.Go(func() { share(w) })
+	}
+	// The calling goroutine takes the first share: from C it is locked to
+	// the caller's thread, and working rather than waiting saves handing
+	// its processor to another thread and back.
+	share(0)
 	wg.Wait()
 	return firstErrors(errs)
+}
+
+// recovered runs f(i) and turns a panic into its error: the exported
+// functions recover only the panics of their own goroutine, and one in a
+// worker would end the caller's process.
+func recovered(f func(i int) error, i int) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("environment %d: internal error (please report): %v\n%s", i, r, debug.Stack())
+		}
+	}()
+	return f(i)
 }
 
 // firstErrors joins the first three errors of errs (nil ones skipped) and
