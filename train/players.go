@@ -79,8 +79,11 @@ type trained struct {
 //     player's, the built-in player's);
 //  2. for a checkpoint, its own copy of its run's config; for a snapshot
 //     written before snapshots carried settings, its run's config.yaml;
-//     either with the noise and temperature off (strongSearch);
 //  3. mcts.DefaultConfig, for any other bare network.
+//
+// A checkpoint's and a snapshot's settings, self-play's, are turned to a
+// player's (strongSearch: no noise or temperature, the win search given a
+// player's node budget at least).
 //
 // What the caller sets goes over them: the keys of an az spec, the
 // ladder's --simulations and --time, export's --simulations and --search.
@@ -132,8 +135,11 @@ func loadTrained(path string) (*trained, error) {
 			if err != nil {
 				return nil, fmt.Errorf("load model %s: the run's config: %w", file, err)
 			}
-			t.search, t.run = strongSearch(cfg.Search), cfg.Name
+			t.search, t.run = cfg.Search, cfg.Name
 		}
+		// A snapshot's settings are its run's self-play ones, however old
+		// the snapshot: strongSearch makes them a player's.
+		t.search = strongSearch(t.search)
 	}
 	return t, nil
 }
@@ -218,10 +224,15 @@ func snapshotMeta(cfg Config, iteration int) (map[string]string, error) {
 }
 
 // strongSearch returns self-play search settings turned to playing
-// strength: no root noise, the most visited move.
+// strength: no root noise or temperature, and the win search (when on)
+// given a player's node budget at least, since self-play gives it less to
+// play more games.
 func strongSearch(c mcts.Config) mcts.Config {
 	c.DirichletEpsilon = 0
 	c.Temperature, c.TemperaturePlies, c.FinalTemperature = 0, 0, 0
+	if c.WinSearchPlies > 0 && c.WinSearchNodes > 0 {
+		c.WinSearchNodes = max(c.WinSearchNodes, mcts.DefaultConfig().WinSearchNodes)
+	}
 	return c
 }
 
@@ -234,8 +245,8 @@ func strongSearch(c mcts.Config) mcts.Config {
 // complete checkpoint), a checkpoint or a network file (a snapshot, an
 // exported player). The search settings that come with it are the first
 // found of: those the file carries; a checkpoint's run config, or for a
-// snapshot older than those settings its run's config.yaml (noise and
-// temperature off); mcts.DefaultConfig. A spec's keys go over them.
+// snapshot older than those settings its run's config.yaml; mcts.DefaultConfig;
+// a run's turned to a player's as loadTrained says. A spec's keys go over them.
 type Models struct {
 	server model.ServerConfig
 	warn   io.Writer

@@ -292,3 +292,34 @@ func TestBuiltInPlayer(t *testing.T) {
 		t.Errorf("the built-in player: kind %q, metadata %v: want an exported player that says how it was trained", info.Kind, info.Meta)
 	}
 }
+
+// TestStrongSearch checks how a run's self-play search becomes a player's:
+// no noise or temperature, and the win search, when on, with a player's
+// node budget at least.
+func TestStrongSearch(t *testing.T) {
+	player := mcts.DefaultConfig().WinSearchNodes
+	tests := []struct {
+		name         string
+		plies, nodes int
+		wantNodes    int
+	}{
+		{"self-play's small budget raised", 9, 5000, player},
+		{"a larger budget kept", 9, 2 * player, 2 * player},
+		{"off by plies stays off", 0, 5000, 5000},
+		{"off by nodes stays off", 9, 0, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := mcts.DefaultConfig()
+			c.WinSearchPlies, c.WinSearchNodes = tt.plies, tt.nodes
+			c.DirichletEpsilon, c.Temperature, c.TemperaturePlies, c.FinalTemperature = 0.25, 1, 30, 0.5
+			got := strongSearch(c)
+			if got.WinSearchNodes != tt.wantNodes || got.WinSearchPlies != tt.plies {
+				t.Errorf("win search %d plies %d nodes, want %d and %d", got.WinSearchPlies, got.WinSearchNodes, tt.plies, tt.wantNodes)
+			}
+			if got.DirichletEpsilon != 0 || got.Temperature != 0 || got.TemperaturePlies != 0 || got.FinalTemperature != 0 {
+				t.Errorf("noise %v, temperature %v/%d/%v: want all off", got.DirichletEpsilon, got.Temperature, got.TemperaturePlies, got.FinalTemperature)
+			}
+		})
+	}
+}
