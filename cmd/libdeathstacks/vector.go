@@ -48,7 +48,7 @@ type vector struct {
 	// for an az opponent, so that its searches send their leaves to the
 	// network server together.
 	perEnv bool
-	// errs holds parallel's errors, one per environment.
+	// errs holds the errors of one pass over the environments, one each.
 	errs []error
 }
 
@@ -358,13 +358,15 @@ func (v *vector) step(actions []int64, b *buffers) error {
 	if err := b.check(n); err != nil {
 		return fmt.Errorf("step: %w", err)
 	}
-	// Every action is checked, across the cores, before any is played.
-	if err := v.parallel(func(i int) error {
-		if v.done[i] {
-			return nil
+	// Every action is checked before any is played, here: a scan of a
+	// short list costs less than spreading the checks over the cores.
+	clear(v.errs)
+	for i, a := range actions {
+		if !v.done[i] {
+			v.errs[i] = v.checkAction(i, a)
 		}
-		return v.checkAction(i, actions[i])
-	}); err != nil {
+	}
+	if err := firstErrors(v.errs); err != nil {
 		return fmt.Errorf("step: %w", err)
 	}
 	return v.parallel(func(i int) error {
