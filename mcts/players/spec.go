@@ -21,7 +21,7 @@ const (
 
 // Spec names a kind of player and its settings, written as the kind alone
 // ("greedy") or the kind, a colon and comma-separated key=value pairs
-// ("alphabeta:depth=4", "az:model=checkpoints/best.model,sims=200").
+// ("alphabeta:depth=4", "az:model=checkpoints/default,sims=200").
 // [ParseSpec] reads one and [Spec.String] writes it back; [NewPlayer]
 // builds the player.
 type Spec struct {
