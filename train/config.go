@@ -115,7 +115,8 @@ type EvalConfig struct {
 	// "alphabeta:depth=2", played against the current network.
 	Baselines []string `yaml:"baselines"`
 	// Simulations is the network player's search budget per move in
-	// evaluation games (no noise, the most visited move).
+	// evaluation games (no noise, the most visited move, the win search
+	// given a player's node budget at least).
 	Simulations int `yaml:"simulations"`
 	// Gating and GateThreshold were an option to keep the previous network
 	// for self-play unless the new one beat it; never measured to help, it

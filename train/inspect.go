@@ -38,7 +38,10 @@ type FileInfo struct {
 	// Search is the search settings the file plays with, as YAML: a
 	// player's or snapshot's own, a checkpoint's run's for strong play (and
 	// an older snapshot's, which carries none); empty for a bare network,
-	// which plays with the library defaults.
+	// which plays with the library defaults. A snapshot written before
+	// snapshots gave the win search a player's node budget shows the one
+	// it carries, but plays, its win search on, with mcts.DefaultConfig's
+	// at least.
 	Search string
 	// For a checkpoint: its state, its run's config name and the
 	// positions in its replay buffer.

@@ -11,8 +11,8 @@ import (
 // LadderRun reads what a ladder needs from a run directory: the run's
 // config (for its rules and evaluation openings), its network snapshots
 // with the search each plays with, resolved as for every command (see
-// loadTrained: a snapshot's own settings, else the run's config.yaml),
-// and their training times.
+// loadTrained: a snapshot's own settings, else the run's config.yaml,
+// turned to a player's), and their training times.
 func LadderRun(dir string) (eval.LadderRun, error) {
 	cfg, err := LoadSaved(filepath.Join(dir, ConfigFile))
 	if err != nil {

@@ -20,7 +20,8 @@ Rates the network snapshots of a training run (DIR/nets/net-<iteration>.dsnn)
 on one Elo scale and plots Elo against training time. Each snapshot plays as
 an az player with its search settings, as az:model= plays it (those the
 snapshot carries, or for an older one DIR/config.yaml's, without noise or
-temperature), at --sims simulations a move (or for --time a move,
+temperature and with the win search given at least 500,000 positions, a
+player's budget), at --sims simulations a move (or for --time a move,
 such as 1s, then without a simulation limit unless --sims is given too),
 under the run's rules and evaluation openings. To keep the cost linear in the number of snapshots, the
 pairs that play are: every snapshot against every --vs baseline, every

@@ -68,8 +68,9 @@ type LadderSnapshot struct {
 	Iteration int
 	Path      string
 	// Search is the snapshot's search for strong play (no noise, no
-	// temperature), as every command that plays it finds it: package
-	// train's LadderRun reads it. The ladder's players search with it,
+	// temperature, the win search given a player's node budget at least),
+	// as every command that plays it finds it: package train's LadderRun
+	// reads it. The ladder's players search with it,
 	// their budget set by the ladder; the report and journal name the
 	// latest snapshot's as their run's.
 	Search mcts.Config
