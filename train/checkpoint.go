@@ -27,7 +27,7 @@ import (
 //	the replay buffer (see [replay.Buffer.Encode])
 //	CRC-32C (uint32) of all the bytes before it
 //
-// listCheckpoints are written atomically as <run>/ckpt-<iteration>.dsck; the
+// Checkpoints are written atomically as <run>/ckpt-<iteration>.dsck; the
 // network alone is also kept for every iteration as
 // <run>/nets/net-<iteration>.dsnn, small files that the ladder rates.
 const (

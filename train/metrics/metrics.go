@@ -82,7 +82,8 @@ type Iteration struct {
 	ElapsedSec  float64 `json:"elapsed_sec"`
 
 	// Eval holds the evaluation results of iterations that ran one, by
-	// opponent (a baseline's player spec, or a name such as "previous").
+	// opponent: a baseline's player spec (in logs of earlier versions'
+	// runs with gating also "best", the network that passed the gate).
 	Eval map[string]EvalResult `json:"eval,omitempty"`
 }
 
@@ -93,7 +94,7 @@ type EvalResult struct {
 	// Score is the network's points per game: wins plus half the draws.
 	Score float64 `json:"score"`
 	// Elo is the network's rating minus the opponent's, with its 95%
-	// confidence interval [EloLow, EloHigh] (see [FitElo]).
+	// confidence interval [EloLow, EloHigh] (see [eval.FitElo]).
 	Elo     float64 `json:"elo"`
 	EloLow  float64 `json:"elo_low"`
 	EloHigh float64 `json:"elo_high"`

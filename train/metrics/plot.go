@@ -36,8 +36,8 @@ func PlotRun(dir string) error {
 }
 
 // Plot draws the curves of ms into PNG files in dir, each written
-// atomically: lossPlot, selfPlayPlot and, once some iteration has
-// evaluation results, evalPlot.
+// atomically: loss.png, selfplay.png and, once some iteration has
+// evaluation results, eval.png.
 func Plot(dir string, ms []Iteration) error {
 	if len(ms) == 0 {
 		return errors.New("plot: no metrics to plot")

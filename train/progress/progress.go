@@ -24,7 +24,7 @@ const progressTick = time.Second
 // Bar reports how far a long job (self-play games, training steps,
 // evaluation games) has come. On a terminal it draws a bar at once, with
 // the count, the rate, the time elapsed and the time left; on anything else
-// (a log file, a pipe) it prints a plain line every logInterval
+// (a log file, a pipe) it prints a plain line every 10 seconds
 // and one at the end; when quiet it prints nothing. A Bar is safe for
 // concurrent use, so the goroutines doing the work can report to it
 // directly. The nil *Bar is quiet too.

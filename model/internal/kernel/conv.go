@@ -61,7 +61,7 @@ type conv struct {
 	// channel, nr weights; valid if backward.
 	wt       []float32
 	backward bool
-	// srcT, gp and acc are BackwardWeights' scratch: the input
+	// srcT, gp and acc are backwardWeights' scratch: the input
 	// channel-major, a block of the gradient packed in panels, and the
 	// taps' gradients (tap, input channel, output channel).
 	srcT, gp, acc []float32
@@ -244,7 +244,7 @@ func (p *conv) backwardWeights(batch int, src []float32, inStride int, g []float
 	}
 }
 
-// backwardKC is the number of pixels of one block of BackwardWeights: a
+// backwardKC is the number of pixels of one block of backwardWeights: a
 // panel of g (16 KB) stays in L1 while the kernel walks the rows.
 const backwardKC = 256
 
@@ -281,7 +281,7 @@ type Head struct {
 	tile [mr * nr]float32
 	// wp and biasSq are ForwardSquares' weights, per panel of nr planes,
 	// per input channel, nr weights, and its bias square-major (36 x
-	// SquareStride); set if packed for squares.
+	// squareStride); set if packed for squares.
 	wp, biasSq []float32
 	squares    bool
 	// gt, hc and dhc are Backward's scratch: the output gradient
@@ -337,7 +337,7 @@ func (p *Head) Squares() bool { return p.squares }
 func (p *Head) squareStride() int { return (p.planes + nr - 1) / nr * nr }
 
 // ForwardSquares computes what Forward does, square-major: out holds
-// batch x 36 x SquareStride values, out[(b*36 + s)*SquareStride + q]
+// batch x 36 x Stride(planes) values, out[(b*36 + s)*Stride(planes) + q]
 // being Forward's out[(b*planes + q)*36 + s]. p must be packed for
 // squares.
 func (p *Head) ForwardSquares(batch int, h []float32, stride int, out []float32) {
