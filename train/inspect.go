@@ -36,12 +36,9 @@ type FileInfo struct {
 	Encoding     int
 	Meta         map[string]string
 	// Search is the search settings the file plays with, as YAML: a
-	// player's or snapshot's own, a checkpoint's run's for strong play (and
-	// an older snapshot's, which carries none); empty for a bare network,
-	// which plays with the library defaults. A snapshot written before
-	// snapshots gave the win search a player's node budget shows the one
-	// it carries, but plays, its win search on, with mcts.DefaultConfig's
-	// at least.
+	// player's own; a checkpoint's or snapshot's run's turned to a
+	// player's (strongSearch); empty for a bare network, which plays with
+	// the library defaults.
 	Search string
 	// For a checkpoint: its state, its run's config name and the
 	// positions in its replay buffer.
@@ -113,9 +110,9 @@ func inspectFile(path string) (FileInfo, error) {
 		return FileInfo{}, fmt.Errorf("inspect %s: %w", path, err)
 	}
 	info = describePlayer(path, t.net)
-	if info.Search == "" && t.runDir != "" {
-		// A snapshot older than the settings snapshots carry plays with
-		// its run's, as loadTrained found them.
+	if t.runDir != "" {
+		// A snapshot plays with its run's settings turned to a player's,
+		// as loadTrained found them, whatever it carries.
 		text, err := yaml.Marshal(t.search)
 		if err != nil {
 			return FileInfo{}, err

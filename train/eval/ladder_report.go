@@ -259,11 +259,11 @@ func (r *LadderReport) Markdown() string {
 	if len(r.Runs) == 0 {
 		fmt.Fprintf(&b, "# Ladder of %s\n\n", r.Run)
 		r.markdownSettings(&b,
-			fmt.Sprintf("network players: the run's search settings without noise or temperature, %s (spec keys: `%s`)", r.budget(), r.Search),
+			fmt.Sprintf("network players: the run's search settings as a player's (no noise or temperature, the win search at a player's budget at least), %s (spec keys: `%s`)", r.budget(), r.Search),
 			"pairs: every snapshot against every baseline and against the next snapshot rated, the baselines against each other")
 	} else {
 		fmt.Fprintf(&b, "# Ladder of %s\n\n", r.title())
-		lines := []string{fmt.Sprintf("network players: each run's search settings without noise or temperature, %s", r.budget())}
+		lines := []string{fmt.Sprintf("network players: each run's search settings as a player's (no noise or temperature, the win search at a player's budget at least), %s", r.budget())}
 		for _, run := range r.Runs {
 			lines = append(lines, fmt.Sprintf("run %s: %s (spec keys: `%s`)", run.Name, run.Dir, run.Search))
 		}
