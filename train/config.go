@@ -241,11 +241,14 @@ func ResumeConfig(dir string, overlay []byte) (Config, error) {
 // run saved without it searched with PUCT; search.time, search.contempt
 // and search.draw_cost too: it searched by simulations alone and scored
 // draws 0; selfplay.fast_simulations: it searched every move fully;
-// selfplay.adjudicate_max: its adjudicated values went up to 1).
+// selfplay.adjudicate_max: its adjudicated values went up to 1;
+// search.win_search_plies and search.material_utility: it had no win
+// search and valued leaves by the network alone).
 func savedDefaults() Config {
 	c := Defaults()
 	c.Search.Gumbel = false
 	c.Search.Time, c.Search.Contempt, c.Search.DrawCost = 0, 0, 0
+	c.Search.WinSearchPlies, c.Search.MaterialUtility = 0, 0
 	c.SelfPlay.FastSimulations, c.SelfPlay.AdjudicateMax = 0, 1
 	return c
 }

@@ -317,7 +317,8 @@ func TestDefaultsStopInTime(t *testing.T) {
 
 // TestSavedConfigsKeepTheirSearch reads a run's config saved before the
 // Gumbel keys existed: it searched with PUCT and Dirichlet noise, and must
-// load that way (over today's defaults it would be an invalid mix).
+// load that way (over today's defaults it would be an invalid mix), with
+// none of the later search features on.
 func TestSavedConfigsKeepTheirSearch(t *testing.T) {
 	old := []byte("search:\n  simulations: 64\n  dirichlet_epsilon: 0.25\n  temperature_plies: 16\n  final_temperature: 0\n")
 	cfg, err := parseSaved(old)
@@ -326,6 +327,10 @@ func TestSavedConfigsKeepTheirSearch(t *testing.T) {
 	}
 	if cfg.Search.Gumbel || cfg.Search.DirichletEpsilon != 0.25 {
 		t.Errorf("saved config: gumbel %v, dirichlet_epsilon %v: want PUCT with noise 0.25", cfg.Search.Gumbel, cfg.Search.DirichletEpsilon)
+	}
+	if s := cfg.Search; s.WinSearchPlies != 0 || s.MaterialUtility != 0 || s.Contempt != 0 || s.Time != 0 || cfg.SelfPlay.FastSimulations != 0 {
+		t.Errorf("saved config: win search %d plies, material %v, contempt %v, time %v, fast simulations %d: want each off, as before they existed",
+			s.WinSearchPlies, s.MaterialUtility, s.Contempt, s.Time, cfg.SelfPlay.FastSimulations)
 	}
 	if _, err := Parse(old); err == nil || !strings.Contains(err.Error(), "dirichlet_epsilon") {
 		t.Errorf("as a new config: error %v, want one about dirichlet_epsilon with gumbel", err)
