@@ -18,7 +18,8 @@ import (
 //
 // The search is cheap where it matters: a move captures at most one of
 // the defender's stacks, so a defender with more stacks than the
-// attacker's moves left is not searched; a defender's refutation of one
+// attacker's moves left is not searched, and one with as many is
+// attacked with captures only; a defender's refutation of one
 // attacking move usually refutes the next (tried first, as a killer move);
 // and a transposition table keeps what is proven or refuted within one
 // call. A position that occurred before, in the game or on the line
@@ -86,6 +87,7 @@ func (w *winSearch) find(pos *env.Position, rules env.Rules, history []uint64, m
 	w.rules, w.nodes, w.budget, w.stopped, w.clock = rules, 0, budget, false, c
 	w.line = w.line[:0]
 	clear(w.seen[:])
+	clear(w.killer[:])
 	for _, h := range history {
 		w.push(h)
 	}
@@ -213,7 +215,13 @@ func (w *winSearch) attack(pos *env.Position, d, ply int) bool {
 		return false
 	}
 	orderAttacks(pos, moves, best)
+	// With as many of the defender's stacks as moves left, a move that
+	// takes none leaves one too many for the rest: only captures can win.
+	tight := theirs == (d+1)/2
 	for _, m := range moves {
+		if tight && !captures(pos, m, defender) {
+			continue
+		}
 		child := *pos
 		child.Apply(m)
 		if w.repeated(child.Hash()) {
@@ -287,12 +295,18 @@ func orderAttacks(pos *env.Position, moves []env.Move, best env.Move) {
 		if m == best && m.Count > 0 {
 			return 100
 		}
-		if t := pos.At(m.To); !t.Empty() && t.Top() == defender {
-			return 1 + t.Height()
+		if captures(pos, m, defender) {
+			return 1 + pos.At(m.To).Height()
 		}
 		return 0
 	}
 	slices.SortStableFunc(moves, func(a, b env.Move) int { return rank(b) - rank(a) })
+}
+
+// captures reports whether m lands on a stack that defender controls.
+func captures(pos *env.Position, m env.Move, defender env.Color) bool {
+	t := pos.At(m.To)
+	return !t.Empty() && t.Top() == defender
 }
 
 // front moves m to the front of moves when it is one of them.
