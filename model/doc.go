@@ -123,8 +123,12 @@
 // (the internal package optim) under a constant, step or cosine
 // learning-rate schedule with linear warm-up, works on the weights'
 // float32 arrays, so its state can be saved: gorgonia's solvers keep
-// theirs unexported. A step is deterministic: the same network,
-// configuration and batches give the same weights bit for bit.
+// theirs unexported. A batch is split in two halves, each with a graph of
+// its own, whose forward and backward passes run at once on two
+// goroutines; their gradients are averaged, weighted by their samples
+// (the split is the same on any machine). A step is deterministic: the
+// same network, configuration and batches give the same weights bit for
+// bit.
 //
 // # Files
 //

@@ -3,6 +3,7 @@ package model
 import (
 	"fmt"
 	"math"
+	"sync"
 
 	"github.com/deathstacks/deathstacks/env"
 	"github.com/deathstacks/deathstacks/model/internal/fused"
@@ -47,28 +48,43 @@ type Losses struct {
 	LR float64
 }
 
-// Trainer runs training steps on a network. Its graph is separate from the
-// inference graphs and bound to the network's own weight arrays; a step
-// updates them under the network's lock, and inference engines copy them
-// before their next run. A Trainer belongs to one goroutine: Step must not
-// be called concurrently (with itself or with WriteTo), but servers and
-// Network.Evaluate may run meanwhile.
+// Trainer runs training steps on a network. Its graphs are separate from
+// the inference graphs and bound to the network's own weight arrays; a
+// step updates them under the network's lock, and inference engines copy
+// them before their next run. A Trainer belongs to one goroutine: Step
+// must not be called concurrently (with itself or with WriteTo), but
+// servers and Network.Evaluate may run meanwhile.
+//
+// A batch is split in trainShards parts, each with a graph of its own:
+// their forward and backward passes run at once, one goroutine each, and
+// their gradients are averaged, weighted by their samples. The split is
+// the same on every machine, so a step's result does not depend on the
+// number of cores.
 type Trainer struct {
-	net *Network
-	cfg TrainConfig
-	opt *optim.State
+	net    *Network
+	cfg    TrainConfig
+	opt    *optim.State
+	decay  []bool
+	shards []*trainShard
+	stock  bool // gorgonia's stock graph instead of the fused one
+}
 
-	vm      G.VM
-	fwd     *net
-	grads   []G.Value
-	decay   []bool
-	xs      []float32 // (B, planes, 6, 6)
-	negMask []float32 // (B, NumActions): 0 legal, illegalLogit illegal
-	target  []float32 // (B, NumActions)
-	result  []float32 // (B, 1)
-	polLoss *G.Node
-	valLoss *G.Node
-	stock   bool // gorgonia's stock graph instead of the fused one
+// trainShards is the number of parts a batch is split in: one a core of
+// the machines this is made for.
+const trainShards = 2
+
+// trainShard is the training graph of one part of a batch: rows samples,
+// starting at sample first.
+type trainShard struct {
+	first, rows int
+	vm          G.VM
+	fwd         *net
+	xs          []float32 // (rows, planes, 6, 6)
+	negMask     []float32 // (rows, NumActions): 0 legal, illegalLogit illegal
+	target      []float32 // (rows, NumActions)
+	result      []float32 // (rows, 1)
+	polLoss     *G.Node
+	valLoss     *G.Node
 }
 
 // NewTrainer returns a trainer of net with a fresh optimiser state.
@@ -94,77 +110,88 @@ func newTrainer(n *Network, cfg TrainConfig, opt *optim.State, stock bool) (*Tra
 	} else if opt.Adam != (cfg.Optimizer == adamName) {
 		return nil, fmt.Errorf("new trainer: saved optimiser state is %s, configuration asks for %s", optimizerName(opt), cfg.Optimizer)
 	}
-	bs := cfg.BatchSize
 	t := &Trainer{
-		net:     n,
-		cfg:     cfg,
-		opt:     opt,
-		decay:   make([]bool, len(specs)),
-		xs:      make([]float32, bs*env.ObservationSize),
-		negMask: make([]float32, bs*env.NumActions),
-		target:  make([]float32, bs*env.NumActions),
-		result:  make([]float32, bs),
-		stock:   stock,
+		net:   n,
+		cfg:   cfg,
+		opt:   opt,
+		decay: make([]bool, len(specs)),
+		stock: stock,
 	}
 	for i, s := range specs {
 		t.decay[i] = s.decay
 	}
-	if err := t.build(); err != nil {
-		return nil, fmt.Errorf("new trainer: %w", err)
+	bs := cfg.BatchSize
+	parts := min(bs, trainShards)
+	for k, first := 0, 0; k < parts; k++ {
+		rows := (bs - first) / (parts - k)
+		sh := &trainShard{
+			first:   first,
+			rows:    rows,
+			xs:      make([]float32, rows*env.ObservationSize),
+			negMask: make([]float32, rows*env.NumActions),
+			target:  make([]float32, rows*env.NumActions),
+			result:  make([]float32, rows),
+		}
+		if err := sh.build(n, cfg.ValueWeight, stock); err != nil {
+			return nil, fmt.Errorf("new trainer: %w", err)
+		}
+		t.shards = append(t.shards, sh)
+		first += rows
 	}
 	return t, nil
 }
 
-// build compiles the training graph: the forward pass, the loss and its
-// gradients. The fused graph's policy loss is one op
-// (fused.PolicyLossOp); the stock graph's is built from gorgonia's primitives (stockPolicyLoss).
-func (t *Trainer) build() error {
+// build compiles the shard's training graph: the forward pass, the loss
+// and its gradients. The fused graph's policy loss is one op
+// (fused.PolicyLossOp); the stock graph's is built from gorgonia's
+// primitives (stockPolicyLoss).
+func (sh *trainShard) build(n *Network, valueWeight float64, stock bool) error {
 	buildMu.Lock()
 	defer buildMu.Unlock()
-	bs := t.cfg.BatchSize
+	bs := sh.rows
 	g := G.NewGraph()
 	// The learnables are bound to the network's own arrays: the optimiser
 	// updates them in place, and the next run sees the new weights.
 	var fwd *net
 	var err error
-	if t.stock {
-		fwd, err = newNet(g, t.net.cfg, bs, t.xs, t.net.weights)
+	if stock {
+		fwd, err = newNet(g, n.cfg, bs, sh.xs, n.weights)
 	} else {
-		fwd, err = newFastNet(g, t.net.cfg, nil, bs, t.xs, t.net.weights)
+		fwd, err = newFastNet(g, n.cfg, nil, bs, sh.xs, n.weights)
 	}
 	if err != nil {
 		return err
 	}
 	b := &builder{g: g}
-	negMask := b.input("mask", t.negMask, bs, env.NumActions)
-	target := b.input("target", t.target, bs, env.NumActions)
-	result := b.input("result", t.result, bs, 1)
+	negMask := b.input("mask", sh.negMask, bs, env.NumActions)
+	target := b.input("target", sh.target, bs, env.NumActions)
+	result := b.input("result", sh.result, bs, 1)
 	if b.err != nil {
 		return b.err
 	}
-	if t.stock {
-		t.polLoss = b.stockPolicyLoss(fwd.logits, negMask, target, bs)
+	if stock {
+		sh.polLoss = b.stockPolicyLoss(fwd.logits, negMask, target, bs)
 	} else {
-		t.polLoss = b.keep(G.Sum(b.apply(fused.NewPolicyLossOp(bs), fwd.logits, negMask, target)))
+		sh.polLoss = b.keep(G.Sum(b.apply(fused.NewPolicyLossOp(bs), fwd.logits, negMask, target)))
 	}
 	if b.err != nil {
 		return b.err
 	}
 	diff := b.keep(G.Sub(fwd.value, result))
-	t.valLoss = b.keep(G.Mean(b.keep(G.Square(diff))))
+	sh.valLoss = b.keep(G.Mean(b.keep(G.Square(diff))))
 	if b.err != nil {
 		return b.err
 	}
-	vw := G.NewConstant(float32(t.cfg.ValueWeight), G.WithName("value_weight"))
-	cost := b.add(t.polLoss, b.keep(G.HadamardProd(t.valLoss, vw)))
+	vw := G.NewConstant(float32(valueWeight), G.WithName("value_weight"))
+	cost := b.add(sh.polLoss, b.keep(G.HadamardProd(sh.valLoss, vw)))
 	if b.err != nil {
 		return b.err
 	}
 	if _, err := G.Grad(cost, fwd.params...); err != nil {
 		return fmt.Errorf("gradients: %w", err)
 	}
-	t.fwd = fwd
-	t.vm = G.NewTapeMachine(g, G.BindDualValues(fwd.params...))
+	sh.fwd = fwd
+	sh.vm = G.NewTapeMachine(g, G.BindDualValues(fwd.params...))
 	return nil
 }
 
@@ -211,75 +238,136 @@ func (t *Trainer) Step(batch []Sample) (Losses, error) {
 	return l, nil
 }
 
-// gradients runs the graph on batch, already loaded, and returns the
-// policy, value and entropy parts of the losses and the gradients of the
-// policy and value loss (without the L2 term), valid until zeroGrads.
+// gradients runs the shards' graphs on batch, already loaded, at once,
+// and returns the policy, value and entropy parts of the losses and the
+// gradients of the policy and value loss (without the L2 term): the
+// shards' means weighted by their samples, the gradients in the first
+// shard's arrays, valid until zeroGrads.
 func (t *Trainer) gradients(batch []Sample) (Losses, [][]float32, error) {
-	if err := run(t.vm); err != nil {
-		return Losses{}, nil, fmt.Errorf("training step: %w", err)
+	parts := make([]shardResult, len(t.shards))
+	var wg sync.WaitGroup
+	for k := 1; k < len(t.shards); k++ {
+		wg.Go(func() { parts[k] = t.shards[k].gradients(batch) })
 	}
+	parts[0] = t.shards[0].gradients(batch)
+	wg.Wait()
 	var l Losses
-	var err error
-	if l.Policy, err = scalar(t.polLoss); err != nil {
-		return Losses{}, nil, err
-	}
-	if l.Value, err = scalar(t.valLoss); err != nil {
-		return Losses{}, nil, err
-	}
-	out, err := t.fwd.outputs()
-	if err != nil {
-		return Losses{}, nil, fmt.Errorf("training step: %w", err)
-	}
-	if l.Entropy, err = meanEntropy(out, batch); err != nil {
-		return Losses{}, nil, fmt.Errorf("training step %d: %w; weights left unchanged", t.net.Steps(), err)
-	}
-	grads := make([][]float32, len(t.fwd.params))
-	var ok bool
-	for i, p := range t.fwd.params {
-		gv, err := p.Grad()
-		if err != nil {
-			return Losses{}, nil, fmt.Errorf("training step: gradient of %s: %w", p.Name(), err)
+	for k, p := range parts {
+		if p.err != nil {
+			return Losses{}, nil, fmt.Errorf("training step %d: %w", t.net.Steps(), p.err)
 		}
-		if grads[i], ok = gv.Data().([]float32); !ok {
-			return Losses{}, nil, fmt.Errorf("training step: gradient of %s is not float32", p.Name())
+		w := float64(t.shards[k].rows) / float64(len(batch))
+		l.Policy += w * p.losses.Policy
+		l.Value += w * p.losses.Value
+		l.Entropy += w * p.losses.Entropy
+	}
+	grads := parts[0].grads
+	if len(parts) > 1 {
+		for i, g := range grads {
+			for k, p := range parts {
+				w := float32(t.shards[k].rows) / float32(len(batch))
+				if k == 0 {
+					for j := range g {
+						g[j] *= w
+					}
+					continue
+				}
+				for j, x := range p.grads[i] {
+					g[j] += w * x
+				}
+			}
 		}
 	}
 	return l, grads, nil
 }
 
+// shardResult is what one shard's run gives: its part's mean losses and
+// its gradients.
+type shardResult struct {
+	losses Losses
+	grads  [][]float32
+	err    error
+}
+
+// gradients runs the shard's graph on its part of batch, already loaded.
+func (sh *trainShard) gradients(batch []Sample) shardResult {
+	if err := run(sh.vm); err != nil {
+		return shardResult{err: err}
+	}
+	var l Losses
+	var err error
+	if l.Policy, err = scalar(sh.polLoss); err != nil {
+		return shardResult{err: err}
+	}
+	if l.Value, err = scalar(sh.valLoss); err != nil {
+		return shardResult{err: err}
+	}
+	out, err := sh.fwd.outputs()
+	if err != nil {
+		return shardResult{err: err}
+	}
+	if l.Entropy, err = meanEntropy(out, batch[sh.first:sh.first+sh.rows]); err != nil {
+		return shardResult{err: fmt.Errorf("%w; weights left unchanged", err)}
+	}
+	grads := make([][]float32, len(sh.fwd.params))
+	var ok bool
+	for i, p := range sh.fwd.params {
+		gv, err := p.Grad()
+		if err != nil {
+			return shardResult{err: fmt.Errorf("gradient of %s: %w", p.Name(), err)}
+		}
+		if grads[i], ok = gv.Data().([]float32); !ok {
+			return shardResult{err: fmt.Errorf("gradient of %s is not float32", p.Name())}
+		}
+	}
+	return shardResult{losses: l, grads: grads}
+}
+
 func (t *Trainer) zeroGrads() {
-	for _, p := range t.fwd.params {
-		if g, err := p.Grad(); err == nil {
-			if d, ok := g.Data().([]float32); ok {
-				clear(d)
+	for _, sh := range t.shards {
+		for _, p := range sh.fwd.params {
+			if g, err := p.Grad(); err == nil {
+				if d, ok := g.Data().([]float32); ok {
+					clear(d)
+				}
 			}
 		}
 	}
 }
 
-// load checks a batch and writes it into the graph's inputs.
+// load checks a batch and writes each shard's part into its graph's
+// inputs.
 func (t *Trainer) load(batch []Sample) error {
 	if len(batch) != t.cfg.BatchSize {
 		return fmt.Errorf("training step: %d samples, batch size is %d", len(batch), t.cfg.BatchSize)
 	}
-	for i := range t.negMask {
-		t.negMask[i] = illegalLogit
-	}
-	clear(t.target)
 	for i, s := range batch {
 		if err := s.Validate(); err != nil {
 			return fmt.Errorf("training step: sample %d: %w", i, err)
 		}
-		copy(t.xs[i*env.ObservationSize:], s.Obs)
-		mask := t.negMask[i*env.NumActions : (i+1)*env.NumActions]
-		target := t.target[i*env.NumActions : (i+1)*env.NumActions]
+	}
+	for _, sh := range t.shards {
+		sh.load(batch[sh.first : sh.first+sh.rows])
+	}
+	return nil
+}
+
+// load writes part, checked, into the shard's inputs.
+func (sh *trainShard) load(part []Sample) {
+	for i := range sh.negMask {
+		sh.negMask[i] = illegalLogit
+	}
+	clear(sh.target)
+	for i, s := range part {
+		copy(sh.xs[i*env.ObservationSize:], s.Obs)
+		mask := sh.negMask[i*env.NumActions : (i+1)*env.NumActions]
+		target := sh.target[i*env.NumActions : (i+1)*env.NumActions]
 		for j, a := range s.Legal {
 			mask[a] = 0
 			target[a] = s.Policy[j]
 		}
-		t.result[i] = s.Value
+		sh.result[i] = s.Value
 	}
-	return nil
 }
 
 // policySumTolerance is how far a target policy's sum may be from 1: the
