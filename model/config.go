@@ -3,6 +3,7 @@ package model
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"time"
 
 	"github.com/deathstacks/deathstacks/configs"
@@ -67,9 +68,11 @@ type ServerConfig struct {
 
 // DefaultServerConfig returns the settings measured to keep the server
 // close to the raw throughput of its batch size (see the package
-// documentation).
+// documentation), with a worker per core (GOMAXPROCS, at most 64): a
+// server that many searches share is what keeps every core busy, and a
+// lone search leaves the other workers idle at no cost.
 func DefaultServerConfig() ServerConfig {
-	return ServerConfig{MaxBatch: 32, Workers: 1, FlushDelay: 0}
+	return ServerConfig{MaxBatch: 32, Workers: min(runtime.GOMAXPROCS(0), 64), FlushDelay: 0}
 }
 
 // Validate reports every field out of range, each as a
