@@ -261,18 +261,19 @@ func (t *Trainer) gradients(batch []Sample) (Losses, [][]float32, error) {
 		l.Value += w * p.losses.Value
 		l.Entropy += w * p.losses.Entropy
 	}
+	// The first shard's arrays take the weighted sum (a lone shard's
+	// weight is 1).
 	grads := parts[0].grads
 	if len(parts) > 1 {
+		share := func(k int) float32 { return float32(t.shards[k].rows) / float32(len(batch)) }
 		for i, g := range grads {
-			for k, p := range parts {
-				w := float32(t.shards[k].rows) / float32(len(batch))
-				if k == 0 {
-					for j := range g {
-						g[j] *= w
-					}
-					continue
-				}
-				for j, x := range p.grads[i] {
+			w0 := share(0)
+			for j := range g {
+				g[j] *= w0
+			}
+			for k := 1; k < len(parts); k++ {
+				w := share(k)
+				for j, x := range parts[k].grads[i] {
 					g[j] += w * x
 				}
 			}
