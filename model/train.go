@@ -66,7 +66,6 @@ type Trainer struct {
 	opt    *optim.State
 	decay  []bool
 	shards []*trainShard
-	stock  bool // gorgonia's stock graph instead of the fused one
 }
 
 // trainShards is the number of parts a batch is split in: one a core of
@@ -115,7 +114,6 @@ func newTrainer(n *Network, cfg TrainConfig, opt *optim.State, stock bool) (*Tra
 		cfg:   cfg,
 		opt:   opt,
 		decay: make([]bool, len(specs)),
-		stock: stock,
 	}
 	for i, s := range specs {
 		t.decay[i] = s.decay
