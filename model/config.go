@@ -70,7 +70,7 @@ type ServerConfig struct {
 // close to the raw throughput of its batch size (see the package
 // documentation), with a worker per core (GOMAXPROCS, at most 64): a
 // server that many searches share is what keeps every core busy, and a
-// lone search leaves the other workers idle at no cost.
+// lone search's batches are split among them.
 func DefaultServerConfig() ServerConfig {
 	return ServerConfig{MaxBatch: 32, Workers: min(runtime.GOMAXPROCS(0), 64), FlushDelay: 0}
 }

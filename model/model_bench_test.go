@@ -37,9 +37,9 @@ func BenchmarkForward(b *testing.B) {
 	}
 }
 
-// BenchmarkServer drives a server from concurrent callers in two shapes:
-// single positions, and self-play's (16 searches of 8 leaves each), with
-// one worker and with two. Besides evaluations per second it reports the
+// BenchmarkServer drives a server from concurrent callers in three shapes:
+// single positions, self-play's (16 searches of 8 leaves each) and a lone
+// search's (8 leaves), with one worker and with two. Besides evaluations per second it reports the
 // mean batch, evaluations per CPU-second and the cores the process used.
 func BenchmarkServer(b *testing.B) {
 	n, err := New(DefaultConfig(), seeded(1))
@@ -47,7 +47,7 @@ func BenchmarkServer(b *testing.B) {
 		b.Fatal(err)
 	}
 	samples := samplePositions(seeded(2), 128)
-	for _, shape := range []struct{ clients, perCall int }{{64, 1}, {16, 8}} {
+	for _, shape := range []struct{ clients, perCall int }{{64, 1}, {16, 8}, {1, 8}} {
 		for _, workers := range []int{1, 2} {
 			b.Run(fmt.Sprintf("clients=%d/per-call=%d/workers=%d", shape.clients, shape.perCall, workers), func(b *testing.B) {
 				cfg := DefaultServerConfig()

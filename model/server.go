@@ -1,6 +1,7 @@
 package model
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"runtime"
@@ -24,6 +25,12 @@ var ErrClosed = errors.New("model server closed")
 // fused graph computes only its rows; the stock graph's is zero-padded to
 // the next compiled size). A request larger than the room left is split
 // across batches.
+//
+// A request that finds every worker idle and the queue empty, as a lone
+// search's do, is split among the idle workers instead (at least
+// splitRows positions a part), each part run alone: one search then uses
+// every core. The rows a network run computes do not depend on the
+// others in its batch, so the split changes no result.
 type Server struct {
 	cfg  ServerConfig
 	reqs chan *request
@@ -36,7 +43,16 @@ type Server struct {
 	errs    []error // one slot per worker, read after wg.Wait
 
 	batches, positions atomic.Int64
+	// idle counts the workers waiting for a request with nothing queued.
+	idle atomic.Int32
 }
+
+// splitRows is the fewest positions of a part of a split request: below
+// it a network run's fixed cost outweighs a second core.
+const splitRows = 4
+
+// maxParts bounds the parts of a split request.
+const maxParts = 8
 
 // request is one Evaluate call in flight.
 type request struct {
@@ -49,6 +65,9 @@ type request struct {
 	next int
 	err  error
 	done chan struct{}
+	// alone says the request is a part of a split one: the worker that
+	// takes it runs it without gathering others.
+	alone bool
 }
 
 // NewServer starts cfg.Workers goroutines evaluating net.
@@ -85,23 +104,36 @@ func (s *Server) Evaluate(obs []float32, legal [][]env.Action, priors [][]float3
 	if err := checkEvaluate(obs, legal, priors, values); err != nil {
 		return err
 	}
-	if len(values) == 0 {
+	n := len(values)
+	if n == 0 {
 		return nil
 	}
-	r := s.pool.Get().(*request)
-	r.obs, r.legal, r.priors, r.values, r.next, r.err = obs, legal, priors, values, 0, nil
+	parts := 1
+	if idle := int(s.idle.Load()); idle > 1 && idle == s.cfg.Workers && len(s.reqs) == 0 {
+		parts = max(1, min(idle, n/splitRows, maxParts))
+	}
+	var reqs [maxParts]*request
 	s.closeMu.RLock()
 	if s.closed {
 		s.closeMu.RUnlock()
-		s.pool.Put(r)
 		return ErrClosed
 	}
-	s.reqs <- r
+	for i := range parts {
+		lo, hi := i*n/parts, (i+1)*n/parts
+		r := s.pool.Get().(*request)
+		r.obs, r.legal, r.priors, r.values = obs[lo*env.ObservationSize:hi*env.ObservationSize], legal[lo:hi], priors[lo:hi], values[lo:hi]
+		r.next, r.err, r.alone = 0, nil, parts > 1
+		reqs[i] = r
+		s.reqs <- r
+	}
 	s.closeMu.RUnlock()
-	<-r.done
-	err := r.err
-	*r = request{done: r.done}
-	s.pool.Put(r)
+	var err error
+	for _, r := range reqs[:parts] {
+		<-r.done
+		err = cmp.Or(err, r.err)
+		*r = request{done: r.done}
+		s.pool.Put(r)
+	}
 	return err
 }
 
@@ -151,14 +183,16 @@ func (s *Server) work(w int, e *engine) {
 			// 8 in self-play's shape, 1 with single positions, against 32
 			// and 21 with it; BenchmarkServer).
 			runtime.Gosched()
+			s.idle.Add(1)
 			r, ok := <-s.reqs
+			s.idle.Add(-1)
 			if !ok {
 				return
 			}
 			queue = append(queue, r)
 		}
 		rows := pending(queue)
-		for open && rows < s.cfg.MaxBatch {
+		for open && rows < s.cfg.MaxBatch && !queue[0].alone {
 			var r *request
 			select {
 			case r, open = <-s.reqs:

@@ -3,6 +3,8 @@ package model
 import (
 	"errors"
 	"math"
+	"runtime"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -107,6 +109,69 @@ func TestServerClose(t *testing.T) {
 	}
 	if _, err := NewServer(n, ServerConfig{MaxBatch: 0, Workers: 1}); err == nil {
 		t.Error("max batch 0 accepted")
+	}
+}
+
+// TestServerSplitsLoneRequests: a lone caller's request, found with every
+// worker idle, is run in parts on all of them, and the parts' rows are
+// bit for bit those of the whole batch on one worker.
+func TestServerSplitsLoneRequests(t *testing.T) {
+	for _, cfg := range []Config{tinyConfig, DefaultConfig()} {
+		t.Run(cfg.String(), func(t *testing.T) { testServerSplits(t, cfg) })
+	}
+}
+
+func testServerSplits(t *testing.T, cfg Config) {
+	n, err := New(cfg, seeded(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	samples := samplePositions(seeded(2), 24)
+	one, err := NewServer(n, ServerConfig{MaxBatch: 16, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer one.Close()
+	for _, tc := range []struct {
+		name           string
+		workers, rows  int
+		batchesPerCall int64
+	}{
+		{"2 workers, 8 rows", 2, 8, 2},
+		{"3 workers, 19 rows", 3, 19, 3},
+		{"3 workers, 9 rows: 2 parts of 4 or more", 3, 9, 2},
+		{"2 workers, 7 rows: too few to split", 2, 7, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := NewServer(n, ServerConfig{MaxBatch: 16, Workers: tc.workers})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			const calls = 5
+			for c := range calls {
+				part := samples[c : c+tc.rows]
+				for s.idle.Load() != int32(tc.workers) {
+					runtime.Gosched()
+				}
+				obs, legal, priors, values := evalArgs(part)
+				if err := s.Evaluate(obs, legal, priors, values); err != nil {
+					t.Fatal(err)
+				}
+				_, _, wantP, wantV := evalArgs(part)
+				if err := one.Evaluate(obs, legal, wantP, wantV); err != nil {
+					t.Fatal(err)
+				}
+				for i := range part {
+					if values[i] != wantV[i] || !slices.Equal(priors[i], wantP[i]) {
+						t.Fatalf("call %d, position %d: value %v, priors %v; on one worker %v, %v", c, i, values[i], priors[i][:2], wantV[i], wantP[i][:2])
+					}
+				}
+			}
+			if st := s.Stats(); st.Batches != calls*tc.batchesPerCall || st.Positions != int64(calls*tc.rows) {
+				t.Errorf("stats %+v, want %d batches of %d positions in all", st, calls*tc.batchesPerCall, calls*tc.rows)
+			}
+		})
 	}
 }
 
