@@ -54,11 +54,10 @@
 // FlushDelay), runs them as one batch and answers each caller. Before it
 // collects, a worker yields to the callers it has just answered: with a
 // worker per core they would otherwise find no core to queue their next
-// requests on, and two workers would run each request alone. A request
-// that finds every worker idle and nothing queued, as a lone search's
-// do, is split among the workers instead, so that one search uses every
-// core (rows are computed alike in any batch: the split changes no
-// value). Both implement the search's Evaluator (Evaluate(obs, legal,
+// requests on, and two workers would run each request alone. The request
+// of a lone caller (no other call in flight), such as a single search's,
+// is split among the workers instead, so that one search uses every core
+// (rows are computed alike in any batch: the split changes no value). Both implement the search's Evaluator (Evaluate(obs, legal,
 // priors, values) with priors compact over the legal actions) without
 // this package importing mcts.
 //

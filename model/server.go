@@ -26,8 +26,8 @@ var ErrClosed = errors.New("model server closed")
 // the next compiled size). A request larger than the room left is split
 // across batches.
 //
-// A request that finds every worker idle and the queue empty, as a lone
-// search's do, is split among the idle workers instead (at least
+// The request of a lone caller (no other call in flight), such as a
+// single search's, is split among the workers instead (at least
 // splitRows positions a part), each part run alone: one search then uses
 // every core. The rows a network run computes do not depend on the
 // others in its batch, so the split changes no result.
@@ -43,8 +43,8 @@ type Server struct {
 	errs    []error // one slot per worker, read after wg.Wait
 
 	batches, positions atomic.Int64
-	// idle counts the workers waiting for a request with nothing queued.
-	idle atomic.Int32
+	// callers counts the Evaluate calls in flight.
+	callers atomic.Int32
 }
 
 // splitRows is the fewest positions of a part of a split request: below
@@ -109,9 +109,10 @@ func (s *Server) Evaluate(obs []float32, legal [][]env.Action, priors [][]float3
 		return nil
 	}
 	parts := 1
-	if idle := int(s.idle.Load()); idle > 1 && idle == s.cfg.Workers && len(s.reqs) == 0 {
-		parts = max(1, min(idle, n/splitRows, maxParts))
+	if s.callers.Add(1) == 1 {
+		parts = max(1, min(s.cfg.Workers, n/splitRows, maxParts))
 	}
+	defer s.callers.Add(-1)
 	var reqs [maxParts]*request
 	s.closeMu.RLock()
 	if s.closed {
@@ -183,9 +184,7 @@ func (s *Server) work(w int, e *engine) {
 			// 8 in self-play's shape, 1 with single positions, against 32
 			// and 21 with it; BenchmarkServer).
 			runtime.Gosched()
-			s.idle.Add(1)
 			r, ok := <-s.reqs
-			s.idle.Add(-1)
 			if !ok {
 				return
 			}

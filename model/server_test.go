@@ -3,7 +3,6 @@ package model
 import (
 	"errors"
 	"math"
-	"runtime"
 	"slices"
 	"sync"
 	"testing"
@@ -112,9 +111,9 @@ func TestServerClose(t *testing.T) {
 	}
 }
 
-// TestServerSplitsLoneRequests: a lone caller's request, found with every
-// worker idle, is run in parts on all of them, and the parts' rows are
-// bit for bit those of the whole batch on one worker.
+// TestServerSplitsLoneRequests: a lone caller's request is run in parts
+// on all workers, and the parts' rows are bit for bit those of the whole
+// batch on one worker.
 func TestServerSplitsLoneRequests(t *testing.T) {
 	for _, cfg := range []Config{tinyConfig, DefaultConfig()} {
 		t.Run(cfg.String(), func(t *testing.T) { testServerSplits(t, cfg) })
@@ -151,9 +150,6 @@ func testServerSplits(t *testing.T, cfg Config) {
 			const calls = 5
 			for c := range calls {
 				part := samples[c : c+tc.rows]
-				for s.idle.Load() != int32(tc.workers) {
-					runtime.Gosched()
-				}
 				obs, legal, priors, values := evalArgs(part)
 				if err := s.Evaluate(obs, legal, priors, values); err != nil {
 					t.Fatal(err)
