@@ -29,8 +29,9 @@ var ErrClosed = errors.New("model server closed")
 // The request of a lone caller (no other call in flight), such as a
 // single search's, is split among the workers instead (at least
 // splitRows positions a part), each part run alone: one search then uses
-// every core. The rows a network run computes do not depend on the
-// others in its batch, so the split changes no result.
+// every core. The rows the fused graph computes do not depend on the
+// others in its batch, so the split changes no result (the stock graph,
+// compiled per batch size, agrees up to rounding).
 type Server struct {
 	cfg  ServerConfig
 	reqs chan *request
