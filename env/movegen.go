@@ -73,6 +73,28 @@ func (p *Position) LegalMoves(dst []Move, tooTall bool) []Move {
 	return dst
 }
 
+// MovesTo appends the legal moves of p that land on t to dst and returns
+// the extended slice, in the order of [Position.LegalMoves]: the captures
+// of one stack, without generating every move (the win searches ask
+// whether the opponent's last stack can be taken).
+func (p *Position) MovesTo(dst []Move, t Square, tooTall bool) []Move {
+	from, forced := p.movable(tooTall)
+	for from &^= 1 << t; from != 0; from &= from - 1 {
+		s := Square(trailingZeros(from))
+		h := p.stacks[s].Height()
+		kmin := 1
+		if forced {
+			kmin = h - tooTallHeight
+		}
+		for k := kmin; k <= h; k++ {
+			if firstDirection[s][k%period][t] != noDirection {
+				dst = append(dst, Move{From: s, To: t, Count: uint8(k)})
+			}
+		}
+	}
+	return dst
+}
+
 // CountMoves returns len(p.LegalMoves(nil, tooTall)) without generating the
 // moves; perft's last ply uses it.
 func (p *Position) CountMoves(tooTall bool) int {

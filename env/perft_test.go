@@ -1,6 +1,7 @@
 package env
 
 import (
+	"slices"
 	"testing"
 )
 
@@ -125,6 +126,21 @@ func TestCountMovesMatchesLegalMoves(t *testing.T) {
 		for _, tooTall := range []bool{true, false} {
 			if n, moves := p.CountMoves(tooTall), p.LegalMoves(nil, tooTall); n != len(moves) {
 				t.Fatalf("sample %d %q too-tall %v: CountMoves %d, LegalMoves %d", i, p.FEN(), tooTall, n, len(moves))
+			}
+		}
+	}
+}
+
+func TestMovesToMatchesLegalMoves(t *testing.T) {
+	for i, smp := range samples(7, 20, 200, 2000) {
+		p := smp.pos
+		for _, tooTall := range []bool{true, false} {
+			legal := p.LegalMoves(nil, tooTall)
+			for sq := Square(0); sq < NumSquares; sq++ {
+				want := slices.DeleteFunc(slices.Clone(legal), func(m Move) bool { return m.To != sq })
+				if got := p.MovesTo(nil, sq, tooTall); !slices.Equal(got, want) {
+					t.Fatalf("sample %d %q too-tall %v: MovesTo(%v) = %v, the legal moves to it %v", i, p.FEN(), tooTall, sq, got, want)
+				}
 			}
 		}
 	}

@@ -375,8 +375,7 @@ func (s *search) descend() (int32, env.Position) {
 // A node whose game is over is terminal from its creation (see
 // newChildren), so a leaf here is a game that goes on.
 func (s *search) visitLeaf(leaf int32, pos *env.Position) (queued bool, err error) {
-	s.moveBuf = pos.LegalMoves(s.moveBuf[:0], s.rules.TooTall)
-	_, canWin := winningMove(pos, s.moveBuf)
+	_, canWin := winningMove(pos, s.rules.TooTall)
 	if canWin && leaf != 0 {
 		// A decisive move: the side to move wins at once, so the node's
 		// value is exact without expanding it. (The root is always
@@ -384,6 +383,7 @@ func (s *search) visitLeaf(leaf int32, pos *env.Position) (queued bool, err erro
 		s.settle(leaf, 1)
 		return false, nil
 	}
+	s.moveBuf = pos.LegalMoves(s.moveBuf[:0], s.rules.TooTall)
 	reps, _ := s.repetitions(pos.Hash())
 	s.pathHashes = append(s.pathHashes, pos.Hash())
 	canDraw, err := s.newChildren(leaf, pos, canWin)
@@ -821,16 +821,15 @@ func (s *search) line(i int32) []env.Move {
 // win, searched or not, and a proven one.
 func (s *search) winningChild() int32 {
 	root := &s.nodes[0]
-	s.moveBuf = s.moveBuf[:0]
+	win, canWin := winningMove(&s.rootPos, s.rules.TooTall)
 	proven := int32(-1)
 	for c := root.first; c < root.first+int32(root.count); c++ {
-		s.moveBuf = append(s.moveBuf, s.nodes[c].move)
-		if nd := &s.nodes[c]; proven < 0 && nd.state == terminal && nd.result == -1 {
+		switch nd := &s.nodes[c]; {
+		case canWin && nd.move == win:
+			return c
+		case proven < 0 && nd.state == terminal && nd.result == -1:
 			proven = c
 		}
-	}
-	if m, ok := winningMove(&s.rootPos, s.moveBuf); ok {
-		return root.first + int32(slices.Index(s.moveBuf, m))
 	}
 	return proven
 }

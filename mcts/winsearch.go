@@ -196,6 +196,14 @@ func (w *winSearch) attack(pos *env.Position, d, ply int) bool {
 	if theirs > (d+1)/2 {
 		return false
 	}
+	if d == 1 {
+		// The most numerous nodes: a direct test, without the table.
+		m, ok := winningMove(pos, w.rules.TooTall)
+		if ok {
+			w.won(m, ply)
+		}
+		return ok
+	}
 	h := pos.Hash()
 	known, won, best := w.probe(h, d)
 	if known {
@@ -204,16 +212,12 @@ func (w *winSearch) attack(pos *env.Position, d, ply int) bool {
 		}
 		return won
 	}
-	moves := w.legal(pos, ply)
-	if m, ok := winningMove(pos, moves); ok {
+	if m, ok := winningMove(pos, w.rules.TooTall); ok {
 		w.store(h, m, 1, 0)
 		w.won(m, ply)
 		return true
 	}
-	if d == 1 {
-		w.store(h, env.Move{}, 0, 1)
-		return false
-	}
+	moves := w.legal(pos, ply)
 	orderAttacks(pos, moves, best)
 	// With as many of the defender's stacks as moves left, a move that
 	// takes none leaves one too many for the rest: only captures can win.
