@@ -64,7 +64,7 @@ func ParseFEN(fen string) (Position, error) {
 	if err := p.checkPieces(); err != nil {
 		return Position{}, fmt.Errorf("fen %q: %w", fen, err)
 	}
-	p.hash = p.computeHash()
+	p.derive()
 	return p, nil
 }
 

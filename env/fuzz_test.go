@@ -41,8 +41,8 @@ func FuzzParseFEN(f *testing.F) {
 		if err != nil || q != p || q.FEN() != text {
 			t.Fatalf("%q: FEN() = %q reads back as %q, %v", fen, text, q.FEN(), err)
 		}
-		if p.Hash() != p.computeHash() {
-			t.Fatalf("%q: hash not set", fen)
+		if p.Hash() != p.computeHash() || p.control != p.computeControl() {
+			t.Fatalf("%q: hash or control not set", fen)
 		}
 		for _, tooTall := range []bool{true, false} {
 			moves := p.LegalMoves(nil, tooTall)

@@ -15,8 +15,8 @@ func (p *Position) MustMove() uint64 { return p.tooTall() }
 // tooTall returns the stacks of the side to move that are taller than 4.
 func (p *Position) tooTall() uint64 {
 	var set uint64
-	for s, st := range p.stacks {
-		if st.Height() > tooTallHeight && st.Top() == p.side {
+	for own := p.control[p.side]; own != 0; own &= own - 1 {
+		if s := trailingZeros(own); p.stacks[s].Height() > tooTallHeight {
 			set |= 1 << s
 		}
 	}
@@ -25,26 +25,14 @@ func (p *Position) tooTall() uint64 {
 
 // movable returns the squares the side to move may move from, with a flag
 // that says whether the too-tall rule restricts the counts. It returns 0 for
-// a finished position. It is on every node's path, so it looks at each
-// square once.
+// a finished position. It is on every node's path, so it reads the control
+// the position keeps rather than the squares.
 func (p *Position) movable(tooTall bool) (from uint64, forced bool) {
-	var own, opp, tall uint64
-	for s, st := range p.stacks {
-		switch {
-		case st == 0:
-		case st.Top() != p.side:
-			opp |= 1 << s
-		case st.Height() > tooTallHeight:
-			tall |= 1 << s
-			own |= 1 << s
-		default:
-			own |= 1 << s
-		}
-	}
-	switch {
-	case own == 0 || opp == 0:
+	own, opp := p.control[p.side], p.control[p.side^1]
+	if own == 0 || opp == 0 {
 		return 0, false
-	case tooTall && tall != 0:
+	}
+	if tall := p.tooTall(); tooTall && tall != 0 {
 		return tall, true
 	}
 	return own, false

@@ -71,8 +71,8 @@ func TestParseFENAccepts(t *testing.T) {
 			if got := p.FEN(); got != tt.canonical || p.String() != tt.canonical {
 				t.Errorf("FEN() = %q, want %q", got, tt.canonical)
 			}
-			if p.Hash() != p.computeHash() {
-				t.Error("hash not set")
+			if p.Hash() != p.computeHash() || p.control != p.computeControl() {
+				t.Error("hash or control not set")
 			}
 		})
 	}

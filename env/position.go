@@ -1,15 +1,18 @@
 package env
 
 // Position is a Death Stacks position: the stacks on all 36 squares, the side
-// to move, the number of plies played and a Zobrist hash kept up to date
-// move by move. It is a small value (about 160 bytes): copy it to keep a
-// snapshot. The zero Position is an empty board with Red to move; use
+// to move, the number of plies played, and a Zobrist hash and the squares
+// each colour controls, both kept up to date move by move. It is a small
+// value (about 180 bytes): copy it to keep a snapshot. The zero Position is an empty board with Red to move; use
 // [StartPosition] or [ParseFEN] to get a real one.
 type Position struct {
 	stacks [NumSquares]Stack
 	hash   uint64
-	ply    int32
-	side   Color
+	// control holds, for each colour, bit s for each stack on square s
+	// whose top piece has that colour.
+	control [2]uint64
+	ply     int32
+	side    Color
 }
 
 // StartFEN is the start position in FEN.
@@ -23,7 +26,7 @@ func StartPosition() Position {
 		p.stacks[newSquare(f, BoardSize-1)] = NewStack(Red, Red)
 		p.stacks[newSquare(f, 0)] = NewStack(Blue, Blue)
 	}
-	p.hash = p.computeHash()
+	p.derive()
 	return p
 }
 
@@ -35,7 +38,7 @@ func NewPosition(stacks [NumSquares]Stack, side Color) (Position, error) {
 	if err := p.checkPieces(); err != nil {
 		return Position{}, err
 	}
-	p.hash = p.computeHash()
+	p.derive()
 	return p, nil
 }
 
@@ -72,15 +75,7 @@ func (p *Position) Pieces(c Color) int {
 
 // Controlled returns a bit set (bit s for square s) of the stacks whose top
 // piece has colour c.
-func (p *Position) Controlled(c Color) uint64 {
-	var set uint64
-	for s, st := range p.stacks {
-		if st != 0 && st.Top() == c {
-			set |= 1 << s
-		}
-	}
-	return set
-}
+func (p *Position) Controlled(c Color) uint64 { return p.control[c&1] }
 
 // Finished reports whether the game is over on the board: one side (or
 // both) controls no stack. Draws by repetition and the move limit need the
@@ -104,20 +99,8 @@ func (p *Position) Winner() (winner Color, ok bool) {
 	return Red, false
 }
 
-// controlBoth returns the squares each colour controls, in one pass.
-func (p *Position) controlBoth() (red, blue uint64) {
-	for s, st := range p.stacks {
-		if st == 0 {
-			continue
-		}
-		if st.Top() == Red {
-			red |= 1 << s
-		} else {
-			blue |= 1 << s
-		}
-	}
-	return red, blue
-}
+// controlBoth returns the squares each colour controls.
+func (p *Position) controlBoth() (red, blue uint64) { return p.control[Red], p.control[Blue] }
 
 // Apply plays m, which must be legal (see [Position.IsLegal]); the move is
 // not checked, for speed. Use [Game.Play] for checked play.
@@ -149,6 +132,35 @@ func (p *Position) transfer(from, to Square, k int) {
 	}
 	p.stacks[from] = rest
 	p.stacks[to] = dst.land(lifted)
+	p.setControl(from)
+	p.setControl(to)
+}
+
+// setControl brings the control bit of square s up to date.
+func (p *Position) setControl(s Square) {
+	bit := uint64(1) << s
+	p.control[Red] &^= bit
+	p.control[Blue] &^= bit
+	if st := p.stacks[s]; st != 0 {
+		p.control[st.Top()] |= bit
+	}
+}
+
+// derive sets what is kept up to date move by move, the hash and the
+// control, from the stacks and the side to move.
+func (p *Position) derive() {
+	p.hash = p.computeHash()
+	p.control = p.computeControl()
+}
+
+// computeControl computes the control of both colours from scratch.
+func (p *Position) computeControl() (control [2]uint64) {
+	for s, st := range p.stacks {
+		if st != 0 {
+			control[st.Top()] |= 1 << s
+		}
+	}
+	return control
 }
 
 // computeHash computes the Zobrist hash from scratch.

@@ -26,6 +26,9 @@ func TestPropertiesPerPosition(t *testing.T) {
 		if p.Hash() != p.computeHash() {
 			fail("incremental hash %x, from scratch %x", p.Hash(), p.computeHash())
 		}
+		if p.control != p.computeControl() {
+			fail("incremental control %x, from scratch %x", p.control, p.computeControl())
+		}
 		back, err := ParseFEN(p.FEN())
 		if err != nil || !back.SameAs(&p) || back.Hash() != p.Hash() || back.SideToMove() != p.SideToMove() {
 			fail("FEN round trip: %q, %v", back.FEN(), err)
@@ -64,6 +67,9 @@ func TestPropertiesPerPosition(t *testing.T) {
 			}
 			if child.Hash() != child.computeHash() || child.Hash() == p.Hash() {
 				fail("after %v: hash %x, from scratch %x", m, child.Hash(), child.computeHash())
+			}
+			if child.control != child.computeControl() {
+				fail("after %v: control %x, from scratch %x", m, child.control, child.computeControl())
 			}
 			if child.SideToMove() == p.SideToMove() || child.Ply() != p.Ply()+1 {
 				fail("after %v: side %v ply %d", m, child.SideToMove(), child.Ply())

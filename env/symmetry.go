@@ -128,7 +128,7 @@ func (y Symmetry) Position(p Position) Position {
 	for s, st := range p.stacks {
 		q.stacks[symSquare[y][s]] = st
 	}
-	q.hash = q.computeHash()
+	q.derive()
 	return q
 }
 

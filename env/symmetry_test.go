@@ -147,8 +147,8 @@ func TestSymmetryEquivariance(t *testing.T) {
 				t.Helper()
 				t.Fatalf("sample %d %q, %v: "+format, append([]any{i, p.FEN(), y}, args...)...)
 			}
-			if q.SideToMove() != p.SideToMove() || q.Ply() != p.Ply() || q.Hash() != q.computeHash() {
-				fail("side %v ply %d hash ok %v", q.SideToMove(), q.Ply(), q.Hash() == q.computeHash())
+			if q.SideToMove() != p.SideToMove() || q.Ply() != p.Ply() || q.Hash() != q.computeHash() || q.control != q.computeControl() {
+				fail("side %v ply %d hash ok %v control ok %v", q.SideToMove(), q.Ply(), q.Hash() == q.computeHash(), q.control == q.computeControl())
 			}
 			if back := y.Inverse().Position(q); back != p {
 				fail("inverse gives %q", back.FEN())

@@ -47,6 +47,8 @@ type winSearch struct {
 	// refutation at each ply.
 	moves  [winSearchMaxPlies + 1][]env.Move
 	killer [winSearchMaxPlies + 1]env.Move
+	// captureBuf is orderAttacks' scratch list.
+	captureBuf []env.Move
 	// first is the winning move at ply 0 of the last attack that won: the
 	// table may have lost the root's entry to another position by then.
 	first env.Move
@@ -55,7 +57,7 @@ type winSearch struct {
 // winSearchMaxPlies is the deepest win a win search looks for.
 const winSearchMaxPlies = 15
 
-// winTTBits sets the win search's table to 2^16 entries (1.5 MiB).
+// winTTBits sets the win search's table to 2^16 entries (1 MiB).
 const winTTBits = 16
 
 // winEntry is what one call of a win search knows of a position: the
@@ -218,7 +220,7 @@ func (w *winSearch) attack(pos *env.Position, d, ply int) bool {
 		return true
 	}
 	moves := w.legal(pos, ply)
-	orderAttacks(pos, moves, best)
+	w.orderAttacks(pos, moves, best)
 	// With as many of the defender's stacks as moves left, a move that
 	// takes none leaves one too many for the rest: only captures can win.
 	tight := theirs == (d+1)/2
@@ -292,19 +294,31 @@ func (w *winSearch) defend(pos *env.Position, d, ply int) bool {
 }
 
 // orderAttacks puts best first, then the captures of the defender's
-// stacks, tallest first, and keeps the order of the rest.
-func orderAttacks(pos *env.Position, moves []env.Move, best env.Move) {
+// stacks, tallest first, and keeps the order of the rest. It runs at every
+// attacking node, so it partitions the moves in one pass (the captures are
+// few) instead of sorting them.
+func (w *winSearch) orderAttacks(pos *env.Position, moves []env.Move, best env.Move) {
 	defender := pos.SideToMove().Other()
-	rank := func(m env.Move) int {
-		if m == best && m.Count > 0 {
-			return 100
-		}
+	caps, rest := w.captureBuf[:0], 0
+	for _, m := range moves {
 		if captures(pos, m, defender) {
-			return 1 + pos.At(m.To).Height()
+			caps = append(caps, m)
+		} else {
+			moves[rest] = m // rest <= the index read: nothing unread is lost
+			rest++
 		}
-		return 0
 	}
-	slices.SortStableFunc(moves, func(a, b env.Move) int { return rank(b) - rank(a) })
+	for i := 1; i < len(caps); i++ { // a stable insertion sort
+		for j := i; j > 0 && pos.At(caps[j].To).Height() > pos.At(caps[j-1].To).Height(); j-- {
+			caps[j], caps[j-1] = caps[j-1], caps[j]
+		}
+	}
+	copy(moves[len(caps):], moves[:rest])
+	copy(moves, caps)
+	w.captureBuf = caps
+	if best.Count > 0 {
+		front(moves, best)
+	}
 }
 
 // captures reports whether m lands on a stack that defender controls.

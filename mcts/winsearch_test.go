@@ -107,6 +107,46 @@ func TestWinSearchAgreesWithBruteForce(t *testing.T) {
 	t.Logf("positions by shortest win (0 = none within 5 plies): %v", found)
 }
 
+func TestOrderAttacksIsAStableSortByRank(t *testing.T) {
+	// Over random small positions (captures of stacks of every height),
+	// with and without a best move: orderAttacks gives the order of a
+	// stable sort by rank, best first, then captures by the captured
+	// stack's height, then the rest.
+	rng := rand.New(rand.NewPCG(12, 5))
+	var w winSearch
+	checked := 0
+	for try := 0; try < 300; try++ {
+		pos, err := testgames.RandomSmallPosition(rng)
+		if err != nil || pos.Finished() {
+			continue
+		}
+		moves := pos.LegalMoves(nil, true)
+		defender := pos.SideToMove().Other()
+		for _, best := range []env.Move{{}, moves[rng.IntN(len(moves))]} {
+			rank := func(m env.Move) int {
+				switch {
+				case m == best && m.Count > 0:
+					return 100
+				case captures(&pos, m, defender):
+					return 1 + pos.At(m.To).Height()
+				}
+				return 0
+			}
+			want := slices.Clone(moves)
+			slices.SortStableFunc(want, func(a, b env.Move) int { return rank(b) - rank(a) })
+			got := slices.Clone(moves)
+			w.orderAttacks(&pos, got, best)
+			if !slices.Equal(got, want) {
+				t.Fatalf("%s, best %v: order %v, want %v", pos.FEN(), best, got, want)
+			}
+			checked++
+		}
+	}
+	if checked < 100 {
+		t.Fatalf("%d orders checked: want 100 or more", checked)
+	}
+}
+
 func TestWinSearchFindsTheDeepWin(t *testing.T) {
 	pos := mustFEN(t, issueWinFEN)
 	var w winSearch
