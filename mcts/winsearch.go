@@ -43,6 +43,7 @@ type winSearch struct {
 	// it a share of its time.
 	clock clock
 	tt    []winEntry
+	gen   uint8 // this call's winEntry.gen
 	// moves is the move list of each ply; killer the defender's last
 	// refutation at each ply.
 	moves  [winSearchMaxPlies + 1][]env.Move
@@ -67,6 +68,9 @@ type winEntry struct {
 	key       uint64
 	move      env.Move
 	win, fail int8
+	// gen is the call that wrote the entry: those of earlier calls are
+	// stale, so the table need not be cleared for each call.
+	gen uint8
 }
 
 // find returns a shortest forced win of the side to move of pos within
@@ -83,8 +87,10 @@ func (w *winSearch) find(pos *env.Position, rules env.Rules, history []uint64, m
 		for i := range w.moves {
 			w.moves[i] = make([]env.Move, 0, 256)
 		}
-	} else {
+	}
+	if w.gen++; w.gen == 0 { // wrapped: stale entries could pass as new
 		clear(w.tt)
+		w.gen = 1
 	}
 	w.rules, w.nodes, w.budget, w.stopped, w.clock = rules, 0, budget, false, c
 	w.line = w.line[:0]
@@ -140,13 +146,16 @@ func (w *winSearch) spend() bool {
 
 func (w *winSearch) entry(h uint64) *winEntry { return &w.tt[h&(1<<winTTBits-1)] }
 
+// holds reports whether e is this call's entry of the position with hash h.
+func (w *winSearch) holds(e *winEntry, h uint64) bool { return e.key == h && e.gen == w.gen }
+
 // probe looks the position with hash h up for a search of d plies: known
 // says the table decides it, won whether the attacker wins within d
 // plies; move is the entry's move (a win's, or a refutation), to try
 // first.
 func (w *winSearch) probe(h uint64, d int) (known, won bool, move env.Move) {
 	e := w.entry(h)
-	if e.key != h {
+	if !w.holds(e, h) {
 		return false, false, env.Move{}
 	}
 	switch {
@@ -171,8 +180,8 @@ func (w *winSearch) store(h uint64, m env.Move, win, fail int) {
 		return
 	}
 	e := w.entry(h)
-	if e.key != h {
-		*e = winEntry{key: h}
+	if !w.holds(e, h) {
+		*e = winEntry{key: h, gen: w.gen}
 	}
 	switch {
 	case win > 0 && (e.win == 0 || int8(win) < e.win):
@@ -345,7 +354,7 @@ func (w *winSearch) principal(pos *env.Position, d int) []env.Move {
 	for len(line) < d {
 		k := w.shortest(&p, d-len(line))
 		e := w.entry(p.Hash())
-		if k == 0 || e.key != p.Hash() || e.win == 0 {
+		if k == 0 || !w.holds(e, p.Hash()) || e.win == 0 {
 			return line
 		}
 		line = append(line, e.move)
@@ -376,7 +385,7 @@ func (w *winSearch) shortest(pos *env.Position, d int) int {
 	for k := 1; k <= d && !w.stopped; k += 2 {
 		if w.attack(pos, k, 0) {
 			e := w.entry(pos.Hash())
-			*e = winEntry{key: pos.Hash(), move: w.first, win: int8(k)}
+			*e = winEntry{key: pos.Hash(), move: w.first, win: int8(k), gen: w.gen}
 			return k
 		}
 	}

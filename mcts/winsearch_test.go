@@ -107,6 +107,29 @@ func TestWinSearchAgreesWithBruteForce(t *testing.T) {
 	t.Logf("positions by shortest win (0 = none within 5 plies): %v", found)
 }
 
+func TestWinSearchReusedAgreesWithAFreshOne(t *testing.T) {
+	// One search called more often than its table's generations wrap
+	// (256) finds what a fresh search finds each time: no entry of an
+	// earlier call is taken for this call's.
+	rng := rand.New(rand.NewPCG(13, 5))
+	var reused winSearch
+	calls := 0
+	for calls < 300 {
+		pos, err := testgames.RandomSmallPosition(rng)
+		if err != nil || pos.Finished() {
+			continue
+		}
+		var fresh winSearch
+		history := []uint64{pos.Hash()}
+		_, want, _ := fresh.find(&pos, env.DefaultRules(), history, 5, 1<<40, clock{})
+		line, got, _ := reused.find(&pos, env.DefaultRules(), history, 5, 1<<40, clock{})
+		if got != want {
+			t.Fatalf("call %d, %s: reused search says %d plies (%v), a fresh one %d", calls, pos.FEN(), got, line, want)
+		}
+		calls++
+	}
+}
+
 func TestOrderAttacksIsAStableSortByRank(t *testing.T) {
 	// Over random small positions (captures of stacks of every height),
 	// with and without a best move: orderAttacks gives the order of a
