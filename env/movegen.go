@@ -46,11 +46,7 @@ func (p *Position) LegalMoves(dst []Move, tooTall bool) []Move {
 	from, forced := p.movable(tooTall)
 	for ; from != 0; from &= from - 1 {
 		s := Square(trailingZeros(from))
-		h := p.stacks[s].Height()
-		kmin := 1
-		if forced {
-			kmin = h - tooTallHeight
-		}
+		kmin, h := p.counts(s, forced)
 		for k := kmin; k <= h; k++ {
 			rc := &reachTable[s][k%period]
 			for i := 0; i < int(rc.n); i++ {
@@ -69,11 +65,7 @@ func (p *Position) MovesTo(dst []Move, t Square, tooTall bool) []Move {
 	from, forced := p.movable(tooTall)
 	for from &^= 1 << t; from != 0; from &= from - 1 {
 		s := Square(trailingZeros(from))
-		h := p.stacks[s].Height()
-		kmin := 1
-		if forced {
-			kmin = h - tooTallHeight
-		}
+		kmin, h := p.counts(s, forced)
 		for k := kmin; k <= h; k++ {
 			if firstDirection[s][k%period][t] != noDirection {
 				dst = append(dst, Move{From: s, To: t, Count: uint8(k)})
@@ -81,6 +73,17 @@ func (p *Position) MovesTo(dst []Move, t Square, tooTall bool) []Move {
 		}
 	}
 	return dst
+}
+
+// counts returns the fewest and the most pieces the stack on s may lift:
+// all of them, or under the too-tall rule (forced) at least those above
+// the fourth.
+func (p *Position) counts(s Square, forced bool) (lo, hi int) {
+	hi = p.stacks[s].Height()
+	if forced {
+		return hi - tooTallHeight, hi
+	}
+	return 1, hi
 }
 
 // CountMoves returns len(p.LegalMoves(nil, tooTall)) without generating the
