@@ -123,7 +123,7 @@ type Config struct {
 // against 0 at 200 simulations: +214 +-114 Elo, train/EXPERIMENTS.md).
 // Self-play (configs/default.yaml) searches instead with a Gumbel root, its
 // noise at a temperature of 1 all game, 64 simulations (16 on most moves)
-// and a win search of 5,000 positions.
+// and a win search of 20,000 positions.
 func DefaultConfig() Config {
 	return Config{
 		Simulations:    800,
