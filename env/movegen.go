@@ -32,8 +32,10 @@ func (p *Position) movable(tooTall bool) (from uint64, forced bool) {
 	if own == 0 || opp == 0 {
 		return 0, false
 	}
-	if tall := p.tooTall(); tooTall && tall != 0 {
-		return tall, true
+	if tooTall {
+		if tall := p.tooTall(); tall != 0 {
+			return tall, true
+		}
 	}
 	return own, false
 }
