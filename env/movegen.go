@@ -62,7 +62,7 @@ func (p *Position) LegalMoves(dst []Move, tooTall bool) []Move {
 // MovesTo appends the legal moves of p that land on t to dst and returns
 // the extended slice, in the order of [Position.LegalMoves]: the captures
 // of one stack, without generating every move (the win searches ask
-// whether the opponent's last stack can be taken).
+// which moves take the opponent's stacks).
 func (p *Position) MovesTo(dst []Move, t Square, tooTall bool) []Move {
 	from, forced := p.movable(tooTall)
 	for from &^= 1 << t; from != 0; from &= from - 1 {

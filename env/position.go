@@ -77,6 +77,22 @@ func (p *Position) Pieces(c Color) int {
 // piece has colour c.
 func (p *Position) Controlled(c Color) uint64 { return p.control[c&1] }
 
+// ControlledAfter returns the bit set that Controlled(c) would return after
+// m, a move of the side to move, without playing it: the landing square
+// goes to the mover, and the square left to the colour of the piece now
+// on top there, if any.
+func (p *Position) ControlledAfter(m Move, c Color) uint64 {
+	src := p.stacks[m.From]
+	control := p.control[c&1] &^ (1<<m.From | 1<<m.To)
+	if src.Top() == c {
+		control |= 1 << m.To
+	}
+	if int(m.Count) < src.Height() && src.At(int(m.Count)) == c {
+		control |= 1 << m.From
+	}
+	return control
+}
+
 // Finished reports whether the game is over on the board: one side (or
 // both) controls no stack. Draws by repetition and the move limit need the
 // game's history; see [Game].

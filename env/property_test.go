@@ -71,6 +71,9 @@ func TestPropertiesPerPosition(t *testing.T) {
 			if child.control != child.computeControl() {
 				fail("after %v: control %x, from scratch %x", m, child.control, child.computeControl())
 			}
+			if after := [2]uint64{p.ControlledAfter(m, Red), p.ControlledAfter(m, Blue)}; after != child.control {
+				fail("ControlledAfter(%v) = %x, after playing it %x", m, after, child.control)
+			}
 			if child.SideToMove() == p.SideToMove() || child.Ply() != p.Ply()+1 {
 				fail("after %v: side %v ply %d", m, child.SideToMove(), child.Ply())
 			}

@@ -18,12 +18,14 @@ import (
 //
 // The search is cheap where it matters: a move captures at most one of
 // the defender's stacks, so a defender with more stacks than the
-// attacker's moves left is not searched, and one with as many is
-// attacked with captures only; a defender's refutation of one
-// attacking move usually refutes the next (tried first, as a killer move);
-// and a transposition table keeps what is proven or refuted within one
-// call. A position that occurred before, in the game or on the line
-// searched, ends the line as a failed attack (the defender may take the
+// attacker's moves left is not searched, nor an attacking move that
+// leaves it more than the moves after that can take; a defender's reply
+// that escapes so, with one stack too many, is looked for before any
+// reply is searched; a defender's refutation of one attacking move
+// usually refutes the next (tried first, as a killer move); and a
+// transposition table keeps what is proven or refuted within one call.
+// A position that occurred before, in the game or on the line searched,
+// ends the line as a failed attack (the defender may take the
 // repetition), and a line may not cross the move limit, so a win it
 // reports is a win by the rules. A node budget bounds the work, so the
 // search costs the same on any machine; a search cut short by it proves
@@ -48,7 +50,7 @@ type winSearch struct {
 	// refutation at each ply.
 	moves  [winSearchMaxPlies + 1][]env.Move
 	killer [winSearchMaxPlies + 1]env.Move
-	// captureBuf is orderAttacks' scratch list.
+	// captureBuf is attacks' scratch list.
 	captureBuf []env.Move
 	// first is the winning move at ply 0 of the last attack that won: the
 	// table may have lost the root's entry to another position by then.
@@ -228,15 +230,7 @@ func (w *winSearch) attack(pos *env.Position, d, ply int) bool {
 		w.won(m, ply)
 		return true
 	}
-	moves := w.legal(pos, ply)
-	w.orderAttacks(pos, moves, best)
-	// With as many of the defender's stacks as moves left, a move that
-	// takes none leaves one too many for the rest: only captures can win.
-	tight := theirs == (d+1)/2
-	for _, m := range moves {
-		if tight && !captures(pos, m, defender) {
-			continue
-		}
+	for _, m := range w.attacks(pos, ply, best, (d-1)/2) {
 		child := *pos
 		child.Apply(m)
 		if w.repeated(child.Hash()) {
@@ -277,13 +271,18 @@ func (w *winSearch) defend(pos *env.Position, d, ply int) bool {
 		return lost
 	}
 	moves := w.legal(pos, ply)
+	if m, ok := w.escape(pos, moves, d); ok {
+		w.killer[ply] = m
+		w.store(h, m, 0, d)
+		return false
+	}
 	front(moves, w.killer[ply])
 	front(moves, refutation)
 	for _, m := range moves {
 		child := *pos
 		child.Apply(m)
-		// The defender escapes by winning itself or by a repetition.
-		escaped := child.Finished() || w.repeated(child.Hash())
+		// The defender escapes by a repetition too.
+		escaped := w.repeated(child.Hash())
 		if !escaped {
 			w.push(child.Hash())
 			escaped = !w.attack(&child, d-1, ply+1)
@@ -302,17 +301,57 @@ func (w *winSearch) defend(pos *env.Position, d, ply int) bool {
 	return true
 }
 
-// orderAttacks puts best first, then the captures of the defender's
-// stacks, tallest first, and keeps the order of the rest. It runs at every
-// attacking node, so it partitions the moves in one pass (the captures are
-// few) instead of sorting them.
-func (w *winSearch) orderAttacks(pos *env.Position, moves []env.Move, best env.Move) {
+// escape looks for a reply among moves, the defender's in pos, that
+// refutes an attack of d-1 more plies at once: one that takes the
+// attacker's last stack, or keeps more stacks than the attacker's moves
+// left can take. Most failing attacks end at a defender's node with such
+// a reply, and searching the replies in order could first prove several
+// others lost; the test needs no move played.
+func (w *winSearch) escape(pos *env.Position, moves []env.Move, d int) (env.Move, bool) {
+	defender := pos.SideToMove()
+	attacker := defender.Other()
+	// A move gains the defender one stack at most, and takes the
+	// attacker's last only when there is one.
+	if bits.OnesCount64(pos.Controlled(defender)) < d/2 && bits.OnesCount64(pos.Controlled(attacker)) > 1 {
+		return env.Move{}, false
+	}
+	for _, m := range moves {
+		if bits.OnesCount64(pos.ControlledAfter(m, defender)) > d/2 || pos.ControlledAfter(m, attacker) == 0 {
+			return m, true
+		}
+	}
+	return env.Move{}, false
+}
+
+// attacks returns the attacker's moves in pos that leave the defender at
+// most left stacks, in the order to try them: best first, then the
+// captures of the defender's stacks, tallest first, then the rest. A move
+// that leaves more could win only if the defender gave up stacks of its
+// own accord later (the attacker's moves after it take one each at most),
+// which it never must but when all its moves land on its own stacks:
+// such wins are not looked for. With one stack too many, only captures
+// can leave few enough, and only they are generated. It runs at every
+// attacking node, so it filters and partitions the moves in one pass (the
+// captures are few) instead of sorting them; the list is ply's.
+func (w *winSearch) attacks(pos *env.Position, ply int, best env.Move, left int) []env.Move {
 	defender := pos.SideToMove().Other()
+	theirs := pos.Controlled(defender)
+	moves := w.moves[ply][:0]
+	if bits.OnesCount64(theirs) > left {
+		for t := theirs; t != 0; t &= t - 1 {
+			moves = pos.MovesTo(moves, env.Square(bits.TrailingZeros64(t)), w.rules.TooTall)
+		}
+	} else {
+		moves = pos.LegalMoves(moves, w.rules.TooTall)
+	}
+	w.moves[ply] = moves
 	caps, rest := w.captureBuf[:0], 0
 	for _, m := range moves {
-		if captures(pos, m, defender) {
+		switch {
+		case bits.OnesCount64(pos.ControlledAfter(m, defender)) > left:
+		case theirs&(1<<m.To) != 0:
 			caps = append(caps, m)
-		} else {
+		default:
 			moves[rest] = m // rest <= the index read: nothing unread is lost
 			rest++
 		}
@@ -322,18 +361,14 @@ func (w *winSearch) orderAttacks(pos *env.Position, moves []env.Move, best env.M
 			caps[j], caps[j-1] = caps[j-1], caps[j]
 		}
 	}
+	moves = moves[:len(caps)+rest]
 	copy(moves[len(caps):], moves[:rest])
 	copy(moves, caps)
 	w.captureBuf = caps
 	if best.Count > 0 {
 		front(moves, best)
 	}
-}
-
-// captures reports whether m lands on a stack that defender controls.
-func captures(pos *env.Position, m env.Move, defender env.Color) bool {
-	t := pos.At(m.To)
-	return !t.Empty() && t.Top() == defender
+	return moves
 }
 
 // front moves m to the front of moves when it is one of them.

@@ -1,7 +1,9 @@
 package mcts
 
 import (
+	"cmp"
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -130,11 +132,13 @@ func TestWinSearchReusedAgreesWithAFreshOne(t *testing.T) {
 	}
 }
 
-func TestOrderAttacksIsAStableSortByRank(t *testing.T) {
+func TestAttacksFilterAndOrderByRank(t *testing.T) {
 	// Over random small positions (captures of stacks of every height),
-	// with and without a best move: orderAttacks gives the order of a
-	// stable sort by rank, best first, then captures by the captured
-	// stack's height, then the rest.
+	// with and without a best move, for every bound on the defender's
+	// stacks: attacks returns exactly the legal moves that leave the
+	// defender at most that many, by rank: best first, then captures by
+	// the captured stack's height, then the rest in the order of
+	// LegalMoves.
 	rng := rand.New(rand.NewPCG(12, 5))
 	var w winSearch
 	checked := 0
@@ -143,31 +147,56 @@ func TestOrderAttacksIsAStableSortByRank(t *testing.T) {
 		if err != nil || pos.Finished() {
 			continue
 		}
-		moves := pos.LegalMoves(nil, true)
+		w.rules = env.DefaultRules()
+		moves := pos.LegalMoves(nil, w.rules.TooTall)
 		defender := pos.SideToMove().Other()
 		for _, best := range []env.Move{{}, moves[rng.IntN(len(moves))]} {
-			rank := func(m env.Move) int {
-				switch {
-				case m == best && m.Count > 0:
-					return 100
-				case captures(&pos, m, defender):
-					return 1 + pos.At(m.To).Height()
+			for left := range 6 {
+				rank := func(m env.Move) int {
+					switch to := pos.At(m.To); {
+					case m == best && m.Count > 0:
+						return 100
+					case !to.Empty() && to.Top() == defender:
+						return 1 + to.Height()
+					}
+					return 0
 				}
-				return 0
+				want := slices.DeleteFunc(slices.Clone(moves), func(m env.Move) bool {
+					child := pos
+					child.Apply(m)
+					return bits.OnesCount64(child.Controlled(defender)) > left
+				})
+				got := slices.Clone(w.attacks(&pos, 0, best, left))
+				if !sameMoves(got, want) {
+					t.Fatalf("%s, best %v, at most %d stacks left: %v, want the moves %v", pos.FEN(), best, left, got, want)
+				}
+				for i := 1; i < len(got); i++ {
+					if rank(got[i]) > rank(got[i-1]) {
+						t.Fatalf("%s, best %v, at most %d stacks left: %v out of rank order at %d", pos.FEN(), best, left, got, i)
+					}
+				}
+				rest := slices.DeleteFunc(slices.Clone(got), func(m env.Move) bool { return rank(m) > 0 })
+				wantRest := slices.DeleteFunc(want, func(m env.Move) bool { return rank(m) > 0 })
+				if !slices.Equal(rest, wantRest) {
+					t.Fatalf("%s, best %v, at most %d stacks left: the rest %v, want %v", pos.FEN(), best, left, rest, wantRest)
+				}
+				if len(want) > 0 {
+					checked++
+				}
 			}
-			want := slices.Clone(moves)
-			slices.SortStableFunc(want, func(a, b env.Move) int { return rank(b) - rank(a) })
-			got := slices.Clone(moves)
-			w.orderAttacks(&pos, got, best)
-			if !slices.Equal(got, want) {
-				t.Fatalf("%s, best %v: order %v, want %v", pos.FEN(), best, got, want)
-			}
-			checked++
 		}
 	}
-	if checked < 100 {
-		t.Fatalf("%d orders checked: want 100 or more", checked)
+	if checked < 300 {
+		t.Fatalf("%d non-empty lists checked: want 300 or more", checked)
 	}
+}
+
+// sameMoves reports whether a and b hold the same moves in any order.
+func sameMoves(a, b []env.Move) bool {
+	less := func(x, y env.Move) int {
+		return cmp.Or(cmp.Compare(x.From, y.From), cmp.Compare(x.To, y.To), cmp.Compare(x.Count, y.Count))
+	}
+	return slices.Equal(slices.SortedFunc(slices.Values(a), less), slices.SortedFunc(slices.Values(b), less))
 }
 
 func TestWinSearchFindsTheDeepWin(t *testing.T) {
@@ -312,6 +341,41 @@ func BenchmarkWinSearch(b *testing.B) {
 		nodes += n
 	}
 	b.ReportMetric(float64(nodes)/b.Elapsed().Seconds(), "positions/s")
+}
+
+// noWinFENs are positions of the built-in player at 50 simulations against
+// a random player in which the defender is down to few enough stacks for
+// the win search to run, but no win within nine plies exists: most of a
+// player's win-search work is in such searches.
+var noWinFENs = []string{
+	"r,,,r,r,r/,,,,,/br,,,b,,/br,,brrr,bbb,bb,/,brrr,,,,/,,,bb,, b",
+	"r,r,,r,,/,,,r,,/,,bbr,brr,brr,/,,bb,bbb,bb,/,brrr,,,,/,,,,, b",
+	"rr,,,,,/,,,r,,/brr,,b,,br,/,bb,bb,,bbrrr,brrr/,,,,,/bb,,,,, b",
+	"r,r,,,,/r,,,,,bbrr/,br,brr,,,/,br,b,bb,,/,,,brrr,,/b,,bb,,, b",
+}
+
+// BenchmarkWinSearchFails runs the win search of nine plies on each of
+// noWinFENs to its end; a run is the four searches.
+func BenchmarkWinSearchFails(b *testing.B) {
+	positions := make([]env.Position, len(noWinFENs))
+	for i, fen := range noWinFENs {
+		var err error
+		if positions[i], err = env.ParseFEN(fen); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var w winSearch
+	var nodes int64
+	for b.Loop() {
+		for i := range positions {
+			_, plies, n := w.find(&positions[i], env.DefaultRules(), nil, 9, 1<<30, clock{})
+			if plies != 0 {
+				b.Fatalf("%s: found a win of %d plies", noWinFENs[i], plies)
+			}
+			nodes += n
+		}
+	}
+	b.ReportMetric(float64(nodes)/float64(b.N), "positions/op")
 }
 
 func TestMaterialShare(t *testing.T) {

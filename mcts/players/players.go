@@ -70,9 +70,21 @@ func (s Spec) uctConfig() mcts.UCTConfig {
 	return cfg
 }
 
+// winNodesPerSimulation bounds the win search of an az spec that sets
+// simulations and no win_search_nodes: positions per simulation. A
+// simulation's network evaluation costs about as much as 650 positions
+// of the win search (3x32 network, 2-core x86-64), so the win search
+// costs at most about 60% of the tree search, as a timed search gives it
+// a quarter of its time at most.
+const winNodesPerSimulation = 400
+
 // SearchConfig returns base with the search keys of an az spec applied. A
 // spec with a time and no simulations searches for that time without a
-// simulation limit, rather than stopping at base's simulations.
+// simulation limit, rather than stopping at base's simulations. A spec
+// with simulations and no win_search_nodes gives the win search at most
+// winNodesPerSimulation positions a simulation, rather than base's budget,
+// which was sized for base's own search (the built-in player's is for a
+// second a move): az:sims=50 stays a cheap player.
 func (s Spec) SearchConfig(base mcts.Config) mcts.Config {
 	c := base
 	keys := map[string]bool{}
@@ -85,6 +97,9 @@ func (s Spec) SearchConfig(base mcts.Config) mcts.Config {
 	}
 	if keys["time"] && !keys["simulations"] {
 		c.Simulations = 0
+	}
+	if keys["simulations"] && !keys["win_search_nodes"] && c.Simulations > 0 {
+		c.WinSearchNodes = min(c.WinSearchNodes, c.Simulations*winNodesPerSimulation)
 	}
 	return c
 }

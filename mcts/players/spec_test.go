@@ -179,6 +179,30 @@ func TestAZTimeKey(t *testing.T) {
 	}
 }
 
+func TestAZWinSearchBudget(t *testing.T) {
+	base := mcts.DefaultConfig() // 800 simulations, 500,000 positions
+	base.Simulations, base.Time = 0, time.Second
+	cases := []struct {
+		spec  string
+		nodes int
+	}{
+		{"az:model=m", 500_000},
+		{"az:model=m,time=100ms", 500_000},
+		{"az:model=m,sims=50", 50 * winNodesPerSimulation},
+		{"az:model=m,simulations=200,time=1s", 200 * winNodesPerSimulation},
+		{"az:model=m,sims=50,win_search_nodes=100000", 100_000},
+		{"az:model=m,win_search_nodes=7,sims=50", 7},
+		{"az:model=m,sims=100000", 500_000},
+	}
+	for _, tc := range cases {
+		t.Run(tc.spec, func(t *testing.T) {
+			if c := mustSpec(t, tc.spec).SearchConfig(base); c.WinSearchNodes != tc.nodes {
+				t.Errorf("win search of %d positions, want %d", c.WinSearchNodes, tc.nodes)
+			}
+		})
+	}
+}
+
 // errLoad is the failure of a model loader.
 var errLoad = errors.New("load failure")
 
