@@ -19,8 +19,7 @@ func winningMove(p *env.Position, tooTall bool) (env.Move, bool) {
 	}
 	var buf [64]env.Move
 	for _, m := range p.MovesTo(buf[:0], env.Square(bits.TrailingZeros64(theirs)), tooTall) {
-		src := p.At(m.From)
-		if int(m.Count) == src.Height() || src.At(int(m.Count)) != opp {
+		if p.ControlledAfter(m, opp) == 0 {
 			return m, true
 		}
 	}

@@ -140,14 +140,13 @@ func TestAttacksFilterAndOrderByRank(t *testing.T) {
 	// the captured stack's height, then the rest in the order of
 	// LegalMoves.
 	rng := rand.New(rand.NewPCG(12, 5))
-	var w winSearch
+	w := winSearch{rules: env.DefaultRules()}
 	checked := 0
 	for try := 0; try < 300; try++ {
 		pos, err := testgames.RandomSmallPosition(rng)
 		if err != nil || pos.Finished() {
 			continue
 		}
-		w.rules = env.DefaultRules()
 		moves := pos.LegalMoves(nil, w.rules.TooTall)
 		defender := pos.SideToMove().Other()
 		for _, best := range []env.Move{{}, moves[rng.IntN(len(moves))]} {
