@@ -171,10 +171,10 @@ func TestContemptScoresCyclesAsDraws(t *testing.T) {
 			t.Fatal(err)
 		}
 		i := p.s.walk(line)
-		if i < 0 || p.s.nodes[i].n == 0 {
+		if i < 0 || p.s.nodes.at(i).n == 0 {
 			t.Fatalf("contempt %v: the search did not come round the cycle", k)
 		}
-		if nd := p.s.nodes[i]; (nd.state == terminal && nd.result == 0) != (k > 0) {
+		if nd := *p.s.nodes.at(i); (nd.state == terminal && nd.result == 0) != (k > 0) {
 			t.Errorf("contempt %v: the cycle's end has state %d, result %d: want a terminal draw %v", k, nd.state, nd.result, k > 0)
 		}
 	}
@@ -286,7 +286,7 @@ func TestLeafThatCanDrawIsWorthTheDraw(t *testing.T) {
 		if k > 0 || tc.cost > 0 {
 			want = drawValue(k, tc.cost, pos.Material(pos.SideToMove()))
 		}
-		if root := p.s.nodes[0]; root.n != 1 || math.Abs(float64(-root.w-want)) > 1e-6 {
+		if root := *p.s.nodes.at(0); root.n != 1 || math.Abs(float64(-root.w-want)) > 1e-6 {
 			t.Errorf("contempt %v, draw cost %v: the root is worth %v over %d visits, want %v", k, tc.cost, -root.w, root.n, want)
 		}
 	}

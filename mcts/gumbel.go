@@ -76,7 +76,7 @@ func (s *search) gumbelSearch(temp float64) (int32, error) {
 		}
 	}
 	s.rankConsidered()
-	return s.nodes[0].first + s.considered[0], nil
+	return s.nodes.at(0).first + s.considered[0], nil
 }
 
 // simsPerConsidered widens a large search: it considers at least one move
@@ -113,14 +113,14 @@ func (s *search) selectConsidered() int32 {
 		}
 	}
 	s.assigned[best]++
-	return s.nodes[0].first + best
+	return s.nodes.at(0).first + best
 }
 
 // unassign takes back the phase simulation of a descent that collided with
 // a leaf already in the batch.
 func (s *search) unassign(path []int32) {
 	if s.forceRoot && len(path) > 1 {
-		s.assigned[path[1]-s.nodes[0].first]--
+		s.assigned[path[1]-s.nodes.at(0).first]--
 	}
 }
 
@@ -143,7 +143,7 @@ func (s *search) rankConsidered() {
 // (c_visit + the most visits of a child) * c_scale, so that the search's
 // values count for more as its evidence grows.
 func (s *search) rootSigma() []float64 {
-	root := &s.nodes[0]
+	root := s.nodes.at(0)
 	children := s.rootChildren()
 	var sumN, maxN int32
 	var sumP, sumPQ float64

@@ -31,13 +31,13 @@ type MoveStats struct {
 // and show RootMoves after each.
 func (p *PUCTPlayer) RootMoves() []MoveStats {
 	s := p.s
-	if !s.hasRoot || len(s.nodes) == 0 || s.nodes[0].state != expanded {
+	if !s.hasRoot || s.nodes.next == 0 || s.nodes.at(0).state != expanded {
 		return nil
 	}
-	root := &s.nodes[0]
+	root := s.nodes.at(0)
 	out := make([]MoveStats, 0, root.count)
 	for c := root.first; c < root.first+int32(root.count); c++ {
-		ch := &s.nodes[c]
+		ch := s.nodes.at(c)
 		q := math.NaN()
 		if ch.n > 0 {
 			q = float64(ch.w / float32(ch.n))

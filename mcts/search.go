@@ -39,7 +39,7 @@ type search struct {
 
 	// nodes is the tree, root at index 0; spare is the arena the next
 	// re-rooting copies the kept subtree into.
-	nodes, spare []node
+	nodes, spare arena
 	// known counts the nodes evaluated or found terminal.
 	known int64
 	// hasRoot says whether nodes[0] is the root of the game recorded in
@@ -170,7 +170,7 @@ func (s *search) run(g *env.Game, temp float64) (Decision, error) {
 	if err := s.prepare(g); err != nil {
 		return Decision{}, err
 	}
-	if s.nodes[0].state == unexplored {
+	if s.nodes.at(0).state == unexplored {
 		// The root's own evaluation is not one of the simulations, so the
 		// root's visit counts add up to the simulations run.
 		if err := s.simulate(1, nil); err != nil {
@@ -213,14 +213,15 @@ func (s *search) prepare(g *env.Game) error {
 		len(moves) >= len(s.played) && slices.Equal(moves[:len(s.played)], s.played) {
 		root = s.walk(moves[len(s.played):])
 	}
-	if root > 0 && !hasChildren(&s.nodes[root]) {
+	if root > 0 && !hasChildren(s.nodes.at(root)) {
 		// A decisive move or a node never evaluated: start afresh, as a
 		// root must be expanded.
 		root = -1
 	}
 	switch {
 	case root < 0:
-		s.nodes = append(s.nodes[:0], node{})
+		s.nodes.reset()
+		*s.nodes.at(s.nodes.alloc(1)) = node{}
 		s.known = 0
 		s.noised = false
 	case root > 0:
@@ -228,7 +229,7 @@ func (s *search) prepare(g *env.Game) error {
 		s.noised = false
 		// A proven node keeps the children that prove it: as the root
 		// it is searched again, and its proven win is played at once.
-		s.nodes[0].state = expanded
+		s.nodes.at(0).state = expanded
 	}
 	s.rules, s.start, s.rootPos = g.Rules(), start, g.Position()
 	s.draw = drawValue(s.cfg.Contempt, s.cfg.DrawCost, s.rootPos.Material(s.rootPos.SideToMove()))
@@ -247,13 +248,13 @@ func (s *search) prepare(g *env.Game) error {
 func (s *search) walk(moves []env.Move) int32 {
 	i := int32(0)
 	for _, m := range moves {
-		nd := &s.nodes[i]
+		nd := s.nodes.at(i)
 		if !hasChildren(nd) {
 			return -1
 		}
 		next := int32(-1)
 		for c := nd.first; c < nd.first+int32(nd.count); c++ {
-			if s.nodes[c].move == m {
+			if s.nodes.at(c).move == m {
 				next = c
 				break
 			}
@@ -267,23 +268,32 @@ func (s *search) walk(moves []env.Move) int32 {
 }
 
 // reroot copies the subtree of node r into the spare arena, r becoming the
-// root, and swaps the arenas. A breadth-first copy keeps every block of
-// children contiguous: when node i is reached its first field still holds
-// the old index of its children.
+// root, and swaps the arenas.
 func (s *search) reroot(r int32) {
-	dst := append(s.spare[:0], s.nodes[r])
+	s.spare.reset()
+	*s.spare.at(s.spare.alloc(1)) = *s.nodes.at(r)
 	s.known = 0
-	for i := 0; i < len(dst); i++ {
-		if dst[i].state == terminal || dst[i].state == expanded {
-			s.known++
-		}
-		if hasChildren(&dst[i]) {
-			lo := dst[i].first
-			dst[i].first = int32(len(dst))
-			dst = append(dst, s.nodes[lo:lo+int32(dst[i].count)]...)
-		}
+	s.copySubtree(0)
+	s.nodes, s.spare = s.spare, s.nodes
+}
+
+// copySubtree copies the descendants of node i of the spare arena, whose
+// first field still holds the index of its children in s.nodes.
+func (s *search) copySubtree(i int32) {
+	nd := s.spare.at(i)
+	if nd.state == terminal || nd.state == expanded {
+		s.known++
 	}
-	s.spare, s.nodes = s.nodes[:0], dst
+	if !hasChildren(nd) {
+		return
+	}
+	src := s.nodes.children(nd)
+	first := s.spare.alloc(len(src))
+	nd.first = first
+	copy(s.spare.children(nd), src)
+	for c := range int32(len(src)) {
+		s.copySubtree(first + c)
+	}
 }
 
 // hasChildren reports whether nd has children with priors: it is expanded,
@@ -305,9 +315,9 @@ func (s *search) simulate(n int, stop func() bool) error {
 		collisions, settled := 0, 0
 		for len(s.pend.nodes)+settled < s.cfg.BatchSize && done+len(s.pend.nodes) < n && collisions <= s.cfg.BatchSize {
 			leaf, pos := s.descend()
-			switch s.nodes[leaf].state {
+			switch nd := s.nodes.at(leaf); nd.state {
 			case terminal:
-				s.backup(s.path, s.endValue(s.nodes[leaf].result))
+				s.backup(s.path, s.endValue(nd.result))
 				done++
 				settled++
 			case pending:
@@ -351,9 +361,10 @@ func (s *search) descend() (int32, env.Position) {
 	pos := s.rootPos
 	i := int32(0)
 	for {
-		s.nodes[i].inflight++
+		nd := s.nodes.at(i)
+		nd.inflight++
 		s.path = append(s.path, i)
-		if s.nodes[i].state != expanded {
+		if nd.state != expanded {
 			return i, pos
 		}
 		s.pathHashes = append(s.pathHashes, pos.Hash())
@@ -365,7 +376,7 @@ func (s *search) descend() (int32, env.Position) {
 		default:
 			i = s.selectPUCT(i)
 		}
-		pos.Apply(s.nodes[i].move)
+		pos.Apply(s.nodes.at(i).move)
 	}
 }
 
@@ -414,9 +425,14 @@ func (s *search) visitLeaf(leaf int32, pos *env.Position) (queued bool, err erro
 // the board. canDraw reports, with contempt, whether the side to move at
 // the leaf has a drawing move.
 func (s *search) newChildren(leaf int32, pos *env.Position, canWin bool) (canDraw bool, err error) {
-	first, n := len(s.nodes), len(s.moveBuf)
-	s.nodes = slices.Grow(s.nodes, n)[:first+n]
-	children := s.nodes[first:]
+	n := len(s.moveBuf)
+	if n > blockSize {
+		return false, fmt.Errorf("search: %d legal moves: more than a node's %d children", n, blockSize)
+	}
+	first := s.nodes.alloc(n)
+	nd := s.nodes.at(leaf)
+	nd.first, nd.count = first, uint16(n)
+	children := s.nodes.children(nd)
 	for i, m := range s.moveBuf {
 		a, err := env.ActionOf(m)
 		if err != nil {
@@ -432,8 +448,7 @@ func (s *search) newChildren(leaf int32, pos *env.Position, canWin bool) (canDra
 			canDraw = canDraw || result == 0
 		}
 	}
-	nd := &s.nodes[leaf]
-	nd.first, nd.count, nd.state = int32(first), uint16(n), pending
+	nd.state = pending
 	return canDraw && s.scoresDraws(), nil
 }
 
@@ -475,7 +490,7 @@ const historyBits = 4096
 // settle makes leaf a terminal node with the exact result v (-1, 0 or 1)
 // for its side to move and backs its value up the current path.
 func (s *search) settle(leaf int32, v int8) {
-	nd := &s.nodes[leaf]
+	nd := s.nodes.at(leaf)
 	nd.state, nd.result = terminal, v
 	s.known++
 	s.prove(s.path)
@@ -534,7 +549,7 @@ func (s *search) scoresDraws() bool { return s.cfg.Contempt > 0 || s.cfg.DrawCos
 // expanded, as it must offer moves; see winningChild.
 func (s *search) prove(path []int32) {
 	for j := len(path) - 1; j >= 2; j-- {
-		child, p := &s.nodes[path[j]], &s.nodes[path[j-1]]
+		child, p := s.nodes.at(path[j]), s.nodes.at(path[j-1])
 		switch {
 		case child.result == -1:
 			p.result = 1
@@ -550,7 +565,7 @@ func (s *search) prove(path []int32) {
 // allChildrenWon reports whether every child of p is terminal and won for
 // its side to move.
 func (s *search) allChildrenWon(p *node) bool {
-	for _, ch := range s.nodes[p.first : p.first+int32(p.count)] {
+	for _, ch := range s.nodes.children(p) {
 		if ch.state != terminal || ch.result != 1 {
 			return false
 		}
@@ -592,8 +607,8 @@ func (s *search) flush() error {
 		if !(v >= -1.001 && v <= 1.001) {
 			return fmt.Errorf("search: evaluator value %v: want a number in [-1, 1]", v)
 		}
-		nd := &s.nodes[leaf]
-		if err := setPriors(s.nodes[nd.first:nd.first+int32(nd.count)], b.priors[i]); err != nil {
+		nd := s.nodes.at(leaf)
+		if err := setPriors(s.nodes.children(nd), b.priors[i]); err != nil {
 			return err
 		}
 		nd.state = expanded
@@ -647,7 +662,7 @@ func setPriors(children []node, priors []float32) error {
 // path, to every node of the path and removes the path's virtual loss.
 func (s *search) backup(path []int32, v float32) {
 	for j := len(path) - 1; j >= 0; j-- {
-		nd := &s.nodes[path[j]]
+		nd := s.nodes.at(path[j])
 		nd.n++
 		nd.w -= v // for the player who moved into the node
 		nd.inflight--
@@ -658,7 +673,7 @@ func (s *search) backup(path []int32, v float32) {
 // undoVirtualLoss removes a path's virtual loss without a visit.
 func (s *search) undoVirtualLoss(path []int32) {
 	for _, i := range path {
-		s.nodes[i].inflight--
+		s.nodes.at(i).inflight--
 	}
 }
 
@@ -668,7 +683,7 @@ func (s *search) undoVirtualLoss(path []int32) {
 // so the best of them is the one with the highest prior; one pass finds it
 // and the best visited child together.
 func (s *search) selectPUCT(pi int32) int32 {
-	p := &s.nodes[pi]
+	p := s.nodes.at(pi)
 	vl := s.vl
 	parentN := float64(p.n) + float64(vl)*float64(p.inflight-1)
 	c := s.cfg.CPuct
@@ -676,7 +691,7 @@ func (s *search) selectPUCT(pi int32) int32 {
 		c += math.Log((1 + parentN + s.cfg.CPuctBase) / s.cfg.CPuctBase)
 	}
 	factor := float32(c * math.Sqrt(parentN))
-	children := s.nodes[p.first : p.first+int32(p.count)]
+	children := s.nodes.children(p)
 	best, bestScore := -1, float32(math.Inf(-1))
 	unvisited, unvisitedPrior := -1, float32(-1)
 	var visitedMass float32
@@ -721,10 +736,10 @@ func (s *search) selectPUCT(pi int32) int32 {
 // selectUCB returns the first unvisited child of node pi or else the child
 // with the highest UCB1 score Q + c * sqrt(ln N / n).
 func (s *search) selectUCB(pi int32) int32 {
-	p := &s.nodes[pi]
+	p := s.nodes.at(pi)
 	vl := s.vl
 	logN := math.Log(float64(p.n) + float64(vl)*float64(p.inflight-1))
-	children := s.nodes[p.first : p.first+int32(p.count)]
+	children := s.nodes.children(p)
 	best, bestScore := 0, math.Inf(-1)
 	for i := range children {
 		ch := &children[i]
@@ -743,8 +758,8 @@ func (s *search) selectUCB(pi int32) int32 {
 
 // addNoise mixes Dirichlet noise into the priors of the root's children.
 func (s *search) addNoise() {
-	root := &s.nodes[0]
-	children := s.nodes[root.first : root.first+int32(root.count)]
+	root := s.nodes.at(0)
+	children := s.nodes.children(root)
 	s.noise = dirichlet(s.rng, s.cfg.DirichletAlpha, s.noise[:0], len(children))
 	eps := s.cfg.DirichletEpsilon
 	for i := range children {
@@ -754,8 +769,8 @@ func (s *search) addNoise() {
 
 // rootChildren returns the children of the root.
 func (s *search) rootChildren() []node {
-	root := &s.nodes[0]
-	return s.nodes[root.first : root.first+int32(root.count)]
+	root := s.nodes.at(0)
+	return s.nodes.children(root)
 }
 
 // decide builds the decision of a PUCT root: the move drawn at
@@ -765,7 +780,7 @@ func (s *search) decide(temp float64) Decision {
 	children := s.rootChildren()
 	chosen := s.mostVisited(0)
 	if temp > 0 {
-		chosen = s.nodes[0].first + int32(s.sample(children, temp))
+		chosen = s.nodes.at(0).first + int32(s.sample(children, temp))
 	}
 	var total float32
 	for _, ch := range children {
@@ -783,13 +798,13 @@ func (s *search) decide(temp float64) Decision {
 // the search says), the root value, the visits, the training target and
 // the principal variation.
 func (s *search) decision(chosen int32, target map[env.Action]float32) Decision {
-	root := &s.nodes[0]
+	root := s.nodes.at(0)
 	children := s.rootChildren()
 	if win := s.winningChild(); win >= 0 {
 		chosen = win
 	}
 	d := Decision{
-		Move:        s.nodes[chosen].move,
+		Move:        s.nodes.at(chosen).move,
 		Value:       float64(-root.w / float32(root.n)),
 		Simulations: s.ran,
 		Visits:      make(map[env.Action]int, len(children)),
@@ -809,8 +824,8 @@ func (s *search) decision(chosen int32, target map[env.Action]float32) Decision 
 func (s *search) line(i int32) []env.Move {
 	var pv []env.Move
 	for ; ; i = s.mostVisited(i) {
-		pv = append(pv, s.nodes[i].move)
-		if nd := &s.nodes[i]; nd.state != expanded || nd.n < 2 {
+		pv = append(pv, s.nodes.at(i).move)
+		if nd := s.nodes.at(i); nd.state != expanded || nd.n < 2 {
 			return pv
 		}
 	}
@@ -820,11 +835,11 @@ func (s *search) line(i int32) []env.Move {
 // is proven won (see prove), or -1: the player always takes an immediate
 // win, searched or not, and a proven one.
 func (s *search) winningChild() int32 {
-	root := &s.nodes[0]
+	root := s.nodes.at(0)
 	win, canWin := winningMove(&s.rootPos, s.rules.TooTall)
 	proven := int32(-1)
 	for c := root.first; c < root.first+int32(root.count); c++ {
-		switch nd := &s.nodes[c]; {
+		switch nd := s.nodes.at(c); {
 		case canWin && nd.move == win:
 			return c
 		case proven < 0 && nd.state == terminal && nd.result == -1:
@@ -837,10 +852,10 @@ func (s *search) winningChild() int32 {
 // mostVisited returns the child of expanded node pi with the most visits,
 // ties going to the higher value and then to the first.
 func (s *search) mostVisited(pi int32) int32 {
-	p := &s.nodes[pi]
+	p := s.nodes.at(pi)
 	best := p.first
 	for c := p.first + 1; c < p.first+int32(p.count); c++ {
-		a, b := &s.nodes[c], &s.nodes[best]
+		a, b := s.nodes.at(c), s.nodes.at(best)
 		if a.n > b.n || (a.n == b.n && a.n > 0 && a.w/float32(a.n) > b.w/float32(b.n)) {
 			best = c
 		}

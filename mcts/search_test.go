@@ -76,7 +76,9 @@ func newPUCT(t testing.TB, eval Evaluator, cfg Config, seed uint64) *PUCTPlayer 
 // evaluation plus its children's visits.
 func checkTree(t *testing.T, s *search) {
 	t.Helper()
-	for i, nd := range s.nodes {
+	var check func(i int32)
+	check = func(i int32) {
+		nd := s.nodes.at(i)
 		if nd.inflight != 0 {
 			t.Fatalf("node %d: %d simulations still in flight", i, nd.inflight)
 		}
@@ -84,16 +86,18 @@ func checkTree(t *testing.T, s *search) {
 			t.Fatalf("node %d: still pending", i)
 		}
 		if nd.state != expanded {
-			continue
+			return
 		}
 		sum := int32(1)
-		for _, ch := range s.nodes[nd.first : nd.first+int32(nd.count)] {
-			sum += ch.n
+		for c := nd.first; c < nd.first+int32(nd.count); c++ {
+			sum += s.nodes.at(c).n
+			check(c)
 		}
 		if sum != nd.n {
 			t.Fatalf("node %d: %d visits, but 1 + children's visits = %d", i, nd.n, sum)
 		}
 	}
+	check(0)
 }
 
 func sumVisits(d Decision) int {
@@ -158,7 +162,7 @@ func TestTreeReuse(t *testing.T) {
 	if err := g.Play(d.PV[1]); err != nil {
 		t.Fatal(err)
 	}
-	kept := p.s.nodes[p.s.walk(d.PV[:2])].n - 1
+	kept := p.s.nodes.at(p.s.walk(d.PV[:2])).n - 1
 	d2, err := p.Choose(g)
 	if err != nil {
 		t.Fatal(err)
@@ -349,10 +353,10 @@ func TestTerminalValuesAreExact(t *testing.T) {
 		}
 		for depth := 1; depth <= 4; depth++ {
 			i := p.s.walk(line[:depth])
-			if i < 0 || p.s.nodes[i].n == 0 {
+			if i < 0 || p.s.nodes.at(i).n == 0 {
 				t.Fatalf("the search did not reach ply %d of the line", depth)
 			}
-			nd := p.s.nodes[i]
+			nd := *p.s.nodes.at(i)
 			if terminalWant := depth == 4; (nd.state == terminal) != terminalWant || terminalWant && (nd.result != 0 || nd.w != 0) {
 				t.Errorf("depth %d: state %d, value %v, w %v: want terminal draw only at depth 4", depth, nd.state, nd.result, nd.w)
 			}
@@ -371,7 +375,7 @@ func TestTerminalValuesAreExact(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		root := p.s.nodes[0]
+		root := *p.s.nodes.at(0)
 		for _, ch := range p.s.rootChildren() {
 			if ch.n > 0 && (ch.state != terminal || ch.result != 0 || ch.w != 0) {
 				t.Fatalf("child %v: state %d, value %v, w %v: want a terminal draw", ch.move, ch.state, ch.result, ch.w)

@@ -29,8 +29,8 @@ func provenWinsDeeperThanTwo(t *testing.T, cfg Config, n int) []env.Position {
 		if win < 0 {
 			continue
 		}
-		c := &p.s.nodes[win]
-		for _, d := range p.s.nodes[c.first : c.first+int32(c.count)] {
+		c := p.s.nodes.at(win)
+		for _, d := range p.s.nodes.children(c) {
 			if d.state == terminal && d.count > 0 {
 				found = append(found, pos)
 				break

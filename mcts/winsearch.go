@@ -265,16 +265,35 @@ func (w *winSearch) defend(pos *env.Position, d, ply int) bool {
 	if !w.spend() {
 		return false
 	}
+	if d == 2 {
+		// The most numerous defender's nodes: the table would cost more
+		// than it saves (a probe misses the cache; winningMove settles
+		// each reply).
+		lost, _ := w.replies(pos, d, ply, env.Move{})
+		return lost
+	}
 	h := pos.Hash()
 	known, lost, refutation := w.probe(h, d)
 	if known {
 		return lost
 	}
+	lost, m := w.replies(pos, d, ply, refutation)
+	if lost {
+		w.store(h, env.Move{}, d, 0)
+	} else {
+		w.store(h, m, 0, d)
+	}
+	return lost
+}
+
+// replies searches the defender's moves in pos, refutation (the
+// table's) first and the killer next, and reports whether all lose within
+// d plies, or else returns a move that does not.
+func (w *winSearch) replies(pos *env.Position, d, ply int, refutation env.Move) (lost bool, escape env.Move) {
 	moves := w.legal(pos, ply)
 	if m, ok := w.escape(pos, moves, d); ok {
 		w.killer[ply] = m
-		w.store(h, m, 0, d)
-		return false
+		return false, m
 	}
 	front(moves, w.killer[ply])
 	front(moves, refutation)
@@ -289,16 +308,14 @@ func (w *winSearch) defend(pos *env.Position, d, ply int) bool {
 			w.pop()
 		}
 		if w.stopped {
-			return false
+			return false, env.Move{}
 		}
 		if escaped {
 			w.killer[ply] = m
-			w.store(h, m, 0, d)
-			return false
+			return false, m
 		}
 	}
-	w.store(h, env.Move{}, d, 0)
-	return true
+	return true, env.Move{}
 }
 
 // escape looks for a reply among moves, the defender's in pos, that
@@ -444,10 +461,10 @@ func (s *search) provenWin() (Decision, bool) {
 	if dist == 0 {
 		return Decision{}, false
 	}
-	root := &s.nodes[0]
+	root := s.nodes.at(0)
 	for c := root.first; c < root.first+int32(root.count); c++ {
-		if s.nodes[c].move == line[0] {
-			d := s.decision(c, map[env.Action]float32{env.Action(s.nodes[c].action): 1})
+		if s.nodes.at(c).move == line[0] {
+			d := s.decision(c, map[env.Action]float32{env.Action(s.nodes.at(c).action): 1})
 			d.Value, d.Depth, d.Score = 1, dist, env.WinMaterial-dist
 			if d.Move == line[0] {
 				d.PV = line
