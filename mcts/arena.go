@@ -28,6 +28,12 @@ type nodeBlock [blockSize]node
 // reset empties the arena, keeping its blocks.
 func (a *arena) reset() { a.next = 0 }
 
+// restart empties the arena and makes root node 0.
+func (a *arena) restart(root node) {
+	a.reset()
+	*a.at(a.alloc(1)) = root
+}
+
 // at returns node i, which stays where it is as the arena grows.
 func (a *arena) at(i int32) *node { return &a.blocks[i>>blockShift][i&blockMask] }
 

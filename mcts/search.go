@@ -220,8 +220,7 @@ func (s *search) prepare(g *env.Game) error {
 	}
 	switch {
 	case root < 0:
-		s.nodes.reset()
-		*s.nodes.at(s.nodes.alloc(1)) = node{}
+		s.nodes.restart(node{})
 		s.known = 0
 		s.noised = false
 	case root > 0:
@@ -270,8 +269,7 @@ func (s *search) walk(moves []env.Move) int32 {
 // reroot copies the subtree of node r into the spare arena, r becoming the
 // root, and swaps the arenas.
 func (s *search) reroot(r int32) {
-	s.spare.reset()
-	*s.spare.at(s.spare.alloc(1)) = *s.nodes.at(r)
+	s.spare.restart(*s.nodes.at(r))
 	s.known = 0
 	s.copySubtree(0)
 	s.nodes, s.spare = s.spare, s.nodes
