@@ -60,8 +60,24 @@ type winSearch struct {
 // winSearchMaxPlies is the deepest win a win search looks for.
 const winSearchMaxPlies = 15
 
-// winTTBits sets the win search's table to 2^16 entries (1 MiB).
-const winTTBits = 16
+// The win search's table has 2^winTTMinBits to 2^winTTMaxBits entries
+// (16 KiB to 1 MiB), sized by winTTSize.
+const (
+	winTTMinBits = 10
+	winTTMaxBits = 16
+)
+
+// winTTSize returns the entries of a table for a search of budget
+// positions: about one position in eight is stored (the nodes one or two
+// plies from a line's end, most of them, are not), so that a small
+// budget's entries fill a small table. Many searches run at once, each
+// with its own table (a vector environment's opponents, self-play's
+// games): a table much larger than a search's entries spreads its probes
+// over as many cache lines, which miss the cache.
+func winTTSize(budget int64) int {
+	b := bits.Len64(uint64(max(budget, 0) / 8))
+	return 1 << min(max(b, winTTMinBits), winTTMaxBits)
+}
 
 // winEntry is what one call of a win search knows of a position: the
 // attacker wins within win plies (0: not known), or does not within fail
@@ -84,11 +100,13 @@ type winEntry struct {
 // hashes of the positions played before pos. It returns the positions
 // searched too.
 func (w *winSearch) find(pos *env.Position, rules env.Rules, history []uint64, maxPlies int, budget int64, c clock) (line []env.Move, plies int, nodes int64) {
-	if w.tt == nil {
-		w.tt = make([]winEntry, 1<<winTTBits)
+	if w.moves[0] == nil {
 		for i := range w.moves {
 			w.moves[i] = make([]env.Move, 0, 256)
 		}
+	}
+	if n := winTTSize(budget); len(w.tt) < n {
+		w.tt = make([]winEntry, n) // its entries' gen 0 is no call's
 	}
 	if w.gen++; w.gen == 0 { // wrapped: stale entries could pass as new
 		clear(w.tt)
@@ -146,7 +164,7 @@ func (w *winSearch) spend() bool {
 	return !w.stopped
 }
 
-func (w *winSearch) entry(h uint64) *winEntry { return &w.tt[h&(1<<winTTBits-1)] }
+func (w *winSearch) entry(h uint64) *winEntry { return &w.tt[h&uint64(len(w.tt)-1)] }
 
 // holds reports whether e is this call's entry of the position with hash h.
 func (w *winSearch) holds(e *winEntry, h uint64) bool { return e.key == h && e.gen == w.gen }

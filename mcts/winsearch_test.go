@@ -2,6 +2,7 @@ package mcts
 
 import (
 	"cmp"
+	"fmt"
 	"math"
 	"math/bits"
 	"math/rand/v2"
@@ -129,6 +130,40 @@ func TestWinSearchReusedAgreesWithAFreshOne(t *testing.T) {
 			t.Fatalf("call %d, %s: reused search says %d plies (%v), a fresh one %d", calls, pos.FEN(), got, line, want)
 		}
 		calls++
+	}
+}
+
+func TestWinTTSize(t *testing.T) {
+	for _, tc := range []struct {
+		budget int64
+		want   int
+	}{
+		{-1, 1 << winTTMinBits},
+		{0, 1 << winTTMinBits},
+		{5_000, 1 << winTTMinBits},
+		{20_000, 1 << 12},
+		{80_000, 1 << 14},
+		{500_000, 1 << winTTMaxBits},
+		{1 << 40, 1 << winTTMaxBits},
+	} {
+		t.Run(fmt.Sprint(tc.budget), func(t *testing.T) {
+			if got := winTTSize(tc.budget); got != tc.want {
+				t.Errorf("winTTSize(%d) = %d, want %d", tc.budget, got, tc.want)
+			}
+		})
+	}
+	// A reused search's table grows with a larger budget and keeps its
+	// size for a smaller one.
+	pos := mustFEN(t, noWinFENs[0])
+	var w winSearch
+	for _, tc := range []struct {
+		budget int64
+		want   int
+	}{{20_000, 1 << 12}, {500_000, 1 << 16}, {5_000, 1 << 16}} {
+		w.find(&pos, env.DefaultRules(), nil, 9, tc.budget, clock{})
+		if len(w.tt) != tc.want {
+			t.Errorf("after a search of %d positions: a table of %d entries, want %d", tc.budget, len(w.tt), tc.want)
+		}
 	}
 }
 

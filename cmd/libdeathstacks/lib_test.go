@@ -307,29 +307,33 @@ func BenchmarkVectorStep(b *testing.B) {
 	b.ReportMetric(float64(b.N*n)/b.Elapsed().Seconds(), "steps/s")
 }
 
-// BenchmarkVectorAZ steps 128 games against the built-in player at 50
-// simulations a move and reports the network's evaluations per second.
+// BenchmarkVectorAZ steps 128 or 256 games against the built-in player
+// at 50 simulations a move and reports the network's evaluations per
+// second.
 func BenchmarkVectorAZ(b *testing.B) {
-	const n = 128
-	v, buf := newTestVector(b, n, env.DefaultOptions(), "az:sims=50", colourRed)
-	actions := make([]int64, n)
-	stats := make([]int64, 2)
-	if err := serverStats("", stats); err != nil {
-		b.Fatal(err)
+	for _, n := range []int{128, 256} {
+		b.Run(fmt.Sprintf("envs=%d", n), func(b *testing.B) {
+			v, buf := newTestVector(b, n, env.DefaultOptions(), "az:sims=50", colourRed)
+			actions := make([]int64, n)
+			stats := make([]int64, 2)
+			if err := serverStats("", stats); err != nil {
+				b.Fatal(err)
+			}
+			before := stats[1]
+			for b.Loop() {
+				if err := v.sample(actions); err != nil {
+					b.Fatal(err)
+				}
+				if err := v.step(actions, buf); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if err := serverStats("", stats); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(float64(stats[1]-before)/b.Elapsed().Seconds(), "evals/s")
+		})
 	}
-	before := stats[1]
-	for b.Loop() {
-		if err := v.sample(actions); err != nil {
-			b.Fatal(err)
-		}
-		if err := v.step(actions, buf); err != nil {
-			b.Fatal(err)
-		}
-	}
-	if err := serverStats("", stats); err != nil {
-		b.Fatal(err)
-	}
-	b.ReportMetric(float64(stats[1]-before)/b.Elapsed().Seconds(), "evals/s")
 }
 
 // TestWeights checks the tensors read back from the built-in network: the

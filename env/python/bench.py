@@ -1,6 +1,8 @@
 """The Python-side benchmarks of README's "From Python" section.
 
-    DEATHSTACKS_LIB=... python3 bench.py [aec] [vector] [az [MODEL]]
+    DEATHSTACKS_LIB=... python3 bench.py [aec] [vector] [az [MODEL [NUM_ENVS]]]
+
+MODEL "-" is the built-in player's network.
 """
 
 import sys
@@ -77,7 +79,8 @@ def bench_az(model=None, num_envs=128, seconds=20.0, sims=50):
 if __name__ == "__main__":
     args = sys.argv[1:] or ["aec", "vector", "az"]
     if args[0] == "az":
-        bench_az(*args[1:2])
+        model = args[1] if len(args) > 1 and args[1] != "-" else None
+        bench_az(model, *(int(n) for n in args[2:3]))
     else:
         for name in args:
             {"aec": bench_aec, "vector": bench_vector, "az": bench_az}[name]()
