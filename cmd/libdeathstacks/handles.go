@@ -130,7 +130,7 @@ func takeError(code int64) string {
 func call(f func() (int64, error)) (ret int64) {
 	defer func() {
 		if r := recover(); r != nil {
-			ret = keepError(fmt.Errorf("internal error (please report): %v\n%s", r, debug.Stack()))
+			ret = keepError(internalError(r))
 		}
 	}()
 	n, err := f()
@@ -138,4 +138,29 @@ func call(f func() (int64, error)) (ret int64) {
 		return keepError(err)
 	}
 	return n
+}
+
+// internalError is the error of a recovered panic r, with the stack.
+func internalError(r any) error {
+	return fmt.Errorf("internal error (please report): %v\n%s", r, debug.Stack())
+}
+
+// offThread runs f on a goroutine of its own and waits for it, a panic in
+// f coming back as its error. A call from C runs on a goroutine locked to
+// the caller's thread, and each time such a goroutine blocks, its
+// processor passes to another thread and back: an az player's search,
+// which waits on the network server several times a move, is slowed by a
+// quarter so (see player.choose). Work that blocks often runs off that
+// thread, and the caller's goroutine blocks once.
+func offThread(f func() error) error {
+	done := make(chan error, 1)
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				done <- internalError(r)
+			}
+		}()
+		done <- f()
+	}()
+	return <-done
 }

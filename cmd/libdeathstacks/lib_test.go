@@ -11,6 +11,34 @@ import (
 	"github.com/deathstacks/deathstacks/train"
 )
 
+// TestOffThread checks that offThread returns f's error, and a panic in f
+// as an internal error rather than ending the process.
+func TestOffThread(t *testing.T) {
+	tests := []struct {
+		name string
+		f    func() error
+		want string // "" for success
+	}{
+		{"success", func() error { return nil }, ""},
+		{"error", func() error { return errors.New("bad spec") }, "bad spec"},
+		{"panic", func() error { panic("boom") }, "internal error (please report): boom"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := offThread(tt.f)
+			if tt.want == "" {
+				if err != nil {
+					t.Fatalf("err = %v", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err = %v, want %q", err, tt.want)
+			}
+		})
+	}
+}
+
 func TestCall(t *testing.T) {
 	tests := []struct {
 		name string
@@ -213,13 +241,19 @@ func TestVectorRefusals(t *testing.T) {
 }
 
 // TestVectorParallelRecoversPanics checks that a panic in any worker,
-// the caller's own share or another's, comes back as that environment's
-// error rather than ending the process.
+// the caller's own share or another's, one per core or one per
+// environment, comes back as that environment's error rather than ending
+// the process.
 func TestVectorParallelRecoversPanics(t *testing.T) {
 	const n = 8
 	v, _ := newTestVector(t, n, env.DefaultOptions(), "", colourRed)
-	for _, bad := range []int{0, n - 1} {
-		t.Run(fmt.Sprint("environment ", bad), func(t *testing.T) {
+	for _, c := range []struct {
+		perEnv bool
+		bad    int
+	}{{false, 0}, {false, n - 1}, {true, 0}, {true, n - 1}} {
+		t.Run(fmt.Sprintf("per environment %v, environment %d", c.perEnv, c.bad), func(t *testing.T) {
+			v.perEnv = c.perEnv
+			bad := c.bad
 			ran := make([]bool, n)
 			err := v.parallel(func(i int) error {
 				ran[i] = true
