@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -11,34 +12,9 @@ import (
 	"github.com/deathstacks/deathstacks/train"
 )
 
-// TestOffThread checks that offThread returns f's error, and a panic in f
-// as an internal error rather than ending the process.
-func TestOffThread(t *testing.T) {
-	tests := []struct {
-		name string
-		f    func() error
-		want string // "" for success
-	}{
-		{"success", func() error { return nil }, ""},
-		{"error", func() error { return errors.New("bad spec") }, "bad spec"},
-		{"panic", func() error { panic("boom") }, "internal error (please report): boom"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			err := offThread(tt.f)
-			if tt.want == "" {
-				if err != nil {
-					t.Fatalf("err = %v", err)
-				}
-				return
-			}
-			if err == nil || !strings.Contains(err.Error(), tt.want) {
-				t.Fatalf("err = %v, want %q", err, tt.want)
-			}
-		})
-	}
-}
-
+// TestCall checks call's result, error code and message, for f run on
+// the caller's goroutine and through offThread, where a panic is another
+// goroutine's.
 func TestCall(t *testing.T) {
 	tests := []struct {
 		name string
@@ -54,25 +30,40 @@ func TestCall(t *testing.T) {
 			return 0, nil
 		}, "assignment to entry in nil map"},
 	}
+	offThreadOf := func(f func() (int64, error)) func() (int64, error) {
+		return func() (n int64, err error) {
+			err = offThread(func() (err error) {
+				n, err = f()
+				return err
+			})
+			return n, err
+		}
+	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			code := call(tt.f)
-			if tt.want == "" {
-				if code != 7 {
-					t.Fatalf("call = %d, want 7", code)
+		for _, off := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s, off thread %v", tt.name, off), func(t *testing.T) {
+				f := tt.f
+				if off {
+					f = offThreadOf(f)
 				}
-				return
-			}
-			if code >= 0 {
-				t.Fatalf("call = %d, want a negative error code", code)
-			}
-			if msg := takeError(code); !strings.Contains(msg, tt.want) {
-				t.Fatalf("message %q, want it to contain %q", msg, tt.want)
-			}
-			if msg := takeError(code); !strings.Contains(msg, "already taken") {
-				t.Fatalf("a message taken twice: %q", msg)
-			}
-		})
+				code := call(f)
+				if tt.want == "" {
+					if code != 7 {
+						t.Fatalf("call = %d, want 7", code)
+					}
+					return
+				}
+				if code >= 0 {
+					t.Fatalf("call = %d, want a negative error code", code)
+				}
+				if msg := takeError(code); !strings.Contains(msg, tt.want) {
+					t.Fatalf("message %q, want it to contain %q", msg, tt.want)
+				}
+				if msg := takeError(code); !strings.Contains(msg, "already taken") {
+					t.Fatalf("a message taken twice: %q", msg)
+				}
+			})
+		}
 	}
 }
 
@@ -274,14 +265,22 @@ func TestVectorParallelRecoversPanics(t *testing.T) {
 }
 
 // TestVectorOpponent checks that with an opponent every observation is the
-// agent's turn, that the colours alternate and rewards are the agent's.
+// agent's turn, that the colours alternate and rewards are the agent's;
+// an az opponent's searches run on goroutines of their own.
 func TestVectorOpponent(t *testing.T) {
 	opts := env.DefaultOptions()
 	opts.Rules.MaxPlies = 30
-	for _, colour := range []int64{colourRed, colourBlue, colourAlternate} {
-		t.Run([]string{"red", "blue", "alternate"}[colour], func(t *testing.T) {
+	for _, c := range []struct {
+		spec   string
+		colour int64
+	}{{"greedy", colourRed}, {"greedy", colourBlue}, {"greedy", colourAlternate}, {"az:sims=4", colourAlternate}} {
+		colour := c.colour
+		t.Run(c.spec+" "+[]string{"red", "blue", "alternate"}[colour], func(t *testing.T) {
 			const n = 4
-			v, b := newTestVector(t, n, opts, "greedy", colour)
+			v, b := newTestVector(t, n, opts, c.spec, colour)
+			if want := strings.HasPrefix(c.spec, "az"); v.perEnv != want {
+				t.Fatalf("a goroutine per environment: %v, want %v", v.perEnv, want)
+			}
 			actions := make([]int64, n)
 			agents := map[int64]bool{}
 			for range 40 {
@@ -301,6 +300,41 @@ func TestVectorOpponent(t *testing.T) {
 			}
 			if want := map[int64]int{colourRed: 1, colourBlue: 1, colourAlternate: 2}[colour]; len(agents) != want {
 				t.Fatalf("agent colours %v, want %d of them", agents, want)
+			}
+		})
+	}
+}
+
+// TestPlayerChoose checks a player of each kind through player.choose,
+// an az player's search off the caller's goroutine.
+func TestPlayerChoose(t *testing.T) {
+	for _, tc := range []struct {
+		spec   string
+		blocks bool
+	}{{"random", false}, {"alphabeta:depth=1", false}, {"az:sims=8", true}} {
+		t.Run(tc.spec, func(t *testing.T) {
+			p, err := newPlayer(tc.spec, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.blocks != tc.blocks {
+				t.Errorf("blocks = %v, want %v", p.blocks, tc.blocks)
+			}
+			out, err := p.choose(env.StartFEN, "a6-2-a4 b1-1-b2", env.DefaultRules())
+			if err != nil {
+				t.Fatal(err)
+			}
+			var d decision
+			if err := json.Unmarshal([]byte(out), &d); err != nil {
+				t.Fatalf("%v: %s", err, out)
+			}
+			g, err := gameOf(env.StartFEN, "a6-2-a4 b1-1-b2", env.DefaultRules())
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := env.ParseMove(d.Move)
+			if err != nil || !slices.Contains(g.LegalMoves(nil), m) {
+				t.Fatalf("move %q (%v) is not legal", d.Move, err)
 			}
 		})
 	}
