@@ -256,11 +256,16 @@ func newPlayerOf(spec string, seed uint64) (mcts.Player, players.Spec, error) {
 	return p, s, err
 }
 
+// waitsOnServer reports whether the searches of a player of spec s wait on
+// a network server, an az player's several times a move: they run off
+// the caller's thread (see offThread).
+func waitsOnServer(s players.Spec) bool { return s.Kind == players.KindAZ }
+
 // player is a player of any spec.
 type player struct {
 	p mcts.Player
-	// blocks says that its searches wait on a network server, an az
-	// player's: they run off the caller's thread (see offThread).
+	// blocks says that its searches wait on a network server (see
+	// waitsOnServer).
 	blocks bool
 	// last is the last decision, as JSON, for a caller whose buffer was
 	// too short for it.
@@ -274,7 +279,7 @@ func newPlayer(spec string, seed uint64) (*player, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &player{p: p, blocks: s.Kind == players.KindAZ}, nil
+	return &player{p: p, blocks: waitsOnServer(s)}, nil
 }
 
 // decision is what choose returns, as JSON.

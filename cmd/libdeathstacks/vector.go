@@ -43,9 +43,10 @@ type vector struct {
 	opponents []mcts.Player
 	// started says that reset has been called.
 	started bool
-	// perEnv runs one goroutine per environment rather than one per core:
-	// for an az opponent, so that its searches send their leaves to the
-	// network server together.
+	// perEnv runs one goroutine per environment rather than one per core,
+	// none of them the caller's: for an opponent that waits on a network
+	// server (waitsOnServer), so that its searches send their leaves to the
+	// server together.
 	perEnv bool
 	// errs holds the errors of one pass over the environments, one each.
 	errs []error
@@ -97,7 +98,7 @@ func newVector(n int64, opts env.Options, spec string, colour int64) (*vector, e
 		if err != nil {
 			return nil, err
 		}
-		v.perEnv = s.Kind == players.KindAZ
+		v.perEnv = waitsOnServer(s)
 		v.opponents = make([]mcts.Player, n)
 	}
 	if spec != "" {
