@@ -70,7 +70,7 @@ func TestSelfPlayGames(t *testing.T) {
 	cfg.SelfPlay.ResignThreshold = -1
 	sp := &selfPlayer{eval: tinyNetwork(t), opts: cfg.Env, search: cfg.Search, cfg: cfg.SelfPlay}
 	var games []SelfPlayGame
-	stats, err := sp.runSelfPlay(context.Background(), 3, 2, 42, func(g SelfPlayGame) error { games = append(games, g); return nil })
+	stats, err := sp.runSelfPlay(context.Background(), 3, 2, 42, func(_ int, g SelfPlayGame) error { games = append(games, g); return nil })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -255,7 +255,7 @@ func TestRunSelfPlayParallel(t *testing.T) {
 	sp := &selfPlayer{eval: tinyNetwork(t), opts: cfg.Env, search: cfg.Search, cfg: cfg.SelfPlay}
 	games := func(parallel int) []string {
 		var out []string
-		if _, err := sp.runSelfPlay(context.Background(), 3, parallel, 7, func(g SelfPlayGame) error {
+		if _, err := sp.runSelfPlay(context.Background(), 3, parallel, 7, func(_ int, g SelfPlayGame) error {
 			out = append(out, fmt.Sprint(g.Moves))
 			return nil
 		}); err != nil {
@@ -274,7 +274,7 @@ func TestRunSelfPlayParallel(t *testing.T) {
 	}
 	t.Run("done fails", func(t *testing.T) {
 		errFull := errors.New("full")
-		stats, err := sp.runSelfPlay(context.Background(), 50, 2, 7, func(SelfPlayGame) error { return errFull })
+		stats, err := sp.runSelfPlay(context.Background(), 50, 2, 7, func(int, SelfPlayGame) error { return errFull })
 		if !errors.Is(err, errFull) || stats.Games >= 50 {
 			t.Errorf("error %v after %d games: want %v, early", err, stats.Games, errFull)
 		}
