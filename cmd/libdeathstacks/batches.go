@@ -51,16 +51,37 @@ type leafQueue struct {
 	err    error
 	// ended is closed when the run has ended.
 	ended chan struct{}
+	// reading counts the searches turning the batch being fed into
+	// priors, each on its own goroutine (across the cores), and feedErr
+	// is the error of the first bad row, badRow.
+	reading sync.WaitGroup
+	feedErr error
+	badRow  int
 }
 
 // leafRequest is one search's batch of leaves, in the form mcts.Evaluator
-// gets it.
+// gets it, and while it is being fed, its rows of the caller's batch.
 type leafRequest struct {
 	obs    []float32
 	legal  [][]env.Action
 	priors [][]float32
 	values []float32
 	done   chan error
+	// fedLogits and fedValues are the caller's rows for the leaves, the
+	// first of them row fedRow of the batch; nil when not being fed.
+	fedLogits, fedValues []float32
+	fedRow               int
+}
+
+// set turns the caller's rows into the leaves' priors and values, or
+// returns the first bad row and its error.
+func (r *leafRequest) set() (int, error) {
+	for j := range r.values {
+		if err := setLeaf(r, j, r.fedLogits[j*env.NumActions:(j+1)*env.NumActions], r.fedValues[j], r.fedRow+j); err != nil {
+			return r.fedRow + j, err
+		}
+	}
+	return 0, nil
 }
 
 // errAborted is how the caller's abort reaches the searches.
@@ -90,6 +111,18 @@ func (q *leafQueue) Evaluate(obs []float32, legal [][]env.Action, priors [][]flo
 	q.changed.Broadcast()
 	q.mu.Unlock()
 	err := <-r.done
+	if err == nil && r.fedLogits != nil {
+		var bad int
+		if bad, err = r.set(); err != nil {
+			q.mu.Lock()
+			if q.feedErr == nil || bad < q.badRow {
+				q.feedErr, q.badRow = err, bad
+			}
+			q.mu.Unlock()
+		}
+		r.fedLogits, r.fedValues = nil, nil
+		q.reading.Done()
+	}
 	r.obs, r.legal, r.priors, r.values = nil, nil, nil, nil
 	requests.Put(r)
 	return err
@@ -189,9 +222,11 @@ func (q *leafQueue) next(obs []float32, mask []bool, capacity int) (int, error) 
 }
 
 // feed hands the caller's logits and values of the batch next returned
-// to the searches, as priors over the legal actions. A value that is not
-// in [-1, 1] or a legal logit that is not finite stops the run: feed
-// returns the error once the searches have returned.
+// to the searches, which turn them into priors over the legal actions
+// (each search its own leaves, across the cores), and returns once they
+// have read them. A value that is not in [-1, 1] or a legal logit that is
+// not finite stops the run: feed returns the error once the searches
+// have returned.
 func (q *leafQueue) feed(logits, values []float32, n int) error {
 	q.mu.Lock()
 	if q.nTaken == 0 || n != q.nTaken {
@@ -206,29 +241,28 @@ func (q *leafQueue) feed(logits, values []float32, n int) error {
 		return fmt.Errorf("feed: want logits and values for %d positions: %w", n, err)
 	}
 	row := 0
-	var bad error
+	q.reading.Add(len(q.taken))
 	for _, r := range q.taken {
-		for j := range r.values {
-			if bad == nil {
-				bad = setLeaf(r, j, logits[row*env.NumActions:(row+1)*env.NumActions], values[row], row)
-			}
-			row++
-		}
-	}
-	if bad != nil {
-		q.mu.Unlock()
-		q.fail(bad)
-		return bad
-	}
-	for _, r := range q.taken {
+		k := len(r.values)
+		r.fedLogits, r.fedValues, r.fedRow = logits[row*env.NumActions:(row+k)*env.NumActions], values[row:row+k], row
+		row += k
 		r.done <- nil
 	}
 	q.taken, q.nTaken = q.taken[:0], 0
 	q.mu.Unlock()
+	q.reading.Wait()
+	q.mu.Lock()
+	err := q.feedErr
+	q.mu.Unlock()
+	if err != nil {
+		q.fail(err)
+		return err
+	}
 	return nil
 }
 
-// setLeaf sets leaf j of r from its row of the caller's batch.
+// setLeaf sets leaf j of r from its row of the caller's batch: the
+// priors the network's evaluator would make of the logits.
 func setLeaf(r *leafRequest, j int, logits []float32, value float32, row int) error {
 	if !(value >= -1 && value <= 1) {
 		return fmt.Errorf("feed: values[%d] is %v: want a number in [-1, 1]", row, value)

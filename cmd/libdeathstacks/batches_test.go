@@ -377,58 +377,53 @@ func TestBatchRunsConcurrently(t *testing.T) {
 }
 
 // BenchmarkSearchBoundary is the cost of the boundary: searches driven
-// through the leaf queue with zero logits, against the same searches
-// with mcts.UniformEvaluator called directly (16 positions, 800
-// simulations, searched together). Both report simulations per second.
+// through the leaf queue with zero logits (positions searched together,
+// one caller batch a round), against the same searches with
+// mcts.UniformEvaluator called directly, one position at a time on one
+// goroutine as `deathstacks bench mcts` runs them (800 simulations,
+// mcts.DefaultConfig, no tree reuse). Both report simulations per second.
 func BenchmarkSearchBoundary(b *testing.B) {
-	const n = 16
-	ps, games := testPositions(b, n)
-	b.Run("queue", func(b *testing.B) {
-		s, err := newSearcher(`{"sims": 800, "reuse_tree": false}`, 1, env.DefaultRules())
-		if err != nil {
-			b.Fatal(err)
-		}
-		c := newCaller(n * s.cfg.BatchSize)
-		text := mustJSON(b, ps)
-		sims := 0
-		for b.Loop() {
-			if _, err := s.start(text); err != nil {
+	ps, games := testPositions(b, 16)
+	for _, n := range []int{4, 16} {
+		b.Run(fmt.Sprintf("queue/positions=%d", n), func(b *testing.B) {
+			s, err := newSearcher(`{"sims": 800, "reuse_tree": false, "win_search_nodes": 500000}`, 1, env.DefaultRules())
+			if err != nil {
 				b.Fatal(err)
 			}
-			if err := c.drive(s.q, zeroLogits); err != nil {
-				b.Fatal(err)
+			c := newCaller(n * s.cfg.BatchSize)
+			text := mustJSON(b, ps[:n])
+			sims := 0
+			for b.Loop() {
+				if _, err := s.start(text); err != nil {
+					b.Fatal(err)
+				}
+				if err := c.drive(s.q, zeroLogits); err != nil {
+					b.Fatal(err)
+				}
+				for _, d := range s.decisions {
+					sims += d.Simulations
+				}
 			}
-			for _, d := range s.decisions {
-				sims += d.Simulations
-			}
-		}
-		b.ReportMetric(float64(sims)/b.Elapsed().Seconds(), "sims/s")
-		b.ReportMetric(float64(c.evaluations)/float64(c.batches), "positions/batch")
-	})
+			b.ReportMetric(float64(sims)/b.Elapsed().Seconds(), "sims/s")
+			b.ReportMetric(float64(c.evaluations)/float64(c.batches), "positions/batch")
+		})
+	}
 	b.Run("direct", func(b *testing.B) {
 		cfg := mcts.DefaultConfig()
 		cfg.Simulations, cfg.ReuseTree = 800, false
+		p, err := mcts.NewPUCTPlayer(mcts.UniformEvaluator{}, cfg, 1)
+		if err != nil {
+			b.Fatal(err)
+		}
 		sims := 0
 		for b.Loop() {
-			var wg sync.WaitGroup
-			var mu sync.Mutex
-			for i, g := range games {
-				wg.Go(func() {
-					p, err := mcts.NewPUCTPlayer(mcts.UniformEvaluator{}, cfg, uint64(i))
-					if err != nil {
-						b.Error(err)
-						return
-					}
-					d, err := p.Choose(g)
-					if err != nil {
-						b.Error(err)
-					}
-					mu.Lock()
-					sims += d.Simulations
-					mu.Unlock()
-				})
+			for _, g := range games {
+				d, err := p.Choose(g)
+				if err != nil {
+					b.Fatal(err)
+				}
+				sims += d.Simulations
 			}
-			wg.Wait()
 		}
 		b.ReportMetric(float64(sims)/b.Elapsed().Seconds(), "sims/s")
 	})

@@ -627,6 +627,21 @@ func ds_selfplay_moves(h C.int64_t, buf *C.char, cap C.int64_t) C.int64_t {
 // ds_batch_size returns the most leaves one search asks for at once: the
 // arrays of ds_batch_next must hold that many positions at least.
 //
+// ds_symmetries writes the board's eight symmetries as permutations of
+// the 36 squares and the 6,912 actions (8x36 and 8x6912 int64s).
+//
+//export ds_symmetries
+func ds_symmetries(squares, actions unsafe.Pointer) C.int64_t {
+	return do(func() (int64, error) {
+		sq, err1 := slice[int64](squares, env.NumSymmetries*env.NumSquares)
+		act, err2 := slice[int64](actions, env.NumSymmetries*env.NumActions)
+		if err := errors.Join(err1, err2); err != nil {
+			return 0, err
+		}
+		return 0, symmetries(sq, act)
+	})
+}
+
 //export ds_batch_size
 func ds_batch_size(h C.int64_t) C.int64_t {
 	return do(func() (int64, error) {

@@ -26,6 +26,21 @@ type searcher struct {
 	// one per position, valid once it has ended without an error.
 	q         *leafQueue
 	decisions []mcts.Decision
+	// players[i] searches position i of every run: kept from run to run,
+	// so that their trees' memory is reused (and a tree itself, with
+	// reuse_tree, when position i continues the game of the last run's),
+	// as one player searches move after move. evals hands their leaves
+	// to the queue of the run under way.
+	players []*mcts.PUCTPlayer
+	evals   currentQueue
+}
+
+// currentQueue is the evaluator of a searcher's players: the queue of the
+// run under way.
+type currentQueue struct{ q *leafQueue }
+
+func (c *currentQueue) Evaluate(obs []float32, legal [][]env.Action, priors [][]float32, values []float32) error {
+	return c.q.Evaluate(obs, legal, priors, values)
 }
 
 // batchRun is an object whose searches a caller evaluates: a searcher or
@@ -150,14 +165,16 @@ func (s *searcher) start(text string) (int64, error) {
 		games[i] = g
 	}
 	q := newLeafQueue(n, n, s.cfg.BatchSize)
-	searches := make([]*mcts.PUCTPlayer, n)
-	for i := range n {
-		p, err := mcts.NewPUCTPlayer(q, s.cfg, mix(s.seed, uint64(i), 0))
+	for i := len(s.players); i < n; i++ {
+		p, err := mcts.NewPUCTPlayer(&s.evals, s.cfg, mix(s.seed, uint64(i), 0))
 		if err != nil {
 			return 0, fmt.Errorf("search: %w", err)
 		}
-		searches[i] = p
+		s.players = append(s.players, p)
 	}
+	s.players = s.players[:n]
+	s.evals.q = q
+	searches := s.players
 	s.q, s.decisions = q, make([]mcts.Decision, n)
 	if n == 0 {
 		q.end(nil)

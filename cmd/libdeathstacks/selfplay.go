@@ -317,3 +317,23 @@ func (r *selfPlayRun) moves() (string, error) {
 	b, err := json.Marshal(out)
 	return string(b), err
 }
+
+// symmetries writes the eight symmetries of the board (env.Symmetry) as
+// permutations, for augmenting samples as the trainer's replay window
+// does: symmetry y sends square s to squares[y*36+s] and action a to
+// actions[y*6912+a].
+func symmetries(squares, actions []int64) error {
+	if err := errors.Join(checkLen("squares", squares, env.NumSymmetries*env.NumSquares),
+		checkLen("actions", actions, env.NumSymmetries*env.NumActions)); err != nil || squares == nil || actions == nil {
+		return fmt.Errorf("symmetries: want arrays of 8x36 and 8x6912: %w", err)
+	}
+	for y := range env.Symmetry(env.NumSymmetries) {
+		for s := range env.NumSquares {
+			squares[int(y)*env.NumSquares+s] = int64(y.Square(env.Square(s)))
+		}
+		for a := range env.NumActions {
+			actions[int(y)*env.NumActions+a] = int64(y.Action(env.Action(a)))
+		}
+	}
+	return nil
+}

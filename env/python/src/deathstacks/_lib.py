@@ -71,6 +71,7 @@ _SIGNATURES = {
     "ds_selfplay_samples": [_I64, _I64, _P, _P, _P, _P, _P, _P],
     "ds_selfplay_games": [_I64, _I64, _P, _P, _P],
     "ds_selfplay_moves": [_I64, _P, _I64],
+    "ds_symmetries": [_P, _P],
     "ds_batch_size": [_I64],
     "ds_batch_next": [_I64, _I64, _P, _P],
     "ds_batch_feed": [_I64, _I64, _P, _P],

@@ -8,10 +8,10 @@ import json
 import numpy as np
 
 from . import spaces
-from ._lib import Handle, check, integer, lib, ptr, seed_of, text
+from ._lib import DeathStacksError, Handle, check, integer, lib, ptr, seed_of, text
 from .search import Stats, _Batches, _capacity, _drive, settings_json
 
-__all__ = ["SelfPlay"]
+__all__ = ["SelfPlay", "augment", "symmetries"]
 
 
 class SelfPlay(Handle):
@@ -102,3 +102,56 @@ class SelfPlay(Handle):
                                     ptr(out["game_resigned"])))
         self.moves = json.loads(text(lib.ds_selfplay_moves, h))
         return out
+
+
+_TABLES = None
+
+
+def symmetries():
+    """The eight symmetries of the board (the identity first) as
+    permutations: int64 arrays ``squares`` (8, 36) and ``actions`` (8,
+    6912), symmetry y sending square s to ``squares[y, s]`` and action a
+    to ``actions[y, a]``."""
+    global _TABLES
+    if _TABLES is None:
+        squares = np.zeros((8, 36), np.int64)
+        actions = np.zeros((8, spaces.NUM_ACTIONS), np.int64)
+        check(lib.ds_symmetries(ptr(squares), ptr(actions)))
+        squares.flags.writeable = actions.flags.writeable = False
+        _TABLES = squares, actions
+    return _TABLES
+
+
+_tables = symmetries  # for augment, whose argument has the name
+
+
+def augment(samples: dict, seed: int = 0, symmetries=None) -> dict:
+    """Maps each sample of ``samples`` (a dict as :meth:`SelfPlay.play`
+    returns) by one of the eight symmetries of the board, drawn at random
+    from ``seed`` as the trainer draws one for each sample it trains on
+    (``replay.augment``), or ``symmetries[i]`` (0 to 7, 0 the identity)
+    for sample i: its observation, mask and policy move with the board;
+    the other arrays are copied unchanged."""
+    squares, actions = _tables()
+    n = len(samples["value"])
+    if symmetries is None:
+        ys = np.random.default_rng(seed_of(seed)).integers(8, size=n)
+    else:
+        ys = np.asarray(symmetries)
+        if ys.shape != (n,) or not np.issubdtype(ys.dtype, np.integer) or np.any((ys < 0) | (ys > 7)):
+            raise DeathStacksError(f"symmetries: want {n} integers from 0 to 7, one per sample")
+    out = {k: v.copy() for k, v in samples.items()}
+    for y in range(1, 8):
+        idx = np.flatnonzero(ys == y)
+        if len(idx) == 0:
+            continue
+        obs = samples["observations"][idx].reshape(len(idx), -1, 36)
+        mapped = np.empty_like(obs)
+        mapped[:, :, squares[y]] = obs
+        out["observations"][idx] = mapped.reshape((len(idx),) + spaces.OBSERVATION_SHAPE)
+        for k in ("masks", "policy"):
+            src = samples[k][idx]
+            dst = np.zeros_like(src)
+            dst[:, actions[y]] = src
+            out[k][idx] = dst
+    return out
