@@ -181,6 +181,9 @@ func (q *leafQueue) next(obs []float32, mask []bool, capacity int) (int, error) 
 	if err := errors.Join(checkLen("observations", obs, capacity*env.ObservationSize), checkLen("masks", mask, capacity*env.NumActions)); err != nil || obs == nil || mask == nil {
 		return 0, fmt.Errorf("next batch: want arrays for %d positions: %w", capacity, err)
 	}
+	if err := q.fedWell(); err != nil {
+		return 0, err
+	}
 	if capacity < q.maxLeaves {
 		return 0, fmt.Errorf("next batch: arrays for %d positions: want at least batch_size, %d, as one search asks for that many leaves at once", capacity, q.maxLeaves)
 	}
@@ -222,22 +225,22 @@ func (q *leafQueue) next(obs []float32, mask []bool, capacity int) (int, error) 
 }
 
 // feed hands the caller's logits and values of the batch next returned
-// to the searches, which turn them into priors over the legal actions
-// (each search its own leaves, across the cores), and returns once they
-// have read them. A value that is not in [-1, 1] or a legal logit that is
-// not finite stops the run: feed returns the error once the searches
-// have returned.
+// to the searches, which turn them into priors over the legal actions,
+// each search its own leaves, across the cores. It returns at once: the
+// caller must keep the arrays unchanged until the next call of next,
+// which waits until the searches have read them. A value that is not in
+// [-1, 1] or a legal logit that is not finite stops the run, and that
+// next returns the error once the searches have returned.
 func (q *leafQueue) feed(logits, values []float32, n int) error {
 	q.mu.Lock()
-	if q.nTaken == 0 || n != q.nTaken {
-		defer q.mu.Unlock()
-		if q.nTaken == 0 {
-			return errors.New("feed: no batch to feed (call next first)")
-		}
+	defer q.mu.Unlock()
+	if q.nTaken == 0 {
+		return errors.New("feed: no batch to feed (call next first)")
+	}
+	if n != q.nTaken {
 		return fmt.Errorf("feed: %d positions for a batch of %d", n, q.nTaken)
 	}
 	if err := errors.Join(checkLen("logits", logits, n*env.NumActions), checkLen("values", values, n)); err != nil || logits == nil || values == nil {
-		q.mu.Unlock()
 		return fmt.Errorf("feed: want logits and values for %d positions: %w", n, err)
 	}
 	row := 0
@@ -249,16 +252,20 @@ func (q *leafQueue) feed(logits, values []float32, n int) error {
 		r.done <- nil
 	}
 	q.taken, q.nTaken = q.taken[:0], 0
-	q.mu.Unlock()
+	return nil
+}
+
+// fedWell waits until the searches have read the last batch fed and
+// reports its first bad row, if any, after stopping the run.
+func (q *leafQueue) fedWell() error {
 	q.reading.Wait()
 	q.mu.Lock()
 	err := q.feedErr
 	q.mu.Unlock()
 	if err != nil {
 		q.fail(err)
-		return err
 	}
-	return nil
+	return err
 }
 
 // setLeaf sets leaf j of r from its row of the caller's batch: the
@@ -275,6 +282,33 @@ func setLeaf(r *leafRequest, j int, logits []float32, value float32, row int) er
 			}
 		}
 		return fmt.Errorf("feed: row %d: %w", row, err)
+	}
+	return nil
+}
+
+// underWay reports whether q (nil for none) is a run that has not ended.
+func (q *leafQueue) underWay() bool {
+	if q == nil {
+		return false
+	}
+	select {
+	case <-q.ended:
+		return false
+	default:
+		return true
+	}
+}
+
+// outcome reports why the results of q (nil for none) cannot be read: no
+// run, a run under way or a failed one; nil once it has ended well.
+func (q *leafQueue) outcome() error {
+	switch {
+	case q == nil:
+		return errors.New("nothing has run")
+	case q.underWay():
+		return errors.New("the run is under way: evaluate its leaves to the end first")
+	case q.err != nil:
+		return fmt.Errorf("the last run failed: %w", q.err)
 	}
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/deathstacks/deathstacks/env"
 	"github.com/deathstacks/deathstacks/mcts"
+	"github.com/deathstacks/deathstacks/model"
 	"github.com/deathstacks/deathstacks/train"
 )
 
@@ -427,4 +428,34 @@ func BenchmarkSearchBoundary(b *testing.B) {
 		}
 		b.ReportMetric(float64(sims)/b.Elapsed().Seconds(), "sims/s")
 	})
+}
+
+// BenchmarkSelfPlayTrainer is the Go trainer's self-play as an iteration
+// of `deathstacks train` plays it (configs/default.yaml: 16 games at
+// once through the network's batching server) on a network of the
+// default config with random weights: the training positions a second
+// that self-play from Python (bench.py selfplay) is compared with.
+func BenchmarkSelfPlayTrainer(b *testing.B) {
+	cfg := train.Defaults()
+	net, err := model.New(cfg.Model, rand.New(rand.NewPCG(1, 2)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv, err := model.NewServer(net, cfg.Server)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer srv.Close()
+	const games = 32
+	positions := 0
+	for b.Loop() {
+		if err := train.SelfPlayGames(context.Background(), cfg, srv, 1, games, func(_ int, g train.SelfPlayGame) error {
+			positions += len(g.Samples)
+			return nil
+		}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(positions)/b.Elapsed().Seconds(), "positions/s")
+	b.ReportMetric(float64(srv.Stats().Positions)/b.Elapsed().Seconds(), "evaluations/s")
 }

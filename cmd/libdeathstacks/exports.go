@@ -472,7 +472,10 @@ func ds_server_stats(path *C.char, out *C.int64_t) C.int64_t {
 // of 6,912 bytes written into its arrays, room for cap positions; 0 once
 // the run has ended), evaluates them and hands back n rows of 6,912
 // logits and n values with ds_batch_feed, or gives up with
-// ds_batch_abort; then it reads the results.
+// ds_batch_abort; then it reads the results. ds_batch_feed returns at
+// once, while the searches read the arrays: the caller keeps them
+// unchanged until its next call of ds_batch_next (or ds_batch_abort)
+// returns, which reports bad values or logits.
 
 //export ds_search_new
 func ds_search_new(settings *C.char, seed C.uint64_t, tooTall, maxPlies, repetitions C.int64_t) C.int64_t {

@@ -141,12 +141,8 @@ type searchPosition struct {
 // and returns how many there are; the caller then evaluates their leaves
 // (ds_batch_next, ds_batch_feed) until the run ends.
 func (s *searcher) start(text string) (int64, error) {
-	if s.q != nil {
-		select {
-		case <-s.q.ended:
-		default:
-			return 0, errors.New("search: a search is under way: evaluate its leaves to the end, or abort it")
-		}
+	if s.q.underWay() {
+		return 0, errors.New("search: a search is under way: evaluate its leaves to the end, or abort it")
 	}
 	var positions []searchPosition
 	if err := json.Unmarshal([]byte(text), &positions); err != nil {
@@ -204,16 +200,8 @@ func (s *searcher) start(text string) (int64, error) {
 // finished returns the decisions of the last run, which must have ended
 // without an error.
 func (s *searcher) finished() ([]mcts.Decision, error) {
-	if s.q == nil {
-		return nil, errors.New("search: no search has run")
-	}
-	select {
-	case <-s.q.ended:
-	default:
-		return nil, errors.New("search: the search is under way: evaluate its leaves to the end first")
-	}
-	if s.q.err != nil {
-		return nil, fmt.Errorf("search: the last search failed: %w", s.q.err)
+	if err := s.q.outcome(); err != nil {
+		return nil, fmt.Errorf("search: %w", err)
 	}
 	return s.decisions, nil
 }

@@ -170,12 +170,8 @@ func otherSelfPlayKeys() string {
 // iteration's games; the caller then evaluates their leaves
 // (ds_batch_next, ds_batch_feed) until the run ends.
 func (r *selfPlayRun) start(n int64, seed uint64) (int64, error) {
-	if r.q != nil {
-		select {
-		case <-r.q.ended:
-		default:
-			return 0, errors.New("self-play: games are under way: evaluate their leaves to the end, or abort them")
-		}
+	if r.q.underWay() {
+		return 0, errors.New("self-play: games are under way: evaluate their leaves to the end, or abort them")
 	}
 	if n < 1 || n > 1<<24 {
 		return 0, fmt.Errorf("self-play: %d games: want 1 to %d", n, 1<<24)
@@ -199,16 +195,8 @@ func (r *selfPlayRun) start(n int64, seed uint64) (int64, error) {
 // finished returns the games of the last run, which must have ended
 // without an error.
 func (r *selfPlayRun) finished() ([]train.SelfPlayGame, error) {
-	if r.q == nil {
-		return nil, errors.New("self-play: no games have been played")
-	}
-	select {
-	case <-r.q.ended:
-	default:
-		return nil, errors.New("self-play: the games are under way: evaluate their leaves to the end first")
-	}
-	if r.q.err != nil {
-		return nil, fmt.Errorf("self-play: the last games failed: %w", r.q.err)
+	if err := r.q.outcome(); err != nil {
+		return nil, fmt.Errorf("self-play: %w", err)
 	}
 	return r.games, nil
 }

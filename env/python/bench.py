@@ -2,7 +2,7 @@
 
     DEATHSTACKS_LIB=... python3 bench.py [aec] [vector] [az [MODEL [NUM_ENVS]]]
     DEATHSTACKS_LIB=... python3 bench.py search [BINARY [ROUNDS]]
-    DEATHSTACKS_LIB=... python3 bench.py selfplay [mlp|network [GAMES]]
+    DEATHSTACKS_LIB=... python3 bench.py selfplay [torch|mlp|network [GAMES]]
 
 MODEL "-" is the built-in player's network. BINARY is the deathstacks
 command (default: deathstacks on the PATH), whose `bench mcts` the search
@@ -153,7 +153,15 @@ def bench_selfplay(evaluator="mlp", games=256):
     game at once: training positions per second, the mean batch and the
     share of the wall time inside the evaluator (a numpy MLP, or the
     built-in network through Network.predict)."""
-    if evaluator == "network":
+    if evaluator == "torch":
+        import torch
+
+        import deathstacks.torch as dt
+
+        module = dt.DeathStacksNet()  # model.DefaultConfig, the network of configs/default.yaml
+        evaluate = dt.evaluator(module.eval())
+        print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, model.DefaultConfig's network (random weights)")
+    elif evaluator == "network":
         net = ds.Network()
         evaluate = lambda obs, masks: net.predict(obs)  # noqa: E731 - log-softmax logits: the same priors
     else:

@@ -127,6 +127,9 @@ def _drive(h: int, evaluate, batches: _Batches, capacity: int, stats: Stats) -> 
             stats.evaluate_seconds += time.perf_counter() - t
             stats.batches += 1
             stats.positions += n
+            # The searches read logits and values after feed returns: they
+            # stay referenced here until the next ds_batch_next returns,
+            # which waits for them.
             logits, values = _outputs(out, n)
             check(lib.ds_batch_feed(h, n, ptr(logits), ptr(values)))
     except BaseException:
@@ -181,6 +184,13 @@ class Search(Handle):
     simulation. ``seed`` seeds the searches (position i's from seed and
     i); ``max_batch`` caps the positions of one evaluator call (default:
     every search's leaves at once, ``batch_size`` each).
+
+    Position i of every run is searched by the same search, which goes on
+    from run to run as a player does from move to move: its random
+    generator continues, and with ``reuse_tree`` (on by default) it keeps
+    its subtree when position i continues the game of the last run's
+    position i. A new Search with the same seed repeats a run exactly
+    (with a deterministic evaluator).
     """
 
     _what = "search"
