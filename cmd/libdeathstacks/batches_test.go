@@ -345,6 +345,37 @@ func TestBatchRefusals(t *testing.T) {
 	})
 }
 
+// FuzzBatchSettings throws text at the readers of the caller's settings
+// and positions: an error or a run, never a panic; a run started is
+// stopped and ends.
+func FuzzBatchSettings(f *testing.F) {
+	for _, s := range []string{`{"sims": 8}`, `{"gumbel": true, "sims": 4}`, `{"resign_threshold": -1, "max_plies": 10}`,
+		`[{"fen": ""}]`, `[{"moves": ["a6-2-a4"]}]`, `{"time": "1ms"}`, `null`, `{"sims": 1e99}`, ``} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		if r, err := newSelfPlayRun(text); err == nil && r.cfg.Search.Simulations > 1000 {
+			t.Skip("a search too long to fuzz")
+		}
+		s, err := newSearcher(text, 1, env.DefaultRules())
+		if err != nil {
+			s, err = newSearcher(`{"sims": 4, "win_search_plies": 0}`, 1, env.DefaultRules())
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		if s.cfg.Simulations > 1000 || s.cfg.Time > 0 {
+			return
+		}
+		if n, err := s.start(text); err == nil && n > 0 {
+			s.q.abort()
+			if s.q.underWay() {
+				t.Fatal("an aborted run goes on")
+			}
+		}
+	})
+}
+
 // Many runs at once, each with its own caller, and aborts in the middle:
 // for -race.
 func TestBatchRunsConcurrently(t *testing.T) {

@@ -100,14 +100,14 @@ def bench_positions(n=16, seed=1):
     return fens
 
 
-def bench_search(binary="deathstacks", rounds=3, seconds=5.0, sims=800, positions=16):
+def bench_search(binary="deathstacks", rounds=5, seconds=3.0, sims=800, positions=16):
     """Search from Python with a trivial evaluator (uniform policy, zero
     value, arrays allocated once) beside `deathstacks bench mcts`'s PUCT
     search with its uniform evaluator, same settings (mcts.DefaultConfig,
-    800 simulations, no tree reuse), alternating in one run. The Python
-    side searches 16 positions at once, one evaluator call a round for
-    all of them; bench mcts searches one position at a time on one
-    goroutine."""
+    800 simulations, no tree reuse), alternating in one run, and the
+    median ratio. The Python side searches 16 positions at once, one
+    evaluator call a round for all of them; bench mcts searches one
+    position at a time on one goroutine."""
     fens = bench_positions(positions)
     batch = positions * 8
     logits, values = np.zeros((batch, ds.NUM_ACTIONS), np.float32), np.zeros(batch, np.float32)
@@ -117,6 +117,7 @@ def bench_search(binary="deathstacks", rounds=3, seconds=5.0, sims=800, position
 
     search = ds.Search(uniform, sims=sims, reuse_tree=False, win_search_nodes=500_000, seed=1)
     search.run(fens)
+    ratios = []
     for r in range(rounds):
         out = subprocess.run([binary, "bench", "mcts", "--seconds", str(seconds), "--sims", str(sims), "--depth", "1"],
                              capture_output=True, text=True, check=True).stdout
@@ -128,8 +129,10 @@ def bench_search(binary="deathstacks", rounds=3, seconds=5.0, sims=800, position
             evaluating += search.stats.evaluate_seconds
         elapsed = time.perf_counter() - t
         py = total / elapsed
+        ratios.append(py / go)
         print(f"round {r + 1}: bench mcts puct {go:,.0f} sims/s; Search from Python {py:,.0f} sims/s "
               f"({py / go:.0%}; mean batch {search.stats.mean_batch:.0f}, {evaluating / elapsed:.1%} in the evaluator)")
+    print(f"median {np.median(ratios):.0%} of bench mcts over {rounds} rounds")
 
 
 class MLP:

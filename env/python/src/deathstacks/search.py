@@ -139,13 +139,15 @@ def _drive(h: int, evaluate, batches: _Batches, capacity: int, stats: Stats) -> 
         stats.seconds += time.perf_counter() - start
 
 
+DEFAULT_MAX_BATCH = 4096
+"""The most positions of one evaluator call without max_batch."""
+
+
 def _capacity(max_batch, searches: int, batch_size: int) -> int:
-    """Room for one batch: every search's leaves, or max_batch positions
-    (at least one search's)."""
-    room = max(1, searches) * batch_size
-    if max_batch is not None:
-        room = min(room, max(integer(max_batch, "max_batch", 1, 1 << 20), batch_size))
-    return room
+    """Room for one batch: every search's leaves, at most max_batch
+    positions (default DEFAULT_MAX_BATCH), and at least one search's."""
+    limit = DEFAULT_MAX_BATCH if max_batch is None else integer(max_batch, "max_batch", 1, 1 << 20)
+    return max(min(max(1, searches) * batch_size, limit), batch_size)
 
 
 @dataclass
@@ -183,7 +185,7 @@ class Search(Handle):
     without ``win_search_nodes`` give the win search 100 positions a
     simulation. ``seed`` seeds the searches (position i's from seed and
     i); ``max_batch`` caps the positions of one evaluator call (default:
-    every search's leaves at once, ``batch_size`` each).
+    every search's leaves at once, ``batch_size`` each, up to 4,096).
 
     Position i of every run is searched by the same search, which goes on
     from run to run as a player does from move to move: its random

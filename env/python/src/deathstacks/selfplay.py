@@ -34,7 +34,8 @@ class SelfPlay(Handle):
     Game i is the trainer's game i of an iteration with seed ``seed``: the
     same seed gives the same games, whatever ``parallel_games`` is, when
     the evaluator's result for a position does not depend on the rest of
-    its batch. ``max_batch`` caps the positions of one evaluator call.
+    its batch. ``max_batch`` caps the positions of one evaluator call
+    (default 4,096).
 
     Symmetries: the trainer stores samples as played and maps each sample
     it draws for a training batch by a random one of the eight symmetries
