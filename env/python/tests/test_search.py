@@ -277,3 +277,13 @@ def test_player_plays_a_game_against_a_spec():
         env.step(d.action)
         moves.append(d.move)
     assert len(moves) > 0
+
+
+def test_evaluator_player_is_refused_as_a_vector_opponent():
+    p = ds.Player(evaluate=Uniform(), sims=8)
+    with pytest.raises(TypeError, match="choose"):
+        ds.VectorEnv(2, opponent=p)
+    with pytest.raises(TypeError, match="choose"):
+        ds.DeathStacksEnv(opponent=p)
+    vec = ds.VectorEnv(2, opponent=ds.Player("greedy"))  # a spec player stands for its spec
+    assert vec.opponent == "greedy"
