@@ -171,8 +171,13 @@ func newFlags(name, synopsis string, s stdio) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(s.err)
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: deathstacks %s\n\nflags:\n", synopsis)
-		fs.PrintDefaults()
+		fmt.Fprintf(fs.Output(), "usage: deathstacks %s\n", synopsis)
+		flags := 0
+		fs.VisitAll(func(*flag.Flag) { flags++ })
+		if flags > 0 { // a command without flags gets no empty heading
+			fmt.Fprintln(fs.Output(), "\nflags:")
+			fs.PrintDefaults()
+		}
 	}
 	return fs
 }
@@ -259,6 +264,17 @@ func fieldErrors(err error) ([]*configs.FieldError, bool) {
 		return fieldErrors(e.Unwrap())
 	}
 	return nil, false
+}
+
+// refuseOverwrite refuses, with status 2, to replace the finished result
+// at path, which a command's flag (--out) chose, saying what is there
+// (holds, such as "DIR holds a finished eval") and the way out; nothing
+// at path is no refusal.
+func refuseOverwrite(path, holds, flag string) error {
+	if _, err := os.Lstat(path); err != nil {
+		return nil
+	}
+	return usageErr("%s: choose another %s, or remove %s to replace it", holds, flag, path)
 }
 
 // usageErr is an error for bad command-line input: exit status 2.
