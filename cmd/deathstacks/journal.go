@@ -121,12 +121,18 @@ func (r resumable) play(s stdio, j *eval.Journal, played, total int, quiet bool,
 // command name run with args: the same with --resume, and --out dir if it
 // was not given.
 func resumeCommand(name string, args []string, resume, outGiven bool, dir string) string {
+	if resume {
+		return againCommand(name, args, outGiven, dir)
+	}
+	return againCommand(name, args, outGiven, dir, "--resume")
+}
+
+// againCommand returns the command line name run with args, with --out
+// dir if it was not given, and then extra.
+func againCommand(name string, args []string, outGiven bool, dir string, extra ...string) string {
 	again := append([]string(nil), args...)
 	if !outGiven {
 		again = append(again, "--out", dir)
 	}
-	if !resume {
-		again = append(again, "--resume")
-	}
-	return commandLine(name, again)
+	return commandLine(name, append(again, extra...))
 }
