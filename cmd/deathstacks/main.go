@@ -35,7 +35,8 @@ type stdio struct {
 	in       io.Reader
 	out, err io.Writer
 	// stop, if not nil, stops the commands that stop on Ctrl-C when it
-	// ends, as the signal would: a test's way to interrupt one.
+	// ends, as the signal would: a test's way to interrupt one. Its
+	// cause, a stopSignal, says which signal (none: Ctrl-C).
 	stop context.Context
 }
 
@@ -84,7 +85,9 @@ func main() {
 }
 
 // run executes the command line and returns the exit status: 0 on success,
-// 2 for a usage error or bad input, 1 for any other failure.
+// 2 for a usage error or bad input, 128 plus the signal's number for a
+// command a signal stopped (130 for Ctrl-C, 143 for SIGTERM; see
+// [stoppedError]), 1 for any other failure.
 func run(args []string, s stdio) int {
 	cmds := commands()
 	if len(args) == 0 {
