@@ -416,7 +416,7 @@ func (r *runner) publish() error {
 
 // train takes the iteration's training steps and records their mean
 // losses.
-func (r *runner) train(it int, m *metrics.Iteration) error {
+func (r *runner) train(it int, m *metrics.Iteration) (err error) {
 	steps, batchSize := r.cfg.Optim.StepsPerIteration, r.cfg.Optim.BatchSize
 	if r.replay.Len() < batchSize {
 		fmt.Fprintf(r.log, "iteration %d: %d positions in the buffer, fewer than a batch (%d): no training yet\n", it, r.replay.Len(), batchSize)
@@ -424,7 +424,13 @@ func (r *runner) train(it int, m *metrics.Iteration) error {
 	}
 	rng := rand.New(rand.NewPCG(r.cfg.Seed, uint64(it)))
 	bar := progress.New(r.log, steps, fmt.Sprintf("iteration %d training", it), "steps", r.opts.Quiet)
-	defer bar.Finish()
+	defer func() {
+		if err != nil {
+			bar.Stop("failed") // the bar stays where the steps stopped
+			return
+		}
+		bar.Finish()
+	}()
 	start := time.Now()
 	var batch replay.Batch
 	var sum model.Losses
