@@ -1,0 +1,135 @@
+package ladder
+
+import (
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/deathstacks/deathstacks/train/arena"
+	"github.com/deathstacks/deathstacks/train/report"
+)
+
+// The header of a ladder's journal matches that of the same ladder,
+// whatever its parallelism, and names the first setting that differs from
+// another: the ladder's own, or an evaluation's journal.
+func TestJournalHeaderMismatch(t *testing.T) {
+	run := ladderRun(t, []int{1, 2}, nil)
+	l, err := New(Options{Networks: newTestNetworks(t), Runs: []Run{run}, Every: 1, Simulations: 4, Games: 2, Parallel: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	baselines := contendersOf("random")
+	h := arena.NewJournalHeader(baselines, l.config(), "deathstacks eval --player random")
+	lh := l.JournalHeader(baselines, "deathstacks ladder --run "+run.Dir)
+	other := func(opts Options) arena.JournalHeader {
+		l, err := New(opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l.JournalHeader(baselines, "another command")
+	}
+	cases := []struct {
+		name     string
+		was, now arena.JournalHeader
+		want     string // "" for no mismatch
+	}{
+		{"a ladder", h, lh, `journal is "ladder" here but "eval"`},
+		{"a ladder, other parallel", lh, other(Options{Networks: newTestNetworks(t), Runs: []Run{run}, Every: 1, Simulations: 4, Games: 2, Parallel: 5}), ""},
+		{"a ladder, other simulations", lh, other(Options{Networks: newTestNetworks(t), Runs: []Run{run}, Every: 1, Simulations: 5, Games: 2, Parallel: 1}), `simulations is "5" here but "4"`},
+		{"a ladder, other snapshots", lh, other(Options{Networks: newTestNetworks(t), Runs: []Run{run}, Every: 2, Simulations: 4, Games: 2, Parallel: 1}), `every is "2" here but "1"`},
+		{"a ladder, a time", lh, other(Options{Networks: newTestNetworks(t), Runs: []Run{run}, Every: 1, Simulations: 4, Time: 1500 * time.Microsecond, Games: 2, Parallel: 1}), `time_ms is "1.5" here but "0"`},
+		{"a ladder of another run", lh, func() arena.JournalHeader {
+			c := lh
+			ladder := *lh.Ladder
+			ladder.Snapshots = append([]arena.JournalSnapshot(nil), ladder.Snapshots...)
+			ladder.Snapshots[1].Path = "/elsewhere/net-000002.dsnn"
+			c.Ladder = &ladder
+			return c
+		}(), `snapshot 2 is "iteration 2 (/elsewhere/net-000002.dsnn)" here`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.was.Mismatch(tc.now)
+			if tc.want == "" {
+				if err != nil {
+					t.Errorf("Mismatch: %v, want none", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.HasSuffix(err.Error(), ": "+tc.was.Command) {
+				t.Errorf("Mismatch: %v, want %q and the journal's command %q", err, tc.want, tc.was.Command)
+			}
+		})
+	}
+}
+
+// The journal of a ladder of several runs keeps every run: a journal
+// reads back to its header, and a resume with other runs, or the same
+// runs otherwise named, ordered or rated, is refused, naming the setting.
+func TestJournalHeaderSeveralRuns(t *testing.T) {
+	runs := twoRuns(t)
+	baselines := contendersOf("random")
+	header := func(runs ...Run) arena.JournalHeader {
+		l, err := New(Options{Networks: newTestNetworks(t), Runs: runs, Every: 1, Simulations: 4, Games: 2, Parallel: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l.JournalHeader(baselines, "deathstacks ladder --run long="+runs[0].Dir)
+	}
+	h := header(runs...)
+	if h.Ladder.Run != "" || h.Ladder.Snapshots != nil || len(h.Ladder.Runs) != 2 || h.Ladder.Runs[1].Name != "short" ||
+		len(h.Ladder.Runs[1].Snapshots) != 3 || !strings.Contains(h.Ladder.Runs[1].Search, "c_puct=2,") || h.Total != 2*(3+5+1) {
+		t.Fatalf("header %+v", h.Ladder)
+	}
+	back, err := readHeader(t, h)
+	if err != nil || !reflect.DeepEqual(back, h) {
+		t.Errorf("the header reads back as %+v (%v), want %+v", back, err, h)
+	}
+	renamed := runs[1]
+	renamed.Name = "other"
+	moved := runs[1]
+	moved.Snapshots = slices.Clone(moved.Snapshots)
+	moved.Snapshots[2].Path = "/elsewhere/net-000003.dsnn"
+	for _, tc := range []struct {
+		name string
+		now  arena.JournalHeader
+		want string
+	}{
+		{"the same", header(runs...), ""},
+		{"one run of the two", header(runs[0]), `runs is "1" here but "2"`},
+		{"a run renamed", header(runs[0], renamed), `run 2 name is "other" here but "short"`},
+		{"the runs swapped", header(runs[1], runs[0]), `run 1 name is "short" here but "long"`},
+		{"a snapshot elsewhere", header(runs[0], moved), `run 2 snapshot 3 is "iteration 3 (/elsewhere/net-000003.dsnn)" here`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := h.Mismatch(tc.now)
+			if tc.want == "" {
+				if err != nil {
+					t.Errorf("Mismatch: %v, want none", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("Mismatch: %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// readHeader writes a journal of the header alone and reads it back.
+func readHeader(t *testing.T, h arena.JournalHeader) (arena.JournalHeader, error) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), report.LadderGamesJournal)
+	j, err := arena.CreateJournal(path, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Close(); err != nil {
+		t.Fatal(err)
+	}
+	back, _, err := arena.ReadJournal(path)
+	return back, err
+}
