@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -195,11 +196,22 @@ func TestJournalBadLines(t *testing.T) {
 	}
 }
 
-// The header of a journal matches that of the same evaluation, whatever
-// its command line, and names the first setting that differs from another
-// (package ladder tests the headers of ladders).
+// The header of a journal matches that of the same evaluation or ladder,
+// whatever its command line, and names the first setting that differs
+// from another.
 func TestJournalHeaderMismatch(t *testing.T) {
 	h, _ := journalFixture(t)
+	lh := h
+	lh.Journal, lh.Command, lh.Players = JournalLadder, "deathstacks ladder --run /runs/a", h.Players[:1]
+	lh.Ladder = &JournalLadderSettings{Run: "/runs/a", Every: 1, Simulations: 4, Search: "simulations=4",
+		Snapshots: []JournalSnapshot{{1, "/runs/a/nets/net-000001.dsnn"}, {2, "/runs/a/nets/net-000002.dsnn"}}}
+	ladder := func(change func(l *JournalLadderSettings)) JournalHeader {
+		c, l := lh, *lh.Ladder
+		l.Snapshots = slices.Clone(l.Snapshots)
+		change(&l)
+		c.Ladder = &l
+		return c
+	}
 	cases := []struct {
 		name     string
 		was, now JournalHeader
@@ -221,6 +233,12 @@ func TestJournalHeaderMismatch(t *testing.T) {
 			c.Players = []JournalPlayer{h.Players[0], {Name: "greedy", Spec: "alphabeta:depth=1"}}
 			return c
 		}(), `player 2 spec is "alphabeta:depth=1" here but "greedy"`},
+		{"a ladder", h, lh, `journal is "ladder" here but "eval"`},
+		{"a ladder, other simulations", lh, ladder(func(l *JournalLadderSettings) { l.Simulations = 5 }), `simulations is "5" here but "4"`},
+		{"a ladder, other snapshots", lh, ladder(func(l *JournalLadderSettings) { l.Every = 2 }), `every is "2" here but "1"`},
+		{"a ladder, a time", lh, ladder(func(l *JournalLadderSettings) { l.TimeMS = 1.5 }), `time_ms is "1.5" here but "0"`},
+		{"a ladder of another run", lh, ladder(func(l *JournalLadderSettings) { l.Snapshots[1].Path = "/elsewhere/net-000002.dsnn" }),
+			`snapshot 2 is "iteration 2 (/elsewhere/net-000002.dsnn)" here`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
