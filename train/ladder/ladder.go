@@ -19,7 +19,7 @@ import (
 // more training runs.
 type Options struct {
 	// Runs are what the ladder needs of each training run: package
-	// train's Run reads it from a run directory. Several runs need
+	// train's LadderRun reads it from a run directory. Several runs need
 	// a Name each, all different, and the same rules and evaluation
 	// openings.
 	Runs []Run
@@ -71,7 +71,7 @@ type Snapshot struct {
 	Path      string
 	// Search is the snapshot's search for strong play (no noise, no
 	// temperature, the win search given a player's node budget at least),
-	// as every command that plays it finds it: package train's Run
+	// as every command that plays it finds it: package train's LadderRun
 	// reads it. The ladder's players search with it,
 	// their budget set by the ladder; the report and journal name the
 	// latest snapshot's as their run's.

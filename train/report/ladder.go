@@ -51,9 +51,10 @@ type LadderReportRun struct {
 	Search string `json:"search"`
 }
 
-// LadderReport is the outcome of a [Ladder]: the [Report] of all its
-// games, and the snapshots' ratings in training order, run by run. It
-// marshals to the JSON of ladder.json.
+// LadderReport is the outcome of a ladder (package ladder plays it and
+// fills this in): the [Report] of all its games, and the snapshots'
+// ratings in training order, run by run. It marshals to the JSON of
+// ladder.json.
 type LadderReport struct {
 	Report
 	// Run is the run's directory, the first run's in a ladder of several.
