@@ -471,7 +471,7 @@ func TestRoundRobinPlayed(t *testing.T) {
 }
 
 // A game given as played that is not the one its number stands for is
-// refused before any game is played.
+// refused before any game is played, and CheckPlayed says the same.
 func TestRoundRobinRefusesForeignPlayed(t *testing.T) {
 	cfg := arenaConfig()
 	cfg.Games = 4
@@ -510,7 +510,15 @@ func TestRoundRobinRefusesForeignPlayed(t *testing.T) {
 			if !errors.Is(err, ErrPlayedGame) || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("err = %v, want ErrPlayedGame and %q", err, tc.want)
 			}
+			if err := CheckPlayed(c, randomEntrant.Name, greedyEntrant.Name); !errors.Is(err, ErrPlayedGame) || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("CheckPlayed: %v, want ErrPlayedGame and %q", err, tc.want)
+			}
 		})
+	}
+	c := cfg
+	c.Played = full
+	if err := CheckPlayed(c, randomEntrant.Name, greedyEntrant.Name); err != nil {
+		t.Errorf("CheckPlayed of the match's own games: %v", err)
 	}
 }
 

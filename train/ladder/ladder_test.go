@@ -103,7 +103,7 @@ func snapshotPath(dir string, it int) string {
 	return filepath.Join(dir, fmt.Sprintf("net-%06d.dsnn", it))
 }
 
-func TestNewLadderSnapshots(t *testing.T) {
+func TestNewSnapshots(t *testing.T) {
 	run := ladderRun(t, []int{1, 2, 3, 4, 5}, map[int]float64{1: 60, 2: 120, 4: 240, 5: 300})
 	cases := []struct {
 		every int
@@ -141,7 +141,7 @@ func TestNewLadderSnapshots(t *testing.T) {
 	}
 }
 
-func TestNewLadderErrors(t *testing.T) {
+func TestNewErrors(t *testing.T) {
 	run := ladderRun(t, []int{1}, nil)
 	empty := ladderRun(t, nil, nil)
 	cases := []struct {
@@ -424,7 +424,7 @@ func twoRuns(t *testing.T) []Run {
 	return []Run{long, short}
 }
 
-func TestNewLadderRunsErrors(t *testing.T) {
+func TestNewRunsErrors(t *testing.T) {
 	cases := []struct {
 		name   string
 		change func(runs []Run)

@@ -78,7 +78,7 @@ func sampleRecords() []arena.GameRecord {
 	return records
 }
 
-func TestNewReport(t *testing.T) {
+func TestNew(t *testing.T) {
 	records := sampleRecords()
 	rep, err := New(records, contenders("strong", "weak", "random"), "random", testArena)
 	if err != nil {
@@ -121,7 +121,7 @@ func TestNewReport(t *testing.T) {
 	}
 }
 
-func TestNewReportErrors(t *testing.T) {
+func TestNewErrors(t *testing.T) {
 	cases := []struct {
 		name    string
 		records []arena.GameRecord
