@@ -17,9 +17,9 @@ import (
 	"github.com/deathstacks/deathstacks/env"
 	"github.com/deathstacks/deathstacks/model"
 	"github.com/deathstacks/deathstacks/train/builtin"
-	"github.com/deathstacks/deathstacks/train/eval"
 	"github.com/deathstacks/deathstacks/train/internal/table"
 	"github.com/deathstacks/deathstacks/train/metrics"
+	"github.com/deathstacks/deathstacks/train/report"
 )
 
 // The kinds of file [Inspect] tells apart.
@@ -299,9 +299,9 @@ func describeConfig(path string) (FileInfo, error) {
 	if cfg.TimeLimit > 0 {
 		limit = cfg.TimeLimit.String()
 	}
-	eval := "none"
+	evaluation := "none"
 	if cfg.Eval.Every > 0 {
-		eval = fmt.Sprintf("every %s, %s against %s", table.Count(cfg.Eval.Every, "iteration", "iterations"),
+		evaluation = fmt.Sprintf("every %s, %s against %s", table.Count(cfg.Eval.Every, "iteration", "iterations"),
 			table.Count(cfg.Eval.Games, "game", "games"), strings.Join(cfg.Eval.Baselines, ", "))
 	}
 	return FileInfo{Path: path, Kind: KindConfig, Facts: []Fact{
@@ -311,7 +311,7 @@ func describeConfig(path string) (FileInfo, error) {
 		{"network", cfg.Model.String()},
 		{"self-play", fmt.Sprintf("%s an iteration, %d simulations a move", table.Count(cfg.SelfPlay.GamesPerIteration, "game", "games"), cfg.Search.Simulations)},
 		{"training", fmt.Sprintf("%s an iteration, batch %d", table.Count(cfg.Optim.StepsPerIteration, "step", "steps"), cfg.Optim.BatchSize)},
-		{"evaluation", eval},
+		{"evaluation", evaluation},
 	}}, nil
 }
 
@@ -320,8 +320,8 @@ var plots = map[string]string{
 	metrics.LossChart:     "training: each loss, the policy's entropy, the learning rate and the replay buffer by iteration",
 	metrics.SelfPlayChart: "self-play: game length, how games ended, time and speeds by iteration",
 	metrics.EvalChart:     "the run's evaluation: score and Elo against each baseline by iteration",
-	eval.EloChart:         "an eval: each player's Elo with its 95% interval",
-	eval.LadderChart:      "a ladder: the snapshots' Elo against training time",
+	report.EloChart:       "an eval: each player's Elo with its 95% interval",
+	report.LadderChart:    "a ladder: the snapshots' Elo against training time",
 }
 
 // describePlot describes a PNG image: its size and, for a chart the

@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"github.com/deathstacks/deathstacks/train"
-	"github.com/deathstacks/deathstacks/train/eval"
+	"github.com/deathstacks/deathstacks/train/report"
 )
 
 // stoppable is every command that stops on Ctrl-C or SIGTERM, each with
@@ -198,14 +198,14 @@ func TestEvalStoppedProgress(t *testing.T) {
 	if _, errOut, code := runBotCLI("", "eval", "--player", "random", "--player", "greedy", "--games", "6", "--seed", "3", "--parallel", "1", "--out", oneGo, "--quiet"); code != 0 {
 		t.Fatalf("in one go: %s", errOut)
 	}
-	data, err := os.ReadFile(filepath.Join(oneGo, eval.GamesFile))
+	data, err := os.ReadFile(filepath.Join(oneGo, report.GamesFile))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, line := range bytes.SplitAfterN(data, []byte("\n"), 3)[:2] {
 		text = append(text, line...)
 	}
-	appendTo(t, filepath.Join(dir, eval.GamesJournal), string(text))
+	appendTo(t, filepath.Join(dir, report.GamesJournal), string(text))
 	_, errOut, code := runStoppedCLI(append(args, "--resume")...)
 	if code != 130 || !strings.Contains(errOut, "eval: stopped (interrupted) after 2/6 games") {
 		t.Errorf("status %d, stderr %q: want 130 and the bar stopped at 2/6", code, errOut)
@@ -229,9 +229,9 @@ func TestFinishedResultNotReplaced(t *testing.T) {
 		says string
 	}{
 		{"eval", []string{"eval", "--player", "random", "--player", "greedy", "--games", "2", "--out", filepath.Join(base, "eval"), "--quiet"},
-			filepath.Join(base, "eval", eval.ResultsFile), filepath.Join(base, "eval") + " holds a finished eval (" + eval.ResultsFile + ")"},
+			filepath.Join(base, "eval", report.ResultsFile), filepath.Join(base, "eval") + " holds a finished eval (" + report.ResultsFile + ")"},
 		{"ladder", []string{"ladder", "--run", run, "--vs", "random", "--games", "2", "--sims", "2", "--quiet"},
-			filepath.Join(run, eval.LadderResultsFile), run + " holds a finished ladder (" + eval.LadderResultsFile + ")"},
+			filepath.Join(run, report.LadderResultsFile), run + " holds a finished ladder (" + report.LadderResultsFile + ")"},
 		{"export", []string{"export", "--checkpoint", filepath.Join("..", "..", "train", "testdata", "run-v1"), "--out", player},
 			player, "--out " + player + " exists"},
 	} {
