@@ -46,7 +46,8 @@ func stoppable(t *testing.T) map[string]func(dir string) []string {
 var stoppedLine = regexp.MustCompile(`^deathstacks ([a-z]+): stopped( after [0-9]+( of [0-9]+)? [a-z]+)?(; continue with: (deathstacks .*))?$`)
 
 // Every command stops on Ctrl-C with status 130 and on SIGTERM with 143,
-// saying so in one form; a command whose --help speaks of Ctrl-C is
+// saying so in one form, and the command it prints to continue, run as
+// printed, finishes the work; a command whose --help speaks of Ctrl-C is
 // among those tested.
 func TestStoppedStatus(t *testing.T) {
 	cases := stoppable(t)
@@ -71,6 +72,14 @@ func TestStoppedStatus(t *testing.T) {
 				}
 				if !strings.Contains(errOut, "\nstopping: ") {
 					t.Errorf("stderr %q: nothing said when the signal came", errOut)
+				}
+				if m == nil || m[5] == "" {
+					return
+				}
+				// The command printed, run as printed, does the work.
+				again := strings.Fields(m[5])[1:] // the test's paths hold no spaces
+				if _, errOut, code := runBotCLI("", again...); code != 0 {
+					t.Errorf("%v: status %d, stderr %q", again, code, errOut)
 				}
 			})
 		}
