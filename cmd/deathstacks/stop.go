@@ -26,38 +26,39 @@ func (e stopSignal) Error() string { return "stopped by " + e.sig.String() }
 // goes no further.
 func (e stopSignal) status() int { return 128 + int(e.sig) }
 
-// errReleased is the cause of a stop context that the command released,
-// having ended on its own.
-var errReleased = errors.New("released")
-
 // onStop returns a context that the first Ctrl-C (SIGINT) or SIGTERM
 // ends, with the signal as its [context.Cause], after saying on s.err
 // "stopping: <doing>"; a second signal then ends the process at once. A
 // test's s.stop ends the context too, as a signal would: its cause when
-// that is a stopSignal, else as Ctrl-C. release gives the signals back.
+// that is a stopSignal, else as Ctrl-C. The line comes before the context
+// ends, so before anything the command says of its stop. release gives
+// the signals back.
 func onStop(s stdio, doing string) (ctx context.Context, release func()) {
-	ctx, cancel := context.WithCancelCause(s.stopContext())
+	parent := s.stopContext()
+	ctx, cancel := context.WithCancelCause(context.WithoutCancel(parent))
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	notice := "\nstopping: " + doing + " (interrupt again to quit at once)"
-	said := make(chan struct{})
+	quit, said := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(said)
+		var cause error
 		select {
 		case sig := <-sigs:
 			signal.Stop(sigs) // a second signal ends the process
-			fmt.Fprintln(s.err, notice)
 			sysSig, _ := sig.(syscall.Signal)
-			cancel(stopSignal{sysSig})
-		case <-ctx.Done():
-			if !errors.Is(context.Cause(ctx), errReleased) {
-				fmt.Fprintln(s.err, notice)
-			}
+			cause = stopSignal{sysSig}
+		case <-parent.Done():
+			cause = context.Cause(parent)
+		case <-quit:
+			return
 		}
+		fmt.Fprintln(s.err, "\nstopping: "+doing+" (interrupt again to quit at once)")
+		cancel(cause)
 	}()
 	return ctx, func() {
-		cancel(errReleased)
-		<-said // the notice, if any, comes before any other line
+		close(quit)
+		<-said
+		cancel(nil)
 		signal.Stop(sigs)
 	}
 }
