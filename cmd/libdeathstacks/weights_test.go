@@ -3,12 +3,14 @@ package main
 import (
 	"encoding/json"
 	"math"
+	"math/rand/v2"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/deathstacks/deathstacks/env"
+	"github.com/deathstacks/deathstacks/model"
 	"github.com/deathstacks/deathstacks/train"
 )
 
@@ -139,4 +141,33 @@ func TestSaveNetworkErrors(t *testing.T) {
 	if m, _ := filepath.Glob(filepath.Join(dir, "*")); len(m) != 0 {
 		t.Errorf("failed saves left %v", m)
 	}
+}
+
+// FuzzSaveNetwork feeds descriptions from outside to saveNetwork, with
+// the weights of a 0x1 network: an error, or a file that loads back as
+// the architecture described.
+func FuzzSaveNetwork(f *testing.F) {
+	cfg := model.Config{Blocks: 0, Channels: 1, ValuePlanes: 1, ValueHidden: 1}
+	shape, err := model.New(cfg, rand.New(rand.NewPCG(1, 2)))
+	if err != nil {
+		f.Fatal(err)
+	}
+	flat := make([]float32, shape.NumParams())
+	f.Add(`{"config": {"blocks": 0, "channels": 1, "value_planes": 1, "value_hidden": 1}, "steps": 3, "meta": {"a": "b"}, "search": {"sims": "5"}, "extra_meta": {"c": "d"}}`)
+	f.Add(`{"config": {"blocks": 0, "channels": 1, "value_planes": 1, "value_hidden": 1}, "meta": {"search": "simulations: 9\n"}}`)
+	f.Add(`{"config": {"channels": -1}}`)
+	f.Add(`[1, 2]`)
+	f.Fuzz(func(t *testing.T, request string) {
+		path := filepath.Join(t.TempDir(), "net.dsnn")
+		if err := saveNetwork(request, flat, path); err != nil {
+			return
+		}
+		net, err := train.LoadNetwork(path)
+		if err != nil {
+			t.Fatalf("a saved network does not load: %v", err)
+		}
+		if net.Config() != cfg {
+			t.Fatalf("saved %v from %q", net.Config(), request)
+		}
+	})
 }
