@@ -231,7 +231,7 @@ def load(path: str | os.PathLike | None = None) -> DeathStacksNet:
     latest checkpoint); None for the built-in player. Its ``steps`` and
     ``meta`` (with the search settings it plays with under "search") come
     along."""
-    network = Network(_path(path, allow_none=True) or None)
+    network = Network(None if path is None else _path(path))
     try:
         about = json.loads(text(lib.ds_network_about, network._handle()))
         module = DeathStacksNet(**about["config"])
@@ -272,9 +272,7 @@ def save(module: DeathStacksNet, path: str | os.PathLike, search: dict | None = 
                               cstr(out, "path")))
 
 
-def _path(path, allow_none: bool = False) -> str:
-    if path is None and allow_none:
-        return ""
+def _path(path) -> str:
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"path must be a str or os.PathLike, not {type(path).__name__}")
     path = os.fspath(path)
