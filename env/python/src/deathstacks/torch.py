@@ -26,6 +26,7 @@ from __future__ import annotations
 import ctypes
 import json
 import math
+import numbers
 import os
 
 try:
@@ -86,12 +87,14 @@ class DeathStacksNet(nn.Module):
 
     def __init__(self, blocks: int = 3, channels: int = 32, value_planes: int = 2, value_hidden: int = 64):
         super().__init__()
+        self.config = {}
         for key, value, lo in zip(_CONFIG_KEYS, (blocks, channels, value_planes, value_hidden), (0, 1, 1, 1)):
-            if isinstance(value, bool) or not isinstance(value, int):
+            if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
                 raise TypeError(f"{key} must be an integer, not {type(value).__name__}")
             if value < lo:
                 raise DeathStacksError(f"{key} is {value}: want {lo} or more")
-        self.config = dict(zip(_CONFIG_KEYS, (blocks, channels, value_planes, value_hidden)))
+            self.config[key] = int(value)
+        blocks, channels, value_planes, value_hidden = self.config.values()
         self.steps = 0
         self.meta: dict[str, str] = {}
         self.stem = nn.Conv2d(NUM_PLANES, channels, 3, padding=1)
