@@ -2,12 +2,15 @@
 // for runtimes other than this project's (onnxruntime, TensorRT, a
 // browser, ...).
 //
-// The model is opset 13 and IR version 7, built from standard operators
-// only (Conv, MatMul, Relu, Add, Mul, Sub, Cast, Reshape, Flatten, Tanh), its
-// protobuf written by the types of github.com/advancedclimatesystems/gonnx
-// (generated from onnx.proto) with google.golang.org/protobuf. Its graph is
-// model's stock architecture (see the model package documentation), every
-// batch dimension named "batch" and dynamic:
+// The model is opset 13 and IR version 7, its protobuf written by the
+// types of github.com/advancedclimatesystems/gonnx (generated from
+// onnx.proto) with google.golang.org/protobuf. Its graph is model's
+// architecture (see the model package documentation) in standard
+// operators that gonnx's runtime runs too: the trunk's 3x3 convolutions
+// are Conv nodes, the heads' 1x1 convolutions MatMuls over the 36 squares
+// (gonnx 1.1.0's Conv fails on a 1x1 kernel) and the value head's layers
+// MatMul and Add (its Gemm cannot run in float64). Every batch dimension is
+// named "batch" and dynamic:
 //
 //	inputs   observation  float32 (batch, 21, 6, 6)  env.EncodeObservation's planes
 //	         action_mask  uint8   (batch, 6912)      1 for a legal action, 0 otherwise
@@ -17,11 +20,12 @@
 //
 // A softmax of a row of logits is model's policy (Network.Evaluate's
 // priors): the probabilities over the legal actions, exactly 0 for the
-// others; with every action legal, a log-softmax of it is the C library's
-// predict (deathstacks.Network.predict from Python). The mask is uint8,
-// not bool: ONNX's Cast turns it into the float factor the graph needs,
-// and numpy's int8 masks of the Python package convert with
-// mask.astype(np.uint8) (or .view). Its values must be 0 or 1.
+// others. With every action legal, a log-softmax of it is the C library's
+// predict (deathstacks.Network.predict from Python), which floors it at
+// -87. The mask is uint8, not bool, because the graph masks by arithmetic
+// (gonnx has no Where and casts no bool): logits*mask + (mask-1)*1e9 keeps
+// a legal logit exactly. Its values must be 0 or 1; the Python package's
+// int8 masks convert with mask.view(np.uint8).
 //
 // The model's metadata_props say what the model is and how it was made:
 // see [Model].
