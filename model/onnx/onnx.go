@@ -48,11 +48,13 @@ import (
 	"google.golang.org/protobuf/proto"
 )
 
-// The model's interface: its opset, IR version, and the names of its
-// inputs and outputs.
+// irVersion is the ONNX IR version of the model: 7, that of opset 13.
+const irVersion = 7
+
+// The model's interface: its opset and the names of its inputs and
+// outputs.
 const (
-	Opset     = 13
-	IRVersion = 7
+	Opset = 13
 
 	InputObservation = "observation"
 	InputActionMask  = "action_mask"
@@ -129,13 +131,12 @@ func Model(net *model.Network, how Provenance) (*pb.ModelProto, error) {
 		meta[k] = how.Meta[k]
 	}
 	m := &pb.ModelProto{
-		IrVersion:       IRVersion,
-		OpsetImport:     []*pb.OperatorSetIdProto{{Domain: "", Version: Opset}},
-		ProducerName:    "deathstacks",
-		ProducerVersion: strconv.Itoa(env.EncodingVersion),
-		Domain:          "io.github.deathstacks",
-		DocString:       "Death Stacks policy and value network: softmax(logits) over the legal actions is the policy, value the expected result for the side to move.",
-		Graph:           g,
+		IrVersion:    irVersion,
+		OpsetImport:  []*pb.OperatorSetIdProto{{Domain: "", Version: Opset}},
+		ProducerName: "deathstacks",
+		Domain:       "io.github.deathstacks",
+		DocString:    "Death Stacks policy and value network: softmax(logits) over the legal actions is the policy, value the expected result for the side to move.",
+		Graph:        g,
 	}
 	for _, k := range slices.Sorted(maps.Keys(meta)) {
 		m.MetadataProps = append(m.MetadataProps, &pb.StringStringEntryProto{Key: k, Value: meta[k]})
@@ -203,7 +204,7 @@ func graph(cfg model.Config, weights []model.Tensor) (*pb.GraphProto, error) {
 		return nil, g.err
 	}
 	return &pb.GraphProto{
-		Name: "deathstacks_" + strings.ReplaceAll(strings.ReplaceAll(cfg.String(), " ", ""), "/", "_"),
+		Name: fmt.Sprintf("deathstacks_%dx%d", cfg.Blocks, cfg.Channels),
 		Node: g.nodes, Initializer: g.inits,
 		Input: []*pb.ValueInfoProto{
 			valueInfo(InputObservation, pb.TensorProto_FLOAT, "batch", env.NumPlanes, 6, 6),
