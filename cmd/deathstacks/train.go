@@ -137,8 +137,12 @@ func runExport(args []string, s stdio) error {
 	meta, search := map[string]string{}, map[string]string{}
 	fs.Func("meta", "a metadata entry KEY=VALUE to store in the file (repeatable)", keyValues(meta))
 	fs.Func("search", "a search setting KEY=VALUE for the player, such as contempt=0.5 (repeatable; keys as in az specs)", keyValues(search))
+	format := exportFormatFlag(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if *format != formatPlayer {
+		return exportNetwork(*format, fs, *ckpt, *out, meta, args, s)
 	}
 	if *ckpt == "" || *out == "" {
 		return usageErr("--checkpoint and --out are required")
