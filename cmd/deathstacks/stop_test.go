@@ -230,7 +230,7 @@ func TestEvalStoppedProgress(t *testing.T) {
 func TestFinishedResultNotReplaced(t *testing.T) {
 	run := fakeRun(t, 1)
 	base := t.TempDir()
-	player := filepath.Join(base, "player.dsnn")
+	player, onnxFile := filepath.Join(base, "player.dsnn"), filepath.Join(base, "net.onnx")
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -243,6 +243,8 @@ func TestFinishedResultNotReplaced(t *testing.T) {
 			filepath.Join(run, report.LadderResultsFile), run + " holds a finished ladder (" + report.LadderResultsFile + ")"},
 		{"export", []string{"export", "--checkpoint", filepath.Join("..", "..", "train", "testdata", "run-v1"), "--out", player},
 			player, "--out " + player + " exists"},
+		{"export --format onnx", []string{"export", "--format", "onnx", "--checkpoint", filepath.Join("..", "..", "train", "testdata", "run-v1"), "--out", onnxFile},
+			onnxFile, "--out " + onnxFile + " exists"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if _, errOut, code := runBotCLI("", tc.args...); code != 0 {
@@ -279,6 +281,7 @@ func TestErrorsNameFlags(t *testing.T) {
 		not  string
 	}{
 		{[]string{"export", "--checkpoint", missing, "--out", missing + ".dsnn"}, "--checkpoint " + missing + ": ", "model "},
+		{[]string{"export", "--format", "onnx", "--checkpoint", missing, "--out", missing + ".onnx"}, "--checkpoint " + missing + ": ", "model "},
 		{[]string{"bench", "mcts", "--seconds", "-1"}, "deathstacks bench: --seconds is -1: want more than 0\n", "depth"},
 		{[]string{"bench", "mcts", "--sims", "0"}, "deathstacks bench: --sims is 0: want 1 or more\n", "seconds"},
 		{[]string{"bench", "mcts", "--simulations", "0", "--depth", "0"}, "--simulations is 0: want 1 or more\n--depth is 0: want 1 or more\n", "seconds"},

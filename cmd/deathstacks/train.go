@@ -139,8 +139,12 @@ func runExport(args []string, s stdio) error {
 	meta, search := map[string]string{}, map[string]string{}
 	fs.Func("meta", "a metadata entry KEY=VALUE to store in the file (repeatable)", keyValues(meta))
 	fs.Func("search", "a search setting KEY=VALUE for the player, such as contempt=0.5 (repeatable; keys as in az specs)", keyValues(search))
+	format := exportFormatFlag(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if *format != formatPlayer {
+		return exportNetwork(*format, fs, *ckpt, *out, meta, args, s)
 	}
 	if *ckpt == "" || *out == "" {
 		return usageErr("--checkpoint and --out are required")
@@ -162,17 +166,24 @@ func runExport(args []string, s stdio) error {
 		return err
 	}
 	if err := train.Export(*ckpt, *out, train.ExportOptions{Search: search, Meta: meta, Warn: s.err}); err != nil {
-		var named *train.ModelError
-		switch {
-		case errors.Is(err, train.ErrReservedMeta) || errors.Is(err, train.ErrBadSearch):
+		if errors.Is(err, train.ErrReservedMeta) || errors.Is(err, train.ErrBadSearch) {
 			return usageErr("%v", err)
-		case errors.As(err, &named) && named.Path == *ckpt:
-			return usageErr("--checkpoint %s: %v", named.Path, named.Err)
 		}
-		return err
+		return checkpointErr(err, *ckpt)
 	}
 	fmt.Fprintf(s.out, "exported %s to %s\n", *ckpt, *out)
 	return nil
+}
+
+// checkpointErr names export's --checkpoint in an error about the path
+// it gave, "--checkpoint PATH: no such file or directory" (status 2);
+// other errors it returns as they are.
+func checkpointErr(err error, ckpt string) error {
+	var named *train.ModelError
+	if errors.As(err, &named) && named.Path == ckpt {
+		return usageErr("--checkpoint %s: %v", named.Path, named.Err)
+	}
+	return err
 }
 
 // keyValues returns a flag function that adds KEY=VALUE entries to m,
