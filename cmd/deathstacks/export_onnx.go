@@ -41,9 +41,12 @@ func exportNetwork(format string, fs *flag.FlagSet, ckpt, out string, meta map[s
 	if out == "" {
 		return usageErr("--out is required")
 	}
+	if err := refuseOverwrite(out, "--out "+out+" exists", "--out"); err != nil {
+		return err
+	}
 	net, err := train.LoadNetwork(ckpt)
 	if err != nil {
-		return err
+		return checkpointErr(err, ckpt)
 	}
 	source := "the built-in player"
 	if ckpt != "" {
