@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -106,7 +107,7 @@ func loadTrained(path string) (*trained, error) {
 	if isCheckpoint(file) {
 		st, net, err := readCheckpointNetwork(file)
 		if err != nil {
-			return nil, err
+			return nil, &ModelError{Path: path, Err: err}
 		}
 		cfg, err := parseSaved([]byte(st.Config))
 		if err != nil {
@@ -120,7 +121,7 @@ func loadTrained(path string) (*trained, error) {
 	}
 	net, err := model.Load(file)
 	if err != nil {
-		return nil, err
+		return nil, &ModelError{Path: path, Err: err}
 	}
 	if err := t.fromNetwork(net, file); err != nil {
 		return nil, err
@@ -149,20 +150,40 @@ func loadTrained(path string) (*trained, error) {
 // directory's latest complete checkpoint (skipped names each damaged newer
 // one passed over), any other path itself (a checkpoint, a network
 // snapshot, an exported player).
+// Its errors are [*ModelError]s.
 func modelFile(path string) (file string, skipped []error, err error) {
 	info, err := os.Stat(path)
 	if err != nil {
-		return "", nil, fmt.Errorf("model %s: %w", path, err)
+		var pe *fs.PathError
+		if errors.As(err, &pe) && pe.Path == path {
+			err = pe.Err // the path is the ModelError's
+		}
+		return "", nil, &ModelError{Path: path, Err: err}
 	}
 	if !info.IsDir() {
 		return path, nil, nil
 	}
 	latest, skipped, err := latestCheckpoint(path)
 	if err != nil {
-		return "", skipped, fmt.Errorf("model %s: %w", path, errors.Join(append([]error{err}, skipped...)...))
+		if errors.Is(err, ErrNoCheckpoint) && len(skipped) == 0 {
+			err = ErrNoCheckpoint // without the path, which is the ModelError's
+		}
+		return "", skipped, &ModelError{Path: path, Err: errors.Join(append([]error{err}, skipped...)...)}
 	}
 	return latest, skipped, nil
 }
+
+// ModelError is a path a user named as a model (a run directory, a
+// checkpoint, a network file) that gives none: it does not exist, holds no
+// checkpoint, or does not read. Path is as the user gave it, so that a
+// command can name the flag that gave it; Err says what is wrong.
+type ModelError struct {
+	Path string
+	Err  error
+}
+
+func (e *ModelError) Error() string { return "model " + e.Path + ": " + e.Err.Error() }
+func (e *ModelError) Unwrap() error { return e.Err }
 
 // fromNetwork takes a network file's network with what its metadata says:
 // the search settings it carries (else mcts.DefaultConfig), its run and
@@ -239,7 +260,7 @@ func strongSearch(c mcts.Config) mcts.Config {
 // Models loads networks for az players and serves each through one
 // batching server, however many players and games use it: it is the
 // players.AZLoader of every command, the web server and the evaluations
-// of a run, and the eval.Networks of the ladder. Close stops the servers.
+// of a run, and the ladder.Networks of the ladder. Close stops the servers.
 //
 // A path is "" (the built-in player), a run directory (its latest
 // complete checkpoint), a checkpoint or a network file (a snapshot, an
@@ -358,9 +379,6 @@ type ExportOptions struct {
 // against random), checksummed and written atomically. LoadPlayer, Models
 // and the player spec az:model=FILE read it.
 func Export(from, out string, opts ExportOptions) error {
-	if opts.Simulations < 0 {
-		return fmt.Errorf("export: simulations is %d: want 0 (the run's setting) or more: %w", opts.Simulations, ErrBadSearch)
-	}
 	t, err := loadTrained(from)
 	if err != nil {
 		return fmt.Errorf("export: %w", err)
@@ -369,6 +387,26 @@ func Export(from, out string, opts ExportOptions) error {
 		for _, w := range t.warnings {
 			fmt.Fprintln(opts.Warn, "warning: "+w)
 		}
+	}
+	return t.export(out, opts)
+}
+
+// ExportNetwork writes a network made outside a run (in PyTorch, handed
+// over by the C library) as a player file, as [Export] writes one: the
+// search settings, run and iteration its metadata carries (the library
+// defaults, "" and 0 without them) under opts. It sets net's metadata.
+func ExportNetwork(net *model.Network, out string, opts ExportOptions) error {
+	t := &trained{}
+	if err := t.fromNetwork(net, "network"); err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	return t.export(out, opts)
+}
+
+// export writes t as a player file; see [Export].
+func (t *trained) export(out string, opts ExportOptions) error {
+	if opts.Simulations < 0 {
+		return fmt.Errorf("export: simulations is %d: want 0 (the model's setting) or more: %w", opts.Simulations, ErrBadSearch)
 	}
 	search := t.search
 	if opts.Simulations > 0 {
@@ -391,6 +429,9 @@ func Export(from, out string, opts ExportOptions) error {
 		now = time.Now()
 	}
 	net := t.net
+	if net.Meta == nil {
+		net.Meta = map[string]string{}
+	}
 	net.Meta[metaKind] = metaKindPlayer
 	net.Meta[metaSearch] = string(text)
 	net.Meta[metaIteration] = strconv.Itoa(t.iteration)

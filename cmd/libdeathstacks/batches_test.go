@@ -463,24 +463,24 @@ func BenchmarkSearchBoundary(b *testing.B) {
 
 // BenchmarkSelfPlayTrainer is the Go trainer's self-play as an iteration
 // of `deathstacks train` plays it (configs/default.yaml: 16 games at
-// once through the network's batching server) on a network of the
-// default config with random weights: the training positions a second
-// that self-play from Python (bench.py selfplay) is compared with.
+// once) on the built-in player's network through its batching server:
+// the training positions a second that self-play from Python with the
+// same network in PyTorch (bench.py selfplay torch) is compared with.
 func BenchmarkSelfPlayTrainer(b *testing.B) {
 	cfg := train.Defaults()
-	net, err := model.New(cfg.Model, rand.New(rand.NewPCG(1, 2)))
+	eval, _, err := models().Load("")
 	if err != nil {
 		b.Fatal(err)
 	}
-	srv, err := model.NewServer(net, cfg.Server)
-	if err != nil {
-		b.Fatal(err)
+	srv, ok := eval.(interface{ Stats() model.ServerStats })
+	if !ok {
+		b.Fatalf("the built-in player's evaluator %T is not a server", eval)
 	}
-	defer srv.Close()
+	before := srv.Stats().Positions
 	const games = 32
 	positions := 0
 	for b.Loop() {
-		if err := train.SelfPlayGames(context.Background(), cfg, srv, 1, games, func(_ int, g train.SelfPlayGame) error {
+		if err := train.SelfPlayGames(context.Background(), cfg, eval, 1, games, func(_ int, g train.SelfPlayGame) error {
 			positions += len(g.Samples)
 			return nil
 		}); err != nil {
@@ -488,5 +488,5 @@ func BenchmarkSelfPlayTrainer(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(positions)/b.Elapsed().Seconds(), "positions/s")
-	b.ReportMetric(float64(srv.Stats().Positions)/b.Elapsed().Seconds(), "evaluations/s")
+	b.ReportMetric(float64(srv.Stats().Positions-before)/b.Elapsed().Seconds(), "evaluations/s")
 }

@@ -154,16 +154,17 @@ class MLP:
 def bench_selfplay(evaluator="mlp", games=256):
     """The trainer's self-play (configs/default.yaml) from Python, every
     game at once: training positions per second, the mean batch and the
-    share of the wall time inside the evaluator (a numpy MLP, or the
-    built-in network through Network.predict)."""
+    share of the wall time inside the evaluator: the built-in player's
+    network in PyTorch (deathstacks.torch), a numpy MLP, or the built-in
+    network through Network.predict."""
     if evaluator == "torch":
         import torch
 
         import deathstacks.torch as dt
 
-        module = dt.DeathStacksNet()  # model.DefaultConfig, the network of configs/default.yaml
+        module = dt.load()  # the built-in player's network (model.DefaultConfig's architecture)
         evaluate = dt.evaluator(module.eval())
-        print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, model.DefaultConfig's network (random weights)")
+        print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, the built-in player's network")
     elif evaluator == "network":
         net = ds.Network()
         evaluate = lambda obs, masks: net.predict(obs)  # noqa: E731 - log-softmax logits: the same priors
