@@ -191,6 +191,17 @@ func (o batchOutput) write(priors []float32, value *float32, row int, legal []en
 	return legalSoftmax(priors, o.logits[row*env.NumActions:(row+1)*env.NumActions], o.order, legal)
 }
 
+// LegalSoftmax writes the priors the network's evaluator gives a
+// position's legal actions, compact over legal, from its row of
+// env.NumActions logits in action order: the softmax over the legal
+// actions only, as [Server] and [Network] compute it. Outside evaluators
+// (a network in another language) share it, so that the search sees their
+// logits as it sees the network's. A NaN or infinite legal logit is an
+// error.
+func LegalSoftmax(dst, logits []float32, legal []env.Action) error {
+	return legalSoftmax(dst, logits, actionOrder, legal)
+}
+
 // legalSoftmax writes the softmax of logits (one row, in order) restricted
 // to the legal actions into dst, compact over legal; other actions get no
 // probability at all. It shifts by the largest legal logit, so any finite

@@ -104,6 +104,28 @@ func ExampleLoad() {
 	// Output: 3x32 (value 2/64) 40 <nil>
 }
 
+// LegalSoftmax turns a row of logits over every action into the priors of
+// the legal actions: the softmax over them alone, whatever the other
+// actions' logits.
+func ExampleLegalSoftmax() {
+	logits := make([]float32, env.NumActions)
+	for i := range logits {
+		logits[i] = float32(math.NaN()) // never read: not legal
+	}
+	legal := []env.Action{3, 40, 500}
+	logits[3], logits[40], logits[500] = 0, float32(math.Log(2)), float32(math.Log(5))
+	priors := make([]float32, len(legal))
+	if err := model.LegalSoftmax(priors, logits, legal); err != nil {
+		fmt.Println(err)
+	}
+	fmt.Printf("%.3f\n", priors)
+	logits[40] = float32(math.Inf(1))
+	fmt.Println(model.LegalSoftmax(priors, logits, legal))
+	// Output:
+	// [0.125 0.250 0.625]
+	// evaluate: network logits are not finite
+}
+
 // A network from weights handed over by another language: all zeros here,
 // so every legal move gets the same prior and the value is tanh(0).
 func ExampleFromWeights() {

@@ -299,7 +299,7 @@ func (r *runner) iteration(ctx context.Context, srv *model.Server, elapsed func(
 		sp := &selfPlayer{eval: srv, opts: r.cfg.Env, search: r.cfg.Search, cfg: r.cfg.SelfPlay}
 		evals0 := srv.Stats().Positions
 		bar := progress.New(r.log, r.cfg.SelfPlay.GamesPerIteration, fmt.Sprintf("iteration %d self-play", it), "games", r.opts.Quiet)
-		stats, err = sp.runSelfPlay(ctx, r.cfg.SelfPlay.GamesPerIteration, r.cfg.SelfPlay.ParallelGames, seed, func(g SelfPlayGame) error {
+		stats, err = sp.runSelfPlay(ctx, r.cfg.SelfPlay.GamesPerIteration, r.cfg.SelfPlay.ParallelGames, seed, func(_ int, g SelfPlayGame) error {
 			for _, s := range g.Samples {
 				if err := r.replay.Add(s); err != nil {
 					return err

@@ -49,6 +49,10 @@ type SelfPlayGame struct {
 	wouldResign, resignWrong bool
 }
 
+// Winner returns the side that won the game, by the rules or by the
+// other side's resignation, and true; false for a game without a winner.
+func (g *SelfPlayGame) Winner() (env.Color, bool) { return g.winner, g.won }
+
 // adjudicationScale is the material lead (in env.Position.Material points: 10
 // per piece under control, 5 per stack) that a game cut off by the move
 // limit scores as tanh(1), about 0.76, for the leading side.
@@ -234,17 +238,18 @@ func (s *selfPlayStats) add(g *SelfPlayGame) {
 }
 
 // runSelfPlay plays n games, atOnce at a time, and hands each finished
-// game to done in the order they finish, one call at a time; an error of
-// done stops the games. Game i uses seed gameSeed(seed, i), so an
-// iteration's games do not depend on how the goroutines interleave.
-func (sp *selfPlayer) runSelfPlay(ctx context.Context, n, atOnce int, seed uint64, done func(SelfPlayGame) error) (selfPlayStats, error) {
+// game with its number to done in the order they finish, one call at a
+// time; an error of done stops the games. Game i uses seed
+// gameSeed(seed, i), so an iteration's games do not depend on how the
+// goroutines interleave.
+func (sp *selfPlayer) runSelfPlay(ctx context.Context, n, atOnce int, seed uint64, done func(int, SelfPlayGame) error) (selfPlayStats, error) {
 	start := time.Now()
 	var stats selfPlayStats
 	err := parallel.Run(ctx, n, atOnce, func(ctx context.Context, i int) (SelfPlayGame, error) {
 		return sp.play(ctx, gameSeed(seed, i))
-	}, func(_ int, g SelfPlayGame) error {
+	}, func(i int, g SelfPlayGame) error {
 		stats.add(&g)
-		return done(g)
+		return done(i, g)
 	})
 	stats.Seconds = time.Since(start).Seconds()
 	return stats, err
@@ -255,8 +260,17 @@ func (sp *selfPlayer) runSelfPlay(ctx context.Context, n, atOnce int, seed uint6
 // finished one to done, until ctx ends (its error is then returned, as is
 // the first error of a game or of done). Game i is seeded from seed and i.
 func SelfPlay(ctx context.Context, cfg Config, eval mcts.Evaluator, seed uint64, done func(SelfPlayGame) error) error {
+	return SelfPlayGames(ctx, cfg, eval, seed, math.MaxInt, func(_ int, g SelfPlayGame) error { return done(g) })
+}
+
+// SelfPlayGames plays games 0 to n-1 of [SelfPlay] (the same games for
+// the same seed), cfg.SelfPlay.ParallelGames at a time, and hands each
+// finished one with its number to done, in the order they finish. It
+// returns nil once all n have finished, or the first error of a game or
+// of done, or ctx's end.
+func SelfPlayGames(ctx context.Context, cfg Config, eval mcts.Evaluator, seed uint64, n int, done func(int, SelfPlayGame) error) error {
 	sp := &selfPlayer{eval: eval, opts: cfg.Env, search: cfg.Search, cfg: cfg.SelfPlay}
-	_, err := sp.runSelfPlay(ctx, math.MaxInt, cfg.SelfPlay.ParallelGames, seed, done)
+	_, err := sp.runSelfPlay(ctx, n, cfg.SelfPlay.ParallelGames, seed, done)
 	return err
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -70,7 +71,7 @@ func TestSelfPlayGames(t *testing.T) {
 	cfg.SelfPlay.ResignThreshold = -1
 	sp := &selfPlayer{eval: tinyNetwork(t), opts: cfg.Env, search: cfg.Search, cfg: cfg.SelfPlay}
 	var games []SelfPlayGame
-	stats, err := sp.runSelfPlay(context.Background(), 3, 2, 42, func(g SelfPlayGame) error { games = append(games, g); return nil })
+	stats, err := sp.runSelfPlay(context.Background(), 3, 2, 42, func(_ int, g SelfPlayGame) error { games = append(games, g); return nil })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -255,7 +256,7 @@ func TestRunSelfPlayParallel(t *testing.T) {
 	sp := &selfPlayer{eval: tinyNetwork(t), opts: cfg.Env, search: cfg.Search, cfg: cfg.SelfPlay}
 	games := func(parallel int) []string {
 		var out []string
-		if _, err := sp.runSelfPlay(context.Background(), 3, parallel, 7, func(g SelfPlayGame) error {
+		if _, err := sp.runSelfPlay(context.Background(), 3, parallel, 7, func(_ int, g SelfPlayGame) error {
 			out = append(out, fmt.Sprint(g.Moves))
 			return nil
 		}); err != nil {
@@ -274,9 +275,41 @@ func TestRunSelfPlayParallel(t *testing.T) {
 	}
 	t.Run("done fails", func(t *testing.T) {
 		errFull := errors.New("full")
-		stats, err := sp.runSelfPlay(context.Background(), 50, 2, 7, func(SelfPlayGame) error { return errFull })
+		stats, err := sp.runSelfPlay(context.Background(), 50, 2, 7, func(int, SelfPlayGame) error { return errFull })
 		if !errors.Is(err, errFull) || stats.Games >= 50 {
 			t.Errorf("error %v after %d games: want %v, early", err, stats.Games, errFull)
 		}
 	})
+}
+
+// SelfPlayGames plays games 0 to n-1, the games SelfPlay plays first with
+// the same seed, and Winner says who won each.
+func TestSelfPlayGamesNumbered(t *testing.T) {
+	cfg := smokeConfig(t, t.TempDir())
+	cfg.SelfPlay.ParallelGames = 2
+	eval := tinyNetwork(t)
+	got := map[int]SelfPlayGame{}
+	if err := SelfPlayGames(context.Background(), cfg, eval, 5, 3, func(i int, g SelfPlayGame) error {
+		got[i] = g
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 3 {
+		t.Fatalf("games %v: want 0, 1 and 2", slices.Sorted(maps.Keys(got)))
+	}
+	sp := &selfPlayer{eval: eval, opts: cfg.Env, search: cfg.Search, cfg: cfg.SelfPlay}
+	for i, g := range got {
+		want, err := sp.play(context.Background(), gameSeed(5, i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprint(g.Moves) != fmt.Sprint(want.Moves) {
+			t.Errorf("game %d: moves %v, want SelfPlay's game %d, %v", i, g.Moves, i, want.Moves)
+		}
+		winner, won := g.Winner()
+		if won != g.won || (won && winner != g.winner) || (!g.Resigned && won != (g.status == env.RedWins || g.status == env.BlueWins)) {
+			t.Errorf("game %d (%v, resigned %v): Winner() = %v, %v", i, g.status, g.Resigned, winner, won)
+		}
+	}
 }

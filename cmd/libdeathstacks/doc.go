@@ -13,7 +13,9 @@
 //     optionally against a player spec), ds_player_new (any player spec:
 //     choose returns the decision as JSON), ds_network_new (a model path's
 //     batched inference, weights and description; ds_network_save writes
-//     a player file back from weights); ds_close releases any of them.
+//     a player file back from weights), ds_search_new and ds_selfplay_new
+//     (searches and self-play games guided by the caller's evaluator; see
+//     below); ds_close releases any of them.
 //     Calls on one handle take turns; calls on different handles run in
 //     parallel.
 //   - Buffers are the caller's: a pointer and a length in elements (float
@@ -27,8 +29,17 @@
 //   - Text comes back NUL-terminated in (buf, cap); the return value is its
 //     full length, so a result of cap or more means: call again with a
 //     larger buffer.
+//   - A caller's evaluator (a Python function) is never called from Go:
+//     the searches of a run (ds_search_start, ds_selfplay_start) run on
+//     goroutines and queue their leaves; the caller takes them in one
+//     batch with ds_batch_next, which returns once every search in
+//     progress waits, evaluates them and hands the logits and values back
+//     with ds_batch_feed (priors as the network's evaluator makes them),
+//     until ds_batch_next returns 0; ds_batch_abort stops a run (see
+//     batches.go).
 //
-// The functions in Go terms are in api.go, vector.go and weights.go; the
-// exported C functions in exports.go only convert arguments. Its test
-// builds the library and runs the Python package's tests against it.
+// The functions in Go terms are in api.go, vector.go, weights.go,
+// batches.go, search.go and selfplay.go; the exported C functions in
+// exports.go only convert arguments. Its test builds the library and runs
+// the Python package's tests against it.
 package main

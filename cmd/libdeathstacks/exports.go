@@ -6,6 +6,7 @@ package main
 import "C"
 
 import (
+	"errors"
 	"fmt"
 	"unsafe"
 
@@ -500,6 +501,244 @@ func ds_server_stats(path *C.char, out *C.int64_t) C.int64_t {
 			return 0, err
 		}
 		return 0, serverStats(goString(path), o)
+	})
+}
+
+// Searches and self-play guided by the caller's evaluator (search.go,
+// selfplay.go, batches.go): a run starts, the caller takes each batch of
+// leaves with ds_batch_next (n observations of 21x6x6 floats and n masks
+// of 6,912 bytes written into its arrays, room for cap positions; 0 once
+// the run has ended), evaluates them and hands back n rows of 6,912
+// logits and n values with ds_batch_feed, or gives up with
+// ds_batch_abort; then it reads the results. ds_batch_feed returns at
+// once, while the searches read the arrays: the caller keeps them
+// unchanged until its next call of ds_batch_next (or ds_batch_abort)
+// returns, which reports bad values or logits.
+
+//export ds_search_new
+func ds_search_new(settings *C.char, seed C.uint64_t, tooTall, maxPlies, repetitions C.int64_t) C.int64_t {
+	return do(func() (int64, error) {
+		r, err := rulesOf(int64(tooTall), int64(maxPlies), int64(repetitions))
+		if err != nil {
+			return 0, err
+		}
+		s, err := newSearcher(goString(settings), uint64(seed), r)
+		if err != nil {
+			return 0, err
+		}
+		return register(s), nil
+	})
+}
+
+// ds_search_start takes the positions as a JSON list of {"fen": FEN,
+// "moves": [MOVE, ...]} and returns how many there are.
+//
+//export ds_search_start
+func ds_search_start(h C.int64_t, positions *C.char) C.int64_t {
+	return do(func() (int64, error) {
+		return with(int64(h), "search", func(s *searcher) (int64, error) { return s.start(goString(positions)) })
+	})
+}
+
+// ds_search_results writes n positions' visits (int32) and policy targets
+// (float32) over the 6,912 actions, root values (float32) and chosen
+// actions (int64).
+//
+//export ds_search_results
+func ds_search_results(h, n C.int64_t, visits, policy, values, actions unsafe.Pointer) C.int64_t {
+	return do(func() (int64, error) {
+		return with(int64(h), "search", func(s *searcher) (int64, error) {
+			if n < 0 || n > 1<<24 {
+				return 0, fmt.Errorf("search results: %d positions", int64(n))
+			}
+			v, err1 := slice[int32](visits, n*env.NumActions)
+			p, err2 := slice[float32](policy, n*env.NumActions)
+			val, err3 := slice[float32](values, n)
+			a, err4 := slice[int64](actions, n)
+			if err := errors.Join(err1, err2, err3, err4); err != nil {
+				return 0, err
+			}
+			return 0, s.results(int(n), v, p, val, a)
+		})
+	})
+}
+
+// ds_search_lines writes each position's move, principal variation,
+// simulations and proven win length as a JSON list.
+//
+//export ds_search_lines
+func ds_search_lines(h C.int64_t, buf *C.char, cap C.int64_t) C.int64_t {
+	return do(func() (int64, error) {
+		return with(int64(h), "search", func(s *searcher) (int64, error) {
+			t, err := s.lines()
+			if err != nil {
+				return 0, err
+			}
+			return writeText(buf, cap, t)
+		})
+	})
+}
+
+//export ds_selfplay_new
+func ds_selfplay_new(settings *C.char) C.int64_t {
+	return do(func() (int64, error) {
+		r, err := newSelfPlayRun(goString(settings))
+		if err != nil {
+			return 0, err
+		}
+		return register(r), nil
+	})
+}
+
+//export ds_selfplay_start
+func ds_selfplay_start(h, games C.int64_t, seed C.uint64_t) C.int64_t {
+	return do(func() (int64, error) {
+		return with(int64(h), "self-play", func(r *selfPlayRun) (int64, error) { return r.start(int64(games), uint64(seed)) })
+	})
+}
+
+// ds_selfplay_size returns the number of training samples of the games.
+//
+//export ds_selfplay_size
+func ds_selfplay_size(h C.int64_t) C.int64_t {
+	return do(func() (int64, error) {
+		return with(int64(h), "self-play", func(r *selfPlayRun) (int64, error) { return r.size() })
+	})
+}
+
+// ds_selfplay_samples writes n samples: observations (n*756 floats),
+// masks (n*6912 bytes), policy targets (n*6912 floats), value targets (n
+// floats), games and plies (n int64s each).
+//
+//export ds_selfplay_samples
+func ds_selfplay_samples(h, n C.int64_t, obs, mask, policy, value, game, ply unsafe.Pointer) C.int64_t {
+	return do(func() (int64, error) {
+		return with(int64(h), "self-play", func(r *selfPlayRun) (int64, error) {
+			if n < 0 || n > 1<<30 {
+				return 0, fmt.Errorf("self-play samples: %d samples", int64(n))
+			}
+			o, err1 := slice[float32](obs, n*env.ObservationSize)
+			m, err2 := slice[bool](mask, n*env.NumActions)
+			p, err3 := slice[float32](policy, n*env.NumActions)
+			v, err4 := slice[float32](value, n)
+			g, err5 := slice[int64](game, n)
+			pl, err6 := slice[int64](ply, n)
+			if err := errors.Join(err1, err2, err3, err4, err5, err6); err != nil {
+				return 0, err
+			}
+			return 0, r.samples(int(n), o, m, p, v, g, pl)
+		})
+	})
+}
+
+// ds_selfplay_games writes n games' lengths in plies and winners (-1
+// none, 0 red, 1 blue; int64s) and whether they ended by resignation
+// (bytes).
+//
+//export ds_selfplay_games
+func ds_selfplay_games(h, n C.int64_t, plies, winner, resigned unsafe.Pointer) C.int64_t {
+	return do(func() (int64, error) {
+		return with(int64(h), "self-play", func(r *selfPlayRun) (int64, error) {
+			p, err1 := slice[int64](plies, n)
+			w, err2 := slice[int64](winner, n)
+			res, err3 := slice[bool](resigned, n)
+			if err := errors.Join(err1, err2, err3); err != nil {
+				return 0, err
+			}
+			return 0, r.gameResults(int(n), p, w, res)
+		})
+	})
+}
+
+// ds_selfplay_moves writes the games' moves as a JSON list of lists.
+//
+//export ds_selfplay_moves
+func ds_selfplay_moves(h C.int64_t, buf *C.char, cap C.int64_t) C.int64_t {
+	return do(func() (int64, error) {
+		return with(int64(h), "self-play", func(r *selfPlayRun) (int64, error) {
+			t, err := r.moves()
+			if err != nil {
+				return 0, err
+			}
+			return writeText(buf, cap, t)
+		})
+	})
+}
+
+// ds_batch_size returns the most leaves one search asks for at once: the
+// arrays of ds_batch_next must hold that many positions at least.
+//
+// ds_symmetries writes the board's eight symmetries as permutations of
+// the 36 squares and the 6,912 actions (8x36 and 8x6912 int64s).
+//
+//export ds_symmetries
+func ds_symmetries(squares, actions unsafe.Pointer) C.int64_t {
+	return do(func() (int64, error) {
+		sq, err1 := slice[int64](squares, env.NumSymmetries*env.NumSquares)
+		act, err2 := slice[int64](actions, env.NumSymmetries*env.NumActions)
+		if err := errors.Join(err1, err2); err != nil {
+			return 0, err
+		}
+		return 0, symmetries(sq, act)
+	})
+}
+
+//export ds_batch_size
+func ds_batch_size(h C.int64_t) C.int64_t {
+	return do(func() (int64, error) {
+		return with(int64(h), "search or self-play", func(r batchRun) (int64, error) { return int64(r.leafLimit()), nil })
+	})
+}
+
+//export ds_batch_next
+func ds_batch_next(h, cap C.int64_t, obs, mask unsafe.Pointer) C.int64_t {
+	return do(func() (int64, error) {
+		return with(int64(h), "search or self-play", func(r batchRun) (int64, error) {
+			q := r.leaves()
+			if q == nil {
+				return 0, errors.New("next batch: nothing was started")
+			}
+			if cap < 1 || cap > 1<<20 {
+				return 0, fmt.Errorf("next batch: room for %d positions: want 1 to %d", int64(cap), 1<<20)
+			}
+			o, m, err := obsMask(obs, cap*env.ObservationSize, mask, cap*env.NumActions)
+			if err != nil {
+				return 0, err
+			}
+			n, err := q.next(o, m, int(cap))
+			return int64(n), err
+		})
+	})
+}
+
+//export ds_batch_feed
+func ds_batch_feed(h, n C.int64_t, logits, values unsafe.Pointer) C.int64_t {
+	return do(func() (int64, error) {
+		return with(int64(h), "search or self-play", func(r batchRun) (int64, error) {
+			q := r.leaves()
+			if q == nil {
+				return 0, errors.New("feed: nothing was started")
+			}
+			if n < 0 || n > 1<<20 {
+				return 0, fmt.Errorf("feed: %d positions", int64(n))
+			}
+			l, err1 := slice[float32](logits, n*env.NumActions)
+			v, err2 := slice[float32](values, n)
+			if err := errors.Join(err1, err2); err != nil {
+				return 0, err
+			}
+			return 0, q.feed(l, v, int(n))
+		})
+	})
+}
+
+//export ds_batch_abort
+func ds_batch_abort(h C.int64_t) C.int64_t {
+	return do(func() (int64, error) {
+		return with(int64(h), "search or self-play", func(r batchRun) (int64, error) {
+			stopRun(r.leaves())
+			return 0, nil
+		})
 	})
 }
 

@@ -67,6 +67,10 @@ func kindOf(o object) string {
 		return "player"
 	case *network:
 		return "network"
+	case *searcher:
+		return "search"
+	case *selfPlayRun:
+		return "self-play"
 	}
 	return fmt.Sprintf("%T", o)
 }
@@ -154,13 +158,18 @@ func internalError(r any) error {
 // thread, and the caller's goroutine blocks once.
 func offThread(f func() error) error {
 	done := make(chan error, 1)
-	go func() {
-		defer func() {
-			if r := recover(); r != nil {
-				done <- internalError(r)
-			}
-		}()
-		done <- f()
-	}()
+	go func() { done <- guard(f) }()
 	return <-done
+}
+
+// guard runs f, a panic in it coming back as its error: the exported
+// functions recover only the panics of their own goroutine, and one on
+// another would end the caller's process.
+func guard(f func() error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = internalError(r)
+		}
+	}()
+	return f()
 }

@@ -1,10 +1,16 @@
 """The Python-side benchmarks of README's "From Python" section.
 
     DEATHSTACKS_LIB=... python3 bench.py [aec] [vector] [az [MODEL [NUM_ENVS]]]
+    DEATHSTACKS_LIB=... python3 bench.py search [BINARY [ROUNDS]]
+    DEATHSTACKS_LIB=... python3 bench.py selfplay [torch|mlp|network [GAMES]]
 
-MODEL "-" is the built-in player's network.
+MODEL "-" is the built-in player's network. BINARY is the deathstacks
+command (default: deathstacks on the PATH), whose `bench mcts` the search
+is measured beside.
 """
 
+import re
+import subprocess
 import sys
 import time
 
@@ -76,9 +82,111 @@ def bench_az(model=None, num_envs=128, seconds=20.0, sims=50):
           f"{positions / elapsed:,.0f} network evals/s, mean batch {positions / max(1, batches):.1f}")
 
 
+def bench_positions(n=16, seed=1):
+    """n positions of seeded random games cut at plies 0, 4, 8, ..., as
+    `deathstacks bench mcts` takes its positions (its own games, not
+    these)."""
+    rng = np.random.default_rng(seed)
+    env = ds.env()
+    fens = []
+    while len(fens) < n:
+        env.reset(seed=int(rng.integers(1 << 30)))
+        for _ in range(4 * len(fens)):
+            if env.status() != "ongoing":
+                break
+            env.step(int(rng.choice(env.legal_actions())))
+        if env.status() == "ongoing":
+            fens.append(env.fen())
+    return fens
+
+
+def bench_search(binary="deathstacks", rounds=5, seconds=3.0, sims=800, positions=16):
+    """Search from Python with a trivial evaluator (uniform policy, zero
+    value, arrays allocated once) beside `deathstacks bench mcts`'s PUCT
+    search with its uniform evaluator, same settings (mcts.DefaultConfig,
+    800 simulations, no tree reuse), alternating in one run, and the
+    median ratio. The Python side searches 16 positions at once, one
+    evaluator call a round for all of them; bench mcts searches one
+    position at a time on one goroutine."""
+    fens = bench_positions(positions)
+    batch = positions * 8
+    logits, values = np.zeros((batch, ds.NUM_ACTIONS), np.float32), np.zeros(batch, np.float32)
+
+    def uniform(obs, masks):
+        return logits[:len(obs)], values[:len(obs)]
+
+    search = ds.Search(uniform, sims=sims, reuse_tree=False, win_search_nodes=500_000, seed=1)
+    search.run(fens)
+    ratios = []
+    for r in range(rounds):
+        out = subprocess.run([binary, "bench", "mcts", "--seconds", str(seconds), "--sims", str(sims), "--depth", "1"],
+                             capture_output=True, text=True, check=True).stdout
+        go = float(re.search(r"puct sims/s=(\d+)", out).group(1))
+        total, evaluating, t = 0, 0.0, time.perf_counter()
+        while time.perf_counter() - t < seconds:
+            res = search.run(fens)
+            total += int(res.simulations.sum())
+            evaluating += search.stats.evaluate_seconds
+        elapsed = time.perf_counter() - t
+        py = total / elapsed
+        ratios.append(py / go)
+        print(f"round {r + 1}: bench mcts puct {go:,.0f} sims/s; Search from Python {py:,.0f} sims/s "
+              f"({py / go:.0%}; mean batch {search.stats.mean_batch:.0f}, {evaluating / elapsed:.1%} in the evaluator)")
+    print(f"median {np.median(ratios):.0%} of bench mcts over {rounds} rounds")
+
+
+class MLP:
+    """A CPU-heavy numpy evaluator: a two-layer perceptron from the
+    observation to 6,912 logits and a value (random weights)."""
+
+    def __init__(self, hidden=128, seed=0):
+        rng = np.random.default_rng(seed)
+        size = int(np.prod(ds.OBSERVATION_SHAPE))
+        self.w1 = (rng.standard_normal((size, hidden)) / np.sqrt(size)).astype(np.float32)
+        self.w2 = (rng.standard_normal((hidden, ds.NUM_ACTIONS)) / np.sqrt(hidden)).astype(np.float32)
+        self.wv = (rng.standard_normal(hidden) / np.sqrt(hidden)).astype(np.float32)
+
+    def __call__(self, obs, masks):
+        h = np.maximum(obs.reshape(len(obs), -1) @ self.w1, 0)
+        return h @ self.w2, np.tanh(h @ self.wv).astype(np.float32)
+
+
+def bench_selfplay(evaluator="mlp", games=256):
+    """The trainer's self-play (configs/default.yaml) from Python, every
+    game at once: training positions per second, the mean batch and the
+    share of the wall time inside the evaluator: the built-in player's
+    network in PyTorch (deathstacks.torch), a numpy MLP, or the built-in
+    network through Network.predict."""
+    if evaluator == "torch":
+        import torch
+
+        import deathstacks.torch as dt
+
+        module = dt.load()  # the built-in player's network (model.DefaultConfig's architecture)
+        evaluate = dt.evaluator(module.eval())
+        print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, the built-in player's network")
+    elif evaluator == "network":
+        net = ds.Network()
+        evaluate = lambda obs, masks: net.predict(obs)  # noqa: E731 - log-softmax logits: the same priors
+    else:
+        evaluate = MLP()
+    sp = ds.SelfPlay(evaluate, games, seed=1)
+    t = time.perf_counter()
+    out = sp.play()
+    elapsed = time.perf_counter() - t
+    st = sp.stats
+    print(f"selfplay {evaluator}: {games} games, {len(out['value'])} positions in {elapsed:.1f} s: "
+          f"{len(out['value']) / elapsed:,.1f} positions/s, {st.positions / elapsed:,.0f} evaluations/s, "
+          f"mean batch {st.mean_batch:.0f}, {st.evaluate_share:.1%} of the time in the evaluator")
+
+
 if __name__ == "__main__":
     args = sys.argv[1:] or ["aec", "vector", "az"]
-    if args[0] == "az":
+    if args[0] == "search":
+        bench_search(*args[1:2], *(int(n) for n in args[2:3]))
+    elif args[0] == "selfplay":
+        bench_selfplay(*args[1:2], *(int(n) for n in args[2:3]))
+    elif args[0] == "az":
         model = args[1] if len(args) > 1 and args[1] != "-" else None
         bench_az(model, *(int(n) for n in args[2:3]))
     else:

@@ -61,6 +61,21 @@ _SIGNATURES = {
     "ds_server_stats": [_S, _P],
     "ds_network_weights_index": [_I64, _P, _I64],
     "ds_network_weights": [_I64, _P, _I64],
+    "ds_search_new": [_S, _U64, _I64, _I64, _I64],
+    "ds_search_start": [_I64, _S],
+    "ds_search_results": [_I64, _I64, _P, _P, _P, _P],
+    "ds_search_lines": [_I64, _P, _I64],
+    "ds_selfplay_new": [_S],
+    "ds_selfplay_start": [_I64, _I64, _U64],
+    "ds_selfplay_size": [_I64],
+    "ds_selfplay_samples": [_I64, _I64, _P, _P, _P, _P, _P, _P],
+    "ds_selfplay_games": [_I64, _I64, _P, _P, _P],
+    "ds_selfplay_moves": [_I64, _P, _I64],
+    "ds_symmetries": [_P, _P],
+    "ds_batch_size": [_I64],
+    "ds_batch_next": [_I64, _I64, _P, _P],
+    "ds_batch_feed": [_I64, _I64, _P, _P],
+    "ds_batch_abort": [_I64],
 }
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ctypes
 import json
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -12,6 +13,7 @@ import numpy as np
 from . import spaces
 from ._lib import INFO, DeathStacksError, Handle, check, cstr, flag, integer, lib, ptr, seed_of, text
 from .aec import Rules
+from .search import Search
 
 START_FEN = INFO["start_fen"]
 
@@ -55,25 +57,52 @@ class Decision:
 class Player(Handle):
     """A player of any spec: "random", "greedy", "alphabeta:depth=4",
     "mcts:sims=1000", "az:model=PATH,sims=200" or "az" (the built-in
-    player), with its own seed."""
+    player), with its own seed.
+
+    ``Player(evaluate=fn, sims=N)`` is the az player's search with a Python
+    evaluator in the network's place (see :class:`deathstacks.Search`):
+    ``settings`` are search settings (``sims``, ``c_puct``, ``gumbel``,
+    ...), over an az player's defaults. Its searches run in this process's
+    calling thread's turns, so it plays through ``choose`` (and whatever
+    calls it), not as the opponent of a ``VectorEnv``, whose opponents
+    move inside Go."""
 
     _what = "player"
 
-    def __init__(self, spec: str = "az", seed: int = 1, too_tall: bool = True, max_plies: int = INFO["max_plies"],
-                 repetitions: int = INFO["repetitions"]):
+    def __init__(self, spec: str | None = None, seed: int = 1, too_tall: bool = True,
+                 max_plies: int = INFO["max_plies"], repetitions: int = INFO["repetitions"], evaluate=None, **settings):
         self._h = None
-        self.spec = spec
+        self._search = None
         self._rules = Rules(too_tall, max_plies, repetitions)
+        if evaluate is not None:
+            if spec is not None:
+                raise DeathStacksError(f"Player: a spec ({spec!r}) or evaluate=, not both")
+            self.spec = None
+            self._search = Search(evaluate, seed=seed, too_tall=too_tall, max_plies=max_plies,
+                                  repetitions=repetitions, **settings)
+            return
+        if settings:
+            raise TypeError(f"Player: unexpected arguments {sorted(settings)}: a spec's settings go into the spec "
+                            "(\"az:sims=200\"), search settings with evaluate=")
+        spec = "az" if spec is None else spec
+        self.spec = spec
         self._h = check(lib.ds_player_new(cstr(spec, "spec"), seed_of(seed)))
         self._buf = ctypes.create_string_buffer(1 << 16)
+
+    def close(self, **kwargs) -> None:
+        if self._search is not None:
+            self._search.close()
+        super().close()
 
     def choose(self, fen: str = START_FEN, moves=()) -> Decision:
         """The player's move in the game that starts at fen and goes on
         with moves (a list of moves in notation, or one string of them
         separated by spaces), which lets it see repetitions."""
-        h = self._handle()
         if isinstance(moves, str):
             moves = moves.split()
+        if self._search is not None:
+            return self._choose_searched(fen, list(moves))
+        h = self._handle()
         moves = [cstr(m, "move") for m in moves]
         if any(not m or b" " in m for m in moves):
             raise DeathStacksError(f"moves: {moves!r}: want moves in notation such as a6-2-a4")
@@ -88,6 +117,13 @@ class Player(Handle):
                         pv=d["pv"] or [], simulations=d["simulations"], depth=d["depth"], score=d["score"],
                         nodes=d["nodes"])
 
+    def _choose_searched(self, fen: str, moves: list) -> Decision:
+        r = self._search.run([fen], [moves])
+        visited = np.flatnonzero(r.visits[0])
+        value = float(r.value[0])
+        return Decision(move=r.moves[0], action=int(r.actions[0]), value=value if math.isfinite(value) else None,
+                        visits={move_of(int(a)): int(r.visits[0, a]) for a in visited}, pv=r.pv[0],
+                        simulations=int(r.simulations[0]))
 
 
 def server_stats(path: str | None = None) -> dict:

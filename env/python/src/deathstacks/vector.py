@@ -58,6 +58,11 @@ class VectorEnv(Handle, _Base):
             raise DeathStacksError(f"agent {agent!r}: want one of {sorted(COLOURS)}")
         rules = Rules(too_tall, max_plies, repetitions)
         opening = integer(opening_plies, "opening_plies", 0, 2**31 - 1)
+        if getattr(opponent, "spec", "") is None:  # a Player(evaluate=...)
+            raise TypeError("opponent: a Player made of a Python evaluator cannot move inside the library's steps "
+                            "(its searches need the calling thread); play it through Player.choose")
+        if not isinstance(opponent, (str, type(None))) and isinstance(getattr(opponent, "spec", None), str):
+            opponent = opponent.spec  # a Player of a spec: its spec (with a seed of the environment's)
         spec = cstr(opponent or "", "opponent")
         self._h = None
         self._h = check(lib.ds_vec_new(n, rules.too_tall, rules.max_plies, rules.repetitions, opening, spec,

@@ -1,0 +1,281 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/deathstacks/deathstacks/env"
+	"github.com/deathstacks/deathstacks/mcts"
+	"github.com/deathstacks/deathstacks/mcts/players"
+)
+
+// searcher searches many positions at once, each with its own PUCT
+// search (an az player's, over mcts.DefaultConfig with the caller's
+// settings) guided by the caller's evaluator through a leafQueue (see
+// batches.go).
+type searcher struct {
+	cfg   mcts.Config
+	rules env.Rules
+	seed  uint64
+	// q is the run under way or the last one; decisions are its results,
+	// one per position, valid once it has ended without an error.
+	q         *leafQueue
+	decisions []mcts.Decision
+	// players[i] searches position i of every run: kept from run to run,
+	// so that their trees' memory is reused (and a tree itself, with
+	// reuse_tree, when position i continues the game of the last run's),
+	// as one player searches move after move. evals hands their leaves
+	// to the queue of the run under way.
+	players []*mcts.PUCTPlayer
+	evals   currentQueue
+}
+
+// currentQueue is the evaluator of a searcher's players: the queue of the
+// run under way.
+type currentQueue struct{ q *leafQueue }
+
+func (c *currentQueue) Evaluate(obs []float32, legal [][]env.Action, priors [][]float32, values []float32) error {
+	return c.q.Evaluate(obs, legal, priors, values)
+}
+
+// batchRun is an object whose searches a caller evaluates: a searcher or
+// a self-play run.
+type batchRun interface {
+	object
+	// leaves returns the queue of the run under way or the last one, nil
+	// before the first.
+	leaves() *leafQueue
+	// leafLimit is the most leaves one search asks for at once.
+	leafLimit() int
+}
+
+func (s *searcher) leaves() *leafQueue { return s.q }
+
+func (s *searcher) leafLimit() int { return s.cfg.BatchSize }
+
+// close stops a run under way.
+func (s *searcher) close() error {
+	stopRun(s.q)
+	return nil
+}
+
+// stopRun stops a run under way, if any, and waits for its searches.
+func stopRun(q *leafQueue) {
+	if q != nil {
+		q.abort()
+	}
+}
+
+// searchSettings reads a JSON object of search settings (keys of the
+// search settings table or their aliases, values numbers, booleans or
+// strings such as "500ms") into params of an az spec.
+func searchSettings(text string) ([]players.Param, error) {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(text), &raw); err != nil {
+		return nil, fmt.Errorf("settings: %w", err)
+	}
+	params := make([]players.Param, 0, len(raw))
+	for key, v := range raw {
+		var s string
+		if err := json.Unmarshal(v, &s); err != nil {
+			s = string(v) // a number or a boolean, as written
+		}
+		if strings.ContainsAny(s, ",=") {
+			return nil, fmt.Errorf("settings: %s is %q: want a number, a boolean or a duration", key, s)
+		}
+		params = append(params, players.Param{Key: key, Value: s})
+	}
+	// In the order of the table, for errors that do not depend on the
+	// order of a map.
+	order := map[string]int{}
+	for i, st := range mcts.Settings() {
+		order[st.Key] = i
+	}
+	rank := func(key string) int {
+		if k, ok := mcts.CanonicalKey(key); ok {
+			return order[k]
+		}
+		return len(order)
+	}
+	slices.SortStableFunc(params, func(a, b players.Param) int { return rank(a.Key) - rank(b.Key) })
+	return params, nil
+}
+
+// newSearcher checks the settings: those of an az spec's search (every
+// key of the search settings table), over mcts.DefaultConfig as an az
+// player with that spec has them.
+func newSearcher(settings string, seed uint64, rules env.Rules) (*searcher, error) {
+	params, err := searchSettings(settings)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range params {
+		if p.Key == "model" {
+			return nil, errors.New("settings: model is no search setting: the caller's evaluator is the network")
+		}
+	}
+	spec, err := players.ParseSpec(players.Spec{Kind: players.KindAZ, Params: params}.String())
+	if err != nil {
+		return nil, fmt.Errorf("settings: %w", err)
+	}
+	cfg := spec.SearchConfig(mcts.DefaultConfig())
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("settings: %w", err)
+	}
+	return &searcher{cfg: cfg, rules: rules, seed: seed}, nil
+}
+
+// searchPosition is one position to search: a FEN ("" for the start
+// position) and the moves played since.
+type searchPosition struct {
+	FEN   string   `json:"fen"`
+	Moves []string `json:"moves"`
+}
+
+// start begins searching the positions of a JSON list of searchPositions
+// and returns how many there are; the caller then evaluates their leaves
+// (ds_batch_next, ds_batch_feed) until the run ends.
+func (s *searcher) start(text string) (int64, error) {
+	if s.q.underWay() {
+		return 0, errors.New("search: a search is under way: evaluate its leaves to the end, or abort it")
+	}
+	var positions []searchPosition
+	if err := json.Unmarshal([]byte(text), &positions); err != nil {
+		return 0, fmt.Errorf("search: positions: %w", err)
+	}
+	n := len(positions)
+	games := make([]*env.Game, n)
+	for i, p := range positions {
+		g, err := gameOf(p.FEN, strings.Join(p.Moves, " "), s.rules)
+		if err == nil && g.Status().Over() {
+			err = fmt.Errorf("the game is over (%v)", g.Status())
+		}
+		if err != nil {
+			return 0, fmt.Errorf("search: position %d: %w", i, err)
+		}
+		games[i] = g
+	}
+	q := newLeafQueue(n, n, s.cfg.BatchSize)
+	for i := len(s.players); i < n; i++ {
+		p, err := mcts.NewPUCTPlayer(&s.evals, s.cfg, mix(s.seed, uint64(i), 0))
+		if err != nil {
+			return 0, fmt.Errorf("search: %w", err)
+		}
+		s.players = append(s.players, p)
+	}
+	s.players = s.players[:n]
+	s.evals.q = q
+	searches := s.players
+	s.q, s.decisions = q, make([]mcts.Decision, n)
+	if n == 0 {
+		q.end(nil)
+		return 0, nil
+	}
+	go func() {
+		errs := make([]error, n)
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Go(func() {
+				defer q.searchEnded()
+				errs[i] = guard(func() (err error) {
+					s.decisions[i], err = searches[i].Choose(games[i])
+					return err
+				})
+				if errs[i] != nil {
+					errs[i] = fmt.Errorf("position %d: %w", i, errs[i])
+				}
+			})
+		}
+		wg.Wait()
+		q.end(firstErrors(errs))
+	}()
+	return int64(n), nil
+}
+
+// finished returns the decisions of the last run, which must have ended
+// without an error.
+func (s *searcher) finished() ([]mcts.Decision, error) {
+	if err := s.q.outcome(); err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	return s.decisions, nil
+}
+
+// results writes the last run's results into the caller's arrays (nil to
+// skip one), n positions each: the root visits of every action, the
+// policy target over every action (Decision.Target: the visit shares of
+// a PUCT root, the improved policy of a Gumbel one; the chosen move alone
+// for a win proven before the tree search), the root value and the chosen
+// action.
+func (s *searcher) results(n int, visits []int32, policy, values []float32, actions []int64) error {
+	ds, err := s.finished()
+	if err != nil {
+		return err
+	}
+	if n != len(ds) {
+		return fmt.Errorf("search results: arrays for %d positions, searched %d", n, len(ds))
+	}
+	if err := errors.Join(checkLen("visits", visits, n*env.NumActions), checkLen("policy", policy, n*env.NumActions),
+		checkLen("values", values, n), checkLen("actions", actions, n)); err != nil {
+		return fmt.Errorf("search results: %w", err)
+	}
+	for i, d := range ds {
+		a, err := env.ActionOf(d.Move)
+		if err != nil {
+			return fmt.Errorf("search results: position %d: %w", i, err)
+		}
+		if actions != nil {
+			actions[i] = int64(a)
+		}
+		if values != nil {
+			values[i] = float32(d.Value)
+		}
+		if v := row(visits, i, env.NumActions); v != nil {
+			clear(v)
+			for a, k := range d.Visits {
+				v[a] = int32(min(k, math.MaxInt32))
+			}
+		}
+		if p := row(policy, i, env.NumActions); p != nil {
+			clear(p)
+			for a, w := range d.Target {
+				p[a] = w
+			}
+			if len(d.Target) == 0 {
+				p[a] = 1
+			}
+		}
+	}
+	return nil
+}
+
+// searchLine is the text result of one position's search.
+type searchLine struct {
+	Move        string   `json:"move"`
+	PV          []string `json:"pv"`
+	Simulations int      `json:"simulations"`
+	Depth       int      `json:"depth"`
+}
+
+// lines returns the last run's moves, principal variations, simulations
+// and proven win lengths as a JSON list, one entry per position.
+func (s *searcher) lines() (string, error) {
+	ds, err := s.finished()
+	if err != nil {
+		return "", err
+	}
+	out := make([]searchLine, len(ds))
+	for i, d := range ds {
+		out[i] = searchLine{Move: d.Move.String(), Simulations: d.Simulations, Depth: d.Depth}
+		for _, m := range d.PV {
+			out[i].PV = append(out[i].PV, m.String())
+		}
+	}
+	b, err := json.Marshal(out)
+	return string(b), err
+}

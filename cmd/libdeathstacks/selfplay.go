@@ -1,0 +1,327 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/deathstacks/deathstacks/configs"
+	"github.com/deathstacks/deathstacks/env"
+	"github.com/deathstacks/deathstacks/mcts"
+	"github.com/deathstacks/deathstacks/train"
+)
+
+// selfPlayRun plays the Go trainer's self-play games (train.SelfPlayGames:
+// its settings, targets and seeds) with the caller's evaluator through a
+// leafQueue (see batches.go), and keeps the finished games.
+type selfPlayRun struct {
+	cfg train.Config
+	// q is the run under way or the last one; games its games by number,
+	// valid once it has ended without an error.
+	q     *leafQueue
+	games []train.SelfPlayGame
+}
+
+func (r *selfPlayRun) leaves() *leafQueue { return r.q }
+
+func (r *selfPlayRun) leafLimit() int { return r.cfg.Search.BatchSize }
+
+func (r *selfPlayRun) close() error {
+	stopRun(r.q)
+	return nil
+}
+
+// selfPlayKeys maps the keys a caller may set to their key paths in the
+// trainer's config: every search setting (and its aliases), every
+// selfplay setting but games_per_iteration (the caller says how many
+// games), the rules and env's opening_plies.
+var selfPlayKeys = sync.OnceValue(func() map[string]string {
+	keys := map[string]string{}
+	for _, st := range mcts.Settings() {
+		for _, k := range append([]string{st.Key}, st.Aliases...) {
+			keys[k] = "search." + st.Key
+		}
+	}
+	for _, k := range yamlKeys(reflect.TypeFor[train.SelfPlayConfig]()) {
+		if k != "games_per_iteration" {
+			keys[k] = "selfplay." + k
+		}
+	}
+	for _, k := range yamlKeys(reflect.TypeFor[env.Rules]()) {
+		keys[k] = "env.rules." + k
+	}
+	keys["opening_plies"] = "env.opening_plies"
+	return keys
+})
+
+// yamlKeys lists the yaml keys of a struct's fields.
+func yamlKeys(t reflect.Type) []string {
+	var keys []string
+	for f := range t.Fields() {
+		if k, _, _ := strings.Cut(f.Tag.Get("yaml"), ","); k != "" && k != "-" {
+			keys = append(keys, k)
+		}
+	}
+	return keys
+}
+
+// newSelfPlayRun reads a JSON object of settings over the trainer's
+// defaults (configs/default.yaml), checked as the trainer checks a config
+// file. Without parallel_games, all the games of a run are played at once
+// (at most 4096), for the largest batches.
+func newSelfPlayRun(settings string) (*selfPlayRun, error) {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(settings), &raw); err != nil {
+		return nil, fmt.Errorf("settings: %w", err)
+	}
+	tree := map[string]any{}
+	for key, v := range raw {
+		path, ok := selfPlayKeys()[key]
+		if !ok {
+			return nil, fmt.Errorf("settings: no setting %q: want a search setting (%s), %s", key, searchKeyNames(), otherSelfPlayKeys())
+		}
+		parts := strings.Split(path, ".")
+		node := tree
+		for _, p := range parts[:len(parts)-1] {
+			if node[p] == nil {
+				node[p] = map[string]any{}
+			}
+			node = node[p].(map[string]any)
+		}
+		if _, twice := node[parts[len(parts)-1]]; twice {
+			return nil, fmt.Errorf("settings: %s is set twice (under two of its names)", path)
+		}
+		node[parts[len(parts)-1]] = v
+	}
+	if _, ok := raw["parallel_games"]; !ok {
+		tree["selfplay"] = withDefault(tree["selfplay"], "parallel_games", json.RawMessage("4096"))
+	}
+	// JSON is YAML: the trainer's own reader checks every key.
+	text, err := json.Marshal(tree)
+	if err != nil {
+		return nil, fmt.Errorf("settings: %w", err)
+	}
+	cfg, err := train.Parse(text)
+	if err != nil {
+		return nil, fmt.Errorf("settings: %w", withoutLines(err))
+	}
+	return &selfPlayRun{cfg: cfg}, nil
+}
+
+// withDefault returns the section with key set to v.
+func withDefault(section any, key string, v json.RawMessage) map[string]any {
+	m, _ := section.(map[string]any)
+	if m == nil {
+		m = map[string]any{}
+	}
+	m[key] = v
+	return m
+}
+
+// withoutLines drops the line numbers of a config's errors: the caller's
+// settings are keyword arguments, not lines of a file.
+func withoutLines(err error) error {
+	var fe *configs.FieldError
+	if errors.As(err, &fe) && !isJoined(err) {
+		return &configs.FieldError{Key: fe.Key, Msg: fe.Msg}
+	}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		var out []error
+		for _, e := range j.Unwrap() {
+			out = append(out, withoutLines(e))
+		}
+		return errors.Join(out...)
+	}
+	return err
+}
+
+func isJoined(err error) bool {
+	_, ok := err.(interface{ Unwrap() []error })
+	return ok
+}
+
+// searchKeyNames lists the search settings' keys.
+func searchKeyNames() string {
+	var names []string
+	for _, st := range mcts.Settings() {
+		names = append(names, st.Key)
+	}
+	return strings.Join(names, ", ")
+}
+
+// otherSelfPlayKeys lists the keys besides the search settings.
+func otherSelfPlayKeys() string {
+	var names []string
+	for k, path := range selfPlayKeys() {
+		if !strings.HasPrefix(path, "search.") {
+			names = append(names, k)
+		}
+	}
+	slices.Sort(names)
+	return strings.Join(names, ", ")
+}
+
+// start begins n games, seeded from seed as the trainer seeds an
+// iteration's games; the caller then evaluates their leaves
+// (ds_batch_next, ds_batch_feed) until the run ends.
+func (r *selfPlayRun) start(n int64, seed uint64) (int64, error) {
+	if r.q.underWay() {
+		return 0, errors.New("self-play: games are under way: evaluate their leaves to the end, or abort them")
+	}
+	if n < 1 || n > 1<<24 {
+		return 0, fmt.Errorf("self-play: %d games: want 1 to %d", n, 1<<24)
+	}
+	cfg := r.cfg
+	q := newLeafQueue(cfg.SelfPlay.ParallelGames, int(n), cfg.Search.BatchSize)
+	r.q, r.games = q, make([]train.SelfPlayGame, n)
+	go func() {
+		err := guard(func() error {
+			return train.SelfPlayGames(context.Background(), cfg, q, seed, int(n), func(i int, g train.SelfPlayGame) error {
+				r.games[i] = g
+				q.searchEnded()
+				return nil
+			})
+		})
+		q.end(err)
+	}()
+	return n, nil
+}
+
+// finished returns the games of the last run, which must have ended
+// without an error.
+func (r *selfPlayRun) finished() ([]train.SelfPlayGame, error) {
+	if err := r.q.outcome(); err != nil {
+		return nil, fmt.Errorf("self-play: %w", err)
+	}
+	return r.games, nil
+}
+
+// size returns the number of training samples of the last run.
+func (r *selfPlayRun) size() (int64, error) {
+	games, err := r.finished()
+	total := 0
+	for _, g := range games {
+		total += len(g.Samples)
+	}
+	return int64(total), err
+}
+
+// samples writes the last run's n training samples, game by game, into
+// the caller's arrays (nil to skip one): observations, legal masks,
+// policy targets over every action, value targets, and each sample's game
+// and the plies played before it.
+func (r *selfPlayRun) samples(n int, obs []float32, mask []bool, policy, value []float32, game, ply []int64) error {
+	games, err := r.finished()
+	if err != nil {
+		return err
+	}
+	if total, _ := r.size(); int64(n) != total {
+		return fmt.Errorf("self-play samples: arrays for %d samples, the games have %d", n, total)
+	}
+	if err := errors.Join(checkLen("observations", obs, n*env.ObservationSize), checkLen("masks", mask, n*env.NumActions),
+		checkLen("policy", policy, n*env.NumActions), checkLen("values", value, n), checkLen("games", game, n),
+		checkLen("plies", ply, n)); err != nil {
+		return fmt.Errorf("self-play samples: %w", err)
+	}
+	k := 0
+	for i, g := range games {
+		for j, s := range g.Samples {
+			copy(row(obs, k, env.ObservationSize), s.Obs)
+			m, p := row(mask, k, env.NumActions), row(policy, k, env.NumActions)
+			clear(m)
+			clear(p)
+			for l, a := range s.Legal {
+				if m != nil {
+					m[a] = true
+				}
+				if p != nil {
+					p[a] = s.Policy[l]
+				}
+			}
+			if value != nil {
+				value[k] = s.Value
+			}
+			if game != nil {
+				game[k] = int64(i)
+			}
+			if ply != nil {
+				ply[k] = int64(g.SamplePlies[j])
+			}
+			k++
+		}
+	}
+	return nil
+}
+
+// gameResults writes each game's length in plies, its winner (0 red, 1
+// blue, -1 none) and whether it ended by resignation into the caller's
+// arrays (nil to skip one), n games each.
+func (r *selfPlayRun) gameResults(n int, plies, winner []int64, resigned []bool) error {
+	games, err := r.finished()
+	if err != nil {
+		return err
+	}
+	if n != len(games) {
+		return fmt.Errorf("self-play games: arrays for %d games, played %d", n, len(games))
+	}
+	if err := errors.Join(checkLen("plies", plies, n), checkLen("winners", winner, n), checkLen("resigned", resigned, n)); err != nil {
+		return fmt.Errorf("self-play games: %w", err)
+	}
+	for i, g := range games {
+		if plies != nil {
+			plies[i] = int64(len(g.Moves))
+		}
+		if winner != nil {
+			winner[i] = -1
+			if c, ok := g.Winner(); ok {
+				winner[i] = int64(c) // as the environments' infos: 0 red, 1 blue
+			}
+		}
+		if resigned != nil {
+			resigned[i] = g.Resigned
+		}
+	}
+	return nil
+}
+
+// moves returns the moves of the last run's games as a JSON list of lists.
+func (r *selfPlayRun) moves() (string, error) {
+	games, err := r.finished()
+	if err != nil {
+		return "", err
+	}
+	out := make([][]string, len(games))
+	for i, g := range games {
+		out[i] = make([]string, len(g.Moves))
+		for j, m := range g.Moves {
+			out[i][j] = m.String()
+		}
+	}
+	b, err := json.Marshal(out)
+	return string(b), err
+}
+
+// symmetries writes the eight symmetries of the board (env.Symmetry) as
+// permutations, for augmenting samples as the trainer's replay window
+// does: symmetry y sends square s to squares[y*36+s] and action a to
+// actions[y*6912+a].
+func symmetries(squares, actions []int64) error {
+	if err := errors.Join(checkLen("squares", squares, env.NumSymmetries*env.NumSquares),
+		checkLen("actions", actions, env.NumSymmetries*env.NumActions)); err != nil || squares == nil || actions == nil {
+		return fmt.Errorf("symmetries: want arrays of 8x36 and 8x6912: %w", err)
+	}
+	for y := range env.Symmetry(env.NumSymmetries) {
+		for s := range env.NumSquares {
+			squares[int(y)*env.NumSquares+s] = int64(y.Square(env.Square(s)))
+		}
+		for a := range env.NumActions {
+			actions[int(y)*env.NumActions+a] = int64(y.Action(env.Action(a)))
+		}
+	}
+	return nil
+}
