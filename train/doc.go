@@ -2,7 +2,7 @@
 //
 // [Run] is the loop: self-play through one batching server on the current
 // network, a replay window, training steps, evaluation against baselines
-// (with package train/eval), metrics, plots and atomic checkpoints that a
+// (with package train/arena, rated by package train/elo), metrics, plots and atomic checkpoints that a
 // run resumes from. Around it:
 //
 //   - [Config]: the whole run as YAML; configs/default.yaml is the
@@ -12,9 +12,9 @@
 //     checkpoints, run directories, network snapshots and exported player
 //     files, as players for every command, all read by one function with
 //     one precedence of search settings (see [Models]). They live here,
-//     not in package eval, because they read the checkpoint and its saved
-//     config.
-//   - [LadderRun]: a run as the ladder of package eval sees it, whose
+//     not in the evaluation packages, because they read the checkpoint and
+//     its saved config.
+//   - [LadderRun]: a run as package train/ladder sees it, whose
 //     snapshots [Models] serves.
 //
 // The replay window of training positions is package train/replay; the

@@ -8,9 +8,11 @@ import (
 	"github.com/deathstacks/deathstacks/mcts"
 	"github.com/deathstacks/deathstacks/mcts/players"
 	"github.com/deathstacks/deathstacks/model"
-	"github.com/deathstacks/deathstacks/train/eval"
+	"github.com/deathstacks/deathstacks/train/arena"
+	"github.com/deathstacks/deathstacks/train/elo"
 	"github.com/deathstacks/deathstacks/train/metrics"
 	"github.com/deathstacks/deathstacks/train/progress"
+	"github.com/deathstacks/deathstacks/train/report"
 )
 
 // networkName is the name of the trained network in evaluation records.
@@ -29,27 +31,27 @@ func (r *runner) evaluate(ctx context.Context, it int, m *metrics.Iteration) err
 		return err
 	}
 	defer srv.Close()
-	current := eval.Entrant{Name: networkName, New: func(seed uint64) (mcts.Player, error) {
+	current := arena.Entrant{Name: networkName, New: func(seed uint64) (mcts.Player, error) {
 		return mcts.NewPUCTPlayer(srv, search, seed)
 	}}
 	// az baselines load their networks as every command's do.
 	models := NewModels(r.cfg.Server, r.log)
 	defer models.Close()
-	opponents := make([]eval.Entrant, 0, len(e.Baselines))
+	opponents := make([]arena.Entrant, 0, len(e.Baselines))
 	for _, text := range e.Baselines {
 		spec, err := players.ParseSpec(text)
 		if err != nil {
 			return err
 		}
-		opponents = append(opponents, eval.SpecContender(text, spec, models.Load).Entrant)
+		opponents = append(opponents, arena.SpecContender(text, spec, models.Load).Entrant)
 	}
 	m.Eval = map[string]metrics.EvalResult{}
 	total := e.Games * len(opponents)
 	bar := progress.New(r.log, total, fmt.Sprintf("iteration %d evaluation", it), "games", r.opts.Quiet)
 	for i, opp := range opponents {
-		arena := r.cfg.arena(iterationSeed(r.cfg.Seed, it) ^ uint64(i+1)<<32)
-		arena.OnGame = func(eval.GameRecord) { bar.Add(1) }
-		records, err := eval.PlayMatch(ctx, current, opp, arena)
+		games := r.cfg.arenaConfig(iterationSeed(r.cfg.Seed, it) ^ uint64(i+1)<<32)
+		games.OnGame = func(arena.GameRecord) { bar.Add(1) }
+		records, err := arena.PlayMatch(ctx, current, opp, games)
 		if err != nil {
 			if ctx.Err() != nil {
 				bar.Stop("interrupted")
@@ -69,9 +71,9 @@ func (r *runner) evaluate(ctx context.Context, it int, m *metrics.Iteration) err
 	return nil
 }
 
-// arena returns the arena settings of the evaluation section, with seed.
-func (c Config) arena(seed uint64) eval.ArenaConfig {
-	return eval.ArenaConfig{
+// arenaConfig returns the arena settings of the evaluation section, with seed.
+func (c Config) arenaConfig(seed uint64) arena.Config {
+	return arena.Config{
 		Rules:        c.Env.Rules,
 		Games:        c.Eval.Games,
 		Parallel:     c.Eval.ParallelGames,
@@ -83,8 +85,8 @@ func (c Config) arena(seed uint64) eval.ArenaConfig {
 // evalAgainst sums up player's games against opponent in records: its
 // score per game, its Elo relative to the opponent, and how the games
 // ended (draws by kind and by the side ahead, length of the decided ones).
-func evalAgainst(records []eval.GameRecord, player, opponent string) (metrics.EvalResult, error) {
-	var games []eval.GameRecord
+func evalAgainst(records []arena.GameRecord, player, opponent string) (metrics.EvalResult, error) {
+	var games []arena.GameRecord
 	for _, r := range records {
 		if (r.Red == player && r.Blue == opponent) || (r.Red == opponent && r.Blue == player) {
 			games = append(games, r)
@@ -93,12 +95,12 @@ func evalAgainst(records []eval.GameRecord, player, opponent string) (metrics.Ev
 	if len(games) == 0 {
 		return metrics.EvalResult{}, fmt.Errorf("eval: %s played no game against %s", player, opponent)
 	}
-	ratings, err := eval.FitElo(eval.Results(games), opponent)
+	ratings, err := elo.Fit(arena.Results(games), opponent)
 	if err != nil {
 		return metrics.EvalResult{}, err
 	}
-	points, n := eval.ScoreOf(games, player)
-	conv := eval.ConversionOf(games, player)
+	points, n := arena.ScoreOf(games, player)
+	conv := report.ConversionOf(games, player)
 	res := metrics.EvalResult{Games: n, Score: points / float64(n), Conversion: &conv}
 	for _, r := range ratings {
 		if r.Player == player {

@@ -10,14 +10,15 @@ import (
 	"github.com/deathstacks/deathstacks/mcts"
 	"github.com/deathstacks/deathstacks/mcts/players"
 	"github.com/deathstacks/deathstacks/model"
-	"github.com/deathstacks/deathstacks/train/eval"
+	"github.com/deathstacks/deathstacks/train/arena"
 	"github.com/deathstacks/deathstacks/train/metrics"
+	"github.com/deathstacks/deathstacks/train/report"
 )
 
 func TestEvalAgainst(t *testing.T) {
-	greedy := eval.Entrant{Name: "greedy", New: func(seed uint64) (mcts.Player, error) { return players.NewGreedyPlayer(seed), nil }}
-	random := eval.Entrant{Name: "random", New: func(seed uint64) (mcts.Player, error) { return players.NewRandomPlayer(seed), nil }}
-	recs, err := eval.PlayMatch(context.Background(), greedy, random, eval.ArenaConfig{Rules: env.DefaultRules(), Games: 10, Parallel: 2, OpeningPlies: 2, Seed: 4})
+	greedy := arena.Entrant{Name: "greedy", New: func(seed uint64) (mcts.Player, error) { return players.NewGreedyPlayer(seed), nil }}
+	random := arena.Entrant{Name: "random", New: func(seed uint64) (mcts.Player, error) { return players.NewRandomPlayer(seed), nil }}
+	recs, err := arena.PlayMatch(context.Background(), greedy, random, arena.Config{Rules: env.DefaultRules(), Games: 10, Parallel: 2, OpeningPlies: 2, Seed: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,7 +29,7 @@ func TestEvalAgainst(t *testing.T) {
 	if res.Games != 10 || res.Score <= 0.5 || !(res.EloLow < res.Elo && res.Elo < res.EloHigh) || res.Elo <= 0 {
 		t.Errorf("greedy against random: %+v", res)
 	}
-	if want := eval.ConversionOf(recs, "greedy"); res.Conversion == nil || *res.Conversion != want || want.Decided == 0 {
+	if want := report.ConversionOf(recs, "greedy"); res.Conversion == nil || *res.Conversion != want || want.Decided == 0 {
 		t.Errorf("greedy against random: conversion %+v, want %+v", res.Conversion, want)
 	}
 	if _, err := evalAgainst(recs, "greedy", "nobody"); err == nil {
@@ -38,7 +39,7 @@ func TestEvalAgainst(t *testing.T) {
 
 func TestConfigArena(t *testing.T) {
 	cfg := Defaults()
-	a := cfg.arena(9)
+	a := cfg.arenaConfig(9)
 	if a.Games != cfg.Eval.Games || a.Parallel != cfg.Eval.ParallelGames || a.OpeningPlies != cfg.Eval.OpeningPlies ||
 		a.Rules != cfg.Env.Rules || a.Seed != 9 {
 		t.Errorf("Arena(9) = %+v", a)

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/deathstacks/deathstacks/train/eval"
+	"github.com/deathstacks/deathstacks/train/ladder"
 	"github.com/deathstacks/deathstacks/train/metrics"
 )
 
@@ -13,30 +13,30 @@ import (
 // with the search each plays with, resolved as for every command (see
 // loadTrained: a snapshot's own settings, else the run's config.yaml,
 // turned to a player's), and their training times.
-func LadderRun(dir string) (eval.LadderRun, error) {
+func LadderRun(dir string) (ladder.Run, error) {
 	cfg, err := LoadSaved(filepath.Join(dir, ConfigFile))
 	if err != nil {
-		return eval.LadderRun{}, fmt.Errorf("ladder: run %s: %w", dir, err)
+		return ladder.Run{}, fmt.Errorf("ladder: run %s: %w", dir, err)
 	}
 	all, err := listNetworkSnapshots(dir)
 	if err != nil {
-		return eval.LadderRun{}, fmt.Errorf("ladder: run %s: %w", dir, err)
+		return ladder.Run{}, fmt.Errorf("ladder: run %s: %w", dir, err)
 	}
 	if len(all) == 0 {
-		return eval.LadderRun{}, fmt.Errorf("ladder: run %s has no network snapshots (%s)", dir, filepath.Join(dir, netsDir, "net-*"+netExt))
+		return ladder.Run{}, fmt.Errorf("ladder: run %s has no network snapshots (%s)", dir, filepath.Join(dir, netsDir, "net-*"+netExt))
 	}
 	elapsed, err := metrics.Elapsed(filepath.Join(dir, metrics.File))
 	if err != nil {
-		return eval.LadderRun{}, fmt.Errorf("ladder: %w", err)
+		return ladder.Run{}, fmt.Errorf("ladder: %w", err)
 	}
-	run := eval.LadderRun{Dir: dir, Rules: cfg.Env.Rules, OpeningPlies: cfg.Eval.OpeningPlies}
+	run := ladder.Run{Dir: dir, Rules: cfg.Env.Rules, OpeningPlies: cfg.Eval.OpeningPlies}
 	for _, s := range all {
 		t, err := loadTrained(s.Path)
 		if err != nil {
-			return eval.LadderRun{}, fmt.Errorf("ladder: run %s: %w", dir, err)
+			return ladder.Run{}, fmt.Errorf("ladder: run %s: %w", dir, err)
 		}
 		sec, ok := elapsed[s.Iteration]
-		run.Snapshots = append(run.Snapshots, eval.LadderSnapshot{Iteration: s.Iteration, Path: s.Path, Search: t.search, ElapsedSec: sec, HasElapsed: ok})
+		run.Snapshots = append(run.Snapshots, ladder.Snapshot{Iteration: s.Iteration, Path: s.Path, Search: t.search, ElapsedSec: sec, HasElapsed: ok})
 	}
 	return run, nil
 }

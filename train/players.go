@@ -239,7 +239,7 @@ func strongSearch(c mcts.Config) mcts.Config {
 // Models loads networks for az players and serves each through one
 // batching server, however many players and games use it: it is the
 // players.AZLoader of every command, the web server and the evaluations
-// of a run, and the eval.Networks of the ladder. Close stops the servers.
+// of a run, and the ladder.Networks of the ladder. Close stops the servers.
 //
 // A path is "" (the built-in player), a run directory (its latest
 // complete checkpoint), a checkpoint or a network file (a snapshot, an

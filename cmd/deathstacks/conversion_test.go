@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/deathstacks/deathstacks/train/eval"
+	"github.com/deathstacks/deathstacks/train/report"
 )
 
 // conversionKeys are the keys each pair of results.json and ladder.json
@@ -18,14 +18,14 @@ var conversionKeys = []string{"draws_repetition", "draws_move_limit", "draws_a_a
 
 // readPairs returns the pairs of a results file, each as its keys and
 // values, and as a PairResult.
-func readPairs(t *testing.T, path string) ([]map[string]any, []eval.PairResult) {
+func readPairs(t *testing.T, path string) ([]map[string]any, []report.PairResult) {
 	t.Helper()
 	var raw struct {
 		Pairs []map[string]any `json:"pairs"`
 	}
 	data := readJSON(t, path, &raw)
 	var typed struct {
-		Pairs []eval.PairResult `json:"pairs"`
+		Pairs []report.PairResult `json:"pairs"`
 	}
 	if err := json.Unmarshal(data, &typed); err != nil {
 		t.Fatal(err)
@@ -35,7 +35,7 @@ func readPairs(t *testing.T, path string) ([]map[string]any, []eval.PairResult) 
 
 // checkPairs checks that every pair of a results file has the keys of
 // before and the conversion keys, with figures that add up.
-func checkPairs(t *testing.T, path string) []eval.PairResult {
+func checkPairs(t *testing.T, path string) []report.PairResult {
 	t.Helper()
 	raw, pairs := readPairs(t, path)
 	if len(pairs) == 0 {
@@ -67,7 +67,7 @@ func TestEvalConversion(t *testing.T) {
 	if !hasRow(out, "A", "B", "draws", "repetition", "move", "limit", "A", "ahead", "B", "ahead", "decided", "plies/decided") {
 		t.Errorf("output lacks the table of draws:\n%s", out)
 	}
-	pairs := checkPairs(t, filepath.Join(dir, eval.ResultsFile))
+	pairs := checkPairs(t, filepath.Join(dir, report.ResultsFile))
 	limit := 0
 	for _, p := range pairs {
 		limit += p.DrawsMoveLimit
@@ -93,7 +93,7 @@ func TestLadderStrongAnchors(t *testing.T) {
 			Spec string `json:"spec"`
 		} `json:"players"`
 	}
-	readJSON(t, filepath.Join(out, eval.LadderResultsFile), &rep)
+	readJSON(t, filepath.Join(out, report.LadderResultsFile), &rep)
 	var specs []string
 	for _, p := range rep.Players {
 		specs = append(specs, p.Spec)
@@ -103,7 +103,7 @@ func TestLadderStrongAnchors(t *testing.T) {
 			t.Errorf("ladder.json players %q lack %s", specs, want)
 		}
 	}
-	if pairs := checkPairs(t, filepath.Join(out, eval.LadderResultsFile)); len(pairs) != 3 {
+	if pairs := checkPairs(t, filepath.Join(out, report.LadderResultsFile)); len(pairs) != 3 {
 		t.Errorf("%d pairs, want the anchors against each other and the snapshot against each", len(pairs))
 	}
 	if !hasRow(stdout, "A", "B", "draws", "repetition", "move", "limit") {
@@ -123,7 +123,7 @@ func TestResumeJournalOfEarlierVersion(t *testing.T) {
 	if _, errOut, code := runBotCLI("", args(oneGo)...); code != 0 {
 		t.Fatalf("in one go: status %d: %s", code, errOut)
 	}
-	want := readGames(t, filepath.Join(oneGo, eval.GamesFile))
+	want := readGames(t, filepath.Join(oneGo, report.GamesFile))
 	dir := filepath.Join(t.TempDir(), "cut")
 	if _, errOut, code := runStoppedCLI(args(dir)...); code != 1 {
 		t.Fatalf("stopped at once: status %d: %s", code, errOut)
@@ -141,14 +141,14 @@ func TestResumeJournalOfEarlierVersion(t *testing.T) {
 		data, _ = json.Marshal(line)
 		text.Write(append(data, '\n'))
 	}
-	appendTo(t, filepath.Join(dir, eval.GamesJournal), text.String())
+	appendTo(t, filepath.Join(dir, report.GamesJournal), text.String())
 	if _, errOut, code := runBotCLI("", append(args(dir), "--resume")...); code != 0 {
 		t.Fatalf("--resume: status %d: %s", code, errOut)
 	}
-	if got := readGames(t, filepath.Join(dir, eval.GamesFile)); !reflect.DeepEqual(got, want) {
+	if got := readGames(t, filepath.Join(dir, report.GamesFile)); !reflect.DeepEqual(got, want) {
 		t.Errorf("games after resuming an earlier version's journal differ from those played in one go")
 	}
-	if _, got := readPairs(t, filepath.Join(dir, eval.ResultsFile)); !reflect.DeepEqual(got, checkPairs(t, filepath.Join(oneGo, eval.ResultsFile))) {
+	if _, got := readPairs(t, filepath.Join(dir, report.ResultsFile)); !reflect.DeepEqual(got, checkPairs(t, filepath.Join(oneGo, report.ResultsFile))) {
 		t.Errorf("pairs after resuming %+v differ from those played in one go", got)
 	}
 }

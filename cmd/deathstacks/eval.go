@@ -15,8 +15,10 @@ import (
 	"github.com/deathstacks/deathstacks/mcts"
 	"github.com/deathstacks/deathstacks/mcts/players"
 	"github.com/deathstacks/deathstacks/train"
-	"github.com/deathstacks/deathstacks/train/eval"
+	"github.com/deathstacks/deathstacks/train/arena"
+	"github.com/deathstacks/deathstacks/train/elo"
 	"github.com/deathstacks/deathstacks/train/progress"
+	"github.com/deathstacks/deathstacks/train/report"
 )
 
 // playerListHelp explains the repeated player flags of eval and ladder.
@@ -100,7 +102,7 @@ holding unfinished games is refused.`, s)
 	}
 	rules := env.DefaultRules()
 	rules.MaxPlies = *maxPlies
-	cfg := eval.ArenaConfig{Rules: rules, Games: *games, Parallel: *parallel, OpeningPlies: *openingPlies, Seed: *seed}
+	cfg := arena.Config{Rules: rules, Games: *games, Parallel: *parallel, OpeningPlies: *openingPlies, Seed: *seed}
 	if err := cfg.Validate(); err != nil {
 		return flagErr(err, map[string]string{"games": "games", "parallel": "parallel", "opening_plies": "opening-plies", "rules": "max-plies"})
 	}
@@ -118,7 +120,7 @@ holding unfinished games is refused.`, s)
 		}
 		dir = filepath.Join("checkpoints", "eval-"+time.Now().UTC().Format("20060102-150405"))
 	}
-	res := resumable{what: "eval", dir: dir, journal: eval.GamesJournal, finished: eval.ResultsFile, resume: *resume}
+	res := resumable{what: "eval", dir: dir, journal: report.GamesJournal, finished: report.ResultsFile, resume: *resume}
 	if err := res.check(); err != nil {
 		return err
 	}
@@ -128,7 +130,7 @@ holding unfinished games is refused.`, s)
 	if err != nil {
 		return err
 	}
-	header := eval.NewJournalHeader(contenders, cfg, commandLine("eval", args))
+	header := arena.NewJournalHeader(contenders, cfg, commandLine("eval", args))
 	header.SPRT = test
 	journal, played, command, err := res.open(header)
 	if err != nil {
@@ -146,32 +148,32 @@ holding unfinished games is refused.`, s)
 		count(cfg.Games, "game", "games"), count(total, "game", "games"), cfg.Parallel, until, resumed(len(played)))
 	start := time.Now()
 	var (
-		records []eval.GameRecord
-		outcome eval.SPRTResult
+		records []arena.GameRecord
+		outcome elo.SPRTResult
 	)
 	err = res.play(s, journal, len(played), total, *quiet, resumeCommand("eval", args, *resume, *out != "", dir),
-		func(ctx context.Context, onGame func(eval.GameRecord), bar *progress.Bar) (err error) {
+		func(ctx context.Context, onGame func(arena.GameRecord), bar *progress.Bar) (err error) {
 			cfg.OnGame = onGame
 			if test == nil {
-				records, err = eval.RoundRobin(ctx, eval.Entrants(contenders), cfg)
+				records, err = arena.RoundRobin(ctx, arena.Entrants(contenders), cfg)
 				return err
 			}
-			records, outcome, err = eval.PlaySPRT(ctx, contenders[0].Entrant, contenders[1].Entrant, cfg, *test,
-				func(r eval.SPRTResult) { bar.Describe("eval, " + r.Progress()) })
+			records, outcome, err = arena.PlaySPRT(ctx, contenders[0].Entrant, contenders[1].Entrant, cfg, *test,
+				func(r elo.SPRTResult) { bar.Describe("eval, " + r.Progress()) })
 			return err
 		})
 	if err != nil {
 		return err
 	}
-	rep, err := eval.NewReport(records, contenders, eval.DefaultAnchor(contenders), cfg)
+	rep, err := report.New(records, contenders, report.DefaultAnchor(contenders), cfg)
 	if err != nil {
 		return err
 	}
 	if test != nil {
 		rep.SPRT = &outcome
 	}
-	if err := publish(s, rep, &rep.ReportSettings, command, start, dir, records,
-		eval.ResultsFile, eval.ReportFile, eval.GamesFile, eval.EloChart); err != nil {
+	if err := publish(s, rep, &rep.Settings, command, start, dir, records,
+		report.ResultsFile, report.ReportFile, report.GamesFile, report.EloChart); err != nil {
 		return err
 	}
 	if rep.SPRT != nil {
@@ -183,11 +185,11 @@ holding unfinished games is refused.`, s)
 // parseSPRTFlag reads --sprt, if given, and checks that the eval can run
 // the test: two players and an even number of games. Every problem is a
 // usage error naming its flag.
-func parseSPRTFlag(fs *flag.FlagSet, text string, players, games int) (*eval.SPRT, error) {
+func parseSPRTFlag(fs *flag.FlagSet, text string, players, games int) (*elo.SPRT, error) {
 	if !flagGiven(fs, "sprt") {
 		return nil, nil
 	}
-	test, err := eval.ParseSPRT(text)
+	test, err := elo.ParseSPRT(text)
 	if err != nil {
 		problems, _ := fieldErrors(err) // ParseSPRT's problems are all FieldErrors
 		lines := make([]string, len(problems))
@@ -214,15 +216,15 @@ func resumed(played int) string {
 	return fmt.Sprintf(", %s played before", count(played, "game", "games"))
 }
 
-// savable is a finished report: [eval.Report] or [eval.LadderReport].
+// savable is a finished report: [report.Report] or [report.LadderReport].
 type savable interface {
 	WriteText(w io.Writer) error
-	Save(dir string, records []eval.GameRecord) error
+	Save(dir string, records []arena.GameRecord) error
 }
 
 // publish stamps a report's settings with the start, duration and command
 // of the games, prints it, saves it into dir and says which files it wrote.
-func publish(s stdio, rep savable, settings *eval.ReportSettings, command string, start time.Time, dir string, records []eval.GameRecord, files ...string) error {
+func publish(s stdio, rep savable, settings *report.Settings, command string, start time.Time, dir string, records []arena.GameRecord, files ...string) error {
 	settings.Date, settings.DurationSec, settings.Command = start, time.Since(start).Seconds(), command
 	if err := rep.WriteText(s.out); err != nil {
 		return err
@@ -238,9 +240,9 @@ func publish(s stdio, rep savable, settings *eval.ReportSettings, command string
 // buildContenders reads player arguments (SPEC or NAME=SPEC), names them
 // uniquely and builds each player once, so that a bad spec or model stops
 // the command before any game: a usage error naming the flag.
-func buildContenders(models *train.Models, flagName string, args []string) ([]eval.Contender, error) {
+func buildContenders(models *train.Models, flagName string, args []string) ([]arena.Contender, error) {
 	taken := map[string]bool{}
-	var out []eval.Contender
+	var out []arena.Contender
 	for _, arg := range args {
 		name, spec, err := parsePlayerArg(flagName, arg)
 		if err != nil {
@@ -258,7 +260,7 @@ func buildContenders(models *train.Models, flagName string, args []string) ([]ev
 			}
 		}
 		taken[name] = true
-		out = append(out, eval.Contender{Spec: spec.String(), Entrant: eval.Entrant{Name: name, New: func(seed uint64) (mcts.Player, error) {
+		out = append(out, arena.Contender{Spec: spec.String(), Entrant: arena.Entrant{Name: name, New: func(seed uint64) (mcts.Player, error) {
 			return players.NewPlayer(spec, seed, models.Load)
 		}}})
 	}

@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"syscall"
 
-	"github.com/deathstacks/deathstacks/train/eval"
+	"github.com/deathstacks/deathstacks/train/arena"
 	"github.com/deathstacks/deathstacks/train/progress"
 )
 
@@ -37,7 +37,7 @@ func (r resumable) check() error {
 		}
 		return usageErr("no unfinished %s in %s", r.what, r.dir)
 	case !r.resume && exists:
-		h, played, err := eval.ReadJournal(r.path())
+		h, played, err := arena.ReadJournal(r.path())
 		if err != nil {
 			return usageErr("%s holds an unfinished %s whose journal does not read: %v", r.dir, r.what, err)
 		}
@@ -51,15 +51,15 @@ func (r resumable) check() error {
 // --resume continues the one there after checking it is of the same games.
 // It returns the games played so far and the command line that started
 // them, which is the one that replays them.
-func (r resumable) open(header eval.JournalHeader) (*eval.Journal, []eval.GameRecord, string, error) {
+func (r resumable) open(header arena.JournalHeader) (*arena.Journal, []arena.GameRecord, string, error) {
 	if !r.resume {
 		if err := os.MkdirAll(r.dir, 0o755); err != nil {
 			return nil, nil, "", err
 		}
-		j, err := eval.CreateJournal(r.path(), header)
+		j, err := arena.CreateJournal(r.path(), header)
 		return j, nil, header.Command, err
 	}
-	j, was, played, err := eval.ContinueJournal(r.path())
+	j, was, played, err := arena.ContinueJournal(r.path())
 	if err != nil {
 		return nil, nil, "", usageErr("%v", err)
 	}
@@ -75,7 +75,7 @@ func (r resumable) open(header eval.JournalHeader) (*eval.Journal, []eval.GameRe
 // game and counts it on bar, a progress bar of total games, which starts
 // at the played games. A signal makes it an error (status 1) that says how far
 // the games came and the command line that continues them, again.
-func (r resumable) play(s stdio, j *eval.Journal, played, total int, quiet bool, again string, play func(ctx context.Context, onGame func(eval.GameRecord), bar *progress.Bar) error) error {
+func (r resumable) play(s stdio, j *arena.Journal, played, total int, quiet bool, again string, play func(ctx context.Context, onGame func(arena.GameRecord), bar *progress.Bar) error) error {
 	signalled, stop := stopOnSignal(s)
 	defer stop()
 	ctx, cancel := context.WithCancel(signalled)
@@ -84,7 +84,7 @@ func (r resumable) play(s stdio, j *eval.Journal, played, total int, quiet bool,
 	bar.AddPrior(played)
 	done := played
 	var journalErr error
-	err := play(ctx, func(rec eval.GameRecord) {
+	err := play(ctx, func(rec arena.GameRecord) {
 		if journalErr != nil {
 			return
 		}
@@ -99,7 +99,7 @@ func (r resumable) play(s stdio, j *eval.Journal, played, total int, quiet bool,
 	switch {
 	case journalErr != nil:
 		return journalErr
-	case errors.Is(err, eval.ErrPlayedGame):
+	case errors.Is(err, arena.ErrPlayedGame):
 		return usageErr("%s: %v", r.path(), err)
 	case err != nil && signalled.Err() != nil:
 		return &exitError{code: 1, err: fmt.Errorf("stopped after %d of %d games; continue with: %s", done, total, again)}

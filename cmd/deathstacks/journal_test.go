@@ -16,7 +16,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/deathstacks/deathstacks/train/eval"
+	"github.com/deathstacks/deathstacks/train/arena"
+	"github.com/deathstacks/deathstacks/train/report"
 )
 
 // runStoppedCLI runs a command line in-process as a Ctrl-C at its start
@@ -31,18 +32,18 @@ func runStoppedCLI(args ...string) (stdout, stderr string, code int) {
 
 // readGames reads a games file (games.jsonl, a journal's games) with the
 // move times cleared, as they are all that differs between two plays.
-func readGames(t *testing.T, path string) []eval.GameRecord {
+func readGames(t *testing.T, path string) []arena.GameRecord {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var out []eval.GameRecord
+	var out []arena.GameRecord
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
-		var r eval.GameRecord
+		var r arena.GameRecord
 		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
 			t.Fatalf("%s: %v", path, err)
 		}
@@ -80,7 +81,7 @@ func TestResumeEqualsOneGo(t *testing.T) {
 				Elo  float64    `json:"elo"`
 				CI95 [2]float64 `json:"ci95"`
 			} `json:"snapshots"`
-			Pairs []eval.PairResult `json:"pairs"`
+			Pairs []report.PairResult `json:"pairs"`
 		}
 		readJSON(t, got, &g)
 		readJSON(t, want, &w)
@@ -95,7 +96,7 @@ func TestResumeEqualsOneGo(t *testing.T) {
 				return []string{"eval", "--player", "random", "--player", "greedy", "--player", "alphabeta:depth=1",
 					"--games", "2", "--seed", "3", "--max-plies", "100", "--parallel", "2", "--out", out, "--quiet"}
 			},
-			total: 6, journal: eval.GamesJournal, games: eval.GamesFile, results: eval.ResultsFile, finished: "eval",
+			total: 6, journal: report.GamesJournal, games: report.GamesFile, results: report.ResultsFile, finished: "eval",
 			compare: func(t *testing.T, got, want string) {
 				if g, w := readResults(t, got), readResults(t, want); !reflect.DeepEqual(g, w) {
 					t.Errorf("results.json after resuming:\n%+v\nwant, as in one go:\n%+v", g, w)
@@ -107,7 +108,7 @@ func TestResumeEqualsOneGo(t *testing.T) {
 			args: func(out string) []string {
 				return []string{"ladder", "--run", run, "--vs", "random", "--games", "2", "--sims", "2", "--parallel", "1", "--seed", "3", "--out", out, "--quiet"}
 			},
-			total: 6, journal: eval.LadderGamesJournal, games: eval.LadderGamesFile, results: eval.LadderResultsFile, finished: "ladder",
+			total: 6, journal: report.LadderGamesJournal, games: report.LadderGamesFile, results: report.LadderResultsFile, finished: "ladder",
 			compare: compareLadder,
 		},
 		{
@@ -116,7 +117,7 @@ func TestResumeEqualsOneGo(t *testing.T) {
 			args: func(out string) []string {
 				return []string{"ladder", "--run", "a=" + first, "--run", "b=" + second, "--vs", "random", "--games", "2", "--sims", "2", "--parallel", "1", "--seed", "3", "--out", out, "--quiet"}
 			},
-			total: 6, journal: eval.LadderGamesJournal, games: eval.LadderGamesFile, results: eval.LadderResultsFile, finished: "ladder",
+			total: 6, journal: report.LadderGamesJournal, games: report.LadderGamesFile, results: report.LadderResultsFile, finished: "ladder",
 			compare: compareLadder,
 		},
 	}
@@ -208,7 +209,7 @@ func TestResumedReportCommand(t *testing.T) {
 	var got struct {
 		Command string `json:"command"`
 	}
-	readJSON(t, filepath.Join(dir, eval.ResultsFile), &got)
+	readJSON(t, filepath.Join(dir, report.ResultsFile), &got)
 	if want := commandLine("eval", args[1:]); got.Command != want {
 		t.Errorf("results.json's command %q, want %q", got.Command, want)
 	}
@@ -260,7 +261,7 @@ func TestResumeRefusals(t *testing.T) {
 	if err := os.MkdirAll(corrupt, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(corrupt, eval.GamesJournal), []byte(`{"journal":"eval"}`+"\n{\n{}\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(corrupt, report.GamesJournal), []byte(`{"journal":"eval"}`+"\n{\n{}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	run := fakeRun(t, 1)
@@ -273,7 +274,7 @@ func TestResumeRefusals(t *testing.T) {
 		{"eval --resume without --out", append([]string{"eval", "--resume"}, two...), "--resume: give the --out DIR of the eval to continue"},
 		{"eval --resume in a missing directory", append([]string{"eval", "--resume", "--out", missing}, two...), "no unfinished eval in " + missing},
 		{"eval --resume in an empty directory", append([]string{"eval", "--resume", "--out", base}, two...), "no unfinished eval in " + base},
-		{"eval --resume over a bad journal", append([]string{"eval", "--resume", "--out", corrupt}, two...), filepath.Join(corrupt, eval.GamesJournal) + ":2: not a game record"},
+		{"eval --resume over a bad journal", append([]string{"eval", "--resume", "--out", corrupt}, two...), filepath.Join(corrupt, report.GamesJournal) + ":2: not a game record"},
 		{"eval over a bad journal", append([]string{"eval", "--out", corrupt}, two...), corrupt + " holds an unfinished eval whose journal does not read"},
 		{"ladder --resume with nothing", []string{"ladder", "--run", run, "--resume"}, "no unfinished ladder in " + run},
 	} {
@@ -307,7 +308,7 @@ func TestEvalStopsOnSignal(t *testing.T) {
 			if err := c.Start(); err != nil {
 				t.Fatal(err)
 			}
-			journal := filepath.Join(dir, eval.GamesJournal)
+			journal := filepath.Join(dir, report.GamesJournal)
 			for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
 				if data, _ := os.ReadFile(journal); bytes.Count(data, []byte("\n")) >= 2 {
 					break
@@ -337,7 +338,7 @@ func TestEvalStopsOnSignal(t *testing.T) {
 			if !errors.As(err, &exit) || exit.ExitCode() != 1 {
 				t.Fatalf("exit %v, want status 1; stderr %q", err, errOut.String())
 			}
-			_, played, rerr := eval.ReadJournal(journal)
+			_, played, rerr := arena.ReadJournal(journal)
 			if rerr != nil {
 				t.Fatal(rerr)
 			}

@@ -9,8 +9,10 @@ import (
 	"time"
 
 	"github.com/deathstacks/deathstacks/train"
-	"github.com/deathstacks/deathstacks/train/eval"
+	"github.com/deathstacks/deathstacks/train/arena"
+	"github.com/deathstacks/deathstacks/train/ladder"
 	"github.com/deathstacks/deathstacks/train/progress"
+	"github.com/deathstacks/deathstacks/train/report"
 )
 
 func runLadder(args []string, s stdio) error {
@@ -82,7 +84,7 @@ Without --resume, an --out holding unfinished games is refused.`, s)
 	if *moveTime != 0 && !flagGiven(fs, "sims") {
 		*sims = 0
 	}
-	opts := eval.LadderOptions{Every: *every, Simulations: *sims, Time: *moveTime, Games: *games, Parallel: *parallel, Seed: *seed}
+	opts := ladder.Options{Every: *every, Simulations: *sims, Time: *moveTime, Games: *games, Parallel: *parallel, Seed: *seed}
 	if err := opts.Validate(); err != nil {
 		return flagErr(err, map[string]string{"every": "every", "simulations": givenName(fs, "simulations"), "time": "time", "games": "games", "parallel": "parallel"})
 	}
@@ -93,7 +95,7 @@ Without --resume, an --out holding unfinished games is refused.`, s)
 	if dir == "" {
 		dir = named[0].dir
 	}
-	res := resumable{what: "ladder", dir: dir, journal: eval.LadderGamesJournal, finished: eval.LadderResultsFile, resume: *resume}
+	res := resumable{what: "ladder", dir: dir, journal: report.LadderGamesJournal, finished: report.LadderResultsFile, resume: *resume}
 	if err := res.check(); err != nil {
 		return err
 	}
@@ -112,7 +114,7 @@ Without --resume, an --out holding unfinished games is refused.`, s)
 		info.Name = r.name
 		opts.Runs = append(opts.Runs, info)
 	}
-	ladder, err := eval.NewLadder(opts)
+	ladder, err := ladder.New(opts)
 	if err != nil {
 		return usageErr("%v", err)
 	}
@@ -126,19 +128,19 @@ Without --resume, an --out holding unfinished games is refused.`, s)
 		count(len(baselines), "baseline", "baselines"), count(total, "game", "games"), *parallel, resumed(len(played)))
 	start := time.Now()
 	var (
-		rep     *eval.LadderReport
-		records []eval.GameRecord
+		rep     *report.LadderReport
+		records []arena.GameRecord
 	)
 	err = res.play(s, journal, len(played), total, *quiet, resumeCommand("ladder", args, *resume, true, dir),
-		func(ctx context.Context, onGame func(eval.GameRecord), _ *progress.Bar) (err error) {
+		func(ctx context.Context, onGame func(arena.GameRecord), _ *progress.Bar) (err error) {
 			rep, records, err = ladder.Play(ctx, baselines, played, onGame)
 			return err
 		})
 	if err != nil {
 		return err
 	}
-	if err := publish(s, rep, &rep.ReportSettings, command, start, dir, records,
-		eval.LadderResultsFile, eval.LadderReportFile, eval.LadderGamesFile, eval.LadderChart); err != nil {
+	if err := publish(s, rep, &rep.Settings, command, start, dir, records,
+		report.LadderResultsFile, report.LadderReportFile, report.LadderGamesFile, report.LadderChart); err != nil {
 		return err
 	}
 	return journal.Remove()
@@ -177,7 +179,7 @@ func parseRunArgs(args []string) ([]runArg, error) {
 // describeRuns says which snapshots of which runs a ladder rates, such as
 // "2 snapshots (iterations 2 to 3)" or, with several runs, "2 runs, 5
 // snapshots (long: iterations 1 to 2; short: iterations 1 to 3)".
-func describeRuns(runs []eval.LadderRun) string {
+func describeRuns(runs []ladder.Run) string {
 	n := 0
 	spans := make([]string, len(runs))
 	for i, r := range runs {

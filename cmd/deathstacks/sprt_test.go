@@ -11,7 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/deathstacks/deathstacks/train/eval"
+	"github.com/deathstacks/deathstacks/train/elo"
+	"github.com/deathstacks/deathstacks/train/report"
 )
 
 // sprtArgs is an SPRT eval of greedy against random, which greedy wins
@@ -22,14 +23,14 @@ func sprtArgs(out string, more ...string) []string {
 }
 
 // readSPRT returns results.json's sprt object and its keys.
-func readSPRT(t *testing.T, path string) (eval.SPRTResult, []string) {
+func readSPRT(t *testing.T, path string) (elo.SPRTResult, []string) {
 	t.Helper()
 	var raw struct {
 		SPRT map[string]json.RawMessage `json:"sprt"`
 	}
 	data := readJSON(t, path, &raw)
 	var res struct {
-		SPRT eval.SPRTResult `json:"sprt"`
+		SPRT elo.SPRTResult `json:"sprt"`
 	}
 	if err := json.Unmarshal(data, &res); err != nil {
 		t.Fatal(err)
@@ -59,23 +60,23 @@ func TestEvalSPRT(t *testing.T) {
 	if !strings.HasPrefix(out, "eval: 2 players, 1 pair, 40 games each: 40 games, 2 at once, until the sprt elo0=0,elo1=100,alpha=0.05,beta=0.05 decides\n") {
 		t.Errorf("first line does not name the test:\n%s", out)
 	}
-	res, keys := readSPRT(t, filepath.Join(dir, eval.ResultsFile))
+	res, keys := readSPRT(t, filepath.Join(dir, report.ResultsFile))
 	if want := []string{"alpha", "beta", "decision", "elo0", "elo1", "llr", "lower", "upper", "pairs"}; !slices.Equal(keys, slices.Sorted(slices.Values(want))) {
 		t.Errorf("results.json sprt has %v, want exactly %v", keys, want)
 	}
-	if res.Decision != eval.SPRTH1 || res.Elo1 != 100 || res.Alpha != 0.05 || res.Pairs == 0 || res.LLR < res.Upper {
+	if res.Decision != elo.SPRTH1 || res.Elo1 != 100 || res.Alpha != 0.05 || res.Pairs == 0 || res.LLR < res.Upper {
 		t.Errorf("results.json sprt = %+v", res)
 	}
 	if want := fmt.Sprintf("sprt: %s (llr %.2f, bounds %.2f %.2f, %d pairs, elo0 0 elo1 100)", res.Decision, res.LLR, res.Lower, res.Upper, res.Pairs); last != want {
 		t.Errorf("last line %q, results.json says %q", last, want)
 	}
-	if games := readGames(t, filepath.Join(dir, eval.GamesFile)); len(games) != 2*res.Pairs {
+	if games := readGames(t, filepath.Join(dir, report.GamesFile)); len(games) != 2*res.Pairs {
 		t.Errorf("%d games for %d pairs", len(games), res.Pairs)
 	}
-	if results := readResults(t, filepath.Join(dir, eval.ResultsFile)); results.Games != 2*res.Pairs || len(results.Pairs) != 1 {
+	if results := readResults(t, filepath.Join(dir, report.ResultsFile)); results.Games != 2*res.Pairs || len(results.Pairs) != 1 {
 		t.Errorf("results.json: %d games, %d pairs of players", results.Games, len(results.Pairs))
 	}
-	report, err := os.ReadFile(filepath.Join(dir, eval.ReportFile))
+	report, err := os.ReadFile(filepath.Join(dir, report.ReportFile))
 	if err != nil || !strings.Contains(string(report), "## SPRT\n\nH1 accepted: greedy is 0 Elo stronger than random (H0) or 100 (H1)") {
 		t.Errorf("report.md lacks the test (%v):\n%s", err, report)
 	}
@@ -88,8 +89,8 @@ func TestEvalSPRTResume(t *testing.T) {
 	if _, errOut, code := runBotCLI("", sprtArgs(oneGo)...); code != 0 {
 		t.Fatalf("in one go: status %d: %s", code, errOut)
 	}
-	want := readGames(t, filepath.Join(oneGo, eval.GamesFile))
-	wantTest, _ := readSPRT(t, filepath.Join(oneGo, eval.ResultsFile))
+	want := readGames(t, filepath.Join(oneGo, report.GamesFile))
+	wantTest, _ := readSPRT(t, filepath.Join(oneGo, report.ResultsFile))
 
 	dir := filepath.Join(t.TempDir(), "cut")
 	if _, errOut, code := runStoppedCLI(sprtArgs(dir)...); code != 1 {
@@ -100,7 +101,7 @@ func TestEvalSPRTResume(t *testing.T) {
 		line, _ := json.Marshal(r)
 		text = append(append(text, line...), '\n')
 	}
-	appendTo(t, filepath.Join(dir, eval.GamesJournal), string(text))
+	appendTo(t, filepath.Join(dir, report.GamesJournal), string(text))
 
 	for _, tc := range []struct {
 		name string
@@ -123,10 +124,10 @@ func TestEvalSPRTResume(t *testing.T) {
 	if !strings.Contains(out, "decides, 3 games played before\n") {
 		t.Errorf("--resume does not say how many games it found:\n%s", out)
 	}
-	if got := readGames(t, filepath.Join(dir, eval.GamesFile)); !reflect.DeepEqual(got, want) {
+	if got := readGames(t, filepath.Join(dir, report.GamesFile)); !reflect.DeepEqual(got, want) {
 		t.Errorf("games after resuming differ from those played in one go")
 	}
-	if got, _ := readSPRT(t, filepath.Join(dir, eval.ResultsFile)); got != wantTest {
+	if got, _ := readSPRT(t, filepath.Join(dir, report.ResultsFile)); got != wantTest {
 		t.Errorf("sprt after resuming %+v, want %+v as in one go", got, wantTest)
 	}
 }

@@ -13,7 +13,7 @@ import (
 	"strings"
 
 	"github.com/deathstacks/deathstacks/model/codec"
-	"github.com/deathstacks/deathstacks/train/eval"
+	"github.com/deathstacks/deathstacks/train/report"
 )
 
 // File is the name of the metrics log in a run directory.
@@ -94,7 +94,7 @@ type EvalResult struct {
 	// Score is the network's points per game: wins plus half the draws.
 	Score float64 `json:"score"`
 	// Elo is the network's rating minus the opponent's, with its 95%
-	// confidence interval [EloLow, EloHigh] (see [eval.FitElo]).
+	// confidence interval [EloLow, EloHigh] (see [elo.Fit]).
 	Elo     float64 `json:"elo"`
 	EloLow  float64 `json:"elo_low"`
 	EloHigh float64 `json:"elo_high"`
@@ -102,7 +102,7 @@ type EvalResult struct {
 	// network as A and the opponent as B: the draws by kind and by the
 	// side ahead in material, and the mean length of the decided games.
 	// Logs of earlier versions lack it (nil).
-	Conversion *eval.Conversion `json:"conversion,omitempty"`
+	Conversion *report.Conversion `json:"conversion,omitempty"`
 }
 
 // MarshalJSON writes m as JSON, with a number that is NaN or infinite (a

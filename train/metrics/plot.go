@@ -15,7 +15,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
-	"github.com/deathstacks/deathstacks/train/eval"
+	"github.com/deathstacks/deathstacks/train/elo"
 	"github.com/deathstacks/deathstacks/train/internal/chart"
 )
 
@@ -114,7 +114,7 @@ func evalPanels(ms []Iteration) ([][]*plot.Plot, error) {
 	even.Color, even.Dashes = color.Gray{Y: 90}, []vg.Length{vg.Points(6), vg.Points(4)}
 	scorePanel.Add(even)
 	scorePanel.Legend.Add("0.5: even", even)
-	eloPanel := panel(fmt.Sprintf("Elo against each opponent (95%% interval, prior of %g draw)", eval.PriorDraws), "Elo difference", false, ms)
+	eloPanel := panel(fmt.Sprintf("Elo against each opponent (95%% interval, prior of %g draw)", elo.PriorDraws), "Elo difference", false, ms)
 	for i, o := range opponents {
 		if err := addEloBars(eloPanel, ms, o, i); err != nil {
 			return nil, err

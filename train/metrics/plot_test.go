@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/deathstacks/deathstacks/train/eval"
 	"github.com/deathstacks/deathstacks/train/internal/charttest"
+	"github.com/deathstacks/deathstacks/train/report"
 	"gonum.org/v1/plot"
 )
 
@@ -42,7 +42,7 @@ func runMetrics(n int) []Iteration {
 			if i >= 6 {
 				for o, r := range m.Eval {
 					limit := int(20 * (1 - r.Score) * 0.8)
-					r.Conversion = &eval.Conversion{DrawsMoveLimit: limit, DrawsAAhead: limit / 2, MeanLeadA: 120,
+					r.Conversion = &report.Conversion{DrawsMoveLimit: limit, DrawsAAhead: limit / 2, MeanLeadA: 120,
 						Decided: 20 - limit, MeanDecidedPlies: 90 + 100*math.Exp(-x/10)}
 					m.Eval[o] = r
 				}

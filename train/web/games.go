@@ -14,7 +14,7 @@ import (
 	"github.com/deathstacks/deathstacks/env"
 	"github.com/deathstacks/deathstacks/mcts"
 	"github.com/deathstacks/deathstacks/mcts/players"
-	"github.com/deathstacks/deathstacks/train/eval"
+	"github.com/deathstacks/deathstacks/train/arena"
 )
 
 // game is one game between a person and a player. Its lock serialises the
@@ -331,9 +331,9 @@ func (gm *game) state() gameState {
 	switch {
 	case gm.resigned:
 		st.Over, st.Reason, st.Winner = true, "resignation", gm.human.Other().String()
-		st.Result = eval.ResultRedWins
+		st.Result = arena.ResultRedWins
 		if gm.human == env.Red {
-			st.Result = eval.ResultBlueWins
+			st.Result = arena.ResultBlueWins
 		}
 		st.Legal = []legalMove{}
 	case status.Over():
@@ -348,23 +348,23 @@ func (gm *game) state() gameState {
 func resultOf(st env.Status) string {
 	switch st {
 	case env.RedWins:
-		return eval.ResultRedWins
+		return arena.ResultRedWins
 	case env.BlueWins:
-		return eval.ResultBlueWins
+		return arena.ResultBlueWins
 	}
-	return eval.ResultDraw
+	return arena.ResultDraw
 }
 
 func reasonOf(st env.Status) string {
 	switch st {
 	case env.RedWins, env.BlueWins:
-		return eval.ReasonWin
+		return arena.ReasonWin
 	case env.NoStacks:
-		return eval.ReasonNoStacks
+		return arena.ReasonNoStacks
 	case env.DrawRepetition:
-		return eval.ReasonRepetition
+		return arena.ReasonRepetition
 	case env.MoveLimit:
-		return eval.ReasonMoveLimit
+		return arena.ReasonMoveLimit
 	}
 	return ""
 }

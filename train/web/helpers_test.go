@@ -14,8 +14,9 @@ import (
 
 	"github.com/deathstacks/deathstacks/env"
 	"github.com/deathstacks/deathstacks/model"
-	"github.com/deathstacks/deathstacks/train/eval"
+	"github.com/deathstacks/deathstacks/train/arena"
 	"github.com/deathstacks/deathstacks/train/metrics"
+	"github.com/deathstacks/deathstacks/train/report"
 )
 
 // testNetwork saves a small network with seeded random weights and
@@ -53,27 +54,27 @@ func testRun(t testing.TB, n int) string {
 			t.Fatal(err)
 		}
 	}
-	ladder := eval.LadderReport{Run: dir, TimeAxis: "iteration"}
+	ladder := report.LadderReport{Run: dir, TimeAxis: "iteration"}
 	for i := 2; i <= n; i += 2 {
-		ladder.Snapshots = append(ladder.Snapshots, eval.LadderPoint{Iteration: i, Name: "net", Elo: 30 * float64(i), CI95: [2]float64{30*float64(i) - 50, 30*float64(i) + 50}})
+		ladder.Snapshots = append(ladder.Snapshots, report.LadderPoint{Iteration: i, Name: "net", Elo: 30 * float64(i), CI95: [2]float64{30*float64(i) - 50, 30*float64(i) + 50}})
 	}
 	data, err := json.Marshal(ladder)
 	if err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, filepath.Join(dir, eval.LadderResultsFile), data)
+	writeFile(t, filepath.Join(dir, report.LadderResultsFile), data)
 	return dir
 }
 
 // testGames makes an evaluation folder whose games.jsonl holds n games
 // of random moves, the first from a random opening.
-func testGames(t testing.TB, n int) (string, []eval.GameRecord) {
+func testGames(t testing.TB, n int) (string, []arena.GameRecord) {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(7, 7))
-	var recs []eval.GameRecord
+	var recs []arena.GameRecord
 	for i := range n {
 		g := env.NewGame(env.DefaultRules())
-		rec := eval.GameRecord{Game: i, Red: "random", Blue: "greedy"}
+		rec := arena.GameRecord{Game: i, Red: "random", Blue: "greedy"}
 		if i == 0 {
 			for _, m := range env.PlayOpening(g, 4, rng) {
 				rec.Opening = append(rec.Opening, m.String())
@@ -93,7 +94,7 @@ func testGames(t testing.TB, n int) (string, []eval.GameRecord) {
 		}
 		rec.Result, rec.Reason = resultOf(g.Status()), reasonOf(g.Status())
 		if !g.Status().Over() {
-			rec.Result, rec.Reason = eval.ResultDraw, eval.ReasonMoveLimit
+			rec.Result, rec.Reason = arena.ResultDraw, arena.ReasonMoveLimit
 		}
 		recs = append(recs, rec)
 	}
@@ -105,7 +106,7 @@ func testGames(t testing.TB, n int) (string, []eval.GameRecord) {
 			t.Fatal(err)
 		}
 	}
-	writeFile(t, filepath.Join(dir, eval.GamesFile), lines.Bytes())
+	writeFile(t, filepath.Join(dir, report.GamesFile), lines.Bytes())
 	return dir, recs
 }
 

@@ -13,8 +13,9 @@ import (
 
 	"github.com/deathstacks/deathstacks/env"
 	"github.com/deathstacks/deathstacks/train"
-	"github.com/deathstacks/deathstacks/train/eval"
+	"github.com/deathstacks/deathstacks/train/arena"
 	"github.com/deathstacks/deathstacks/train/metrics"
+	"github.com/deathstacks/deathstacks/train/report"
 )
 
 // maxGamesFile bounds the size of a games file the server reads.
@@ -43,7 +44,7 @@ func (s *Server) loadSources() error {
 		}
 		s.runs = append(s.runs, dir)
 		s.sources = append(s.sources, replaySource{
-			label: filepath.Base(filepath.Clean(dir)) + " ladder", path: filepath.Join(dir, eval.LadderGamesFile), run: dir,
+			label: filepath.Base(filepath.Clean(dir)) + " ladder", path: filepath.Join(dir, report.LadderGamesFile), run: dir,
 		})
 	}
 	for _, path := range s.opts.Games {
@@ -56,7 +57,7 @@ func (s *Server) loadSources() error {
 			continue
 		}
 		found := false
-		for _, name := range []string{eval.GamesFile, eval.LadderGamesFile} {
+		for _, name := range []string{report.GamesFile, report.LadderGamesFile} {
 			file := filepath.Join(path, name)
 			if _, err := os.Stat(file); err == nil {
 				found = true
@@ -64,7 +65,7 @@ func (s *Server) loadSources() error {
 			}
 		}
 		if !found {
-			return fmt.Errorf("web: games %s: holds neither %s nor %s", path, eval.GamesFile, eval.LadderGamesFile)
+			return fmt.Errorf("web: games %s: holds neither %s nor %s", path, report.GamesFile, report.LadderGamesFile)
 		}
 	}
 	return nil
@@ -92,7 +93,7 @@ type runMetrics struct {
 	runInfo
 	Metrics []metrics.Iteration `json:"metrics"`
 	// Ladder is the run's ladder.json, null when it has none yet.
-	Ladder *eval.LadderReport `json:"ladder"`
+	Ladder *report.LadderReport `json:"ladder"`
 }
 
 func (s *Server) runMetrics(r *http.Request) (any, error) {
@@ -110,15 +111,15 @@ func (s *Server) runMetrics(r *http.Request) (any, error) {
 	default:
 		out.Metrics = ms
 	}
-	data, err := os.ReadFile(filepath.Join(dir, eval.LadderResultsFile))
+	data, err := os.ReadFile(filepath.Join(dir, report.LadderResultsFile))
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
 		return nil, fmt.Errorf("run %s: %w", dir, err)
 	default:
-		var l eval.LadderReport
+		var l report.LadderReport
 		if err := json.Unmarshal(data, &l); err != nil {
-			return nil, fmt.Errorf("run %s: %s: %w", dir, eval.LadderResultsFile, err)
+			return nil, fmt.Errorf("run %s: %s: %w", dir, report.LadderResultsFile, err)
 		}
 		out.Ladder = &l
 	}
@@ -164,7 +165,7 @@ type gameSummary struct {
 }
 
 // readSource reads the records of the request's {src}.
-func (s *Server) readSource(r *http.Request) (replaySource, []eval.GameRecord, error) {
+func (s *Server) readSource(r *http.Request) (replaySource, []arena.GameRecord, error) {
 	i, err := index(r, "src", len(s.sources))
 	if err != nil {
 		return replaySource{}, nil, err
@@ -178,7 +179,7 @@ func (s *Server) readSource(r *http.Request) (replaySource, []eval.GameRecord, e
 }
 
 // readRecords reads a games file of one JSON game record a line.
-func readRecords(path string) ([]eval.GameRecord, error) {
+func readRecords(path string) ([]arena.GameRecord, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -186,12 +187,12 @@ func readRecords(path string) ([]eval.GameRecord, error) {
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, maxGamesFile)
-	var recs []eval.GameRecord
+	var recs []arena.GameRecord
 	for line := 1; sc.Scan(); line++ {
 		if len(sc.Bytes()) == 0 {
 			continue
 		}
-		var rec eval.GameRecord
+		var rec arena.GameRecord
 		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
 			return nil, fmt.Errorf("%s:%d: %w", path, line, err)
 		}
@@ -218,8 +219,8 @@ func (s *Server) replayGames(r *http.Request) (any, error) {
 // replay is the answer of GET /api/replays/{src}/{game}: the record and
 // the position after every ply, the start first.
 type replay struct {
-	Record    eval.GameRecord `json:"record"`
-	Positions []position      `json:"positions"`
+	Record    arena.GameRecord `json:"record"`
+	Positions []position       `json:"positions"`
 }
 
 func (s *Server) replayGame(r *http.Request) (any, error) {

@@ -18,7 +18,8 @@ import (
 
 	"github.com/deathstacks/deathstacks/env"
 	"github.com/deathstacks/deathstacks/model"
-	"github.com/deathstacks/deathstacks/train/eval"
+	"github.com/deathstacks/deathstacks/train/arena"
+	"github.com/deathstacks/deathstacks/train/report"
 )
 
 // checkPosition compares what the API says of a game with the engine's
@@ -109,7 +110,7 @@ func TestUndoAndResign(t *testing.T) {
 	})
 	t.Run("resign", func(t *testing.T) {
 		st = callJSON[gameState](t, ts, "POST", path+"/resign", "")
-		if !st.Over || st.Reason != "resignation" || st.Winner != "red" || st.Result != eval.ResultRedWins || len(st.Legal) != 0 {
+		if !st.Over || st.Reason != "resignation" || st.Winner != "red" || st.Result != arena.ResultRedWins || len(st.Legal) != 0 {
 			t.Fatalf("after resigning as blue: %+v", st)
 		}
 	})
@@ -409,8 +410,8 @@ func TestRunsAndReplays(t *testing.T) {
 	_, ts := startServer(t, Options{Players: []string{"random"}, Runs: []string{runDir}, Games: []string{gamesDir}})
 	t.Run("metrics", func(t *testing.T) {
 		r := callJSON[struct {
-			Metrics []map[string]any   `json:"metrics"`
-			Ladder  *eval.LadderReport `json:"ladder"`
+			Metrics []map[string]any     `json:"metrics"`
+			Ladder  *report.LadderReport `json:"ladder"`
 		}](t, ts, "GET", "/api/runs/0/metrics", "")
 		if len(r.Metrics) != 6 || r.Metrics[5]["iteration"] != 6.0 || r.Ladder == nil || len(r.Ladder.Snapshots) != 3 {
 			t.Errorf("%d metrics, ladder %+v", len(r.Metrics), r.Ladder)
@@ -445,13 +446,13 @@ func TestRunsAndReplays(t *testing.T) {
 	})
 	t.Run("ladder games appear", func(t *testing.T) {
 		data, _ := json.Marshal(recs[0])
-		writeFile(t, filepath.Join(runDir, eval.LadderGamesFile), append(data, '\n'))
+		writeFile(t, filepath.Join(runDir, report.LadderGamesFile), append(data, '\n'))
 		if srcs := callJSON[[]replayInfo](t, ts, "GET", "/api/replays", ""); len(srcs) != 2 {
 			t.Errorf("sources %+v, want the run's ladder games too", srcs)
 		}
 	})
 	t.Run("a torn games file", func(t *testing.T) {
-		writeFile(t, filepath.Join(runDir, eval.LadderGamesFile), []byte("{\"game\":0}\n{\"game\""))
+		writeFile(t, filepath.Join(runDir, report.LadderGamesFile), []byte("{\"game\":0}\n{\"game\""))
 		status, data := call(t, ts, "GET", "/api/replays/0", "")
 		if status != 500 || !bytes.Contains(data, []byte(":2:")) {
 			t.Errorf("status %d %s, want a 500 naming line 2", status, data)

@@ -1,6 +1,6 @@
 // Package parallel runs numbered jobs a few at a time: the one runner of
 // the games of self-play (package train) and of the arena (package
-// train/eval).
+// train/arena).
 package parallel
 
 import (

@@ -1,4 +1,4 @@
-package eval
+package elo
 
 import (
 	"fmt"
@@ -34,14 +34,14 @@ func ratingOf(t *testing.T, rs []Rating, name string) Rating {
 
 func fit(t *testing.T, results []GameResult, anchor string) []Rating {
 	t.Helper()
-	rs, err := FitElo(results, anchor)
+	rs, err := Fit(results, anchor)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return rs
 }
 
-func TestFitEloKnownScores(t *testing.T) {
+func TestFitKnownScores(t *testing.T) {
 	// 400*log10(0.76/0.24) = 200.2: a 76% score is +200 Elo.
 	tests := []struct {
 		name      string
@@ -71,7 +71,7 @@ func TestFitEloKnownScores(t *testing.T) {
 	}
 }
 
-func TestFitEloDrawsAreHalfPoints(t *testing.T) {
+func TestFitDrawsAreHalfPoints(t *testing.T) {
 	// 52 wins, 48 draws, 0 losses is a 76% score, like 76 wins and 24 losses.
 	var rs []GameResult
 	for i := range 100 {
@@ -88,7 +88,7 @@ func TestFitEloDrawsAreHalfPoints(t *testing.T) {
 	}
 }
 
-func TestFitEloSymmetric(t *testing.T) {
+func TestFitSymmetric(t *testing.T) {
 	// a beats the anchor as often as the anchor beats b, and a and b meet
 	// once each way with a split: the ratings mirror each other.
 	results := append(games("a", "anchor", 200, 0.7), games("anchor", "b", 200, 0.7)...)
@@ -106,7 +106,7 @@ func TestFitEloSymmetric(t *testing.T) {
 	}
 }
 
-func TestFitEloChain(t *testing.T) {
+func TestFitChain(t *testing.T) {
 	// b is 200 above a, which is 200 above the anchor.
 	results := append(games("a", "random", 2000, 0.76), games("b", "a", 2000, 0.76)...)
 	rs := fit(t, results, "random")
@@ -118,7 +118,7 @@ func TestFitEloChain(t *testing.T) {
 	}
 }
 
-func TestFitEloIntervalShrinks(t *testing.T) {
+func TestFitIntervalShrinks(t *testing.T) {
 	prev := math.Inf(1)
 	for _, n := range []int{25, 100, 400, 1600} {
 		r := ratingOf(t, fit(t, games("net", "random", n, 0.76), "random"), "net")
@@ -136,7 +136,7 @@ func TestFitEloIntervalShrinks(t *testing.T) {
 	}
 }
 
-func TestFitEloAllWinsIsFinite(t *testing.T) {
+func TestFitAllWinsIsFinite(t *testing.T) {
 	for _, n := range []int{1, 10, 1000} {
 		rs := fit(t, games("perfect", "random", n, 1), "random")
 		r := ratingOf(t, rs, "perfect")
@@ -155,7 +155,7 @@ func TestFitEloAllWinsIsFinite(t *testing.T) {
 	}
 }
 
-func TestFitEloDisconnectedPlayerStaysFinite(t *testing.T) {
+func TestFitDisconnectedPlayerStaysFinite(t *testing.T) {
 	// c and d never meet the anchor or a: only the prior links them.
 	results := append(games("a", "anchor", 50, 0.6), games("c", "d", 50, 0.8)...)
 	rs := fit(t, results, "anchor")
@@ -165,7 +165,7 @@ func TestFitEloDisconnectedPlayerStaysFinite(t *testing.T) {
 	}
 }
 
-func TestFitEloErrors(t *testing.T) {
+func TestFitErrors(t *testing.T) {
 	tests := []struct {
 		name    string
 		results []GameResult
@@ -180,7 +180,7 @@ func TestFitEloErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := FitElo(tc.results, "random")
+			_, err := Fit(tc.results, "random")
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("err = %v, want %q", err, tc.want)
 			}
@@ -188,7 +188,7 @@ func TestFitEloErrors(t *testing.T) {
 	}
 }
 
-func ExampleFitElo() {
+func ExampleFit() {
 	var results []GameResult
 	for i := range 100 { // greedy scores 76% against random
 		score := 0.0
@@ -197,7 +197,7 @@ func ExampleFitElo() {
 		}
 		results = append(results, GameResult{A: "greedy", B: "random", Score: score})
 	}
-	ratings, err := FitElo(results, "random")
+	ratings, err := Fit(results, "random")
 	if err != nil {
 		fmt.Println(err)
 		return

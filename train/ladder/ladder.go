@@ -1,4 +1,4 @@
-package eval
+package ladder
 
 import (
 	"context"
@@ -11,23 +11,25 @@ import (
 	"github.com/deathstacks/deathstacks/env"
 	"github.com/deathstacks/deathstacks/mcts"
 	"github.com/deathstacks/deathstacks/mcts/players"
+	"github.com/deathstacks/deathstacks/train/arena"
+	"github.com/deathstacks/deathstacks/train/report"
 )
 
-// LadderOptions set up a [Ladder] over the network snapshots of one or
+// Options set up a [Ladder] over the network snapshots of one or
 // more training runs.
-type LadderOptions struct {
+type Options struct {
 	// Runs are what the ladder needs of each training run: package
 	// train's LadderRun reads it from a run directory. Several runs need
 	// a Name each, all different, and the same rules and evaluation
 	// openings.
-	Runs []LadderRun
+	Runs []Run
 	// Every rates the snapshots whose iteration is a multiple of Every,
 	// and the latest one, of each run; 1 rates them all.
 	Every int
 	// Simulations is the network players' search budget per move, and
 	// Time their time per move (0 for none; with both, whichever ends
 	// first, and with Time, Simulations may be 0 for no limit); the other
-	// search settings are each snapshot's (LadderSnapshot.Search).
+	// search settings are each snapshot's (Snapshot.Search).
 	Simulations int
 	Time        time.Duration
 	// Games is the number of games each pair plays; Parallel how many run
@@ -42,14 +44,14 @@ type LadderOptions struct {
 // first match to its last: package train's Models, which serves every
 // command's az players. Load returns a network's evaluator, safe for
 // concurrent use (its search settings are not used: the ladder's are
-// LadderSnapshot.Search); Release stops serving it.
+// Snapshot.Search); Release stops serving it.
 type Networks interface {
 	Load(path string) (mcts.Evaluator, mcts.Config, error)
 	Release(path string) error
 }
 
-// LadderRun is a training run as a ladder sees it.
-type LadderRun struct {
+// Run is a training run as a ladder sees it.
+type Run struct {
 	// Name names the run in a ladder of several: its snapshots' players
 	// are NAME/iter-000010. A ladder of one run does not use it.
 	Name string
@@ -60,11 +62,11 @@ type LadderRun struct {
 	Rules        env.Rules
 	OpeningPlies int
 	// Snapshots are the run's network snapshots, oldest first.
-	Snapshots []LadderSnapshot
+	Snapshots []Snapshot
 }
 
-// LadderSnapshot is a network snapshot a ladder rates.
-type LadderSnapshot struct {
+// Snapshot is a network snapshot a ladder rates.
+type Snapshot struct {
 	Iteration int
 	Path      string
 	// Search is the snapshot's search for strong play (no noise, no
@@ -89,7 +91,7 @@ type LadderSnapshot struct {
 // networks directly. The Elo fit over all these games puts every snapshot
 // of every run on one scale, anchored at a baseline.
 type Ladder struct {
-	opts LadderOptions
+	opts Options
 	// runs are the runs with the snapshots rated and the search of their
 	// players; rungs are all those snapshots, run by run, oldest first.
 	runs  []ratedRun
@@ -99,7 +101,7 @@ type Ladder struct {
 // ratedRun is a run of a ladder: its Snapshots are those the ladder
 // rates, and search is how the player of its latest one searches.
 type ratedRun struct {
-	LadderRun
+	Run
 	search mcts.Config
 }
 
@@ -107,7 +109,7 @@ type ratedRun struct {
 // [Ladder.runs], the snapshot, its player's name and search.
 type rung struct {
 	run    int
-	snap   LadderSnapshot
+	snap   Snapshot
 	name   string
 	search mcts.Config
 }
@@ -115,7 +117,7 @@ type rung struct {
 // Validate reports every option out of range, each as a
 // [*configs.FieldError] keyed by its field's snake-case name (every,
 // simulations, time, games, parallel), joined into one error.
-func (o LadderOptions) Validate() error {
+func (o Options) Validate() error {
 	var ch configs.Checker
 	ch.AtLeast("every", o.Every, 1)
 	ch.AtLeast("simulations", o.Simulations, 0)
@@ -126,11 +128,11 @@ func (o LadderOptions) Validate() error {
 	return ch.Err()
 }
 
-// NewLadder picks the snapshots to rate and checks the options and the
+// New picks the snapshots to rate and checks the options and the
 // runs: each has snapshots, and with several, each has a name of its own
 // and they share rules and evaluation openings, without which their games
 // would not rate on one scale.
-func NewLadder(opts LadderOptions) (*Ladder, error) {
+func New(opts Options) (*Ladder, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, fmt.Errorf("ladder: %w", err)
 	}
@@ -142,7 +144,7 @@ func NewLadder(opts LadderOptions) (*Ladder, error) {
 	}
 	l := &Ladder{opts: opts}
 	for i, run := range opts.Runs {
-		r := ratedRun{LadderRun: run}
+		r := ratedRun{Run: run}
 		r.Snapshots = nil
 		all := run.Snapshots
 		for j, s := range all {
@@ -166,7 +168,7 @@ func NewLadder(opts LadderOptions) (*Ladder, error) {
 
 // checkRuns checks that every run has snapshots and that several runs
 // have names, all different, and the same rules and openings as the first.
-func checkRuns(runs []LadderRun) error {
+func checkRuns(runs []Run) error {
 	first := runs[0]
 	for i, r := range runs {
 		if len(r.Snapshots) == 0 {
@@ -203,10 +205,10 @@ func checkRuns(runs []LadderRun) error {
 
 // Runs returns the ladder's runs, each with the snapshots the ladder
 // rates, oldest first.
-func (l *Ladder) Runs() []LadderRun {
-	out := make([]LadderRun, len(l.runs))
+func (l *Ladder) Runs() []Run {
+	out := make([]Run, len(l.runs))
 	for i, r := range l.runs {
-		out[i] = r.LadderRun
+		out[i] = r.Run
 		out[i].Snapshots = slices.Clone(r.Snapshots)
 	}
 	return out
@@ -250,10 +252,10 @@ func (l *Ladder) schedule(baselines int) [][2]int {
 	return out
 }
 
-// arena returns the settings of the ladder's games: the runs' rules and
+// config returns the arena settings of the ladder's games: the runs' rules and
 // evaluation openings, the options' games, parallelism and seed.
-func (l *Ladder) arena() ArenaConfig {
-	return ArenaConfig{
+func (l *Ladder) config() arena.Config {
+	return arena.Config{
 		Rules:        l.runs[0].Rules,
 		Games:        l.opts.Games,
 		Parallel:     l.opts.Parallel,
@@ -271,15 +273,15 @@ func (l *Ladder) spec(g rung) string {
 }
 
 // Play plays the ladder's games (see [Ladder]) and rates everyone with
-// the anchor's Elo at 0 (see [DefaultAnchor]); baselines need at least
+// the anchor's Elo at 0 (see [report.DefaultAnchor]); baselines need at least
 // one player. The games are numbered across the ladder's pairs, in the
-// order they play. played are games finished before (from a [Journal]),
-// which are not played again: see [ArenaConfig.Played]. onGame, if not
+// order they play. played are games finished before (from a [arena.Journal]),
+// which are not played again: see [arena.Config.Played]. onGame, if not
 // nil, is called with each game finished now, one call at a time. Each
 // snapshot's network is served, batched across the games at once, only
 // from its first pair to its last. It returns the report and the records
 // of every game, in game order.
-func (l *Ladder) Play(ctx context.Context, baselines []Contender, played []GameRecord, onGame func(GameRecord)) (*LadderReport, []GameRecord, error) {
+func (l *Ladder) Play(ctx context.Context, baselines []arena.Contender, played []arena.GameRecord, onGame func(arena.GameRecord)) (*report.LadderReport, []arena.GameRecord, error) {
 	if len(baselines) == 0 {
 		return nil, nil, errors.New("ladder: no baseline players")
 	}
@@ -309,7 +311,7 @@ func (l *Ladder) Play(ctx context.Context, baselines []Contender, played []GameR
 			}
 		}
 	}
-	open := make([]*Entrant, len(l.rungs))
+	open := make([]*arena.Entrant, len(l.rungs))
 	defer func() {
 		for k, p := range open {
 			if p != nil {
@@ -317,21 +319,21 @@ func (l *Ladder) Play(ctx context.Context, baselines []Contender, played []GameR
 			}
 		}
 	}()
-	entrant := func(i int) (Entrant, error) {
+	entrant := func(i int) (arena.Entrant, error) {
 		if i < nb {
 			return baselines[i].Entrant, nil
 		}
 		if open[i-nb] == nil {
 			e, err := l.player(l.rungs[i-nb])
 			if err != nil {
-				return Entrant{}, err
+				return arena.Entrant{}, err
 			}
 			open[i-nb] = &e
 		}
 		return *open[i-nb], nil
 	}
-	arena := l.arena()
-	var records []GameRecord
+	cfg := l.config()
+	var records []arena.GameRecord
 	for m, pair := range schedule {
 		a, err := entrant(pair[0])
 		if err != nil {
@@ -341,15 +343,15 @@ func (l *Ladder) Play(ctx context.Context, baselines []Contender, played []GameR
 		if err != nil {
 			return nil, records, err
 		}
-		offset := m * arena.Games
-		arena.Played = byMatch[m]
-		arena.OnGame = func(r GameRecord) {
+		offset := m * cfg.Games
+		cfg.Played = byMatch[m]
+		cfg.OnGame = func(r arena.GameRecord) {
 			if onGame != nil {
 				r.Game += offset
 				onGame(r)
 			}
 		}
-		recs, err := PlayMatch(ctx, a, b, arena)
+		recs, err := arena.PlayMatch(ctx, a, b, cfg)
 		for _, r := range recs {
 			r.Game += offset
 			records = append(records, r)
@@ -368,9 +370,9 @@ func (l *Ladder) Play(ctx context.Context, baselines []Contender, played []GameR
 	}
 	contenders := slices.Clone(baselines)
 	for _, g := range l.rungs {
-		contenders = append(contenders, Contender{Entrant: Entrant{Name: g.name}, Spec: l.spec(g)})
+		contenders = append(contenders, arena.Contender{Entrant: arena.Entrant{Name: g.name}, Spec: l.spec(g)})
 	}
-	rep, err := NewReport(records, contenders, DefaultAnchor(baselines), arena)
+	rep, err := report.New(records, contenders, report.DefaultAnchor(baselines), cfg)
 	if err != nil {
 		return nil, records, fmt.Errorf("ladder: %w", err)
 	}
@@ -378,7 +380,7 @@ func (l *Ladder) Play(ctx context.Context, baselines []Contender, played []GameR
 }
 
 // pairs returns the names of the players of each match of a schedule.
-func (l *Ladder) pairs(baselines []Contender, schedule [][2]int) [][2]string {
+func (l *Ladder) pairs(baselines []arena.Contender, schedule [][2]int) [][2]string {
 	name := func(i int) string {
 		if i < len(baselines) {
 			return baselines[i].Name
@@ -394,15 +396,15 @@ func (l *Ladder) pairs(baselines []Contender, schedule [][2]int) [][2]string {
 
 // playedByMatch splits the ladder's games played before by the match of
 // the schedule they belong to, each numbered within its match as
-// [PlayMatch] numbers it, and checks them all against their matches'
+// [arena.PlayMatch] numbers it, and checks them all against their matches'
 // games before any game is played.
-func (l *Ladder) playedByMatch(played []GameRecord, baselines []Contender, schedule [][2]int) ([][]GameRecord, error) {
+func (l *Ladder) playedByMatch(played []arena.GameRecord, baselines []arena.Contender, schedule [][2]int) ([][]arena.GameRecord, error) {
 	games := l.opts.Games
 	pairs := l.pairs(baselines, schedule)
-	out := make([][]GameRecord, len(pairs))
+	out := make([][]arena.GameRecord, len(pairs))
 	for _, r := range played {
 		if r.Game < 0 || r.Game >= len(pairs)*games {
-			return nil, fmt.Errorf("%w: game %d: the ladder has games 0 to %d", ErrPlayedGame, r.Game, len(pairs)*games-1)
+			return nil, fmt.Errorf("%w: game %d: the ladder has games 0 to %d", arena.ErrPlayedGame, r.Game, len(pairs)*games-1)
 		}
 		m := r.Game / games
 		r.Game -= m * games
@@ -413,8 +415,9 @@ func (l *Ladder) playedByMatch(played []GameRecord, baselines []Contender, sched
 			continue
 		}
 		p := pairs[m]
-		jobs := roundRobinJobs([]Entrant{{Name: p[0]}, {Name: p[1]}}, l.arena())
-		if _, _, err := placePlayed(jobs, recs, l.arena().Rules); err != nil {
+		cfg := l.config()
+		cfg.Played = recs
+		if err := arena.CheckPlayed(cfg, p[0], p[1]); err != nil {
 			return nil, fmt.Errorf("games %d to %d, %s against %s: %w", m*games, (m+1)*games-1, p[0], p[1], err)
 		}
 	}
@@ -423,12 +426,12 @@ func (l *Ladder) playedByMatch(played []GameRecord, baselines []Contender, sched
 
 // player loads a rung's network from the ladder's Networks and returns
 // its entrant.
-func (l *Ladder) player(g rung) (Entrant, error) {
+func (l *Ladder) player(g rung) (arena.Entrant, error) {
 	eval, _, err := l.opts.Networks.Load(g.snap.Path)
 	if err != nil {
-		return Entrant{}, fmt.Errorf("ladder: %w", err)
+		return arena.Entrant{}, fmt.Errorf("ladder: %w", err)
 	}
-	return Entrant{Name: g.name, New: func(seed uint64) (mcts.Player, error) {
+	return arena.Entrant{Name: g.name, New: func(seed uint64) (mcts.Player, error) {
 		return mcts.NewPUCTPlayer(eval, g.search, seed)
 	}}, nil
 }

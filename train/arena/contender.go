@@ -1,4 +1,4 @@
-package eval
+package arena
 
 import (
 	"github.com/deathstacks/deathstacks/mcts"
@@ -29,19 +29,4 @@ func Entrants(contenders []Contender) []Entrant {
 		out[i] = c.Entrant
 	}
 	return out
-}
-
-// DefaultAnchor returns the player whose Elo a report fixes at 0: the
-// first whose spec is "random" (the natural zero of a scale that should
-// mean the same from one evaluation to the next), or else the first.
-func DefaultAnchor(contenders []Contender) string {
-	for _, c := range contenders {
-		if c.Spec == players.KindRandom {
-			return c.Name
-		}
-	}
-	if len(contenders) == 0 {
-		return ""
-	}
-	return contenders[0].Name
 }

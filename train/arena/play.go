@@ -1,4 +1,4 @@
-package eval
+package arena
 
 import (
 	"context"
@@ -27,8 +27,8 @@ type Entrant struct {
 	New  PlayerFactory
 }
 
-// ArenaConfig sets up the games of [PlayMatch] and [RoundRobin].
-type ArenaConfig struct {
+// Config sets up the games of [PlayMatch] and [RoundRobin].
+type Config struct {
 	// Rules are the rules of every game.
 	Rules env.Rules
 	// Games is the number of games each pair of entrants plays; each
@@ -62,7 +62,7 @@ type ArenaConfig struct {
 // [*configs.FieldError] keyed by its field's snake-case name (games,
 // parallel, opening_plies; rules for what env's own check refuses),
 // joined into one error.
-func (c ArenaConfig) Validate() error {
+func (c Config) Validate() error {
 	var ch configs.Checker
 	ch.AtLeast("games", c.Games, 1)
 	ch.AtLeast("parallel", c.Parallel, 1)
@@ -76,129 +76,14 @@ func (c ArenaConfig) Validate() error {
 	return ch.Err()
 }
 
-// How a game ended, in [GameRecord.Reason].
-const (
-	ReasonWin         = "win"          // one side controls every stack
-	ReasonNoStacks    = "no stacks"    // nobody controls a stack: a draw
-	ReasonRepetition  = "repetition"   // a draw by repetition
-	ReasonMoveLimit   = "move limit"   // a draw at the move limit
-	ReasonIllegalMove = "illegal move" // the player to move chose an illegal move and lost
-	ReasonPlayerError = "player error" // the player to move failed or panicked and lost
-	// An external program (a cmd player) to move lost:
-	ReasonTimeout       = "timeout"        // it did not answer within its time limit
-	ReasonExited        = "program exited" // it exited, crashed or could not be started
-	ReasonMalformedMove = "malformed move" // it answered a line that is no move
-)
-
-// forfeitReasons are the reasons of games a player lost by misbehaving.
-var forfeitReasons = []string{ReasonIllegalMove, ReasonPlayerError, ReasonTimeout, ReasonExited, ReasonMalformedMove}
-
-// errorReason returns the reason of a game lost by a player's error: that
-// of an external program's failure, or ReasonPlayerError.
-func errorReason(err error) string {
-	switch {
-	case errors.Is(err, players.ErrMoveTimeout):
-		return ReasonTimeout
-	case errors.Is(err, players.ErrProgramExited):
-		return ReasonExited
-	case errors.Is(err, players.ErrMalformedAnswer):
-		return ReasonMalformedMove
-	}
-	return ReasonPlayerError
-}
-
-// The results of a game, in [GameRecord.Result], as Red-Blue points.
-const (
-	ResultRedWins  = "1-0"
-	ResultBlueWins = "0-1"
-	ResultDraw     = "1/2-1/2"
-)
-
-// GameRecord is one game of a match: enough to replay it and to rate the
-// players. It marshals to JSON.
-type GameRecord struct {
-	// Game is the game's number in its match or tournament, from 0.
-	Game int `json:"game"`
-	// Red and Blue are the entrants' names; the seeds are those their
-	// factories got.
-	Red      string `json:"red"`
-	Blue     string `json:"blue"`
-	RedSeed  uint64 `json:"red_seed"`
-	BlueSeed uint64 `json:"blue_seed"`
-	// Opening lists the random plies played from the start position before
-	// the players took over at StartFEN (after StartPly plies).
-	Opening  []string `json:"opening"`
-	StartFEN string   `json:"start_fen"`
-	StartPly int      `json:"start_ply"`
-	// Moves lists the players' moves in the shared notation, such as
-	// "a6-2-a4"; an illegal move that lost the game is not among them.
-	Moves []string `json:"moves"`
-	// MoveMS is the time each player took to choose each of Moves, in
-	// milliseconds (one entry per move; a move that lost the game
-	// illegally is not timed). Records of earlier versions lack it.
-	MoveMS []float64 `json:"move_ms,omitempty"`
-	// Result is "1-0", "0-1" or "1/2-1/2"; Reason says why (see the Reason
-	// constants), and Detail gives the error, panic or illegal move of a
-	// player who lost by misbehaving.
-	Result string `json:"result"`
-	Reason string `json:"reason"`
-	Detail string `json:"detail,omitempty"`
-	// EndFEN is the position the game ended in (before an illegal move
-	// that lost it). Records of earlier versions lack it: an arena given
-	// one as played ([ArenaConfig.Played]) fills it in by replaying the
-	// game.
-	EndFEN string `json:"end_fen,omitempty"`
-}
-
-// redScore returns Red's points: 1, 0.5 or 0.
-func (r GameRecord) redScore() float64 {
-	switch r.Result {
-	case ResultRedWins:
-		return 1
-	case ResultBlueWins:
-		return 0
-	}
-	return 0.5
-}
-
-// scoreOf returns the points player scored in the game: as Red, Red's,
-// else Blue's.
-func (r GameRecord) scoreOf(player string) float64 {
-	if player == r.Red {
-		return r.redScore()
-	}
-	return 1 - r.redScore()
-}
-
-// ScoreOf returns the points player scored in records and the number of
-// games it played.
-func ScoreOf(records []GameRecord, player string) (points float64, games int) {
-	for _, r := range records {
-		if player == r.Red || player == r.Blue {
-			points += r.scoreOf(player)
-			games++
-		}
-	}
-	return points, games
-}
-
-// Results turns game records into results for [FitElo].
-func Results(records []GameRecord) []GameResult {
-	out := make([]GameResult, len(records))
-	for i, r := range records {
-		out[i] = GameResult{A: r.Red, B: r.Blue, Score: r.redScore()}
-	}
-	return out
-}
-
-// ErrPlayedGame marks a record of [ArenaConfig.Played] that is not the
+// ErrPlayedGame marks a record of [Config.Played] that is not the
 // game its number stands for in the tournament.
 var ErrPlayedGame = errors.New("a game given as played is not this tournament's")
 
 // PlayMatch plays cfg.Games games between a and b, alternating colours
 // (a is Red in the even-numbered games), and returns their records in game
 // order. See [RoundRobin].
-func PlayMatch(ctx context.Context, a, b Entrant, cfg ArenaConfig) ([]GameRecord, error) {
+func PlayMatch(ctx context.Context, a, b Entrant, cfg Config) ([]GameRecord, error) {
 	return RoundRobin(ctx, []Entrant{a, b}, cfg)
 }
 
@@ -218,7 +103,7 @@ func PlayMatch(ctx context.Context, a, b Entrant, cfg ArenaConfig) ([]GameRecord
 // of the games finished by then (with those of cfg.Played) are returned
 // with the error, and a game in progress is dropped after the move being
 // chosen.
-func RoundRobin(ctx context.Context, entrants []Entrant, cfg ArenaConfig) ([]GameRecord, error) {
+func RoundRobin(ctx context.Context, entrants []Entrant, cfg Config) ([]GameRecord, error) {
 	jobs, records, done, err := prepare(entrants, cfg)
 	if err != nil {
 		return nil, err
@@ -229,7 +114,7 @@ func RoundRobin(ctx context.Context, entrants []Entrant, cfg ArenaConfig) ([]Gam
 // prepare checks the settings and the entrants of a round robin and
 // returns its games, with the records of those played before in their
 // places, marked done.
-func prepare(entrants []Entrant, cfg ArenaConfig) (jobs []gameJob, records []GameRecord, done []bool, err error) {
+func prepare(entrants []Entrant, cfg Config) (jobs []gameJob, records []GameRecord, done []bool, err error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, nil, nil, fmt.Errorf("arena: %w", err)
 	}
@@ -257,7 +142,7 @@ func prepare(entrants []Entrant, cfg ArenaConfig) (jobs []gameJob, records []Gam
 }
 
 // roundRobinJobs returns the games of a round robin in order.
-func roundRobinJobs(entrants []Entrant, cfg ArenaConfig) []gameJob {
+func roundRobinJobs(entrants []Entrant, cfg Config) []gameJob {
 	openings := make([][]env.Move, (cfg.Games+1)/2)
 	for k := range openings {
 		openings[k] = randomOpening(cfg.Rules, cfg.OpeningPlies, mixSeed(cfg.Seed, 0x6f70656e, uint64(k)))
@@ -339,7 +224,7 @@ func placePlayed(jobs []gameJob, played []GameRecord, rules env.Rules) (records 
 // first game and after each game ends whether enough games are done: once
 // it says so, no game starts and those in progress are dropped, and
 // runGames returns the games finished without an error.
-func runGames(ctx context.Context, jobs []gameJob, records []GameRecord, done []bool, cfg ArenaConfig, stop func(records []GameRecord, done []bool) bool) ([]GameRecord, error) {
+func runGames(ctx context.Context, jobs []gameJob, records []GameRecord, done []bool, cfg Config, stop func(records []GameRecord, done []bool) bool) ([]GameRecord, error) {
 	var todo []int
 	if stop == nil || !stop(records, done) {
 		for i, ok := range done {
@@ -477,6 +362,20 @@ func forfeit(rec *GameRecord, side env.Color, reason, detail string) {
 	rec.Reason, rec.Detail = reason, detail
 }
 
+// errorReason returns the reason of a game lost by a player's error: that
+// of an external program's failure, or ReasonPlayerError.
+func errorReason(err error) string {
+	switch {
+	case errors.Is(err, players.ErrMoveTimeout):
+		return ReasonTimeout
+	case errors.Is(err, players.ErrProgramExited):
+		return ReasonExited
+	case errors.Is(err, players.ErrMalformedAnswer):
+		return ReasonMalformedMove
+	}
+	return ReasonPlayerError
+}
+
 // closePlayers closes the players that hold resources (io.Closer).
 func closePlayers(ps *[2]mcts.Player) {
 	for _, p := range ps {
@@ -527,4 +426,18 @@ func mixSeed(seed, a, b uint64) uint64 {
 	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
 	x = (x ^ x>>27) * 0x94d049bb133111eb
 	return x ^ x>>31
+}
+
+// CheckPlayed checks the games of cfg.Played as [RoundRobin] of players
+// of these names would before its first game: each must be the game its
+// number stands for, else the error wraps [ErrPlayedGame]. It lets a
+// caller that plays several tournaments check the games of all before
+// playing any.
+func CheckPlayed(cfg Config, names ...string) error {
+	entrants := make([]Entrant, len(names))
+	for i, name := range names {
+		entrants[i].Name = name
+	}
+	_, _, err := placePlayed(roundRobinJobs(entrants, cfg), cfg.Played, cfg.Rules)
+	return err
 }

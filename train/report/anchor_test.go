@@ -1,16 +1,20 @@
-package eval
+package report
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/deathstacks/deathstacks/train/arena"
+)
 
 func TestDefaultAnchor(t *testing.T) {
 	cases := []struct {
 		name    string
-		players []Contender
+		players []arena.Contender
 		want    string
 	}{
 		{"random when present", contenders("greedy", "alphabeta:depth=2", "random"), "random"},
 		{"else the first", contenders("greedy", "alphabeta:depth=2"), "greedy"},
-		{"a named random", []Contender{{Entrant: Entrant{Name: "x"}, Spec: "greedy"}, {Entrant: Entrant{Name: "base"}, Spec: "random"}}, "base"},
+		{"a named random", []arena.Contender{{Entrant: arena.Entrant{Name: "x"}, Spec: "greedy"}, {Entrant: arena.Entrant{Name: "base"}, Spec: "random"}}, "base"},
 		{"none", nil, ""},
 	}
 	for _, tc := range cases {

@@ -1,4 +1,4 @@
-package eval
+package arena
 
 import (
 	"context"
@@ -16,6 +16,7 @@ import (
 	"github.com/deathstacks/deathstacks/env"
 	"github.com/deathstacks/deathstacks/mcts"
 	"github.com/deathstacks/deathstacks/mcts/players"
+	"github.com/deathstacks/deathstacks/train/elo"
 )
 
 // The players of these tests: package players has the real ones, but the arena
@@ -110,10 +111,10 @@ var (
 	greedyEntrant = entrant("greedy", func(r *rand.Rand) mcts.Player { return &greedyPlayer{r} })
 )
 
-func arenaConfig() ArenaConfig {
+func arenaConfig() Config {
 	rules := env.DefaultRules()
 	rules.MaxPlies = 120
-	return ArenaConfig{Rules: rules, Games: 8, Parallel: 3, OpeningPlies: 4, Seed: 42}
+	return Config{Rules: rules, Games: 8, Parallel: 3, OpeningPlies: 4, Seed: 42}
 }
 
 func TestMatchColoursAndOpenings(t *testing.T) {
@@ -171,7 +172,7 @@ func checkReplay(t *testing.T, r GameRecord, rules env.Rules) {
 	if end := g.Position(); end.FEN() != r.EndFEN {
 		t.Errorf("game %d: ends at %s, the replay at %s", r.Game, r.EndFEN, end.FEN())
 	}
-	if slices.Contains(forfeitReasons, r.Reason) {
+	if slices.Contains(ForfeitReasons(), r.Reason) {
 		return
 	}
 	st := g.Status()
@@ -258,10 +259,6 @@ func TestMisbehavingPlayersLose(t *testing.T) {
 			if points, games := ScoreOf(recs, "bad"); points != 0 || games != 4 {
 				t.Errorf("bad scored %v in %d games, want 0 in 4", points, games)
 			}
-			pairs := pairResults(recs)
-			if len(pairs) != 1 || pairs[0].A != "bad" || !reflect.DeepEqual(pairs[0].ForfeitsA, map[string]int{tc.reason: 4}) || pairs[0].ForfeitsB != nil {
-				t.Errorf("pairs %+v: want bad's 4 forfeits by %s", pairs, tc.reason)
-			}
 		})
 	}
 }
@@ -300,7 +297,7 @@ func TestRoundRobinRatesPlayers(t *testing.T) {
 	if len(pairs) != 3 {
 		t.Errorf("pairings played: %v", pairs)
 	}
-	ratings, err := FitElo(Results(recs), "random")
+	ratings, err := elo.Fit(Results(recs), "random")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -351,17 +348,17 @@ func TestArenaBadSetup(t *testing.T) {
 	tests := []struct {
 		name     string
 		entrants []Entrant
-		cfg      func(c *ArenaConfig)
+		cfg      func(c *Config)
 		want     string
 	}{
-		{"no games", []Entrant{randomEntrant, greedyEntrant}, func(c *ArenaConfig) { c.Games = 0 }, "arena: games is 0: want 1 or more"},
-		{"negative openings", []Entrant{randomEntrant, greedyEntrant}, func(c *ArenaConfig) { c.OpeningPlies = -1 }, "opening_plies is -1"},
-		{"openings past the limit", []Entrant{randomEntrant, greedyEntrant}, func(c *ArenaConfig) { c.OpeningPlies, c.Rules.MaxPlies = 10, 10 }, "want fewer than the move limit"},
-		{"no workers", []Entrant{randomEntrant, greedyEntrant}, func(c *ArenaConfig) { c.Parallel = 0 }, "parallel"},
-		{"bad rules", []Entrant{randomEntrant, greedyEntrant}, func(c *ArenaConfig) { c.Rules.RepetitionLimit = 1 }, "repetitions"},
-		{"one entrant", []Entrant{randomEntrant}, func(*ArenaConfig) {}, "1 entrants"},
-		{"same name", []Entrant{randomEntrant, randomEntrant}, func(*ArenaConfig) {}, "two entrants are called random"},
-		{"no factory", []Entrant{randomEntrant, {Name: "x"}}, func(*ArenaConfig) {}, "no player factory"},
+		{"no games", []Entrant{randomEntrant, greedyEntrant}, func(c *Config) { c.Games = 0 }, "arena: games is 0: want 1 or more"},
+		{"negative openings", []Entrant{randomEntrant, greedyEntrant}, func(c *Config) { c.OpeningPlies = -1 }, "opening_plies is -1"},
+		{"openings past the limit", []Entrant{randomEntrant, greedyEntrant}, func(c *Config) { c.OpeningPlies, c.Rules.MaxPlies = 10, 10 }, "want fewer than the move limit"},
+		{"no workers", []Entrant{randomEntrant, greedyEntrant}, func(c *Config) { c.Parallel = 0 }, "parallel"},
+		{"bad rules", []Entrant{randomEntrant, greedyEntrant}, func(c *Config) { c.Rules.RepetitionLimit = 1 }, "repetitions"},
+		{"one entrant", []Entrant{randomEntrant}, func(*Config) {}, "1 entrants"},
+		{"same name", []Entrant{randomEntrant, randomEntrant}, func(*Config) {}, "two entrants are called random"},
+		{"no factory", []Entrant{randomEntrant, {Name: "x"}}, func(*Config) {}, "no player factory"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -399,7 +396,7 @@ func TestGameRecordJSON(t *testing.T) {
 func ExamplePlayMatch() {
 	greedy := Entrant{Name: "greedy", New: func(seed uint64) (mcts.Player, error) { return players.NewGreedyPlayer(seed), nil }}
 	random := Entrant{Name: "random", New: func(seed uint64) (mcts.Player, error) { return players.NewRandomPlayer(seed), nil }}
-	cfg := ArenaConfig{Rules: env.DefaultRules(), Games: 10, Parallel: 2, OpeningPlies: 2, Seed: 1}
+	cfg := Config{Rules: env.DefaultRules(), Games: 10, Parallel: 2, OpeningPlies: 2, Seed: 1}
 	records, err := PlayMatch(context.Background(), greedy, random, cfg)
 	if err != nil {
 		fmt.Println(err)
@@ -478,7 +475,7 @@ func TestRoundRobinPlayed(t *testing.T) {
 }
 
 // A game given as played that is not the one its number stands for is
-// refused before any game is played.
+// refused before any game is played, and CheckPlayed says the same.
 func TestRoundRobinRefusesForeignPlayed(t *testing.T) {
 	cfg := arenaConfig()
 	cfg.Games = 4
@@ -517,7 +514,15 @@ func TestRoundRobinRefusesForeignPlayed(t *testing.T) {
 			if !errors.Is(err, ErrPlayedGame) || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("err = %v, want ErrPlayedGame and %q", err, tc.want)
 			}
+			if err := CheckPlayed(c, randomEntrant.Name, greedyEntrant.Name); !errors.Is(err, ErrPlayedGame) || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("CheckPlayed: %v, want ErrPlayedGame and %q", err, tc.want)
+			}
 		})
+	}
+	c := cfg
+	c.Played = full
+	if err := CheckPlayed(c, randomEntrant.Name, greedyEntrant.Name); err != nil {
+		t.Errorf("CheckPlayed of the match's own games: %v", err)
 	}
 }
 

@@ -1,10 +1,8 @@
-package eval
+package elo
 
 import (
-	"context"
 	"fmt"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -14,7 +12,8 @@ import (
 // SPRT sets up a sequential probability ratio test between two players,
 // A and B: H0 says A is Elo0 stronger than B, H1 that it is Elo1 stronger
 // (logistic Elo), Alpha is the chance of accepting H1 when H0 holds and
-// Beta that of accepting H0 when H1 holds. See [PlaySPRT].
+// Beta that of accepting H0 when H1 holds. [SPRT.Result] applies it to
+// pairs of games; package arena plays them.
 type SPRT struct {
 	Elo0  float64 `json:"elo0"`
 	Elo1  float64 `json:"elo1"`
@@ -66,14 +65,14 @@ func ParseSPRT(text string) (SPRT, error) {
 	if ch.Len() > 0 {
 		return SPRT{}, ch.Err()
 	}
-	return t, t.validate()
+	return t, t.Validate()
 }
 
-// validate reports every setting out of range, each as a
+// Validate reports every setting out of range, each as a
 // [*configs.FieldError] keyed by its name (elo0, alpha, beta), joined
 // into one error: elo0 must be less than elo1, both finite, and alpha and
 // beta more than 0 and less than 0.5.
-func (t SPRT) validate() error {
+func (t SPRT) Validate() error {
 	var ch configs.Checker
 	finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 	ch.Check(finite(t.Elo0), "elo0", "is %v: want a finite number", t.Elo0)
@@ -101,13 +100,13 @@ func (t SPRT) bounds() (lower, upper float64) {
 	return math.Log(t.Beta / (1 - t.Alpha)), math.Log((1 - t.Beta) / t.Alpha)
 }
 
-// pentanomial counts game pairs by the points A scored in them: element i
+// Pentanomial counts game pairs by the points A scored in them: element i
 // holds the pairs of i/2 points (two losses, a loss and a draw, two draws
 // or a win and a loss, a win and a draw, two wins).
-type pentanomial [5]int
+type Pentanomial [5]int
 
-// pairs returns the number of pairs counted.
-func (p pentanomial) pairs() int {
+// Pairs returns the number of pairs counted.
+func (p Pentanomial) Pairs() int {
 	n := 0
 	for _, c := range p {
 		n += c
@@ -122,7 +121,7 @@ func (p pentanomial) pairs() int {
 // never ends), and the first pairs of any test have a variance far too
 // small, which would let one or two pairs decide it. Half a pair per
 // outcome (2.5 pairs of mean score 0.5 in all) is the same kind of prior
-// as [FitElo]'s virtual draw: it moves the LLR of 100 typical pairs by
+// as [Fit]'s virtual draw: it moves the LLR of 100 typical pairs by
 // about 4%, of 400 by about 1%.
 const sprtPrior = 0.5
 
@@ -136,8 +135,8 @@ const sprtPrior = 0.5
 // pair's score (its points over 2), and s0 and s1 the expected scores of
 // Elo0 and Elo1 under the logistic model, 1/(1+10^(-elo/400)); each
 // outcome counts [sprtPrior] pairs more than it has. It is 0 for no pairs.
-func (t SPRT) llr(p pentanomial) float64 {
-	if p.pairs() == 0 {
+func (t SPRT) llr(p Pentanomial) float64 {
+	if p.Pairs() == 0 {
 		return 0
 	}
 	var n, mean float64
@@ -193,83 +192,22 @@ func (r SPRTResult) Progress() string {
 	return fmt.Sprintf("llr %.2f (%.2f, %.2f), %d pairs", r.LLR, r.Lower, r.Upper, r.Pairs)
 }
 
-// sprtState runs a test over the pairs of a match in order: pair k is
-// games 2k (A Red) and 2k+1 (A Blue).
-type sprtState struct {
-	test   SPRT
-	a      string // player A's name
-	counts pentanomial
-	result SPRTResult
-}
-
-func newSPRTState(test SPRT, a string) *sprtState {
-	lower, upper := test.bounds()
-	return &sprtState{test: test, a: a, result: SPRTResult{
-		Elo0: test.Elo0, Elo1: test.Elo1, Alpha: test.Alpha, Beta: test.Beta,
-		Lower: lower, Upper: upper, Decision: SPRTInconclusive,
-	}}
-}
-
-// decided reports whether the test has accepted a hypothesis.
-func (s *sprtState) decided() bool { return s.result.Decision != SPRTInconclusive }
-
-// advance counts the pairs after those counted whose games are both done,
-// in order, until one is missing or the test decides; it reports whether
-// it counted any.
-func (s *sprtState) advance(records []GameRecord, done []bool) bool {
-	counted := false
-	for k := s.result.Pairs; !s.decided() && 2*k+1 < len(done) && done[2*k] && done[2*k+1]; k++ {
-		points := 0.0
-		for _, r := range records[2*k : 2*k+2] {
-			points += r.scoreOf(s.a)
-		}
-		s.counts[int(math.Round(2*points))]++
-		s.result.Pairs++
-		s.result.LLR = s.test.llr(s.counts)
-		switch {
-		case s.result.LLR >= s.result.Upper:
-			s.result.Decision = SPRTH1
-		case s.result.LLR <= s.result.Lower:
-			s.result.Decision = SPRTH0
-		}
-		counted = true
+// Result returns the state of the test after the pairs counted in p,
+// each count 0 or more: the LLR, the bounds and the decision, which is
+// SPRTH1 at or above the upper bound, SPRTH0 at or below the lower one,
+// else SPRTInconclusive. A test run over pairs in order stops at the first
+// decision.
+func (t SPRT) Result(p Pentanomial) SPRTResult {
+	lower, upper := t.bounds()
+	r := SPRTResult{
+		Elo0: t.Elo0, Elo1: t.Elo1, Alpha: t.Alpha, Beta: t.Beta,
+		LLR: t.llr(p), Lower: lower, Upper: upper, Decision: SPRTInconclusive, Pairs: p.Pairs(),
 	}
-	return counted
-}
-
-// PlaySPRT plays game pairs between a and b, each pair from one opening
-// with a as Red in its first game (the games of [PlayMatch]), until test
-// accepts a hypothesis about how much stronger a is, or cfg.Games (an even
-// number) are played. The test counts the pairs in order of their number,
-// so that however many games run at once and whatever cfg.Played holds,
-// it decides on the same pairs as one game at a time would; games of later
-// pairs are dropped once it has decided. onTest, if not nil, is called
-// with the test's state each time it counts pairs, one call at a time.
-// PlaySPRT returns the records of the pairs counted, in game order, and
-// the test's outcome; on an error (see [RoundRobin]) the records are those
-// of every game finished.
-func PlaySPRT(ctx context.Context, a, b Entrant, cfg ArenaConfig, test SPRT, onTest func(SPRTResult)) ([]GameRecord, SPRTResult, error) {
-	if err := test.validate(); err != nil {
-		return nil, SPRTResult{}, fmt.Errorf("sprt: %w", err)
+	switch {
+	case r.LLR >= r.Upper:
+		r.Decision = SPRTH1
+	case r.LLR <= r.Lower:
+		r.Decision = SPRTH0
 	}
-	if cfg.Games%2 != 0 {
-		return nil, SPRTResult{}, fmt.Errorf("sprt: %w", configs.Errorf("games", "is %d: want an even number, for pairs of games", cfg.Games))
-	}
-	jobs, records, done, err := prepare([]Entrant{a, b}, cfg)
-	if err != nil {
-		return nil, SPRTResult{}, err
-	}
-	state := newSPRTState(test, a.Name)
-	stop := func(records []GameRecord, done []bool) bool {
-		if state.advance(records, done) && onTest != nil {
-			onTest(state.result)
-		}
-		return state.decided()
-	}
-	finished, err := runGames(ctx, jobs, records, done, cfg, stop)
-	if err != nil {
-		return finished, state.result, err
-	}
-	counted := slices.DeleteFunc(finished, func(r GameRecord) bool { return r.Game >= 2*state.result.Pairs })
-	return counted, state.result, nil
+	return r
 }

@@ -1,4 +1,4 @@
-package eval
+package ladder
 
 import (
 	"context"
@@ -20,20 +20,22 @@ import (
 	"github.com/deathstacks/deathstacks/mcts"
 	"github.com/deathstacks/deathstacks/mcts/players"
 	"github.com/deathstacks/deathstacks/model"
+	"github.com/deathstacks/deathstacks/train/arena"
 	"github.com/deathstacks/deathstacks/train/internal/charttest"
+	"github.com/deathstacks/deathstacks/train/report"
 )
 
 // ladderRun writes a tiny network snapshot for each iteration into a
 // temporary directory and returns the run as a ladder sees it, with the
 // given training times and the smoke config's rules and search.
-func ladderRun(t *testing.T, iterations []int, elapsed map[int]float64) LadderRun {
+func ladderRun(t *testing.T, iterations []int, elapsed map[int]float64) Run {
 	t.Helper()
 	dir := t.TempDir()
 	search := mcts.DefaultConfig()
 	search.Simulations, search.BatchSize, search.Gumbel = 8, 4, true
 	rules := env.DefaultRules()
 	rules.MaxPlies = 60
-	run := LadderRun{Dir: dir, Rules: rules, OpeningPlies: 2}
+	run := Run{Dir: dir, Rules: rules, OpeningPlies: 2}
 	for _, it := range iterations {
 		net, err := model.New(model.Config{Blocks: 1, Channels: 8, ValuePlanes: 1, ValueHidden: 8}, rand.New(rand.NewPCG(uint64(it), 1)))
 		if err != nil {
@@ -44,7 +46,7 @@ func ladderRun(t *testing.T, iterations []int, elapsed map[int]float64) LadderRu
 			t.Fatal(err)
 		}
 		sec, ok := elapsed[it]
-		run.Snapshots = append(run.Snapshots, LadderSnapshot{Iteration: it, Path: path, Search: search, ElapsedSec: sec, HasElapsed: ok})
+		run.Snapshots = append(run.Snapshots, Snapshot{Iteration: it, Path: path, Search: search, ElapsedSec: sec, HasElapsed: ok})
 	}
 	return run
 }
@@ -101,7 +103,7 @@ func snapshotPath(dir string, it int) string {
 	return filepath.Join(dir, fmt.Sprintf("net-%06d.dsnn", it))
 }
 
-func TestNewLadderSnapshots(t *testing.T) {
+func TestNewSnapshots(t *testing.T) {
 	run := ladderRun(t, []int{1, 2, 3, 4, 5}, map[int]float64{1: 60, 2: 120, 4: 240, 5: 300})
 	cases := []struct {
 		every int
@@ -114,7 +116,7 @@ func TestNewLadderSnapshots(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(fmt.Sprintf("every %d", tc.every), func(t *testing.T) {
-			l, err := NewLadder(LadderOptions{Networks: newTestNetworks(t), Runs: []LadderRun{run}, Every: tc.every, Simulations: 4, Games: 2, Parallel: 1})
+			l, err := New(Options{Networks: newTestNetworks(t), Runs: []Run{run}, Every: tc.every, Simulations: 4, Games: 2, Parallel: 1})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -139,25 +141,25 @@ func TestNewLadderSnapshots(t *testing.T) {
 	}
 }
 
-func TestNewLadderErrors(t *testing.T) {
+func TestNewErrors(t *testing.T) {
 	run := ladderRun(t, []int{1}, nil)
 	empty := ladderRun(t, nil, nil)
 	cases := []struct {
 		name string
-		opts LadderOptions
+		opts Options
 		want string
 	}{
-		{"every 0", LadderOptions{Networks: newTestNetworks(t), Runs: []LadderRun{run}, Every: 0, Simulations: 4, Games: 2, Parallel: 1}, "every is 0: want 1 or more"},
-		{"no simulations", LadderOptions{Networks: newTestNetworks(t), Runs: []LadderRun{run}, Every: 1, Games: 2, Parallel: 1}, "simulations is 0 without a time: want 1 or more"},
-		{"negative simulations", LadderOptions{Networks: newTestNetworks(t), Runs: []LadderRun{run}, Every: 1, Simulations: -1, Time: time.Second, Games: 2, Parallel: 1}, "simulations is -1: want 0 or more"},
-		{"negative time", LadderOptions{Networks: newTestNetworks(t), Runs: []LadderRun{run}, Every: 1, Simulations: 4, Time: -time.Second, Games: 2, Parallel: 1}, "time is -1s: want 0 (none) or more"},
-		{"no games", LadderOptions{Networks: newTestNetworks(t), Runs: []LadderRun{run}, Every: 1, Simulations: 4, Parallel: 1}, "games is 0: want 1 or more"},
-		{"no parallel", LadderOptions{Networks: newTestNetworks(t), Runs: []LadderRun{run}, Every: 1, Simulations: 4, Games: 2}, "parallel is 0: want 1 or more"},
-		{"no snapshots", LadderOptions{Networks: newTestNetworks(t), Runs: []LadderRun{empty}, Every: 1, Simulations: 4, Games: 2, Parallel: 1}, "no network snapshots"},
+		{"every 0", Options{Networks: newTestNetworks(t), Runs: []Run{run}, Every: 0, Simulations: 4, Games: 2, Parallel: 1}, "every is 0: want 1 or more"},
+		{"no simulations", Options{Networks: newTestNetworks(t), Runs: []Run{run}, Every: 1, Games: 2, Parallel: 1}, "simulations is 0 without a time: want 1 or more"},
+		{"negative simulations", Options{Networks: newTestNetworks(t), Runs: []Run{run}, Every: 1, Simulations: -1, Time: time.Second, Games: 2, Parallel: 1}, "simulations is -1: want 0 or more"},
+		{"negative time", Options{Networks: newTestNetworks(t), Runs: []Run{run}, Every: 1, Simulations: 4, Time: -time.Second, Games: 2, Parallel: 1}, "time is -1s: want 0 (none) or more"},
+		{"no games", Options{Networks: newTestNetworks(t), Runs: []Run{run}, Every: 1, Simulations: 4, Parallel: 1}, "games is 0: want 1 or more"},
+		{"no parallel", Options{Networks: newTestNetworks(t), Runs: []Run{run}, Every: 1, Simulations: 4, Games: 2}, "parallel is 0: want 1 or more"},
+		{"no snapshots", Options{Networks: newTestNetworks(t), Runs: []Run{empty}, Every: 1, Simulations: 4, Games: 2, Parallel: 1}, "no network snapshots"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := NewLadder(tc.opts)
+			_, err := New(tc.opts)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("error %v, want %q", err, tc.want)
 			}
@@ -169,7 +171,7 @@ func TestNewLadderErrors(t *testing.T) {
 // base settings are: eval plays it exactly as the ladder did.
 func TestLadderSpecSetsEverySearchSetting(t *testing.T) {
 	run := ladderRun(t, []int{1}, nil)
-	l, err := NewLadder(LadderOptions{Networks: newTestNetworks(t), Runs: []LadderRun{run}, Every: 1, Simulations: 37, Games: 2, Parallel: 1})
+	l, err := New(Options{Networks: newTestNetworks(t), Runs: []Run{run}, Every: 1, Simulations: 37, Games: 2, Parallel: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,14 +197,14 @@ func TestLadderSpecSetsEverySearchSetting(t *testing.T) {
 	}
 }
 
-// A ladder at a time per move gives its snapshots that time, and says so.
+// A ladder at a time per move gives its snapshots that time, and its
+// report says so (package report tests how it writes it).
 func TestLadderTime(t *testing.T) {
 	run := ladderRun(t, []int{1}, nil)
 	for _, tc := range []struct {
 		sims int
-		want string
-	}{{0, "50ms a move"}, {20, "20 simulations or 50ms a move, whichever ends first"}} {
-		l, err := NewLadder(LadderOptions{Networks: newTestNetworks(t), Runs: []LadderRun{run}, Every: 1, Simulations: tc.sims, Time: 50 * time.Millisecond, Games: 2, Parallel: 1})
+	}{{0}, {20}} {
+		l, err := New(Options{Networks: newTestNetworks(t), Runs: []Run{run}, Every: 1, Simulations: tc.sims, Time: 50 * time.Millisecond, Games: 2, Parallel: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -213,8 +215,8 @@ func TestLadderTime(t *testing.T) {
 		if got := spec.SearchConfig(mcts.DefaultConfig()); got.Time != 50*time.Millisecond || got.Simulations != tc.sims {
 			t.Errorf("snapshot searches %d simulations for %v: want %d for 50ms", got.Simulations, got.Time, tc.sims)
 		}
-		if got := l.report(&Report{}).budget(); got != tc.want {
-			t.Errorf("budget %q, want %q", got, tc.want)
+		if rep := l.report(&report.Report{}); rep.Simulations != tc.sims || rep.TimeMS != 50 {
+			t.Errorf("the report says %d simulations and %vms a move, want %d and 50", rep.Simulations, rep.TimeMS, tc.sims)
 		}
 	}
 }
@@ -231,13 +233,13 @@ func TestLadderPlay(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			run := ladderRun(t, []int{1, 2, 3}, tc.elapsed)
-			l, err := NewLadder(LadderOptions{Networks: newTestNetworks(t), Runs: []LadderRun{run}, Every: 1, Simulations: 4, Games: 2, Parallel: 2, Seed: 3})
+			l, err := New(Options{Networks: newTestNetworks(t), Runs: []Run{run}, Every: 1, Simulations: 4, Games: 2, Parallel: 2, Seed: 3})
 			if err != nil {
 				t.Fatal(err)
 			}
-			baselines := specContenders(t, "greedy", "random")
+			baselines := contendersOf("greedy", "random")
 			played := 0
-			rep, records, err := l.Play(context.Background(), baselines, nil, func(GameRecord) { played++ })
+			rep, records, err := l.Play(context.Background(), baselines, nil, func(arena.GameRecord) { played++ })
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -265,7 +267,7 @@ func TestLadderPlay(t *testing.T) {
 				}
 			}
 			for _, p := range rep.Snapshots {
-				st, ok := rep.standing(p.Name)
+				st, ok := rep.Player(p.Name)
 				if !ok || st.Elo != p.Elo || st.CI95 != p.CI95 || p.ElapsedSec != tc.elapsed[p.Iteration] {
 					t.Errorf("snapshot %+v: standing %+v", p, st)
 				}
@@ -274,15 +276,15 @@ func TestLadderPlay(t *testing.T) {
 			if err := rep.Save(dir, records); err != nil {
 				t.Fatal(err)
 			}
-			var back LadderReport
-			data, err := os.ReadFile(filepath.Join(dir, LadderResultsFile))
+			var back report.LadderReport
+			data, err := os.ReadFile(filepath.Join(dir, report.LadderResultsFile))
 			if err != nil {
 				t.Fatal(err)
 			}
 			if err := json.Unmarshal(data, &back); err != nil || len(back.Snapshots) != 3 || len(back.Pairs) != len(rep.Pairs) || back.Run != run.Dir {
 				t.Errorf("ladder.json reads back as %+v (%v)", back, err)
 			}
-			md, err := os.ReadFile(filepath.Join(dir, LadderReportFile))
+			md, err := os.ReadFile(filepath.Join(dir, report.LadderReportFile))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -291,25 +293,25 @@ func TestLadderPlay(t *testing.T) {
 					t.Errorf("ladder.md lacks %q", want)
 				}
 			}
-			if _, err := os.Stat(filepath.Join(dir, LadderGamesFile)); err != nil {
+			if _, err := os.Stat(filepath.Join(dir, report.LadderGamesFile)); err != nil {
 				t.Error(err)
 			}
-			charttest.CheckPNG(t, filepath.Join(dir, LadderChart))
+			charttest.CheckPNG(t, filepath.Join(dir, report.LadderChart))
 		})
 	}
 }
 
 func TestLadderPlayErrors(t *testing.T) {
-	l, err := NewLadder(LadderOptions{Networks: newTestNetworks(t), Runs: []LadderRun{ladderRun(t, []int{1}, nil)}, Every: 1, Simulations: 2, Games: 2, Parallel: 1})
+	l, err := New(Options{Networks: newTestNetworks(t), Runs: []Run{ladderRun(t, []int{1}, nil)}, Every: 1, Simulations: 2, Games: 2, Parallel: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	clash := []Contender{{Spec: "random", Entrant: Entrant{Name: "iter-000001", New: func(seed uint64) (mcts.Player, error) {
+	clash := []arena.Contender{{Spec: "random", Entrant: arena.Entrant{Name: "iter-000001", New: func(seed uint64) (mcts.Player, error) {
 		return players.NewRandomPlayer(seed), nil
 	}}}}
 	for _, tc := range []struct {
 		name      string
-		baselines []Contender
+		baselines []arena.Contender
 		want      string
 	}{
 		{"no baselines", nil, "no baseline"},
@@ -324,9 +326,9 @@ func TestLadderPlayErrors(t *testing.T) {
 }
 
 // playLadder plays the ladder of opts against baselines in one go.
-func playLadder(t *testing.T, opts LadderOptions, baselines []Contender) (*Ladder, *LadderReport, []GameRecord) {
+func playLadder(t *testing.T, opts Options, baselines []arena.Contender) (*Ladder, *report.LadderReport, []arena.GameRecord) {
 	t.Helper()
-	l, err := NewLadder(opts)
+	l, err := New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -342,13 +344,13 @@ func playLadder(t *testing.T, opts LadderOptions, baselines []Contender) (*Ladde
 // latest snapshots too), plays the rest and ends as the ladder played in
 // one go.
 func TestLadderResume(t *testing.T) {
-	baselines := specContenders(t, "random")
-	one := LadderOptions{Networks: newTestNetworks(t), Runs: []LadderRun{ladderRun(t, []int{1, 2}, map[int]float64{1: 30, 2: 60})}, Every: 1, Simulations: 4, Games: 2, Parallel: 1, Seed: 5}
+	baselines := contendersOf("random")
+	one := Options{Networks: newTestNetworks(t), Runs: []Run{ladderRun(t, []int{1, 2}, map[int]float64{1: 30, 2: 60})}, Every: 1, Simulations: 4, Games: 2, Parallel: 1, Seed: 5}
 	two := one
 	two.Runs, two.Every = twoRuns(t), 2
 	for _, tc := range []struct {
 		name  string
-		opts  LadderOptions
+		opts  Options
 		games int
 		cuts  []int
 	}{
@@ -365,14 +367,14 @@ func TestLadderResume(t *testing.T) {
 			for _, k := range tc.cuts {
 				t.Run(fmt.Sprintf("cut after %d", k), func(t *testing.T) {
 					var numbers []int
-					rep, got, err := l.Play(context.Background(), baselines, slices.Clone(full[:k]), func(r GameRecord) { numbers = append(numbers, r.Game) })
+					rep, got, err := l.Play(context.Background(), baselines, slices.Clone(full[:k]), func(r arena.GameRecord) { numbers = append(numbers, r.Game) })
 					if err != nil {
 						t.Fatal(err)
 					}
 					if want := []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}[k:tc.games]; !slices.Equal(numbers, want) {
 						t.Errorf("games played now %v, want %v", numbers, want)
 					}
-					if !reflect.DeepEqual(untimed(t, got), untimed(t, slices.Clone(full))) {
+					if !reflect.DeepEqual(withoutTimes(got), withoutTimes(full)) {
 						t.Error("the resumed ladder's games differ from the one played in one go")
 					}
 					if !reflect.DeepEqual(rep.Snapshots, wantRep.Snapshots) || !reflect.DeepEqual(rep.Pairs, wantRep.Pairs) {
@@ -387,22 +389,22 @@ func TestLadderResume(t *testing.T) {
 // Games given as played that are not the ladder's are refused before any
 // game is played.
 func TestLadderResumeRefusals(t *testing.T) {
-	baselines := specContenders(t, "random")
-	l, _, full := playLadder(t, LadderOptions{Networks: newTestNetworks(t), Runs: []LadderRun{ladderRun(t, []int{1, 2}, nil)}, Every: 1, Simulations: 4, Games: 2, Parallel: 1, Seed: 5}, baselines)
+	baselines := contendersOf("random")
+	l, _, full := playLadder(t, Options{Networks: newTestNetworks(t), Runs: []Run{ladderRun(t, []int{1, 2}, nil)}, Every: 1, Simulations: 4, Games: 2, Parallel: 1, Seed: 5}, baselines)
 	for _, tc := range []struct {
 		name   string
-		played []GameRecord
+		played []arena.GameRecord
 		want   string
 	}{
-		{"past the last game", []GameRecord{func() GameRecord { r := full[5]; r.Game = 6; return r }()}, "game 6: the ladder has games 0 to 5"},
-		{"in another match's place", []GameRecord{func() GameRecord { r := full[0]; r.Game = 2; return r }()}, "games 2 to 3, iter-000002 against random: a game given as played is not this tournament's: game 0: it is iter-000001 against random"},
-		{"a bad one among good ones", []GameRecord{full[0], full[1], func() GameRecord { r := full[5]; r.RedSeed++; return r }()}, "games 4 to 5, iter-000001 against iter-000002: a game given as played is not this tournament's: game 1: its seeds"},
+		{"past the last game", []arena.GameRecord{func() arena.GameRecord { r := full[5]; r.Game = 6; return r }()}, "game 6: the ladder has games 0 to 5"},
+		{"in another match's place", []arena.GameRecord{func() arena.GameRecord { r := full[0]; r.Game = 2; return r }()}, "games 2 to 3, iter-000002 against random: a game given as played is not this tournament's: game 0: it is iter-000001 against random"},
+		{"a bad one among good ones", []arena.GameRecord{full[0], full[1], func() arena.GameRecord { r := full[5]; r.RedSeed++; return r }()}, "games 4 to 5, iter-000001 against iter-000002: a game given as played is not this tournament's: game 1: its seeds"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			played := 0
-			_, _, err := l.Play(context.Background(), baselines, tc.played, func(GameRecord) { played++ })
-			if !errors.Is(err, ErrPlayedGame) || !strings.Contains(err.Error(), tc.want) || played != 0 {
-				t.Errorf("err = %v after %d games, want ErrPlayedGame and %q before any", err, played, tc.want)
+			_, _, err := l.Play(context.Background(), baselines, tc.played, func(arena.GameRecord) { played++ })
+			if !errors.Is(err, arena.ErrPlayedGame) || !strings.Contains(err.Error(), tc.want) || played != 0 {
+				t.Errorf("err = %v after %d games, want arena.ErrPlayedGame and %q before any", err, played, tc.want)
 			}
 		})
 	}
@@ -410,7 +412,7 @@ func TestLadderResumeRefusals(t *testing.T) {
 
 // twoRuns returns two named runs sharing rules and openings: long with
 // snapshots 1 and 2, and short with 1 to 3 and another search (c_puct 2).
-func twoRuns(t *testing.T) []LadderRun {
+func twoRuns(t *testing.T) []Run {
 	t.Helper()
 	long := ladderRun(t, []int{1, 2}, map[int]float64{1: 40, 2: 80})
 	long.Name = "long"
@@ -419,28 +421,28 @@ func twoRuns(t *testing.T) []LadderRun {
 	for i := range short.Snapshots {
 		short.Snapshots[i].Search.CPuct = 2
 	}
-	return []LadderRun{long, short}
+	return []Run{long, short}
 }
 
-func TestNewLadderRunsErrors(t *testing.T) {
+func TestNewRunsErrors(t *testing.T) {
 	cases := []struct {
 		name   string
-		change func(runs []LadderRun)
+		change func(runs []Run)
 		want   string
 	}{
-		{"the same name", func(runs []LadderRun) { runs[1].Name = "long" }, "are both called long"},
-		{"no name", func(runs []LadderRun) { runs[1].Name = "" }, "has no name"},
-		{"another move limit", func(runs []LadderRun) { runs[1].Rules.MaxPlies = 80 }, "differ in env.rules.max_plies: 60 and 80"},
-		{"no too-tall rule", func(runs []LadderRun) { runs[1].Rules.TooTall = false }, "differ in env.rules.too_tall: true and false"},
-		{"another repetition limit", func(runs []LadderRun) { runs[1].Rules.RepetitionLimit = 2 }, "differ in env.rules.repetitions: 3 and 2"},
-		{"other openings", func(runs []LadderRun) { runs[1].OpeningPlies = 4 }, "differ in eval.opening_plies: 2 and 4"},
-		{"a run without snapshots", func(runs []LadderRun) { runs[1].Snapshots = nil }, "has no network snapshots"},
+		{"the same name", func(runs []Run) { runs[1].Name = "long" }, "are both called long"},
+		{"no name", func(runs []Run) { runs[1].Name = "" }, "has no name"},
+		{"another move limit", func(runs []Run) { runs[1].Rules.MaxPlies = 80 }, "differ in env.rules.max_plies: 60 and 80"},
+		{"no too-tall rule", func(runs []Run) { runs[1].Rules.TooTall = false }, "differ in env.rules.too_tall: true and false"},
+		{"another repetition limit", func(runs []Run) { runs[1].Rules.RepetitionLimit = 2 }, "differ in env.rules.repetitions: 3 and 2"},
+		{"other openings", func(runs []Run) { runs[1].OpeningPlies = 4 }, "differ in eval.opening_plies: 2 and 4"},
+		{"a run without snapshots", func(runs []Run) { runs[1].Snapshots = nil }, "has no network snapshots"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			runs := twoRuns(t)
 			tc.change(runs)
-			_, err := NewLadder(LadderOptions{Networks: newTestNetworks(t), Runs: runs, Every: 1, Simulations: 4, Games: 2, Parallel: 1})
+			_, err := New(Options{Networks: newTestNetworks(t), Runs: runs, Every: 1, Simulations: 4, Games: 2, Parallel: 1})
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("error %v, want %q", err, tc.want)
 			}
@@ -449,7 +451,7 @@ func TestNewLadderRunsErrors(t *testing.T) {
 			}
 		})
 	}
-	if _, err := NewLadder(LadderOptions{Networks: newTestNetworks(t), Every: 1, Simulations: 4, Games: 2, Parallel: 1}); err == nil || !strings.Contains(err.Error(), "no runs") {
+	if _, err := New(Options{Networks: newTestNetworks(t), Every: 1, Simulations: 4, Games: 2, Parallel: 1}); err == nil || !strings.Contains(err.Error(), "no runs") {
 		t.Errorf("no runs: error %v", err)
 	}
 }
@@ -482,11 +484,11 @@ func TestLadderSeveralRuns(t *testing.T) {
 		}},
 	} {
 		t.Run(fmt.Sprintf("every %d", tc.every), func(t *testing.T) {
-			l, err := NewLadder(LadderOptions{Networks: newTestNetworks(t), Runs: runs, Every: tc.every, Simulations: 4, Games: 2, Parallel: 2, Seed: 3})
+			l, err := New(Options{Networks: newTestNetworks(t), Runs: runs, Every: tc.every, Simulations: 4, Games: 2, Parallel: 2, Seed: 3})
 			if err != nil {
 				t.Fatal(err)
 			}
-			baselines := specContenders(t, "greedy", "random")
+			baselines := contendersOf("greedy", "random")
 			if got := l.pairs(baselines, l.schedule(len(baselines))); !reflect.DeepEqual(got, tc.pairs) {
 				t.Errorf("pairs %v, want %v", got, tc.pairs)
 			}
@@ -513,7 +515,7 @@ func TestLadderSeveralRuns(t *testing.T) {
 			var names []string
 			for _, p := range rep.Snapshots {
 				names = append(names, p.Name)
-				st, ok := rep.standing(p.Name)
+				st, ok := rep.Player(p.Name)
 				if !ok || st.Elo != p.Elo || st.CI95 != p.CI95 || p.Run != strings.Split(p.Name, "/")[0] {
 					t.Errorf("snapshot %+v: standing %+v", p, st)
 				}
@@ -528,7 +530,7 @@ func TestLadderSeveralRuns(t *testing.T) {
 			if !slices.Equal(names, tc.want) {
 				t.Errorf("snapshots %v, want %v", names, tc.want)
 			}
-			if rep.Run != runs[0].Dir || rep.TimeAxis != "training time" || len(rep.Runs) != 2 || rep.Runs[1] != (LadderReportRun{Name: "short", Dir: runs[1].Dir, Search: searchKeys(l.runs[1].search)}) {
+			if rep.Run != runs[0].Dir || rep.TimeAxis != "training time" || len(rep.Runs) != 2 || rep.Runs[1] != (report.LadderReportRun{Name: "short", Dir: runs[1].Dir, Search: searchKeys(l.runs[1].search)}) {
 				t.Errorf("report: run %s, axis %s, runs %+v", rep.Run, rep.TimeAxis, rep.Runs)
 			}
 			checkSeveralRunsFiles(t, rep, records)
@@ -538,7 +540,7 @@ func TestLadderSeveralRuns(t *testing.T) {
 
 // checkSeveralRunsFiles saves the report of a ladder of the two runs of
 // twoRuns and checks its files.
-func checkSeveralRunsFiles(t *testing.T, rep *LadderReport, records []GameRecord) {
+func checkSeveralRunsFiles(t *testing.T, rep *report.LadderReport, records []arena.GameRecord) {
 	t.Helper()
 	dir := t.TempDir()
 	if err := rep.Save(dir, records); err != nil {
@@ -555,7 +557,7 @@ func checkSeveralRunsFiles(t *testing.T, rep *LadderReport, records []GameRecord
 			Run  string `json:"run"`
 		} `json:"snapshots"`
 	}
-	data, err := os.ReadFile(filepath.Join(dir, LadderResultsFile))
+	data, err := os.ReadFile(filepath.Join(dir, report.LadderResultsFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -571,7 +573,7 @@ func checkSeveralRunsFiles(t *testing.T, rep *LadderReport, records []GameRecord
 			t.Errorf("ladder.json: snapshot %s of run %q", s.Name, s.Run)
 		}
 	}
-	md, err := os.ReadFile(filepath.Join(dir, LadderReportFile))
+	md, err := os.ReadFile(filepath.Join(dir, report.LadderReportFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -581,17 +583,13 @@ func checkSeveralRunsFiles(t *testing.T, rep *LadderReport, records []GameRecord
 			t.Errorf("ladder.md lacks %q:\n%s", want, md)
 		}
 	}
-	charttest.CheckPNG(t, filepath.Join(dir, LadderChart))
-	names, curves := rep.curves()
-	if !slices.Equal(names, []string{"long", "short"}) || len(curves[0])+len(curves[1]) != len(rep.Snapshots) {
-		t.Errorf("chart curves %v: %v", names, curves)
-	}
+	charttest.CheckPNG(t, filepath.Join(dir, report.LadderChart))
 }
 
 // With one run, ladder.json has the keys it had before ladders of several
 // runs: no "runs", no "run" per snapshot, and the plain snapshot names.
 func TestLadderOneRunJSONKeys(t *testing.T) {
-	l, rep, _ := playLadder(t, LadderOptions{Networks: newTestNetworks(t), Runs: []LadderRun{ladderRun(t, []int{1}, map[int]float64{1: 30})}, Every: 1, Simulations: 2, Games: 2, Parallel: 1}, specContenders(t, "random"))
+	l, rep, _ := playLadder(t, Options{Networks: newTestNetworks(t), Runs: []Run{ladderRun(t, []int{1}, map[int]float64{1: 30})}, Every: 1, Simulations: 2, Games: 2, Parallel: 1}, contendersOf("random"))
 	data, err := json.Marshal(rep)
 	if err != nil {
 		t.Fatal(err)
@@ -621,4 +619,24 @@ func TestLadderOneRunJSONKeys(t *testing.T) {
 	if strings.Contains(string(header), `"runs"`) || !strings.Contains(string(header), `"snapshots":[{"iteration":1,`) {
 		t.Errorf("one run's journal header %s: want its snapshots as before, no runs", header)
 	}
+}
+
+// contendersOf returns the baseline players of these kinds, such as
+// random, each called by its kind.
+func contendersOf(kinds ...string) []arena.Contender {
+	out := make([]arena.Contender, len(kinds))
+	for i, kind := range kinds {
+		out[i] = arena.SpecContender(kind, players.Spec{Kind: kind}, nil)
+	}
+	return out
+}
+
+// withoutTimes returns records with their move times cleared, as the
+// times are all that differs between two plays of a game.
+func withoutTimes(records []arena.GameRecord) []arena.GameRecord {
+	out := slices.Clone(records)
+	for i := range out {
+		out[i].MoveMS = nil
+	}
+	return out
 }

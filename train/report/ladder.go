@@ -1,4 +1,4 @@
-package eval
+package report
 
 import (
 	"fmt"
@@ -6,15 +6,13 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 
-	"github.com/deathstacks/deathstacks/mcts"
-	"github.com/deathstacks/deathstacks/mcts/players"
+	"github.com/deathstacks/deathstacks/train/arena"
 	"github.com/deathstacks/deathstacks/train/internal/chart"
 	"github.com/deathstacks/deathstacks/train/internal/table"
 )
@@ -23,9 +21,9 @@ import (
 const (
 	LadderResultsFile = "ladder.json"        // the LadderReport as JSON
 	LadderReportFile  = "ladder.md"          // tables, settings, how to reproduce
-	LadderGamesFile   = "ladder-games.jsonl" // one GameRecord a line
+	LadderGamesFile   = "ladder-games.jsonl" // one arena.GameRecord a line
 	LadderChart       = "ladder.png"         // Elo against training time
-	// LadderGamesJournal is the [Journal] of the games finished while a
+	// LadderGamesJournal is the [arena.Journal] of the games finished while a
 	// ladder plays; it is removed once the files above are written.
 	LadderGamesJournal = "ladder-games.partial.jsonl"
 )
@@ -53,9 +51,10 @@ type LadderReportRun struct {
 	Search string `json:"search"`
 }
 
-// LadderReport is the outcome of a [Ladder]: the [Report] of all its
-// games, and the snapshots' ratings in training order, run by run. It
-// marshals to the JSON of ladder.json.
+// LadderReport is the outcome of a ladder (package ladder plays it and
+// fills this in): the [Report] of all its games, and the snapshots'
+// ratings in training order, run by run. It marshals to the JSON of
+// ladder.json.
 type LadderReport struct {
 	Report
 	// Run is the run's directory, the first run's in a ladder of several.
@@ -72,44 +71,6 @@ type LadderReport struct {
 	// every snapshot's training time is known, else "iteration".
 	TimeAxis  string        `json:"time_axis"`
 	Snapshots []LadderPoint `json:"snapshots"`
-}
-
-// searchKeys returns search settings as a player spec's keys:
-// "simulations=100,c_puct=...".
-func searchKeys(search mcts.Config) string {
-	params := players.SearchParams(search)
-	keys := make([]string, len(params))
-	for i, p := range params {
-		keys[i] = p.Key + "=" + p.Value
-	}
-	return strings.Join(keys, ",")
-}
-
-// timeMS returns the options' time per move in milliseconds.
-func (o LadderOptions) timeMS() float64 { return float64(o.Time) / float64(time.Millisecond) }
-
-// report turns the report of the ladder's games into the ladder's.
-func (l *Ladder) report(rep *Report) *LadderReport {
-	lr := &LadderReport{Report: *rep, Run: l.runs[0].Dir, Simulations: l.opts.Simulations,
-		TimeMS: l.opts.timeMS(), Search: searchKeys(l.runs[0].search), TimeAxis: "training time"}
-	several := len(l.runs) > 1
-	if several {
-		for _, r := range l.runs {
-			lr.Runs = append(lr.Runs, LadderReportRun{Name: r.Name, Dir: r.Dir, Search: searchKeys(r.search)})
-		}
-	}
-	for _, g := range l.rungs {
-		st, _ := rep.standing(g.name)
-		p := LadderPoint{Iteration: g.snap.Iteration, Name: st.Name, ElapsedSec: g.snap.ElapsedSec, Elo: st.Elo, CI95: st.CI95}
-		if several {
-			p.Run = l.runs[g.run].Name
-		}
-		lr.Snapshots = append(lr.Snapshots, p)
-		if !g.snap.HasElapsed {
-			lr.TimeAxis = "iteration"
-		}
-	}
-	return lr
 }
 
 // isSnapshot reports whether a player of the report is a snapshot.
@@ -321,6 +282,6 @@ func formatSeconds(sec float64) string {
 // Save writes the ladder's files into dir, each atomically:
 // [LadderResultsFile], [LadderReportFile], [LadderGamesFile] with
 // records, and [LadderChart].
-func (r *LadderReport) Save(dir string, records []GameRecord) error {
+func (r *LadderReport) Save(dir string, records []arena.GameRecord) error {
 	return saveReportFiles(dir, [4]string{LadderResultsFile, LadderReportFile, LadderGamesFile, LadderChart}, r, r.Markdown(), records, r.Plot)
 }

@@ -1,4 +1,4 @@
-package eval
+package report
 
 import (
 	"encoding/json"
@@ -16,8 +16,9 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"github.com/deathstacks/deathstacks/env"
 	"github.com/deathstacks/deathstacks/model/codec"
+	"github.com/deathstacks/deathstacks/train/arena"
+	"github.com/deathstacks/deathstacks/train/elo"
 	"github.com/deathstacks/deathstacks/train/internal/chart"
 	"github.com/deathstacks/deathstacks/train/internal/table"
 )
@@ -26,9 +27,9 @@ import (
 const (
 	ResultsFile = "results.json" // the Report as JSON
 	ReportFile  = "report.md"    // the tables, settings and how to reproduce
-	GamesFile   = "games.jsonl"  // one GameRecord a line
+	GamesFile   = "games.jsonl"  // one arena.GameRecord a line
 	EloChart    = "elo.png"      // each player's Elo with its interval
-	// GamesJournal is the [Journal] of the games finished while an
+	// GamesJournal is the [arena.Journal] of the games finished while an
 	// evaluation plays; it is removed once the files above are written.
 	GamesJournal = "games.partial.jsonl"
 )
@@ -74,10 +75,10 @@ type PairResult struct {
 
 // forfeitsOf counts the games of records that player lost by
 // misbehaving, by reason; nil for none.
-func forfeitsOf(records []GameRecord, player string) map[string]int {
+func forfeitsOf(records []arena.GameRecord, player string) map[string]int {
 	var out map[string]int
 	for _, r := range records {
-		if slices.Contains(forfeitReasons, r.Reason) && (player == r.Red) == (r.Result == ResultBlueWins) {
+		if slices.Contains(arena.ForfeitReasons(), r.Reason) && (player == r.Red) == (r.Result == arena.ResultBlueWins) {
 			if out == nil {
 				out = map[string]int{}
 			}
@@ -87,102 +88,26 @@ func forfeitsOf(records []GameRecord, player string) map[string]int {
 	return out
 }
 
-// Conversion says how the games between two players A and B ended beyond
-// the score: whether a player ahead turned its lead into a win. Its
-// fields sit among a pair's in results.json and ladder.json.
-type Conversion struct {
-	// DrawsRepetition and DrawsMoveLimit count the draws by repetition
-	// and at the move limit.
-	DrawsRepetition int `json:"draws_repetition"`
-	DrawsMoveLimit  int `json:"draws_move_limit"`
-	// DrawsAAhead counts the draws that ended with A ahead in material
-	// (env.Position.Material: 10 a piece and 5 a stack it controls, less
-	// the opponent's), MeanLeadA is A's mean lead in them (0 without
-	// any); DrawsBAhead and MeanLeadB are B's.
-	DrawsAAhead int     `json:"draws_a_ahead"`
-	MeanLeadA   float64 `json:"mean_lead_a"`
-	DrawsBAhead int     `json:"draws_b_ahead"`
-	MeanLeadB   float64 `json:"mean_lead_b"`
-	// Decided counts the games won by either player; MeanDecidedPlies is
-	// their mean length in plies, the opening's included (0 without any).
-	Decided          int     `json:"decided"`
-	MeanDecidedPlies float64 `json:"mean_decided_plies"`
-}
-
-// ConversionOf sums up how the games of records between a and another
-// player ended, from a's side (a is A). A game whose record lacks its
-// final position counts in no lead.
-func ConversionOf(records []GameRecord, a string) Conversion {
-	var c Conversion
-	var leadA, leadB, plies float64
-	for _, r := range records {
-		if r.Result != ResultDraw {
-			c.Decided++
-			plies += float64(r.StartPly + len(r.Moves))
-			continue
-		}
-		switch r.Reason {
-		case ReasonRepetition:
-			c.DrawsRepetition++
-		case ReasonMoveLimit:
-			c.DrawsMoveLimit++
-		}
-		end, err := env.ParseFEN(r.EndFEN)
-		if err != nil {
-			continue
-		}
-		lead := float64(end.Material(env.Red))
-		if r.Red != a {
-			lead = -lead
-		}
-		switch {
-		case lead > 0:
-			c.DrawsAAhead++
-			leadA += lead
-		case lead < 0:
-			c.DrawsBAhead++
-			leadB -= lead
-		}
-	}
-	c.MeanLeadA, c.MeanLeadB, c.MeanDecidedPlies = mean(leadA, c.DrawsAAhead), mean(leadB, c.DrawsBAhead), mean(plies, c.Decided)
-	return c
-}
-
-// mean returns sum/n, or 0 for n = 0.
-func mean(sum float64, n int) float64 {
-	if n == 0 {
-		return 0
-	}
-	return sum / float64(n)
-}
-
-// ReportRules are the rules of the games of a report.
-type ReportRules struct {
-	TooTall         bool `json:"too_tall"`
-	MaxPlies        int  `json:"max_plies"`
-	RepetitionLimit int  `json:"repetition_limit"`
-}
-
-// ReportSettings say how the games of a report were played, and how to
+// Settings say how the games of a report were played, and how to
 // play them again.
-type ReportSettings struct {
+type Settings struct {
 	// Date is when the games were played; DurationSec how long they took.
 	Date        time.Time `json:"date"`
 	DurationSec float64   `json:"duration_sec"`
 	// Command is the command line that plays the same games again (with
 	// players that are deterministic given their seeds).
-	Command      string      `json:"command,omitempty"`
-	Seed         uint64      `json:"seed"`
-	GamesPerPair int         `json:"games_per_pair"`
-	OpeningPlies int         `json:"opening_plies"`
-	Rules        ReportRules `json:"rules"`
+	Command      string            `json:"command,omitempty"`
+	Seed         uint64            `json:"seed"`
+	GamesPerPair int               `json:"games_per_pair"`
+	OpeningPlies int               `json:"opening_plies"`
+	Rules        arena.RulesRecord `json:"rules"`
 }
 
-// Report is the outcome of a tournament: ratings fitted by [FitElo] with
+// Report is the outcome of a tournament: ratings fitted by [elo.Fit] with
 // one player anchored at 0, and the results of every pair that met. It
 // marshals to the JSON of results.json.
 type Report struct {
-	ReportSettings
+	Settings
 	// Anchor is the player whose Elo is 0.
 	Anchor string `json:"anchor"`
 	// Games is the number of games in all.
@@ -190,19 +115,19 @@ type Report struct {
 	// Players are sorted from the best rating down.
 	Players []Standing `json:"players"`
 	// Pairs come in the order of their first game, with A the player who
-	// was Red in it: for [RoundRobin], the order of the entrants.
+	// was Red in it: for [arena.RoundRobin], the order of the entrants.
 	Pairs []PairResult `json:"pairs"`
 	// SPRT is the outcome of the test of an evaluation played by
-	// [PlaySPRT], whose games are those of the pairs it counted; nil for
+	// [arena.PlaySPRT], whose games are those of the pairs it counted; nil for
 	// any other.
-	SPRT *SPRTResult `json:"sprt,omitempty"`
+	SPRT *elo.SPRTResult `json:"sprt,omitempty"`
 }
 
-// NewReport rates the players of records, the games of a tournament played
+// New rates the players of records, the games of a tournament played
 // with arena settings cfg, with anchor's Elo fixed at 0. Every contender
 // must have played and every game must be between contenders. The date,
 // duration and command of the settings are left for the caller to fill.
-func NewReport(records []GameRecord, contenders []Contender, anchor string, cfg ArenaConfig) (*Report, error) {
+func New(records []arena.GameRecord, contenders []arena.Contender, anchor string, cfg arena.Config) (*Report, error) {
 	specs := map[string]string{}
 	for _, c := range contenders {
 		specs[c.Name] = c.Spec
@@ -217,16 +142,16 @@ func NewReport(records []GameRecord, contenders []Contender, anchor string, cfg 
 			}
 		}
 	}
-	ratings, err := FitElo(Results(records), anchor)
+	ratings, err := elo.Fit(arena.Results(records), anchor)
 	if err != nil {
 		return nil, fmt.Errorf("report: %w", err)
 	}
 	rep := &Report{
-		ReportSettings: ReportSettings{
+		Settings: Settings{
 			Seed:         cfg.Seed,
 			GamesPerPair: cfg.Games,
 			OpeningPlies: cfg.OpeningPlies,
-			Rules:        ReportRules{TooTall: cfg.Rules.TooTall, MaxPlies: cfg.Rules.MaxPlies, RepetitionLimit: cfg.Rules.RepetitionLimit},
+			Rules:        arena.RulesRecord{TooTall: cfg.Rules.TooTall, MaxPlies: cfg.Rules.MaxPlies, RepetitionLimit: cfg.Rules.RepetitionLimit},
 		},
 		Anchor: anchor,
 		Games:  len(records),
@@ -251,12 +176,12 @@ func NewReport(records []GameRecord, contenders []Contender, anchor string, cfg 
 }
 
 // wdl counts player's wins, draws and losses in records.
-func wdl(records []GameRecord, player string) (wins, draws, losses int) {
+func wdl(records []arena.GameRecord, player string) (wins, draws, losses int) {
 	for _, r := range records {
 		if player != r.Red && player != r.Blue {
 			continue
 		}
-		switch r.scoreOf(player) {
+		switch r.Score(player) {
 		case 1:
 			wins++
 		case 0:
@@ -271,7 +196,7 @@ func wdl(records []GameRecord, player string) (wins, draws, losses int) {
 // meanMoveMS returns the mean time player took per move in records, in
 // milliseconds, or 0 if no record times its moves. Red makes the first
 // move after the opening when StartFEN has Red to move.
-func meanMoveMS(records []GameRecord, player string) float64 {
+func meanMoveMS(records []arena.GameRecord, player string) float64 {
 	var sum float64
 	var n int
 	for _, r := range records {
@@ -297,9 +222,9 @@ func meanMoveMS(records []GameRecord, player string) float64 {
 
 // pairResults sums up records by pair, in the order of each pair's first
 // game, from the side of its Red player.
-func pairResults(records []GameRecord) []PairResult {
+func pairResults(records []arena.GameRecord) []PairResult {
 	var out []PairResult
-	var games [][]GameRecord
+	var games [][]arena.GameRecord
 	index := map[[2]string]int{}
 	for _, r := range records {
 		i, ok := index[[2]string{r.Red, r.Blue}]
@@ -325,8 +250,8 @@ func pairResults(records []GameRecord) []PairResult {
 	return out
 }
 
-// standing returns the standing of the named player.
-func (r *Report) standing(name string) (Standing, bool) {
+// Player returns the standing of the named player.
+func (r *Report) Player(name string) (Standing, bool) {
 	i := slices.IndexFunc(r.Players, func(s Standing) bool { return s.Name == name })
 	if i < 0 {
 		return Standing{}, false
@@ -428,7 +353,7 @@ func (r *Report) conversionTable() table.Table {
 func (r *Report) forfeitTable() (table.Table, bool) {
 	t := table.Table{Head: []string{"player", "against", "reason", "games"}, Right: []bool{false, false, false, true}}
 	add := func(player, against string, forfeits map[string]int) {
-		for _, reason := range forfeitReasons {
+		for _, reason := range arena.ForfeitReasons() {
 			if n := forfeits[reason]; n > 0 {
 				t.Rows = append(t.Rows, []string{player, against, reason, fmt.Sprint(n)})
 			}
@@ -446,7 +371,7 @@ const (
 	forfeitsCaption   = "games lost by misbehaving: an illegal move, a player's error, or an external program's timeout, exit or malformed answer (games.jsonl has each one's detail)."
 	conversionCaption = "repetition and move limit count the draws of each kind; A ahead and B ahead count the draws that ended with that side ahead in material (10 a piece and 5 a stack it controls, less the opponent's), with its mean lead; plies/decided is the mean length of the games won by either side."
 	pairsCaption      = "W/D/L and score (points per game) are A's against B."
-	eloCaption        = "Elo (Bradley-Terry fit of all games, with a prior of one virtual draw between each player and the anchor, so that a perfect score stays finite) is relative to %s = 0; ±95%% is the half-width of the 95%% interval; score is points per game; ms/move is the mean time the player took per move." // one draw: PriorDraws
+	eloCaption        = "Elo (Bradley-Terry fit of all games, with a prior of one virtual draw between each player and the anchor, so that a perfect score stays finite) is relative to %s = 0; ±95%% is the half-width of the 95%% interval; score is points per game; ms/move is the mean time the player took per move." // one draw: elo.PriorDraws
 )
 
 // WriteText writes the tables of pairs and of players as aligned text,
@@ -545,14 +470,14 @@ func (r *Report) Markdown() string {
 
 // Save writes the evaluation's files into dir, each atomically:
 // [ResultsFile], [ReportFile], [GamesFile] with records, and [EloChart].
-func (r *Report) Save(dir string, records []GameRecord) error {
+func (r *Report) Save(dir string, records []arena.GameRecord) error {
 	return saveReportFiles(dir, [4]string{ResultsFile, ReportFile, GamesFile, EloChart}, r, r.Markdown(), records, r.plotElo)
 }
 
 // saveReportFiles writes the four files of a report into dir, each
 // atomically: the JSON of results, the Markdown text, the game records and
 // the chart that plot draws; names gives them in that order.
-func saveReportFiles(dir string, names [4]string, results any, markdown string, records []GameRecord, plot func(path string) error) error {
+func saveReportFiles(dir string, names [4]string, results any, markdown string, records []arena.GameRecord, plot func(path string) error) error {
 	if err := writeJSONFile(filepath.Join(dir, names[0]), results); err != nil {
 		return err
 	}
@@ -587,7 +512,7 @@ func writeTextFile(path, text string) error {
 
 // writeGameRecords writes records as JSON lines, one game a line,
 // atomically.
-func writeGameRecords(path string, records []GameRecord) error {
+func writeGameRecords(path string, records []arena.GameRecord) error {
 	if err := codec.WriteFileAtomic(path, func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		for _, r := range records {

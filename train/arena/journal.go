@@ -1,4 +1,4 @@
-package eval
+package arena
 
 import (
 	"bytes"
@@ -8,10 +8,10 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strconv"
 
 	"github.com/deathstacks/deathstacks/model/codec"
+	"github.com/deathstacks/deathstacks/train/elo"
 )
 
 // The kinds of games a journal keeps, in [JournalHeader.Journal].
@@ -35,16 +35,16 @@ type JournalHeader struct {
 	// baselines.
 	Players []JournalPlayer `json:"players"`
 	// GamesPerPair, Seed, OpeningPlies and Rules are the settings of the
-	// arena (see [ArenaConfig]).
+	// arena (see [Config]).
 	GamesPerPair int         `json:"games_per_pair"`
 	Seed         uint64      `json:"seed"`
 	OpeningPlies int         `json:"opening_plies"`
-	Rules        ReportRules `json:"rules"`
+	Rules        RulesRecord `json:"rules"`
 	// Ladder holds what a ladder adds; nil for an evaluation.
 	Ladder *JournalLadderSettings `json:"ladder,omitempty"`
 	// SPRT is the test of an evaluation played by [PlaySPRT]; nil for
 	// any other.
-	SPRT *SPRT `json:"sprt,omitempty"`
+	SPRT *elo.SPRT `json:"sprt,omitempty"`
 }
 
 // JournalPlayer is a player of a [JournalHeader].
@@ -98,49 +98,17 @@ type JournalSnapshot struct {
 // NewJournalHeader returns the header of the journal of an evaluation:
 // a round robin among contenders with the arena settings cfg, started by
 // the command line command.
-func NewJournalHeader(contenders []Contender, cfg ArenaConfig, command string) JournalHeader {
+func NewJournalHeader(contenders []Contender, cfg Config, command string) JournalHeader {
 	h := JournalHeader{
 		Journal: JournalEval, Command: command,
 		Total:        len(contenders) * (len(contenders) - 1) / 2 * cfg.Games,
 		GamesPerPair: cfg.Games, Seed: cfg.Seed, OpeningPlies: cfg.OpeningPlies,
-		Rules: ReportRules{TooTall: cfg.Rules.TooTall, MaxPlies: cfg.Rules.MaxPlies, RepetitionLimit: cfg.Rules.RepetitionLimit},
+		Rules: RulesRecord{TooTall: cfg.Rules.TooTall, MaxPlies: cfg.Rules.MaxPlies, RepetitionLimit: cfg.Rules.RepetitionLimit},
 	}
 	for _, c := range contenders {
 		h.Players = append(h.Players, JournalPlayer{Name: c.Name, Spec: c.Spec})
 	}
 	return h
-}
-
-// JournalHeader returns the header of the journal of the ladder played
-// against baselines, started by the command line command. A ladder of one
-// run keeps it in the fields of a ladder before several runs, so that
-// their journals still continue; one of several lists them in Runs.
-func (l *Ladder) JournalHeader(baselines []Contender, command string) JournalHeader {
-	h := NewJournalHeader(baselines, l.arena(), command)
-	h.Journal, h.Total = JournalLadder, l.Games(len(baselines))
-	h.Ladder = &JournalLadderSettings{Every: l.opts.Every, Simulations: l.opts.Simulations, TimeMS: l.opts.timeMS()}
-	runs := make([]JournalRun, len(l.runs))
-	for i, r := range l.runs {
-		runs[i] = JournalRun{Name: r.Name, Dir: absPath(r.Dir), Search: searchKeys(r.search)}
-		for _, s := range r.Snapshots {
-			runs[i].Snapshots = append(runs[i].Snapshots, JournalSnapshot{Iteration: s.Iteration, Path: absPath(s.Path)})
-		}
-	}
-	if len(runs) == 1 {
-		h.Ladder.Run, h.Ladder.Search, h.Ladder.Snapshots = runs[0].Dir, runs[0].Search, runs[0].Snapshots
-	} else {
-		h.Ladder.Runs = runs
-	}
-	return h
-}
-
-// absPath returns the absolute form of path, or path cleaned if the
-// working directory is unknown.
-func absPath(path string) string {
-	if abs, err := filepath.Abs(path); err == nil {
-		return abs
-	}
-	return filepath.Clean(path)
 }
 
 // setting is one setting of a header, for comparing two.

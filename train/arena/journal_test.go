@@ -1,4 +1,4 @@
-package eval
+package arena
 
 import (
 	"context"
@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 )
 
 // journalFixture returns the header of an evaluation of random against
@@ -32,7 +31,7 @@ func journalFixture(t *testing.T) (JournalHeader, []GameRecord) {
 // with extra appended as it is, and returns the path.
 func writeJournal(t *testing.T, h JournalHeader, records []GameRecord, extra string) string {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), GamesJournal)
+	path := filepath.Join(t.TempDir(), "games.partial.jsonl")
 	j, err := CreateJournal(path, h)
 	if err != nil {
 		t.Fatal(err)
@@ -179,7 +178,7 @@ func TestJournalBadLines(t *testing.T) {
 		{"two values", string(header) + "\n" + string(game) + string(game) + "\n", ":2: not a game record"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), GamesJournal)
+			path := filepath.Join(t.TempDir(), "games.partial.jsonl")
 			if err := os.WriteFile(path, []byte(tc.text), 0o644); err != nil {
 				t.Fatal(err)
 			}
@@ -197,21 +196,21 @@ func TestJournalBadLines(t *testing.T) {
 	}
 }
 
+// The header of a journal matches that of the same evaluation or ladder,
+// whatever its command line, and names the first setting that differs
+// from another.
 func TestJournalHeaderMismatch(t *testing.T) {
 	h, _ := journalFixture(t)
-	run := ladderRun(t, []int{1, 2}, nil)
-	l, err := NewLadder(LadderOptions{Networks: newTestNetworks(t), Runs: []LadderRun{run}, Every: 1, Simulations: 4, Games: 2, Parallel: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	baselines := []Contender{{Entrant: randomEntrant, Spec: "random"}}
-	lh := l.JournalHeader(baselines, "deathstacks ladder --run "+run.Dir)
-	other := func(opts LadderOptions) JournalHeader {
-		l, err := NewLadder(opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return l.JournalHeader(baselines, "another command")
+	lh := h
+	lh.Journal, lh.Command, lh.Players = JournalLadder, "deathstacks ladder --run /runs/a", h.Players[:1]
+	lh.Ladder = &JournalLadderSettings{Run: "/runs/a", Every: 1, Simulations: 4, Search: "simulations=4",
+		Snapshots: []JournalSnapshot{{1, "/runs/a/nets/net-000001.dsnn"}, {2, "/runs/a/nets/net-000002.dsnn"}}}
+	ladder := func(change func(l *JournalLadderSettings)) JournalHeader {
+		c, l := lh, *lh.Ladder
+		l.Snapshots = slices.Clone(l.Snapshots)
+		change(&l)
+		c.Ladder = &l
+		return c
 	}
 	cases := []struct {
 		name     string
@@ -235,18 +234,11 @@ func TestJournalHeaderMismatch(t *testing.T) {
 			return c
 		}(), `player 2 spec is "alphabeta:depth=1" here but "greedy"`},
 		{"a ladder", h, lh, `journal is "ladder" here but "eval"`},
-		{"a ladder, other parallel", lh, other(LadderOptions{Networks: newTestNetworks(t), Runs: []LadderRun{run}, Every: 1, Simulations: 4, Games: 2, Parallel: 5}), ""},
-		{"a ladder, other simulations", lh, other(LadderOptions{Networks: newTestNetworks(t), Runs: []LadderRun{run}, Every: 1, Simulations: 5, Games: 2, Parallel: 1}), `simulations is "5" here but "4"`},
-		{"a ladder, other snapshots", lh, other(LadderOptions{Networks: newTestNetworks(t), Runs: []LadderRun{run}, Every: 2, Simulations: 4, Games: 2, Parallel: 1}), `every is "2" here but "1"`},
-		{"a ladder, a time", lh, other(LadderOptions{Networks: newTestNetworks(t), Runs: []LadderRun{run}, Every: 1, Simulations: 4, Time: 1500 * time.Microsecond, Games: 2, Parallel: 1}), `time_ms is "1.5" here but "0"`},
-		{"a ladder of another run", lh, func() JournalHeader {
-			c := lh
-			ladder := *lh.Ladder
-			ladder.Snapshots = append([]JournalSnapshot(nil), ladder.Snapshots...)
-			ladder.Snapshots[1].Path = "/elsewhere/net-000002.dsnn"
-			c.Ladder = &ladder
-			return c
-		}(), `snapshot 2 is "iteration 2 (/elsewhere/net-000002.dsnn)" here`},
+		{"a ladder, other simulations", lh, ladder(func(l *JournalLadderSettings) { l.Simulations = 5 }), `simulations is "5" here but "4"`},
+		{"a ladder, other snapshots", lh, ladder(func(l *JournalLadderSettings) { l.Every = 2 }), `every is "2" here but "1"`},
+		{"a ladder, a time", lh, ladder(func(l *JournalLadderSettings) { l.TimeMS = 1.5 }), `time_ms is "1.5" here but "0"`},
+		{"a ladder of another run", lh, ladder(func(l *JournalLadderSettings) { l.Snapshots[1].Path = "/elsewhere/net-000002.dsnn" }),
+			`snapshot 2 is "iteration 2 (/elsewhere/net-000002.dsnn)" here`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -259,59 +251,6 @@ func TestJournalHeaderMismatch(t *testing.T) {
 			}
 			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.HasSuffix(err.Error(), ": "+tc.was.Command) {
 				t.Errorf("Mismatch: %v, want %q and the journal's command %q", err, tc.want, tc.was.Command)
-			}
-		})
-	}
-}
-
-// The journal of a ladder of several runs keeps every run: a journal
-// reads back to its header, and a resume with other runs, or the same
-// runs otherwise named, ordered or rated, is refused, naming the setting.
-func TestJournalHeaderSeveralRuns(t *testing.T) {
-	runs := twoRuns(t)
-	baselines := []Contender{{Entrant: randomEntrant, Spec: "random"}}
-	header := func(runs ...LadderRun) JournalHeader {
-		l, err := NewLadder(LadderOptions{Networks: newTestNetworks(t), Runs: runs, Every: 1, Simulations: 4, Games: 2, Parallel: 1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return l.JournalHeader(baselines, "deathstacks ladder --run long="+runs[0].Dir)
-	}
-	h := header(runs...)
-	if h.Ladder.Run != "" || h.Ladder.Snapshots != nil || len(h.Ladder.Runs) != 2 || h.Ladder.Runs[1].Name != "short" ||
-		len(h.Ladder.Runs[1].Snapshots) != 3 || !strings.Contains(h.Ladder.Runs[1].Search, "c_puct=2,") || h.Total != 2*(3+5+1) {
-		t.Fatalf("header %+v", h.Ladder)
-	}
-	back, err := readHeader(t, h)
-	if err != nil || !reflect.DeepEqual(back, h) {
-		t.Errorf("the header reads back as %+v (%v), want %+v", back, err, h)
-	}
-	renamed := runs[1]
-	renamed.Name = "other"
-	moved := runs[1]
-	moved.Snapshots = slices.Clone(moved.Snapshots)
-	moved.Snapshots[2].Path = "/elsewhere/net-000003.dsnn"
-	for _, tc := range []struct {
-		name string
-		now  JournalHeader
-		want string
-	}{
-		{"the same", header(runs...), ""},
-		{"one run of the two", header(runs[0]), `runs is "1" here but "2"`},
-		{"a run renamed", header(runs[0], renamed), `run 2 name is "other" here but "short"`},
-		{"the runs swapped", header(runs[1], runs[0]), `run 1 name is "short" here but "long"`},
-		{"a snapshot elsewhere", header(runs[0], moved), `run 2 snapshot 3 is "iteration 3 (/elsewhere/net-000003.dsnn)" here`},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			err := h.Mismatch(tc.now)
-			if tc.want == "" {
-				if err != nil {
-					t.Errorf("Mismatch: %v, want none", err)
-				}
-				return
-			}
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("Mismatch: %v, want %q", err, tc.want)
 			}
 		})
 	}

@@ -1,4 +1,4 @@
-package eval
+package report
 
 import (
 	"bufio"
@@ -17,53 +17,55 @@ import (
 
 	"github.com/deathstacks/deathstacks/env"
 	"github.com/deathstacks/deathstacks/mcts/players"
+	"github.com/deathstacks/deathstacks/train/arena"
+	"github.com/deathstacks/deathstacks/train/elo"
 	"github.com/deathstacks/deathstacks/train/internal/charttest"
 )
 
 // game returns a record of a finished game between red and blue.
-func game(n int, red, blue, result string) GameRecord {
-	return GameRecord{Game: n, Red: red, Blue: blue, Result: result, Reason: ReasonWin}
+func game(n int, red, blue, result string) arena.GameRecord {
+	return arena.GameRecord{Game: n, Red: red, Blue: blue, Result: result, Reason: arena.ReasonWin}
 }
 
 // specContenders returns the contenders of player specs, each called by
 // its spec.
-func specContenders(t *testing.T, specs ...string) []Contender {
+func specContenders(t *testing.T, specs ...string) []arena.Contender {
 	t.Helper()
-	var out []Contender
+	var out []arena.Contender
 	for _, text := range specs {
 		spec, err := players.ParseSpec(text)
 		if err != nil {
 			t.Fatal(err)
 		}
-		out = append(out, SpecContender(text, spec, nil))
+		out = append(out, arena.SpecContender(text, spec, nil))
 	}
 	return out
 }
 
 // contenders returns contenders named by their specs, without factories.
-func contenders(specs ...string) []Contender {
-	out := make([]Contender, len(specs))
+func contenders(specs ...string) []arena.Contender {
+	out := make([]arena.Contender, len(specs))
 	for i, s := range specs {
-		out[i] = Contender{Entrant: Entrant{Name: s}, Spec: s}
+		out[i] = arena.Contender{Entrant: arena.Entrant{Name: s}, Spec: s}
 	}
 	return out
 }
 
 // testArena is the arena settings the report tests claim.
-var testArena = ArenaConfig{Rules: env.DefaultRules(), Games: 4, Parallel: 1, OpeningPlies: 2, Seed: 9}
+var testArena = arena.Config{Rules: env.DefaultRules(), Games: 4, Parallel: 1, OpeningPlies: 2, Seed: 9}
 
 // sampleRecords: strong beats weak 3-1, weak and random draw twice and
 // each wins once, strong beats random 4-0; each pairing plays four games,
 // colours swapped after each.
-func sampleRecords() []GameRecord {
-	var records []GameRecord
+func sampleRecords() []arena.GameRecord {
+	var records []arena.GameRecord
 	for _, m := range []struct {
 		first, second string
 		results       [4]string // of games 0-3; first is red in games 0 and 2
 	}{
-		{"strong", "weak", [4]string{ResultRedWins, ResultBlueWins, ResultRedWins, ResultRedWins}},
-		{"weak", "random", [4]string{ResultDraw, ResultDraw, ResultRedWins, ResultRedWins}},
-		{"strong", "random", [4]string{ResultRedWins, ResultBlueWins, ResultRedWins, ResultBlueWins}},
+		{"strong", "weak", [4]string{arena.ResultRedWins, arena.ResultBlueWins, arena.ResultRedWins, arena.ResultRedWins}},
+		{"weak", "random", [4]string{arena.ResultDraw, arena.ResultDraw, arena.ResultRedWins, arena.ResultRedWins}},
+		{"strong", "random", [4]string{arena.ResultRedWins, arena.ResultBlueWins, arena.ResultRedWins, arena.ResultBlueWins}},
 	} {
 		for i, result := range m.results {
 			red, blue := m.first, m.second
@@ -76,9 +78,9 @@ func sampleRecords() []GameRecord {
 	return records
 }
 
-func TestNewReport(t *testing.T) {
+func TestNew(t *testing.T) {
 	records := sampleRecords()
-	rep, err := NewReport(records, contenders("strong", "weak", "random"), "random", testArena)
+	rep, err := New(records, contenders("strong", "weak", "random"), "random", testArena)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +92,7 @@ func TestNewReport(t *testing.T) {
 	if !reflect.DeepEqual(rep.Pairs, wantPairs) {
 		t.Errorf("pairs %+v\nwant %+v", rep.Pairs, wantPairs)
 	}
-	ratings, err := FitElo(Results(records), "random")
+	ratings, err := elo.Fit(arena.Results(records), "random")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +104,7 @@ func TestNewReport(t *testing.T) {
 		if s.Name != r.Player || s.Spec != r.Player || s.Elo != r.Elo || s.CI95 != [2]float64{r.Low, r.High} {
 			t.Errorf("standing %d: %+v, want the fit's %+v", i, s, r)
 		}
-		points, games := ScoreOf(records, s.Name)
+		points, games := arena.ScoreOf(records, s.Name)
 		if s.Games != games || s.Wins+s.Draws+s.Losses != games || math.Abs(s.Score-points/float64(games)) > 1e-12 {
 			t.Errorf("%s: %d games %d/%d/%d score %v, want %d games and %v points", s.Name, s.Games, s.Wins, s.Draws, s.Losses, s.Score, games, points)
 		}
@@ -110,20 +112,20 @@ func TestNewReport(t *testing.T) {
 	if rep.Players[0].Name != "strong" {
 		t.Errorf("best player %s, want strong", rep.Players[0].Name)
 	}
-	if a, ok := rep.standing("random"); !ok || a.Elo != 0 || a.CI95 != [2]float64{0, 0} {
+	if a, ok := rep.Player("random"); !ok || a.Elo != 0 || a.CI95 != [2]float64{0, 0} {
 		t.Errorf("anchor %+v: want Elo 0 with interval [0, 0]", a)
 	}
 	if rep.Anchor != "random" || rep.Games != len(records) || rep.Seed != 9 || rep.GamesPerPair != 4 || rep.OpeningPlies != 2 ||
-		rep.Rules != (ReportRules{TooTall: true, MaxPlies: 300, RepetitionLimit: 3}) {
-		t.Errorf("settings %+v", rep.ReportSettings)
+		rep.Rules != (arena.RulesRecord{TooTall: true, MaxPlies: 300, RepetitionLimit: 3}) {
+		t.Errorf("settings %+v", rep.Settings)
 	}
 }
 
-func TestNewReportErrors(t *testing.T) {
+func TestNewErrors(t *testing.T) {
 	cases := []struct {
 		name    string
-		records []GameRecord
-		players []Contender
+		records []arena.GameRecord
+		players []arena.Contender
 		anchor  string
 		want    string
 	}{
@@ -134,7 +136,7 @@ func TestNewReportErrors(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := NewReport(tc.records, tc.players, tc.anchor, testArena)
+			_, err := New(tc.records, tc.players, tc.anchor, testArena)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("error %v, want %q", err, tc.want)
 			}
@@ -145,7 +147,7 @@ func TestNewReportErrors(t *testing.T) {
 // sampleReport is the report of sampleRecords with its settings filled in.
 func sampleReport(t *testing.T) *Report {
 	t.Helper()
-	rep, err := NewReport(sampleRecords(), contenders("strong", "weak", "random"), "random", testArena)
+	rep, err := New(sampleRecords(), contenders("strong", "weak", "random"), "random", testArena)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,8 +201,8 @@ func TestReportJSONShape(t *testing.T) {
 }
 
 func TestReportText(t *testing.T) {
-	if PriorDraws != 1 {
-		t.Fatalf("the reports say the prior is one virtual draw, but PriorDraws is %v", PriorDraws)
+	if elo.PriorDraws != 1 {
+		t.Fatalf("the reports say the prior is one virtual draw, but elo.PriorDraws is %v", elo.PriorDraws)
 	}
 	var b bytes.Buffer
 	if err := sampleReport(t).WriteText(&b); err != nil {
@@ -260,9 +262,9 @@ func TestReportSave(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var games []GameRecord
+	var games []arena.GameRecord
 	for sc := bufio.NewScanner(f); sc.Scan(); {
-		var g GameRecord
+		var g arena.GameRecord
 		if err := json.Unmarshal(sc.Bytes(), &g); err != nil {
 			t.Fatalf("games.jsonl line %d: %v", len(games)+1, err)
 		}
@@ -281,19 +283,19 @@ func TestReportSave(t *testing.T) {
 // greedy, and the report must agree with the records.
 func TestReportOfRoundRobin(t *testing.T) {
 	contenders := specContenders(t, "random", "greedy", "alphabeta:depth=1")
-	cfg := ArenaConfig{Rules: env.DefaultRules(), Games: 8, Parallel: 2, OpeningPlies: 2, Seed: 5}
-	records, err := RoundRobin(context.Background(), Entrants(contenders), cfg)
+	cfg := arena.Config{Rules: env.DefaultRules(), Games: 8, Parallel: 2, OpeningPlies: 2, Seed: 5}
+	records, err := arena.RoundRobin(context.Background(), arena.Entrants(contenders), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := NewReport(records, contenders, DefaultAnchor(contenders), cfg)
+	rep, err := New(records, contenders, DefaultAnchor(contenders), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(rep.Pairs) != 3 || rep.Pairs[0].A != "random" || rep.Pairs[0].B != "greedy" || rep.Pairs[2].A != "greedy" {
 		t.Errorf("pairs %+v: want the round robin's order", rep.Pairs)
 	}
-	greedy, _ := rep.standing("greedy")
+	greedy, _ := rep.Player("greedy")
 	if greedy.Elo <= 0 {
 		t.Errorf("greedy Elo %v: want above random's 0", greedy.Elo)
 	}
@@ -302,31 +304,31 @@ func TestReportOfRoundRobin(t *testing.T) {
 	}
 }
 
-func ExampleNewReport() {
-	var contenders []Contender
+func ExampleNew() {
+	var contenders []arena.Contender
 	for _, name := range []string{"greedy", "random"} {
 		spec, _ := players.ParseSpec(name)
-		contenders = append(contenders, SpecContender(name, spec, nil))
+		contenders = append(contenders, arena.SpecContender(name, spec, nil))
 	}
-	cfg := ArenaConfig{Rules: env.DefaultRules(), Games: 10, Parallel: 2, OpeningPlies: 2, Seed: 1}
-	records, err := RoundRobin(context.Background(), Entrants(contenders), cfg)
+	cfg := arena.Config{Rules: env.DefaultRules(), Games: 10, Parallel: 2, OpeningPlies: 2, Seed: 1}
+	records, err := arena.RoundRobin(context.Background(), arena.Entrants(contenders), cfg)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	rep, err := NewReport(records, contenders, DefaultAnchor(contenders), cfg)
+	rep, err := New(records, contenders, DefaultAnchor(contenders), cfg)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	greedy, _ := rep.standing("greedy")
+	greedy, _ := rep.Player("greedy")
 	fmt.Printf("%d games, anchor %s, greedy above it: %v\n", rep.Games, rep.Anchor, greedy.Elo > 0)
 	// Output: 10 games, anchor random, greedy above it: true
 }
 
 func TestMeanMoveMS(t *testing.T) {
-	timed := func(red, blue, fen string, ms ...float64) GameRecord {
-		r := game(0, red, blue, ResultDraw)
+	timed := func(red, blue, fen string, ms ...float64) arena.GameRecord {
+		r := game(0, red, blue, arena.ResultDraw)
 		r.StartFEN, r.MoveMS = fen, ms
 		r.Moves = make([]string, len(ms))
 		return r
@@ -334,14 +336,14 @@ func TestMeanMoveMS(t *testing.T) {
 	redToMove, blueToMove := env.StartFEN, strings.TrimSuffix(env.StartFEN, "r")+"b"
 	cases := []struct {
 		name    string
-		records []GameRecord
+		records []arena.GameRecord
 		a, b    float64 // the means of players a and b
 	}{
-		{"red first", []GameRecord{timed("a", "b", redToMove, 10, 1, 20, 3)}, 15, 2},
-		{"blue first", []GameRecord{timed("a", "b", blueToMove, 10, 1, 20)}, 1, 15},
-		{"over games", []GameRecord{timed("a", "b", redToMove, 10, 1), timed("b", "a", redToMove, 5, 40, 7)}, 25, 13.0 / 3},
-		{"untimed records", []GameRecord{game(0, "a", "b", ResultDraw)}, 0, 0},
-		{"a move not timed", []GameRecord{{Red: "a", Blue: "b", StartFEN: redToMove, Moves: []string{"x", "y"}, MoveMS: []float64{4}}}, 0, 0},
+		{"red first", []arena.GameRecord{timed("a", "b", redToMove, 10, 1, 20, 3)}, 15, 2},
+		{"blue first", []arena.GameRecord{timed("a", "b", blueToMove, 10, 1, 20)}, 1, 15},
+		{"over games", []arena.GameRecord{timed("a", "b", redToMove, 10, 1), timed("b", "a", redToMove, 5, 40, 7)}, 25, 13.0 / 3},
+		{"untimed records", []arena.GameRecord{game(0, "a", "b", arena.ResultDraw)}, 0, 0},
+		{"a move not timed", []arena.GameRecord{{Red: "a", Blue: "b", StartFEN: redToMove, Moves: []string{"x", "y"}, MoveMS: []float64{4}}}, 0, 0},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -353,61 +355,14 @@ func TestMeanMoveMS(t *testing.T) {
 	}
 }
 
-// Positions at the end of the draws of TestConversionOf, with Red's
-// material lead.
-const (
-	redAhead25  = "rr,rr,rr,rr,rr,rr/,,,,,/,,,,,/,,,,,/,,,,,/bb,bb,bb,bb,bb, r"   // 10·2 + 5·1
-	blueAhead50 = "rr,rr,rr,rr,rr,brr/,,,,,/,,,,,/,,,,,/,,,,,/bb,bb,bb,bb,bb,b r" // 10·(10-14) + 5·(5-7)
-	evenStart   = "rr,rr,rr,rr,rr,rr/,,,,,/,,,,,/,,,,,/,,,,,/bb,bb,bb,bb,bb,bb r"
-)
-
-func TestConversionOf(t *testing.T) {
-	draw := func(red, blue, reason, end string) GameRecord {
-		return GameRecord{Red: red, Blue: blue, Result: ResultDraw, Reason: reason, EndFEN: end}
-	}
-	win := func(red, blue, result string, plies int) GameRecord {
-		return GameRecord{Red: red, Blue: blue, Result: result, Reason: ReasonWin, StartPly: 4, Moves: make([]string, plies-4)}
-	}
-	sample := []GameRecord{
-		draw("a", "b", ReasonMoveLimit, redAhead25),   // a ahead by 25
-		draw("b", "a", ReasonMoveLimit, redAhead25),   // b ahead by 25
-		draw("b", "a", ReasonRepetition, blueAhead50), // a ahead by 50
-		draw("a", "b", ReasonRepetition, evenStart),   // nobody ahead
-		draw("a", "b", ReasonMoveLimit, ""),           // no final position: no lead
-		win("a", "b", ResultRedWins, 40),
-		win("a", "b", ResultBlueWins, 60),
-	}
-	for _, tc := range []struct {
-		name    string
-		records []GameRecord
-		a       string
-		want    Conversion
-	}{
-		{"no games", nil, "a", Conversion{}},
-		{"decided games only", sample[5:], "a", Conversion{Decided: 2, MeanDecidedPlies: 50}},
-		{"from A's side", sample, "a", Conversion{DrawsRepetition: 2, DrawsMoveLimit: 3, DrawsAAhead: 2, MeanLeadA: 37.5,
-			DrawsBAhead: 1, MeanLeadB: 25, Decided: 2, MeanDecidedPlies: 50}},
-		{"from B's side", sample, "b", Conversion{DrawsRepetition: 2, DrawsMoveLimit: 3, DrawsAAhead: 1, MeanLeadA: 25,
-			DrawsBAhead: 2, MeanLeadB: 37.5, Decided: 2, MeanDecidedPlies: 50}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := ConversionOf(tc.records, tc.a); got != tc.want {
-				t.Errorf("ConversionOf = %+v\nwant %+v", got, tc.want)
-			}
-		})
-	}
-}
-
-// The text and Markdown reports show each pair's draws by kind and by
-// the side ahead, and the length of its decided games.
 func TestReportConversionTable(t *testing.T) {
-	records := []GameRecord{
-		{Game: 0, Red: "strong", Blue: "weak", Result: ResultDraw, Reason: ReasonMoveLimit, EndFEN: redAhead25},
-		{Game: 1, Red: "weak", Blue: "strong", Result: ResultDraw, Reason: ReasonMoveLimit, EndFEN: blueAhead50},
-		{Game: 2, Red: "strong", Blue: "weak", Result: ResultRedWins, Reason: ReasonWin, StartPly: 4, Moves: make([]string, 80)},
-		{Game: 3, Red: "weak", Blue: "strong", Result: ResultDraw, Reason: ReasonRepetition, EndFEN: evenStart},
+	records := []arena.GameRecord{
+		{Game: 0, Red: "strong", Blue: "weak", Result: arena.ResultDraw, Reason: arena.ReasonMoveLimit, EndFEN: redAhead25},
+		{Game: 1, Red: "weak", Blue: "strong", Result: arena.ResultDraw, Reason: arena.ReasonMoveLimit, EndFEN: blueAhead50},
+		{Game: 2, Red: "strong", Blue: "weak", Result: arena.ResultRedWins, Reason: arena.ReasonWin, StartPly: 4, Moves: make([]string, 80)},
+		{Game: 3, Red: "weak", Blue: "strong", Result: arena.ResultDraw, Reason: arena.ReasonRepetition, EndFEN: evenStart},
 	}
-	rep, err := NewReport(records, contenders("strong", "weak"), "weak", testArena)
+	rep, err := New(records, contenders("strong", "weak"), "weak", testArena)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -431,5 +386,58 @@ func TestReportConversionTable(t *testing.T) {
 				t.Errorf("no row %q in:\n%s", tc.row, tc.text)
 			}
 		})
+	}
+}
+
+// Games lost by misbehaving count by reason for the side that lost them,
+// in results.json and in a Forfeits table that only a report with some
+// has.
+func TestReportForfeits(t *testing.T) {
+	records := sampleRecords()
+	if strings.Contains(sampleReport(t).Markdown(), "Forfeits") {
+		t.Error("a Forfeits section without forfeits")
+	}
+	forfeit := func(i int, reason string) {
+		records[i].Reason, records[i].Detail = reason, "program x: ..."
+	}
+	// Games 0-3 are strong against weak: weak loses 0 and 2, strong 3;
+	// random loses games 8 and 9 against strong.
+	forfeit(0, arena.ReasonTimeout)
+	forfeit(2, arena.ReasonTimeout)
+	forfeit(3, arena.ReasonExited)
+	forfeit(8, arena.ReasonMalformedMove)
+	forfeit(9, arena.ReasonIllegalMove)
+	rep, err := New(records, contenders("strong", "weak", "random"), "random", testArena)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[[2]string][2]map[string]int{
+		{"strong", "weak"}:   {{arena.ReasonExited: 1}, {arena.ReasonTimeout: 2}},
+		{"weak", "random"}:   {nil, nil},
+		{"strong", "random"}: {nil, {arena.ReasonIllegalMove: 1, arena.ReasonMalformedMove: 1}},
+	}
+	for _, p := range rep.Pairs {
+		if w := want[[2]string{p.A, p.B}]; !reflect.DeepEqual(p.ForfeitsA, w[0]) || !reflect.DeepEqual(p.ForfeitsB, w[1]) {
+			t.Errorf("pair %s-%s: forfeits %v and %v, want %v and %v", p.A, p.B, p.ForfeitsA, p.ForfeitsB, w[0], w[1])
+		}
+	}
+	var b bytes.Buffer
+	if err := rep.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Forfeits: ", "weak    strong   timeout             2\n", "random  strong   malformed move      1\n"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, b.String())
+		}
+	}
+	if md := rep.Markdown(); !strings.Contains(md, "## Forfeits") || !strings.Contains(md, "| strong | weak | program exited | 1 |") {
+		t.Errorf("Markdown lacks the forfeits:\n%s", md)
+	}
+	data, err := json.Marshal(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), `"forfeits_a":{"program exited":1},"forfeits_b":{"timeout":2}`) || strings.Count(string(data), "forfeits_") != 3 {
+		t.Errorf("results.json: %s", data)
 	}
 }

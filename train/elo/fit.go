@@ -1,4 +1,4 @@
-package eval
+package elo
 
 import (
 	"cmp"
@@ -35,11 +35,11 @@ type Rating struct {
 // of 400 Elo is a 10:1 expected score ratio.
 const eloScale = 400 / math.Ln10
 
-// PriorDraws is the weight of the prior in [FitElo]: every player except
+// PriorDraws is the weight of the prior in [Fit]: every player except
 // the anchor gets this many virtual drawn games against the anchor.
 const PriorDraws = 1.0
 
-// FitElo fits Bradley-Terry (logistic Elo) ratings to game results by
+// Fit fits Bradley-Terry (logistic Elo) ratings to game results by
 // maximum likelihood, with draws as half a win and half a loss, and the
 // anchor player fixed at 0. The result is sorted from the best rating down.
 //
@@ -54,7 +54,7 @@ const PriorDraws = 1.0
 // information (the negated Hessian of the log-likelihood, prior included)
 // at the fitted ratings: they describe each rating's uncertainty relative
 // to the anchor.
-func FitElo(results []GameResult, anchor string) ([]Rating, error) {
+func Fit(results []GameResult, anchor string) ([]Rating, error) {
 	t, err := tally(results, anchor)
 	if err != nil {
 		return nil, err
