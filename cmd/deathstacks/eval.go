@@ -149,16 +149,12 @@ holding unfinished games is refused.`, s)
 	start := time.Now()
 	var (
 		records []arena.GameRecord
-		outcome elo.SPRTResult
+		outcome *elo.SPRTResult
 	)
 	err = res.play(s, journal, len(played), total, *quiet, resumeCommand("eval", args, *resume, *out != "", dir),
 		func(ctx context.Context, onGame func(arena.GameRecord), bar *progress.Bar) (err error) {
 			cfg.OnGame = onGame
-			if test == nil {
-				records, err = arena.RoundRobin(ctx, arena.Entrants(contenders), cfg)
-				return err
-			}
-			records, outcome, err = arena.PlaySPRT(ctx, contenders[0].Entrant, contenders[1].Entrant, cfg, *test,
+			records, outcome, err = arena.PlayEvaluation(ctx, contenders, cfg, test,
 				func(r elo.SPRTResult) { bar.Describe("eval, " + r.Progress()) })
 			return err
 		})
@@ -169,9 +165,7 @@ holding unfinished games is refused.`, s)
 	if err != nil {
 		return err
 	}
-	if test != nil {
-		rep.SPRT = &outcome
-	}
+	rep.SPRT = outcome
 	if err := publish(s, rep, &rep.Settings, command, start, dir, records,
 		report.ResultsFile, report.ReportFile, report.GamesFile, report.EloChart); err != nil {
 		return err
