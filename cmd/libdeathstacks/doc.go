@@ -12,7 +12,9 @@
 //     stepped together across the cores with next-step auto-reset,
 //     optionally against a player spec), ds_player_new (any player spec:
 //     choose returns the decision as JSON), ds_network_new (a model path's
-//     batched inference and weights); ds_close releases any of them.
+//     batched inference and weights), ds_arena_new (an evaluation of
+//     players as deathstacks eval plays it, in the background: see
+//     arena.go); ds_close releases any of them.
 //     Calls on one handle take turns; calls on different handles run in
 //     parallel.
 //   - Buffers are the caller's: a pointer and a length in elements (float
@@ -27,7 +29,8 @@
 //     full length, so a result of cap or more means: call again with a
 //     larger buffer.
 //
-// The functions in Go terms are in api.go, vector.go and weights.go; the
-// exported C functions in exports.go only convert arguments. Its test
-// builds the library and runs the Python package's tests against it.
+// The functions in Go terms are in api.go, vector.go, weights.go and
+// arena.go; the exported C functions in exports.go only convert
+// arguments. Its test builds the library and runs the Python package's
+// tests against it.
 package main
