@@ -156,6 +156,10 @@
 // renamed, directory synced); WriteTo and ReadNetwork/ReadTrainer read and
 // write exactly one section, so a network can be embedded in a larger file.
 //
+// [FromWeights] builds a network from the tensors in this order,
+// concatenated, as other languages hand them over (PyTorch, through the C
+// library).
+//
 // [Network.Save] omits the optimiser state (an exported player);
 // [Trainer.WriteTo] includes it. [ReadTrainer] restores the weights, step count
 // and optimiser moments, so training continues exactly as if it had not

@@ -103,3 +103,29 @@ func ExampleLoad() {
 	fmt.Println(loaded.Config(), loaded.Meta["iterations"], loaded.CheckConfig(model.DefaultConfig()))
 	// Output: 3x32 (value 2/64) 40 <nil>
 }
+
+// A network from weights handed over by another language: all zeros here,
+// so every legal move gets the same prior and the value is tanh(0).
+func ExampleFromWeights() {
+	cfg := model.Config{Blocks: 1, Channels: 4, ValuePlanes: 1, ValueHidden: 8}
+	shape, _ := model.New(cfg, rand.New(rand.NewPCG(1, 2)))
+	flat := make([]float32, shape.NumParams()) // every tensor in file order
+	net, err := model.FromWeights(cfg, flat, 0, map[string]string{"made_by": "example"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	s := startSample()
+	priors := [][]float32{make([]float32, len(s.Legal))}
+	values := make([]float32, 1)
+	if err := net.Evaluate(s.Obs, [][]env.Action{s.Legal}, priors, values); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("%d parameters, prior %.4f (1/%d), value %v\n", len(flat), priors[0][0], len(s.Legal), values[0])
+	_, err = model.FromWeights(cfg, flat[1:], 0, nil)
+	fmt.Println(err)
+	// Output:
+	// 9046 parameters, prior 0.0208 (1/48), value 0
+	// network from weights: network weights do not match its architecture: 9045 values, 1x4 (value 1/8) has 9046
+}

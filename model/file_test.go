@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -298,4 +299,63 @@ func TestReadFlushesSubnormalWeights(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestFromWeights checks that a network built from its weights in file
+// order writes the same file as the network they come from, and that bad
+// weights are errors.
+func TestFromWeights(t *testing.T) {
+	n := trainedTrainer(t, tinyTrainConfig(4)).Network()
+	var flat []float32
+	for _, w := range n.weights {
+		flat = append(flat, w...)
+	}
+	back, err := FromWeights(n.Config(), flat, n.Steps(), n.Meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want, got bytes.Buffer
+	n.WriteTo(&want)
+	back.WriteTo(&got)
+	if !bytes.Equal(want.Bytes(), got.Bytes()) {
+		t.Fatal("a network built from its weights writes another file")
+	}
+	flat[0] = 123
+	if back.weights[0][0] == 123 {
+		t.Fatal("FromWeights keeps the caller's slice")
+	}
+	tests := []struct {
+		name    string
+		cfg     Config
+		flat    []float32
+		steps   int64
+		want    string
+		wantErr error
+	}{
+		{"short", tinyConfig, flat[:len(flat)-1], 0, "values", ErrArchitecture},
+		{"long", tinyConfig, append(slices.Clone(flat), 0), 0, "values", ErrArchitecture},
+		{"other config", Config{Blocks: 2, Channels: 8, ValuePlanes: 1, ValueHidden: 16}, flat, 0, "values", ErrArchitecture},
+		{"bad config", Config{Blocks: 1, Channels: 0, ValuePlanes: 1, ValueHidden: 16}, flat, 0, "channels", nil},
+		{"negative steps", tinyConfig, flat, -1, "training steps", nil},
+		{"NaN", tinyConfig, withValue(flat, 5, float32(math.NaN())), 0, "stem.w[5] is NaN", nil},
+		{"infinite", tinyConfig, withValue(flat, len(flat)-1, float32(math.Inf(-1))), 0, "value.fc2.b[0] is -Inf", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m, err := FromWeights(tt.cfg, tt.flat, tt.steps, nil)
+			if m != nil || err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("FromWeights = %v, %v: want an error about %q", m != nil, err, tt.want)
+			}
+			if tt.wantErr != nil && !errors.Is(err, tt.wantErr) {
+				t.Fatalf("error %v is not %v", err, tt.wantErr)
+			}
+		})
+	}
+}
+
+// withValue returns a copy of flat with flat[i] = x.
+func withValue(flat []float32, i int, x float32) []float32 {
+	c := slices.Clone(flat)
+	c[i] = x
+	return c
 }

@@ -3,7 +3,9 @@ package model
 import (
 	"fmt"
 	"maps"
+	"math"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -50,6 +52,40 @@ func New(cfg Config, rng *rand.Rand) (*Network, error) {
 		return nil, fmt.Errorf("new network: %w", err)
 	}
 	return newNetwork(cfg, cfg.initParams(rng), 0, nil), nil
+}
+
+// FromWeights returns a network of architecture cfg with the given
+// weights, as other languages hand them over: every tensor's values in
+// the order of the network file (see the package documentation, "Files"),
+// each tensor row-major, concatenated. steps is its training step count
+// and meta its metadata (nil for none); both are copied, as the weights
+// are. It returns an error, never a network, for an invalid cfg, a length
+// that is not cfg's number of values ([ErrArchitecture]), a negative step
+// count or a weight that is NaN or infinite; subnormal weights become 0,
+// as they do when a file is read.
+func FromWeights(cfg Config, flat []float32, steps int64, meta map[string]string) (*Network, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("network from weights: %w", err)
+	}
+	specs := cfg.specs()
+	if want := sumSizes(specs); len(flat) != want {
+		return nil, fmt.Errorf("network from weights: %w: %d values, %v has %d", ErrArchitecture, len(flat), cfg, want)
+	}
+	if steps < 0 {
+		return nil, fmt.Errorf("network from weights: %d training steps: want 0 or more", steps)
+	}
+	weights := make([][]float32, len(specs))
+	for i, s := range specs {
+		w := slices.Clone(flat[:s.size()])
+		flat = flat[s.size():]
+		for j, x := range w {
+			if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+				return nil, fmt.Errorf("network from weights: %s[%d] is %v", s.name, j, x)
+			}
+		}
+		weights[i] = w
+	}
+	return newNetwork(cfg, weights, steps, maps.Clone(meta)), nil
 }
 
 func newNetwork(cfg Config, weights [][]float32, steps int64, meta map[string]string) *Network {

@@ -46,6 +46,15 @@ func paramSizes(specs []paramSpec) []int {
 	return sizes
 }
 
+// sumSizes is the number of values of specs.
+func sumSizes(specs []paramSpec) int {
+	total := 0
+	for _, s := range specs {
+		total += s.size()
+	}
+	return total
+}
+
 func (p paramSpec) size() int {
 	n := 1
 	for _, d := range p.shape {

@@ -358,9 +358,6 @@ type ExportOptions struct {
 // against random), checksummed and written atomically. LoadPlayer, Models
 // and the player spec az:model=FILE read it.
 func Export(from, out string, opts ExportOptions) error {
-	if opts.Simulations < 0 {
-		return fmt.Errorf("export: simulations is %d: want 0 (the run's setting) or more: %w", opts.Simulations, ErrBadSearch)
-	}
 	t, err := loadTrained(from)
 	if err != nil {
 		return fmt.Errorf("export: %w", err)
@@ -369,6 +366,26 @@ func Export(from, out string, opts ExportOptions) error {
 		for _, w := range t.warnings {
 			fmt.Fprintln(opts.Warn, "warning: "+w)
 		}
+	}
+	return t.export(out, opts)
+}
+
+// ExportNetwork writes a network made outside a run (in PyTorch, handed
+// over by the C library) as a player file, as [Export] writes one: the
+// search settings, run and iteration its metadata carries (the library
+// defaults, "" and 0 without them) under opts. It sets net's metadata.
+func ExportNetwork(net *model.Network, out string, opts ExportOptions) error {
+	t := &trained{}
+	if err := t.fromNetwork(net, "network"); err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	return t.export(out, opts)
+}
+
+// export writes t as a player file; see [Export].
+func (t *trained) export(out string, opts ExportOptions) error {
+	if opts.Simulations < 0 {
+		return fmt.Errorf("export: simulations is %d: want 0 (the model's setting) or more: %w", opts.Simulations, ErrBadSearch)
 	}
 	search := t.search
 	if opts.Simulations > 0 {
@@ -391,6 +408,9 @@ func Export(from, out string, opts ExportOptions) error {
 		now = time.Now()
 	}
 	net := t.net
+	if net.Meta == nil {
+		net.Meta = map[string]string{}
+	}
 	net.Meta[metaKind] = metaKindPlayer
 	net.Meta[metaSearch] = string(text)
 	net.Meta[metaIteration] = strconv.Itoa(t.iteration)

@@ -1,6 +1,7 @@
 package train
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"math/rand/v2"
@@ -10,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"gopkg.in/yaml.v3"
 
 	"github.com/deathstacks/deathstacks/env"
 	"github.com/deathstacks/deathstacks/mcts"
@@ -319,6 +322,67 @@ func TestStrongSearch(t *testing.T) {
 			}
 			if got.DirichletEpsilon != 0 || got.Temperature != 0 || got.TemperaturePlies != 0 || got.FinalTemperature != 0 {
 				t.Errorf("noise %v, temperature %v/%d/%v: want all off", got.DirichletEpsilon, got.Temperature, got.TemperaturePlies, got.FinalTemperature)
+			}
+		})
+	}
+}
+
+// A network made outside a run becomes a player file as a run's does: the
+// search settings it carries under the caller's, the caller's metadata,
+// and its weights and steps as they were.
+func TestExportNetwork(t *testing.T) {
+	net, err := model.New(model.Config{Blocks: 1, Channels: 4, ValuePlanes: 1, ValueHidden: 8}, rand.New(rand.NewPCG(1, 2)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	carried := mcts.DefaultConfig()
+	carried.CPuct = 2.5
+	text, err := yaml.Marshal(carried)
+	if err != nil {
+		t.Fatal(err)
+	}
+	net.Meta[metaSearch], net.Meta[metaRun], net.Meta["note"] = string(text), "elsewhere", "kept"
+	var before bytes.Buffer
+	if _, err := net.Clone().WriteTo(&before); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "p.dsnn")
+	opts := ExportOptions{Search: map[string]string{"sims": "12"}, Meta: map[string]string{"made_by": "test"}}
+	if err := ExportNetwork(net, out, opts); err != nil {
+		t.Fatal(err)
+	}
+	loaded, err := loadTrained(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := carried
+	want.Simulations = 12
+	if loaded.search != want {
+		t.Errorf("search %+v, want %+v", loaded.search, want)
+	}
+	for key, want := range map[string]string{metaKind: metaKindPlayer, metaRun: "elsewhere", "note": "kept", "made_by": "test"} {
+		if loaded.net.Meta[key] != want {
+			t.Errorf("meta %s = %q, want %q", key, loaded.net.Meta[key], want)
+		}
+	}
+	var a, b bytes.Buffer
+	loaded.net.Meta, net.Meta = nil, nil
+	loaded.net.WriteTo(&a)
+	reread, _ := model.ReadNetwork(&before)
+	reread.Meta = nil
+	reread.WriteTo(&b)
+	if !bytes.Equal(a.Bytes(), b.Bytes()) {
+		t.Error("the exported network's weights or steps differ from the network's")
+	}
+	for name, bad := range map[string]ExportOptions{
+		"reserved metadata": {Meta: map[string]string{metaKind: "x"}},
+		"bad search":        {Search: map[string]string{"sims": "-1"}},
+		"unknown setting":   {Search: map[string]string{"no_such": "1"}},
+		"bad simulations":   {Simulations: -1},
+	} {
+		t.Run(name, func(t *testing.T) {
+			if err := ExportNetwork(net, filepath.Join(t.TempDir(), "p.dsnn"), bad); err == nil {
+				t.Error("export succeeded")
 			}
 		})
 	}

@@ -355,6 +355,7 @@ type network struct {
 	// for.
 	path    string
 	tensors []tensor
+	about   networkAbout
 }
 
 func (*network) close() error { return nil }

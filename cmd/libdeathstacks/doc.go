@@ -12,7 +12,8 @@
 //     stepped together across the cores with next-step auto-reset,
 //     optionally against a player spec), ds_player_new (any player spec:
 //     choose returns the decision as JSON), ds_network_new (a model path's
-//     batched inference and weights), ds_arena_new (an evaluation of
+//     batched inference, weights and description; ds_network_save writes
+//     a player file back from weights), ds_arena_new (an evaluation of
 //     players as deathstacks eval plays it, in the background: see
 //     arena.go); ds_close releases any of them.
 //     Calls on one handle take turns; calls on different handles run in

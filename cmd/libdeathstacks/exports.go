@@ -450,6 +450,44 @@ func ds_network_weights(h C.int64_t, out unsafe.Pointer, n C.int64_t) C.int64_t 
 	})
 }
 
+// The network in other frameworks (PyTorch): what a network handle tells
+// of its network besides the weights, and a network written back from
+// its weights.
+
+// ds_network_about writes the network's architecture, training steps and
+// metadata (with the search settings it plays with under "search") as
+// JSON.
+//
+//export ds_network_about
+func ds_network_about(h C.int64_t, buf *C.char, cap C.int64_t) C.int64_t {
+	return do(func() (int64, error) {
+		return with(int64(h), "network", func(nw *network) (int64, error) {
+			t, err := nw.aboutText()
+			if err != nil {
+				return 0, err
+			}
+			return writeText(buf, cap, t)
+		})
+	})
+}
+
+// ds_network_save writes a player file at path from a network's
+// description (JSON: "config", "steps", "meta" as ds_network_about
+// writes them; optional "search", settings by az spec key, and
+// "extra_meta") and its n weights, float32 in the order of
+// ds_network_weights.
+//
+//export ds_network_save
+func ds_network_save(request *C.char, weights unsafe.Pointer, n C.int64_t, path *C.char) C.int64_t {
+	return do(func() (int64, error) {
+		w, err := slice[float32](weights, n)
+		if err != nil {
+			return 0, fmt.Errorf("save network: weights: %w", err)
+		}
+		return 0, saveNetwork(goString(request), w, goString(path))
+	})
+}
+
 // ds_server_stats writes the batches run and positions evaluated by the
 // network server of a model path ("" for the built-in player) into out (2
 // int64s).

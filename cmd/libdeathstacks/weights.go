@@ -5,7 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
 
 	"github.com/deathstacks/deathstacks/model"
 	"github.com/deathstacks/deathstacks/model/codec"
@@ -104,7 +108,7 @@ func (nw *network) weights() ([]tensor, error) {
 		if err != nil {
 			return nil, err
 		}
-		nw.tensors = ts
+		nw.tensors, nw.about = ts, aboutOf(net)
 	}
 	return nw.tensors, nil
 }
@@ -135,6 +139,98 @@ func (nw *network) copyWeights(dst []float32) error {
 	}
 	for _, t := range ts {
 		copy(dst[t.Offset:], t.data)
+	}
+	return nil
+}
+
+// The inverse, from other languages to a file: a network's architecture
+// and its weights concatenated in file order (as copyWeights writes them)
+// become a player file, through model's constructor and the writer of
+// exported players.
+
+// architecture is a model.Config as JSON, with its YAML keys.
+type architecture struct {
+	Blocks      int `json:"blocks"`
+	Channels    int `json:"channels"`
+	ValuePlanes int `json:"value_planes"`
+	ValueHidden int `json:"value_hidden"`
+}
+
+func architectureOf(c model.Config) architecture {
+	return architecture{Blocks: c.Blocks, Channels: c.Channels, ValuePlanes: c.ValuePlanes, ValueHidden: c.ValueHidden}
+}
+
+func (a architecture) config() model.Config {
+	return model.Config{Blocks: a.Blocks, Channels: a.Channels, ValuePlanes: a.ValuePlanes, ValueHidden: a.ValueHidden}
+}
+
+// networkAbout is what a network handle tells of its network besides the
+// weights, as JSON; a saved network takes it back.
+type networkAbout struct {
+	Config architecture `json:"config"`
+	// Steps is its training step count.
+	Steps int64 `json:"steps"`
+	// Meta is its metadata: the search settings it plays with (as YAML,
+	// under "search"), its run and iteration, how it was made.
+	Meta map[string]string `json:"meta"`
+}
+
+func aboutOf(net *model.Network) networkAbout {
+	return networkAbout{Config: architectureOf(net.Config()), Steps: net.Steps(), Meta: net.Meta}
+}
+
+// aboutText returns the handle's network's architecture, training steps
+// and metadata as JSON; the metadata's "search" is the search settings
+// its az players play with (see train.Models), however the path stores
+// them.
+func (nw *network) aboutText() (string, error) {
+	if _, err := nw.weights(); err != nil {
+		return "", err
+	}
+	_, search, err := models().Load(nw.path)
+	if err != nil {
+		return "", err
+	}
+	text, err := yaml.Marshal(search)
+	if err != nil {
+		return "", err
+	}
+	about := nw.about
+	about.Meta = maps.Clone(about.Meta)
+	about.Meta["search"] = string(text)
+	b, err := json.Marshal(about)
+	return string(b), err
+}
+
+// saveRequest is what ds_network_save takes as JSON besides the weights.
+type saveRequest struct {
+	networkAbout
+	// Search changes search settings by the keys of az specs ("sims",
+	// "c_puct", ...), over those the network's metadata carries.
+	Search map[string]string `json:"search"`
+	// Extra are more metadata entries, such as how the network was made;
+	// they may not replace those the player file's writer sets.
+	Extra map[string]string `json:"extra_meta"`
+}
+
+// saveNetwork writes a player file at path (atomically, checksummed) of
+// the network a request describes with the weights flat, in file order.
+func saveNetwork(request string, flat []float32, path string) error {
+	if path == "" {
+		return errors.New("save network: no path")
+	}
+	var r saveRequest
+	dec := json.NewDecoder(strings.NewReader(request))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&r); err != nil {
+		return fmt.Errorf("save network: its description: %w", err)
+	}
+	net, err := model.FromWeights(r.Config.config(), flat, r.Steps, r.Meta)
+	if err != nil {
+		return fmt.Errorf("save network %s: %w", path, err)
+	}
+	if err := train.ExportNetwork(net, path, train.ExportOptions{Search: r.Search, Meta: r.Extra}); err != nil {
+		return fmt.Errorf("save network %s: %w", path, err)
 	}
 	return nil
 }

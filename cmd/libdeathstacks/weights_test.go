@@ -1,0 +1,173 @@
+package main
+
+import (
+	"encoding/json"
+	"math"
+	"math/rand/v2"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/deathstacks/deathstacks/env"
+	"github.com/deathstacks/deathstacks/model"
+	"github.com/deathstacks/deathstacks/train"
+)
+
+// builtinWeights returns the built-in network's description, as
+// ds_network_about writes it, and its weights in file order.
+func builtinWeights(t *testing.T) (networkAbout, []float32) {
+	t.Helper()
+	nw, err := newNetwork("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, err := nw.aboutText()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var about networkAbout
+	if err := json.Unmarshal([]byte(text), &about); err != nil {
+		t.Fatal(err)
+	}
+	ts, err := nw.weights()
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := ts[len(ts)-1]
+	flat := make([]float32, last.Offset+len(last.data))
+	if err := nw.copyWeights(flat); err != nil {
+		t.Fatal(err)
+	}
+	return about, flat
+}
+
+// requestOf is a save request as JSON.
+func requestOf(t *testing.T, r saveRequest) string {
+	t.Helper()
+	b, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestSaveNetwork writes the built-in network back from its weights, as
+// Python does after a round trip through PyTorch: the file keeps every
+// weight bit for bit, the search settings it carried under the ones
+// asked for, the metadata given, and it plays and is described as a
+// player.
+func TestSaveNetwork(t *testing.T) {
+	about, flat := builtinWeights(t)
+	net, err := train.LoadNetwork("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if about.Config.config() != net.Config() || about.Steps != net.Steps() {
+		t.Fatalf("about: config %+v, %d steps: want %v, %d", about.Config, about.Steps, net.Config(), net.Steps())
+	}
+	if about.Meta["search"] == "" {
+		t.Fatalf("about: no search settings in %v", about.Meta)
+	}
+	path := filepath.Join(t.TempDir(), "net.dsnn")
+	req := saveRequest{networkAbout: about, Search: map[string]string{"sims": "8"}, Extra: map[string]string{"made_by": "test"}}
+	if err := saveNetwork(requestOf(t, req), flat, path); err != nil {
+		t.Fatal(err)
+	}
+	saved, err := newNetwork(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back := make([]float32, len(flat))
+	if err := saved.copyWeights(back); err != nil {
+		t.Fatal(err)
+	}
+	for i := range flat {
+		if math.Float32bits(back[i]) != math.Float32bits(flat[i]) {
+			t.Fatalf("weight %d reads back as %v, was %v", i, back[i], flat[i])
+		}
+	}
+	info, err := train.Inspect(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Kind != train.KindPlayer || info.Meta["made_by"] != "test" || info.Steps != about.Steps || !strings.Contains(info.Search, "simulations: 8") {
+		t.Errorf("inspect: kind %q, steps %d (want %d), meta %v, search %q", info.Kind, info.Steps, about.Steps, info.Meta, info.Search)
+	}
+	p, err := newPlayer("az:model="+path, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := p.choose(env.StartFEN, "", env.DefaultRules())
+	if err != nil || !strings.Contains(d, `"simulations":8`) {
+		t.Errorf("az:model=%s chose %s (%v): want a move after 8 simulations", path, d, err)
+	}
+}
+
+func TestSaveNetworkErrors(t *testing.T) {
+	about, flat := builtinWeights(t)
+	good := saveRequest{networkAbout: about}
+	dir := t.TempDir()
+	other := good
+	other.Config.Blocks++
+	nan := slices.Clone(flat)
+	nan[3] = float32(math.NaN())
+	tests := []struct {
+		name    string
+		request string
+		flat    []float32
+		path    string
+		want    string
+	}{
+		{"no path", requestOf(t, good), flat, "", "no path"},
+		{"not JSON", "{", flat, filepath.Join(dir, "a"), "its description"},
+		{"unknown key", `{"config": {"blocks": 1}, "colour": 1}`, flat, filepath.Join(dir, "a"), "unknown field"},
+		{"short weights", requestOf(t, good), flat[1:], filepath.Join(dir, "a"), "do not match its architecture"},
+		{"other config", requestOf(t, other), flat, filepath.Join(dir, "a"), "do not match its architecture"},
+		{"bad config", `{"config": {"blocks": 1}}`, flat, filepath.Join(dir, "a"), "channels"},
+		{"NaN weight", requestOf(t, good), nan, filepath.Join(dir, "a"), "stem.w[3] is NaN"},
+		{"reserved metadata", requestOf(t, saveRequest{networkAbout: about, Extra: map[string]string{"kind": "x"}}), flat, filepath.Join(dir, "a"), "writes that entry itself"},
+		{"bad search", requestOf(t, saveRequest{networkAbout: about, Search: map[string]string{"sims": "-3"}}), flat, filepath.Join(dir, "a"), "sims is \"-3\""},
+		{"missing directory", requestOf(t, good), flat, filepath.Join(dir, "no", "a"), "no such file"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := saveNetwork(tt.request, tt.flat, tt.path)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err = %v, want it to say %q", err, tt.want)
+			}
+		})
+	}
+	if m, _ := filepath.Glob(filepath.Join(dir, "*")); len(m) != 0 {
+		t.Errorf("failed saves left %v", m)
+	}
+}
+
+// FuzzSaveNetwork feeds descriptions from outside to saveNetwork, with
+// the weights of a 0x1 network: an error, or a file that loads back as
+// the architecture described.
+func FuzzSaveNetwork(f *testing.F) {
+	cfg := model.Config{Blocks: 0, Channels: 1, ValuePlanes: 1, ValueHidden: 1}
+	shape, err := model.New(cfg, rand.New(rand.NewPCG(1, 2)))
+	if err != nil {
+		f.Fatal(err)
+	}
+	flat := make([]float32, shape.NumParams())
+	f.Add(`{"config": {"blocks": 0, "channels": 1, "value_planes": 1, "value_hidden": 1}, "steps": 3, "meta": {"a": "b"}, "search": {"sims": "5"}, "extra_meta": {"c": "d"}}`)
+	f.Add(`{"config": {"blocks": 0, "channels": 1, "value_planes": 1, "value_hidden": 1}, "meta": {"search": "simulations: 9\n"}}`)
+	f.Add(`{"config": {"channels": -1}}`)
+	f.Add(`[1, 2]`)
+	f.Fuzz(func(t *testing.T, request string) {
+		path := filepath.Join(t.TempDir(), "net.dsnn")
+		if err := saveNetwork(request, flat, path); err != nil {
+			return
+		}
+		net, err := train.LoadNetwork(path)
+		if err != nil {
+			t.Fatalf("a saved network does not load: %v", err)
+		}
+		if net.Config() != cfg {
+			t.Fatalf("saved %v from %q", net.Config(), request)
+		}
+	})
+}
