@@ -503,8 +503,6 @@ func ds_server_stats(path *C.char, out *C.int64_t) C.int64_t {
 	})
 }
 
-func main() {}
-
 // The arena: an evaluation of players (a round robin, or an SPRT between
 // two) playing in the background, as deathstacks eval plays it.
 // ds_arena_new reads the request as JSON (players and settings, see
@@ -552,3 +550,5 @@ func ds_arena_result(h C.int64_t, buf *C.char, cap C.int64_t) C.int64_t {
 		return out, err
 	})
 }
+
+func main() {}
