@@ -105,41 +105,63 @@ type arenaResult struct {
 	Games []arena.GameRecord `json:"games"`
 }
 
-// newEvaluation checks the request, builds each player once (so that a
-// bad spec or model fails here, before any game) and starts the games.
-func newEvaluation(request string) (*evaluation, error) {
+// parsedRequest is a request read: the arena's settings, the test (nil
+// for none) and each player's spec.
+type parsedRequest struct {
+	arenaRequest
+	cfg   arena.Config
+	test  *elo.SPRT
+	specs []players.Spec
+}
+
+// parseRequest reads a request and the spec of each player, building no
+// player: the arena checks the settings when it starts, as the eval
+// command's games do.
+func parseRequest(request string) (parsedRequest, error) {
 	dec := json.NewDecoder(strings.NewReader(request))
 	dec.DisallowUnknownFields()
-	var req arenaRequest
-	if err := dec.Decode(&req); err != nil {
-		return nil, fmt.Errorf("evaluate: request: %w", err)
+	var req parsedRequest
+	if err := dec.Decode(&req.arenaRequest); err != nil {
+		return req, fmt.Errorf("evaluate: request: %w", err)
 	}
 	rules := env.DefaultRules()
 	rules.MaxPlies = req.MaxPlies
-	// The arena checks the settings, as the eval command's games do.
-	cfg := arena.Config{Rules: rules, Games: req.Games, Parallel: req.Parallel, OpeningPlies: req.OpeningPlies, Seed: req.Seed}
-	var test *elo.SPRT
+	req.cfg = arena.Config{Rules: rules, Games: req.Games, Parallel: req.Parallel, OpeningPlies: req.OpeningPlies, Seed: req.Seed}
 	if req.SPRT != nil {
 		t, err := elo.ParseSPRT(*req.SPRT)
 		if err != nil {
-			return nil, fmt.Errorf("evaluate: sprt: %w", err)
+			return req, fmt.Errorf("evaluate: sprt: %w", err)
 		}
-		test = &t
+		req.test = &t
+	}
+	for i, p := range req.Players {
+		if p.Name == "" {
+			return req, fmt.Errorf("evaluate: player %d has no name", i+1)
+		}
+		spec, err := p.spec()
+		if err != nil {
+			return req, fmt.Errorf("evaluate: player %s: %w", p.Name, err)
+		}
+		req.specs = append(req.specs, spec)
+	}
+	return req, nil
+}
+
+// newEvaluation reads the request, builds each player once (so that a bad
+// model or program fails here, before any game) and starts the games.
+func newEvaluation(request string) (*evaluation, error) {
+	req, err := parseRequest(request)
+	if err != nil {
+		return nil, err
 	}
 	contenders := make([]arena.Contender, len(req.Players))
 	for i, p := range req.Players {
-		if p.Name == "" {
-			return nil, fmt.Errorf("evaluate: player %d has no name", i+1)
-		}
-		spec, err := p.spec()
-		if err == nil {
-			_, err = players.NewPlayer(spec, 0, models().Load)
-		}
-		if err != nil {
+		if _, err := players.NewPlayer(req.specs[i], 0, models().Load); err != nil {
 			return nil, fmt.Errorf("evaluate: player %s: %w", p.Name, err)
 		}
-		contenders[i] = arena.SpecContender(p.Name, spec, models().Load)
+		contenders[i] = arena.SpecContender(p.Name, req.specs[i], models().Load)
 	}
+	cfg := req.cfg
 	ctx, cancel := context.WithCancel(context.Background())
 	e := &evaluation{cancel: cancel, done: make(chan struct{}), total: int64(len(contenders)*(len(contenders)-1)/2) * int64(cfg.Games)}
 	cfg.OnGame = func(arena.GameRecord) { e.played.Add(1) }
@@ -147,7 +169,7 @@ func newEvaluation(request string) (*evaluation, error) {
 		defer close(e.done)
 		e.err = offThread(func() error {
 			var err error
-			e.result, err = evaluate(ctx, contenders, cfg, test, req)
+			e.result, err = evaluate(ctx, contenders, cfg, req.test, req.arenaRequest)
 			return err
 		})
 	}()

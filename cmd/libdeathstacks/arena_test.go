@@ -127,3 +127,30 @@ func TestEvaluationClose(t *testing.T) {
 		t.Errorf("outcome after close: %v, want the games canceled", err)
 	}
 }
+
+// FuzzParseRequest reads requests from outside: an error or a request
+// with a spec for every player, never a panic. It builds no player, so it
+// runs no program a cmd spec names.
+func FuzzParseRequest(f *testing.F) {
+	for _, seed := range []string{
+		`{"players": [{"name": "a", "spec": "random"}, {"name": "b", "text": "cmd:prog a=b,c"}], "games": 2, "sprt": "elo0=0,elo1=20"}`,
+		`{"players": [{"name": "a", "model": "x.dsnn"}], "out": "dir", "max_plies": -1}`,
+		`{"players": [{"name": "", "spec": "greedy"}]}`, `{"sprt": "elo0"}`, `[]`, `{"gamez": 1}`, ``,
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, request string) {
+		req, err := parseRequest(request)
+		if err != nil {
+			return
+		}
+		if len(req.specs) != len(req.Players) {
+			t.Fatalf("%d specs for %d players", len(req.specs), len(req.Players))
+		}
+		for i, s := range req.specs {
+			if s.Kind == "" || req.Players[i].Name == "" {
+				t.Fatalf("player %d: %+v, spec %+v", i, req.Players[i], s)
+			}
+		}
+	})
+}
