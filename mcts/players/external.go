@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -76,7 +77,8 @@ var (
 // does not choose again. A move in notation that is illegal is returned
 // as it is, for the caller to refuse. [ExternalPlayer.Close] kills the
 // program and its process group and reaps it; it may be called at any
-// time, also while Choose waits, which then fails at once.
+// time, also while Choose waits, which then fails at once. A player that
+// is garbage collected without Close is stopped then.
 //
 // The player has no seed: the program plays as it was told on its
 // command line, by the rules it knows.
@@ -155,6 +157,9 @@ func (p *ExternalPlayer) process() (*process, error) {
 		return nil, fmt.Errorf("program %s: %w: %v", p.argv[0], ErrProgramExited, err)
 	}
 	p.proc = pr
+	// A player dropped without Close (a game of the web app's that it
+	// forgets) still stops its program, once garbage collected.
+	runtime.AddCleanup(p, (*process).stop, pr)
 	return pr, nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -252,6 +253,23 @@ func TestExternalPlayerCloseWhileChoosing(t *testing.T) {
 	}
 	if _, err := p.Choose(env.NewGame(env.DefaultRules())); err == nil || !strings.Contains(err.Error(), "closed") {
 		t.Errorf("Choose after Close: %v, want an error saying the player is closed", err)
+	}
+}
+
+// A player dropped without Close stops its program once collected.
+func TestExternalPlayerCollected(t *testing.T) {
+	p, err := NewExternalPlayer(fakeArgv(t, "first"), ExternalConfig{Timeout: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Choose(env.NewGame(env.DefaultRules())); err != nil {
+		t.Fatal(err)
+	}
+	pid := p.proc.cmd.Process.Pid
+	p = nil
+	for !gone(pid) {
+		runtime.GC()
+		time.Sleep(10 * time.Millisecond)
 	}
 }
 
