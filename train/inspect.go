@@ -1,9 +1,13 @@
 package train
 
 import (
+	"errors"
 	"fmt"
+	"image/png"
 	"io"
+	"maps"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -14,6 +18,8 @@ import (
 	"github.com/deathstacks/deathstacks/model"
 	"github.com/deathstacks/deathstacks/train/builtin"
 	"github.com/deathstacks/deathstacks/train/internal/table"
+	"github.com/deathstacks/deathstacks/train/metrics"
+	"github.com/deathstacks/deathstacks/train/report"
 )
 
 // The kinds of file [Inspect] tells apart.
@@ -21,13 +27,20 @@ const (
 	KindCheckpoint = "checkpoint"      // a run's checkpoint (ckpt-N.dsck)
 	KindPlayer     = "exported player" // written by [Export]
 	KindNetwork    = "network"         // a bare network file, such as nets/net-N.dsnn
+	KindMetrics    = "metrics"         // a run's metrics.jsonl
+	KindConfig     = "run config"      // a run's config.yaml
+	KindPlot       = "plot"            // a PNG chart of a run, an eval or a ladder
 )
 
-// FileInfo describes a checkpoint, network or player file; every field
-// comes from a file whose checksum matched.
+// FileInfo describes a checkpoint, network or player file, every field
+// from a file whose checksum matched; or another file of a run
+// directory (KindMetrics, KindConfig, KindPlot), in Facts alone.
 type FileInfo struct {
 	Path string
-	Kind string // KindCheckpoint, KindPlayer or KindNetwork
+	Kind string // one of the Kind constants
+	// Facts describe a file that holds no network, one "key: value"
+	// line each.
+	Facts []Fact
 	// The network: architecture, learnable values, training steps, the
 	// observation encoding it reads, and its metadata.
 	Architecture model.Config
@@ -61,6 +74,13 @@ func Inspect(path string) (FileInfo, error) {
 			return FileInfo{}, fmt.Errorf("inspect %s: %w", builtin.Name, err)
 		}
 		return describePlayer(builtin.Name, net), nil
+	}
+	if describe, ok := runFiles[runFileKind(path)]; ok {
+		info, err := describe(path)
+		if err != nil {
+			return FileInfo{}, fmt.Errorf("inspect %s: %w", path, err)
+		}
+		return info, nil
 	}
 	file, passed, err := modelFile(path)
 	if err != nil {
@@ -106,7 +126,13 @@ func inspectFile(path string) (FileInfo, error) {
 		return info, nil
 	}
 	t, err := loadTrained(path)
-	if err != nil {
+	var named *ModelError
+	switch {
+	case errors.Is(err, model.ErrNotNetwork):
+		return FileInfo{}, fmt.Errorf("inspect %s: %w, nor a run's %s, %s or PNG chart", path, model.ErrNotNetwork, metrics.File, ConfigFile)
+	case errors.As(err, &named):
+		return FileInfo{}, fmt.Errorf("inspect %s: %w", path, named.Err) // the path once
+	case err != nil:
 		return FileInfo{}, fmt.Errorf("inspect %s: %w", path, err)
 	}
 	info = describePlayer(path, t.net)
@@ -144,6 +170,13 @@ func (info *FileInfo) describeNetwork(net *model.Network) {
 func (info FileInfo) WriteText(w io.Writer) {
 	line := func(key, format string, a ...any) { fmt.Fprintf(w, "%s: %s\n", key, fmt.Sprintf(format, a...)) }
 	line("file", "%s", info.Path)
+	if info.Facts != nil {
+		line("kind", "%s", info.Kind)
+		for _, f := range info.Facts {
+			line(f.Key, "%s", f.Value)
+		}
+		return
+	}
 	line("kind", "%s (checksum OK)", info.Kind)
 	line("network", "%v, %d parameters, %s", info.Architecture, info.Parameters, table.Count(int(info.Steps), "training step", "training steps"))
 	line("encoding version", "%d", info.Encoding)
@@ -184,4 +217,131 @@ func oneLine(text string) string {
 		parts = append(parts, strings.TrimSpace(k)+"="+strings.TrimSpace(v))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// Fact is one line of a [FileInfo] of a file without a network.
+type Fact struct{ Key, Value string }
+
+// runFiles describes the files of a run directory that hold no network,
+// by [runFileKind].
+var runFiles = map[string]func(path string) (FileInfo, error){
+	KindMetrics: describeMetrics,
+	KindConfig:  describeConfig,
+	KindPlot:    describePlot,
+}
+
+// runFileKind tells by its name which file of a run directory without a
+// network path is: KindMetrics, KindConfig, KindPlot, or "".
+func runFileKind(path string) string {
+	switch base := filepath.Base(path); {
+	case base == metrics.File:
+		return KindMetrics
+	case base == ConfigFile:
+		return KindConfig
+	case strings.EqualFold(filepath.Ext(base), ".png"):
+		return KindPlot
+	}
+	return ""
+}
+
+// describeMetrics describes a run's metrics.jsonl: its iterations, and the
+// key figures of the last one.
+func describeMetrics(path string) (FileInfo, error) {
+	ms, err := metrics.Read(path)
+	if err != nil {
+		return FileInfo{}, err
+	}
+	info := FileInfo{Path: path, Kind: KindMetrics, Facts: []Fact{}}
+	add := func(key, format string, a ...any) {
+		info.Facts = append(info.Facts, Fact{key, fmt.Sprintf(format, a...)})
+	}
+	if len(ms) == 0 {
+		add("iterations", "none yet")
+		return info, nil
+	}
+	last := ms[len(ms)-1]
+	add("iterations", "%d (%d to %d)", len(ms), ms[0].Iteration, last.Iteration)
+	add("elapsed", "%v", time.Duration(last.ElapsedSec*float64(time.Second)).Round(time.Second))
+	add("last iteration", "%d: %s, %.0f plies on average, %.0f%% decided", last.Iteration,
+		table.Count(last.SelfPlayGames+last.RemoteGames, "game", "games"), last.MeanGameLength, 100*(last.RedWinShare+last.BlueWinShare))
+	if last.TrainSteps > 0 {
+		add("last loss", "policy %.3f, value %.3f, total %.3f", last.PolicyLoss, last.ValueLoss, last.TotalLoss)
+	}
+	add("replay buffer", "%d positions", last.BufferSize)
+	// The latest evaluation, which need not be the last iteration's.
+	for i := len(ms) - 1; i >= 0; i-- {
+		if len(ms[i].Eval) == 0 {
+			continue
+		}
+		var parts []string
+		for _, opp := range slices.Sorted(maps.Keys(ms[i].Eval)) {
+			r := ms[i].Eval[opp]
+			parts = append(parts, fmt.Sprintf("vs %s %.0f%% (%+.0f Elo)", opp, 100*r.Score, r.Elo))
+		}
+		add("last evaluation", "iteration %d: %s", ms[i].Iteration, strings.Join(parts, ", "))
+		break
+	}
+	return info, nil
+}
+
+// describeConfig describes a run's config.yaml: its name and the settings
+// that say most about the run.
+func describeConfig(path string) (FileInfo, error) {
+	cfg, err := LoadSaved(path)
+	if err != nil {
+		return FileInfo{}, err
+	}
+	target := "none (its time limit)"
+	if cfg.Iterations > 0 {
+		target = table.Count(cfg.Iterations, "iteration", "iterations")
+	}
+	limit := "none"
+	if cfg.TimeLimit > 0 {
+		limit = cfg.TimeLimit.String()
+	}
+	evaluation := "none"
+	if cfg.Eval.Every > 0 {
+		evaluation = fmt.Sprintf("every %s, %s against %s", table.Count(cfg.Eval.Every, "iteration", "iterations"),
+			table.Count(cfg.Eval.Games, "game", "games"), strings.Join(cfg.Eval.Baselines, ", "))
+	}
+	return FileInfo{Path: path, Kind: KindConfig, Facts: []Fact{
+		{"config", cfg.Name},
+		{"target", target},
+		{"time limit", limit},
+		{"network", cfg.Model.String()},
+		{"self-play", fmt.Sprintf("%s an iteration, %d simulations a move", table.Count(cfg.SelfPlay.GamesPerIteration, "game", "games"), cfg.Search.Simulations)},
+		{"training", fmt.Sprintf("%s an iteration, batch %d", table.Count(cfg.Optim.StepsPerIteration, "step", "steps"), cfg.Optim.BatchSize)},
+		{"evaluation", evaluation},
+	}}, nil
+}
+
+// plots says what each chart the commands draw shows, by file name.
+var plots = map[string]string{
+	metrics.LossChart:     "training: each loss, the policy's entropy, the learning rate and the replay buffer by iteration",
+	metrics.SelfPlayChart: "self-play: game length, how games ended, time and speeds by iteration",
+	metrics.EvalChart:     "the run's evaluation: score and Elo against each baseline by iteration",
+	report.EloChart:       "an eval: each player's Elo with its 95% interval",
+	report.LadderChart:    "a ladder: the snapshots' Elo against training time",
+}
+
+// describePlot describes a PNG image: its size and, for a chart the
+// commands draw, what it shows.
+func describePlot(path string) (FileInfo, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return FileInfo{}, err
+	}
+	defer f.Close()
+	img, err := png.DecodeConfig(f)
+	if err != nil {
+		return FileInfo{}, fmt.Errorf("%w, nor a PNG image", model.ErrNotNetwork)
+	}
+	shows, ok := plots[filepath.Base(path)]
+	if !ok {
+		shows = "not a chart deathstacks draws"
+	}
+	return FileInfo{Path: path, Kind: KindPlot, Facts: []Fact{
+		{"image", fmt.Sprintf("PNG, %dx%d pixels", img.Width, img.Height)},
+		{"shows", shows},
+	}}, nil
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -106,7 +107,7 @@ func loadTrained(path string) (*trained, error) {
 	if isCheckpoint(file) {
 		st, net, err := readCheckpointNetwork(file)
 		if err != nil {
-			return nil, err
+			return nil, &ModelError{Path: path, Err: err}
 		}
 		cfg, err := parseSaved([]byte(st.Config))
 		if err != nil {
@@ -120,7 +121,7 @@ func loadTrained(path string) (*trained, error) {
 	}
 	net, err := model.Load(file)
 	if err != nil {
-		return nil, err
+		return nil, &ModelError{Path: path, Err: err}
 	}
 	if err := t.fromNetwork(net, file); err != nil {
 		return nil, err
@@ -149,20 +150,40 @@ func loadTrained(path string) (*trained, error) {
 // directory's latest complete checkpoint (skipped names each damaged newer
 // one passed over), any other path itself (a checkpoint, a network
 // snapshot, an exported player).
+// Its errors are [*ModelError]s.
 func modelFile(path string) (file string, skipped []error, err error) {
 	info, err := os.Stat(path)
 	if err != nil {
-		return "", nil, fmt.Errorf("model %s: %w", path, err)
+		var pe *fs.PathError
+		if errors.As(err, &pe) && pe.Path == path {
+			err = pe.Err // the path is the ModelError's
+		}
+		return "", nil, &ModelError{Path: path, Err: err}
 	}
 	if !info.IsDir() {
 		return path, nil, nil
 	}
 	latest, skipped, err := latestCheckpoint(path)
 	if err != nil {
-		return "", skipped, fmt.Errorf("model %s: %w", path, errors.Join(append([]error{err}, skipped...)...))
+		if errors.Is(err, ErrNoCheckpoint) && len(skipped) == 0 {
+			err = ErrNoCheckpoint // without the path, which is the ModelError's
+		}
+		return "", skipped, &ModelError{Path: path, Err: errors.Join(append([]error{err}, skipped...)...)}
 	}
 	return latest, skipped, nil
 }
+
+// ModelError is a path a user named as a model (a run directory, a
+// checkpoint, a network file) that gives none: it does not exist, holds no
+// checkpoint, or does not read. Path is as the user gave it, so that a
+// command can name the flag that gave it; Err says what is wrong.
+type ModelError struct {
+	Path string
+	Err  error
+}
+
+func (e *ModelError) Error() string { return "model " + e.Path + ": " + e.Err.Error() }
+func (e *ModelError) Unwrap() error { return e.Err }
 
 // fromNetwork takes a network file's network with what its metadata says:
 // the search settings it carries (else mcts.DefaultConfig), its run and

@@ -35,7 +35,9 @@ type RunOptions struct {
 	// is one too, so that no run is overwritten by mistake.
 	Resume bool
 	// Iterations stops the run once this many iterations exist in total,
-	// counting those before a resume; 0 keeps the config's.
+	// counting those before a resume; 0 keeps the config's. It becomes
+	// the run's target: the run's config.yaml (and checkpoints) keep it as
+	// the config's iterations, so that a resume without it goes on to it.
 	Iterations int
 	// Log receives progress bars (on a terminal) or log lines; nil is
 	// silent.
@@ -57,6 +59,12 @@ type Summary struct {
 	Dir string
 	// Iteration is the last completed iteration.
 	Iteration int
+	// Target is the iterations the run stops at; 0 when only its time
+	// limit stops it.
+	Target int
+	// Session is the iterations this session completed: 0 when a resumed
+	// run had already reached its target or time limit.
+	Session int
 	// Stopped is set when ctx ended the session before its target.
 	Stopped bool
 }
@@ -75,6 +83,9 @@ type Summary struct {
 // complete. When it ends during training, the iteration is finished and
 // saved first.
 func Run(ctx context.Context, cfg Config, opts RunOptions) (Summary, error) {
+	if opts.Iterations > 0 {
+		cfg.Iterations = opts.Iterations
+	}
 	if err := cfg.Validate(); err != nil {
 		return Summary{}, err
 	}
@@ -232,11 +243,9 @@ func (r *runner) resume() error {
 
 // loop runs iterations until the target, the time limit or ctx.
 func (r *runner) loop(ctx context.Context) (Summary, error) {
-	sum := Summary{Dir: r.dir, Iteration: r.state.Iteration}
 	target := r.cfg.Iterations
-	if r.opts.Iterations > 0 {
-		target = r.opts.Iterations
-	}
+	sum := Summary{Dir: r.dir, Iteration: r.state.Iteration, Target: target}
+	first := r.state.Iteration
 	sessionStart, before := time.Now(), r.state.ElapsedSec
 	elapsed := func() float64 { return before + time.Since(sessionStart).Seconds() }
 	srv, err := model.NewServer(r.trainer.Network(), r.cfg.Server)
@@ -248,12 +257,17 @@ func (r *runner) loop(ctx context.Context) (Summary, error) {
 		return sum, err
 	}
 	for {
+		sum.Session = r.state.Iteration - first
+		nothing := ""
+		if sum.Session == 0 {
+			nothing = "nothing left to do: "
+		}
 		switch {
 		case target > 0 && r.state.Iteration >= target:
-			fmt.Fprintf(r.log, "done: %s in %s\n", table.Count(r.state.Iteration, "iteration", "iterations"), r.dir)
+			fmt.Fprintf(r.log, "done: %s%s in %s, the run's target\n", nothing, table.Count(r.state.Iteration, "iteration", "iterations"), r.dir)
 			return sum, nil
 		case r.cfg.TimeLimit > 0 && elapsed() >= r.cfg.TimeLimit.Seconds():
-			fmt.Fprintf(r.log, "done: the time limit (%v) is reached after %s in %s\n", r.cfg.TimeLimit, table.Count(r.state.Iteration, "iteration", "iterations"), r.dir)
+			fmt.Fprintf(r.log, "done: %sthe time limit (%v) is reached after %s in %s\n", nothing, r.cfg.TimeLimit, table.Count(r.state.Iteration, "iteration", "iterations"), r.dir)
 			return sum, nil
 		case ctx.Err() != nil:
 			sum.Stopped = true
@@ -402,7 +416,7 @@ func (r *runner) publish() error {
 
 // train takes the iteration's training steps and records their mean
 // losses.
-func (r *runner) train(it int, m *metrics.Iteration) error {
+func (r *runner) train(it int, m *metrics.Iteration) (err error) {
 	steps, batchSize := r.cfg.Optim.StepsPerIteration, r.cfg.Optim.BatchSize
 	if r.replay.Len() < batchSize {
 		fmt.Fprintf(r.log, "iteration %d: %d positions in the buffer, fewer than a batch (%d): no training yet\n", it, r.replay.Len(), batchSize)
@@ -410,7 +424,13 @@ func (r *runner) train(it int, m *metrics.Iteration) error {
 	}
 	rng := rand.New(rand.NewPCG(r.cfg.Seed, uint64(it)))
 	bar := progress.New(r.log, steps, fmt.Sprintf("iteration %d training", it), "steps", r.opts.Quiet)
-	defer bar.Finish()
+	defer func() {
+		if err != nil {
+			bar.Stop("failed") // the bar stays where the steps stopped
+			return
+		}
+		bar.Finish()
+	}()
 	start := time.Now()
 	var batch replay.Batch
 	var sum model.Losses
@@ -459,38 +479,81 @@ func (s selfPlayStats) fill(m *metrics.Iteration) {
 	}
 }
 
-// summaryLine is the one line an iteration logs.
+// summaryWidth is the widest line of an iteration's summary: a terminal
+// of 120 columns shows it without wrapping inside a figure.
+const summaryWidth = 120
+
+// summaryLine is what an iteration logs: one line, or, when that would be
+// wider than summaryWidth, several, broken after a comma or semicolon and
+// the later ones indented by four spaces.
 func summaryLine(m metrics.Iteration, cfg Config) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "iteration %d: %d games", m.Iteration, m.SelfPlayGames)
+	var s summary
+	s.add("", "iteration %d: %d games", m.Iteration, m.SelfPlayGames)
 	if m.RemoteGames > 0 || m.Actors > 0 {
 		var speed float64
 		for _, v := range m.ActorPositionsPerSec {
 			speed += v
 		}
-		fmt.Fprintf(&b, " + %d from %s (%.0f positions/s)", m.RemoteGames, table.Count(m.Actors, "actor", "actors"), speed)
+		s.extend(" + %d from %s (%.0f positions/s)", m.RemoteGames, table.Count(m.Actors, "actor", "actors"), speed)
 	}
 	// The figures of the games played here, then of those from actors:
 	// a pure learner has only the latter.
 	if m.SelfPlayGames > 0 || m.RemoteGames == 0 {
-		fmt.Fprintf(&b, ", %.0f plies on average, %.0f%% decided, %.0f positions/s",
-			m.MeanGameLength, 100*(m.RedWinShare+m.BlueWinShare), m.PositionsPerSec)
+		s.add(", ", "%.0f plies on average", m.MeanGameLength)
+		s.add(", ", "%.0f%% decided", 100*(m.RedWinShare+m.BlueWinShare))
+		s.add(", ", "%.0f positions/s", m.PositionsPerSec)
 		if cfg.SelfPlay.FastSimulations > 0 && m.SelfPlaySec > 0 {
 			// Playout cap randomization records a share of the plies only.
-			fmt.Fprintf(&b, " recorded of %.0f plies/s", m.MeanGameLength*float64(m.SelfPlayGames)/m.SelfPlaySec)
+			s.extend(" recorded of %.0f plies/s", m.MeanGameLength*float64(m.SelfPlayGames)/m.SelfPlaySec)
 		}
 	}
 	if m.RemoteGames > 0 {
-		fmt.Fprintf(&b, ", remote %.0f plies on average, %.0f%% decided", m.RemoteMeanGameLength, 100*m.RemoteDecidedShare)
+		s.add(", ", "remote %.0f plies on average", m.RemoteMeanGameLength)
+		s.add(", ", "%.0f%% decided", 100*m.RemoteDecidedShare)
 	}
 	if m.TrainSteps > 0 {
-		fmt.Fprintf(&b, "; loss policy %.3f value %.3f", m.PolicyLoss, m.ValueLoss)
+		s.add("; ", "loss policy %.3f value %.3f", m.PolicyLoss, m.ValueLoss)
 	}
 	for _, base := range cfg.Eval.Baselines {
 		if r, ok := m.Eval[base]; ok {
-			fmt.Fprintf(&b, "; vs %s %.0f%% (%+.0f Elo)", base, 100*r.Score, r.Elo)
+			s.add("; ", "vs %s %.0f%% (%+.0f Elo)", base, 100*r.Score, r.Elo)
 		}
 	}
-	fmt.Fprintf(&b, "; %s elapsed", time.Duration(m.ElapsedSec*float64(time.Second)).Round(time.Second))
+	s.add("; ", "%s elapsed", time.Duration(m.ElapsedSec*float64(time.Second)).Round(time.Second))
+	return s.wrap(summaryWidth)
+}
+
+// summary is the parts of an iteration's summary, each with the
+// separator before it (", " or "; "), which a line may end at.
+type summary struct{ seps, parts []string }
+
+// add appends a part after sep.
+func (s *summary) add(sep, format string, a ...any) {
+	s.seps = append(s.seps, sep)
+	s.parts = append(s.parts, fmt.Sprintf(format, a...))
+}
+
+// extend appends text to the last part: the two never part.
+func (s *summary) extend(format string, a ...any) {
+	s.parts[len(s.parts)-1] += fmt.Sprintf(format, a...)
+}
+
+// wrap joins the parts into lines of at most width columns where it can
+// (a part wider alone stays whole), each ending at a separator, the
+// separator's space giving way to a new line and an indent.
+func (s *summary) wrap(width int) string {
+	const indent = "    "
+	var b strings.Builder
+	line := 0 // the columns of the current line
+	for i, part := range s.parts {
+		sep := s.seps[i]
+		if i > 0 && line+len(sep)+len(part) > width {
+			b.WriteString(strings.TrimRight(sep, " ") + "\n" + indent)
+			line = len(indent)
+			sep = ""
+		}
+		b.WriteString(sep + part)
+		line += len(sep) + len(part)
+	}
 	return b.String()
 }

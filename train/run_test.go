@@ -140,6 +140,41 @@ func TestRunStopsOnCancel(t *testing.T) {
 	}
 }
 
+// A run keeps the target it was given in its config.yaml: resumed
+// without one, it goes on to it; resumed at it, nothing is left to do.
+func TestRunKeepsItsTarget(t *testing.T) {
+	dir := t.TempDir()
+	cfg := plainSmokeConfig(t, dir)
+	cfg.Iterations = 9
+	var log strings.Builder
+	sum, err := Run(context.Background(), cfg, RunOptions{Iterations: 1, Log: &log})
+	if err != nil || sum.Iteration != 1 || sum.Target != 1 || sum.Session != 1 || sum.Stopped {
+		t.Fatalf("Run to 1: %+v, %v", sum, err)
+	}
+	for _, tc := range []struct {
+		name       string
+		iterations int
+		want       Summary
+		says       string
+	}{
+		{"at its target", 0, Summary{Dir: dir, Iteration: 1, Target: 1}, "done: nothing left to do: 1 iteration in " + dir + ", the run's target\n"},
+		{"to a larger target", 2, Summary{Dir: dir, Iteration: 2, Target: 2, Session: 1}, "done: 2 iterations in " + dir + ", the run's target\n"},
+		{"at the larger target", 0, Summary{Dir: dir, Iteration: 2, Target: 2}, "done: nothing left to do: 2 iterations"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			resumed, err := ResumeConfig(dir, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			log.Reset()
+			sum, err := Run(context.Background(), resumed, RunOptions{Dir: dir, Resume: true, Iterations: tc.iterations, Log: &log})
+			if err != nil || sum != tc.want || !strings.Contains(log.String(), tc.says) {
+				t.Errorf("resumed: %+v, %v, log:\n%s\nwant %+v and %q", sum, err, log.String(), tc.want, tc.says)
+			}
+		})
+	}
+}
+
 func TestResumeSkipsDamagedCheckpoint(t *testing.T) {
 	dir := t.TempDir()
 	cfg := plainSmokeConfig(t, dir)

@@ -34,7 +34,7 @@ func TestSummaryLineGames(t *testing.T) {
 			if tc.cfg != nil {
 				cfg = *tc.cfg
 			}
-			line := summaryLine(tc.m, cfg)
+			line := unwrapSummary(summaryLine(tc.m, cfg))
 			for _, w := range tc.want {
 				if !strings.Contains(line, w) {
 					t.Errorf("%q: want %q in it", line, w)
@@ -44,5 +44,55 @@ func TestSummaryLineGames(t *testing.T) {
 				t.Errorf("%q: want no %q in it", line, tc.wantNone)
 			}
 		})
+	}
+}
+
+// unwrapSummary joins the lines of a wrapped summary back into one.
+func unwrapSummary(text string) string { return strings.ReplaceAll(text, "\n    ", " ") }
+
+// The widest realistic summary, a long run's with actors, playout cap
+// randomization, large figures and three baselines, wraps into lines of
+// at most 120 columns, each broken at a separator, never inside a
+// figure; a short one stays one line.
+func TestSummaryLineWidth(t *testing.T) {
+	cfg := Defaults()
+	cfg.SelfPlay.FastSimulations = 100
+	cfg.Eval.Baselines = []string{"random", "greedy", "alphabeta:depth=4", "alphabeta:time=200ms"}
+	wide := metrics.Iteration{
+		Iteration: 12345, SelfPlayGames: 1024, MeanGameLength: 123, RedWinShare: 0.5, BlueWinShare: 0.5,
+		PositionsPerSec: 12345, SelfPlaySec: 10,
+		Actors: 16, RemoteGames: 4096, ActorPositionsPerSec: map[string]float64{"a": 123456}, RemoteMeanGameLength: 123, RemoteDecidedShare: 1,
+		TrainSteps: 1000, PolicyLoss: 12.345, ValueLoss: 1.234,
+		Eval: map[string]metrics.EvalResult{
+			"random": {Score: 1, Elo: 1234}, "greedy": {Score: 1, Elo: 1234},
+			"alphabeta:depth=4": {Score: 0.99, Elo: -1234}, "alphabeta:time=200ms": {Score: 0.01, Elo: -1234},
+		},
+		ElapsedSec: 999 * 3600,
+	}
+	text := summaryLine(wide, cfg)
+	lines := strings.Split(text, "\n")
+	if len(lines) < 2 {
+		t.Errorf("a summary of %d columns in one line:\n%s", len(text), text)
+	}
+	for i, l := range lines {
+		if len(l) > summaryWidth {
+			t.Errorf("line %d is %d columns, more than %d:\n%s", i+1, len(l), summaryWidth, l)
+		}
+		if i < len(lines)-1 && !strings.HasSuffix(l, ",") && !strings.HasSuffix(l, ";") {
+			t.Errorf("line %d does not end at a separator: %q", i+1, l)
+		}
+		if i > 0 && !strings.HasPrefix(l, "    ") {
+			t.Errorf("line %d is not indented: %q", i+1, l)
+		}
+	}
+	for _, w := range []string{"iteration 12345: 1024 games + 4096 from 16 actors (123456 positions/s)", "12345 positions/s recorded of 12595 plies/s",
+		"vs alphabeta:time=200ms 1% (-1234 Elo); 999h0m0s elapsed"} {
+		if !strings.Contains(unwrapSummary(text), w) {
+			t.Errorf("%q lacks %q", text, w)
+		}
+	}
+	short := metrics.Iteration{Iteration: 3, SelfPlayGames: 32, MeanGameLength: 81, PositionsPerSec: 200, ElapsedSec: 60}
+	if line := summaryLine(short, Defaults()); strings.Contains(line, "\n") {
+		t.Errorf("a short summary wrapped: %q", line)
 	}
 }

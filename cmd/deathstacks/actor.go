@@ -1,18 +1,13 @@
 package main
 
 import (
-	"context"
 	"errors"
-	"fmt"
-	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/deathstacks/deathstacks/train/distributed"
 )
 
 func runActor(args []string, s stdio) error {
-	fs := newFlags("actor", "actor --connect URL [--token T | --nats-creds FILE] [--tls-ca FILE] [--parallel-games N] [--workers N]\n\nPlays self-play games for a training run on another machine (deathstacks train\n--listen or --nats): fetches the run's config and network, plays with the run's\nsearch settings, sends every finished game and switches to each new network.\nIt waits for the learner when it is away, keeping finished games to send later.\nCtrl-C or SIGTERM stops it at once: games in progress are dropped, finished\nones get half a second to reach the server. With a learner speaking TLS,\n--tls-ca names the certificate to trust, else the system's trust store is used.", s)
+	fs := newFlags("actor", "actor --connect URL [--token T | --nats-creds FILE] [--tls-ca FILE] [--parallel-games N] [--workers N]\n\nPlays self-play games for a training run on another machine (deathstacks train\n--listen or --nats): fetches the run's config and network, plays with the run's\nsearch settings, sends every finished game and switches to each new network.\nIt waits for the learner when it is away, keeping finished games to send later.\nCtrl-C or SIGTERM stops it at once: games in progress are dropped, finished\nones get half a second to reach the server (status 130 or 143). With a learner speaking TLS,\n--tls-ca names the certificate to trust, else the system's trust store is used.", s)
 	url := fs.String("connect", "", "the learner's NATS URL, as its actor line prints it")
 	token := fs.String("token", "", "the learner's token, as its actor line prints it")
 	creds := fs.String("nats-creds", "", "a NATS credentials file (an existing cluster) instead of --token")
@@ -30,17 +25,18 @@ func runActor(args []string, s stdio) error {
 	case *parallel < 0 || *workers < 0:
 		return usageErr("--parallel-games and --workers must be 0 or more")
 	}
-	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer cancel()
+	ctx, release := onStop(s, "the games in progress are dropped, finished ones get half a second to reach the learner")
+	defer release()
 	err := distributed.RunActor(ctx, distributed.ActorOptions{
 		ConnectOptions: distributed.ConnectOptions{URL: *url, Token: *token, CredsFile: *creds, CAFile: *ca},
 		ParallelGames:  *parallel, Workers: *workers, Log: s.out,
 	})
-	if errors.Is(err, distributed.ErrRefused) {
+	var stopped stopSignal
+	switch {
+	case errors.Is(err, distributed.ErrRefused):
 		return usageErr("%v", err)
-	}
-	if err == nil {
-		fmt.Fprintln(s.out, "actor stopped")
+	case ctx.Err() != nil && (err == nil || errors.As(err, &stopped)):
+		return stoppedError(ctx, "", "")
 	}
 	return err
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net"
@@ -115,7 +116,7 @@ func TestActorsAndLearnerSurviveSIGKILL(t *testing.T) {
 	waitFor(t, l, 90*time.Second, "learner")
 	for _, a := range []*exec.Cmd{a1, a2} {
 		a.Process.Signal(syscall.SIGINT)
-		waitFor(t, a, 30*time.Second, "actor")
+		waitForStatus(t, a, 30*time.Second, "actor", 130)
 	}
 	// One more iteration, with local self-play so that it waits for no
 	// actor, takes the games sent since.
@@ -230,14 +231,26 @@ func hasCheckpoint(dir string) bool {
 	return len(m) > 0
 }
 
+// waitFor waits for c to end with status 0.
 func waitFor(t *testing.T, c *exec.Cmd, limit time.Duration, what string) {
+	t.Helper()
+	waitForStatus(t, c, limit, what, 0)
+}
+
+// waitForStatus waits for c to end with status want, such as 130 for a
+// command Ctrl-C stopped.
+func waitForStatus(t *testing.T, c *exec.Cmd, limit time.Duration, what string, want int) {
 	t.Helper()
 	done := make(chan error, 1)
 	go func() { done <- c.Wait() }()
 	select {
 	case err := <-done:
-		if err != nil {
-			t.Fatalf("%s: %v", what, err)
+		var exit *exec.ExitError
+		switch {
+		case err == nil && want == 0:
+		case errors.As(err, &exit) && exit.ExitCode() == want:
+		default:
+			t.Fatalf("%s: %v, want status %d", what, err, want)
 		}
 	case <-time.After(limit):
 		t.Fatalf("%s did not finish within %v", what, limit)

@@ -27,7 +27,8 @@ import (
 // TLS with a certificate made here, a plain-text client and an actor that
 // does not trust the certificate refused, then actors trusting it through
 // --tls-ca or the system's trust store (SSL_CERT_FILE), each stopped by a
-// signal while playing: it must exit with status 0 within about a second.
+// signal while playing: it must exit with status 143 (SIGTERM) or 130
+// (SIGINT) within about a second.
 func TestActorOverTLSStopsOnSignal(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary and runs processes for about half a minute")
@@ -119,8 +120,9 @@ func TestActorOverTLSStopsOnSignal(t *testing.T) {
 			select {
 			case err := <-done:
 				took := time.Since(start)
-				if err != nil || !strings.Contains(output(), "actor stopped") {
-					t.Errorf("actor after %v: %v, output:\n%s", tc.sig, err, output())
+				var exit *exec.ExitError
+				if !errors.As(err, &exit) || exit.ExitCode() != 128+int(tc.sig) || !strings.Contains(output(), "deathstacks actor: stopped\n") {
+					t.Errorf("actor after %v: %v, output:\n%s\nwant status %d and the line that says it stopped", tc.sig, err, output(), 128+int(tc.sig))
 				}
 				// No budget (it takes about a second): the 30s below are a
 				// deadlock's timeout.

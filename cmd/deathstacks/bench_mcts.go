@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/deathstacks/deathstacks/configs"
 	"math/rand/v2"
 	"time"
 
@@ -11,14 +12,15 @@ import (
 )
 
 func runBenchMCTS(args []string, s stdio) error {
-	fs := newFlags("bench mcts", `bench mcts [--seconds S] [--sims N] [--depth D]
+	fs := newFlags("bench mcts", `bench mcts [--seconds S] [--simulations N] [--depth D]
 
 Measures the searches on positions from seeded random games, one line each:
   puct sims/s=<N>          PUCT with the uniform evaluator: the tree's own cost
   uct-rollout sims/s=<N>   the UCT baseline with 20-ply random rollouts
   alphabeta nodes/s=<N>    alpha-beta to depth D
 Each line runs for --seconds on one goroutine; run with GOMAXPROCS=1 to
-measure one core.`, s)
+measure one core. Ctrl-C (or SIGTERM) stops it, dropping the line in
+progress.`, s)
 	seconds := fs.Float64("seconds", 2, "measuring time per line")
 	sims := simulationsFlag(fs, 800, "simulations per PUCT and UCT search")
 	depth := fs.Int("depth", 4, "alpha-beta depth")
@@ -26,8 +28,12 @@ measure one core.`, s)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if *seconds <= 0 || *sims < 1 || *depth < 1 {
-		return usageErr("--seconds, --sims and --depth must be positive")
+	var ch configs.Checker
+	ch.Check(*seconds > 0, "seconds", "is %v: want more than 0", *seconds)
+	ch.AtLeast("simulations", *sims, 1)
+	ch.AtLeast("depth", *depth, 1)
+	if err := flagErr(ch.Err(), map[string]string{"seconds": "seconds", "simulations": givenName(fs, "simulations"), "depth": "depth"}); err != nil {
+		return err
 	}
 	dur := time.Duration(*seconds * float64(time.Second))
 	games := benchGames(rand.New(rand.NewPCG(*seed, 1)), 16)
@@ -57,14 +63,19 @@ measure one core.`, s)
 		{"uct-rollout sims/s", func(d mcts.Decision) int { return d.Simulations }, uct},
 		{"alphabeta nodes/s", func(d mcts.Decision) int { return int(d.Nodes) }, ab},
 	}
-	for _, l := range lines {
+	ctx, release := onStop(s, "the line in progress is dropped")
+	defer release()
+	for i, l := range lines {
 		next := 0
-		rate, err := measure(dur, func() (int, error) {
+		rate, err := measure(ctx, dur, func() (int, error) {
 			g := games[next%len(games)]
 			next++
 			d, err := l.p.Choose(g)
 			return l.count(d), err
 		})
+		if ctx.Err() != nil {
+			return stoppedError(ctx, ofTotal(i, len(lines), "line", "lines"), "")
+		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", l.label, err)
 		}

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
+	"github.com/deathstacks/deathstacks/configs"
 	"io"
 	"math/rand/v2"
 	"strconv"
@@ -26,11 +28,14 @@ func runBench(args []string, s stdio) error {
 		return runBenchNN(args[1:], s)
 	}
 	const usage = "usage: deathstacks bench mcts|nn [flags] (run 'deathstacks bench mcts --help' or 'deathstacks bench nn --help' for the flags)"
-	if len(args) > 0 && isHelp(args[0]) {
+	switch {
+	case len(args) > 0 && isHelp(args[0]):
 		fmt.Fprintln(s.err, usage)
 		return flag.ErrHelp
+	case len(args) > 0:
+		return usageErr("unknown kind %s: want mcts or nn\n%s", args[0], usage)
 	}
-	return usageErr(usage)
+	return usageErr("%s", usage)
 }
 
 func runBenchNN(args []string, s stdio) error {
@@ -47,7 +52,8 @@ gflops is evals/s times the network's FLOPs per position, share its part of
 the peak. With --compare the raw, server and train lines follow again for
 gorgonia's stock graph and gonum's Sgemm, each starting with "stock ".
 Each line runs for --seconds after a warm-up. A description of the network
-goes to standard error.`, s)
+goes to standard error. Ctrl-C (or SIGTERM) stops it, dropping the line in
+progress.`, s)
 	configArg := fs.String("config", "default", "a training config (file or built-in name); its model and server sections are used")
 	seconds := fs.Float64("seconds", 2, "measuring time per line")
 	batches := fs.String("batches", "1,8,16,32,64", "comma-separated batch sizes of the raw graph")
@@ -63,8 +69,13 @@ goes to standard error.`, s)
 	if err != nil {
 		return usageErr("--batches: %v", err)
 	}
-	if *seconds <= 0 || *clients < 1 || *perCall < 1 || *trainBatch < 0 {
-		return usageErr("--seconds, --clients and --per-call must be positive, --train-batch 0 or more")
+	var ch configs.Checker
+	ch.Check(*seconds > 0, "seconds", "is %v: want more than 0", *seconds)
+	ch.AtLeast("clients", *clients, 1)
+	ch.AtLeast("per-call", *perCall, 1)
+	ch.AtLeast("train-batch", *trainBatch, 0)
+	if err := flagErr(ch.Err(), map[string]string{"seconds": "seconds", "clients": "clients", "per-call": "per-call", "train-batch": "train-batch"}); err != nil {
+		return err
 	}
 	run, err := trainConfig(*configArg, "", false)
 	if err != nil {
@@ -85,25 +96,28 @@ goes to standard error.`, s)
 		dur: time.Duration(*seconds * float64(time.Second)), peak: peak,
 		sizes: sizes, clients: *clients, perCall: *perCall, trainBatch: *trainBatch, log: s.err,
 	}
-	var stock []string
-	for _, graph := range []nnGraph{fusedGraph, stockGraph} {
-		if graph == stockGraph && !*compare {
-			break
+	ctx, release := onStop(s, "the line in progress is dropped")
+	defer release()
+	graphs := []nnGraph{fusedGraph}
+	if *compare {
+		graphs = append(graphs, stockGraph)
+	}
+	total, printed := 1+len(graphs)*b.lines(), 1
+	for _, graph := range graphs {
+		lines, err := b.run(ctx, graph)
+		for _, l := range lines {
+			if graph == stockGraph {
+				l = "stock " + l
+			}
+			fmt.Fprintln(s.out, l)
 		}
-		lines, err := b.run(graph)
+		printed += len(lines)
+		if ctx.Err() != nil {
+			return stoppedError(ctx, ofTotal(printed, total, "line", "lines"), "")
+		}
 		if err != nil {
 			return err
 		}
-		if graph == stockGraph {
-			stock = lines
-			break
-		}
-		for _, l := range lines {
-			fmt.Fprintln(s.out, l)
-		}
-	}
-	for _, l := range stock {
-		fmt.Fprintln(s.out, "stock "+l)
 	}
 	return nil
 }
@@ -126,7 +140,7 @@ type nnBench struct {
 	rng                          *rand.Rand
 	dur                          time.Duration
 	peak                         float64
-	sizes                        []int
+	sizes                        []int // of the raw lines
 	clients, perCall, trainBatch int
 	log                          io.Writer
 }
@@ -137,8 +151,18 @@ func (b *nnBench) rate(evals float64) string {
 	return fmt.Sprintf("evals/s=%.0f gflops=%.1f share=%.1f%%", evals, gflops, 100*gflops/b.peak)
 }
 
-// run measures the raw, server and train lines of one graph.
-func (b *nnBench) run(graph nnGraph) ([]string, error) {
+// lines is the number of lines [nnBench.run] measures.
+func (b *nnBench) lines() int {
+	n := len(b.sizes) + 1
+	if b.trainBatch > 0 {
+		n++
+	}
+	return n
+}
+
+// run measures the raw, server and train lines of one graph, until ctx
+// ends: it returns the lines measured.
+func (b *nnBench) run(ctx context.Context, graph nnGraph) ([]string, error) {
 	evaluate, newServer, newTrainer := b.net.Evaluate, model.NewServer, model.NewTrainer
 	if graph == stockGraph {
 		evaluate, newServer, newTrainer = b.net.EvaluateStock, model.NewStockServer, model.NewStockTrainer
@@ -150,19 +174,19 @@ func (b *nnBench) run(graph nnGraph) ([]string, error) {
 	var lines []string
 	for _, n := range b.sizes {
 		args := b.pool.args(0, n)
-		rate, err := measure(b.dur, func() (int, error) { return n, evaluate(args.obs, args.legal, args.priors, args.values) })
+		rate, err := measure(ctx, b.dur, func() (int, error) { return n, evaluate(args.obs, args.legal, args.priors, args.values) })
 		if err != nil {
-			return nil, err
+			return lines, err
 		}
 		lines = append(lines, fmt.Sprintf("raw batch=%d %s", n, b.rate(rate)))
 	}
 	srv, err := newServer(b.net, b.scfg)
 	if err != nil {
-		return nil, err
+		return lines, err
 	}
-	rate, err := benchServer(srv, b.scfg, b.pool, b.clients, b.perCall, b.dur, b.log)
+	rate, err := benchServer(ctx, srv, b.scfg, b.pool, b.clients, b.perCall, b.dur, b.log)
 	if err != nil {
-		return nil, err
+		return lines, err
 	}
 	lines = append(lines, fmt.Sprintf("server clients=%d %s", b.clients, b.rate(rate)))
 	if b.trainBatch == 0 {
@@ -174,11 +198,11 @@ func (b *nnBench) run(graph nnGraph) ([]string, error) {
 	// measure the same network.
 	tr, err := newTrainer(b.net.Clone(), tc)
 	if err != nil {
-		return nil, err
+		return lines, err
 	}
 	samples := b.pool.samples(b.rng)
 	off := 0
-	rate, err = measure(b.dur, func() (int, error) {
+	rate, err = measure(ctx, b.dur, func() (int, error) {
 		if off+tc.BatchSize > len(samples) {
 			off = 0
 		}
@@ -187,7 +211,7 @@ func (b *nnBench) run(graph nnGraph) ([]string, error) {
 		return tc.BatchSize, err
 	})
 	if err != nil {
-		return nil, err
+		return lines, err
 	}
 	return append(lines, fmt.Sprintf("train batch=%d samples/s=%.0f", tc.BatchSize, rate)), nil
 }
@@ -205,14 +229,18 @@ func parseSizes(list string) ([]int, error) {
 }
 
 // measure calls run repeatedly for about dur after one warm-up call (which
-// compiles the graphs) and returns the items per second.
-func measure(dur time.Duration, run func() (int, error)) (float64, error) {
+// compiles the graphs) and returns the items per second; an end of ctx
+// stops it with ctx's error.
+func measure(ctx context.Context, dur time.Duration, run func() (int, error)) (float64, error) {
 	if _, err := run(); err != nil {
 		return 0, err
 	}
 	items := 0
 	start := time.Now()
 	for time.Since(start) < dur {
+		if err := ctx.Err(); err != nil {
+			return 0, err
+		}
 		n, err := run()
 		if err != nil {
 			return 0, err
@@ -223,8 +251,9 @@ func measure(dur time.Duration, run func() (int, error)) (float64, error) {
 }
 
 // benchServer drives srv (of settings cfg), which it closes, from clients goroutines, each evaluating
-// perCall positions per call, and returns positions per second.
-func benchServer(srv *model.Server, cfg model.ServerConfig, pool positionPool, clients, perCall int, dur time.Duration, log io.Writer) (float64, error) {
+// perCall positions per call, and returns positions per second; an end
+// of ctx stops it with ctx's error.
+func benchServer(ctx context.Context, srv *model.Server, cfg model.ServerConfig, pool positionPool, clients, perCall int, dur time.Duration, log io.Writer) (float64, error) {
 	// Warm up: compile the graph of every batch size the server may use.
 	for b := 1; ; b = min(2*b, cfg.MaxBatch) {
 		a := pool.args(0, b)
@@ -245,7 +274,7 @@ func benchServer(srv *model.Server, cfg model.ServerConfig, pool positionPool, c
 		go func() {
 			defer wg.Done()
 			a := pool.args(c*perCall, perCall)
-			for time.Since(start) < dur {
+			for time.Since(start) < dur && ctx.Err() == nil {
 				if err := srv.Evaluate(a.obs, a.legal, a.priors, a.values); err != nil {
 					errs[c] = err
 					return
@@ -259,7 +288,7 @@ func benchServer(srv *model.Server, cfg model.ServerConfig, pool positionPool, c
 	if err := srv.Close(); err != nil {
 		return 0, err
 	}
-	for _, err := range errs {
+	for _, err := range append(errs, ctx.Err()) {
 		if err != nil {
 			return 0, err
 		}

@@ -125,7 +125,7 @@ func TestResumeJournalOfEarlierVersion(t *testing.T) {
 	}
 	want := readGames(t, filepath.Join(oneGo, report.GamesFile))
 	dir := filepath.Join(t.TempDir(), "cut")
-	if _, errOut, code := runStoppedCLI(args(dir)...); code != 1 {
+	if _, errOut, code := runStoppedCLI(args(dir)...); code != 130 {
 		t.Fatalf("stopped at once: status %d: %s", code, errOut)
 	}
 	var text strings.Builder

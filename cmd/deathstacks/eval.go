@@ -83,9 +83,10 @@ so a resumed or parallel run decides on the same games as a serial one.
 
 While it plays, DIR/games.partial.jsonl keeps every finished game, and goes
 once the files above are written. Ctrl-C (or SIGTERM) stops it, dropping the
-games in progress (status 1); the same command with --resume (--parallel and
---quiet may differ) plays only the games missing. Without --resume, a DIR
-holding unfinished games is refused.`, s)
+games in progress (status 130 after Ctrl-C, 143 after SIGTERM); the same
+command with --resume (--parallel and --quiet may differ) plays only the
+games missing. Without --resume, a DIR holding unfinished games or a
+finished eval is refused (status 2).`, s)
 	var players stringList
 	fs.Var(&players, "player", "a player: "+playerListHelp)
 	games := fs.Int("games", 20, "games per pair of players")

@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/signal"
 	"path/filepath"
-	"syscall"
 
 	"github.com/deathstacks/deathstacks/train/arena"
 	"github.com/deathstacks/deathstacks/train/progress"
@@ -27,10 +25,13 @@ type resumable struct {
 func (r resumable) path() string { return filepath.Join(r.dir, r.journal) }
 
 // check refuses, before any player is built, to resume what has no
-// journal and to start afresh over a journal, whose games would be lost.
+// journal, and to start afresh over a journal or a finished result, which
+// would be lost.
 func (r resumable) check() error {
 	_, err := os.Lstat(r.path())
 	switch exists := err == nil; {
+	case !r.resume && !exists:
+		return refuseOverwrite(filepath.Join(r.dir, r.finished), fmt.Sprintf("%s holds a finished %s (%s)", r.dir, r.what, r.finished), "--out")
 	case r.resume && !exists:
 		if _, err := os.Stat(filepath.Join(r.dir, r.finished)); err == nil {
 			return usageErr("%s holds a finished %s; nothing to resume", r.dir, r.what)
@@ -73,11 +74,12 @@ func (r resumable) open(header arena.JournalHeader) (*arena.Journal, []arena.Gam
 // play runs play, which plays the games not in the journal, with a context
 // that Ctrl-C or SIGTERM ends, and an onGame that journals each finished
 // game and counts it on bar, a progress bar of total games, which starts
-// at the played games. A signal makes it an error (status 1) that says how far
-// the games came and the command line that continues them, again.
+// at the played games. A signal makes it the [stoppedError] that says how
+// far the games came and the command line that continues them, again; the
+// bar then stays where the games stopped and says so.
 func (r resumable) play(s stdio, j *arena.Journal, played, total int, quiet bool, again string, play func(ctx context.Context, onGame func(arena.GameRecord), bar *progress.Bar) error) error {
-	signalled, stop := stopOnSignal(s)
-	defer stop()
+	signalled, release := onStop(s, "the games in progress are dropped and played again on --resume")
+	defer release()
 	ctx, cancel := context.WithCancel(signalled)
 	defer cancel()
 	bar := progress.New(s.err, total, r.what, "games", quiet)
@@ -95,47 +97,42 @@ func (r resumable) play(s stdio, j *arena.Journal, played, total int, quiet bool
 		done++
 		bar.Add(1)
 	}, bar)
-	bar.Finish()
+	stopped := err != nil && signalled.Err() != nil
+	switch {
+	case stopped:
+		bar.Stop("interrupted")
+	case err != nil || journalErr != nil:
+		bar.Stop("failed")
+	default:
+		bar.Finish()
+	}
 	switch {
 	case journalErr != nil:
 		return journalErr
 	case errors.Is(err, arena.ErrPlayedGame):
 		return usageErr("%s: %v", r.path(), err)
-	case err != nil && signalled.Err() != nil:
-		return &exitError{code: 1, err: fmt.Errorf("stopped after %d of %d games; continue with: %s", done, total, again)}
+	case stopped:
+		return stoppedError(signalled, ofTotal(done, total, "game", "games"), again)
 	}
 	return err
-}
-
-// stopOnSignal returns a context that Ctrl-C or SIGTERM ends, saying so on
-// s.err; a second signal then ends the process at once. stop releases the
-// signals.
-func stopOnSignal(s stdio) (ctx context.Context, stop func()) {
-	ctx, release := signal.NotifyContext(s.stopContext(), os.Interrupt, syscall.SIGTERM)
-	said := make(chan struct{})
-	unhook := context.AfterFunc(ctx, func() {
-		defer close(said)
-		release()
-		fmt.Fprintln(s.err, "\nstopping: the games in progress are dropped and played again on --resume (interrupt again to quit at once)")
-	})
-	return ctx, func() {
-		if !unhook() { // it has started: its line comes before any other
-			<-said
-		}
-		release()
-	}
 }
 
 // resumeCommand returns the command line that continues the games of the
 // command name run with args: the same with --resume, and --out dir if it
 // was not given.
 func resumeCommand(name string, args []string, resume, outGiven bool, dir string) string {
+	if resume {
+		return againCommand(name, args, outGiven, dir)
+	}
+	return againCommand(name, args, outGiven, dir, "--resume")
+}
+
+// againCommand returns the command line name run with args, with --out
+// dir if it was not given, and then extra.
+func againCommand(name string, args []string, outGiven bool, dir string, extra ...string) string {
 	again := append([]string(nil), args...)
 	if !outGiven {
 		again = append(again, "--out", dir)
 	}
-	if !resume {
-		again = append(again, "--resume")
-	}
-	return commandLine(name, again)
+	return commandLine(name, append(again, extra...))
 }

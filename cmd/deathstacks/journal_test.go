@@ -23,8 +23,14 @@ import (
 // runStoppedCLI runs a command line in-process as a Ctrl-C at its start
 // would stop it.
 func runStoppedCLI(args ...string) (stdout, stderr string, code int) {
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
+	return runSignalledCLI(syscall.SIGINT, args...)
+}
+
+// runSignalledCLI runs a command line in-process as the signal sig at its
+// start would stop it.
+func runSignalledCLI(sig syscall.Signal, args ...string) (stdout, stderr string, code int) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(stopSignal{sig})
 	var out, errOut bytes.Buffer
 	code = run(args, stdio{in: strings.NewReader(""), out: &out, err: &errOut, stop: ctx})
 	return out.String(), errOut.String(), code
@@ -137,8 +143,8 @@ func TestResumeEqualsOneGo(t *testing.T) {
 					args := tc.args(dir)
 					_, errOut, code := runStoppedCLI(args...)
 					again := commandLine(args[0], append(args[1:], "--resume"))
-					if code != 1 || !strings.Contains(errOut, "stopped after 0 of 6 games; continue with: "+again+"\n") {
-						t.Fatalf("stopped at once: status %d, stderr %q: want 1 and the command that continues", code, errOut)
+					if code != 130 || !strings.Contains(errOut, "stopped after 0 of 6 games; continue with: "+again+"\n") {
+						t.Fatalf("stopped at once: status %d, stderr %q: want 130 and the command that continues", code, errOut)
 					}
 					// The games a kill left: k whole, one torn.
 					line, err := json.Marshal(want[k])
@@ -200,7 +206,7 @@ func appendTo(t *testing.T, path, text string) {
 func TestResumedReportCommand(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "out")
 	args := []string{"eval", "--player", "random", "--player", "greedy", "--games", "2", "--out", dir, "--quiet"}
-	if _, _, code := runStoppedCLI(args...); code != 1 {
+	if _, _, code := runStoppedCLI(args...); code != 130 {
 		t.Fatalf("stopped: status %d", code)
 	}
 	if _, errOut, code := runBotCLI("", append(args, "--resume")...); code != 0 {
@@ -228,7 +234,7 @@ func TestLadderResumeOtherRuns(t *testing.T) {
 		}
 		return append(args, "--vs", "random", "--games", "2", "--sims", "2", "--out", dir, "--quiet")
 	}
-	if _, errOut, code := runStoppedCLI(ladder("a="+a, "b="+b)...); code != 1 {
+	if _, errOut, code := runStoppedCLI(ladder("a="+a, "b="+b)...); code != 130 {
 		t.Fatalf("stopped: status %d: %s", code, errOut)
 	}
 	for _, tc := range []struct {
@@ -291,8 +297,8 @@ func TestResumeRefusals(t *testing.T) {
 }
 
 // TestEvalStopsOnSignal runs the built binary: SIGINT or SIGTERM during an
-// eval stops it promptly with status 1, keeping the games finished, and
-// names the command that continues it.
+// eval stops it promptly with status 130 or 143, keeping the games
+// finished, and names the command that continues it.
 func TestEvalStopsOnSignal(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
@@ -335,8 +341,8 @@ func TestEvalStopsOnSignal(t *testing.T) {
 			}
 			t.Logf("stopped %v after the signal", time.Since(sent).Round(time.Millisecond))
 			var exit *exec.ExitError
-			if !errors.As(err, &exit) || exit.ExitCode() != 1 {
-				t.Fatalf("exit %v, want status 1; stderr %q", err, errOut.String())
+			if want := 128 + int(sig); !errors.As(err, &exit) || exit.ExitCode() != want {
+				t.Fatalf("exit %v, want status %d; stderr %q", err, want, errOut.String())
 			}
 			_, played, rerr := arena.ReadJournal(journal)
 			if rerr != nil {

@@ -23,8 +23,8 @@ on one Elo scale and plots Elo against training time. Each snapshot plays as
 an az player with its search settings, as az:model= plays it (those the
 snapshot carries, or for an older one DIR/config.yaml's, without noise or
 temperature and with the win search given at least 500,000 positions, a
-player's budget), at --sims simulations a move (or for --time a move,
-such as 1s, then without a simulation limit unless --sims is given too),
+player's budget), at --simulations a move (or for --time a move, such
+as 1s, then without a simulation limit unless --simulations is given too),
 under the run's rules and evaluation openings. To keep the cost linear in the number of snapshots, the
 pairs that play are: every snapshot against every --vs baseline, every
 snapshot against the next one rated, and the baselines against each other;
@@ -52,9 +52,10 @@ the first run's directory), ladder.md a run column, and ladder.png draws a
 curve per run.
 While it plays, ladder-games.partial.jsonl in --out keeps every finished
 game, and goes once the files above are written. Ctrl-C (or SIGTERM) stops
-it, dropping the games in progress (status 1); the same command with
---resume (--parallel and --quiet may differ) plays only the games missing.
-Without --resume, an --out holding unfinished games is refused.`, s)
+it, dropping the games in progress (status 130 after Ctrl-C, 143 after
+SIGTERM); the same command with --resume (--parallel and --quiet may
+differ) plays only the games missing. Without --resume, an --out holding
+unfinished games or a finished ladder is refused (status 2).`, s)
 	var runs stringList
 	fs.Var(&runs, "run", "a run directory, DIR or NAME=DIR (repeat for several runs)")
 	var vs stringList
@@ -63,7 +64,7 @@ Without --resume, an --out holding unfinished games is refused.`, s)
 	parallel := fs.Int("parallel", runtime.NumCPU(), "games played at once")
 	every := fs.Int("every", 1, "rate the snapshots whose iteration is a multiple of K, and the latest, of each run")
 	sims := simulationsFlag(fs, 100, "simulations per move of the network players")
-	moveTime := fs.Duration("time", 0, "search time per move of the network players, such as 1s (then no simulation limit unless --sims is given); 0 = none")
+	moveTime := fs.Duration("time", 0, "search time per move of the network players, such as 1s (then no simulation limit unless --simulations is given); 0 = none")
 	seed := fs.Uint64("seed", 1, "seed of the openings and players")
 	out := fs.String("out", "", "the directory to write (default the run directory; required with several runs)")
 	quiet := fs.Bool("quiet", false, "no progress bar")
@@ -81,7 +82,7 @@ Without --resume, an --out holding unfinished games is refused.`, s)
 	if len(named) > 1 && *out == "" {
 		return usageErr("--out is required with several runs: there is no one run directory to write into")
 	}
-	if *moveTime != 0 && !flagGiven(fs, "sims") {
+	if *moveTime != 0 && !flagGiven(fs, "simulations") {
 		*sims = 0
 	}
 	opts := ladder.Options{Every: *every, Simulations: *sims, Time: *moveTime, Games: *games, Parallel: *parallel, Seed: *seed}

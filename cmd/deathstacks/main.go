@@ -35,7 +35,8 @@ type stdio struct {
 	in       io.Reader
 	out, err io.Writer
 	// stop, if not nil, stops the commands that stop on Ctrl-C when it
-	// ends, as the signal would: a test's way to interrupt one.
+	// ends, as the signal would: a test's way to interrupt one. Its
+	// cause, a stopSignal, says which signal (none: Ctrl-C).
 	stop context.Context
 }
 
@@ -84,7 +85,9 @@ func main() {
 }
 
 // run executes the command line and returns the exit status: 0 on success,
-// 2 for a usage error or bad input, 1 for any other failure.
+// 2 for a usage error or bad input, 128 plus the signal's number for a
+// command a signal stopped (130 for Ctrl-C, 143 for SIGTERM; see
+// [stoppedError]), 1 for any other failure.
 func run(args []string, s stdio) int {
 	cmds := commands()
 	if len(args) == 0 {
@@ -171,8 +174,13 @@ func newFlags(name, synopsis string, s stdio) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(s.err)
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: deathstacks %s\n\nflags:\n", synopsis)
-		fs.PrintDefaults()
+		fmt.Fprintf(fs.Output(), "usage: deathstacks %s\n", synopsis)
+		flags := 0
+		fs.VisitAll(func(*flag.Flag) { flags++ })
+		if flags > 0 { // a command without flags gets no empty heading
+			fmt.Fprintln(fs.Output(), "\nflags:")
+			fs.PrintDefaults()
+		}
 	}
 	return fs
 }
@@ -259,6 +267,17 @@ func fieldErrors(err error) ([]*configs.FieldError, bool) {
 		return fieldErrors(e.Unwrap())
 	}
 	return nil, false
+}
+
+// refuseOverwrite refuses, with status 2, to replace the finished result
+// at path, which a command's flag (--out) chose, saying what is there
+// (holds, such as "DIR holds a finished eval") and the way out; nothing
+// at path is no refusal.
+func refuseOverwrite(path, holds, flag string) error {
+	if _, err := os.Lstat(path); err != nil {
+		return nil
+	}
+	return usageErr("%s: choose another %s, or remove %s to replace it", holds, flag, path)
 }
 
 // usageErr is an error for bad command-line input: exit status 2.

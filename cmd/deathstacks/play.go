@@ -139,12 +139,14 @@ func (p *playSession) command(line string) (quit bool, err error) {
 	case "undo":
 		p.undo()
 	case "hint":
+		pos := p.game.Position()
+		mover := pos.SideToMove()
 		d, err := p.hinter.Choose(p.game)
 		if err != nil {
 			fmt.Fprintf(p.out, "no hint: %v\n", err)
 			break
 		}
-		fmt.Fprintf(p.out, "hint: %v%s\n", d.Move, describe(d))
+		fmt.Fprintf(p.out, "hint: %v%s\n", d.Move, describe(d, mover))
 	default:
 		m, err := env.ParseMove(line)
 		if err != nil {
@@ -181,6 +183,8 @@ func (p *playSession) undo() {
 }
 
 func (p *playSession) engineMove() error {
+	pos := p.game.Position()
+	mover := pos.SideToMove()
 	d, err := p.engine.Choose(p.game)
 	if err != nil {
 		return fmt.Errorf("engine: %w", err)
@@ -188,16 +192,17 @@ func (p *playSession) engineMove() error {
 	if err := p.game.Play(d.Move); err != nil {
 		return fmt.Errorf("engine played an illegal move: %w", err)
 	}
-	fmt.Fprintf(p.out, "engine plays %v%s\n", d.Move, describe(d))
+	fmt.Fprintf(p.out, "engine plays %v%s\n", d.Move, describe(d, mover))
 	p.draw()
 	return nil
 }
 
-// describe summarises what a player knows about its move.
-func describe(d mcts.Decision) string {
+// describe summarises what a player knows about its move for mover, the
+// side it chose for, whose value it says: "value +0.25 for red".
+func describe(d mcts.Decision, mover env.Color) string {
 	var parts []string
 	if !math.IsNaN(d.Value) {
-		parts = append(parts, fmt.Sprintf("value %+.2f", d.Value))
+		parts = append(parts, "value "+signedValue(d.Value)+" for "+mover.String())
 	}
 	if d.Simulations > 0 {
 		parts = append(parts, count(d.Simulations, "simulation", "simulations"))
@@ -209,6 +214,17 @@ func describe(d mcts.Decision) string {
 		return ""
 	}
 	return " (" + strings.Join(parts, ", ") + ")"
+}
+
+// signedValue writes a value in [-1, 1] with two decimals and its sign,
+// "+0.25", "-0.04", and one that rounds to nothing as "0.00", never
+// "-0.00".
+func signedValue(v float64) string {
+	text := fmt.Sprintf("%+.2f", v)
+	if text == "+0.00" || text == "-0.00" {
+		return "0.00"
+	}
+	return text
 }
 
 func (p *playSession) draw() {

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"fmt"
+	"math"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -71,6 +74,37 @@ func TestPlayBadFlags(t *testing.T) {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
 			if _, errOut, code := runBotCLI("", args...); code != 2 || errOut == "" {
 				t.Errorf("status %d, stderr %q: want 2 and a message", code, errOut)
+			}
+		})
+	}
+}
+
+// A value says whose it is, in the engine's line and in a hint alike.
+func TestPlayValuesSaySide(t *testing.T) {
+	out, errOut, code := runBotCLI("a6-1-a5\nhint\nquit\n", "play", "--player", "mcts:sims=50", "--seed", "3")
+	if code != 0 {
+		t.Fatalf("status %d, stderr %q", code, errOut)
+	}
+	engine := regexp.MustCompile(`engine plays \S+ \(value (0\.00|[+-][01]\.\d\d) for blue, 50 simulations\)`)
+	hint := regexp.MustCompile(`hint: \S+ \(value (0\.00|[+-][01]\.\d\d) for red, 50 simulations\)`)
+	if !engine.MatchString(out) || !hint.MatchString(out) {
+		t.Errorf("output lacks the engine's value for blue or the hint's for red:\n%s", out)
+	}
+	if strings.Contains(out, "-0.00") {
+		t.Errorf("output says -0.00:\n%s", out)
+	}
+}
+
+func TestSignedValue(t *testing.T) {
+	for _, tc := range []struct {
+		v    float64
+		want string
+	}{
+		{0.25, "+0.25"}, {-0.04, "-0.04"}, {0, "0.00"}, {-0.001, "0.00"}, {0.004, "0.00"}, {math.Copysign(0, -1), "0.00"}, {-1, "-1.00"}, {1, "+1.00"},
+	} {
+		t.Run(fmt.Sprint(tc.v), func(t *testing.T) {
+			if got := signedValue(tc.v); got != tc.want {
+				t.Errorf("signedValue(%v) = %q, want %q", tc.v, got, tc.want)
 			}
 		})
 	}

@@ -6,9 +6,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/deathstacks/deathstacks/train/web"
@@ -18,7 +15,7 @@ func runServe(args []string, s stdio) error {
 	fs := newFlags("serve", "serve [--addr 127.0.0.1:8080] [--player SPEC ...] [--run DIR ...] [--games DIR ...]\n\n"+
 		"Serves the web application: play the players, analyse positions (with the\n"+
 		"network of the first az player), replay evaluation and ladder games, watch\n"+
-		"training runs. It runs until interrupted (Ctrl-C).", s)
+		"training runs. It runs until Ctrl-C (or SIGTERM) stops it (status 130 or 143).", s)
 	addr := fs.String("addr", "127.0.0.1:8080", "the address to listen on (host:port); a non-loopback host is reachable from other machines")
 	var playerSpecs, runs, games stringList
 	fs.Var(&playerSpecs, "player", "a player to offer, repeatable (default "+fmt.Sprint(web.DefaultPlayers)+"); "+specFlagHelp)
@@ -28,7 +25,10 @@ func runServe(args []string, s stdio) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	host, _, err := net.SplitHostPort(*addr)
+	host, port, err := net.SplitHostPort(*addr)
+	if err == nil {
+		_, err = net.LookupPort("tcp", port)
+	}
 	if err != nil {
 		return usageErr("--addr %q: %v", *addr, err)
 	}
@@ -45,9 +45,12 @@ func runServe(args []string, s stdio) error {
 		fmt.Fprintf(s.err, "warning: %s is not a loopback address: other machines can reach this server\n", *addr)
 	}
 	fmt.Fprintf(s.out, "serving on http://%s/ (Ctrl-C stops)\n", ln.Addr())
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	return serve(ctx, ln, srv.Handler())
+	ctx, release := onStop(s, "the requests under way get a few seconds to finish")
+	defer release()
+	if err := serve(ctx, ln, srv.Handler()); err != nil {
+		return err
+	}
+	return stoppedError(ctx, "", "")
 }
 
 // serve answers requests on ln until ctx ends, then gives the requests

@@ -93,7 +93,7 @@ func TestEvalSPRTResume(t *testing.T) {
 	wantTest, _ := readSPRT(t, filepath.Join(oneGo, report.ResultsFile))
 
 	dir := filepath.Join(t.TempDir(), "cut")
-	if _, errOut, code := runStoppedCLI(sprtArgs(dir)...); code != 1 {
+	if _, errOut, code := runStoppedCLI(sprtArgs(dir)...); code != 130 {
 		t.Fatalf("stopped at once: status %d: %s", code, errOut)
 	}
 	var text []byte

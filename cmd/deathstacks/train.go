@@ -1,16 +1,13 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/deathstacks/deathstacks/configs"
 	"github.com/deathstacks/deathstacks/train"
@@ -18,11 +15,11 @@ import (
 )
 
 func runTrain(args []string, s stdio) error {
-	fs := newFlags("train", "train [--config FILE|NAME] [--out DIR] [--resume] [--iterations N] [--quiet]\n      [--listen ADDR [--tls-cert FILE --tls-key FILE] | --nats URL [--nats-creds FILE]] [--no-selfplay]\n\nTrains a network from zero by self-play (see configs/default.yaml, built in).\nEach iteration ends with a checkpoint in the run directory. Ctrl-C stops the\nrun: an iteration cut short is dropped, and --resume continues from the last\ncheckpoint with the iteration count and replay buffer intact.\n\nWith --listen or --nats, actors on other machines (deathstacks actor) play\nself-play games too; --listen prints the actor command line to run on them.", s)
+	fs := newFlags("train", "train [--config FILE|NAME] [--out DIR] [--resume] [--iterations N] [--quiet]\n      [--listen ADDR [--tls-cert FILE --tls-key FILE] | --nats URL [--nats-creds FILE]] [--no-selfplay]\n\nTrains a network from zero by self-play (see configs/default.yaml, built in).\nEach iteration ends with a checkpoint in the run directory. Ctrl-C (or\nSIGTERM) stops the run (status 130 after Ctrl-C, 143 after SIGTERM): an\niteration cut short is dropped, and --resume continues from the last\ncheckpoint with the iteration count, the target and the replay buffer intact.\n\nWith --listen or --nats, actors on other machines (deathstacks actor) play\nself-play games too; --listen prints the actor command line to run on them.", s)
 	configArg := fs.String("config", "", "a YAML config file, or a built-in config: "+strings.Join(configs.Names(), ", ")+" (default: the run's own config when resuming, else default)")
 	out := fs.String("out", "", "the run directory (default checkpoints/<run name>)")
 	resume := fs.Bool("resume", false, "continue the run in the run directory from its latest checkpoint")
-	iterations := fs.Int("iterations", 0, "stop once this many iterations exist in total, counting those before a resume (default: the config's)")
+	iterations := fs.Int("iterations", 0, "stop once this many iterations exist in total, counting those before a resume; the run keeps it as its target (default: the config's, or the run's own when resuming)")
 	quiet := fs.Bool("quiet", false, "no progress bars: one line per iteration")
 	var fleet fleetFlags
 	fs.StringVar(&fleet.listen, "listen", "", "start a NATS server for actors on host:port, such as 0.0.0.0:4222")
@@ -44,20 +41,8 @@ func runTrain(args []string, s stdio) error {
 	if err != nil {
 		return usageErr("%v", err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sigs)
-	go func() {
-		select {
-		case <-sigs:
-			fmt.Fprintln(s.err, "\nstopping: an iteration in self-play is dropped, one in training is finished and saved (interrupt again to quit at once)")
-			signal.Reset(os.Interrupt, syscall.SIGTERM) // a second signal ends the process
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
+	ctx, release := onStop(s, "an iteration in self-play is dropped, one in training is finished and saved")
+	defer release()
 	opts := train.RunOptions{Dir: *out, Resume: *resume, Iterations: *iterations, Log: s.out, Quiet: *quiet}
 	if fleet.on() {
 		if opts.Dir == "" {
@@ -70,13 +55,30 @@ func runTrain(args []string, s stdio) error {
 		defer stop()
 	}
 	sum, err := train.Run(ctx, cfg, opts)
-	if err != nil {
+	switch {
+	case err != nil:
 		return err
-	}
-	if sum.Stopped {
-		fmt.Fprintf(s.out, "stopped at iteration %d; continue with: deathstacks train --resume --out %s\n", sum.Iteration, sum.Dir)
+	case sum.Stopped && sum.Iteration == 0:
+		// No checkpoint to resume from: the same command starts afresh.
+		return stoppedError(ctx, ofTotal(0, sum.Target, "iteration", "iterations"), againCommand("train", args, *out != "", sum.Dir))
+	case sum.Stopped:
+		return stoppedError(ctx, ofTotal(sum.Iteration, sum.Target, "iteration", "iterations"), resumeTrain(sum.Dir, ""))
+	case sum.Session == 0 && sum.Target > 0 && sum.Iteration >= sum.Target:
+		fmt.Fprintf(s.out, "to train further, resume with a larger --iterations, such as: %s\n", resumeTrain(sum.Dir, strconv.Itoa(sum.Iteration+1)))
+	case sum.Session == 0:
+		fmt.Fprintf(s.out, "to train further, resume with --config FILE, a config that sets a larger time_limit: %s --config FILE\n", resumeTrain(sum.Dir, ""))
 	}
 	return nil
+}
+
+// resumeTrain is the command line that continues the run in dir, to the
+// target iterations when not "".
+func resumeTrain(dir, iterations string) string {
+	args := []string{"--resume", "--out", dir}
+	if iterations != "" {
+		args = append(args, "--iterations", iterations)
+	}
+	return commandLine("train", args)
 }
 
 // trainConfig picks the configuration of a training session: the named
@@ -137,8 +139,12 @@ func runExport(args []string, s stdio) error {
 	meta, search := map[string]string{}, map[string]string{}
 	fs.Func("meta", "a metadata entry KEY=VALUE to store in the file (repeatable)", keyValues(meta))
 	fs.Func("search", "a search setting KEY=VALUE for the player, such as contempt=0.5 (repeatable; keys as in az specs)", keyValues(search))
+	format := exportFormatFlag(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if *format != formatPlayer {
+		return exportNetwork(*format, fs, *ckpt, *out, meta, args, s)
 	}
 	if *ckpt == "" || *out == "" {
 		return usageErr("--checkpoint and --out are required")
@@ -156,14 +162,28 @@ func runExport(args []string, s stdio) error {
 		}
 		search["simulations"] = strconv.Itoa(*sims)
 	}
+	if err := refuseOverwrite(*out, "--out "+*out+" exists", "--out"); err != nil {
+		return err
+	}
 	if err := train.Export(*ckpt, *out, train.ExportOptions{Search: search, Meta: meta, Warn: s.err}); err != nil {
 		if errors.Is(err, train.ErrReservedMeta) || errors.Is(err, train.ErrBadSearch) {
 			return usageErr("%v", err)
 		}
-		return err
+		return checkpointErr(err, *ckpt)
 	}
 	fmt.Fprintf(s.out, "exported %s to %s\n", *ckpt, *out)
 	return nil
+}
+
+// checkpointErr names export's --checkpoint in an error about the path
+// it gave, "--checkpoint PATH: no such file or directory" (status 2);
+// other errors it returns as they are.
+func checkpointErr(err error, ckpt string) error {
+	var named *train.ModelError
+	if errors.As(err, &named) && named.Path == ckpt {
+		return usageErr("--checkpoint %s: %v", named.Path, named.Err)
+	}
+	return err
 }
 
 // keyValues returns a flag function that adds KEY=VALUE entries to m,
@@ -210,7 +230,7 @@ func portableArgs(args []string) []string {
 const exportCommandKey = "export_command"
 
 func runInspect(args []string, s stdio) error {
-	fs := newFlags("inspect", "inspect [FILE|DIR]\n\nDescribes a checkpoint (ckpt-N.dsck), a network file (nets/net-N.dsnn), an\nexported player or a run directory (its latest complete checkpoint), read whole with its checksum: kind, architecture,\nparameters, training steps, encoding version, metadata (iteration, run,\nrating, how it was made...), search settings; for a checkpoint also its\niteration, replay buffer and config name. One \"key: value\" a line.\nWithout FILE, the built-in player (the az player without a model).", s)
+	fs := newFlags("inspect", "inspect [FILE|DIR]\n\nDescribes a checkpoint (ckpt-N.dsck), a network file (nets/net-N.dsnn), an\nexported player or a run directory (its latest complete checkpoint), read whole with its checksum: kind, architecture,\nparameters, training steps, encoding version, metadata (iteration, run,\nrating, how it was made...), search settings; for a checkpoint also its\niteration, replay buffer and config name. One \"key: value\" a line.\nThe other files of a run too: metrics.jsonl (its iterations, the last\none's figures, the latest evaluation), config.yaml (the config's name,\ntarget and key settings) and the PNG charts (what each shows).\nWithout FILE, the built-in player (the az player without a model).", s)
 	files := 1
 	if len(args) == 0 {
 		files = 0

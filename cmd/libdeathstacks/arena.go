@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -153,6 +154,14 @@ func newEvaluation(request string) (*evaluation, error) {
 	req, err := parseRequest(request)
 	if err != nil {
 		return nil, err
+	}
+	if req.Out != nil {
+		// As eval's --out: finished results are never replaced.
+		for _, name := range []string{report.ResultsFile, report.GamesJournal} {
+			if _, err := os.Lstat(filepath.Join(*req.Out, name)); err == nil {
+				return nil, fmt.Errorf("evaluate: out %s holds an evaluation (%s): choose another folder", *req.Out, name)
+			}
+		}
 	}
 	contenders := make([]arena.Contender, len(req.Players))
 	for i, p := range req.Players {

@@ -70,6 +70,10 @@ func TestEvaluation(t *testing.T) {
 	if err := json.Unmarshal(saved, &file); err != nil || file["games"] != results["games"] {
 		t.Errorf("results.json %s (%v), want the result's", saved, err)
 	}
+	// Finished results are never replaced.
+	if _, err := newEvaluation(request); err == nil || !strings.Contains(err.Error(), "holds an evaluation (results.json)") {
+		t.Errorf("a second evaluation into %s: error %v", dir, err)
+	}
 }
 
 func TestEvaluationErrors(t *testing.T) {

@@ -1,26 +1,21 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
-	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/deathstacks/deathstacks/model"
-	"github.com/deathstacks/deathstacks/model/codec"
 	"github.com/deathstacks/deathstacks/train"
 )
 
 // A network's weights for other languages: its tensors in the order of
-// the network file (model's package documentation, "Files"), read back
-// from the file form model writes, with the names of model's parameters.
-// Package model does not export its tensors; when it does, this file
-// reads them from there instead.
+// the network file (model's package documentation, "Files"), with the
+// names of model's parameters ([model.Network.Weights]).
 
 // tensor is one weight tensor.
 type tensor struct {
@@ -30,70 +25,16 @@ type tensor struct {
 	data   []float32
 }
 
-// tensorNames names the tensors of a network with blocks residual blocks,
-// in file order.
-func tensorNames(blocks int) []string {
-	names := []string{"stem.w", "stem.b"}
-	for i := range blocks {
-		p := "block" + strconv.Itoa(i)
-		names = append(names, p+".w1", p+".b1", p+".w2", p+".b2")
-	}
-	return append(names, "policy.w", "policy.b", "value.conv.w", "value.conv.b",
-		"value.fc1.w", "value.fc1.b", "value.fc2.w", "value.fc2.b")
-}
-
-var (
-	errCorrupt   = errors.New("network data is corrupt")
-	errTruncated = errors.New("network data is truncated")
-)
-
-// networkMagic starts a network file.
-const networkMagic = "DSTKNNET"
-
-// tensorsOf returns net's tensors, reading the file form it writes.
-func tensorsOf(net *model.Network) ([]tensor, error) {
-	var buf bytes.Buffer
-	if _, err := net.WriteTo(&buf); err != nil {
-		return nil, fmt.Errorf("weights: %w", err)
-	}
-	d := codec.NewReader(&buf, errCorrupt, errTruncated)
-	if err := d.Header(networkMagic, model.FormatVersion); err != nil {
-		return nil, fmt.Errorf("weights: %w", err)
-	}
-	for range 7 { // encoding, planes, actions, blocks, channels, value planes, value hidden
-		d.U32()
-	}
-	d.I64() // training steps
-	for range d.U32() {
-		d.String(1<<16, "metadata key")
-		d.String(1<<16, "metadata value")
-	}
-	names := tensorNames(net.Config().Blocks)
-	if k := d.U32(); d.Err() == nil && int(k) != len(names) {
-		return nil, fmt.Errorf("weights: %d tensors, the layout of %v has %d", k, net.Config(), len(names))
-	}
-	out := make([]tensor, len(names))
+// tensorsOf returns net's tensors with their offsets in the concatenation.
+func tensorsOf(net *model.Network) []tensor {
+	ws := net.Weights()
+	out := make([]tensor, len(ws))
 	offset := 0
-	for i, name := range names {
-		t := tensor{Name: name, Offset: offset}
-		size := 1
-		for range min(d.U32(), 8) {
-			n := int(d.U32())
-			t.Shape = append(t.Shape, n)
-			size *= n
-		}
-		if d.Err() != nil || size < 0 || size > 1<<28 {
-			return nil, fmt.Errorf("weights: tensor %s: %w", name, errors.Join(d.Err(), errCorrupt))
-		}
-		t.data = make([]float32, size)
-		d.Float32s(t.data)
-		out[i] = t
-		offset += size
+	for i, w := range ws {
+		out[i] = tensor{Name: w.Name, Shape: w.Shape, Offset: offset, data: w.Data}
+		offset += len(w.Data)
 	}
-	if d.Err() != nil {
-		return nil, fmt.Errorf("weights: %w", d.Err())
-	}
-	return out, nil
+	return out
 }
 
 // weights loads the network of the handle's path the first time and
@@ -104,11 +45,7 @@ func (nw *network) weights() ([]tensor, error) {
 		if err != nil {
 			return nil, err
 		}
-		ts, err := tensorsOf(net)
-		if err != nil {
-			return nil, err
-		}
-		nw.tensors, nw.about = ts, aboutOf(net)
+		nw.tensors, nw.about = tensorsOf(net), aboutOf(net)
 	}
 	return nw.tensors, nil
 }

@@ -19,11 +19,11 @@ import (
 	"github.com/deathstacks/deathstacks/train/internal/chart"
 )
 
-// The plots [Plot] draws into a run directory.
+// The charts [PlotRun] draws into a run directory.
 const (
-	lossPlot     = "loss.png"     // losses and policy entropy
-	selfPlayPlot = "selfplay.png" // game length, outcomes, speeds, time per phase
-	evalPlot     = "eval.png"     // score, Elo, move-limit draws and decided games' length against each opponent
+	LossChart     = "loss.png"     // losses and policy entropy
+	SelfPlayChart = "selfplay.png" // game length, outcomes, speeds, time per phase
+	EvalChart     = "eval.png"     // score, Elo, move-limit draws and decided games' length against each opponent
 )
 
 // PlotRun redraws the plots of the run in dir from its metrics.jsonl.
@@ -42,20 +42,20 @@ func Plot(dir string, ms []Iteration) error {
 	if len(ms) == 0 {
 		return errors.New("plot: no metrics to plot")
 	}
-	if err := chart.Save(filepath.Join(dir, lossPlot), lossPanels(ms), 1500, 850); err != nil {
+	if err := chart.Save(filepath.Join(dir, LossChart), lossPanels(ms), 1500, 850); err != nil {
 		return err
 	}
-	if err := chart.Save(filepath.Join(dir, selfPlayPlot), selfPlayPanels(ms), 1500, 850); err != nil {
+	if err := chart.Save(filepath.Join(dir, SelfPlayChart), selfPlayPanels(ms), 1500, 850); err != nil {
 		return err
 	}
 	eval, err := evalPanels(ms)
 	if err != nil || eval == nil {
 		return err
 	}
-	return chart.Save(filepath.Join(dir, evalPlot), eval, 1500, vg.Length(500*len(eval)))
+	return chart.Save(filepath.Join(dir, EvalChart), eval, 1500, vg.Length(500*len(eval)))
 }
 
-// lossPanels are the panels of lossPlot. Each loss has its own: on one
+// lossPanels are the panels of LossChart. Each loss has its own: on one
 // axis the value loss and the L2 penalty, a tenth of the policy loss, would
 // look flat.
 func lossPanels(ms []Iteration) [][]*plot.Plot {
@@ -72,7 +72,7 @@ func lossPanels(ms []Iteration) [][]*plot.Plot {
 	}}
 }
 
-// selfPlayPanels are the panels of selfPlayPlot.
+// selfPlayPanels are the panels of SelfPlayChart.
 func selfPlayPanels(ms []Iteration) [][]*plot.Plot {
 	outcomes := panel("Self-play outcomes", "share of games", true, ms,
 		curve{"red wins", func(m Iteration) float64 { return m.RedWinShare }},
@@ -95,7 +95,7 @@ func selfPlayPanels(ms []Iteration) [][]*plot.Plot {
 	}}
 }
 
-// evalPanels are the panels of evalPlot, or nil before any evaluation:
+// evalPanels are the panels of EvalChart, or nil before any evaluation:
 // score and Elo against each opponent, and once some evaluation says how
 // its games ended, the share of games drawn at the move limit and the
 // mean length of the decided games.

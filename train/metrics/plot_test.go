@@ -63,7 +63,7 @@ func TestPlotRun(t *testing.T) {
 	if err := PlotRun(dir); err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{lossPlot, selfPlayPlot, evalPlot} {
+	for _, name := range []string{LossChart, SelfPlayChart, EvalChart} {
 		charttest.CheckPNG(t, filepath.Join(dir, name))
 	}
 }
@@ -74,8 +74,8 @@ func TestPlotWithoutEvaluations(t *testing.T) {
 	if err := Plot(dir, ms); err != nil {
 		t.Fatal(err)
 	}
-	charttest.CheckPNG(t, filepath.Join(dir, lossPlot))
-	if _, err := os.Stat(filepath.Join(dir, evalPlot)); !errors.Is(err, fs.ErrNotExist) {
+	charttest.CheckPNG(t, filepath.Join(dir, LossChart))
+	if _, err := os.Stat(filepath.Join(dir, EvalChart)); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("eval.png written without evaluations: %v", err)
 	}
 }
@@ -207,7 +207,7 @@ func TestEvalPanelsConversion(t *testing.T) {
 			if err := Plot(dir, tc.ms); err != nil {
 				t.Fatal(err)
 			}
-			charttest.CheckPNG(t, filepath.Join(dir, evalPlot))
+			charttest.CheckPNG(t, filepath.Join(dir, EvalChart))
 		})
 	}
 }

@@ -45,6 +45,8 @@ def test_round_robin_of_specs(tmp_path):
     assert (out / "elo.png").stat().st_size > 0
     with pytest.raises(KeyError, match="no player called 'nobody'"):
         res.elo("nobody")
+    with pytest.raises(ds.DeathStacksError, match="holds an evaluation"):  # as eval --out, never replaced
+        ds.evaluate({"random": "random", "greedy": "greedy"}, games=2, out=out)
 
 
 def test_same_seed_same_games():

@@ -160,7 +160,8 @@ def evaluate(players: dict, games: int, seed: int = 0, sprt=None, out: str | os.
     or the CLI's ``"elo0=0,elo1=20"``) and exactly two players, it plays
     pairs of games until the test decides or games (even) are played. With
     out, it writes results.json, report.md, games.jsonl and elo.png there,
-    the files of ``deathstacks eval --out``. The same seed plays the same
+    the files of ``deathstacks eval --out``; as there, a folder that holds
+    an evaluation is refused, never overwritten. The same seed plays the same
     games. Ctrl-C stops the games (external programs are killed) and raises
     KeyboardInterrupt."""
     if not isinstance(players, dict):
