@@ -22,7 +22,7 @@ import (
 )
 
 // playerListHelp explains the repeated player flags of eval and ladder.
-var playerListHelp = `SPEC or NAME=SPEC, repeated. NAME (no ":" or "=" in it) names the player in
+var playerListHelp = `SPEC or NAME=SPEC, repeated. NAME (no ":", "(" or "=" in it) names the player in
 tables and results; by default the name is the spec, and a spec given twice
 becomes SPEC#2, SPEC#3... Specs are KIND or KIND:KEY=VALUE,KEY=VALUE...:
 ` + players.SpecHelp()
@@ -59,10 +59,13 @@ the output names the anchor) and mean time per move. Writes into DIR:
                 settings...} (pairs from A's side; ci95 is the interval's ends;
                 draws_a_ahead counts the draws A ended ahead in material,
                 mean_lead_a is its mean lead in them, and so for B;
-                mean_decided_plies is the mean length of the won games)
+                mean_decided_plies is the mean length of the won games;
+                "forfeits_a" and "forfeits_b", when not empty, count each
+                side's games lost by misbehaving by reason: illegal move,
+                player error, timeout, program exited, malformed move)
   report.md     the same tables, the settings and the command that replays it
   games.jsonl   every game (players, seeds, opening, moves, move_ms: each
-                move's time in milliseconds, result), one a line
+                move's time in milliseconds, result, reason, detail), one a line
   elo.png       each player's Elo with its interval
 az players sharing a model share one network server, batched across the
 games at once.
@@ -147,16 +150,12 @@ finished eval is refused (status 2).`, s)
 	start := time.Now()
 	var (
 		records []arena.GameRecord
-		outcome elo.SPRTResult
+		outcome *elo.SPRTResult
 	)
 	err = res.play(s, journal, len(played), total, *quiet, resumeCommand("eval", args, *resume, *out != "", dir),
 		func(ctx context.Context, onGame func(arena.GameRecord), bar *progress.Bar) (err error) {
 			cfg.OnGame = onGame
-			if test == nil {
-				records, err = arena.RoundRobin(ctx, arena.Entrants(contenders), cfg)
-				return err
-			}
-			records, outcome, err = arena.PlaySPRT(ctx, contenders[0].Entrant, contenders[1].Entrant, cfg, *test,
+			records, outcome, err = arena.PlayEvaluation(ctx, contenders, cfg, test,
 				func(r elo.SPRTResult) { bar.Describe("eval, " + r.Progress()) })
 			return err
 		})
@@ -167,9 +166,7 @@ finished eval is refused (status 2).`, s)
 	if err != nil {
 		return err
 	}
-	if test != nil {
-		rep.SPRT = &outcome
-	}
+	rep.SPRT = outcome
 	if err := publish(s, rep, &rep.Settings, command, start, dir, records,
 		report.ResultsFile, report.ReportFile, report.GamesFile, report.EloChart); err != nil {
 		return err
@@ -266,11 +263,12 @@ func buildContenders(models *train.Models, flagName string, args []string) ([]ar
 }
 
 // parsePlayerArg reads SPEC or NAME=SPEC: the text before the first "="
-// is a name when it holds no ":", since in a spec a key=value comes after
-// the kind's colon. The name is empty when none is given.
+// is a name when it holds no ":" or "(", since in a spec a key=value comes
+// after the kind's colon, or within a cmd spec's parentheses. The name is
+// empty when none is given.
 func parsePlayerArg(flagName, arg string) (name string, spec players.Spec, err error) {
 	text := arg
-	if before, after, ok := strings.Cut(arg, "="); ok && !strings.Contains(before, ":") {
+	if before, after, ok := strings.Cut(arg, "="); ok && !strings.ContainsAny(before, ":(") {
 		if before == "" {
 			return "", players.Spec{}, usageErr("%s %q: empty name before =", flagName, arg)
 		}

@@ -15,7 +15,9 @@
 //     batched inference, weights and description; ds_network_save writes
 //     a player file back from weights), ds_search_new and ds_selfplay_new
 //     (searches and self-play games guided by the caller's evaluator; see
-//     below); ds_close releases any of them.
+//     below), ds_arena_new (an evaluation of players as deathstacks eval
+//     plays it, in the background: see arena.go); ds_close releases any
+//     of them.
 //     Calls on one handle take turns; calls on different handles run in
 //     parallel.
 //   - Buffers are the caller's: a pointer and a length in elements (float
@@ -39,7 +41,7 @@
 //     batches.go).
 //
 // The functions in Go terms are in api.go, vector.go, weights.go,
-// batches.go, search.go and selfplay.go; the exported C functions in
-// exports.go only convert arguments. Its test builds the library and runs
-// the Python package's tests against it.
+// batches.go, search.go, selfplay.go and arena.go; the exported C
+// functions in exports.go only convert arguments. Its test builds the
+// library and runs the Python package's tests against it.
 package main

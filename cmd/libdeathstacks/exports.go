@@ -742,4 +742,52 @@ func ds_batch_abort(h C.int64_t) C.int64_t {
 	})
 }
 
+// The arena: an evaluation of players (a round robin, or an SPRT between
+// two) playing in the background, as deathstacks eval plays it.
+// ds_arena_new reads the request as JSON (players and settings, see
+// arenaRequest), builds each player once and returns the handle;
+// ds_arena_wait waits up to millis for the games to end, writes the games
+// played and the games in all into progress (2 int64s, or NULL), and
+// returns 1 once they have ended, else 0; ds_arena_result then writes the
+// outcome as JSON (results.json's content, the text eval prints and the
+// game records, see arenaResult), or returns the evaluation's error.
+// ds_close stops the games, killing external programs, and waits for them.
+
+//export ds_arena_new
+func ds_arena_new(request *C.char) C.int64_t {
+	return do(func() (int64, error) {
+		e, err := newEvaluation(goString(request))
+		if err != nil {
+			return 0, err
+		}
+		return register(e), nil
+	})
+}
+
+//export ds_arena_wait
+func ds_arena_wait(h, millis C.int64_t, progress unsafe.Pointer) C.int64_t {
+	return do(func() (int64, error) {
+		return with(int64(h), "arena", func(e *evaluation) (int64, error) {
+			out, err := slice[int64](progress, 2)
+			if err != nil {
+				return 0, err
+			}
+			return e.wait(int64(millis), out)
+		})
+	})
+}
+
+//export ds_arena_result
+func ds_arena_result(h C.int64_t, buf *C.char, cap C.int64_t) C.int64_t {
+	return text(buf, cap, func() (string, error) {
+		var out string
+		_, err := with(int64(h), "arena", func(e *evaluation) (int64, error) {
+			var err error
+			out, err = e.outcome()
+			return 0, err
+		})
+		return out, err
+	})
+}
+
 func main() {}

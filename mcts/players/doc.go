@@ -12,4 +12,12 @@
 // mcts.UCTConfig's and mcts.Config's, with the names of earlier versions
 // ("sims", "c", "cpuct") as aliases, and each range checked once, the
 // same for a spec as for a config's Validate.
+//
+// An [ExternalPlayer] is another program speaking the protocol of
+// `deathstacks bot`, named by a cmd spec ("cmd:./engine --depth 3",
+// "cmd(timeout=2s):./engine"): its command line is the rest of the spec,
+// split into words as a shell would, without one; its one setting
+// ([ExternalConfig]'s table) goes in parentheses. Its failures
+// ([ErrMoveTimeout], [ErrProgramExited], [ErrMalformedAnswer]) are what
+// the arena records as the reasons of lost games.
 package players

@@ -1,6 +1,7 @@
 package players
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/deathstacks/deathstacks/mcts"
@@ -30,6 +31,13 @@ func NewPlayer(spec Spec, seed uint64, loadAZ AZLoader) (mcts.Player, error) {
 		return NewAlphaBetaPlayer(spec.alphaBetaConfig(), seed)
 	case KindMCTS:
 		return mcts.NewUCTPlayer(spec.uctConfig(), seed)
+	case KindCommand:
+		argv, _ := spec.commandWords() // validate has checked them
+		p, err := NewExternalPlayer(argv, spec.externalConfig())
+		if err != nil {
+			return nil, fmt.Errorf("player %s: %w", spec, err)
+		}
+		return p, nil
 	}
 	model, _ := spec.lookup("model")
 	if loadAZ == nil {
@@ -59,6 +67,26 @@ func (s Spec) alphaBetaConfig() AlphaBetaConfig {
 		_ = alphaBetaSettings.Set(&cfg, p.Key, p.Value) // ParseSpec or validate has checked the value
 	}
 	return cfg
+}
+
+// externalConfig returns the settings of a cmd spec: a timeout of
+// defaultExternalTimeout unless it gives one.
+func (s Spec) externalConfig() ExternalConfig {
+	cfg := ExternalConfig{Timeout: defaultExternalTimeout}
+	for _, p := range s.Params {
+		_ = externalSettings.Set(&cfg, p.Key, p.Value) // ParseSpec or validate has checked the value
+	}
+	return cfg
+}
+
+// commandWords returns the words of a cmd spec's command line, refusing
+// an empty one.
+func (s Spec) commandWords() ([]string, error) {
+	words, err := splitCommandLine(s.Command)
+	if err == nil && len(words) == 0 {
+		err = errors.New("cmd wants a command line after the colon, such as cmd:./engine --depth 3")
+	}
+	return words, err
 }
 
 // uctConfig returns the settings of an mcts spec over [mcts.DefaultUCTConfig].

@@ -17,16 +17,22 @@ const (
 	KindAlphaBeta = "alphabeta"
 	KindMCTS      = "mcts"
 	KindAZ        = "az"
+	KindCommand   = "cmd"
 )
 
 // Spec names a kind of player and its settings, written as the kind alone
 // ("greedy") or the kind, a colon and comma-separated key=value pairs
 // ("alphabeta:depth=4", "az:model=checkpoints/default,sims=200").
-// [ParseSpec] reads one and [Spec.String] writes it back; [NewPlayer]
-// builds the player.
+// A cmd spec is written apart: its settings in parentheses and its
+// command line after the colon, verbatim ("cmd:prog --flag a=b,c",
+// "cmd(timeout=2s):prog"), so that the command line may hold any
+// character. [ParseSpec] reads one and [Spec.String] writes it back;
+// [NewPlayer] builds the player.
 type Spec struct {
 	Kind   string
 	Params []Param
+	// Command is the command line of a cmd spec, "" for other kinds.
+	Command string
 }
 
 // Param is one key=value setting of a Spec.
@@ -36,12 +42,17 @@ type Param struct {
 
 // String writes the spec in the form ParseSpec reads.
 func (s Spec) String() string {
-	if len(s.Params) == 0 {
-		return s.Kind
-	}
 	parts := make([]string, len(s.Params))
 	for i, p := range s.Params {
 		parts[i] = p.Key + "=" + p.Value
+	}
+	switch {
+	case s.Kind == KindCommand && len(s.Params) == 0:
+		return s.Kind + ":" + s.Command
+	case s.Kind == KindCommand:
+		return s.Kind + "(" + strings.Join(parts, ",") + "):" + s.Command
+	case len(s.Params) == 0:
+		return s.Kind
 	}
 	return s.Kind + ":" + strings.Join(parts, ",")
 }
@@ -102,6 +113,13 @@ var playerKinds = []kindDef{
 		}
 		return c.Get(key), nil
 	})...)},
+	{name: KindCommand, help: "another program speaking the protocol of deathstacks bot: cmd:COMMAND LINE, or cmd(timeout=D):COMMAND LINE; the command line is the rest of the spec, split into words as a shell would, without one", keys: tableKeys(externalSettings.Settings(), func(key, text string) (string, error) {
+		var c ExternalConfig
+		if err := externalSettings.Set(&c, key, text); err != nil {
+			return "", err
+		}
+		return externalSettings.Get(c, key), nil
+	})},
 }
 
 // kindNames lists the kinds for error messages.
@@ -161,18 +179,31 @@ func SpecHelp() string {
 }
 
 // ParseSpec reads a player spec such as "random", "alphabeta:depth=4",
-// "alphabeta:time=500ms", "mcts:sims=1000" or "az:model=PATH,sims=200".
-// Keys may come in any order, each at most once; values are checked and
-// kept in canonical form ("0500ms" becomes "500ms"). An error names the
-// valid kinds, or the valid keys of the kind.
+// "alphabeta:time=500ms", "mcts:sims=1000", "az:model=PATH,sims=200" or
+// "cmd(timeout=2s):prog --flag". Keys may come in any order, each at
+// most once; values are checked and kept in canonical form ("0500ms"
+// becomes "500ms"). An error names the valid kinds, or the valid keys of
+// the kind.
 func ParseSpec(text string) (Spec, error) {
 	text = strings.TrimSpace(text)
 	kind, rest, hasParams := strings.Cut(text, ":")
+	var command string
+	if settings, ok := strings.CutPrefix(text, KindCommand+"("); ok {
+		// cmd(KEY=VALUE,...):COMMAND LINE
+		var found bool
+		rest, command, found = strings.Cut(settings, "):")
+		if !found {
+			return Spec{}, fmt.Errorf("player spec %q: want cmd(KEY=VALUE,...):COMMAND LINE", text)
+		}
+		kind, hasParams = KindCommand, true
+	} else if kind == KindCommand {
+		command, hasParams = rest, false
+	}
 	k := findKind(kind)
 	if k == nil {
 		return Spec{}, fmt.Errorf("player spec %q: unknown kind %q: want one of %s", text, kind, kindNames())
 	}
-	spec := Spec{Kind: kind}
+	spec := Spec{Kind: kind, Command: strings.TrimSpace(command)}
 	if hasParams {
 		for _, part := range strings.Split(rest, ",") {
 			key, value, ok := strings.Cut(part, "=")
@@ -205,7 +236,7 @@ func (s Spec) validate() error {
 // check validates the params against kind k and returns the spec with
 // canonical values.
 func (s Spec) check(k *kindDef) (Spec, error) {
-	out := Spec{Kind: s.Kind, Params: make([]Param, 0, len(s.Params))}
+	out := Spec{Kind: s.Kind, Params: make([]Param, 0, len(s.Params)), Command: s.Command}
 	if len(s.Params) == 0 {
 		out.Params = nil
 	}
@@ -234,6 +265,12 @@ func (s Spec) check(k *kindDef) (Spec, error) {
 		err = out.alphaBetaConfig().validate()
 	case KindMCTS:
 		err = out.uctConfig().Validate()
+	case KindCommand:
+		_, err = out.commandWords()
+	default:
+		if s.Command != "" {
+			err = fmt.Errorf("%s players take no command line: only cmd players do", s.Kind)
+		}
 	}
 	if err != nil {
 		return Spec{}, err

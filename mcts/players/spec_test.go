@@ -20,18 +20,21 @@ func TestParseSpec(t *testing.T) {
 	}{
 		{"random", Spec{Kind: "random"}, "random"},
 		{" greedy ", Spec{Kind: "greedy"}, "greedy"},
-		{"alphabeta:depth=4", Spec{"alphabeta", []Param{{"depth", "4"}}}, "alphabeta:depth=4"},
-		{"alphabeta:time=500ms", Spec{"alphabeta", []Param{{"time", "500ms"}}}, "alphabeta:time=500ms"},
-		{"alphabeta:time=0.5s,depth=06", Spec{"alphabeta", []Param{{"time", "500ms"}, {"depth", "6"}}}, "alphabeta:time=500ms,depth=6"},
-		{"mcts:sims=1000", Spec{"mcts", []Param{{"sims", "1000"}}}, "mcts:sims=1000"},
-		{"mcts:sims=10,c=1.4,depth=0", Spec{"mcts", []Param{{"sims", "10"}, {"c", "1.4"}, {"depth", "0"}}}, "mcts:sims=10,c=1.4,depth=0"},
-		{"mcts:simulations=10,exploration=1.40,rollout_depth=3", Spec{"mcts", []Param{{"simulations", "10"}, {"exploration", "1.4"}, {"rollout_depth", "3"}}}, "mcts:simulations=10,exploration=1.4,rollout_depth=3"},
-		{"alphabeta:depth=0,time=1s", Spec{"alphabeta", []Param{{"depth", "0"}, {"time", "1s"}}}, "alphabeta:depth=0,time=1s"},
-		{"az:model=PATH,sims=200", Spec{"az", []Param{{"model", "PATH"}, {"sims", "200"}}}, "az:model=PATH,sims=200"},
+		{"alphabeta:depth=4", Spec{Kind: "alphabeta", Params: []Param{{"depth", "4"}}}, "alphabeta:depth=4"},
+		{"alphabeta:time=500ms", Spec{Kind: "alphabeta", Params: []Param{{"time", "500ms"}}}, "alphabeta:time=500ms"},
+		{"alphabeta:time=0.5s,depth=06", Spec{Kind: "alphabeta", Params: []Param{{"time", "500ms"}, {"depth", "6"}}}, "alphabeta:time=500ms,depth=6"},
+		{"mcts:sims=1000", Spec{Kind: "mcts", Params: []Param{{"sims", "1000"}}}, "mcts:sims=1000"},
+		{"mcts:sims=10,c=1.4,depth=0", Spec{Kind: "mcts", Params: []Param{{"sims", "10"}, {"c", "1.4"}, {"depth", "0"}}}, "mcts:sims=10,c=1.4,depth=0"},
+		{"mcts:simulations=10,exploration=1.40,rollout_depth=3", Spec{Kind: "mcts", Params: []Param{{"simulations", "10"}, {"exploration", "1.4"}, {"rollout_depth", "3"}}}, "mcts:simulations=10,exploration=1.4,rollout_depth=3"},
+		{"alphabeta:depth=0,time=1s", Spec{Kind: "alphabeta", Params: []Param{{"depth", "0"}, {"time", "1s"}}}, "alphabeta:depth=0,time=1s"},
+		{"az:model=PATH,sims=200", Spec{Kind: "az", Params: []Param{{"model", "PATH"}, {"sims", "200"}}}, "az:model=PATH,sims=200"},
 		{"az", Spec{Kind: "az"}, "az"},
-		{"az:sims=100", Spec{"az", []Param{{"sims", "100"}}}, "az:sims=100"},
-		{"az:model=PATH,time=0.5s,contempt=0.50", Spec{"az", []Param{{"model", "PATH"}, {"time", "500ms"}, {"contempt", "0.5"}}}, "az:model=PATH,time=500ms,contempt=0.5"},
-		{"az:model=a/b=c.model,cpuct=2.50,temp=1,eps=0.25,reuse=0", Spec{"az", []Param{{"model", "a/b=c.model"}, {"cpuct", "2.5"}, {"temp", "1"}, {"eps", "0.25"}, {"reuse", "false"}}}, "az:model=a/b=c.model,cpuct=2.5,temp=1,eps=0.25,reuse=false"},
+		{"az:sims=100", Spec{Kind: "az", Params: []Param{{"sims", "100"}}}, "az:sims=100"},
+		{"az:model=PATH,time=0.5s,contempt=0.50", Spec{Kind: "az", Params: []Param{{"model", "PATH"}, {"time", "500ms"}, {"contempt", "0.5"}}}, "az:model=PATH,time=500ms,contempt=0.5"},
+		{"cmd:./engine --player az:model=x,sims=200", Spec{Kind: "cmd", Command: "./engine --player az:model=x,sims=200"}, "cmd:./engine --player az:model=x,sims=200"},
+		{"cmd:  prog 'a b' ", Spec{Kind: "cmd", Command: "prog 'a b'"}, "cmd:prog 'a b'"},
+		{"cmd(timeout=1500ms):prog a=b,c", Spec{Kind: "cmd", Params: []Param{{"timeout", "1.5s"}}, Command: "prog a=b,c"}, "cmd(timeout=1.5s):prog a=b,c"},
+		{"az:model=a/b=c.model,cpuct=2.50,temp=1,eps=0.25,reuse=0", Spec{Kind: "az", Params: []Param{{"model", "a/b=c.model"}, {"cpuct", "2.5"}, {"temp", "1"}, {"eps", "0.25"}, {"reuse", "false"}}}, "az:model=a/b=c.model,cpuct=2.5,temp=1,eps=0.25,reuse=false"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.text, func(t *testing.T) {
@@ -91,6 +94,14 @@ func TestParseSpecErrors(t *testing.T) {
 		{"az:model=x,contempt=-0.1", []string{"key contempt"}},
 		{"az:win_search_plies=16", []string{"key win_search_plies", "0 (off) to 15"}},
 		{"az:win_search_nodes=-1", []string{"key win_search_nodes", "0 or more"}},
+		{"cmd:", []string{"cmd wants a command line after the colon"}},
+		{"cmd", []string{"cmd wants a command line after the colon"}},
+		{"cmd(timeout=2s)prog", []string{"want cmd(KEY=VALUE,...):COMMAND LINE"}},
+		{"cmd(timeout=0s):prog", []string{"key timeout", "above 0s"}},
+		{"cmd(timeout=1s,timeout=2s):prog", []string{"timeout given twice"}},
+		{"cmd(depth=2):prog", []string{`cmd has no key "depth"`, "valid keys are timeout"}},
+		{"cmd:prog 'open", []string{"not closed"}},
+		{"cmd:prog | tee log", []string{"shell syntax"}},
 		{"az:material_utility=1.5", []string{"key material_utility", "0 (off) to 1"}},
 	}
 	for _, tc := range cases {
@@ -260,7 +271,8 @@ func TestSpecHelpNamesEveryKey(t *testing.T) {
 
 func FuzzParseSpec(f *testing.F) {
 	for _, s := range []string{"random", "greedy", "alphabeta:depth=4", "alphabeta:time=500ms", "mcts:sims=1000",
-		"az:model=PATH,sims=200", "az:model=x=y,temp=0.5", "alphabeta:depth=3,depth=4", "mcts:", ":", "az:model=a,,"} {
+		"az:model=PATH,sims=200", "az:model=x=y,temp=0.5", "alphabeta:depth=3,depth=4", "mcts:", ":", "az:model=a,,",
+		"cmd:prog a=b,c", "cmd(timeout=2s):prog 'x y'", "cmd(timeout=2s", "cmd:prog):x"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, text string) {
@@ -308,5 +320,16 @@ func TestBaselineRangesAreOne(t *testing.T) {
 				t.Errorf("ParseSpec(%q) succeeded", tc.spec)
 			}
 		})
+	}
+}
+
+// Only a cmd spec has a command line.
+func TestSpecCommandOnlyForCmd(t *testing.T) {
+	err := Spec{Kind: KindRandom, Command: "prog"}.validate()
+	if err == nil || !strings.Contains(err.Error(), "random players take no command line") {
+		t.Errorf("error %v: want one saying random takes no command line", err)
+	}
+	if err := (Spec{Kind: KindCommand, Command: "prog x"}).validate(); err != nil {
+		t.Errorf("cmd:prog x: %v", err)
 	}
 }

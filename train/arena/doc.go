@@ -3,8 +3,10 @@
 // parallel and reproducibly, each game with fresh players from their
 // factories; a player that errs, panics or moves illegally forfeits its
 // game, and the tournament goes on. [PlaySPRT] plays pairs of games between
-// two players until the sequential test of package elo decides. Each game
-// ends as a [GameRecord], enough to replay it; a [Journal] keeps the
+// two players until the sequential test of package elo decides;
+// [PlayEvaluation] plays the one or the other, for the eval command and
+// the C library's evaluate. Each game ends as a [GameRecord], enough to
+// replay it; a [Journal] keeps the
 // records of the games finished while a tournament plays, so that one cut
 // short goes on from them ([Config.Played]) to the same games.
 //

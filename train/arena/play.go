@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"slices"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/deathstacks/deathstacks/configs"
 	"github.com/deathstacks/deathstacks/env"
 	"github.com/deathstacks/deathstacks/mcts"
+	"github.com/deathstacks/deathstacks/mcts/players"
 	"github.com/deathstacks/deathstacks/train/internal/parallel"
 )
 
@@ -93,7 +95,10 @@ func PlayMatch(ctx context.Context, a, b Entrant, cfg Config) ([]GameRecord, err
 // start from it with the colours swapped, so no pairing draws easier
 // openings than another. Every game gets fresh players from the factories.
 // A player that returns an error, panics or chooses an illegal move loses
-// that game, recorded with the reason; the tournament goes on. A factory
+// that game, recorded with the reason (an external program's failure,
+// players.ErrMoveTimeout and the others, with its own); the tournament
+// goes on. A player that is an io.Closer (an external program) is closed
+// when its game ends, or at once when ctx ends. A factory
 // that fails stops the tournament with its error, as does ctx: the records
 // of the games finished by then (with those of cfg.Played) are returned
 // with the error, and a game in progress is dropped after the move being
@@ -274,6 +279,9 @@ func playGame(ctx context.Context, job gameJob, rules env.Rules) (GameRecord, er
 	start := g.Position()
 	rec.StartFEN, rec.StartPly = start.FEN(), start.Ply()
 	var players [2]mcts.Player
+	// A player holding a resource (an external program) is closed at the
+	// game's end, or at once when ctx ends.
+	defer closePlayers(&players)
 	for c, e := range [2]Entrant{env.Red: job.red, env.Blue: job.blue} {
 		seed := [2]uint64{env.Red: job.redSeed, env.Blue: job.blueSeed}[c]
 		p, err := build(e.New, seed)
@@ -282,6 +290,7 @@ func playGame(ctx context.Context, job gameJob, rules env.Rules) (GameRecord, er
 		}
 		players[c] = p
 	}
+	defer context.AfterFunc(ctx, func() { closePlayers(&players) })()
 	for !g.Status().Over() {
 		if err := ctx.Err(); err != nil {
 			return rec, err
@@ -294,8 +303,11 @@ func playGame(ctx context.Context, job gameJob, rules env.Rules) (GameRecord, er
 		started := time.Now()
 		d, err := choose(players[side], clone)
 		took := time.Since(started)
+		if err != nil && ctx.Err() != nil {
+			return rec, ctx.Err() // the player was stopped with the game
+		}
 		if err != nil {
-			forfeit(&rec, side, ReasonPlayerError, err.Error())
+			forfeit(&rec, side, errorReason(err), err.Error())
 			rec.EndFEN = pos.FEN()
 			return rec, nil
 		}
@@ -348,6 +360,29 @@ func forfeit(rec *GameRecord, side env.Color, reason, detail string) {
 		rec.Result = ResultRedWins
 	}
 	rec.Reason, rec.Detail = reason, detail
+}
+
+// errorReason returns the reason of a game lost by a player's error: that
+// of an external program's failure, or ReasonPlayerError.
+func errorReason(err error) string {
+	switch {
+	case errors.Is(err, players.ErrMoveTimeout):
+		return ReasonTimeout
+	case errors.Is(err, players.ErrProgramExited):
+		return ReasonExited
+	case errors.Is(err, players.ErrMalformedAnswer):
+		return ReasonMalformedMove
+	}
+	return ReasonPlayerError
+}
+
+// closePlayers closes the players that hold resources (io.Closer).
+func closePlayers(ps *[2]mcts.Player) {
+	for _, p := range ps {
+		if c, ok := p.(io.Closer); ok {
+			_ = c.Close()
+		}
+	}
 }
 
 // errPanic marks a panic turned into an error.

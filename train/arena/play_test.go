@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -171,7 +172,7 @@ func checkReplay(t *testing.T, r GameRecord, rules env.Rules) {
 	if end := g.Position(); end.FEN() != r.EndFEN {
 		t.Errorf("game %d: ends at %s, the replay at %s", r.Game, r.EndFEN, end.FEN())
 	}
-	if r.Reason == ReasonIllegalMove || r.Reason == ReasonPlayerError {
+	if slices.Contains(ForfeitReasons(), r.Reason) {
 		return
 	}
 	st := g.Status()
@@ -236,6 +237,9 @@ func TestMisbehavingPlayersLose(t *testing.T) {
 		{"illegal move", cheatPlayer{}, ReasonIllegalMove, "controlled by"},
 		{"panic", panicPlayer{}, ReasonPlayerError, "panic: out of cheese"},
 		{"error", errorPlayer{}, ReasonPlayerError, "evaluator closed"},
+		{"timeout", failPlayer{players.ErrMoveTimeout}, ReasonTimeout, "no move within the time limit"},
+		{"exited", failPlayer{players.ErrProgramExited}, ReasonExited, "the program exited"},
+		{"malformed", failPlayer{players.ErrMalformedAnswer}, ReasonMalformedMove, "malformed answer"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -543,6 +547,67 @@ func TestArenaCancelDropsGamesInProgress(t *testing.T) {
 	}
 	if moves != 3 {
 		t.Errorf("the slow player chose %d moves: want the game dropped after the third", moves)
+	}
+}
+
+// failPlayer fails every move with an external program's error.
+type failPlayer struct{ err error }
+
+func (p failPlayer) Choose(*env.Game) (mcts.Decision, error) {
+	return mcts.Decision{}, fmt.Errorf("program x: %w", p.err)
+}
+
+// closingPlayer is a random player that counts its Close calls; with a
+// cancel, its first move cancels the arena's context and waits until the
+// player is closed.
+type closingPlayer struct {
+	randomPlayer
+	closes *atomic.Int32
+	cancel func()
+	closed chan struct{}
+	once   sync.Once
+}
+
+func (p *closingPlayer) Choose(g *env.Game) (mcts.Decision, error) {
+	if p.cancel != nil {
+		p.cancel()
+		<-p.closed
+		return mcts.Decision{}, errors.New("closed")
+	}
+	return p.randomPlayer.Choose(g)
+}
+
+func (p *closingPlayer) Close() error {
+	p.closes.Add(1)
+	p.once.Do(func() { close(p.closed) })
+	return nil
+}
+
+// The arena closes a player that is an io.Closer when its game ends, and
+// at once when the context ends, dropping the game.
+func TestArenaClosesPlayers(t *testing.T) {
+	for _, block := range []bool{false, true} {
+		t.Run(fmt.Sprintf("block=%v", block), func(t *testing.T) {
+			var closes atomic.Int32
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			closing := Entrant{Name: "closing", New: func(seed uint64) (mcts.Player, error) {
+				p := &closingPlayer{randomPlayer: randomPlayer{rand.New(rand.NewPCG(seed, 0))}, closes: &closes, closed: make(chan struct{})}
+				if block {
+					p.cancel = cancel
+				}
+				return p, nil
+			}}
+			cfg := arenaConfig()
+			cfg.Games, cfg.Parallel = 4, 1
+			recs, err := PlayMatch(ctx, closing, randomEntrant, cfg)
+			switch {
+			case !block && (err != nil || len(recs) != 4 || closes.Load() != 4):
+				t.Errorf("%d records, %d closes, err %v: want 4 games, each player closed once", len(recs), closes.Load(), err)
+			case block && (!errors.Is(err, context.Canceled) || len(recs) != 0 || closes.Load() != 2):
+				t.Errorf("%d records, %d closes, err %v: want the game dropped, context.Canceled, and the player closed at the cancel and at the game's end", len(recs), closes.Load(), err)
+			}
+		})
 	}
 }
 

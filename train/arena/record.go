@@ -10,7 +10,17 @@ const (
 	ReasonMoveLimit   = "move limit"   // a draw at the move limit
 	ReasonIllegalMove = "illegal move" // the player to move chose an illegal move and lost
 	ReasonPlayerError = "player error" // the player to move failed or panicked and lost
+	// An external program (a cmd player) to move lost:
+	ReasonTimeout       = "timeout"        // it did not answer within its time limit
+	ReasonExited        = "program exited" // it exited, crashed or could not be started
+	ReasonMalformedMove = "malformed move" // it answered a line that is no move
 )
+
+// ForfeitReasons lists the reasons of games a player lost by misbehaving,
+// in the order reports list them.
+func ForfeitReasons() []string {
+	return []string{ReasonIllegalMove, ReasonPlayerError, ReasonTimeout, ReasonExited, ReasonMalformedMove}
+}
 
 // The results of a game, in [GameRecord.Result], as Red-Blue points.
 const (

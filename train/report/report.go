@@ -65,6 +65,27 @@ type PairResult struct {
 	Losses int     `json:"losses"`
 	Score  float64 `json:"score"`
 	Conversion
+	// ForfeitsA counts the games A lost by misbehaving, by reason ("illegal
+	// move", "player error", "timeout", "program exited", "malformed
+	// move"); ForfeitsB counts B's. Both are left out of results.json
+	// when empty.
+	ForfeitsA map[string]int `json:"forfeits_a,omitempty"`
+	ForfeitsB map[string]int `json:"forfeits_b,omitempty"`
+}
+
+// forfeitsOf counts the games of records that player lost by
+// misbehaving, by reason; nil for none.
+func forfeitsOf(records []arena.GameRecord, player string) map[string]int {
+	var out map[string]int
+	for _, r := range records {
+		if slices.Contains(arena.ForfeitReasons(), r.Reason) && (player == r.Red) == (r.Result == arena.ResultBlueWins) {
+			if out == nil {
+				out = map[string]int{}
+			}
+			out[r.Reason]++
+		}
+	}
+	return out
 }
 
 // Settings say how the games of a report were played, and how to
@@ -224,6 +245,7 @@ func pairResults(records []arena.GameRecord) []PairResult {
 		p.Games = len(games[i])
 		p.Score = (float64(p.Wins) + float64(p.Draws)/2) / float64(p.Games)
 		p.Conversion = ConversionOf(games[i], p.A)
+		p.ForfeitsA, p.ForfeitsB = forfeitsOf(games[i], p.A), forfeitsOf(games[i], p.B)
 	}
 	return out
 }
@@ -326,8 +348,27 @@ func (r *Report) conversionTable() table.Table {
 	return t
 }
 
+// forfeitTable lists the games each player lost by misbehaving, by
+// opponent and reason; false when there are none.
+func (r *Report) forfeitTable() (table.Table, bool) {
+	t := table.Table{Head: []string{"player", "against", "reason", "games"}, Right: []bool{false, false, false, true}}
+	add := func(player, against string, forfeits map[string]int) {
+		for _, reason := range arena.ForfeitReasons() {
+			if n := forfeits[reason]; n > 0 {
+				t.Rows = append(t.Rows, []string{player, against, reason, fmt.Sprint(n)})
+			}
+		}
+	}
+	for _, p := range r.Pairs {
+		add(p.A, p.B, p.ForfeitsA)
+		add(p.B, p.A, p.ForfeitsB)
+	}
+	return t, len(t.Rows) > 0
+}
+
 // Captions of the tables, shared by the text and Markdown forms.
 const (
+	forfeitsCaption   = "games lost by misbehaving: an illegal move, a player's error, or an external program's timeout, exit or malformed answer (games.jsonl has each one's detail)."
 	conversionCaption = "repetition and move limit count the draws of each kind; A ahead and B ahead count the draws that ended with that side ahead in material (10 a piece and 5 a stack it controls, less the opponent's), with its mean lead; plies/decided is the mean length of the games won by either side."
 	pairsCaption      = "W/D/L and score (points per game) are A's against B."
 	eloCaption        = "Elo (Bradley-Terry fit of all games, with a prior of one virtual draw between each player and the anchor, so that a perfect score stays finite) is relative to %s = 0; ±95%% is the half-width of the 95%% interval; score is points per game; ms/move is the mean time the player took per move." // one draw: elo.PriorDraws
@@ -339,6 +380,9 @@ func (r *Report) WriteText(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Pairs: %s\n%s\n", pairsCaption, r.pairTable().Text())
 	fmt.Fprintf(&b, "Draws: %s\n%s\n", conversionCaption, r.conversionTable().Text())
+	if t, ok := r.forfeitTable(); ok {
+		fmt.Fprintf(&b, "Forfeits: %s\n%s\n", forfeitsCaption, t.Text())
+	}
 	fmt.Fprintf(&b, "Players: %s\n%s", fmt.Sprintf(eloCaption, r.Anchor), r.playerTable(r.specColumn()).Text())
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -350,6 +394,9 @@ func (r *Report) markdownTables(b *strings.Builder, level string, spec func(Stan
 	fmt.Fprintf(b, "%s Players\n\n%s\n\n%s\n", level, fmt.Sprintf(eloCaption, "`"+r.Anchor+"`"), r.playerTable(spec).Markdown())
 	fmt.Fprintf(b, "%s Pairs\n\n%s\n\n%s\n", level, pairsCaption, r.pairTable().Markdown())
 	fmt.Fprintf(b, "%s Draws and decided games\n\nBy pair: %s\n\n%s\n", level, conversionCaption, r.conversionTable().Markdown())
+	if t, ok := r.forfeitTable(); ok {
+		fmt.Fprintf(b, "%s Forfeits\n\n%s\n\n%s\n", level, forfeitsCaption, t.Markdown())
+	}
 }
 
 // markdownSettings writes the settings as a Markdown list, with extra

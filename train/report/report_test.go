@@ -388,3 +388,56 @@ func TestReportConversionTable(t *testing.T) {
 		})
 	}
 }
+
+// Games lost by misbehaving count by reason for the side that lost them,
+// in results.json and in a Forfeits table that only a report with some
+// has.
+func TestReportForfeits(t *testing.T) {
+	records := sampleRecords()
+	if strings.Contains(sampleReport(t).Markdown(), "Forfeits") {
+		t.Error("a Forfeits section without forfeits")
+	}
+	forfeit := func(i int, reason string) {
+		records[i].Reason, records[i].Detail = reason, "program x: ..."
+	}
+	// Games 0-3 are strong against weak: weak loses 0 and 2, strong 3;
+	// random loses games 8 and 9 against strong.
+	forfeit(0, arena.ReasonTimeout)
+	forfeit(2, arena.ReasonTimeout)
+	forfeit(3, arena.ReasonExited)
+	forfeit(8, arena.ReasonMalformedMove)
+	forfeit(9, arena.ReasonIllegalMove)
+	rep, err := New(records, contenders("strong", "weak", "random"), "random", testArena)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[[2]string][2]map[string]int{
+		{"strong", "weak"}:   {{arena.ReasonExited: 1}, {arena.ReasonTimeout: 2}},
+		{"weak", "random"}:   {nil, nil},
+		{"strong", "random"}: {nil, {arena.ReasonIllegalMove: 1, arena.ReasonMalformedMove: 1}},
+	}
+	for _, p := range rep.Pairs {
+		if w := want[[2]string{p.A, p.B}]; !reflect.DeepEqual(p.ForfeitsA, w[0]) || !reflect.DeepEqual(p.ForfeitsB, w[1]) {
+			t.Errorf("pair %s-%s: forfeits %v and %v, want %v and %v", p.A, p.B, p.ForfeitsA, p.ForfeitsB, w[0], w[1])
+		}
+	}
+	var b bytes.Buffer
+	if err := rep.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Forfeits: ", "weak    strong   timeout             2\n", "random  strong   malformed move      1\n"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, b.String())
+		}
+	}
+	if md := rep.Markdown(); !strings.Contains(md, "## Forfeits") || !strings.Contains(md, "| strong | weak | program exited | 1 |") {
+		t.Errorf("Markdown lacks the forfeits:\n%s", md)
+	}
+	data, err := json.Marshal(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), `"forfeits_a":{"program exited":1},"forfeits_b":{"timeout":2}`) || strings.Count(string(data), "forfeits_") != 3 {
+		t.Errorf("results.json: %s", data)
+	}
+}

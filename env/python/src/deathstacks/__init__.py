@@ -12,6 +12,7 @@ network, over the Go shared library libdeathstacks.
 
 from ._lib import INFO, ClosedError, DeathStacksError
 from .aec import AGENTS, DeathStacksAEC, env, raw_env
+from .arena import Evaluation, evaluate
 from .gym_env import ENV_ID, DeathStacksEnv, register
 from .players import START_FEN, Decision, Network, Player, action_of, legal_moves, move_of, render, server_stats
 from .search import Search, SearchResult

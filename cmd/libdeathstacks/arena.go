@@ -1,0 +1,250 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/deathstacks/deathstacks/env"
+	"github.com/deathstacks/deathstacks/mcts/players"
+	"github.com/deathstacks/deathstacks/train/arena"
+	"github.com/deathstacks/deathstacks/train/elo"
+	"github.com/deathstacks/deathstacks/train/report"
+)
+
+// arenaRequest is what ds_arena_new reads, as JSON: the players and the
+// settings of an evaluation, as the eval command's flags give them.
+type arenaRequest struct {
+	Players []arenaPlayer `json:"players"`
+	Games   int           `json:"games"`
+	Seed    uint64        `json:"seed"`
+	// SPRT is the test as eval's --sprt takes it, or nil for none.
+	SPRT *string `json:"sprt"`
+	// Out is the folder to write the files of eval --out into, or nil.
+	Out          *string `json:"out"`
+	Parallel     int     `json:"parallel"`
+	OpeningPlies int     `json:"opening_plies"`
+	MaxPlies     int     `json:"max_plies"`
+	// Command is how the caller would play the same games again, for the
+	// report.
+	Command string `json:"command"`
+}
+
+// arenaPlayer is one player of a request, named, given by exactly one of:
+// Spec, a player spec; Model, a network file (any path az:model= takes);
+// Text, a spec or else an existing file's path.
+type arenaPlayer struct {
+	Name  string `json:"name"`
+	Spec  string `json:"spec"`
+	Model string `json:"model"`
+	Text  string `json:"text"`
+}
+
+// spec returns the player spec of p.
+func (p arenaPlayer) spec() (players.Spec, error) {
+	given := 0
+	for _, s := range []string{p.Spec, p.Model, p.Text} {
+		if s != "" {
+			given++
+		}
+	}
+	if given != 1 {
+		return players.Spec{}, fmt.Errorf("player %s: want exactly one of spec, model and text", p.Name)
+	}
+	modelSpec := func(path string) players.Spec {
+		return players.Spec{Kind: players.KindAZ, Params: []players.Param{{Key: "model", Value: path}}}
+	}
+	switch {
+	case p.Spec != "":
+		return players.ParseSpec(p.Spec)
+	case p.Model != "":
+		return modelSpec(p.Model), nil
+	}
+	spec, err := players.ParseSpec(p.Text)
+	if err == nil {
+		return spec, nil
+	}
+	if _, statErr := os.Stat(p.Text); statErr == nil {
+		return modelSpec(p.Text), nil
+	}
+	return players.Spec{}, fmt.Errorf("%w, and no file is called %q", err, p.Text)
+}
+
+// evaluation is an evaluation playing in the background from
+// ds_arena_new until it ends or its handle is closed, which stops it.
+type evaluation struct {
+	cancel context.CancelFunc
+	done   chan struct{} // closed when the games and the report are done
+	played atomic.Int64
+	total  int64
+	// result is the outcome as JSON, or err its failure; both are set
+	// before done closes.
+	result string
+	err    error
+}
+
+// close stops the games (killing external programs) and waits for them.
+func (e *evaluation) close() error {
+	e.cancel()
+	<-e.done
+	return nil
+}
+
+// arenaResult is what ds_arena_result writes, as JSON.
+type arenaResult struct {
+	// Results is results.json's content.
+	Results *report.Report `json:"results"`
+	// Text is the tables eval prints.
+	Text  string             `json:"text"`
+	Games []arena.GameRecord `json:"games"`
+}
+
+// parsedRequest is a request read: the arena's settings, the test (nil
+// for none) and each player's spec.
+type parsedRequest struct {
+	arenaRequest
+	cfg   arena.Config
+	test  *elo.SPRT
+	specs []players.Spec
+}
+
+// parseRequest reads a request and the spec of each player, building no
+// player: the arena checks the settings when it starts, as the eval
+// command's games do.
+func parseRequest(request string) (parsedRequest, error) {
+	dec := json.NewDecoder(strings.NewReader(request))
+	dec.DisallowUnknownFields()
+	var req parsedRequest
+	if err := dec.Decode(&req.arenaRequest); err != nil {
+		return req, fmt.Errorf("evaluate: request: %w", err)
+	}
+	rules := env.DefaultRules()
+	rules.MaxPlies = req.MaxPlies
+	req.cfg = arena.Config{Rules: rules, Games: req.Games, Parallel: req.Parallel, OpeningPlies: req.OpeningPlies, Seed: req.Seed}
+	if req.SPRT != nil {
+		t, err := elo.ParseSPRT(*req.SPRT)
+		if err != nil {
+			return req, fmt.Errorf("evaluate: sprt: %w", err)
+		}
+		req.test = &t
+	}
+	for i, p := range req.Players {
+		if p.Name == "" {
+			return req, fmt.Errorf("evaluate: player %d has no name", i+1)
+		}
+		spec, err := p.spec()
+		if err != nil {
+			return req, fmt.Errorf("evaluate: player %s: %w", p.Name, err)
+		}
+		req.specs = append(req.specs, spec)
+	}
+	return req, nil
+}
+
+// newEvaluation reads the request, builds each player once (so that a bad
+// model or program fails here, before any game) and starts the games.
+func newEvaluation(request string) (*evaluation, error) {
+	req, err := parseRequest(request)
+	if err != nil {
+		return nil, err
+	}
+	if req.Out != nil {
+		// As eval's --out: finished results are never replaced.
+		for _, name := range []string{report.ResultsFile, report.GamesJournal} {
+			if _, err := os.Lstat(filepath.Join(*req.Out, name)); err == nil {
+				return nil, fmt.Errorf("evaluate: out %s holds an evaluation (%s): choose another folder", *req.Out, name)
+			}
+		}
+	}
+	contenders := make([]arena.Contender, len(req.Players))
+	for i, p := range req.Players {
+		if _, err := players.NewPlayer(req.specs[i], 0, models().Load); err != nil {
+			return nil, fmt.Errorf("evaluate: player %s: %w", p.Name, err)
+		}
+		contenders[i] = arena.SpecContender(p.Name, req.specs[i], models().Load)
+	}
+	cfg := req.cfg
+	ctx, cancel := context.WithCancel(context.Background())
+	e := &evaluation{cancel: cancel, done: make(chan struct{}), total: int64(len(contenders)*(len(contenders)-1)/2) * int64(cfg.Games)}
+	cfg.OnGame = func(arena.GameRecord) { e.played.Add(1) }
+	go func() {
+		defer close(e.done)
+		e.err = offThread(func() error {
+			var err error
+			e.result, err = evaluate(ctx, contenders, cfg, req.test, req.arenaRequest)
+			return err
+		})
+	}()
+	return e, nil
+}
+
+// evaluate plays the games and reports on them as the eval command does,
+// writing the files of eval --out when the request has a folder.
+func evaluate(ctx context.Context, contenders []arena.Contender, cfg arena.Config, test *elo.SPRT, req arenaRequest) (string, error) {
+	start := time.Now()
+	records, outcome, err := arena.PlayEvaluation(ctx, contenders, cfg, test, nil)
+	if err != nil {
+		return "", fmt.Errorf("evaluate: %w", err)
+	}
+	rep, err := report.New(records, contenders, report.DefaultAnchor(contenders), cfg)
+	if err != nil {
+		return "", fmt.Errorf("evaluate: %w", err)
+	}
+	rep.SPRT = outcome
+	rep.Date, rep.DurationSec, rep.Command = start, time.Since(start).Seconds(), req.Command
+	var text bytes.Buffer
+	if err := rep.WriteText(&text); err != nil {
+		return "", err
+	}
+	if req.Out != nil {
+		if err := os.MkdirAll(*req.Out, 0o755); err != nil {
+			return "", fmt.Errorf("evaluate: out: %w", err)
+		}
+		if err := rep.Save(*req.Out, records); err != nil {
+			return "", fmt.Errorf("evaluate: out: %w", err)
+		}
+	}
+	b, err := json.Marshal(arenaResult{Results: rep, Text: text.String(), Games: records})
+	return string(b), err
+}
+
+// wait waits up to millis milliseconds for the evaluation to end, writing the games played
+// and the games in all (at most; an SPRT may stop sooner) into progress
+// (2 values, or nil), and returns 1 once it has ended, else 0.
+func (e *evaluation) wait(millis int64, progress []int64) (int64, error) {
+	if millis < 0 {
+		return 0, fmt.Errorf("evaluate: wait %d ms: want 0 or more", millis)
+	}
+	timer := time.NewTimer(time.Duration(millis) * time.Millisecond)
+	defer timer.Stop()
+	ended := int64(0)
+	select {
+	case <-e.done:
+		ended = 1
+	case <-timer.C:
+	}
+	if progress != nil {
+		progress[0], progress[1] = e.played.Load(), e.total
+	}
+	return ended, nil
+}
+
+// errPlaying is the result of an evaluation asked for before it ends.
+var errPlaying = errors.New("evaluate: the games are still playing: wait for them first")
+
+// outcome returns the evaluation's result as JSON, or its error.
+func (e *evaluation) outcome() (string, error) {
+	select {
+	case <-e.done:
+		return e.result, e.err
+	default:
+		return "", errPlaying
+	}
+}

@@ -1,0 +1,160 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// runEvaluation starts the evaluation of a request, waits for it and
+// returns its result, decoded, and its handle's progress.
+func runEvaluation(t *testing.T, request string) (map[string]any, [2]int64, error) {
+	t.Helper()
+	e, err := newEvaluation(request)
+	if err != nil {
+		return nil, [2]int64{}, err
+	}
+	defer e.close()
+	progress := make([]int64, 2)
+	for {
+		ended, err := e.wait(50, progress)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ended == 1 {
+			break
+		}
+	}
+	out, err := e.outcome()
+	if err != nil {
+		return nil, [2]int64(progress), err
+	}
+	var res map[string]any
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	return res, [2]int64(progress), nil
+}
+
+func TestEvaluation(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	model := filepath.Join("..", "..", "train", "testdata", "run-v1", "nets", "net-000001.dsnn")
+	request := `{"players": [{"name": "r", "spec": "random"}, {"name": "g", "text": "greedy"}, {"name": "net", "text": "` + model + `"},
+		{"name": "net2", "model": "` + model + `"}], "games": 2, "seed": 5, "parallel": 2, "opening_plies": 2, "max_plies": 40,
+		"out": "` + dir + `", "command": "again"}`
+	res, progress, err := runEvaluation(t, request)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if progress != [2]int64{12, 12} {
+		t.Errorf("progress %v, want 12 of 12", progress)
+	}
+	results := res["results"].(map[string]any)
+	specs := map[string]any{}
+	for _, p := range results["players"].([]any) {
+		specs[p.(map[string]any)["name"].(string)] = p.(map[string]any)["spec"]
+	}
+	if specs["r"] != "random" || specs["g"] != "greedy" || specs["net"] != "az:model="+model || specs["net2"] != "az:model="+model {
+		t.Errorf("specs %v", specs)
+	}
+	if results["command"] != "again" || len(res["games"].([]any)) != 12 || !strings.Contains(res["text"].(string), "Pairs: ") {
+		t.Errorf("result %v", res)
+	}
+	saved, err := os.ReadFile(filepath.Join(dir, "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var file map[string]any
+	if err := json.Unmarshal(saved, &file); err != nil || file["games"] != results["games"] {
+		t.Errorf("results.json %s (%v), want the result's", saved, err)
+	}
+	// Finished results are never replaced.
+	if _, err := newEvaluation(request); err == nil || !strings.Contains(err.Error(), "holds an evaluation (results.json)") {
+		t.Errorf("a second evaluation into %s: error %v", dir, err)
+	}
+}
+
+func TestEvaluationErrors(t *testing.T) {
+	two := `"players": [{"name": "a", "spec": "random"}, {"name": "b", "spec": "greedy"}]`
+	cases := []struct {
+		name, request, want string
+		atStart             bool // refused by newEvaluation, else by the games
+	}{
+		{"not JSON", `{`, "request: unexpected EOF", true},
+		{"unknown field", `{"gamez": 2}`, `unknown field "gamez"`, true},
+		{"bad spec", `{"players": [{"name": "a", "spec": "minimax"}, {"name": "b", "spec": "greedy"}], "games": 2, "parallel": 1}`, `player a: player spec "minimax": unknown kind`, true},
+		{"no spec, no file", `{"players": [{"name": "a", "text": "no/such.dsnn"}, {"name": "b", "spec": "greedy"}], "games": 2, "parallel": 1}`, `and no file is called "no/such.dsnn"`, true},
+		{"bad model", `{"players": [{"name": "a", "model": "no/such.dsnn"}, {"name": "b", "spec": "greedy"}], "games": 2, "parallel": 1}`, "no/such.dsnn", true},
+		{"two forms", `{"players": [{"name": "a", "spec": "random", "text": "random"}, {"name": "b", "spec": "greedy"}], "games": 2, "parallel": 1}`, "want exactly one of spec, model and text", true},
+		{"no name", `{"players": [{"spec": "random"}, {"name": "b", "spec": "greedy"}], "games": 2, "parallel": 1}`, "player 1 has no name", true},
+		{"bad sprt", `{` + two + `, "games": 2, "parallel": 1, "sprt": "elo0=1"}`, "sprt: elo1", true},
+		{"no games", `{` + two + `, "games": 0, "parallel": 1}`, "games is 0: want 1 or more", false},
+		{"sprt of three", `{"players": [{"name": "a", "spec": "random"}, {"name": "b", "spec": "greedy"}, {"name": "c", "spec": "greedy"}], "games": 2, "parallel": 1, "sprt": "elo0=0,elo1=20"}`, "want exactly 2", false},
+		{"same name", `{"players": [{"name": "a", "spec": "random"}, {"name": "a", "spec": "greedy"}], "games": 2, "parallel": 1}`, "two entrants are called a", false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			e, err := newEvaluation(tc.request)
+			if !tc.atStart && err == nil {
+				_, _, err = runEvaluation(t, tc.request)
+				e.close()
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v, want one containing %q", err, tc.want)
+			}
+			if tc.atStart && e != nil {
+				t.Error("an evaluation started")
+			}
+		})
+	}
+}
+
+// Closing an evaluation stops its games, an external program that hangs
+// included, and its result is then the context's error.
+func TestEvaluationClose(t *testing.T) {
+	e, err := newEvaluation(`{"players": [{"name": "hang", "spec": "cmd(timeout=1h):sleep 1000"}, {"name": "r", "spec": "random"}], "games": 2, "parallel": 2}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ended, _ := e.wait(10, nil); ended != 0 {
+		t.Fatal("a game against a program that hangs for an hour ended")
+	}
+	if _, err := e.outcome(); err != errPlaying {
+		t.Errorf("outcome while playing: %v, want %v", err, errPlaying)
+	}
+	if err := e.close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.outcome(); err == nil || !strings.Contains(err.Error(), "context canceled") {
+		t.Errorf("outcome after close: %v, want the games canceled", err)
+	}
+}
+
+// FuzzParseRequest reads requests from outside: an error or a request
+// with a spec for every player, never a panic. It builds no player, so it
+// runs no program a cmd spec names.
+func FuzzParseRequest(f *testing.F) {
+	for _, seed := range []string{
+		`{"players": [{"name": "a", "spec": "random"}, {"name": "b", "text": "cmd:prog a=b,c"}], "games": 2, "sprt": "elo0=0,elo1=20"}`,
+		`{"players": [{"name": "a", "model": "x.dsnn"}], "out": "dir", "max_plies": -1}`,
+		`{"players": [{"name": "", "spec": "greedy"}]}`, `{"sprt": "elo0"}`, `[]`, `{"gamez": 1}`, ``,
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, request string) {
+		req, err := parseRequest(request)
+		if err != nil {
+			return
+		}
+		if len(req.specs) != len(req.Players) {
+			t.Fatalf("%d specs for %d players", len(req.specs), len(req.Players))
+		}
+		for i, s := range req.specs {
+			if s.Kind == "" || req.Players[i].Name == "" {
+				t.Fatalf("player %d: %+v, spec %+v", i, req.Players[i], s)
+			}
+		}
+	})
+}

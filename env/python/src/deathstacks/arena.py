@@ -1,0 +1,186 @@
+"""Rating players from Python: :func:`evaluate` plays a round robin, or an
+SPRT between two players, on the Go arena that ``deathstacks eval`` runs,
+with its Elo fit and its files.
+
+    import deathstacks as ds
+    res = ds.evaluate({"mine": "az:model=net.dsnn,sims=100", "ab": "alphabeta:depth=2",
+                       "engine": "cmd:./engine --depth 3", "random": "random"}, games=20)
+    print(res)                  # the tables deathstacks eval prints
+    res.elo("mine"), res.pairs  # results.json's numbers
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import numbers
+import os
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ._lib import INFO, DeathStacksError, Handle, check, cstr, integer, lib, ptr, seed_of, text
+from .players import Player
+
+__all__ = ["Evaluation", "evaluate"]
+
+_I64, _P, _S = ctypes.c_int64, ctypes.c_void_p, ctypes.c_char_p
+for _name, _args in {"ds_arena_new": [_S], "ds_arena_wait": [_I64, _I64, _P], "ds_arena_result": [_I64, _P, _I64]}.items():
+    getattr(lib, _name).argtypes = _args
+    getattr(lib, _name).restype = _I64
+
+# How long one wait for the arena lasts, in milliseconds: Ctrl-C stops an
+# evaluation within about this time.
+_WAIT_MS = 100
+
+_SPRT_KEYS = ("elo0", "elo1", "alpha", "beta")
+
+
+@dataclass
+class Evaluation:
+    """What :func:`evaluate` gives: ``results``, the content of
+    results.json (``players`` with each one's Elo, ``ci95``, W-D-L, score;
+    ``pairs`` with W-D-L from A's side, draws by kind, forfeits; ``sprt``
+    when a test ran; the settings); ``text``, the tables that ``deathstacks
+    eval`` prints; ``games``, every game's record as in games.jsonl; and
+    ``out``, the folder the files went to (None without one)."""
+
+    results: dict
+    text: str
+    games: list = field(repr=False)
+    out: str | None = None
+
+    @property
+    def players(self) -> list:
+        """Each player's standing, best first."""
+        return self.results["players"]
+
+    @property
+    def pairs(self) -> list:
+        """Each pair's results, from A's side."""
+        return self.results["pairs"]
+
+    @property
+    def sprt(self) -> dict | None:
+        """The SPRT's outcome (decision, llr, bounds, pairs), or None."""
+        return self.results.get("sprt")
+
+    def elo(self, name: str) -> float:
+        """The Elo of the player called name (the anchor has 0)."""
+        for p in self.players:
+            if p["name"] == name:
+                return p["elo"]
+        raise KeyError(f"no player called {name!r}: the players are {[p['name'] for p in self.players]}")
+
+    def __str__(self) -> str:
+        return self.text
+
+
+class _Arena(Handle):
+    """A tournament playing in the library: closing it stops its games."""
+
+    _what = "arena"
+
+    def __init__(self, request: dict):
+        self._h = None
+        self._h = check(lib.ds_arena_new(cstr(json.dumps(request), "request")))
+
+    def wait(self) -> None:
+        h = self._handle()
+        progress = np.zeros(2, np.int64)
+        while check(lib.ds_arena_wait(h, _WAIT_MS, ptr(progress))) == 0:
+            pass
+
+    def result(self) -> dict:
+        return json.loads(text(lib.ds_arena_result, self._handle()))
+
+
+def _player(name, player) -> dict:
+    """The request's entry for one player."""
+    if not isinstance(name, str):
+        raise TypeError(f"player names must be str, not {type(name).__name__} ({name!r})")
+    if isinstance(player, str):
+        # A spec, or else a network file's path: the library decides.
+        return {"name": name, "text": cstr(player, f"player {name}").decode()}
+    if isinstance(player, os.PathLike):
+        return {"name": name, "model": cstr(os.fspath(player), f"player {name}'s path").decode()}
+    if isinstance(player, Player) and isinstance(getattr(player, "spec", None), str):
+        return {"name": name, "spec": player.spec}
+    if callable(player):
+        raise TypeError(f"player {name}: a Python evaluator or policy callable cannot play in the arena yet: "
+                        "it needs the Go-Python evaluator bridge, not in this build; give a spec, a network file "
+                        "or a deathstacks.Player")
+    raise TypeError(f"player {name}: {type(player).__name__}: want a spec (str), a network file (str or "
+                    "os.PathLike) or a deathstacks.Player")
+
+
+def _sprt_text(sprt) -> str:
+    """The SPRT as the CLI's --sprt takes it: elo0=E0,elo1=E1[,alpha=A,beta=B]."""
+    if isinstance(sprt, str):
+        return cstr(sprt, "sprt").decode()
+    if not isinstance(sprt, dict):
+        raise TypeError(f"sprt must be None, a dict such as dict(elo0=0, elo1=20) or a str such as "
+                        f"'elo0=0,elo1=20', not {type(sprt).__name__}")
+    parts = []
+    for key, value in sprt.items():
+        if key not in _SPRT_KEYS:
+            raise DeathStacksError(f"sprt: unknown key {key!r}: want {', '.join(_SPRT_KEYS)}")
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+            raise TypeError(f"sprt: {key} must be a number, not {type(value).__name__}")
+        parts.append(f"{key}={float(value)!r}")
+    return ",".join(parts)
+
+
+def _command(request: dict) -> str:
+    """The call that plays the same games again, for the report."""
+    players = {p["name"]: p.get("spec") or p.get("model") or p["text"] for p in request["players"]}
+    args = [repr(players), f"games={request['games']}", f"seed={request['seed']}"]
+    for key in ("sprt", "out"):
+        if request[key] is not None:
+            args.append(f"{key}={request[key]!r}")
+    args += [f"{key}={request[key]}" for key in ("parallel", "opening_plies", "max_plies")]
+    return f"deathstacks.evaluate({', '.join(args)})"
+
+
+def evaluate(players: dict, games: int, seed: int = 0, sprt=None, out: str | os.PathLike | None = None, *,
+             parallel: int | None = None, opening_plies: int = 4, max_plies: int = INFO["max_plies"]) -> Evaluation:
+    """Plays a round robin among players and rates them, as ``deathstacks
+    eval`` does: games games for every pair, colours alternating, each two
+    games from the same opening_plies random plies; Elo with 95% intervals
+    fitted over all games (``random`` at 0, or else the first player); draws
+    by kind; games lost by misbehaving (an external program that exits,
+    hangs or answers no move), by reason.
+
+    players maps each player's name to a player: a spec ("greedy",
+    "alphabeta:depth=2", "az:model=PATH,sims=100", "cmd:./engine --flag"),
+    a network file (any form ``az:model=`` takes: a player file, a
+    checkpoint, a snapshot, a run directory; a str that is no spec, or an
+    os.PathLike), or a :class:`deathstacks.Player` (its spec, with seeds of
+    the arena's). With sprt (``dict(elo0=0, elo1=20)``, alpha and beta too,
+    or the CLI's ``"elo0=0,elo1=20"``) and exactly two players, it plays
+    pairs of games until the test decides or games (even) are played. With
+    out, it writes results.json, report.md, games.jsonl and elo.png there,
+    the files of ``deathstacks eval --out``; as there, a folder that holds
+    an evaluation is refused, never overwritten. The same seed plays the same
+    games. Ctrl-C stops the games (external programs are killed) and raises
+    KeyboardInterrupt."""
+    if not isinstance(players, dict):
+        raise TypeError(f"players must be a dict of name to player, not {type(players).__name__}")
+    request = {
+        "players": [_player(name, p) for name, p in players.items()],
+        "games": integer(games, "games"),
+        "seed": seed_of(seed),
+        "sprt": None if sprt is None else _sprt_text(sprt),
+        "out": None if out is None else cstr(os.fspath(out), "out").decode(),
+        "parallel": (os.cpu_count() or 1) if parallel is None else integer(parallel, "parallel"),
+        "opening_plies": integer(opening_plies, "opening_plies"),
+        "max_plies": integer(max_plies, "max_plies"),
+    }
+    request["command"] = _command(request)
+    arena = _Arena(request)
+    try:
+        arena.wait()
+        res = arena.result()
+    finally:
+        arena.close()
+    return Evaluation(results=res["results"], text=res["text"], games=res["games"], out=request["out"])
