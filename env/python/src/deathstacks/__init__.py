@@ -23,7 +23,7 @@ from .vector import VectorEnv
 __all__ = [
     "AGENTS", "ClosedError", "DeathStacksAEC", "DeathStacksEnv", "DeathStacksError", "Decision", "ENV_ID", "INFO",
     "NUM_ACTIONS", "Network", "OBSERVATION_SHAPE", "Player", "START_FEN", "Search", "SearchResult", "SelfPlay",
-    "VectorEnv", "action_of", "augment", "env", "legal_moves", "move_of", "raw_env", "register", "render",
+    "Evaluation", "VectorEnv", "action_of", "augment", "env", "evaluate", "legal_moves", "move_of", "raw_env", "register", "render",
     "server_stats", "symmetries",
 ]
 
