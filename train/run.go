@@ -39,6 +39,9 @@ type RunOptions struct {
 	// the run's target: the run's config.yaml (and checkpoints) keep it as
 	// the config's iterations, so that a resume without it goes on to it.
 	Iterations int
+	// TimeLimit, when more than 0, replaces the config's time_limit, as
+	// Iterations replaces its iterations, and the run keeps it the same way.
+	TimeLimit time.Duration
 	// Log receives progress bars (on a terminal) or log lines; nil is
 	// silent.
 	Log io.Writer
@@ -62,6 +65,8 @@ type Summary struct {
 	// Target is the iterations the run stops at; 0 when only its time
 	// limit stops it.
 	Target int
+	// TimeLimit is the training time the run stops at; 0 when none.
+	TimeLimit time.Duration
 	// Session is the iterations this session completed: 0 when a resumed
 	// run had already reached its target or time limit.
 	Session int
@@ -85,6 +90,9 @@ type Summary struct {
 func Run(ctx context.Context, cfg Config, opts RunOptions) (Summary, error) {
 	if opts.Iterations > 0 {
 		cfg.Iterations = opts.Iterations
+	}
+	if opts.TimeLimit > 0 {
+		cfg.TimeLimit = opts.TimeLimit
 	}
 	if err := cfg.Validate(); err != nil {
 		return Summary{}, err
@@ -244,7 +252,7 @@ func (r *runner) resume() error {
 // loop runs iterations until the target, the time limit or ctx.
 func (r *runner) loop(ctx context.Context) (Summary, error) {
 	target := r.cfg.Iterations
-	sum := Summary{Dir: r.dir, Iteration: r.state.Iteration, Target: target}
+	sum := Summary{Dir: r.dir, Iteration: r.state.Iteration, Target: target, TimeLimit: r.cfg.TimeLimit}
 	first := r.state.Iteration
 	sessionStart, before := time.Now(), r.state.ElapsedSec
 	elapsed := func() float64 { return before + time.Since(sessionStart).Seconds() }

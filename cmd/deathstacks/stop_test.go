@@ -11,6 +11,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/deathstacks/deathstacks/train"
 	"github.com/deathstacks/deathstacks/train/report"
@@ -338,5 +339,43 @@ func TestInspectRunFiles(t *testing.T) {
 	readme := filepath.Join("..", "..", "README.md")
 	if _, errOut, code := runBotCLI("", "inspect", readme); code != 2 || !strings.Contains(errOut, "not a deathstacks network file, nor a run's metrics.jsonl, config.yaml or PNG chart") {
 		t.Errorf("inspect README.md: status %d, stderr %q: want 2 and what it is not", code, errOut)
+	}
+}
+
+// A run at its time limit says there is nothing left to do and how to
+// train further: that command, as printed, raises the limit and trains on
+// to the run's target. The limit given with --time-limit is kept by the
+// run, as --iterations is.
+func TestTrainResumeAtTimeLimit(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	if _, stderr, code := runBotCLI("", "train", "--config", "smoke", "--iterations", "1", "--out", dir, "--quiet"); code != 0 {
+		t.Fatalf("first iteration: status %d, stderr %q", code, stderr)
+	}
+	// The run has used more than a nanosecond of training time.
+	stdout, stderr, code := runBotCLI("", "train", "--resume", "--out", dir, "--iterations", "2", "--time-limit", "1ns", "--quiet")
+	if code != 0 || !strings.Contains(stdout, "done: nothing left to do: the time limit (1ns) is reached after 1 iteration in "+dir) {
+		t.Fatalf("at the time limit: status %d, stderr %q, stdout:\n%s\nwant 0 and nothing left to do", code, stderr, stdout)
+	}
+	further := hintCommand(t, stdout, "such as:")
+	if want := []string{"train", "--resume", "--out", dir, "--time-limit", "1m0s"}; fmt.Sprint(further) != fmt.Sprint(want) {
+		t.Fatalf("the hint to train further: %v, want %v", further, want)
+	}
+	stdout, stderr, code = runBotCLI("", further...)
+	if code != 0 || !strings.Contains(stdout, "done: 2 iterations in "+dir) {
+		t.Errorf("%v: status %d, stderr %q, stdout:\n%s\nwant 0 and the run at its target, 2", further, code, stderr, stdout)
+	}
+}
+
+func TestLongerLimit(t *testing.T) {
+	for _, tc := range []struct{ limit, want time.Duration }{
+		{time.Nanosecond, time.Minute},
+		{55 * time.Minute, 83 * time.Minute},
+		{2 * time.Hour, 3 * time.Hour},
+	} {
+		t.Run(tc.limit.String(), func(t *testing.T) {
+			if got := longerLimit(tc.limit); got != tc.want {
+				t.Errorf("longerLimit(%v) = %v, want %v", tc.limit, got, tc.want)
+			}
+		})
 	}
 }

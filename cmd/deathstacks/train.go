@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/deathstacks/deathstacks/configs"
 	"github.com/deathstacks/deathstacks/train"
@@ -15,11 +16,12 @@ import (
 )
 
 func runTrain(args []string, s stdio) error {
-	fs := newFlags("train", "train [--config FILE|NAME] [--out DIR] [--resume] [--iterations N] [--quiet]\n      [--listen ADDR [--tls-cert FILE --tls-key FILE] | --nats URL [--nats-creds FILE]] [--no-selfplay]\n\nTrains a network from zero by self-play (see configs/default.yaml, built in).\nEach iteration ends with a checkpoint in the run directory. Ctrl-C (or\nSIGTERM) stops the run (status 130 after Ctrl-C, 143 after SIGTERM): an\niteration cut short is dropped, and --resume continues from the last\ncheckpoint with the iteration count, the target and the replay buffer intact.\n\nWith --listen or --nats, actors on other machines (deathstacks actor) play\nself-play games too; --listen prints the actor command line to run on them.", s)
+	fs := newFlags("train", "train [--config FILE|NAME] [--out DIR] [--resume] [--iterations N] [--time-limit D] [--quiet]\n      [--listen ADDR [--tls-cert FILE --tls-key FILE] | --nats URL [--nats-creds FILE]] [--no-selfplay]\n\nTrains a network from zero by self-play (see configs/default.yaml, built in).\nEach iteration ends with a checkpoint in the run directory. Ctrl-C (or\nSIGTERM) stops the run (status 130 after Ctrl-C, 143 after SIGTERM): an\niteration cut short is dropped, and --resume continues from the last\ncheckpoint with the iteration count, the target and the replay buffer intact.\n\nWith --listen or --nats, actors on other machines (deathstacks actor) play\nself-play games too; --listen prints the actor command line to run on them.", s)
 	configArg := fs.String("config", "", "a YAML config file, or a built-in config: "+strings.Join(configs.Names(), ", ")+" (default: the run's own config when resuming, else default)")
 	out := fs.String("out", "", "the run directory (default checkpoints/<run name>)")
 	resume := fs.Bool("resume", false, "continue the run in the run directory from its latest checkpoint")
 	iterations := fs.Int("iterations", 0, "stop once this many iterations exist in total, counting those before a resume; the run keeps it as its target (default: the config's, or the run's own when resuming)")
+	timeLimit := fs.Duration("time-limit", 0, "stop after the iteration that crosses this training time (such as 90m), counting the time before a resume; the run keeps it as its time_limit (default: the config's, or the run's own when resuming)")
 	quiet := fs.Bool("quiet", false, "no progress bars: one line per iteration")
 	var fleet fleetFlags
 	fs.StringVar(&fleet.listen, "listen", "", "start a NATS server for actors on host:port, such as 0.0.0.0:4222")
@@ -37,13 +39,16 @@ func runTrain(args []string, s stdio) error {
 	if *iterations < 0 {
 		return usageErr("--iterations must be 0 or more")
 	}
+	if *timeLimit < 0 {
+		return usageErr("--time-limit must be 0 or more")
+	}
 	cfg, err := trainConfig(*configArg, *out, *resume)
 	if err != nil {
 		return usageErr("%v", err)
 	}
 	ctx, release := onStop(s, "an iteration in self-play is dropped, one in training is finished and saved")
 	defer release()
-	opts := train.RunOptions{Dir: *out, Resume: *resume, Iterations: *iterations, Log: s.out, Quiet: *quiet}
+	opts := train.RunOptions{Dir: *out, Resume: *resume, Iterations: *iterations, TimeLimit: *timeLimit, Log: s.out, Quiet: *quiet}
 	if fleet.on() {
 		if opts.Dir == "" {
 			opts.Dir = cfg.RunDir()
@@ -66,9 +71,15 @@ func runTrain(args []string, s stdio) error {
 	case sum.Session == 0 && sum.Target > 0 && sum.Iteration >= sum.Target:
 		fmt.Fprintf(s.out, "to train further, resume with a larger --iterations, such as: %s\n", resumeTrain(sum.Dir, strconv.Itoa(sum.Iteration+1)))
 	case sum.Session == 0:
-		fmt.Fprintf(s.out, "to train further, resume with --config FILE, a config that sets a larger time_limit: %s --config FILE\n", resumeTrain(sum.Dir, ""))
+		fmt.Fprintf(s.out, "to train further, resume with a longer --time-limit, such as: %s --time-limit %v\n", resumeTrain(sum.Dir, ""), longerLimit(sum.TimeLimit))
 	}
 	return nil
+}
+
+// longerLimit is a time limit to suggest after a run stopped at limit:
+// half as long again, in whole minutes.
+func longerLimit(limit time.Duration) time.Duration {
+	return max(limit+limit/2, limit+time.Minute).Round(time.Minute)
 }
 
 // resumeTrain is the command line that continues the run in dir, to the
