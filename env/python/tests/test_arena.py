@@ -11,6 +11,7 @@ import sys
 import threading
 import time
 
+import numpy as np
 import pytest
 
 import deathstacks as ds
@@ -127,7 +128,7 @@ def test_external_programs(tmp_path):
     ({"a": "random", "b": "greedy"}, {"sprt": dict(elo0=0, elo1="20")}, TypeError, "elo1 must be a number"),
     ({"a": "random", "b": "greedy"}, {"sprt": 20}, TypeError, "sprt must be"),
     ({"a": "random", "b": "cmd:prog | tee"}, {}, ds.DeathStacksError, "shell syntax"),
-    ({"a": "random", "b": lambda obs, masks: None}, {}, TypeError, "evaluator bridge"),
+    ({"a": "random", "b": lambda obs, masks: None}, {}, TypeError, "evaluator bridge does not serve"),
     ({"a": "random", "b": 3}, {}, TypeError, "want a spec"),
     ({"a": "random", 2: "greedy"}, {}, TypeError, "player names must be str"),
     (["random", "greedy"], {}, TypeError, "players must be a dict"),
@@ -152,6 +153,13 @@ def _running(argv: list) -> bool:
         if cmdline == want and state not in ("Z", "X"):
             return True
     return False
+
+
+def test_evaluator_player_refused():
+    player = ds.Player(evaluate=lambda obs, masks: (np.zeros((len(obs), ds.NUM_ACTIONS), np.float32),
+                                                    np.zeros(len(obs), np.float32)), sims=4)
+    with pytest.raises(TypeError, match="a Player made of one"):
+        ds.evaluate({"a": "random", "b": player}, games=2)
 
 
 def test_ctrl_c_stops_the_games():

@@ -106,10 +106,10 @@ def _player(name, player) -> dict:
         return {"name": name, "model": cstr(os.fspath(player), f"player {name}'s path").decode()}
     if isinstance(player, Player) and isinstance(getattr(player, "spec", None), str):
         return {"name": name, "spec": player.spec}
-    if callable(player):
-        raise TypeError(f"player {name}: a Python evaluator or policy callable cannot play in the arena yet: "
-                        "it needs the Go-Python evaluator bridge, not in this build; give a spec, a network file "
-                        "or a deathstacks.Player")
+    if callable(player) or isinstance(player, Player):
+        raise TypeError(f"player {name}: a Python evaluator or policy callable (or a Player made of one) cannot "
+                        "play in the arena yet: its games run in Go, which the evaluator bridge does not serve; "
+                        "give a spec, a network file or a Player of a spec")
     raise TypeError(f"player {name}: {type(player).__name__}: want a spec (str), a network file (str or "
                     "os.PathLike) or a deathstacks.Player")
 
