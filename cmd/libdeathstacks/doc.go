@@ -40,8 +40,13 @@
 //     until ds_batch_next returns 0; ds_batch_abort stops a run (see
 //     batches.go).
 //
-// The functions in Go terms are in api.go, vector.go, weights.go,
-// batches.go, search.go, selfplay.go and arena.go; the exported C
-// functions in exports.go only convert arguments. Its test builds the
-// library and runs the Python package's tests against it.
+// The functions in Go terms, one file for each thing the API hands out:
+// env.go (the constants, one environment, the position helpers),
+// vector.go (the vector environment), player.go (players of any spec),
+// network.go and weights.go (a network's inference, weights and saving),
+// batches.go, search.go and selfplay.go (the caller's evaluator's
+// searches and self-play), arena.go (an evaluation of players); handles.go
+// the handle table. The exported C functions in exports.go only convert
+// arguments. Its test builds the library and runs the Python package's
+// tests against it.
 package main
