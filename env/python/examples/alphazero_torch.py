@@ -74,10 +74,14 @@ def train_step(net, opt, batch, device):
     return policy_loss.item(), value_loss.item()
 
 
-def score(net, path, games, seed, sims):
-    """The network's score against the baseline over `games` games, as
-    (score, wins, draws, losses), played in Go from the file at `path`."""
-    dst.save(net, path, search={"sims": sims})
+def save(net, path, sims, iterations, steps):
+    dst.save(net, path, search={"sims": sims}, steps=steps,
+             meta={"made_by": "examples/alphazero_torch.py", "note": f"{iterations} iterations from zero"})
+
+
+def score(path, games, seed):
+    """The score against the baseline over `games` games, as (score,
+    wins, draws, losses), of the network file at `path`, played in Go."""
     pair = ds.evaluate({"net": path, "baseline": BASELINE}, games=games, seed=seed).pairs[0]
     sign = 1 if pair["a"] == "net" else -1
     w, d, l = (pair["wins"], pair["draws"], pair["losses"])[::sign]
@@ -119,12 +123,11 @@ def main():
     it, steps, games, last_eval = 0, 0, 0, start
     try:
         while time.time() - start < budget:
-            t = time.time()
-            play = ds.SelfPlay(evaluate, args.games, seed=args.seed * 1000003 + it)
-            data = play.play()
+            t0 = time.time()
+            data = ds.SelfPlay(evaluate, args.games, seed=args.seed * 1000003 + it).play()
             replay.add(data)
             games += args.games
-            spent["self-play"] += time.time() - (t0 := t)
+            spent["self-play"] += time.time() - t0
             t = time.time()
             losses = []
             for _ in range(args.steps):
@@ -142,19 +145,21 @@ def main():
                   f"loss policy {p:.3f} value {v:.3f}", flush=True)
             if time.time() - last_eval >= args.eval_every * 60 and time.time() - start < budget:
                 t = time.time()
-                s, w, d, l = score(net, scratch, args.eval_games, it, args.eval_sims)
+                save(net, scratch, args.eval_sims, it, steps)
+                s, w, d, l = score(scratch, args.eval_games, it)
                 spent["scoring"] += time.time() - t
                 last_eval = time.time()
                 print(f"{(time.time() - start) / 60:5.1f} min  against {BASELINE}: {s:.0%} ({w}-{d}-{l})", flush=True)
     except KeyboardInterrupt:
-        dst.save(net, args.out, search={"sims": args.eval_sims})
+        save(net, args.out, args.eval_sims, it, steps)
         print(f"\nstopped after {(time.time() - start) / 60:.1f} min, {it} iterations, {games} games, "
               f"{steps} Adam steps; saved {args.out}")
         return
     split = ", ".join(f"{k} {v / 60:.1f} min" for k, v in spent.items())
     print(f"trained {(time.time() - start) / 60:.1f} min ({split}): {it} iterations, {games} games, {steps} Adam steps")
     t = time.time()
-    s, w, d, l = score(net, args.out, args.final_games, 0, args.eval_sims)
+    save(net, args.out, args.eval_sims, it, steps)
+    s, w, d, l = score(args.out, args.final_games, 0)
     print(f"final: {s:.1%} against {BASELINE} over {args.final_games} games ({w}-{d}-{l}, W-D-L), "
           f"{(time.time() - t) / 60:.1f} min; saved {args.out}")
 
