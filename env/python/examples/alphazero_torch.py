@@ -10,7 +10,8 @@ win search and resignation, a replay window of 80,000 positions seen
 through a random board symmetry, and Adam (lr 0.002 with a warm-up and a
 cosine decay, L2 1e-4) on batches of 128 against the search's improved
 policy (cross-entropy) and the game's result (squared error). Every
---eval-every minutes it plays alphabeta:depth=2 and prints the score; at
+--eval-every minutes it saves the network to --out and plays
+alphabeta:depth=2 with it, printing the score; at
 the end it plays --final-games games against it and saves the network to
 --out, which `deathstacks play --player az:model=FILE` plays. Ctrl-C
 saves the network and prints how far it got.
@@ -21,7 +22,6 @@ saves the network and prints how far it got.
 import argparse
 import math
 import os
-import tempfile
 import time
 
 import numpy as np
@@ -117,7 +117,6 @@ def main():
     opt = torch.optim.Adam(net.parameters(), lr=args.lr, weight_decay=1e-4)
     evaluate = dst.evaluator(net)
     replay = Replay(args.window)
-    scratch = os.path.join(tempfile.mkdtemp(prefix="alphazero-"), "net.dsnn")
     budget, start = args.minutes * 60, time.time()
     spent = {"self-play": 0.0, "training": 0.0, "scoring": 0.0}
     it, steps, games, last_eval = 0, 0, 0, start
@@ -145,8 +144,8 @@ def main():
                   f"loss policy {p:.3f} value {v:.3f}", flush=True)
             if time.time() - last_eval >= args.eval_every * 60 and time.time() - start < budget:
                 t = time.time()
-                save(net, scratch, args.eval_sims, it, steps)
-                s, w, d, l = score(scratch, args.eval_games, it)
+                save(net, args.out, args.eval_sims, it, steps)  # also keeps the work so far
+                s, w, d, l = score(args.out, args.eval_games, it)
                 spent["scoring"] += time.time() - t
                 last_eval = time.time()
                 print(f"{(time.time() - start) / 60:5.1f} min  against {BASELINE}: {s:.0%} ({w}-{d}-{l})", flush=True)
