@@ -157,9 +157,9 @@ func TestRunKeepsItsTarget(t *testing.T) {
 		want       Summary
 		says       string
 	}{
-		{"at its target", 0, Summary{Dir: dir, Iteration: 1, Target: 1}, "done: nothing left to do: 1 iteration in " + dir + ", the run's target\n"},
-		{"to a larger target", 2, Summary{Dir: dir, Iteration: 2, Target: 2, Session: 1}, "done: 2 iterations in " + dir + ", the run's target\n"},
-		{"at the larger target", 0, Summary{Dir: dir, Iteration: 2, Target: 2}, "done: nothing left to do: 2 iterations"},
+		{"at its target", 0, Summary{Dir: dir, Iteration: 1, Target: 1, TimeLimit: cfg.TimeLimit}, "done: nothing left to do: 1 iteration in " + dir + ", the run's target\n"},
+		{"to a larger target", 2, Summary{Dir: dir, Iteration: 2, Target: 2, TimeLimit: cfg.TimeLimit, Session: 1}, "done: 2 iterations in " + dir + ", the run's target\n"},
+		{"at the larger target", 0, Summary{Dir: dir, Iteration: 2, Target: 2, TimeLimit: cfg.TimeLimit}, "done: nothing left to do: 2 iterations"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			resumed, err := ResumeConfig(dir, nil)

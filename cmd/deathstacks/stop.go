@@ -36,6 +36,15 @@ func (e stopSignal) status() int { return 128 + int(e.sig) }
 func onStop(s stdio, doing string) (ctx context.Context, release func()) {
 	parent := s.stopContext()
 	ctx, cancel := context.WithCancelCause(context.WithoutCancel(parent))
+	stopping := func(cause error) {
+		fmt.Fprintln(s.err, "\nstopping: "+doing+" (interrupt again to quit at once)")
+		cancel(cause)
+	}
+	if parent.Err() != nil {
+		// Stopped before the start: cancelled now, so that no work begins.
+		stopping(context.Cause(parent))
+		return ctx, func() { cancel(nil) }
+	}
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	quit, said := make(chan struct{}), make(chan struct{})
@@ -52,8 +61,7 @@ func onStop(s stdio, doing string) (ctx context.Context, release func()) {
 		case <-quit:
 			return
 		}
-		fmt.Fprintln(s.err, "\nstopping: "+doing+" (interrupt again to quit at once)")
-		cancel(cause)
+		stopping(cause)
 	}()
 	return ctx, func() {
 		close(quit)
