@@ -33,31 +33,54 @@ type arenaRequest struct {
 	OpeningPlies int     `json:"opening_plies"`
 	MaxPlies     int     `json:"max_plies"`
 	// Command is how the caller would play the same games again, for the
-	// report.
-	Command string `json:"command"`
+	// report, in CommandLanguage ("python", or "" for a shell's).
+	Command         string `json:"command"`
+	CommandLanguage string `json:"command_language"`
 }
 
 // arenaPlayer is one player of a request, named, given by exactly one of:
 // Spec, a player spec; Model, a network file (any path az:model= takes);
-// Text, a spec or else an existing file's path.
+// Text, a spec or else an existing file's path; Python, "evaluator" (the
+// caller's evaluator, searching with Settings, a JSON object of search
+// settings) or "policy" (the caller's policy), played through
+// ds_arena_wait (see arenapython.go).
 type arenaPlayer struct {
-	Name  string `json:"name"`
-	Spec  string `json:"spec"`
-	Model string `json:"model"`
-	Text  string `json:"text"`
+	Name     string          `json:"name"`
+	Spec     string          `json:"spec"`
+	Model    string          `json:"model"`
+	Text     string          `json:"text"`
+	Python   string          `json:"python"`
+	Settings json.RawMessage `json:"settings"`
 }
 
-// spec returns the player spec of p.
-func (p arenaPlayer) spec() (players.Spec, error) {
+// check reports a player given in none or several forms, or with
+// settings of no Python evaluator's.
+func (p arenaPlayer) check() error {
 	given := 0
-	for _, s := range []string{p.Spec, p.Model, p.Text} {
+	for _, s := range []string{p.Spec, p.Model, p.Text, p.Python} {
 		if s != "" {
 			given++
 		}
 	}
-	if given != 1 {
-		return players.Spec{}, fmt.Errorf("player %s: want exactly one of spec, model and text", p.Name)
+	switch {
+	case given != 1:
+		return errors.New("want exactly one of spec, model, text and python")
+	case p.Python != "" && p.Python != pythonEvaluator && p.Python != pythonPolicy:
+		return fmt.Errorf("python is %q: want %q or %q", p.Python, pythonEvaluator, pythonPolicy)
+	case len(p.Settings) > 0 && p.Python != pythonEvaluator:
+		return errors.New("settings are a Python evaluator's search settings: a spec holds its own")
 	}
+	return nil
+}
+
+// The kinds of Python players.
+const (
+	pythonEvaluator = "evaluator"
+	pythonPolicy    = "policy"
+)
+
+// spec returns the player spec of p, a player of Go.
+func (p arenaPlayer) spec() (players.Spec, error) {
 	modelSpec := func(path string) players.Spec {
 		return players.Spec{Kind: players.KindAZ, Params: []players.Param{{Key: "model", Value: path}}}
 	}
@@ -77,10 +100,21 @@ func (p arenaPlayer) spec() (players.Spec, error) {
 	return players.Spec{}, fmt.Errorf("%w, and no file is called %q", err, p.Text)
 }
 
+// checkPlayer builds the player of spec once, so that a bad model or
+// program fails before any game, and closes it.
+func checkPlayer(spec players.Spec) error {
+	p, err := players.NewPlayer(spec, 0, models().Load)
+	if err != nil {
+		return err
+	}
+	return closePlayer(p)
+}
+
 // evaluation is an evaluation playing in the background from
 // ds_arena_new until it ends or its handle is closed, which stops it.
 type evaluation struct {
-	cancel context.CancelFunc
+	// python serves the Python players; its stop ends the games.
+	python *pythonSide
 	done   chan struct{} // closed when the games and the report are done
 	played atomic.Int64
 	total  int64
@@ -90,9 +124,10 @@ type evaluation struct {
 	err    error
 }
 
-// close stops the games (killing external programs) and waits for them.
+// close stops the games (killing external programs, releasing the
+// Python players) and waits for them.
 func (e *evaluation) close() error {
-	e.cancel()
+	e.python.stop(errClosed)
 	<-e.done
 	return nil
 }
@@ -139,9 +174,16 @@ func parseRequest(request string) (parsedRequest, error) {
 		if p.Name == "" {
 			return req, fmt.Errorf("evaluate: player %d has no name", i+1)
 		}
-		spec, err := p.spec()
-		if err != nil {
+		if err := p.check(); err != nil {
 			return req, fmt.Errorf("evaluate: player %s: %w", p.Name, err)
+		}
+		var spec players.Spec
+		if p.Python == "" {
+			s, err := p.spec()
+			if err != nil {
+				return req, fmt.Errorf("evaluate: player %s: %w", p.Name, err)
+			}
+			spec = s
 		}
 		req.specs = append(req.specs, spec)
 	}
@@ -163,33 +205,49 @@ func newEvaluation(request string) (*evaluation, error) {
 			}
 		}
 	}
+	ctx, cancel := context.WithCancel(context.Background())
+	python := newPythonSide(len(req.Players), cancel)
 	contenders := make([]arena.Contender, len(req.Players))
 	for i, p := range req.Players {
-		if _, err := players.NewPlayer(req.specs[i], 0, models().Load); err != nil {
+		var err error
+		switch p.Python {
+		case pythonEvaluator:
+			contenders[i], err = python.evaluatorContender(i, p.Name, string(p.Settings), req.cfg.Rules)
+		case pythonPolicy:
+			contenders[i] = python.policyContender(i, p.Name)
+		default:
+			err = checkPlayer(req.specs[i])
+			contenders[i] = arena.SpecContender(p.Name, req.specs[i], models().Load)
+		}
+		if err != nil {
+			cancel()
 			return nil, fmt.Errorf("evaluate: player %s: %w", p.Name, err)
 		}
-		contenders[i] = arena.SpecContender(p.Name, req.specs[i], models().Load)
 	}
 	cfg := req.cfg
-	ctx, cancel := context.WithCancel(context.Background())
-	e := &evaluation{cancel: cancel, done: make(chan struct{}), total: int64(len(contenders)*(len(contenders)-1)/2) * int64(cfg.Games)}
+	e := &evaluation{python: python, done: make(chan struct{}), total: int64(len(contenders)*(len(contenders)-1)/2) * int64(cfg.Games)}
 	cfg.OnGame = func(arena.GameRecord) { e.played.Add(1) }
 	go func() {
 		defer close(e.done)
 		e.err = offThread(func() error {
 			var err error
-			e.result, err = evaluate(ctx, contenders, cfg, req.test, req.arenaRequest)
+			e.result, err = evaluate(ctx, contenders, cfg, req.test, req.arenaRequest, python)
 			return err
 		})
+		if cause := python.failure(); cause != nil && cause != errClosed {
+			e.err = cause
+		}
+		cancel()
 	}()
 	return e, nil
 }
 
 // evaluate plays the games and reports on them as the eval command does,
 // writing the files of eval --out when the request has a folder.
-func evaluate(ctx context.Context, contenders []arena.Contender, cfg arena.Config, test *elo.SPRT, req arenaRequest) (string, error) {
+func evaluate(ctx context.Context, contenders []arena.Contender, cfg arena.Config, test *elo.SPRT, req arenaRequest, python *pythonSide) (string, error) {
 	start := time.Now()
 	records, outcome, err := arena.PlayEvaluation(ctx, contenders, cfg, test, nil)
+	python.end(err)
 	if err != nil {
 		return "", fmt.Errorf("evaluate: %w", err)
 	}
@@ -198,7 +256,7 @@ func evaluate(ctx context.Context, contenders []arena.Contender, cfg arena.Confi
 		return "", fmt.Errorf("evaluate: %w", err)
 	}
 	rep.SPRT = outcome
-	rep.Date, rep.DurationSec, rep.Command = start, time.Since(start).Seconds(), req.Command
+	rep.Date, rep.DurationSec, rep.Command, rep.CommandLanguage = start, time.Since(start).Seconds(), req.Command, req.CommandLanguage
 	var text bytes.Buffer
 	if err := rep.WriteText(&text); err != nil {
 		return "", err
@@ -215,25 +273,49 @@ func evaluate(ctx context.Context, contenders []arena.Contender, cfg arena.Confi
 	return string(b), err
 }
 
-// wait waits up to millis milliseconds for the evaluation to end, writing the games played
-// and the games in all (at most; an SPRT may stop sooner) into progress
-// (2 values, or nil), and returns 1 once it has ended, else 0.
+// The outcomes of wait.
+const (
+	waitPlaying = 0
+	waitEnded   = 1
+	// waitWork + k: Python player k has work (see arenapython.go).
+	waitWork = 2
+)
+
+// wait waits up to millis milliseconds for the evaluation to end or a
+// Python player to have work, writing the games played and the games in
+// all (at most; an SPRT may stop sooner) into progress (2 values, or
+// nil). It returns waitEnded once the evaluation has ended, waitWork+k
+// when player k (of the request's) has work, else waitPlaying.
 func (e *evaluation) wait(millis int64, progress []int64) (int64, error) {
 	if millis < 0 {
 		return 0, fmt.Errorf("evaluate: wait %d ms: want 0 or more", millis)
 	}
 	timer := time.NewTimer(time.Duration(millis) * time.Millisecond)
 	defer timer.Stop()
-	ended := int64(0)
-	select {
-	case <-e.done:
-		ended = 1
-	case <-timer.C:
+	outcome := int64(waitPlaying)
+wait:
+	for {
+		select {
+		case <-e.done:
+			outcome = waitEnded
+			break wait
+		default:
+		}
+		if k := e.python.work(); k >= 0 {
+			outcome = waitWork + int64(k)
+			break
+		}
+		select {
+		case <-e.done:
+		case <-e.python.wake:
+		case <-timer.C:
+			break wait
+		}
 	}
 	if progress != nil {
 		progress[0], progress[1] = e.played.Load(), e.total
 	}
-	return ended, nil
+	return outcome, nil
 }
 
 // errPlaying is the result of an evaluation asked for before it ends.

@@ -752,6 +752,15 @@ func ds_batch_abort(h C.int64_t) C.int64_t {
 // outcome as JSON (results.json's content, the text eval prints and the
 // game records, see arenaResult), or returns the evaluation's error.
 // ds_close stops the games, killing external programs, and waits for them.
+//
+// Python players (see arenapython.go) are played by the caller's loop:
+// when ds_arena_wait returns 2+k, player k has work. An evaluator's is a
+// batch of leaves: ds_arena_leaves writes them as ds_batch_next does and
+// returns their number, and ds_arena_feed takes their logits and values
+// as ds_batch_feed does. A policy's is a position: ds_arena_question
+// writes {"id", "fen", "moves"} as JSON, the game's start position and
+// its moves, and ds_arena_answer gives the move of question id in
+// notation.
 
 //export ds_arena_new
 func ds_arena_new(request *C.char) C.int64_t {
@@ -787,6 +796,62 @@ func ds_arena_result(h C.int64_t, buf *C.char, cap C.int64_t) C.int64_t {
 			return 0, err
 		})
 		return out, err
+	})
+}
+
+//export ds_arena_leaves
+func ds_arena_leaves(h, k, cap C.int64_t, obs, mask unsafe.Pointer) C.int64_t {
+	return do(func() (int64, error) {
+		return with(int64(h), "arena", func(e *evaluation) (int64, error) {
+			if cap < 1 || cap > 1<<20 {
+				return 0, fmt.Errorf("next batch: room for %d positions: want 1 to %d", int64(cap), 1<<20)
+			}
+			o, m, err := obsMask(obs, cap*env.ObservationSize, mask, cap*env.NumActions)
+			if err != nil {
+				return 0, err
+			}
+			n, err := e.python.leaves(int64(k), o, m, int(cap))
+			return int64(n), err
+		})
+	})
+}
+
+//export ds_arena_feed
+func ds_arena_feed(h, k, n C.int64_t, logits, values unsafe.Pointer) C.int64_t {
+	return do(func() (int64, error) {
+		return with(int64(h), "arena", func(e *evaluation) (int64, error) {
+			if n < 0 || n > 1<<20 {
+				return 0, fmt.Errorf("feed: %d positions", int64(n))
+			}
+			l, err1 := slice[float32](logits, n*env.NumActions)
+			v, err2 := slice[float32](values, n)
+			if err := errors.Join(err1, err2); err != nil {
+				return 0, err
+			}
+			return 0, e.python.feed(int64(k), l, v, int(n))
+		})
+	})
+}
+
+//export ds_arena_question
+func ds_arena_question(h, k C.int64_t, buf *C.char, cap C.int64_t) C.int64_t {
+	return text(buf, cap, func() (string, error) {
+		var out string
+		_, err := with(int64(h), "arena", func(e *evaluation) (int64, error) {
+			var err error
+			out, err = e.python.question(int64(k))
+			return 0, err
+		})
+		return out, err
+	})
+}
+
+//export ds_arena_answer
+func ds_arena_answer(h, id C.int64_t, move *C.char) C.int64_t {
+	return do(func() (int64, error) {
+		return with(int64(h), "arena", func(e *evaluation) (int64, error) {
+			return 0, e.python.answer(int64(id), goString(move))
+		})
 	})
 }
 

@@ -71,6 +71,8 @@ func kindOf(o object) string {
 		return "search"
 	case *selfPlayRun:
 		return "self-play"
+	case *evaluation:
+		return "arena"
 	}
 	return fmt.Sprintf("%T", o)
 }

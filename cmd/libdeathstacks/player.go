@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"sync"
@@ -47,7 +48,18 @@ type player struct {
 	last string
 }
 
-func (*player) close() error { return nil }
+// close stops what the player holds: an external program is killed and
+// reaped.
+func (p *player) close() error { return closePlayer(p.p) }
+
+// closePlayer closes a player that holds a resource (an external
+// program, an io.Closer).
+func closePlayer(p mcts.Player) error {
+	if c, ok := p.(io.Closer); ok {
+		return c.Close()
+	}
+	return nil
+}
 
 func newPlayer(spec string, seed uint64) (*player, error) {
 	p, s, err := newPlayerOf(spec, seed)

@@ -95,12 +95,15 @@ type Settings struct {
 	Date        time.Time `json:"date"`
 	DurationSec float64   `json:"duration_sec"`
 	// Command is the command line that plays the same games again (with
-	// players that are deterministic given their seeds).
-	Command      string            `json:"command,omitempty"`
-	Seed         uint64            `json:"seed"`
-	GamesPerPair int               `json:"games_per_pair"`
-	OpeningPlies int               `json:"opening_plies"`
-	Rules        arena.RulesRecord `json:"rules"`
+	// players that are deterministic given their seeds), in the language
+	// CommandLanguage names: "python" for a call of deathstacks.evaluate,
+	// "" for a shell's command line.
+	Command         string            `json:"command,omitempty"`
+	CommandLanguage string            `json:"command_language,omitempty"`
+	Seed            uint64            `json:"seed"`
+	GamesPerPair    int               `json:"games_per_pair"`
+	OpeningPlies    int               `json:"opening_plies"`
+	Rules           arena.RulesRecord `json:"rules"`
 }
 
 // Report is the outcome of a tournament: ratings fitted by [elo.Fit] with
@@ -420,7 +423,11 @@ func (r *Report) markdownReproduce(b *strings.Builder) {
 	if r.Command == "" {
 		return
 	}
-	fmt.Fprintf(b, "## Reproduce\n\n```sh\n%s\n```\n\nThe same seed replays the same games for players that are deterministic given their seeds (every kind but alphabeta with a time limit).\n", r.Command)
+	lang := r.CommandLanguage
+	if lang == "" {
+		lang = "sh"
+	}
+	fmt.Fprintf(b, "## Reproduce\n\n```%s\n%s\n```\n\nThe same seed replays the same games for players that are deterministic given their seeds (every kind but alphabeta with a time limit).\n", lang, r.Command)
 }
 
 func onOff(on bool) string {

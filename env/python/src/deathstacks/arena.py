@@ -4,9 +4,16 @@ with its Elo fit and its files.
 
     import deathstacks as ds
     res = ds.evaluate({"mine": "az:model=net.dsnn,sims=100", "ab": "alphabeta:depth=2",
-                       "engine": "cmd:./engine --depth 3", "random": "random"}, games=20)
+                       "engine": "cmd:./engine --depth 3", "random": "random",
+                       "net": ds.Player(evaluate=my_evaluator, sims=100),
+                       "policy": lambda fen, moves: ds.legal_moves(...)[0]}, games=20)
     print(res)                  # the tables deathstacks eval prints
     res.elo("mine"), res.pairs  # results.json's numbers
+
+The games play in Go. A Python player's work is done on the calling
+thread, in the loop of ``_Arena.play``: the library says which player has
+work (ds_arena_wait); an evaluator gets the leaves of all its games' searches
+in one batch, as Search batches them, and a policy gets one game's position.
 """
 
 from __future__ import annotations
@@ -20,18 +27,25 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ._lib import INFO, DeathStacksError, Handle, check, cstr, integer, lib, ptr, seed_of, text
-from .players import Player
+from .players import Player, move_of
+from .search import _Batches, _capacity, _outputs, settings_json
 
 __all__ = ["Evaluation", "evaluate"]
 
 _I64, _P, _S = ctypes.c_int64, ctypes.c_void_p, ctypes.c_char_p
-for _name, _args in {"ds_arena_new": [_S], "ds_arena_wait": [_I64, _I64, _P], "ds_arena_result": [_I64, _P, _I64]}.items():
+for _name, _args in {"ds_arena_new": [_S], "ds_arena_wait": [_I64, _I64, _P], "ds_arena_result": [_I64, _P, _I64],
+                     "ds_arena_leaves": [_I64, _I64, _I64, _P, _P], "ds_arena_feed": [_I64, _I64, _I64, _P, _P],
+                     "ds_arena_question": [_I64, _I64, _P, _I64], "ds_arena_answer": [_I64, _I64, _S]}.items():
     getattr(lib, _name).argtypes = _args
     getattr(lib, _name).restype = _I64
 
 # How long one wait for the arena lasts, in milliseconds: Ctrl-C stops an
 # evaluation within about this time.
 _WAIT_MS = 100
+
+# What ds_arena_wait returns: the games go on; they have ended; and from
+# _WORK on, _WORK + k: player k (a Python player) has work.
+_PLAYING, _ENDED, _WORK = 0, 1, 2
 
 _SPRT_KEYS = ("elo0", "elo1", "alpha", "beta")
 
@@ -76,6 +90,52 @@ class Evaluation:
         return self.text
 
 
+class _Evaluator:
+    """A Python evaluator player's side of the arena: its batches."""
+
+    def __init__(self, name: str, player: Player, parallel: int):
+        self.name = name
+        self.evaluate = player._search.evaluate
+        # Room for the leaves of every game of the player at once.
+        self.capacity = _capacity(None, parallel, player._search._batch_size)
+        self.batches = _Batches()
+        # The last batch's results, which the searches read after feed
+        # returns: kept until the next batch is taken, which waits for them.
+        self.fed = None
+
+    def serve(self, h: int, k: int) -> None:
+        obs, masks = self.batches.arrays(self.capacity)
+        n = check(lib.ds_arena_leaves(h, k, self.capacity, ptr(obs), ptr(masks)))
+        if n == 0:
+            return
+        out = self.evaluate(obs[:n], masks[:n])
+        try:
+            self.fed = _outputs(out, n)
+        except DeathStacksError as e:
+            raise DeathStacksError(f"player {self.name}: {e}") from None
+        check(lib.ds_arena_feed(h, k, n, ptr(self.fed[0]), ptr(self.fed[1])))
+
+
+class _Policy:
+    """A Python policy player's side of the arena: its moves."""
+
+    def __init__(self, name: str, policy):
+        self.name = name
+        self.policy = policy
+
+    def serve(self, h: int, k: int) -> None:
+        game = json.loads(text(lib.ds_arena_question, h, k))
+        move = self.policy(game["fen"], game["moves"])
+        if isinstance(getattr(move, "move", None), str):  # a Decision
+            move = move.move
+        if isinstance(move, numbers.Integral) and not isinstance(move, (bool, np.bool_)):
+            move = move_of(int(move))
+        if not isinstance(move, str):
+            raise TypeError(f"player {self.name}: the policy returned {type(move).__name__}: want a move in notation "
+                            "(str), an action (int) or a Decision")
+        check(lib.ds_arena_answer(h, game["id"], cstr(move, f"player {self.name}'s move")))
+
+
 class _Arena(Handle):
     """A tournament playing in the library: closing it stops its games."""
 
@@ -85,33 +145,43 @@ class _Arena(Handle):
         self._h = None
         self._h = check(lib.ds_arena_new(cstr(json.dumps(request), "request")))
 
-    def wait(self) -> None:
+    def play(self, python: dict) -> None:
+        """Waits for the games to end, doing the work of the Python players
+        (python maps a player's index among the request's to its side)."""
         h = self._handle()
         progress = np.zeros(2, np.int64)
-        while check(lib.ds_arena_wait(h, _WAIT_MS, ptr(progress))) == 0:
-            pass
+        while True:
+            code = check(lib.ds_arena_wait(h, _WAIT_MS, ptr(progress)))
+            if code == _ENDED:
+                return
+            if code >= _WORK:
+                python[code - _WORK].serve(h, code - _WORK)
 
     def result(self) -> dict:
         return json.loads(text(lib.ds_arena_result, self._handle()))
 
 
-def _player(name, player) -> dict:
-    """The request's entry for one player."""
+def _player(name, player, parallel: int):
+    """The request's entry for one player, and its side in Python (None
+    for a player of Go)."""
     if not isinstance(name, str):
         raise TypeError(f"player names must be str, not {type(name).__name__} ({name!r})")
     if isinstance(player, str):
         # A spec, or else a network file's path: the library decides.
-        return {"name": name, "text": cstr(player, f"player {name}").decode()}
+        return {"name": name, "text": cstr(player, f"player {name}").decode()}, None
     if isinstance(player, os.PathLike):
-        return {"name": name, "model": cstr(os.fspath(player), f"player {name}'s path").decode()}
-    if isinstance(player, Player) and isinstance(getattr(player, "spec", None), str):
-        return {"name": name, "spec": player.spec}
-    if callable(player) or isinstance(player, Player):
-        raise TypeError(f"player {name}: a Python evaluator or policy callable (or a Player made of one) cannot "
-                        "play in the arena yet: its games run in Go, which the evaluator bridge does not serve; "
-                        "give a spec, a network file or a Player of a spec")
+        return {"name": name, "model": cstr(os.fspath(player), f"player {name}'s path").decode()}, None
+    if isinstance(player, Player):
+        if isinstance(player.spec, str):
+            return {"name": name, "spec": player.spec}, None
+        player._search._handle()  # raises ClosedError once closed
+        settings = json.loads(settings_json(player._search.settings))
+        return {"name": name, "python": "evaluator", "settings": settings}, _Evaluator(name, player, parallel)
+    if callable(player):
+        return {"name": name, "python": "policy"}, _Policy(name, player)
     raise TypeError(f"player {name}: {type(player).__name__}: want a spec (str), a network file (str or "
-                    "os.PathLike) or a deathstacks.Player")
+                    "os.PathLike), a deathstacks.Player (of a spec, or Player(evaluate=fn, **settings)) or a "
+                    "policy callable policy(fen, moves) -> move")
 
 
 def _sprt_text(sprt) -> str:
@@ -131,10 +201,26 @@ def _sprt_text(sprt) -> str:
     return ",".join(parts)
 
 
-def _command(request: dict) -> str:
+def _source(player) -> str:
+    """A player as Python source, for the report's call."""
+    if isinstance(player, Player):
+        if isinstance(player.spec, str):
+            return f"deathstacks.Player({player.spec!r})"
+        settings = "".join(f", {k}={v!r}" for k, v in player._search.settings.items())
+        return f"deathstacks.Player(evaluate={_name(player._search.evaluate)}{settings})"
+    if callable(player):
+        return _name(player)
+    return repr(os.fspath(player))
+
+
+def _name(f) -> str:
+    return getattr(f, "__qualname__", None) or type(f).__name__
+
+
+def _command(players: dict, request: dict) -> str:
     """The call that plays the same games again, for the report."""
-    players = {p["name"]: p.get("spec") or p.get("model") or p["text"] for p in request["players"]}
-    args = [repr(players), f"games={request['games']}", f"seed={request['seed']}"]
+    entries = ", ".join(f"{name!r}: {_source(p)}" for name, p in players.items())
+    args = ["{" + entries + "}", f"games={request['games']}", f"seed={request['seed']}"]
     for key in ("sprt", "out"):
         if request[key] is not None:
             args.append(f"{key}={request[key]!r}")
@@ -166,20 +252,27 @@ def evaluate(players: dict, games: int, seed: int = 0, sprt=None, out: str | os.
     KeyboardInterrupt."""
     if not isinstance(players, dict):
         raise TypeError(f"players must be a dict of name to player, not {type(players).__name__}")
+    parallel = (os.cpu_count() or 1) if parallel is None else integer(parallel, "parallel")
+    entries, python = [], {}
+    for k, (name, p) in enumerate(players.items()):
+        entry, side = _player(name, p, parallel)
+        entries.append(entry)
+        if side is not None:
+            python[k] = side
     request = {
-        "players": [_player(name, p) for name, p in players.items()],
+        "players": entries,
         "games": integer(games, "games"),
         "seed": seed_of(seed),
         "sprt": None if sprt is None else _sprt_text(sprt),
         "out": None if out is None else cstr(os.fspath(out), "out").decode(),
-        "parallel": (os.cpu_count() or 1) if parallel is None else integer(parallel, "parallel"),
+        "parallel": parallel,
         "opening_plies": integer(opening_plies, "opening_plies"),
         "max_plies": integer(max_plies, "max_plies"),
     }
-    request["command"] = _command(request)
+    request["command"], request["command_language"] = _command(players, request), "python"
     arena = _Arena(request)
     try:
-        arena.wait()
+        arena.play(python)
         res = arena.result()
     finally:
         arena.close()
