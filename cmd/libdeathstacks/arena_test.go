@@ -87,7 +87,7 @@ func TestEvaluationErrors(t *testing.T) {
 		{"bad spec", `{"players": [{"name": "a", "spec": "minimax"}, {"name": "b", "spec": "greedy"}], "games": 2, "parallel": 1}`, `player a: player spec "minimax": unknown kind`, true},
 		{"no spec, no file", `{"players": [{"name": "a", "text": "no/such.dsnn"}, {"name": "b", "spec": "greedy"}], "games": 2, "parallel": 1}`, `and no file is called "no/such.dsnn"`, true},
 		{"bad model", `{"players": [{"name": "a", "model": "no/such.dsnn"}, {"name": "b", "spec": "greedy"}], "games": 2, "parallel": 1}`, "no/such.dsnn", true},
-		{"two forms", `{"players": [{"name": "a", "spec": "random", "text": "random"}, {"name": "b", "spec": "greedy"}], "games": 2, "parallel": 1}`, "want exactly one of spec, model and text", true},
+		{"two forms", `{"players": [{"name": "a", "spec": "random", "text": "random"}, {"name": "b", "spec": "greedy"}], "games": 2, "parallel": 1}`, "want exactly one of spec, model, text and python", true},
 		{"no name", `{"players": [{"spec": "random"}, {"name": "b", "spec": "greedy"}], "games": 2, "parallel": 1}`, "player 1 has no name", true},
 		{"bad sprt", `{` + two + `, "games": 2, "parallel": 1, "sprt": "elo0=1"}`, "sprt: elo1", true},
 		{"no games", `{` + two + `, "games": 0, "parallel": 1}`, "games is 0: want 1 or more", false},
@@ -140,6 +140,7 @@ func FuzzParseRequest(f *testing.F) {
 		`{"players": [{"name": "a", "spec": "random"}, {"name": "b", "text": "cmd:prog a=b,c"}], "games": 2, "sprt": "elo0=0,elo1=20"}`,
 		`{"players": [{"name": "a", "model": "x.dsnn"}], "out": "dir", "max_plies": -1}`,
 		`{"players": [{"name": "", "spec": "greedy"}]}`, `{"sprt": "elo0"}`, `[]`, `{"gamez": 1}`, ``,
+		`{"players": [{"name": "a", "python": "evaluator", "settings": {"sims": 8}}, {"name": "b", "python": "policy"}], "games": 2}`,
 	} {
 		f.Add(seed)
 	}
@@ -152,8 +153,9 @@ func FuzzParseRequest(f *testing.F) {
 			t.Fatalf("%d specs for %d players", len(req.specs), len(req.Players))
 		}
 		for i, s := range req.specs {
-			if s.Kind == "" || req.Players[i].Name == "" {
-				t.Fatalf("player %d: %+v, spec %+v", i, req.Players[i], s)
+			p := req.Players[i]
+			if (s.Kind == "") != (p.Python == pythonEvaluator || p.Python == pythonPolicy) || p.Name == "" {
+				t.Fatalf("player %d: %+v, spec %+v", i, p, s)
 			}
 		}
 	})

@@ -95,10 +95,11 @@ func (s *pythonSide) evaluatorContender(i int, name, settings string, rules env.
 	p.q = newLeafQueue(1, math.MaxInt, p.cfg.BatchSize)
 	s.players[i] = p
 	// Named in results.json as "python evaluator sims=100,c_puct=2".
-	about := "python evaluator"
+	about, sep := "python evaluator", " "
 	params, _ := searchSettings(settings)
-	for i, pm := range params {
-		about += map[bool]string{true: " ", false: ","}[i == 0] + pm.Key + "=" + pm.Value
+	for _, pm := range params {
+		about += sep + pm.Key + "=" + pm.Value
+		sep = ","
 	}
 	return arena.Contender{Spec: about, Entrant: arena.Entrant{Name: name, New: func(seed uint64) (mcts.Player, error) {
 		search, err := mcts.NewPUCTPlayer(evaluatorOf{s, p}, p.cfg, seed)

@@ -128,7 +128,8 @@ def test_external_programs(tmp_path):
     ({"a": "random", "b": "greedy"}, {"sprt": dict(elo0=0, elo1="20")}, TypeError, "elo1 must be a number"),
     ({"a": "random", "b": "greedy"}, {"sprt": 20}, TypeError, "sprt must be"),
     ({"a": "random", "b": "cmd:prog | tee"}, {}, ds.DeathStacksError, "shell syntax"),
-    ({"a": "random", "b": lambda obs, masks: None}, {}, TypeError, "evaluator bridge does not serve"),
+    ({"a": "random", "b": lambda fen, moves: None}, {}, TypeError, "player b: the policy returned NoneType"),
+    ({"a": "random", "b": lambda fen, moves: 1 << 20}, {}, ds.DeathStacksError, "1048576"),
     ({"a": "random", "b": 3}, {}, TypeError, "want a spec"),
     ({"a": "random", 2: "greedy"}, {}, TypeError, "player names must be str"),
     (["random", "greedy"], {}, TypeError, "players must be a dict"),
@@ -155,13 +156,6 @@ def _running(argv: list) -> bool:
     return False
 
 
-def test_evaluator_player_refused():
-    player = ds.Player(evaluate=lambda obs, masks: (np.zeros((len(obs), ds.NUM_ACTIONS), np.float32),
-                                                    np.zeros(len(obs), np.float32)), sims=4)
-    with pytest.raises(TypeError, match="a Player made of one"):
-        ds.evaluate({"a": "random", "b": player}, games=2)
-
-
 def test_ctrl_c_stops_the_games():
     """Ctrl-C during an evaluation raises KeyboardInterrupt once the games
     are stopped, an external program that hangs killed."""
@@ -184,3 +178,149 @@ def test_ctrl_c_stops_the_games():
     finally:
         timer.cancel()
     assert seen == [True] and not _running(argv)
+
+
+class Uniform:
+    """A numpy evaluator: a uniform policy and a zero value, from arrays
+    allocated once, counting its calls' batch sizes."""
+
+    def __init__(self):
+        self.logits = np.zeros((4096, ds.NUM_ACTIONS), np.float32)
+        self.values = np.zeros(4096, np.float32)
+        self.batches = []
+
+    def __call__(self, obs, masks):
+        assert obs.dtype == np.float32 and obs.shape[1:] == ds.OBSERVATION_SHAPE and masks.shape == (len(obs), ds.NUM_ACTIONS)
+        assert masks.any(axis=1).all()
+        self.batches.append(len(obs))
+        return self.logits[:len(obs)], self.values[:len(obs)]
+
+
+def test_python_players(tmp_path):
+    """An evaluator player (the leaves of all its games in one batch) and
+    policy callables of each answer form play specs, with the files of
+    deathstacks eval."""
+    evaluator = Uniform()
+    greedy = ds.Player("greedy")
+    asked = []
+
+    def policy(fen, moves):  # answers an action; the Decision and the move below
+        asked.append((fen, list(moves)))
+        return greedy.choose(fen, moves).action
+
+    out = tmp_path / "eval"
+    players = {"net": ds.Player(evaluate=evaluator, sims=16, c_puct=1.5), "greedy": policy,
+               "decision": greedy.choose, "move": lambda fen, moves: greedy.choose(fen, moves).move, "random": "random"}
+    res = ds.evaluate(players, games=2, seed=6, max_plies=60, parallel=4, out=out)
+    specs = {p["name"]: p["spec"] for p in res.players}
+    assert specs == {"net": "python evaluator sims=16,c_puct=1.5", "greedy": "python policy",
+                     "decision": "python policy", "move": "python policy", "random": "random"}
+    assert len(res.games) == 20 and not any(g.get("detail") for g in res.games)
+    # A batch holds the leaves of several games: more than one search's 8.
+    assert sum(evaluator.batches) > 0 and max(evaluator.batches) > 8
+    # The policy is asked the positions of its games: the start and the
+    # opening and moves played so far.
+    played = [g["opening"] + g["moves"] for g in res.games if "greedy" in (g["red"], g["blue"])]
+    assert asked and all(fen == ds.START_FEN and any(m == p[:len(m)] for p in played) for fen, m in asked)
+    report = (out / "report.md").read_text()
+    assert "```python\ndeathstacks.evaluate({'net': deathstacks.Player(evaluate=Uniform, sims=16, c_puct=1.5), " \
+           "'greedy': test_python_players.<locals>.policy" in report, report
+    assert json.loads((out / "results.json").read_text())["command_language"] == "python"
+
+
+def test_python_players_same_seed_same_games():
+    def play(parallel):
+        return ds.evaluate({"net": ds.Player(evaluate=Uniform(), sims=8), "ab": "alphabeta:depth=1"}, games=4,
+                           seed=11, max_plies=40, parallel=parallel).games
+    one, two = play(1), play(3)
+    assert [g["moves"] for g in one] == [g["moves"] for g in two]
+
+
+def test_python_player_sprt():
+    res = ds.evaluate({"net": ds.Player(evaluate=Uniform(), sims=8), "random": "random"}, games=40, seed=1,
+                      sprt=dict(elo0=0, elo1=300), max_plies=60, parallel=2)
+    s = res.sprt
+    assert s["decision"] in ("H1 accepted", "H0 accepted", "inconclusive")
+    assert len(res.games) == 2 * s["pairs"] <= 40
+
+
+class Boom(Exception):
+    pass
+
+
+def _evaluator(logits=None, values=None, raises=None, after=0):
+    """An evaluator returning logits and values (made for n positions by
+    the functions given) or raising, from its call after on."""
+    calls = []
+
+    def evaluate(obs, masks):
+        calls.append(len(obs))
+        n = len(obs)
+        if len(calls) > after and raises is not None:
+            raise raises
+        return ((logits or (lambda n: np.zeros((n, ds.NUM_ACTIONS), np.float32)))(n),
+                (values or (lambda n: np.zeros(n, np.float32)))(n))
+    return evaluate
+
+
+@pytest.mark.parametrize("evaluate, error, match", [
+    (_evaluator(raises=Boom("first call")), Boom, "first call"),
+    (_evaluator(raises=Boom("later call"), after=5), Boom, "later call"),
+    (_evaluator(values=lambda n: np.full(n, np.nan, np.float32)), ds.DeathStacksError,
+     r"player net: feed: values\[\d+\] is NaN: want a number in \[-1, 1\]"),
+    (_evaluator(values=lambda n: np.full(n, 2, np.float32), after=3), ds.DeathStacksError, "player net: .*is 2"),
+    (_evaluator(logits=lambda n: np.full((n, ds.NUM_ACTIONS), np.inf, np.float32)), ds.DeathStacksError,
+     r"player net: feed: logits\[\d+, \d+\] is \+Inf"),
+    (_evaluator(logits=lambda n: np.zeros((n, 10), np.float32)), ds.DeathStacksError,
+     r"player net: evaluate returned logits of shape \(\d+, 10\)"),
+    (_evaluator(values=lambda n: np.zeros(n, np.float64)), ds.DeathStacksError,
+     "player net: evaluate returned values of dtype float64: want float32"),
+    (lambda obs, masks: None, ds.DeathStacksError, "evaluate returned NoneType: want a pair"),
+])
+def test_evaluator_failures(evaluate, error, match):
+    """A failing evaluator's exception (or a bad result's error) reaches
+    the caller, and the games are released: the next evaluation plays."""
+    with pytest.raises(error, match=match):
+        ds.evaluate({"net": ds.Player(evaluate=evaluate, sims=8), "random": "random", "greedy": "greedy"}, games=4,
+                    seed=1, max_plies=60, parallel=3)
+    res = ds.evaluate({"net": ds.Player(evaluate=Uniform(), sims=8), "random": "random"}, games=2, max_plies=20)
+    assert len(res.games) == 2
+
+
+def test_policy_failures():
+    """A policy that raises stops the evaluation with its exception; a
+    policy's illegal or malformed move loses that game, as an external
+    program's does."""
+    def boom(fen, moves):
+        raise Boom("policy")
+
+    with pytest.raises(Boom, match="policy"):
+        ds.evaluate({"p": boom, "net": ds.Player(evaluate=Uniform(), sims=8), "r": "random"}, games=2, parallel=3)
+    res = ds.evaluate({"illegal": lambda fen, moves: "a1-1-a2", "malformed": lambda fen, moves: "xyz",
+                       "r": "random"}, games=2, max_plies=20)
+    reasons = {(g["red"] if g["result"] == "0-1" else g["blue"], g["reason"]) for g in res.games if g.get("detail")}
+    assert ("illegal", "illegal move") in reasons and ("malformed", "malformed move") in reasons
+
+
+def test_ctrl_c_stops_python_players():
+    """Ctrl-C while a Python evaluator plays raises KeyboardInterrupt; the
+    games are released and the library plays on after."""
+    evaluator = Uniform()
+
+    def interrupt():
+        for _ in range(6000):
+            if len(evaluator.batches) > 10:
+                break
+            time.sleep(0.01)
+        os.kill(os.getpid(), signal.SIGINT)
+
+    timer = threading.Timer(0, interrupt)
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            ds.evaluate({"net": ds.Player(evaluate=evaluator, sims=64), "r": "random", "p": ds.Player("greedy").choose},
+                        games=40)
+    finally:
+        timer.join()
+    assert len(evaluator.batches) > 10
+    assert len(ds.evaluate({"net": ds.Player(evaluate=Uniform(), sims=8), "r": "random"}, games=2, max_plies=20).games) == 2
