@@ -121,7 +121,7 @@ finished eval is refused (status 2).`, s)
 		}
 		dir = filepath.Join("checkpoints", "eval-"+time.Now().UTC().Format("20060102-150405"))
 	}
-	res := resumable{what: "eval", dir: dir, journal: report.GamesJournal, finished: report.ResultsFile, resume: *resume}
+	res := resumable{what: "eval", out: report.EvaluationFolder(dir), resume: *resume}
 	if err := res.check(); err != nil {
 		return err
 	}

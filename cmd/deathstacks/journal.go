@@ -5,45 +5,42 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 
 	"github.com/deathstacks/deathstacks/train/arena"
 	"github.com/deathstacks/deathstacks/train/progress"
+	"github.com/deathstacks/deathstacks/train/report"
 )
 
 // resumable is what eval and ladder share to survive an interruption: the
 // journal of their finished games in their output directory, and --resume
 // to continue one.
 type resumable struct {
-	what     string // "eval" or "ladder", for messages
-	dir      string // the output directory
-	journal  string // the journal's name in dir
-	finished string // the results file a finished one leaves in dir
-	resume   bool   // --resume
+	what   string        // "eval" or "ladder", for messages
+	out    report.Folder // the output directory and its files
+	resume bool          // --resume
 }
 
-func (r resumable) path() string { return filepath.Join(r.dir, r.journal) }
+func (r resumable) path() string { return r.out.Path(r.out.Journal) }
 
 // check refuses, before any player is built, to resume what has no
 // journal, and to start afresh over a journal or a finished result, which
 // would be lost.
 func (r resumable) check() error {
-	_, err := os.Lstat(r.path())
-	switch exists := err == nil; {
-	case !r.resume && !exists:
-		return refuseOverwrite(filepath.Join(r.dir, r.finished), fmt.Sprintf("%s holds a finished %s (%s)", r.dir, r.what, r.finished), "--out")
-	case r.resume && !exists:
-		if _, err := os.Stat(filepath.Join(r.dir, r.finished)); err == nil {
-			return usageErr("%s holds a finished %s; nothing to resume", r.dir, r.what)
-		}
-		return usageErr("no unfinished %s in %s", r.what, r.dir)
-	case !r.resume && exists:
+	dir := r.out.Dir
+	switch held := r.out.Holding(); {
+	case !r.resume && held == r.out.Results:
+		return refuseOverwrite(r.out.Path(held), fmt.Sprintf("%s holds a finished %s (%s)", dir, r.what, held), "--out")
+	case r.resume && held == r.out.Results:
+		return usageErr("%s holds a finished %s; nothing to resume", dir, r.what)
+	case r.resume && held == "":
+		return usageErr("no unfinished %s in %s", r.what, dir)
+	case !r.resume && held == r.out.Journal:
 		h, played, err := arena.ReadJournal(r.path())
 		if err != nil {
-			return usageErr("%s holds an unfinished %s whose journal does not read: %v", r.dir, r.what, err)
+			return usageErr("%s holds an unfinished %s whose journal does not read: %v", dir, r.what, err)
 		}
 		return usageErr("%s holds an unfinished %s (%s played of %d): continue it with the same command and --resume, or choose another --out",
-			r.dir, r.what, count(len(played), "game", "games"), h.Total)
+			dir, r.what, count(len(played), "game", "games"), h.Total)
 	}
 	return nil
 }
@@ -54,7 +51,7 @@ func (r resumable) check() error {
 // them, which is the one that replays them.
 func (r resumable) open(header arena.JournalHeader) (*arena.Journal, []arena.GameRecord, string, error) {
 	if !r.resume {
-		if err := os.MkdirAll(r.dir, 0o755); err != nil {
+		if err := os.MkdirAll(r.out.Dir, 0o755); err != nil {
 			return nil, nil, "", err
 		}
 		j, err := arena.CreateJournal(r.path(), header)

@@ -96,7 +96,7 @@ unfinished games or a finished ladder is refused (status 2).`, s)
 	if dir == "" {
 		dir = named[0].dir
 	}
-	res := resumable{what: "ladder", dir: dir, journal: report.LadderGamesJournal, finished: report.LadderResultsFile, resume: *resume}
+	res := resumable{what: "ladder", out: report.LadderFolder(dir), resume: *resume}
 	if err := res.check(); err != nil {
 		return err
 	}

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -199,10 +198,8 @@ func newEvaluation(request string) (*evaluation, error) {
 	}
 	if req.Out != nil {
 		// As eval's --out: finished results are never replaced.
-		for _, name := range []string{report.ResultsFile, report.GamesJournal} {
-			if _, err := os.Lstat(filepath.Join(*req.Out, name)); err == nil {
-				return nil, fmt.Errorf("evaluate: out %s holds an evaluation (%s): choose another folder", *req.Out, name)
-			}
+		if held := report.EvaluationFolder(*req.Out).Holding(); held != "" {
+			return nil, fmt.Errorf("evaluate: out %s holds an evaluation (%s): choose another folder", *req.Out, held)
 		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())

@@ -239,6 +239,19 @@ func TestReportMarkdown(t *testing.T) {
 	}
 }
 
+// The command of a call from Python is a Python block.
+func TestReportMarkdownPython(t *testing.T) {
+	rep := sampleReport(t)
+	rep.Command, rep.CommandLanguage = "deathstacks.evaluate({'a': 'random', 'b': 'greedy'}, games=4)", "python"
+	md := rep.Markdown()
+	if want := "## Reproduce\n\n```python\n" + rep.Command + "\n```\n"; !strings.Contains(md, want) {
+		t.Errorf("Markdown lacks %q:\n%s", want, md)
+	}
+	if strings.Contains(md, "```sh") {
+		t.Errorf("a shell block for a Python call:\n%s", md)
+	}
+}
+
 func TestReportSave(t *testing.T) {
 	dir := t.TempDir()
 	rep, records := sampleReport(t), sampleRecords()
