@@ -70,7 +70,19 @@ const (
 	infoColumns
 )
 
-func (*vector) close() error { return nil }
+// close stops the opponents: external programs are killed and reaped.
+func (v *vector) close() error { return v.closeOpponents() }
+
+// closeOpponents closes the opponents that hold a resource.
+func (v *vector) closeOpponents() error {
+	var errs []error
+	for _, p := range v.opponents {
+		if p != nil {
+			errs = append(errs, closePlayer(p))
+		}
+	}
+	return errors.Join(errs...)
+}
 
 func newVector(n int64, opts env.Options, spec string, colour int64) (*vector, error) {
 	if n < 1 || n > 1<<20 {
@@ -114,6 +126,9 @@ func newVector(n int64, opts env.Options, spec string, colour int64) (*vector, e
 // generators and new opponents seeded from it.
 func (v *vector) seedAll(seed uint64) error {
 	v.seed = seed
+	if err := v.closeOpponents(); err != nil {
+		return fmt.Errorf("opponent: %w", err)
+	}
 	for i := range v.envs {
 		v.episodes[i] = 0
 		v.rngs[i] = rand.New(rand.NewPCG(seed, uint64(i)))

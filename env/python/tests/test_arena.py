@@ -7,7 +7,6 @@ import os
 import pathlib
 import shlex
 import signal
-import sys
 import threading
 import time
 
@@ -15,8 +14,8 @@ import numpy as np
 import pytest
 
 import deathstacks as ds
+from conftest import children
 
-SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src")
 REPO = pathlib.Path(__file__).resolve().parents[3]
 NETWORK = REPO / "train" / "testdata" / "run-v1" / "nets" / "net-000001.dsnn"
 
@@ -83,19 +82,10 @@ def test_players_of_every_form(tmp_path):
     assert len(res.games) == 12
 
 
-def test_external_programs(tmp_path):
-    engine = tmp_path / "engine.py"
-    engine.write_text(
-        "import sys\n"
-        f"sys.path.insert(0, {SRC!r})\n"
-        "import deathstacks as ds\n"
-        "player = ds.Player('greedy')\n"
-        "for line in sys.stdin:\n"
-        "    words = line.split()\n"
-        "    print(player.choose(' '.join(words[:2]), words[3:]).move, flush=True)\n")
+def test_external_programs(tmp_path, engine):
     out = tmp_path / "eval"
     res = ds.evaluate({
-        "engine": "cmd:" + shlex.join([sys.executable, str(engine)]),
+        "engine": "cmd:" + shlex.join(engine),
         "random": "random",
         "hang": "cmd(timeout=50ms):sleep 100",
         "crash": "cmd:false",
@@ -113,6 +103,8 @@ def test_external_programs(tmp_path):
     assert len(engine_games) == 2 and all(not g.get("detail") and len(g["moves"]) > 1 for g in engine_games)
     assert "Forfeits: " in res.text
     assert "## Forfeits" in (out / "report.md").read_text()
+    # Every program was killed and reaped with its game.
+    assert children() == []
 
 
 @pytest.mark.parametrize("players, kwargs, error, match", [

@@ -2,11 +2,13 @@
 environment against an opponent and the Gymnasium environment."""
 
 import math
+import shlex
 
 import numpy as np
 import pytest
 
 import deathstacks as ds
+from conftest import children
 
 
 @pytest.mark.parametrize("spec", ["random", "greedy", "alphabeta:depth=2", "mcts:sims=30", "az:sims=16"])
@@ -105,3 +107,23 @@ def test_network_weights():
     assert w["policy.b"].shape == (1, 6912)
     assert sum(a.size for a in w.values()) > 10_000
     assert all(np.all(np.isfinite(a)) for a in w.values())
+
+
+def test_external_programs_closed(engine):
+    """The program of a cmd player (a Player, or a VectorEnv's opponents)
+    is killed and reaped when the player is closed, not when garbage
+    collection gets to it."""
+    spec = "cmd:" + shlex.join(engine)
+    with ds.Player(spec) as player:
+        assert player.choose(ds.START_FEN).move in ds.legal_moves(ds.START_FEN)
+        assert [c[1] != "Z" for c in children()] == [True]
+        kept = player  # still referenced: only close stops the program
+    assert children() == []
+    assert kept.spec == spec
+    vec = ds.VectorEnv(2, opponent=spec, agent="blue", max_plies=20)
+    vec.reset(seed=1)
+    assert len(children()) == 2
+    vec.reset(seed=2)  # new opponents: the old ones' programs are stopped
+    assert len(children()) == 2
+    vec.close()
+    assert children() == []

@@ -81,8 +81,8 @@ _SIGNATURES = {
 
 class Handle:
     """An object that lives in the library under a handle: close()
-    releases it (as garbage collection does), and calls after it raise
-    ClosedError."""
+    releases it (as garbage collection does, and the end of a ``with``
+    block), and calls after it raise ClosedError."""
 
     _h = None
     _what = "object"
@@ -97,6 +97,12 @@ class Handle:
         if self._h is not None:
             lib.ds_close(self._h)
             self._h = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
 
     def __del__(self):
         try:
