@@ -39,13 +39,20 @@
 //     with ds_batch_feed (priors as the network's evaluator makes them),
 //     until ds_batch_next returns 0; ds_batch_abort stops a run (see
 //     batches.go).
+//     An evaluation's Python players (an evaluator, searching as an az
+//     player does, or a policy) are served the same way from the caller's
+//     wait loop: ds_arena_wait says which player has work, a batch of the
+//     leaves of all its games (ds_arena_leaves, ds_arena_feed) or a
+//     position to move in (ds_arena_question, ds_arena_answer); see
+//     arenapython.go.
 //
 // The functions in Go terms, one file for each thing the API hands out:
 // env.go (the constants, one environment, the position helpers),
 // vector.go (the vector environment), player.go (players of any spec),
 // network.go and weights.go (a network's inference, weights and saving),
 // batches.go, search.go and selfplay.go (the caller's evaluator's
-// searches and self-play), arena.go (an evaluation of players); handles.go
+// searches and self-play), arena.go and arenapython.go (an evaluation of
+// players, and its Python players); handles.go
 // the handle table. The exported C functions in exports.go only convert
 // arguments. Its test builds the library and runs the Python package's
 // tests against it.

@@ -241,8 +241,15 @@ def evaluate(players: dict, games: int, seed: int = 0, sprt=None, out: str | os.
     "alphabeta:depth=2", "az:model=PATH,sims=100", "cmd:./engine --flag"),
     a network file (any form ``az:model=`` takes: a player file, a
     checkpoint, a snapshot, a run directory; a str that is no spec, or an
-    os.PathLike), or a :class:`deathstacks.Player` (its spec, with seeds of
-    the arena's). With sprt (``dict(elo0=0, elo1=20)``, alpha and beta too,
+    os.PathLike), a :class:`deathstacks.Player` (its spec, with seeds of
+    the arena's; or ``Player(evaluate=fn, **settings)``, that evaluator
+    searching with those settings), or a policy callable, ``policy(fen,
+    moves)`` returning a move in notation, an action or a Decision for the
+    game of that start position and moves. The Python players play on this
+    thread: each evaluator gets the leaves of all its games in one batch;
+    an exception of theirs stops the games and is raised here, and an
+    evaluator's bad result raises a DeathStacksError naming the player; a
+    policy's illegal or malformed move loses that game. With sprt (``dict(elo0=0, elo1=20)``, alpha and beta too,
     or the CLI's ``"elo0=0,elo1=20"``) and exactly two players, it plays
     pairs of games until the test decides or games (even) are played. With
     out, it writes results.json, report.md, games.jsonl and elo.png there,

@@ -64,8 +64,11 @@ class Player(Handle):
     ``settings`` are search settings (``sims``, ``c_puct``, ``gumbel``,
     ...), over an az player's defaults. Its searches run in this process's
     calling thread's turns, so it plays through ``choose`` (and whatever
-    calls it), not as the opponent of a ``VectorEnv``, whose opponents
-    move inside Go."""
+    calls it) and in :func:`deathstacks.evaluate`, not as the opponent of
+    a ``VectorEnv``, whose opponents move inside Go.
+
+    ``close()`` (or the end of a ``with`` block) releases the player: a
+    ``cmd:`` player's program is killed and reaped then."""
 
     _what = "player"
 
