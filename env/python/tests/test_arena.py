@@ -316,3 +316,4 @@ def test_ctrl_c_stops_python_players():
         timer.join()
     assert len(evaluator.batches) > 10
     assert len(ds.evaluate({"net": ds.Player(evaluate=Uniform(), sims=8), "r": "random"}, games=2, max_plies=20).games) == 2
+

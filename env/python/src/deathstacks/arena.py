@@ -174,7 +174,6 @@ def _player(name, player, parallel: int):
     if isinstance(player, Player):
         if isinstance(player.spec, str):
             return {"name": name, "spec": player.spec}, None
-        player._search._handle()  # raises ClosedError once closed
         settings = json.loads(settings_json(player._search.settings))
         return {"name": name, "python": "evaluator", "settings": settings}, _Evaluator(name, player, parallel)
     if callable(player):
