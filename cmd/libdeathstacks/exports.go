@@ -690,6 +690,26 @@ func ds_batch_size(h C.int64_t) C.int64_t {
 	})
 }
 
+// batchArrays returns the caller's arrays for a batch of up to cap
+// positions' observations and masks.
+func batchArrays(cap C.int64_t, obs, mask unsafe.Pointer) ([]float32, []bool, error) {
+	if cap < 1 || cap > 1<<20 {
+		return nil, nil, fmt.Errorf("next batch: room for %d positions: want 1 to %d", int64(cap), 1<<20)
+	}
+	return obsMask(obs, cap*env.ObservationSize, mask, cap*env.NumActions)
+}
+
+// fedArrays returns the caller's logits and values of a batch of n
+// positions.
+func fedArrays(n C.int64_t, logits, values unsafe.Pointer) ([]float32, []float32, error) {
+	if n < 0 || n > 1<<20 {
+		return nil, nil, fmt.Errorf("feed: %d positions", int64(n))
+	}
+	l, err1 := slice[float32](logits, n*env.NumActions)
+	v, err2 := slice[float32](values, n)
+	return l, v, errors.Join(err1, err2)
+}
+
 //export ds_batch_next
 func ds_batch_next(h, cap C.int64_t, obs, mask unsafe.Pointer) C.int64_t {
 	return do(func() (int64, error) {
@@ -698,10 +718,7 @@ func ds_batch_next(h, cap C.int64_t, obs, mask unsafe.Pointer) C.int64_t {
 			if q == nil {
 				return 0, errors.New("next batch: nothing was started")
 			}
-			if cap < 1 || cap > 1<<20 {
-				return 0, fmt.Errorf("next batch: room for %d positions: want 1 to %d", int64(cap), 1<<20)
-			}
-			o, m, err := obsMask(obs, cap*env.ObservationSize, mask, cap*env.NumActions)
+			o, m, err := batchArrays(cap, obs, mask)
 			if err != nil {
 				return 0, err
 			}
@@ -719,12 +736,8 @@ func ds_batch_feed(h, n C.int64_t, logits, values unsafe.Pointer) C.int64_t {
 			if q == nil {
 				return 0, errors.New("feed: nothing was started")
 			}
-			if n < 0 || n > 1<<20 {
-				return 0, fmt.Errorf("feed: %d positions", int64(n))
-			}
-			l, err1 := slice[float32](logits, n*env.NumActions)
-			v, err2 := slice[float32](values, n)
-			if err := errors.Join(err1, err2); err != nil {
+			l, v, err := fedArrays(n, logits, values)
+			if err != nil {
 				return 0, err
 			}
 			return 0, q.feed(l, v, int(n))
@@ -803,10 +816,7 @@ func ds_arena_result(h C.int64_t, buf *C.char, cap C.int64_t) C.int64_t {
 func ds_arena_leaves(h, k, cap C.int64_t, obs, mask unsafe.Pointer) C.int64_t {
 	return do(func() (int64, error) {
 		return with(int64(h), "arena", func(e *evaluation) (int64, error) {
-			if cap < 1 || cap > 1<<20 {
-				return 0, fmt.Errorf("next batch: room for %d positions: want 1 to %d", int64(cap), 1<<20)
-			}
-			o, m, err := obsMask(obs, cap*env.ObservationSize, mask, cap*env.NumActions)
+			o, m, err := batchArrays(cap, obs, mask)
 			if err != nil {
 				return 0, err
 			}
@@ -820,12 +830,8 @@ func ds_arena_leaves(h, k, cap C.int64_t, obs, mask unsafe.Pointer) C.int64_t {
 func ds_arena_feed(h, k, n C.int64_t, logits, values unsafe.Pointer) C.int64_t {
 	return do(func() (int64, error) {
 		return with(int64(h), "arena", func(e *evaluation) (int64, error) {
-			if n < 0 || n > 1<<20 {
-				return 0, fmt.Errorf("feed: %d positions", int64(n))
-			}
-			l, err1 := slice[float32](logits, n*env.NumActions)
-			v, err2 := slice[float32](values, n)
-			if err := errors.Join(err1, err2); err != nil {
+			l, v, err := fedArrays(n, logits, values)
+			if err != nil {
 				return 0, err
 			}
 			return 0, e.python.feed(int64(k), l, v, int(n))
