@@ -209,7 +209,11 @@ func newEvaluation(request string) (*evaluation, error) {
 		var err error
 		switch p.Python {
 		case pythonEvaluator:
-			contenders[i], err = python.evaluatorContender(i, p.Name, string(p.Settings), req.cfg.Rules)
+			settings := string(p.Settings)
+			if settings == "" {
+				settings = "{}" // an az player's search
+			}
+			contenders[i], err = python.evaluatorContender(i, p.Name, settings, req.cfg.Rules)
 		case pythonPolicy:
 			contenders[i] = python.policyContender(i, p.Name)
 		default:

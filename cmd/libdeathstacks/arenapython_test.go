@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/deathstacks/deathstacks/env"
+	"github.com/deathstacks/deathstacks/mcts"
 	"github.com/deathstacks/deathstacks/mcts/players"
 )
 
@@ -90,6 +91,18 @@ func greedyPolicy(t *testing.T) func(string, []string) string {
 
 const pythonPlayers = `"players": [{"name": "net", "python": "evaluator", "settings": {"sims": 16}}, {"name": "pol", "python": "policy"},
 	{"name": "r", "spec": "random"}], "seed": 3, "opening_plies": 2, "max_plies": 60`
+
+// An evaluator without settings searches as an az player does.
+func TestPythonEvaluatorDefaults(t *testing.T) {
+	e, err := newEvaluation(`{"players": [{"name": "net", "python": "evaluator"}, {"name": "r", "spec": "random"}], "games": 2, "parallel": 1}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.close()
+	if got, want := e.python.players[0].cfg, mcts.DefaultConfig(); got.Simulations != want.Simulations || got.BatchSize != want.BatchSize {
+		t.Errorf("search settings %+v, want an az player's %+v", got, want)
+	}
+}
 
 func TestPythonPlayers(t *testing.T) {
 	e, err := newEvaluation(`{` + pythonPlayers + `, "games": 4, "parallel": 4}`)
