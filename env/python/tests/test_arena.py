@@ -210,6 +210,9 @@ def test_python_players(tmp_path):
     assert len(res.games) == 20 and not any(g.get("detail") for g in res.games)
     # A batch holds the leaves of several games: more than one search's 8.
     assert sum(evaluator.batches) > 0 and max(evaluator.batches) > 8
+    stats = res.stats["net"]
+    assert list(res.stats) == ["net"] and stats.batches == len(evaluator.batches)
+    assert stats.positions == sum(evaluator.batches) and 0 < stats.evaluate_seconds < stats.seconds
     # The policy is asked the positions of its games: the start and the
     # opening and moves played so far.
     played = [g["opening"] + g["moves"] for g in res.games if "greedy" in (g["red"], g["blue"])]

@@ -22,13 +22,14 @@ import ctypes
 import json
 import numbers
 import os
+import time
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from ._lib import INFO, DeathStacksError, Handle, check, cstr, integer, lib, ptr, seed_of, text
 from .players import Player, move_of
-from .search import _Batches, _capacity, _outputs, settings_json
+from .search import Stats, _Batches, _capacity, _outputs, settings_json
 
 __all__ = ["Evaluation", "evaluate"]
 
@@ -57,12 +58,15 @@ class Evaluation:
     ``pairs`` with W-D-L from A's side, draws by kind, forfeits; ``sprt``
     when a test ran; the settings); ``text``, the tables that ``deathstacks
     eval`` prints; ``games``, every game's record as in games.jsonl; and
-    ``out``, the folder the files went to (None without one)."""
+    ``out``, the folder the files went to (None without one); ``stats``,
+    each Python evaluator player's batches (their number and positions,
+    the seconds inside the evaluator and in all), by name."""
 
     results: dict
     text: str
     games: list = field(repr=False)
     out: str | None = None
+    stats: dict = field(default_factory=dict, repr=False)
 
     @property
     def players(self) -> list:
@@ -99,6 +103,7 @@ class _Evaluator:
         # Room for the leaves of every game of the player at once.
         self.capacity = _capacity(None, parallel, player._search._batch_size)
         self.batches = _Batches()
+        self.stats = Stats()
         # The last batch's results, which the searches read after feed
         # returns: kept until the next batch is taken, which waits for them.
         self.fed = None
@@ -108,7 +113,11 @@ class _Evaluator:
         n = check(lib.ds_arena_leaves(h, k, self.capacity, ptr(obs), ptr(masks)))
         if n == 0:
             return
+        t = time.perf_counter()
         out = self.evaluate(obs[:n], masks[:n])
+        self.stats.evaluate_seconds += time.perf_counter() - t
+        self.stats.batches += 1
+        self.stats.positions += n
         try:
             self.fed = _outputs(out, n)
         except DeathStacksError as e:
@@ -277,9 +286,15 @@ def evaluate(players: dict, games: int, seed: int = 0, sprt=None, out: str | os.
     }
     request["command"], request["command_language"] = _command(players, request), "python"
     arena = _Arena(request)
+    start = time.perf_counter()
     try:
         arena.play(python)
         res = arena.result()
     finally:
         arena.close()
-    return Evaluation(results=res["results"], text=res["text"], games=res["games"], out=request["out"])
+    stats = {}
+    for side in python.values():
+        if isinstance(side, _Evaluator):
+            side.stats.seconds = time.perf_counter() - start
+            stats[side.name] = side.stats
+    return Evaluation(results=res["results"], text=res["text"], games=res["games"], out=request["out"], stats=stats)
