@@ -759,10 +759,11 @@ func ds_batch_abort(h C.int64_t) C.int64_t {
 // two) playing in the background, as deathstacks eval plays it.
 // ds_arena_new reads the request as JSON (players and settings, see
 // arenaRequest), builds each player once and returns the handle;
-// ds_arena_wait waits up to millis for the games to end, writes the games
-// played and the games in all into progress (2 int64s, or NULL), and
-// returns 1 once they have ended, else 0; ds_arena_result then writes the
-// outcome as JSON (results.json's content, the text eval prints and the
+// ds_arena_wait waits up to millis for the games to end or a Python
+// player to have work, writes the games played and the games in all into
+// progress (2 int64s, or NULL), and returns 1 once they have ended, 2+k
+// when Python player k has work (below), else 0; ds_arena_result then
+// writes the outcome as JSON (results.json's content, the text eval prints and the
 // game records, see arenaResult), or returns the evaluation's error.
 // ds_close stops the games, killing external programs, and waits for them.
 //
