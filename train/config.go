@@ -340,7 +340,10 @@ func (c Config) problems() []*configs.FieldError {
 
 	ch.AtLeast("replay.window", c.Replay.Window, 1)
 
-	ch.Section("optim", c.Optim.TrainConfig.Validate())
+	ch.AtLeast("optim.total_steps", c.Optim.TotalSteps, 0)
+	if !ch.Reported("optim.total_steps") {
+		ch.Section("optim", c.Optim.trainConfig().Validate())
+	}
 	ch.AtLeast("optim.steps_per_iteration", c.Optim.StepsPerIteration, 1)
 	ch.Check(c.Optim.BatchSize <= c.Replay.Window, "optim.batch_size", "is %d: want at most replay.window (%d)", c.Optim.BatchSize, c.Replay.Window)
 

@@ -157,6 +157,7 @@ func TestParseErrors(t *testing.T) {
 		{"model section", "model:\n  blocks: -1\n", []string{"line 2: model.blocks is -1"}},
 		{"server section", "server:\n  flush_delay: 2s\n", []string{"line 2: server.flush_delay is 2s"}},
 		{"inline optim key", "optim:\n  beta2: 1\n", []string{"line 2: optim.beta2 is 1"}},
+		{"negative total steps", "optim:\n  total_steps: -1\n", []string{"line 2: optim.total_steps is -1: want 0 or more"}},
 		{"batch above window", "replay:\n  window: 100\n", []string{"optim.batch_size is 128: want at most replay.window (100)"}},
 		{"stream below an iteration", "distributed:\n  stream_max_games: 31\n", []string{"line 2: distributed.stream_max_games is 31: want selfplay.games_per_iteration (96) or more"}},
 		{"search section", "search:\n  c_puct: 0\n", []string{"line 2: search.c_puct is 0"}},
