@@ -66,14 +66,14 @@ type FileInfo struct {
 // Inspect reads a checkpoint, network or exported player file whole,
 // checking its checksum, and describes it; a run directory is its latest
 // complete checkpoint, as for every command that reads a network; path ""
-// describes the built-in player.
+// describes the built-in player, "anchor" the anchor.
 func Inspect(path string) (FileInfo, error) {
-	if path == "" {
-		net, err := model.ReadNetwork(builtin.Open())
+	if file, title, ok := builtin.Lookup(path); ok {
+		net, err := model.ReadNetwork(file)
 		if err != nil {
-			return FileInfo{}, fmt.Errorf("inspect %s: %w", builtin.Name, err)
+			return FileInfo{}, fmt.Errorf("inspect %s: %w", title, err)
 		}
-		return describePlayer(builtin.Name, net), nil
+		return describePlayer(title, net), nil
 	}
 	if describe, ok := runFiles[runFileKind(path)]; ok {
 		info, err := describe(path)
