@@ -546,6 +546,9 @@ func summaryLine(m metrics.Iteration, cfg Config) string {
 			s.add("; ", "vs %s %.0f%% (%+.0f Elo)", base, 100*r.Score, r.Elo)
 		}
 	}
+	if r := m.Rating; r != nil {
+		s.add("; ", "Elo %+.0f ±%.0f (anchor 0)", r.Elo, (r.EloHigh-r.EloLow)/2)
+	}
 	s.add("; ", "%s elapsed", time.Duration(m.ElapsedSec*float64(time.Second)).Round(time.Second))
 	return s.wrap(summaryWidth)
 }
