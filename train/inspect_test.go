@@ -92,7 +92,7 @@ func TestInspectRating(t *testing.T) {
 		}
 	}
 	for _, tc := range []struct{ file, want string }{
-		{ConfigFile, "evaluation: every 8 iterations, 14 games against each of greedy, the anchor az:model=anchor,sims=100,time=0s, 1 earlier network\n"},
+		{ConfigFile, "evaluation: every 16 iterations, 8 games against each of greedy, the anchor az:model=anchor,sims=100,time=0s, 1 earlier network\n"},
 		{metrics.File, " Elo ±205, the anchor at 0 (one fit of the rating games of 2 evaluations)\n"},
 	} {
 		info, err := Inspect(filepath.Join(dir, tc.file))
