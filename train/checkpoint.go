@@ -76,8 +76,9 @@ type CheckpointState struct {
 	// and writes as it did.
 	BestIteration int `json:"best_iteration"`
 	// ScheduleProgress is how far the learning-rate schedule that follows
-	// the run (optim.total_steps 0) had gone at the last training step,
-	// 0 to 1: a resumed run goes on from it (see schedulePlan).
+	// the run (optim.total_steps 0) has gone at the end of this iteration,
+	// from 0 (1 is the end): a resumed run goes on from it (see
+	// schedulePlan).
 	ScheduleProgress float64 `json:"schedule_progress,omitempty"`
 	// Config is the run's configuration in YAML.
 	Config string `json:"config"`

@@ -366,6 +366,7 @@ func (r *runner) iteration(ctx context.Context, srv *model.Server, elapsed func(
 	// line that resuming cuts off again.
 	r.state.Iteration = it
 	r.state.ElapsedSec = elapsed()
+	r.state.ScheduleProgress = r.plan.progress(r.cfg.runProgress(r.state.ElapsedSec, float64(it)))
 	r.state.Created = time.Now().UTC()
 	r.state.Games += int64(stats.Games)
 	r.state.Positions += int64(stats.Positions + remote.Positions)
@@ -463,7 +464,6 @@ func (r *runner) train(it int, m *metrics.Iteration, elapsed func() float64) (er
 			if err := r.trainer.SetProgress(p); err != nil {
 				return err
 			}
-			r.state.ScheduleProgress = p
 		}
 		l, err := r.trainer.Step(batch.Samples)
 		if err != nil {

@@ -184,31 +184,62 @@ func TestScheduleResumes(t *testing.T) {
 			break
 		}
 	}
+	// The rates round to whole steps, few here: the schedule's progress
+	// at the end of iteration 3 is the finer check (18 of 20 minutes).
+	for _, dir := range []string{oneGo.Output.Dir, cfg.Output.Dir} {
+		ck, err := loadCheckpoint(checkpointPath(dir, 3), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p := ck.State.ScheduleProgress; math.Abs(p-0.9) > 1e-12 {
+			t.Errorf("%s: schedule progress %v after iteration 3, want 0.9", dir, p)
+		}
+	}
 }
 
 func TestScheduleExtended(t *testing.T) {
+	// A run of 4 iterations stopped after 2, half way, then given 8.
 	cfg := followingConfig(t, t.TempDir())
-	cfg.Iterations, cfg.TimeLimit = 2, 0
-	before := runRates(t, cfg, RunOptions{})
+	cfg.Iterations, cfg.TimeLimit = 4, 0
+	cfg.Optim.StepsPerIteration = 50 // enough steps that a rate rounds to the step finely
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	stopAfter2 := func(it int, _ *model.Network) error {
+		if it == 2 {
+			stop()
+		}
+		return nil
+	}
+	if _, err := Run(ctx, cfg, RunOptions{OnNetwork: stopAfter2}); err != nil {
+		t.Fatal(err)
+	}
 	ck, err := loadCheckpoint(checkpointPath(cfg.Output.Dir, 2), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
+	if p := ck.State.ScheduleProgress; p != 0.5 {
+		t.Errorf("checkpoint's schedule progress %v, want 0.5", p)
+	}
+	// The rest of the cosine, from half way, over the 6 iterations left:
+	// iteration 3's last step at a quarter of them is 5/8 of the cosine.
+	rates := runRates(t, cfg, RunOptions{Resume: true, Iterations: 8})
 	steps := float64(cfg.Optim.StepsPerIteration)
-	if p, want := ck.State.ScheduleProgress, (1+(steps-1)/steps)/2; math.Abs(p-want) > 1e-12 {
-		t.Errorf("checkpoint's schedule progress %v, want %v", p, want)
+	q := (2 + (steps-1)/steps) / 8 // the run's progress at that step
+	if want := cosineAt(cfg, 0.5+0.5*(q-0.25)/0.75); len(rates) != 8 || math.Abs(rates[2]-want) > 1e-2*want {
+		t.Fatalf("rates %v: want %v in iteration 3", rates, want)
 	}
-	// Twice as many iterations: the rest of the cosine over the 2 more.
-	after := runRates(t, cfg, RunOptions{Resume: true, Iterations: 4})
-	if len(after) != 4 || after[1] != before[1] {
-		t.Fatalf("rates %v after extending %v", after, before)
-	}
-	for i := 2; i < 4; i++ {
-		if after[i] >= after[i-1] {
-			t.Errorf("rates %v: want the cosine to go on down after the extension", after)
+	for i := 3; i < 8; i++ {
+		if rates[i] >= rates[i-1] {
+			t.Errorf("rates %v: want the cosine to go on down after the extension", rates)
 		}
 	}
-	if last := after[3]; math.Abs(last-cfg.Optim.MinLR) > 1e-3*cfg.Optim.MinLR {
+	if last := rates[7]; math.Abs(last-cfg.Optim.MinLR) > 1e-2*cfg.Optim.MinLR {
 		t.Errorf("last rate %v, want about min_lr %v", last, cfg.Optim.MinLR)
+	}
+
+	// A finished run given more stays at min_lr.
+	more := runRates(t, cfg, RunOptions{Resume: true, Iterations: 9})
+	if last := more[8]; last != cfg.Optim.MinLR {
+		t.Errorf("rate %v after extending a finished run, want min_lr %v", last, cfg.Optim.MinLR)
 	}
 }
