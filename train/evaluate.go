@@ -78,7 +78,7 @@ func (r *runner) evaluate(ctx context.Context, it int, m *metrics.Iteration) err
 	}
 	bar.Finish()
 	if len(rating.entrants) > 0 {
-		if m.Rating, err = r.rating(it, results[baselines:], rating.snapshots); err != nil {
+		if m.Rating, err = rateIteration(rating.earlier, it, results[baselines:], rating.snapshots); err != nil {
 			return err
 		}
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
-	"os"
 
 	"github.com/deathstacks/deathstacks/mcts"
 	"github.com/deathstacks/deathstacks/mcts/players"
@@ -28,6 +27,8 @@ type ratingOpponents struct {
 	// snapshots are the iterations of entrants[1:].
 	snapshots []int
 	servers   []*model.Server
+	// earlier is the run's metrics log before the evaluation.
+	earlier []metrics.Iteration
 }
 
 // close stops the snapshots' servers.
@@ -53,11 +54,10 @@ func (r *runner) newRatingOpponents(it int, search mcts.Config, load players.AZL
 	}
 	anchor := arena.SpecContender(metrics.AnchorName, spec, load).Entrant
 	o.entrants = append(o.entrants, anchor)
-	ms, err := metrics.Read(metricsPath(r.dir))
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if o.earlier, err = metrics.Read(metricsPath(r.dir)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}
-	for _, k := range ratingSnapshots(ms, it, e.Snapshots) {
+	for _, k := range ratingSnapshots(o.earlier, it, e.Snapshots) {
 		net, err := model.Load(netPath(r.dir, k))
 		if errors.Is(err, fs.ErrNotExist) {
 			continue // removed by hand: the others still rate
@@ -107,19 +107,10 @@ func ratingSnapshots(ms []metrics.Iteration, it, n int) []int {
 	return out
 }
 
-// rating assembles iteration it's rating from the results of its rating
-// games (the anchor's first, then those of snapshots, in order) and rates
-// it by one fit over them and the rating games of the earlier iterations
-// in the run's metrics log.
-func (r *runner) rating(it int, results []metrics.EvalResult, snapshots []int) (*metrics.Rating, error) {
-	ms, err := metrics.Read(metricsPath(r.dir))
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return nil, err
-	}
-	return rateIteration(ms, it, results, snapshots)
-}
-
-// rateIteration is [runner.rating] given the earlier metrics ms.
+// rateIteration assembles iteration it's rating from the results of its
+// rating games (the anchor's first, then those of snapshots, in order) and
+// rates it by one fit over them and the rating games of the earlier
+// iterations in ms, the run's metrics log.
 func rateIteration(ms []metrics.Iteration, it int, results []metrics.EvalResult, snapshots []int) (*metrics.Rating, error) {
 	if len(results) != 1+len(snapshots) {
 		return nil, fmt.Errorf("rating of iteration %d: %d results for the anchor and %d snapshots", it, len(results), len(snapshots))
