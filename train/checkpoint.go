@@ -75,6 +75,11 @@ type CheckpointState struct {
 	// option since removed; it is always 0, kept so that the state reads
 	// and writes as it did.
 	BestIteration int `json:"best_iteration"`
+	// ScheduleProgress is how far the learning-rate schedule that follows
+	// the run (optim.total_steps 0) has gone at the end of this iteration,
+	// from 0 (1 is the end): a resumed run goes on from it (see
+	// schedulePlan).
+	ScheduleProgress float64 `json:"schedule_progress,omitempty"`
 	// Config is the run's configuration in YAML.
 	Config string `json:"config"`
 	// Remote is how far the run has taken games from other machines (a
@@ -165,7 +170,7 @@ func loadCheckpoint(path string, cfg Config) (*loadedCheckpoint, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load checkpoint %s: %w", path, err)
 	}
-	tr, err := model.ReadTrainer(r, cfg.Optim.TrainConfig)
+	tr, err := model.ReadTrainer(r, cfg.Optim.trainConfig())
 	if err != nil {
 		return nil, fmt.Errorf("load checkpoint %s: %w", path, err)
 	}

@@ -114,6 +114,17 @@ type EvalConfig struct {
 	// Baselines are player specs, such as "random", "greedy" or
 	// "alphabeta:depth=2", played against the current network.
 	Baselines []string `yaml:"baselines"`
+	// Anchor is the player spec of the 0 of the run's Elo scale, by
+	// default the anchor (az:model=anchor, see package train/builtin) at
+	// 100 simulations a move; "" is none. Each evaluation plays it and
+	// Snapshots earlier networks of the run, Games games each, and rates
+	// the network by one fit over the run's rating games so far
+	// (metrics.Ratings).
+	Anchor string `yaml:"anchor"`
+	// Snapshots is how many earlier networks of the run each evaluation
+	// plays besides the anchor: of those rated before, the ones nearest to
+	// evenly spaced points of the run so far (with 1, half way).
+	Snapshots int `yaml:"snapshots"`
 	// Simulations is the network player's search budget per move in
 	// evaluation games (no noise, the most visited move, the win search
 	// given a player's node budget at least).
@@ -243,13 +254,15 @@ func ResumeConfig(dir string, overlay []byte) (Config, error) {
 // draws 0; selfplay.fast_simulations: it searched every move fully;
 // selfplay.adjudicate_max: its adjudicated values went up to 1;
 // search.win_search_plies and search.material_utility: it had no win
-// search and valued leaves by the network alone).
+// search and valued leaves by the network alone; eval.anchor and
+// eval.snapshots: its evaluations played the baselines only).
 func savedDefaults() Config {
 	c := Defaults()
 	c.Search.Gumbel = false
 	c.Search.Time, c.Search.Contempt, c.Search.DrawCost = 0, 0, 0
 	c.Search.WinSearchPlies, c.Search.MaterialUtility = 0, 0
 	c.SelfPlay.FastSimulations, c.SelfPlay.AdjudicateMax = 0, 1
+	c.Eval.Anchor, c.Eval.Snapshots = "", 0
 	return c
 }
 
@@ -340,7 +353,10 @@ func (c Config) problems() []*configs.FieldError {
 
 	ch.AtLeast("replay.window", c.Replay.Window, 1)
 
-	ch.Section("optim", c.Optim.TrainConfig.Validate())
+	ch.AtLeast("optim.total_steps", c.Optim.TotalSteps, 0)
+	if !ch.Reported("optim.total_steps") {
+		ch.Section("optim", c.Optim.trainConfig().Validate())
+	}
 	ch.AtLeast("optim.steps_per_iteration", c.Optim.StepsPerIteration, 1)
 	ch.Check(c.Optim.BatchSize <= c.Replay.Window, "optim.batch_size", "is %d: want at most replay.window (%d)", c.Optim.BatchSize, c.Replay.Window)
 
@@ -354,6 +370,13 @@ func (c Config) problems() []*configs.FieldError {
 			ch.Check(false, fmt.Sprintf("eval.baselines[%d]", i), "is %q: %v", spec, err)
 		}
 	}
+	if e.Anchor != "" {
+		if _, err := players.ParseSpec(e.Anchor); err != nil {
+			ch.Check(false, "eval.anchor", "is %q: %v", e.Anchor, err)
+		}
+	}
+	ch.AtLeast("eval.snapshots", e.Snapshots, 0)
+	ch.Check(e.Snapshots == 0 || e.Anchor != "", "eval.snapshots", "is %d without eval.anchor: the scale needs its 0", e.Snapshots)
 	ch.AtLeast("eval.simulations", e.Simulations, 1)
 	ch.Check(!e.Gating, "eval.gating", "is true: gating was removed, unmeasured (see train/README.md)")
 

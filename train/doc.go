@@ -1,9 +1,11 @@
 // Package train turns self-play into a stronger network.
 //
 // [Run] is the loop: self-play through one batching server on the current
-// network, a replay window, training steps, evaluation against baselines
-// (with package train/arena, rated by package train/elo), metrics, plots and atomic checkpoints that a
-// run resumes from. Around it:
+// network, a replay window, training steps under a learning-rate schedule
+// that follows the run's time limit or iterations, evaluation against
+// baselines and, on one Elo scale, against the anchor and earlier networks
+// of the run (with package train/arena, rated by package train/elo),
+// metrics, plots and atomic checkpoints that a run resumes from. Around it:
 //
 //   - [Config]: the whole run as YAML; configs/default.yaml is the
 //     defaults. [Load] and [Parse] read a config strictly, with errors that

@@ -18,7 +18,8 @@ import (
 // networkName is the name of the trained network in evaluation records.
 const networkName = "network"
 
-// evaluate plays the network against each baseline and records the
+// evaluate plays the network against each baseline and, with
+// eval.anchor, the rating games (see ratingOpponents), and records the
 // results.
 func (r *runner) evaluate(ctx context.Context, it int, m *metrics.Iteration) error {
 	start := time.Now()
@@ -45,9 +46,16 @@ func (r *runner) evaluate(ctx context.Context, it int, m *metrics.Iteration) err
 		}
 		opponents = append(opponents, arena.SpecContender(text, spec, models.Load).Entrant)
 	}
+	rating, err := r.newRatingOpponents(it, search, models.Load)
+	if err != nil {
+		return err
+	}
+	defer rating.close()
+	opponents = append(opponents, rating.entrants...)
+	baselines := len(e.Baselines)
+	results := make([]metrics.EvalResult, len(opponents))
 	m.Eval = map[string]metrics.EvalResult{}
-	total := e.Games * len(opponents)
-	bar := progress.New(r.log, total, fmt.Sprintf("iteration %d evaluation", it), "games", r.opts.Quiet)
+	bar := progress.New(r.log, e.Games*len(opponents), fmt.Sprintf("iteration %d evaluation", it), "games", r.opts.Quiet)
 	for i, opp := range opponents {
 		games := r.cfg.arenaConfig(iterationSeed(r.cfg.Seed, it) ^ uint64(i+1)<<32)
 		games.OnGame = func(arena.GameRecord) { bar.Add(1) }
@@ -60,14 +68,20 @@ func (r *runner) evaluate(ctx context.Context, it int, m *metrics.Iteration) err
 			}
 			return err
 		}
-		res, err := evalAgainst(records, networkName, opp.Name)
-		if err != nil {
+		if results[i], err = evalAgainst(records, networkName, opp.Name); err != nil {
 			bar.Stop("failed")
 			return err
 		}
-		m.Eval[opp.Name] = res
+		if i < baselines {
+			m.Eval[opp.Name] = results[i]
+		}
 	}
 	bar.Finish()
+	if len(rating.entrants) > 0 {
+		if m.Rating, err = rateIteration(rating.earlier, it, results[baselines:], rating.snapshots); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 

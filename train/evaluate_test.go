@@ -56,7 +56,7 @@ func TestEvaluateAZBaseline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.trainer, err = model.NewTrainer(net, cfg.Optim.TrainConfig); err != nil {
+	if r.trainer, err = model.NewTrainer(net, cfg.Optim.trainConfig()); err != nil {
 		t.Fatal(err)
 	}
 	var m metrics.Iteration

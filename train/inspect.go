@@ -66,14 +66,14 @@ type FileInfo struct {
 // Inspect reads a checkpoint, network or exported player file whole,
 // checking its checksum, and describes it; a run directory is its latest
 // complete checkpoint, as for every command that reads a network; path ""
-// describes the built-in player.
+// describes the built-in player, "anchor" the anchor.
 func Inspect(path string) (FileInfo, error) {
-	if path == "" {
-		net, err := model.ReadNetwork(builtin.Open())
+	if file, title, ok := builtin.Lookup(path); ok {
+		net, err := model.ReadNetwork(file)
 		if err != nil {
-			return FileInfo{}, fmt.Errorf("inspect %s: %w", builtin.Name, err)
+			return FileInfo{}, fmt.Errorf("inspect %s: %w", title, err)
 		}
-		return describePlayer(builtin.Name, net), nil
+		return describePlayer(title, net), nil
 	}
 	if describe, ok := runFiles[runFileKind(path)]; ok {
 		info, err := describe(path)
@@ -281,6 +281,15 @@ func describeMetrics(path string) (FileInfo, error) {
 		add("last evaluation", "iteration %d: %s", ms[i].Iteration, strings.Join(parts, ", "))
 		break
 	}
+	rated, err := metrics.Ratings(ms)
+	if err != nil {
+		return FileInfo{}, err
+	}
+	if len(rated) > 0 {
+		r := rated[len(rated)-1]
+		add("rating", "iteration %d: %+.0f Elo ±%.0f, the anchor at 0 (one fit of the rating games of %s)",
+			r.Iteration, r.Elo, (r.High-r.Low)/2, table.Count(len(rated), "evaluation", "evaluations"))
+	}
 	return info, nil
 }
 
@@ -301,8 +310,15 @@ func describeConfig(path string) (FileInfo, error) {
 	}
 	evaluation := "none"
 	if cfg.Eval.Every > 0 {
-		evaluation = fmt.Sprintf("every %s, %s against %s", table.Count(cfg.Eval.Every, "iteration", "iterations"),
-			table.Count(cfg.Eval.Games, "game", "games"), strings.Join(cfg.Eval.Baselines, ", "))
+		opponents := slices.Clone(cfg.Eval.Baselines)
+		if cfg.Eval.Anchor != "" {
+			opponents = append(opponents, "the anchor "+cfg.Eval.Anchor)
+		}
+		if n := cfg.Eval.Snapshots; n > 0 {
+			opponents = append(opponents, table.Count(n, "earlier network", "earlier networks"))
+		}
+		evaluation = fmt.Sprintf("every %s, %s against each of %s", table.Count(cfg.Eval.Every, "iteration", "iterations"),
+			table.Count(cfg.Eval.Games, "game", "games"), strings.Join(opponents, ", "))
 	}
 	return FileInfo{Path: path, Kind: KindConfig, Facts: []Fact{
 		{"config", cfg.Name},
@@ -319,7 +335,7 @@ func describeConfig(path string) (FileInfo, error) {
 var plots = map[string]string{
 	metrics.LossChart:     "training: each loss, the policy's entropy, the learning rate and the replay buffer by iteration",
 	metrics.SelfPlayChart: "self-play: game length, how games ended, time and speeds by iteration",
-	metrics.EvalChart:     "the run's evaluation: score and Elo against each baseline by iteration",
+	metrics.EvalChart:     "the run's evaluation: Elo on the anchor's scale against training time, score and Elo against each baseline by iteration",
 	report.EloChart:       "an eval: each player's Elo with its 95% interval",
 	report.LadderChart:    "a ladder: the snapshots' Elo against training time",
 }

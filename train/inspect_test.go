@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/deathstacks/deathstacks/model"
+	"github.com/deathstacks/deathstacks/train/metrics"
 )
 
 func TestInspect(t *testing.T) {
@@ -71,4 +72,37 @@ func TestInspect(t *testing.T) {
 			t.Errorf("missing: %v, want ErrNotExist", err)
 		}
 	})
+}
+
+// TestInspectRating describes the rating games of a run: its config's
+// opponents, and its metrics' latest Elo on the anchor's scale.
+func TestInspectRating(t *testing.T) {
+	dir := t.TempDir()
+	cfg := Defaults()
+	text, err := cfg.yamlText()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ConfigFile), text, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range ratedAt(16, 8, 16) {
+		if err := metrics.Append(metricsPath(dir), m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct{ file, want string }{
+		{ConfigFile, "evaluation: every 16 iterations, 8 games against each of greedy, the anchor az:model=anchor,sims=100,time=0s, 1 earlier network\n"},
+		{metrics.File, " Elo ±205, the anchor at 0 (one fit of the rating games of 2 evaluations)\n"},
+	} {
+		info, err := Inspect(filepath.Join(dir, tc.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		info.WriteText(&b)
+		if !strings.Contains(b.String(), tc.want) {
+			t.Errorf("%s: no %q in\n%s", tc.file, tc.want, b.String())
+		}
+	}
 }

@@ -67,7 +67,8 @@ type trained struct {
 // package that plays one (through [Models], [LoadPlayer], [Export],
 // [LoadNetwork] and [LadderRun]). The forms of path, every command's:
 //
-//   - "": the built-in player;
+//   - "": the built-in player; "anchor" ([builtin.AnchorModel]): the
+//     anchor of the Elo scale, whatever a file or directory of that name;
 //   - a run directory: its latest complete checkpoint (a damaged newer
 //     one is passed over, with a warning);
 //   - a checkpoint (ckpt-N.dsck);
@@ -90,12 +91,12 @@ type trained struct {
 // ladder's --simulations and --time, export's --simulations and --search.
 func loadTrained(path string) (*trained, error) {
 	t := &trained{}
-	if path == "" {
-		net, err := model.ReadNetwork(builtin.Open())
+	if file, title, ok := builtin.Lookup(path); ok {
+		net, err := model.ReadNetwork(file)
 		if err != nil {
-			return nil, fmt.Errorf("load %s: %w", builtin.Name, err)
+			return nil, fmt.Errorf("load %s: %w", title, err)
 		}
-		return t, t.fromNetwork(net, builtin.Name)
+		return t, t.fromNetwork(net, title)
 	}
 	file, skipped, err := modelFile(path)
 	for _, s := range skipped {

@@ -3,6 +3,7 @@ package train
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"os"
@@ -18,6 +19,7 @@ import (
 	"github.com/deathstacks/deathstacks/mcts"
 	"github.com/deathstacks/deathstacks/mcts/players"
 	"github.com/deathstacks/deathstacks/model"
+	"github.com/deathstacks/deathstacks/train/builtin"
 )
 
 // smokeRun trains one smoke iteration into a temporary directory.
@@ -268,31 +270,41 @@ func TestDamagedLatestCheckpointIsReported(t *testing.T) {
 	})
 }
 
-func TestBuiltInPlayer(t *testing.T) {
-	// The built-in player loads from the binary: az without a model.
-	p, err := LoadPlayer("", 16, 1)
-	if err != nil {
+// TestBuiltInNetworks loads the networks compiled into the binary by
+// their model names: the built-in player (az without a model) and the
+// anchor (az:model=anchor), a name even where a directory has it.
+func TestBuiltInNetworks(t *testing.T) {
+	t.Chdir(t.TempDir())
+	if err := os.Mkdir(builtin.AnchorModel, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	g := env.NewGame(env.DefaultRules())
-	d, err := p.Choose(g)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if pos := g.Position(); !pos.IsLegal(d.Move, true) || d.Simulations != 16 {
-		t.Errorf("move %v after %d simulations: want a legal move after 16", d.Move, d.Simulations)
-	}
-	models := NewModels(model.DefaultServerConfig(), io.Discard)
-	defer models.Close()
-	if _, search, err := models.Load(""); err != nil || search.Validate() != nil {
-		t.Errorf("Models.Load(\"\"): %v, search settings %+v", err, search)
-	}
-	info, err := Inspect("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if info.Kind != KindPlayer || info.Meta[metaSearch] == "" || info.Meta["trained_by"] == "" {
-		t.Errorf("the built-in player: kind %q, metadata %v: want an exported player that says how it was trained", info.Kind, info.Meta)
+	for _, name := range []string{"", builtin.AnchorModel} {
+		t.Run(fmt.Sprintf("%q", name), func(t *testing.T) {
+			p, err := LoadPlayer(name, 16, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			g := env.NewGame(env.DefaultRules())
+			d, err := p.Choose(g)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if pos := g.Position(); !pos.IsLegal(d.Move, true) || d.Simulations != 16 {
+				t.Errorf("move %v after %d simulations: want a legal move after 16", d.Move, d.Simulations)
+			}
+			models := NewModels(model.DefaultServerConfig(), io.Discard)
+			defer models.Close()
+			if _, search, err := models.Load(name); err != nil || search.Validate() != nil {
+				t.Errorf("Models.Load(%q): %v, search settings %+v", name, err, search)
+			}
+			info, err := Inspect(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if info.Kind != KindPlayer || info.Meta[metaSearch] == "" || info.Meta["trained_by"] == "" {
+				t.Errorf("kind %q, metadata %v: want an exported player that says how it was trained", info.Kind, info.Meta)
+			}
+		})
 	}
 }
 

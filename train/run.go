@@ -55,6 +55,9 @@ type RunOptions struct {
 	NoSelfPlay bool
 	// OnNetwork, when set, hears of every network self-play uses.
 	OnNetwork NetworkHook
+	// Now is the clock of the run's training time (its time limit and the
+	// schedule that follows it); nil is time.Now.
+	Now func() time.Time
 }
 
 // Summary is what a session did.
@@ -107,9 +110,12 @@ func Run(ctx context.Context, cfg Config, opts RunOptions) (Summary, error) {
 	if err := checkRunDir(dir, cfg.Name, opts.Resume); err != nil {
 		return Summary{Dir: dir}, err
 	}
-	r := &runner{cfg: cfg, dir: dir, opts: opts, log: opts.Log}
+	r := &runner{cfg: cfg, dir: dir, opts: opts, log: opts.Log, now: opts.Now}
 	if r.log == nil {
 		r.log = io.Discard
+	}
+	if r.now == nil {
+		r.now = time.Now
 	}
 	if err := r.open(); err != nil {
 		return Summary{Dir: dir}, err
@@ -173,6 +179,10 @@ type runner struct {
 	trainer *model.Trainer
 	replay  *replay.Buffer
 	state   CheckpointState
+	now     func() time.Time
+	// plan maps the run's progress to the learning-rate schedule's when
+	// that follows the run (optim.total_steps 0).
+	plan schedulePlan
 }
 
 func metricsPath(dir string) string { return filepath.Join(dir, metrics.File) }
@@ -212,7 +222,7 @@ func (r *runner) fresh() error {
 	if err != nil {
 		return err
 	}
-	if r.trainer, err = model.NewTrainer(net, r.cfg.Optim.TrainConfig); err != nil {
+	if r.trainer, err = model.NewTrainer(net, r.cfg.Optim.trainConfig()); err != nil {
 		return err
 	}
 	if r.replay, err = replay.New(r.cfg.Replay); err != nil {
@@ -242,6 +252,7 @@ func (r *runner) resume() error {
 		return fmt.Errorf("resume %s: %w", path, err)
 	}
 	r.trainer, r.replay, r.state = ck.Trainer, ck.Replay, ck.State
+	r.plan = resumePlan(r.state.ScheduleProgress, r.cfg.runProgress(r.state.ElapsedSec, float64(r.state.Iteration)), r.state.Iteration)
 	if err := metrics.Truncate(metricsPath(r.dir), r.state.Iteration); err != nil {
 		return fmt.Errorf("resume: %w", err)
 	}
@@ -254,8 +265,8 @@ func (r *runner) loop(ctx context.Context) (Summary, error) {
 	target := r.cfg.Iterations
 	sum := Summary{Dir: r.dir, Iteration: r.state.Iteration, Target: target, TimeLimit: r.cfg.TimeLimit}
 	first := r.state.Iteration
-	sessionStart, before := time.Now(), r.state.ElapsedSec
-	elapsed := func() float64 { return before + time.Since(sessionStart).Seconds() }
+	sessionStart, before := r.now(), r.state.ElapsedSec
+	elapsed := func() float64 { return before + r.now().Sub(sessionStart).Seconds() }
 	srv, err := model.NewServer(r.trainer.Network(), r.cfg.Server)
 	if err != nil {
 		return sum, err
@@ -337,7 +348,7 @@ func (r *runner) iteration(ctx context.Context, srv *model.Server, elapsed func(
 	}
 
 	// Training: not interrupted, so that a stop during it still saves.
-	if err := r.train(it, &m); err != nil {
+	if err := r.train(it, &m, elapsed); err != nil {
 		return false, err
 	}
 
@@ -355,6 +366,7 @@ func (r *runner) iteration(ctx context.Context, srv *model.Server, elapsed func(
 	// line that resuming cuts off again.
 	r.state.Iteration = it
 	r.state.ElapsedSec = elapsed()
+	r.state.ScheduleProgress = r.plan.progress(r.cfg.runProgress(r.state.ElapsedSec, float64(it)))
 	r.state.Created = time.Now().UTC()
 	r.state.Games += int64(stats.Games)
 	r.state.Positions += int64(stats.Positions + remote.Positions)
@@ -423,8 +435,9 @@ func (r *runner) publish() error {
 }
 
 // train takes the iteration's training steps and records their mean
-// losses.
-func (r *runner) train(it int, m *metrics.Iteration) (err error) {
+// losses; a schedule that follows the run is moved to the run's progress
+// before every step.
+func (r *runner) train(it int, m *metrics.Iteration, elapsed func() float64) (err error) {
 	steps, batchSize := r.cfg.Optim.StepsPerIteration, r.cfg.Optim.BatchSize
 	if r.replay.Len() < batchSize {
 		fmt.Fprintf(r.log, "iteration %d: %d positions in the buffer, fewer than a batch (%d): no training yet\n", it, r.replay.Len(), batchSize)
@@ -445,6 +458,12 @@ func (r *runner) train(it int, m *metrics.Iteration) (err error) {
 	for i := 0; i < steps; i++ {
 		if err := r.replay.Sample(&batch, batchSize, rng); err != nil {
 			return err
+		}
+		if r.cfg.Optim.followsRun() {
+			p := r.plan.progress(r.cfg.runProgress(elapsed(), float64(it-1)+float64(i)/float64(steps)))
+			if err := r.trainer.SetProgress(p); err != nil {
+				return err
+			}
 		}
 		l, err := r.trainer.Step(batch.Samples)
 		if err != nil {
@@ -526,6 +545,9 @@ func summaryLine(m metrics.Iteration, cfg Config) string {
 		if r, ok := m.Eval[base]; ok {
 			s.add("; ", "vs %s %.0f%% (%+.0f Elo)", base, 100*r.Score, r.Elo)
 		}
+	}
+	if r := m.Rating; r != nil {
+		s.add("; ", "Elo %+.0f ±%.0f (anchor 0)", r.Elo, (r.EloHigh-r.EloLow)/2)
 	}
 	s.add("; ", "%s elapsed", time.Duration(m.ElapsedSec*float64(time.Second)).Round(time.Second))
 	return s.wrap(summaryWidth)

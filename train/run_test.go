@@ -66,6 +66,18 @@ func TestRunSmokeEndToEnd(t *testing.T) {
 		if r, ok := m.Eval["random"]; !ok || r.Games != cfg.Eval.Games {
 			t.Errorf("metrics %d: eval %+v, want %d games against random", i, m.Eval, cfg.Eval.Games)
 		}
+		// The rating games: the anchor every time, and from the second
+		// evaluation on the network of the first.
+		r := m.Rating
+		if r == nil || r.Anchor.Games != cfg.Eval.Games || !(r.EloLow <= r.Elo && r.Elo <= r.EloHigh) {
+			t.Fatalf("metrics %d: rating %+v, want %d games against the anchor and an Elo in its interval", i, r, cfg.Eval.Games)
+		}
+		if wantSnapshots := min(i, cfg.Eval.Snapshots); len(r.Snapshots) != wantSnapshots || (i > 0 && r.Snapshots[1].Games != cfg.Eval.Games) {
+			t.Errorf("metrics %d: snapshots played %+v, want %d", i, r.Snapshots, wantSnapshots)
+		}
+	}
+	if !strings.Contains(log.String(), "(anchor 0)") {
+		t.Errorf("log lacks the Elo on the run's scale:\n%s", log.String())
 	}
 	for _, name := range []string{ConfigFile, "loss.png", "selfplay.png", "eval.png"} {
 		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {

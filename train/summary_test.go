@@ -51,9 +51,9 @@ func TestSummaryLineGames(t *testing.T) {
 func unwrapSummary(text string) string { return strings.ReplaceAll(text, "\n    ", " ") }
 
 // The widest realistic summary, a long run's with actors, playout cap
-// randomization, large figures and three baselines, wraps into lines of
-// at most 120 columns, each broken at a separator, never inside a
-// figure; a short one stays one line.
+// randomization, large figures, four baselines and the rating on the
+// anchor's scale, wraps into lines of at most 120 columns, each broken at
+// a separator, never inside a figure; a short one stays one line.
 func TestSummaryLineWidth(t *testing.T) {
 	cfg := Defaults()
 	cfg.SelfPlay.FastSimulations = 100
@@ -67,6 +67,7 @@ func TestSummaryLineWidth(t *testing.T) {
 			"random": {Score: 1, Elo: 1234}, "greedy": {Score: 1, Elo: 1234},
 			"alphabeta:depth=4": {Score: 0.99, Elo: -1234}, "alphabeta:time=200ms": {Score: 0.01, Elo: -1234},
 		},
+		Rating:     &metrics.Rating{Elo: -1234, EloLow: -1456, EloHigh: -1012},
 		ElapsedSec: 999 * 3600,
 	}
 	text := summaryLine(wide, cfg)
@@ -86,7 +87,7 @@ func TestSummaryLineWidth(t *testing.T) {
 		}
 	}
 	for _, w := range []string{"iteration 12345: 1024 games + 4096 from 16 actors (123456 positions/s)", "12345 positions/s recorded of 12595 plies/s",
-		"vs alphabeta:time=200ms 1% (-1234 Elo); 999h0m0s elapsed"} {
+		"vs alphabeta:time=200ms 1% (-1234 Elo); Elo -1234 ±222 (anchor 0); 999h0m0s elapsed"} {
 		if !strings.Contains(unwrapSummary(text), w) {
 			t.Errorf("%q lacks %q", text, w)
 		}

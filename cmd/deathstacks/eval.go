@@ -49,8 +49,9 @@ all pairs). Prints the results of every pair (A's wins, draws, losses and
 points per game; its draws by repetition and at the move limit, those with
 A or B ahead in material and the mean lead, the mean plies of decided
 games) and every player's Elo with its 95% interval, fitted over
-all games with random at 0 (or, without a random player, the first player;
-the output names the anchor) and mean time per move. Writes into DIR:
+all games with the anchor (az:model=anchor, the fixed point of the
+project's scale) at 0 when it plays, else random (or, without a random
+player, the first player; the output names the anchor) and mean time per move. Writes into DIR:
   results.json  {"anchor", "players": [{"name", "spec", "elo", "ci95": [low, high],
                 "games", "wins", "draws", "losses", "score", "mean_move_ms"}],
                 "pairs": [{"a", "b", "games", "wins", "draws", "losses", "score",

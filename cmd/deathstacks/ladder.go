@@ -10,6 +10,7 @@ import (
 
 	"github.com/deathstacks/deathstacks/train"
 	"github.com/deathstacks/deathstacks/train/arena"
+	"github.com/deathstacks/deathstacks/train/builtin"
 	"github.com/deathstacks/deathstacks/train/ladder"
 	"github.com/deathstacks/deathstacks/train/progress"
 	"github.com/deathstacks/deathstacks/train/report"
@@ -28,10 +29,12 @@ as 1s, then without a simulation limit unless --simulations is given too),
 under the run's rules and evaluation openings. To keep the cost linear in the number of snapshots, the
 pairs that play are: every snapshot against every --vs baseline, every
 snapshot against the next one rated, and the baselines against each other;
-one Elo fit over all games rates everyone, with random at 0 (or the first
-baseline). Strong fixed anchors keep the scale from saturating: alpha-beta
-for a time a move (--vs alphabeta:time=200ms) and the built-in player
-(--vs az:sims=200, az without model=). Writes into --out:
+one Elo fit over all games rates everyone, with the anchor at 0 (the
+built-in player of December 2026, kept fixed: az:model=anchor), or else
+random, or else the first baseline. Strong fixed baselines keep the scale
+from saturating: the anchor, alpha-beta for a time a move (--vs
+alphabeta:time=200ms) and the built-in player (--vs az:sims=200, az
+without model=). Writes into --out:
   ladder.json         {"run", "anchor", "snapshots": [{"iteration", "name",
                       "elapsed_sec", "elo", "ci95": [low, high]}], "players",
                       "pairs", settings...} (players and pairs as in eval's
@@ -59,7 +62,7 @@ unfinished games or a finished ladder is refused (status 2).`, s)
 	var runs stringList
 	fs.Var(&runs, "run", "a run directory, DIR or NAME=DIR (repeat for several runs)")
 	var vs stringList
-	fs.Var(&vs, "vs", "a baseline player (default random and greedy): "+playerListHelp)
+	fs.Var(&vs, "vs", "a baseline player (default random, greedy and anchor="+report.AnchorSpec+"): "+playerListHelp)
 	games := fs.Int("games", 10, "games per pair of players")
 	parallel := fs.Int("parallel", runtime.NumCPU(), "games played at once")
 	every := fs.Int("every", 1, "rate the snapshots whose iteration is a multiple of K, and the latest, of each run")
@@ -90,7 +93,7 @@ unfinished games or a finished ladder is refused (status 2).`, s)
 		return flagErr(err, map[string]string{"every": "every", "simulations": givenName(fs, "simulations"), "time": "time", "games": "games", "parallel": "parallel"})
 	}
 	if len(vs) == 0 {
-		vs = stringList{"random", "greedy"}
+		vs = stringList{"random", "greedy", builtin.AnchorModel + "=" + report.AnchorSpec}
 	}
 	dir := *out
 	if dir == "" {

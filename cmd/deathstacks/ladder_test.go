@@ -56,9 +56,10 @@ func TestLadder(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	// Every 2nd iteration and the latest: 2 and 3, each against random and
-	// greedy, 3 against 2, random against greedy: 6 pairs of 2 games.
-	for _, want := range []string{"ladder: 2 snapshots (iterations 2 to 3), 2 baselines: 12 games", "Snapshots: ", "Players: ", "relative to random = 0",
+	// Every 2nd iteration and the latest: 2 and 3, each against random,
+	// greedy and the anchor, 3 against 2, the baselines against each
+	// other: 10 pairs of 2 games.
+	for _, want := range []string{"ladder: 2 snapshots (iterations 2 to 3), 3 baselines: 20 games", "Snapshots: ", "Players: ", "relative to anchor = 0",
 		"wrote ladder.json, ladder.md, ladder-games.jsonl and ladder.png in " + run} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
@@ -67,7 +68,7 @@ func TestLadder(t *testing.T) {
 	if !hasRow(out, "2", "3m00s", "iter-000002") || !hasRow(out, "3", "4m30s", "iter-000003") {
 		t.Errorf("output lacks the snapshot rows:\n%s", out)
 	}
-	if !strings.Contains(errOut, "ladder: 12 games in") {
+	if !strings.Contains(errOut, "ladder: 20 games in") {
 		t.Errorf("stderr %q: want the progress line", errOut)
 	}
 	var res struct {
@@ -86,7 +87,7 @@ func TestLadder(t *testing.T) {
 		Pairs []struct{ A, B string } `json:"pairs"`
 	}
 	data := readJSON(t, filepath.Join(run, "ladder.json"), &res)
-	if res.Run != run || res.Anchor != "random" || res.TimeAxis != "training time" || len(res.Snapshots) != 2 || len(res.Players) != 4 || len(res.Pairs) != 6 {
+	if res.Run != run || res.Anchor != "anchor" || res.TimeAxis != "training time" || len(res.Snapshots) != 2 || len(res.Players) != 5 || len(res.Pairs) != 10 {
 		t.Fatalf("ladder.json %s", data)
 	}
 	for i, s := range res.Snapshots {

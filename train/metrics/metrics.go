@@ -85,6 +85,11 @@ type Iteration struct {
 	// opponent: a baseline's player spec (in logs of earlier versions'
 	// runs with gating also "best", the network that passed the gate).
 	Eval map[string]EvalResult `json:"eval,omitempty"`
+	// Rating holds the evaluation's games against the anchor and the
+	// run's earlier snapshots, and the network's Elo on the run's scale
+	// (eval.anchor); nil in iterations without, and in logs of earlier
+	// versions.
+	Rating *Rating `json:"rating,omitempty"`
 }
 
 // EvalResult is the network's result against one opponent.

@@ -23,7 +23,7 @@ import (
 const (
 	LossChart     = "loss.png"     // losses and policy entropy
 	SelfPlayChart = "selfplay.png" // game length, outcomes, speeds, time per phase
-	EvalChart     = "eval.png"     // score, Elo, move-limit draws and decided games' length against each opponent
+	EvalChart     = "eval.png"     // Elo on the run's scale against training time; score, Elo, move-limit draws and decided games' length against each baseline
 )
 
 // PlotRun redraws the plots of the run in dir from its metrics.jsonl.
@@ -96,13 +96,22 @@ func selfPlayPanels(ms []Iteration) [][]*plot.Plot {
 }
 
 // evalPanels are the panels of EvalChart, or nil before any evaluation:
-// score and Elo against each opponent, and once some evaluation says how
+// the rating on the run's scale when evaluations play rating games (see
+// ratingPanels), score and Elo against each baseline, and once some evaluation says how
 // its games ended, the share of games drawn at the move limit and the
 // mean length of the decided games.
 func evalPanels(ms []Iteration) ([][]*plot.Plot, error) {
+	rating, err := ratingPanels(ms)
+	if err != nil {
+		return nil, err
+	}
+	var rows [][]*plot.Plot
+	if rating != nil {
+		rows = append(rows, rating)
+	}
 	opponents := evalOpponents(ms)
 	if len(opponents) == 0 {
-		return nil, nil
+		return rows, nil
 	}
 	scores := perOpponent(ms, opponents, func(r EvalResult) float64 { return r.Score })
 	// A score of 1 is every game won: it cannot rise further, so the Elo
@@ -121,7 +130,7 @@ func evalPanels(ms []Iteration) ([][]*plot.Plot, error) {
 		}
 	}
 	chart.MakeRoom(eloPanel, len(opponents))
-	rows := [][]*plot.Plot{{scorePanel, eloPanel}}
+	rows = append(rows, []*plot.Plot{scorePanel, eloPanel})
 	if !hasConversion(ms) {
 		return rows, nil
 	}
@@ -274,6 +283,9 @@ func panel(title, yLabel string, fromZero bool, ms []Iteration, curves ...curve)
 }
 
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+// nan leaves an iteration out of a curve.
+var nan = math.NaN()
 
 // evalOpponents lists the opponents of any evaluation in ms, sorted.
 func evalOpponents(ms []Iteration) []string {

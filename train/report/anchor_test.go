@@ -15,6 +15,8 @@ func TestDefaultAnchor(t *testing.T) {
 		{"random when present", contenders("greedy", "alphabeta:depth=2", "random"), "random"},
 		{"else the first", contenders("greedy", "alphabeta:depth=2"), "greedy"},
 		{"a named random", []arena.Contender{{Entrant: arena.Entrant{Name: "x"}, Spec: "greedy"}, {Entrant: arena.Entrant{Name: "base"}, Spec: "random"}}, "base"},
+		{"the anchor before random", contenders("random", "greedy", "az:model=anchor,sims=100"), "az:model=anchor,sims=100"},
+		{"another az is not the anchor", contenders("az:model=run/nets/net-000010.dsnn", "random"), "random"},
 		{"none", nil, ""},
 	}
 	for _, tc := range cases {
