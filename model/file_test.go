@@ -169,7 +169,7 @@ func TestLoadErrors(t *testing.T) {
 		{"empty", nil, ErrTruncated},
 		{"bad magic", edit(func(b []byte) []byte { b[0] = 'X'; return b }), ErrNotNetwork},
 		{"text file", []byte("blocks: 3\nchannels: 32\n"), ErrNotNetwork},
-		{"future version", edit(put(offVersion, FormatVersion+1)), ErrFormatVersion},
+		{"future version", edit(put(offVersion, formatVersionAux+1)), ErrFormatVersion},
 		{"version zero", edit(put(offVersion, 0)), ErrFormatVersion},
 		{"other encoding", edit(put(offEncoding, 999)), ErrEncoding},
 		{"other planes", edit(put(offPlanes, 3)), ErrEncoding},
