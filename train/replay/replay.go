@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"sync"
 
+	"github.com/deathstacks/deathstacks/configs"
 	"github.com/deathstacks/deathstacks/env"
 	"github.com/deathstacks/deathstacks/model"
 	"github.com/deathstacks/deathstacks/model/codec"
@@ -21,6 +23,21 @@ type Config struct {
 	// Augment trains on a random one of the eight symmetries of each sampled
 	// position (see [Buffer.Sample]).
 	Augment bool `yaml:"augment"`
+	// SurpriseShare is KataGo's policy-surprise weighting: this share of
+	// each batch is drawn with probabilities proportional to the samples'
+	// Surprise (how far the search's target was from the network's
+	// prior), the rest uniformly. 0 (the default) draws uniformly; KataGo
+	// draws about half by surprise.
+	SurpriseShare float64 `yaml:"surprise_share"`
+}
+
+// Validate reports every field out of range, each as a
+// [*configs.FieldError] naming its YAML key.
+func (c Config) Validate() error {
+	var ch configs.Checker
+	ch.AtLeast("window", c.Window, 1)
+	ch.InRange("surprise_share", c.SurpriseShare, 0, 1)
+	return ch.Err()
 }
 
 // Buffer is the sliding window of training positions: it keeps the newest
@@ -37,6 +54,10 @@ type Buffer struct {
 	mu       sync.RWMutex
 	capacity int
 	augment  bool
+	// surpriseShare is Config.SurpriseShare; surprise holds the slots'
+	// surprises for weighted draws when it is more than 0.
+	surpriseShare float64
+	surprise      fenwick
 	obs      []float32 // slot i's observation at [i*ObservationSize, (i+1)*ObservationSize)
 	slots    []slot
 	next     int    // the slot the next Add overwrites once the window is full
@@ -48,14 +69,26 @@ type slot struct {
 	legal  []uint16 // env.Action values; NumActions < 1<<16
 	policy []float32
 	value  float32
+	// The optional targets (see model.Sample): replyLegal nil for none,
+	// ownership nil for none.
+	replyLegal []uint16
+	reply      []float32
+	ownership  []int8
+	score      float32
+	final      bool
+	surprise   float32
 }
 
 // New returns an empty buffer holding up to cfg.Window samples.
 func New(cfg Config) (*Buffer, error) {
-	if cfg.Window < 1 {
-		return nil, fmt.Errorf("replay: window %d: want 1 or more", cfg.Window)
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("replay: %w", err)
 	}
-	return &Buffer{capacity: cfg.Window, augment: cfg.Augment}, nil
+	b := &Buffer{capacity: cfg.Window, augment: cfg.Augment, surpriseShare: cfg.SurpriseShare}
+	if b.surpriseShare > 0 {
+		b.surprise = newFenwick(cfg.Window)
+	}
+	return b, nil
 }
 
 // Len returns the number of samples held.
@@ -92,6 +125,26 @@ func (r *Buffer) Add(s model.Sample) error {
 	}
 	sl.policy = append(sl.policy[:0], s.Policy...)
 	sl.value = s.Value
+	sl.replyLegal, sl.reply = nil, nil
+	if s.Reply != nil {
+		sl.replyLegal = make([]uint16, len(s.ReplyLegal))
+		for j, a := range s.ReplyLegal {
+			sl.replyLegal[j] = uint16(a)
+		}
+		sl.reply = append([]float32(nil), s.Reply...)
+	}
+	sl.ownership = nil
+	if s.Ownership != nil {
+		sl.ownership = make([]int8, len(s.Ownership))
+		for k, o := range s.Ownership {
+			sl.ownership[k] = int8(math.Round(float64(o)))
+		}
+	}
+	sl.score, sl.final = s.Score, s.Final
+	if r.surpriseShare > 0 {
+		r.surprise.add(i, float64(s.Surprise)-float64(sl.surprise))
+	}
+	sl.surprise = s.Surprise
 	r.added++
 	return nil
 }
@@ -143,7 +196,11 @@ func (r *Buffer) Sample(b *Batch, n int, rng *rand.Rand) error {
 	if n < 1 || n > len(r.slots) {
 		return fmt.Errorf("replay: sample %d: the buffer holds %d", n, len(r.slots))
 	}
-	b.pick(n, len(r.slots), rng)
+	if total := r.surprise.total(); r.surpriseShare > 0 && total > 0 {
+		b.pickBySurprise(r, n, rng)
+	} else {
+		b.pick(n, len(r.slots), rng)
+	}
 	if r.augment {
 		b.fill(r, b.idx, rng)
 	} else {
@@ -201,7 +258,20 @@ func (b *Batch) fill(r *Buffer, slots []int, rng *rand.Rand) {
 			legal[j] = y.Action(env.Action(a))
 		}
 		copy(policy, sl.policy)
-		b.Samples[k] = model.Sample{Obs: dst, Legal: legal, Policy: policy, Value: sl.value}
+		s := model.Sample{Obs: dst, Legal: legal, Policy: policy, Value: sl.value, Score: sl.score, Final: sl.final, Surprise: sl.surprise}
+		if sl.replyLegal != nil {
+			s.ReplyLegal, s.Reply = make([]env.Action, len(sl.replyLegal)), append([]float32(nil), sl.reply...)
+			for j, a := range sl.replyLegal {
+				s.ReplyLegal[j] = y.Action(env.Action(a))
+			}
+		}
+		if sl.ownership != nil {
+			s.Ownership = make([]float32, env.NumSquares)
+			for q, o := range sl.ownership {
+				s.Ownership[y.Square(env.Square(q))] = float32(o)
+			}
+		}
+		b.Samples[k] = s
 	}
 }
 
@@ -221,10 +291,20 @@ func grow[T any](s []T, n int) []T {
 //	uint64 sample count, uint64 samples ever added,
 //	per sample, oldest first: float32 value, uint16 n,
 //	    n x uint16 action, n x float32 probability,
-//	    ObservationSize x float32 observation.
+//	    ObservationSize x float32 observation,
+//	    and from version 2 the optional targets: a byte of flags (1 a
+//	    reply, 2 ownership, 4 a score), float32 surprise, float32 score,
+//	    with a reply uint16 n, n x uint16 action, n x float32 probability,
+//	    with ownership 36 x int8.
+//
+// Version 1 files (without the optional targets) are read too.
 const (
 	replayMagic   = "DSREPLAY"
-	replayVersion = 1
+	replayVersion = 2
+
+	flagReply     = 1
+	flagOwnership = 2
+	flagFinal     = 4
 )
 
 // Encode writes the buffer's samples, oldest first, in a compact binary
@@ -257,6 +337,7 @@ func (r *Buffer) Encode(w io.Writer) error {
 		}
 		out.Float32s(sl.policy)
 		out.Float32s(r.obs[s*env.ObservationSize : (s+1)*env.ObservationSize])
+		sl.encodeTargets(out)
 	}
 	if err := out.Err(); err != nil {
 		return fmt.Errorf("encode replay: %w", err)
@@ -294,7 +375,8 @@ var (
 )
 
 func (r *Buffer) decode(rd io.Reader) error {
-	switch err := codec.NewReader(rd, errCorrupt, errTruncated).Header(replayMagic, replayVersion); {
+	version, err := codec.NewReader(rd, errCorrupt, errTruncated).HeaderVersions(replayMagic, 1, replayVersion)
+	switch {
 	case errors.Is(err, codec.ErrBadMagic):
 		return errors.New("not a replay buffer file")
 	case err != nil:
@@ -335,6 +417,9 @@ func (r *Buffer) decode(rd io.Reader) error {
 		}
 		in.Float32s(s.Policy)
 		in.Float32s(s.Obs)
+		if version >= 2 {
+			decodeTargets(in, &s)
+		}
 		if err := in.Err(); err != nil {
 			return fmt.Errorf("sample %d of %d: %w", k, count, err)
 		}
@@ -352,4 +437,65 @@ func (r *Buffer) decode(rd io.Reader) error {
 	}
 	r.added = added
 	return nil
+}
+
+// encodeTargets writes the slot's optional targets (format version 2).
+func (sl *slot) encodeTargets(out *codec.Writer) {
+	var flags byte
+	if sl.replyLegal != nil {
+		flags |= flagReply
+	}
+	if sl.ownership != nil {
+		flags |= flagOwnership
+	}
+	if sl.final {
+		flags |= flagFinal
+	}
+	out.Bytes([]byte{flags})
+	out.F32(sl.surprise)
+	out.F32(sl.score)
+	if sl.replyLegal != nil {
+		out.U16(uint16(len(sl.replyLegal)))
+		for _, a := range sl.replyLegal {
+			out.U16(a)
+		}
+		out.Float32s(sl.reply)
+	}
+	for _, o := range sl.ownership {
+		out.Bytes([]byte{byte(o)})
+	}
+}
+
+// decodeTargets reads the optional targets encodeTargets wrote into s;
+// Add checks them.
+func decodeTargets(in *codec.Reader, s *model.Sample) {
+	var flags byte
+	if b := in.Bytes(1); b != nil {
+		flags = b[0]
+	}
+	if in.Err() == nil && flags&^(flagReply|flagOwnership|flagFinal) != 0 {
+		in.Fail(fmt.Errorf("%w: target flags %#x", errCorrupt, flags))
+	}
+	s.Surprise, s.Score, s.Final = in.F32(), in.F32(), flags&flagFinal != 0
+	s.ReplyLegal, s.Reply, s.Ownership = nil, nil, nil
+	if flags&flagReply != 0 {
+		n := int(in.U16())
+		if in.Err() == nil && (n == 0 || n > env.NumActions) {
+			in.Fail(fmt.Errorf("%w: %d reply actions", errCorrupt, n))
+			return
+		}
+		s.ReplyLegal, s.Reply = make([]env.Action, n), make([]float32, n)
+		for j := range s.ReplyLegal {
+			s.ReplyLegal[j] = env.Action(in.U16())
+		}
+		in.Float32s(s.Reply)
+	}
+	if flags&flagOwnership != 0 {
+		if b := in.Bytes(env.NumSquares); b != nil {
+			s.Ownership = make([]float32, env.NumSquares)
+			for k, o := range b {
+				s.Ownership[k] = float32(int8(o))
+			}
+		}
+	}
 }

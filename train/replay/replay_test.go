@@ -350,7 +350,7 @@ func TestDecodeRejectsDamage(t *testing.T) {
 	}{
 		{"empty", nil, "truncated"},
 		{"not a replay", []byte("PK\x03\x04 something else entirely"), "not a replay buffer file"},
-		{"newer version", append([]byte(replayMagic), 2, 0, 0, 0), "format version 2"},
+		{"newer version", append([]byte(replayMagic), 3, 0, 0, 0), "format version 3"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
