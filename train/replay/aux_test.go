@@ -218,4 +218,3 @@ func TestConfigValidate(t *testing.T) {
 		}
 	}
 }
-

@@ -58,10 +58,10 @@ type Buffer struct {
 	// surprises for weighted draws when it is more than 0.
 	surpriseShare float64
 	surprise      fenwick
-	obs      []float32 // slot i's observation at [i*ObservationSize, (i+1)*ObservationSize)
-	slots    []slot
-	next     int    // the slot the next Add overwrites once the window is full
-	added    uint64 // samples ever added, including those dropped since
+	obs           []float32 // slot i's observation at [i*ObservationSize, (i+1)*ObservationSize)
+	slots         []slot
+	next          int    // the slot the next Add overwrites once the window is full
+	added         uint64 // samples ever added, including those dropped since
 }
 
 // slot is a stored sample without its observation.
