@@ -3,6 +3,8 @@ package train
 import (
 	"context"
 	"math"
+	"math/rand/v2"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -10,6 +12,7 @@ import (
 
 	"github.com/deathstacks/deathstacks/env"
 	"github.com/deathstacks/deathstacks/mcts"
+	"github.com/deathstacks/deathstacks/model"
 	"github.com/deathstacks/deathstacks/train/metrics"
 )
 
@@ -226,5 +229,25 @@ func TestRunWithEveryCandidate(t *testing.T) {
 	cfg.Iterations = 3
 	if _, err := Run(context.Background(), cfg, RunOptions{Log: &strings.Builder{}, Quiet: true, Resume: true}); err != nil {
 		t.Fatalf("resume: %v", err)
+	}
+}
+
+// TestExportDropsAuxHeads: a player file holds no auxiliary heads.
+func TestExportDropsAuxHeads(t *testing.T) {
+	cfg := model.Config{Blocks: 1, Channels: 8, ValuePlanes: 1, ValueHidden: 8, ReplyHead: true, ScoreHead: true}
+	net, err := model.New(cfg, rand.New(rand.NewPCG(3, 4)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "player.dsnn")
+	if err := ExportNetwork(net, out, ExportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	back, err := model.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.Config().HasAux() || back.NumParams() != net.WithoutAux().NumParams() {
+		t.Errorf("exported %v with %d values, want %v with %d", back.Config(), back.NumParams(), net.WithoutAux().Config(), net.WithoutAux().NumParams())
 	}
 }

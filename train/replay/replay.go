@@ -297,7 +297,8 @@ func grow[T any](s []T, n int) []T {
 //	    with a reply uint16 n, n x uint16 action, n x float32 probability,
 //	    with ownership 36 x int8.
 //
-// Version 1 files (without the optional targets) are read too.
+// A buffer without optional targets is written as version 1, which has
+// none; both versions are read.
 const (
 	replayMagic   = "DSREPLAY"
 	replayVersion = 2
@@ -312,8 +313,16 @@ const (
 func (r *Buffer) Encode(w io.Writer) error {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
+	// Without optional targets the file is version 1, as before them.
+	version := uint32(1)
+	for i := range r.slots {
+		if r.slots[i].hasTargets() {
+			version = replayVersion
+			break
+		}
+	}
 	head := codec.NewWriter(w)
-	head.Header(replayMagic, replayVersion)
+	head.Header(replayMagic, version)
 	if err := head.Err(); err != nil {
 		return fmt.Errorf("encode replay: %w", err)
 	}
@@ -337,7 +346,9 @@ func (r *Buffer) Encode(w io.Writer) error {
 		}
 		out.Float32s(sl.policy)
 		out.Float32s(r.obs[s*env.ObservationSize : (s+1)*env.ObservationSize])
-		sl.encodeTargets(out)
+		if version >= 2 {
+			sl.encodeTargets(out)
+		}
 	}
 	if err := out.Err(); err != nil {
 		return fmt.Errorf("encode replay: %w", err)
@@ -437,6 +448,11 @@ func (r *Buffer) decode(rd io.Reader) error {
 	}
 	r.added = added
 	return nil
+}
+
+// hasTargets says whether the slot has an optional target.
+func (sl *slot) hasTargets() bool {
+	return sl.replyLegal != nil || sl.ownership != nil || sl.final || sl.surprise != 0
 }
 
 // encodeTargets writes the slot's optional targets (format version 2).
