@@ -35,8 +35,8 @@ type Config struct {
 	// to move's view, +1 own stack on top, -1 the opponent's, 0 empty (a
 	// 1x1 convolution to one plane through tanh).
 	OwnershipHead bool `yaml:"ownership_head"`
-	// ScoreHead predicts the final material lead of the side to move,
-	// tanh(lead / 60) as adjudication scales it (a 1x1 convolution to one
+	// ScoreHead predicts the material lead of the side to move on the
+	// game's final board, tanh(lead / 60) as adjudication scales it (a 1x1 convolution to one
 	// plane, ReLU, a fully connected layer to one output through tanh).
 	ScoreHead bool `yaml:"score_head"`
 }

@@ -33,35 +33,43 @@ func playGames(t *testing.T, cfg Config, n int) []SelfPlayGame {
 // TestSelfPlayRecordsOptionalTargets checks the targets of the auxiliary
 // heads and of surprise weighting against the games themselves: the
 // reply is the next sample's policy target (every ply is a sample here),
-// ownership and score are those of the board the value is judged on.
+// ownership that of the board the value is judged on (the horizon's in
+// an adjudicated game), the score that of the final board.
 func TestSelfPlayRecordsOptionalTargets(t *testing.T) {
 	cfg := smokeConfig(t, t.TempDir())
 	cfg.SelfPlay.ResignThreshold = -1
-	cfg.SelfPlay.AdjudicateHorizon = 0 // judged on the final board
+	cfg.SelfPlay.AdjudicateHorizon = 6
 	cfg.Model.ReplyHead, cfg.Model.OwnershipHead, cfg.Model.ScoreHead = true, true, true
 	cfg.Replay.SurpriseShare = 0.5
-	surprising := 0
+	surprising, adjudicated := 0, 0
 	for gi, g := range playGames(t, cfg, 3) {
-		final := env.NewGame(cfg.Env.Rules)
+		game := env.NewGame(cfg.Env.Rules)
+		boards := []env.Position{game.Position()}
 		for _, m := range g.Moves {
-			if err := final.Play(m); err != nil {
+			if err := game.Play(m); err != nil {
 				t.Fatal(err)
 			}
+			boards = append(boards, game.Position())
 		}
-		board := final.Position()
+		last := &boards[len(boards)-1]
+		if g.adjudicated {
+			adjudicated++
+		}
 		for i, s := range g.Samples {
 			if err := s.Validate(); err != nil {
 				t.Fatalf("game %d sample %d: %v", gi, i, err)
 			}
-			mover := env.Red
-			if g.SamplePlies[i]%2 == 1 {
-				mover = env.Blue
+			ply := g.SamplePlies[i]
+			mover := boards[ply].SideToMove()
+			judged := last
+			if g.adjudicated {
+				judged = &boards[min(ply+6, len(boards)-1)]
 			}
-			if want := ownership(&board, mover); !s.Final || !slices.Equal(s.Ownership, want) {
-				t.Fatalf("game %d sample %d: ownership %v (final %v), the last board gives %v", gi, i, s.Ownership, s.Final, want)
+			if want := ownership(judged, mover); !s.Final || !slices.Equal(s.Ownership, want) {
+				t.Fatalf("game %d sample %d: ownership %v (final %v), the judged board gives %v", gi, i, s.Ownership, s.Final, want)
 			}
-			if want := materialScore(&board, mover); s.Score != want {
-				t.Errorf("game %d sample %d: score %v, want %v", gi, i, s.Score, want)
+			if want := materialScore(last, mover); s.Score != want {
+				t.Errorf("game %d sample %d: score %v, the final board gives %v", gi, i, s.Score, want)
 			}
 			if i+1 < len(g.Samples) {
 				next := g.Samples[i+1]
@@ -76,8 +84,8 @@ func TestSelfPlayRecordsOptionalTargets(t *testing.T) {
 			}
 		}
 	}
-	if surprising == 0 {
-		t.Error("no sample has a surprise")
+	if surprising == 0 || adjudicated == 0 {
+		t.Errorf("%d samples with a surprise, %d games adjudicated: want some of each", surprising, adjudicated)
 	}
 }
 

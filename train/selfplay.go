@@ -196,12 +196,15 @@ func (sp *selfPlayer) play(ctx context.Context, seed uint64) (SelfPlayGame, erro
 		out.Samples[i].Value = outcome(&out, &seen[later], seen[at].SideToMove(), sp.cfg.AdjudicateMax)
 		s := &out.Samples[i]
 		if sp.targets.final {
-			// The board the value is judged on, or the final one.
-			judged := &seen[len(seen)-1]
+			// Ownership on the board the value is judged on (the final
+			// one, or the horizon's of an adjudicated game); the score on
+			// the final board, which an adjudicated value does not see.
+			mover, last := seen[at].SideToMove(), &seen[len(seen)-1]
+			judged := last
 			if out.adjudicated {
 				judged = &seen[later]
 			}
-			s.Ownership, s.Score, s.Final = ownership(judged, seen[at].SideToMove()), materialScore(judged, seen[at].SideToMove()), true
+			s.Ownership, s.Score, s.Final = ownership(judged, mover), materialScore(last, mover), true
 		}
 		if sp.targets.reply && at+1 < len(replies) {
 			s.ReplyLegal, s.Reply = compactTarget(&seen[at+1], game.Rules(), replies[at+1])

@@ -267,9 +267,9 @@ func (r *selfPlayRun) samples(n int, obs []float32, mask []bool, policy, value [
 // auxiliary heads into the caller's arrays (nil to skip one): the
 // opponent's reply (the next sample's policy target over every action,
 // zero where hasReply is false: the game's last sample), the final owner
-// of each square from the side to move's view (n*36) and the final
-// material lead as tanh(lead / 60) (n), of the board the value target is
-// judged on.
+// of each square from the side to move's view (n*36), on the board the
+// value target is judged on, and the material lead on the final board as
+// tanh(lead / 60) (n).
 func (r *selfPlayRun) targets(n int, reply []float32, hasReply []bool, ownership, score []float32) error {
 	games, err := r.finished()
 	if err != nil {

@@ -81,9 +81,9 @@ class SelfPlay(Handle):
           sample's policy target; zero where ``has_reply`` bool (N,) is
           false, at a game's last sample), ``ownership`` float32 (N, 36),
           the final owner of each square from the side to move's view (1
-          its own stack on top, -1 the opponent's, 0 empty), and ``score``
-          float32 (N,), the final material lead as tanh(lead / 60), both
-          of the board the value target is judged on.
+          its own stack on top, -1 the opponent's, 0 empty) on the board
+          the value target is judged on, and ``score`` float32 (N,), the
+          material lead on the final board as tanh(lead / 60).
 
         The games' moves are in ``self.moves`` and the statistics of the
         batches (positions, time inside the evaluator) in ``self.stats``.
