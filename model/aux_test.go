@@ -65,17 +65,7 @@ func TestAuxGradientsMatchStock(t *testing.T) {
 		t.Run(fmt.Sprintf("batch=%d", size), func(t *testing.T) {
 			n := randomNetwork(t, auxConfig, 21)
 			batch := withAuxTargets(seeded(22), samplePositions(seeded(23), size))
-			cfg := auxTrainConfig(size)
-			fused, err := NewTrainer(n, cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			stock, err := NewStockTrainer(n, cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			fl, fg := trainerGradients(t, fused, batch)
-			sl, sg := trainerGradients(t, stock, batch)
+			fl, fg, sl, sg := fusedAndStockGradients(t, n, auxTrainConfig(size), batch)
 			for _, p := range []struct {
 				name      string
 				got, want float64
