@@ -253,6 +253,10 @@ func FuzzReadNetwork(f *testing.F) {
 	n.WriteTo(&buf)
 	f.Add(buf.Bytes())
 	f.Add(buf.Bytes()[:40])
+	aux, _ := New(Config{Blocks: 0, Channels: 1, ValuePlanes: 1, ValueHidden: 1, ReplyHead: true, ScoreHead: true}, seeded(2))
+	buf.Reset()
+	aux.WriteTo(&buf)
+	f.Add(buf.Bytes())
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m, opt, err := readFile(bytes.NewReader(data))
 		if (m == nil) == (err == nil) {

@@ -234,3 +234,29 @@ func TestConfigValidate(t *testing.T) {
 		}
 	}
 }
+
+// encodedWithTargets is a buffer of n samples with optional targets,
+// encoded (format version 2).
+func encodedWithTargets(t testing.TB, n int) []byte {
+	t.Helper()
+	r := fill(t, Config{Window: n}, withTargets(randomPositions(t, n, 15)))
+	var buf bytes.Buffer
+	if err := r.Encode(&buf); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// TestDecodeTargetsRejectsTruncation: every truncation of a version-2
+// file is an error.
+func TestDecodeTargetsRejectsTruncation(t *testing.T) {
+	data := encodedWithTargets(t, 5)
+	if v := data[len(replayMagic)]; v != 2 {
+		t.Fatalf("format version %d, want 2", v)
+	}
+	for n := 0; n < len(data); n++ {
+		if _, err := Decode(bytes.NewReader(data[:n]), Config{Window: 10}); err == nil {
+			t.Fatalf("%d of %d bytes decoded without an error", n, len(data))
+		}
+	}
+}

@@ -366,6 +366,7 @@ func TestDecodeRejectsDamage(t *testing.T) {
 // encodes back to something that decodes to the same samples.
 func FuzzDecode(f *testing.F) {
 	f.Add(encoded(f, 2))
+	f.Add(encodedWithTargets(f, 3))
 	f.Add([]byte(replayMagic))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r, err := Decode(bytes.NewReader(data), Config{Window: 4})
