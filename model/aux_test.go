@@ -302,3 +302,40 @@ func TestAuxBitsCorrupt(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkTrainStepCandidates measures what the optional losses cost a
+// training step of the default network at the run's batch of 128, side
+// by side with none.
+func BenchmarkTrainStepCandidates(b *testing.B) {
+	const size = 128
+	batch := withAuxTargets(seeded(81), samplePositions(seeded(82), size))
+	plain := DefaultConfig()
+	heads := plain
+	heads.ReplyHead, heads.OwnershipHead, heads.ScoreHead = true, true, true
+	soft := DefaultTrainConfig()
+	soft.BatchSize, soft.SoftPolicyWeight = size, 8
+	base := DefaultTrainConfig()
+	base.BatchSize = size
+	for _, v := range []struct {
+		name string
+		cfg  Config
+		tc   TrainConfig
+	}{{"none", plain, base}, {"aux-heads", heads, base}, {"soft-policy", plain, soft}, {"all", heads, soft}} {
+		b.Run(v.name, func(b *testing.B) {
+			n, err := New(v.cfg, seeded(1))
+			if err != nil {
+				b.Fatal(err)
+			}
+			tr, err := NewTrainer(n, v.tc)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				if _, err := tr.Step(batch); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.N*size)/b.Elapsed().Seconds(), "samples/s")
+		})
+	}
+}
