@@ -182,8 +182,12 @@ type Batch struct {
 	obs    []float32
 	legal  []env.Action
 	policy []float32
-	idx    []int
-	picked map[int]struct{}
+	// The optional targets' memory: replies and ownership.
+	replyLegal []env.Action
+	reply      []float32
+	ownership  []float32
+	idx        []int
+	picked     map[int]struct{}
 }
 
 // Sample draws n distinct samples uniformly at random into b, using rng
@@ -231,15 +235,20 @@ func (b *Batch) pick(n, m int, rng *rand.Rand) {
 // random symmetry when rng is not nil.
 func (b *Batch) fill(r *Buffer, slots []int, rng *rand.Rand) {
 	const size = env.ObservationSize
-	total := 0
+	total, replies, owned := 0, 0, 0
 	for _, i := range slots {
-		total += len(r.slots[i].legal)
+		sl := &r.slots[i]
+		total += len(sl.legal)
+		replies += len(sl.replyLegal)
+		owned += len(sl.ownership)
 	}
 	b.obs = grow(b.obs, len(slots)*size)
 	b.legal = grow(b.legal, total)
 	b.policy = grow(b.policy, total)
+	b.replyLegal, b.reply = grow(b.replyLegal, replies), grow(b.reply, replies)
+	b.ownership = grow(b.ownership, owned)
 	b.Samples = grow(b.Samples, len(slots))
-	at := 0
+	at, atReply, atOwn := 0, 0, 0
 	for k, i := range slots {
 		sl := &r.slots[i]
 		src, dst := r.obs[i*size:(i+1)*size], b.obs[k*size:(k+1)*size]
@@ -260,13 +269,17 @@ func (b *Batch) fill(r *Buffer, slots []int, rng *rand.Rand) {
 		copy(policy, sl.policy)
 		s := model.Sample{Obs: dst, Legal: legal, Policy: policy, Value: sl.value, Score: sl.score, Final: sl.final, Surprise: sl.surprise}
 		if sl.replyLegal != nil {
-			s.ReplyLegal, s.Reply = make([]env.Action, len(sl.replyLegal)), append([]float32(nil), sl.reply...)
+			n := len(sl.replyLegal)
+			s.ReplyLegal, s.Reply = b.replyLegal[atReply:atReply+n:atReply+n], b.reply[atReply:atReply+n:atReply+n]
+			atReply += n
 			for j, a := range sl.replyLegal {
 				s.ReplyLegal[j] = y.Action(env.Action(a))
 			}
+			copy(s.Reply, sl.reply)
 		}
 		if sl.ownership != nil {
-			s.Ownership = make([]float32, env.NumSquares)
+			s.Ownership = b.ownership[atOwn : atOwn+env.NumSquares : atOwn+env.NumSquares]
+			atOwn += env.NumSquares
 			for q, o := range sl.ownership {
 				s.Ownership[y.Square(env.Square(q))] = float32(o)
 			}
