@@ -339,3 +339,39 @@ func BenchmarkTrainStepCandidates(b *testing.B) {
 		})
 	}
 }
+
+// TestAuxHeadsAtWeightZero: heads whose losses weigh 0 still train (their
+// gradients are 0) and leave the other losses as a network without them
+// has them.
+func TestAuxHeadsAtWeightZero(t *testing.T) {
+	const size = 6
+	batch := withAuxTargets(seeded(91), samplePositions(seeded(92), size))
+	cfg := tinyTrainConfig(size)
+	cfg.ReplyWeight, cfg.OwnershipWeight, cfg.ScoreWeight = 0, 0, 0
+	withHeads := randomNetwork(t, auxConfig, 93)
+	plain := withHeads.WithoutAux()
+	a, err := NewTrainer(withHeads, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := NewTrainer(plain, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	la, ga := trainerGradients(t, a, batch)
+	lb, gb := trainerGradients(t, b, batch)
+	if la.Policy != lb.Policy || la.Value != lb.Value {
+		t.Errorf("losses %+v with heads at weight 0, %+v without", la, lb)
+	}
+	for i := range gb {
+		compareGradients(t, auxConfig.specs()[i].name, ga[i], gb[i], 1e-6)
+	}
+	for i := len(gb); i < len(ga); i++ {
+		if slices.ContainsFunc(ga[i], func(x float32) bool { return x != 0 }) {
+			t.Errorf("%s has a gradient at weight 0", auxConfig.specs()[i].name)
+		}
+	}
+	if _, err := a.Step(batch); err != nil {
+		t.Fatal(err)
+	}
+}
