@@ -35,8 +35,9 @@ type Sample struct {
 	// false) adds nothing to that head's loss.
 	//
 	// ReplyLegal and Reply are the opponent's reply: the next position's
-	// legal actions and its policy target, compact as Legal and Policy;
-	// nil when no searched position followed.
+	// legal actions and its search's policy target (a fast search's, under
+	// playout cap randomization), compact as Legal and Policy; nil when no
+	// searched position followed.
 	ReplyLegal []env.Action
 	Reply      []float32
 	// Ownership is the final owner of each square (env's square order)
