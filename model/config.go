@@ -21,6 +21,47 @@ type Config struct {
 	ValuePlanes int `yaml:"value_planes"`
 	// ValueHidden is the width of the value head's hidden layer.
 	ValueHidden int `yaml:"value_hidden"`
+	// The auxiliary heads (KataGo's, Wu 2019), off by default: heads that
+	// only training uses, with a loss of their own (TrainConfig's weights)
+	// that shapes the trunk. Inference never computes them; the network
+	// file keeps their weights, and an exported player may drop them
+	// ([Network.WithoutAux]).
+	//
+	// ReplyHead predicts the opponent's reply: the policy target of the
+	// next position (a 1x1 convolution to one plane per (direction,
+	// count) and a bias per plane).
+	ReplyHead bool `yaml:"reply_head"`
+	// OwnershipHead predicts the final owner of each square from the side
+	// to move's view, +1 own stack on top, -1 the opponent's, 0 empty (a
+	// 1x1 convolution to one plane through tanh).
+	OwnershipHead bool `yaml:"ownership_head"`
+	// ScoreHead predicts the material lead of the side to move on the
+	// game's final board, tanh(lead / 60) as adjudication scales it (a 1x1 convolution to one
+	// plane, ReLU, a fully connected layer to one output through tanh).
+	ScoreHead bool `yaml:"score_head"`
+}
+
+// HasAux says whether the network has an auxiliary head.
+func (c Config) HasAux() bool { return c.ReplyHead || c.OwnershipHead || c.ScoreHead }
+
+// auxBits are c's auxiliary heads as the network file stores them.
+func (c Config) auxBits() uint32 {
+	var bits uint32
+	for i, on := range []bool{c.ReplyHead, c.OwnershipHead, c.ScoreHead} {
+		if on {
+			bits |= 1 << i
+		}
+	}
+	return bits
+}
+
+// auxAll is every auxiliary head's bit.
+const auxAll = 7
+
+// withAuxBits returns c with the auxiliary heads of bits.
+func (c Config) withAuxBits(bits uint32) Config {
+	c.ReplyHead, c.OwnershipHead, c.ScoreHead = bits&1 != 0, bits&2 != 0, bits&4 != 0
+	return c
 }
 
 // Limits of [Config.Validate]: generous for this board, but small enough
@@ -51,7 +92,16 @@ func (c Config) Validate() error {
 
 // String is the short form used in messages, e.g. "3x32 (value 2/64)".
 func (c Config) String() string {
-	return fmt.Sprintf("%dx%d (value %d/%d)", c.Blocks, c.Channels, c.ValuePlanes, c.ValueHidden)
+	s := fmt.Sprintf("%dx%d (value %d/%d)", c.Blocks, c.Channels, c.ValuePlanes, c.ValueHidden)
+	for _, h := range []struct {
+		on   bool
+		name string
+	}{{c.ReplyHead, "reply"}, {c.OwnershipHead, "ownership"}, {c.ScoreHead, "score"}} {
+		if h.on {
+			s += " +" + h.name
+		}
+	}
+	return s
 }
 
 // ServerConfig tunes a [Server]. Decode YAML onto [DefaultServerConfig].
@@ -134,6 +184,19 @@ type TrainConfig struct {
 	// the rate stays at MinLR.
 	TotalSteps int     `yaml:"total_steps"`
 	MinLR      float64 `yaml:"min_lr"`
+	// ReplyWeight, OwnershipWeight and ScoreWeight scale the losses of the
+	// auxiliary heads (see [Config]) in the total, when the network has
+	// them: the reply's cross-entropy (KataGo: 0.15), the mean squared
+	// error of the ownership over the squares and of the score.
+	ReplyWeight     float64 `yaml:"reply_weight"`
+	OwnershipWeight float64 `yaml:"ownership_weight"`
+	ScoreWeight     float64 `yaml:"score_weight"`
+	// SoftPolicyWeight adds KataGo's soft policy target: the cross-entropy
+	// of the policy head against target^(1/SoftPolicyTemperature),
+	// renormalised, which teaches the order of the moves the search
+	// rejected. 0 (the default) is off; KataGo weighs it 8 at T=4.
+	SoftPolicyWeight      float64 `yaml:"soft_policy_weight"`
+	SoftPolicyTemperature float64 `yaml:"soft_policy_temperature"`
 }
 
 // DefaultTrainConfig returns Adam at 1e-3 with a short warm-up.
@@ -154,6 +217,12 @@ func DefaultTrainConfig() TrainConfig {
 		StepGamma:   0.1,
 		TotalSteps:  100000,
 		MinLR:       1e-5,
+
+		ReplyWeight:           0.15,
+		OwnershipWeight:       0.15,
+		ScoreWeight:           0.15,
+		SoftPolicyWeight:      0,
+		SoftPolicyTemperature: 4,
 	}
 }
 
@@ -174,6 +243,13 @@ func (c TrainConfig) Validate() error {
 	check(finite(c.WeightDecay) && c.WeightDecay >= 0, "weight_decay", c.WeightDecay, "0 or more")
 	check(finite(c.ValueWeight) && c.ValueWeight >= 0, "value_weight", c.ValueWeight, "0 or more")
 	ch.AtLeast("warmup_steps", c.WarmupSteps, 0)
+	for _, w := range []struct {
+		key string
+		v   float64
+	}{{"reply_weight", c.ReplyWeight}, {"ownership_weight", c.OwnershipWeight}, {"score_weight", c.ScoreWeight}, {"soft_policy_weight", c.SoftPolicyWeight}} {
+		check(finite(w.v) && w.v >= 0, w.key, w.v, "0 or more")
+	}
+	check(finite(c.SoftPolicyTemperature) && c.SoftPolicyTemperature >= 1 && c.SoftPolicyTemperature <= 100, "soft_policy_temperature", c.SoftPolicyTemperature, "1 to 100")
 	switch c.Schedule {
 	case scheduleConstant:
 	case scheduleStep:

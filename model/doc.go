@@ -17,6 +17,16 @@
 //   - Value head: a 1x1 convolution to ValuePlanes planes (bias, ReLU), a
 //     fully connected layer of ValueHidden units (bias, ReLU) and one output
 //     through tanh: the expected result for the side to move.
+//   - Auxiliary heads (KataGo's; Config.ReplyHead, OwnershipHead,
+//     ScoreHead, off by default) exist in a [Trainer]'s graph only, as
+//     gorgonia's nodes over the trunk's output read as a row per square
+//     (fused.UnpadOp), so a 1x1 convolution is one matrix product: the
+//     opponent's reply (a plane per (direction, count), a bias per plane,
+//     a cross-entropy against the next position's policy target), the
+//     final owner of each square (one plane through tanh) and the final
+//     material lead (one plane, ReLU, a fully connected layer, tanh), the
+//     last two by mean squared error. Inference never computes them;
+//     [Network.WithoutAux] drops them for players and other languages.
 //
 // There is no batch normalisation: with gorgonia it needs a separate
 // evaluation mode, running statistics saved beside the weights, never a
@@ -117,6 +127,11 @@
 //	+ ValueWeight * mean (value - result)^2
 //	+ WeightDecay * sum of squared weights (biases excluded)
 //
+// plus, when on, SoftPolicyWeight times the cross-entropy of the same
+// policy against target^(1/SoftPolicyTemperature) renormalised, and each
+// auxiliary head's loss times its weight (a sample without that target
+// adds nothing to it).
+//
 // The masked log-softmax shifts each row by its largest legal logit, and
 // is the fused graph's own op (the stock graph builds it from primitive
 // operations), because tensor's (Log)SoftMax takes the row maximum from
@@ -139,6 +154,8 @@
 //	magic "DSTKNNET", format version (uint32, [FormatVersion])
 //	env.EncodingVersion, env.NumPlanes, env.NumActions (uint32 each)
 //	Config: blocks, channels, value_planes, value_hidden (uint32 each)
+//	  and, in format version 2 only, the auxiliary heads (uint32 bits:
+//	  reply 1, ownership 2, score 4; their tensors follow the others)
 //	training steps (int64)
 //	metadata: count, then (key, value) strings sorted by key
 //	tensors: count, then per tensor its shape and float32 values
@@ -146,6 +163,8 @@
 //	  its moment arrays in tensor order
 //	CRC-32C of all the bytes before it
 //
+// A network without auxiliary heads is written as version 1, which every
+// earlier program reads; one with them as version 2. Both are read.
 // Reading checks each part before the next and returns an error, never a
 // network, for another magic ([ErrNotNetwork]), format version
 // ([ErrFormatVersion]), encoding ([ErrEncoding]), tensor shapes that do not

@@ -17,8 +17,14 @@ import (
 const (
 	fileMagic = "DSTKNNET"
 	// FormatVersion is the version of the file format this package
-	// writes; it reads this version only.
+	// writes for a network without auxiliary heads, the one every earlier
+	// program reads.
 	FormatVersion = 1
+	// formatVersionAux is the version written for a network with
+	// auxiliary heads: version 1 with a uint32 of the heads' bits (reply
+	// 1, ownership 2, score 4) after value_hidden, and the heads' tensors
+	// after the others. This package reads both.
+	formatVersionAux = 2
 
 	optNone = 0
 	optAdam = 1
@@ -119,10 +125,18 @@ func saveFile(path string, write func(io.Writer) (int64, error)) error {
 
 func writeFile(w io.Writer, n *Network, opt *optim.State) (int64, error) {
 	e := codec.NewWriter(w)
-	e.Header(fileMagic, FormatVersion)
+	aux := n.cfg.auxBits()
+	if aux == 0 {
+		e.Header(fileMagic, FormatVersion)
+	} else {
+		e.Header(fileMagic, formatVersionAux)
+	}
 	for _, v := range []int{env.EncodingVersion, env.NumPlanes, env.NumActions,
 		n.cfg.Blocks, n.cfg.Channels, n.cfg.ValuePlanes, n.cfg.ValueHidden} {
 		e.U32(uint32(v))
+	}
+	if aux != 0 {
+		e.U32(aux)
 	}
 	e.I64(n.steps)
 	keys := slices.Sorted(func(yield func(string) bool) {
@@ -180,11 +194,12 @@ func writeFile(w io.Writer, n *Network, opt *optim.State) (int64, error) {
 func readFile(r io.Reader) (*Network, *optim.State, error) {
 	d := codec.NewReader(r, ErrCorrupt, ErrTruncated)
 	var version *codec.VersionError
-	switch err := d.Header(fileMagic, FormatVersion); {
+	format, err := d.HeaderVersions(fileMagic, FormatVersion, formatVersionAux)
+	switch {
 	case errors.Is(err, codec.ErrBadMagic):
 		return nil, nil, ErrNotNetwork
 	case errors.As(err, &version):
-		return nil, nil, fmt.Errorf("%w: file has version %d, this program reads %d", ErrFormatVersion, version.Got, FormatVersion)
+		return nil, nil, fmt.Errorf("%w: file has version %d, this program reads %d to %d", ErrFormatVersion, version.Got, FormatVersion, formatVersionAux)
 	}
 	enc, planes, actions := d.U32(), d.U32(), d.U32()
 	if d.Err() == nil && (enc != env.EncodingVersion || planes != env.NumPlanes || actions != env.NumActions) {
@@ -192,6 +207,13 @@ func readFile(r io.Reader) (*Network, *optim.State, error) {
 			ErrEncoding, enc, planes, actions, env.EncodingVersion, env.NumPlanes, env.NumActions)
 	}
 	cfg := Config{Blocks: int(d.U32()), Channels: int(d.U32()), ValuePlanes: int(d.U32()), ValueHidden: int(d.U32())}
+	if format == formatVersionAux {
+		bits := d.U32()
+		if d.Err() == nil && (bits == 0 || bits&^auxAll != 0) {
+			return nil, nil, fmt.Errorf("%w: auxiliary heads %#x", ErrCorrupt, bits)
+		}
+		cfg = cfg.withAuxBits(bits)
+	}
 	steps := d.I64()
 	if d.Err() != nil {
 		return nil, nil, d.Err()

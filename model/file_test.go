@@ -169,7 +169,7 @@ func TestLoadErrors(t *testing.T) {
 		{"empty", nil, ErrTruncated},
 		{"bad magic", edit(func(b []byte) []byte { b[0] = 'X'; return b }), ErrNotNetwork},
 		{"text file", []byte("blocks: 3\nchannels: 32\n"), ErrNotNetwork},
-		{"future version", edit(put(offVersion, FormatVersion+1)), ErrFormatVersion},
+		{"future version", edit(put(offVersion, formatVersionAux+1)), ErrFormatVersion},
 		{"version zero", edit(put(offVersion, 0)), ErrFormatVersion},
 		{"other encoding", edit(put(offEncoding, 999)), ErrEncoding},
 		{"other planes", edit(put(offPlanes, 3)), ErrEncoding},
@@ -253,6 +253,10 @@ func FuzzReadNetwork(f *testing.F) {
 	n.WriteTo(&buf)
 	f.Add(buf.Bytes())
 	f.Add(buf.Bytes()[:40])
+	aux, _ := New(Config{Blocks: 0, Channels: 1, ValuePlanes: 1, ValueHidden: 1, ReplyHead: true, ScoreHead: true}, seeded(2))
+	buf.Reset()
+	aux.WriteTo(&buf)
+	f.Add(buf.Bytes())
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m, opt, err := readFile(bytes.NewReader(data))
 		if (m == nil) == (err == nil) {

@@ -26,6 +26,23 @@ func trainerGradients(t *testing.T, tr *Trainer, batch []Sample) (Losses, [][]fl
 	return l, out
 }
 
+// fusedAndStockGradients returns the losses and gradients of a fused and
+// a stock trainer of n for one batch.
+func fusedAndStockGradients(t *testing.T, n *Network, cfg TrainConfig, batch []Sample) (fl Losses, fg [][]float32, sl Losses, sg [][]float32) {
+	t.Helper()
+	fused, err := NewTrainer(n, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stock, err := NewStockTrainer(n, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fl, fg = trainerGradients(t, fused, batch)
+	sl, sg = trainerGradients(t, stock, batch)
+	return fl, fg, sl, sg
+}
+
 // TestFusedGradientsMatchStock compares the fused training graph's
 // losses and gradients with gorgonia's stock graph on random networks and
 // batches of several sizes.
@@ -37,16 +54,7 @@ func TestFusedGradientsMatchStock(t *testing.T) {
 				batch := samplePositions(seeded(12), size)
 				cfg := tinyTrainConfig(size)
 				cfg.ValueWeight = 0.7
-				fused, err := NewTrainer(n, cfg)
-				if err != nil {
-					t.Fatal(err)
-				}
-				stock, err := NewStockTrainer(n, cfg)
-				if err != nil {
-					t.Fatal(err)
-				}
-				fl, fg := trainerGradients(t, fused, batch)
-				sl, sg := trainerGradients(t, stock, batch)
+				fl, fg, sl, sg := fusedAndStockGradients(t, n, cfg, batch)
 				if math.Abs(fl.Policy-sl.Policy) > 1e-4*(1+sl.Policy) || math.Abs(fl.Value-sl.Value) > 1e-4*(1+sl.Value) {
 					t.Errorf("fused losses %+v, stock %+v", fl, sl)
 				}

@@ -116,6 +116,12 @@ type net struct {
 	params []*G.Node // in Config.specs order; nil in the fused inference graph
 	logits *G.Node   // (B, NumActions)
 	value  *G.Node   // (B, 1), after tanh
+	// trunk is the trunk's output: (B, Channels, 6, 6) in the stock graph,
+	// the fused TrunkOp's padded layout in the fused one. squares is the
+	// same as a matrix (B*36, Channels), a row per square, square-major:
+	// the input of the auxiliary heads, in training graphs of networks
+	// that have them only (nil otherwise).
+	trunk, squares *G.Node
 	// The outputs are read through copies made during the run: the tape
 	// machine reuses the memory of a node whose value no later operation
 	// needs, so a node's Value after the run can hold another node's. The
@@ -184,12 +190,16 @@ func newFastNet(g *G.ExprGraph, cfg Config, packed *fused.Net, batch int, xs []f
 		trunkIn = append(trunkIn, p[:tp]...)
 	}
 	h := b.apply(fused.NewTrunkOp(packed, batch, train), trunkIn...)
+	n.trunk = h
+	if train && cfg.HasAux() {
+		n.squares = b.apply(fused.NewUnpadOp(packed, batch), h)
+	}
 	polOp := fused.NewHeadOp(packed, batch, false, train)
 	n.logits = b.apply(polOp, append([]*G.Node{h}, pol...)...)
 	valOp := fused.NewHeadOp(packed, batch, true, train)
 	v := b.apply(valOp, append([]*G.Node{h}, val...)...)
 	if train {
-		b.finish(n, v, p[len(p)-4:])
+		b.finish(n, v, p[tp+4:tp+8])
 	} else {
 		fc := fused.NewValueFCOp(packed, batch)
 		n.value = b.apply(fc, v)
@@ -222,6 +232,7 @@ func newNet(g *G.ExprGraph, cfg Config, batch int, xs []float32, weights [][]flo
 		h = b.relu(b.add(h, r))
 		p = p[4:]
 	}
+	n.trunk = h
 	// Policy: a 1x1 convolution to one plane per (direction, count), read
 	// plane-major, is the action index order; plus a bias per action.
 	pol := b.reshape(b.conv(h, p[0]), batch, env.NumActions)

@@ -139,12 +139,38 @@ func (n *Network) CheckConfig(want Config) error {
 		{"channels", have.Channels, want.Channels},
 		{"value_planes", have.ValuePlanes, want.ValuePlanes},
 		{"value_hidden", have.ValueHidden, want.ValueHidden},
+		{"reply_head", b2i(have.ReplyHead), b2i(want.ReplyHead)},
+		{"ownership_head", b2i(have.OwnershipHead), b2i(want.OwnershipHead)},
+		{"score_head", b2i(have.ScoreHead), b2i(want.ScoreHead)},
 	} {
 		if f.have != f.want {
 			return fmt.Errorf("network has model.%s %d, configuration asks for %d", f.key, f.have, f.want)
 		}
 	}
 	return nil
+}
+
+// b2i is 1 for true, 0 for false.
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// WithoutAux returns the network without its auxiliary heads (see
+// [Config]), which inference never uses: a copy with the same weights,
+// step count and metadata otherwise, or the network itself if it has none.
+// Exported players and other languages get this form.
+func (n *Network) WithoutAux() *Network {
+	if !n.cfg.HasAux() {
+		return n
+	}
+	n.mu.RLock()
+	defer n.mu.RUnlock()
+	cfg := n.cfg.withAuxBits(0)
+	weights := n.copyWeightsLocked(nil)[:cfg.inferenceParams()]
+	return newNetwork(cfg, weights, n.steps, maps.Clone(n.Meta))
 }
 
 // Evaluate implements the search's evaluator contract (mcts.Evaluator):

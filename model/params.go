@@ -104,15 +104,36 @@ func (c Config) specs() []paramSpec {
 		paramSpec{name: "value.fc2.w", shape: []int{vh, 1}, decay: true, std: 0.1 / math.Sqrt(float64(vh))},
 		bias("value.fc2.b", 1, 1),
 	)
+	// The auxiliary heads read the trunk's squares as rows (B*36,
+	// Channels), so their 1x1 convolutions are stored as fully connected
+	// layers (in, out).
+	fc := func(name string, in, out int, std float64) paramSpec {
+		return paramSpec{name: name, shape: []int{in, out}, decay: true, std: std}
+	}
+	if c.ReplyHead {
+		specs = append(specs, fc("reply.w", ch, policyPlanes, 0.1/math.Sqrt(float64(ch))), bias("reply.b", 1, policyPlanes))
+	}
+	if c.OwnershipHead {
+		specs = append(specs, fc("ownership.w", ch, 1, 0.1/math.Sqrt(float64(ch))), bias("ownership.b", 1, 1))
+	}
+	if c.ScoreHead {
+		specs = append(specs,
+			fc("score.conv.w", ch, 1, he(ch)), bias("score.conv.b", 1, 1),
+			fc("score.fc.w", env.NumSquares, 1, 0.1/math.Sqrt(env.NumSquares)), bias("score.fc.b", 1, 1))
+	}
 	return specs
 }
 
+// inferenceParams is the number of learnables inference uses: the first
+// ones of specs, before the auxiliary heads'.
+func (c Config) inferenceParams() int { return fused.TrunkParams(c.Blocks) + 8 }
+
 // FLOPs is the number of floating-point operations (multiply and add
-// counted separately) of one position's forward pass, counting the
-// convolutions and matrix products only.
+// counted separately) of one position's forward pass at inference (no
+// auxiliary head), counting the convolutions and matrix products only.
 func (c Config) FLOPs() int64 {
 	var n int64
-	for _, p := range c.specs() {
+	for _, p := range c.specs()[:c.inferenceParams()] {
 		if !p.decay {
 			continue
 		}

@@ -29,6 +29,30 @@ type Sample struct {
 	// Value is the game's result for the side to move: 1, -1 or 0 (any
 	// value in [-1, 1] is accepted).
 	Value float32
+
+	// The targets of the auxiliary heads (see [Config]) and of surprise
+	// weighting, each optional: a sample without one (nil, or Final
+	// false) adds nothing to that head's loss.
+	//
+	// ReplyLegal and Reply are the opponent's reply: the next position's
+	// legal actions and its search's policy target (a fast search's, under
+	// playout cap randomization), compact as Legal and Policy; nil when no
+	// searched position followed.
+	ReplyLegal []env.Action
+	Reply      []float32
+	// Ownership is the final owner of each square (env's square order)
+	// from the side to move's view: +1 its own stack on top, -1 the
+	// opponent's, 0 empty; nil when not recorded.
+	Ownership []float32
+	// Score is the final material lead of the side to move as
+	// tanh(lead / 60), the greedy player's units; valid when Final is set.
+	Score float32
+	// Final says Score holds a target.
+	Final bool
+	// Surprise is how much the search's target differed from the
+	// network's prior, KL(Policy || prior) in nats, for surprise-weighted
+	// sampling; 0 when not recorded.
+	Surprise float32
 }
 
 // Losses are one training step's loss parts, measured before the update.
@@ -40,7 +64,15 @@ type Losses struct {
 	Value float64
 	// L2 is WeightDecay times the sum of the squared weights.
 	L2 float64
-	// Total is Policy + ValueWeight*Value + L2, the minimised loss.
+	// Reply, Ownership and Score are the auxiliary heads' losses (0 for a
+	// network without them): the reply's cross-entropy and the mean
+	// squared errors of the ownership (over squares) and of the score.
+	Reply, Ownership, Score float64
+	// SoftPolicy is the cross-entropy against the soft policy target (0
+	// unless TrainConfig.SoftPolicyWeight is set).
+	SoftPolicy float64
+	// Total is Policy + ValueWeight*Value + the weighted auxiliary and soft
+	// policy losses + L2, the minimised loss.
 	Total float64
 	// Entropy is the mean entropy of the network's policy.
 	Entropy float64
@@ -84,6 +116,8 @@ type trainShard struct {
 	result      []float32 // (rows, 1)
 	polLoss     *G.Node
 	valLoss     *G.Node
+	// The optional losses' inputs and nodes, nil when off: see aux.go.
+	aux auxShard
 }
 
 // NewTrainer returns a trainer of net with a fresh optimiser state.
@@ -130,7 +164,8 @@ func newTrainer(n *Network, cfg TrainConfig, opt *optim.State, stock bool) (*Tra
 			target:  make([]float32, rows*env.NumActions),
 			result:  make([]float32, rows),
 		}
-		if err := sh.build(n, cfg.ValueWeight, stock); err != nil {
+		sh.aux = newAuxShard(n.cfg, cfg, rows)
+		if err := sh.build(n, cfg, stock); err != nil {
 			return nil, fmt.Errorf("new trainer: %w", err)
 		}
 		t.shards = append(t.shards, sh)
@@ -143,7 +178,7 @@ func newTrainer(n *Network, cfg TrainConfig, opt *optim.State, stock bool) (*Tra
 // and its gradients. The fused graph's policy loss is one op
 // (fused.PolicyLossOp); the stock graph's is built from gorgonia's
 // primitives (stockPolicyLoss).
-func (sh *trainShard) build(n *Network, valueWeight float64, stock bool) error {
+func (sh *trainShard) build(n *Network, cfg TrainConfig, stock bool) error {
 	buildMu.Lock()
 	defer buildMu.Unlock()
 	bs := sh.rows
@@ -180,8 +215,9 @@ func (sh *trainShard) build(n *Network, valueWeight float64, stock bool) error {
 	if b.err != nil {
 		return b.err
 	}
-	vw := G.NewConstant(float32(valueWeight), G.WithName("value_weight"))
+	vw := G.NewConstant(float32(cfg.ValueWeight), G.WithName("value_weight"))
 	cost := b.add(sh.polLoss, b.keep(G.HadamardProd(sh.valLoss, vw)))
+	cost = sh.aux.build(b, n.cfg, cfg, fwd, negMask, stock, cost)
 	if b.err != nil {
 		return b.err
 	}
@@ -222,7 +258,7 @@ func (t *Trainer) Step(batch []Sample) (Losses, error) {
 		}
 	}
 	l.L2 *= t.cfg.WeightDecay
-	l.Total = l.Policy + t.cfg.ValueWeight*l.Value + l.L2
+	l.Total = l.Policy + t.cfg.ValueWeight*l.Value + t.cfg.auxTotal(l) + l.L2
 	if math.IsNaN(l.Total) || math.IsInf(l.Total, 0) {
 		return l, fmt.Errorf("training step %d: loss is %v (policy %v, value %v); weights left unchanged", t.net.Steps(), l.Total, l.Policy, l.Value)
 	}
@@ -258,6 +294,10 @@ func (t *Trainer) gradients(batch []Sample) (Losses, [][]float32, error) {
 		l.Policy += w * p.losses.Policy
 		l.Value += w * p.losses.Value
 		l.Entropy += w * p.losses.Entropy
+		l.Reply += w * p.losses.Reply
+		l.Ownership += w * p.losses.Ownership
+		l.Score += w * p.losses.Score
+		l.SoftPolicy += w * p.losses.SoftPolicy
 	}
 	// The first shard's arrays take the weighted sum (a lone shard's
 	// weight is 1).
@@ -299,6 +339,9 @@ func (sh *trainShard) gradients(batch []Sample) shardResult {
 		return shardResult{err: err}
 	}
 	if l.Value, err = scalar(sh.valLoss); err != nil {
+		return shardResult{err: err}
+	}
+	if err := sh.aux.losses(&l); err != nil {
 		return shardResult{err: err}
 	}
 	out, err := sh.fwd.outputs()
@@ -367,6 +410,7 @@ func (sh *trainShard) load(part []Sample) {
 		}
 		sh.result[i] = s.Value
 	}
+	sh.aux.load(part)
 }
 
 // policySumTolerance is how far a target policy's sum may be from 1: the
@@ -387,9 +431,18 @@ func (s Sample) Validate() error {
 	case !(s.Value >= -1 && s.Value <= 1):
 		return fmt.Errorf("value %v: want -1 to 1", s.Value)
 	}
+	if err := checkPolicy(s.Legal, s.Policy); err != nil {
+		return err
+	}
+	return s.validateAux()
+}
+
+// checkPolicy reports what is wrong with a policy target compact over
+// legal, if anything.
+func checkPolicy(legal []env.Action, policy []float32) error {
 	var seen [(env.NumActions + 63) / 64]uint64
 	var sum float64
-	for j, a := range s.Legal {
+	for j, a := range legal {
 		if !a.Valid() {
 			return fmt.Errorf("action %d: out of range", int(a))
 		}
@@ -397,7 +450,7 @@ func (s Sample) Validate() error {
 			return fmt.Errorf("action %d: listed twice", int(a))
 		}
 		seen[a/64] |= 1 << (a % 64)
-		p := s.Policy[j]
+		p := policy[j]
 		if !(p >= 0 && p <= 1) {
 			return fmt.Errorf("probability %v of action %d: want 0 to 1", p, int(a))
 		}

@@ -90,6 +90,11 @@ type SelfPlayConfig struct {
 	// FullSearchShare is the probability of a full, recorded search per
 	// move when FastSimulations is set.
 	FullSearchShare float64 `yaml:"full_search_share"`
+	// ProgressiveSimulations is MiniZero's progressive simulation: the
+	// full searches start the run with this many simulations, rising
+	// linearly to search.simulations by the run's end (its iterations or
+	// time limit, whichever comes first). 0 (the default) is off.
+	ProgressiveSimulations int `yaml:"progressive_simulations"`
 }
 
 // OptimConfig is the training step (optimiser, loss weights, learning-rate
@@ -351,7 +356,13 @@ func (c Config) problems() []*configs.FieldError {
 		ch.InRange("selfplay.full_search_share", s.FullSearchShare, 0, 1)
 	}
 
-	ch.AtLeast("replay.window", c.Replay.Window, 1)
+	if s.ProgressiveSimulations != 0 {
+		full := c.Search.Simulations
+		ch.Check(s.ProgressiveSimulations > s.FastSimulations && s.ProgressiveSimulations < full, "selfplay.progressive_simulations",
+			"is %d: want 0 (off), or more than selfplay.fast_simulations (%d) and fewer than search.simulations (%d)", s.ProgressiveSimulations, s.FastSimulations, full)
+	}
+
+	ch.Section("replay", c.Replay.Validate())
 
 	ch.AtLeast("optim.total_steps", c.Optim.TotalSteps, 0)
 	if !ch.Reported("optim.total_steps") {

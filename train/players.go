@@ -429,7 +429,8 @@ func (t *trained) export(out string, opts ExportOptions) error {
 	if now.IsZero() {
 		now = time.Now()
 	}
-	net := t.net
+	// A player needs no auxiliary heads: only training computes them.
+	net := t.net.WithoutAux()
 	if net.Meta == nil {
 		net.Meta = map[string]string{}
 	}

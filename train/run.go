@@ -315,7 +315,10 @@ func (r *runner) iteration(ctx context.Context, srv *model.Server, elapsed func(
 	// Self-play.
 	var stats selfPlayStats
 	if !r.opts.NoSelfPlay {
-		sp := &selfPlayer{eval: srv, opts: r.cfg.Env, search: r.cfg.Search, cfg: r.cfg.SelfPlay}
+		sp := newSelfPlayer(srv, r.cfg, runProgress(r.cfg, it-1, elapsed()))
+		if r.cfg.SelfPlay.ProgressiveSimulations > 0 {
+			m.SelfPlaySimulations = sp.search.Simulations
+		}
 		evals0 := srv.Stats().Positions
 		bar := progress.New(r.log, r.cfg.SelfPlay.GamesPerIteration, fmt.Sprintf("iteration %d self-play", it), "games", r.opts.Quiet)
 		stats, err = sp.runSelfPlay(ctx, r.cfg.SelfPlay.GamesPerIteration, r.cfg.SelfPlay.ParallelGames, seed, func(_ int, g SelfPlayGame) error {
@@ -474,12 +477,17 @@ func (r *runner) train(it int, m *metrics.Iteration, elapsed func() float64) (er
 		sum.L2 += l.L2
 		sum.Total += l.Total
 		sum.Entropy += l.Entropy
+		sum.Reply += l.Reply
+		sum.Ownership += l.Ownership
+		sum.Score += l.Score
+		sum.SoftPolicy += l.SoftPolicy
 		m.LR = l.LR
 		bar.Add(1)
 	}
 	n := float64(steps)
 	m.PolicyLoss, m.ValueLoss, m.L2Loss = sum.Policy/n, sum.Value/n, sum.L2/n
 	m.TotalLoss, m.PolicyEntropy = sum.Total/n, sum.Entropy/n
+	m.ReplyLoss, m.OwnershipLoss, m.ScoreLoss, m.SoftPolicyLoss = sum.Reply/n, sum.Ownership/n, sum.Score/n, sum.SoftPolicy/n
 	m.TrainSteps = steps
 	m.TrainSec = time.Since(start).Seconds()
 	m.SamplesPerSec = float64(steps*batchSize) / m.TrainSec

@@ -65,6 +65,57 @@ type selfPlayer struct {
 	opts   env.Options
 	search mcts.Config
 	cfg    SelfPlayConfig
+	// targets says which optional targets the samples get.
+	targets targetSet
+}
+
+// targetSet is the optional targets (see model.Sample) self-play records:
+// those the network's auxiliary heads and the replay's surprise weighting
+// use.
+type targetSet struct {
+	reply, final, surprise bool
+}
+
+// newSelfPlayer returns the self-player of cfg on eval at the run's
+// progress (0 at its start, 1 at its end): the search's simulations
+// follow selfplay.progressive_simulations, and the samples get the
+// optional targets that cfg's network and replay use.
+func newSelfPlayer(eval mcts.Evaluator, cfg Config, progress float64) *selfPlayer {
+	search := cfg.Search
+	search.Simulations = cfg.SelfPlay.simulations(search.Simulations, progress)
+	return &selfPlayer{
+		eval: eval, opts: cfg.Env, search: search, cfg: cfg.SelfPlay,
+		targets: targetSet{
+			reply:    cfg.Model.ReplyHead,
+			final:    cfg.Model.OwnershipHead || cfg.Model.ScoreHead,
+			surprise: cfg.Replay.SurpriseShare > 0,
+		},
+	}
+}
+
+// simulations is MiniZero's progressive simulation: the full searches'
+// simulations at the run's progress (0 to 1), rising linearly from
+// ProgressiveSimulations to full; full when it is off (0).
+func (c SelfPlayConfig) simulations(full int, progress float64) int {
+	if c.ProgressiveSimulations == 0 {
+		return full
+	}
+	progress = min(max(progress, 0), 1)
+	return c.ProgressiveSimulations + int(math.Round(progress*float64(full-c.ProgressiveSimulations)))
+}
+
+// runProgress is how far a run of cfg is after done iterations and
+// elapsed seconds of training time: the larger of its shares of the
+// iterations and of the time limit (those it has), at most 1.
+func runProgress(cfg Config, done int, elapsed float64) float64 {
+	var p float64
+	if cfg.Iterations > 0 {
+		p = float64(done) / float64(cfg.Iterations)
+	}
+	if cfg.TimeLimit > 0 {
+		p = max(p, elapsed/cfg.TimeLimit.Seconds())
+	}
+	return min(p, 1)
 }
 
 // play plays one game from the start position (plus the configured random
@@ -83,6 +134,9 @@ func (sp *selfPlayer) play(ctx context.Context, seed uint64) (SelfPlayGame, erro
 		out     SelfPlayGame
 		seen    []env.Position // the position before each move, then the last one
 		doubter = -1           // the side that would have resigned, in a played-out game
+		// replies holds each searched position's target by its index
+		// in seen, for the reply targets.
+		replies []map[env.Action]float32
 	)
 	for !game.Status().Over() {
 		if err := ctx.Err(); err != nil {
@@ -95,8 +149,17 @@ func (sp *selfPlayer) play(ctx context.Context, seed uint64) (SelfPlayGame, erro
 			return SelfPlayGame{}, fmt.Errorf("self-play ply %d: %w", pos.Ply(), err)
 		}
 		if recorded {
-			out.Samples = append(out.Samples, searchSample(&pos, game, d))
+			s := searchSample(&pos, game, d)
+			if sp.targets.surprise {
+				if s.Surprise, err = sp.surprise(s); err != nil {
+					return SelfPlayGame{}, fmt.Errorf("self-play ply %d: %w", pos.Ply(), err)
+				}
+			}
+			out.Samples = append(out.Samples, s)
 			out.SamplePlies = append(out.SamplePlies, len(game.Moves()))
+		}
+		if sp.targets.reply {
+			replies = append(replies, d.Target)
 		}
 		if sp.cfg.ResignThreshold > -1 && !math.IsNaN(d.Value) && d.Value < sp.cfg.ResignThreshold {
 			if canResign {
@@ -131,8 +194,82 @@ func (sp *selfPlayer) play(ctx context.Context, seed uint64) (SelfPlayGame, erro
 			later = min(later, at+h)
 		}
 		out.Samples[i].Value = outcome(&out, &seen[later], seen[at].SideToMove(), sp.cfg.AdjudicateMax)
+		s := &out.Samples[i]
+		if sp.targets.final {
+			// Ownership on the board the value is judged on (the final
+			// one, or the horizon's of an adjudicated game); the score on
+			// the final board, which an adjudicated value does not see.
+			mover, last := seen[at].SideToMove(), &seen[len(seen)-1]
+			judged := last
+			if out.adjudicated {
+				judged = &seen[later]
+			}
+			s.Ownership, s.Score, s.Final = ownership(judged, mover), materialScore(last, mover), true
+		}
+		if sp.targets.reply && at+1 < len(replies) {
+			s.ReplyLegal, s.Reply = compactTarget(&seen[at+1], game.Rules(), replies[at+1])
+		}
 	}
 	return out, nil
+}
+
+// ownership is the owner of each square of the judged board from mover's
+// view: +1 mover's stack on top, -1 the opponent's, 0 empty.
+func ownership(judged *env.Position, mover env.Color) []float32 {
+	out := make([]float32, env.NumSquares)
+	for q := range env.NumSquares {
+		switch st := judged.At(env.Square(q)); {
+		case st.Empty():
+		case st.Top() == mover:
+			out[q] = 1
+		default:
+			out[q] = -1
+		}
+	}
+	return out
+}
+
+// materialScore is mover's material lead on the judged board as
+// adjudication scales it, tanh(lead / 60).
+func materialScore(judged *env.Position, mover env.Color) float32 {
+	return float32(math.Tanh(float64(judged.Material(mover)) / adjudicationScale))
+}
+
+// compactTarget is a search target over the legal actions of pos,
+// normalised; nil, nil when the target has no mass there (a player
+// without a search tree).
+func compactTarget(pos *env.Position, rules env.Rules, target map[env.Action]float32) ([]env.Action, []float32) {
+	legal := pos.LegalActions(nil, rules.TooTall)
+	p := make([]float32, len(legal))
+	var total float32
+	for j, a := range legal {
+		p[j] = target[a]
+		total += p[j]
+	}
+	if total == 0 {
+		return nil, nil
+	}
+	for j := range p {
+		p[j] /= total
+	}
+	return legal, p
+}
+
+// surprise is KL(s.Policy || prior) of the network's prior for s's
+// position, in nats: how much the search changed the policy.
+func (sp *selfPlayer) surprise(s Sample) (float32, error) {
+	prior := [][]float32{make([]float32, len(s.Legal))}
+	value := []float32{0}
+	if err := sp.eval.Evaluate(s.Obs, [][]env.Action{s.Legal}, prior, value); err != nil {
+		return 0, fmt.Errorf("prior for the surprise: %w", err)
+	}
+	var kl float64
+	for j, t := range s.Policy {
+		if t > 0 {
+			kl += float64(t) * math.Log(float64(t)/max(float64(prior[0][j]), 1e-12))
+		}
+	}
+	return float32(max(kl, 0)), nil
 }
 
 // outcome is the value target for the side that moved: +1 for a win, -1
@@ -265,11 +402,13 @@ func SelfPlay(ctx context.Context, cfg Config, eval mcts.Evaluator, seed uint64,
 
 // SelfPlayGames plays games 0 to n-1 of [SelfPlay] (the same games for
 // the same seed), cfg.SelfPlay.ParallelGames at a time, and hands each
-// finished one with its number to done, in the order they finish. It
+// finished one with its number to done, in the order they finish. Its
+// searches take search.simulations: a run's progress, which
+// selfplay.progressive_simulations follows, is the run's to know. It
 // returns nil once all n have finished, or the first error of a game or
 // of done, or ctx's end.
 func SelfPlayGames(ctx context.Context, cfg Config, eval mcts.Evaluator, seed uint64, n int, done func(int, SelfPlayGame) error) error {
-	sp := &selfPlayer{eval: eval, opts: cfg.Env, search: cfg.Search, cfg: cfg.SelfPlay}
+	sp := newSelfPlayer(eval, cfg, 1)
 	_, err := sp.runSelfPlay(ctx, n, cfg.SelfPlay.ParallelGames, seed, done)
 	return err
 }

@@ -59,6 +59,6 @@ func exportNetwork(format string, fs *flag.FlagSet, ckpt, out string, meta map[s
 		}
 		return err
 	}
-	fmt.Fprintf(s.out, "exported %s to %s (ONNX, opset %d, %v)\n", source, out, onnx.Opset, net.Config())
+	fmt.Fprintf(s.out, "exported %s to %s (ONNX, opset %d, %v)\n", source, out, onnx.Opset, net.WithoutAux().Config())
 	return nil
 }

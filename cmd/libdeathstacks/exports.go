@@ -631,6 +631,30 @@ func ds_selfplay_samples(h, n C.int64_t, obs, mask, policy, value, game, ply uns
 	})
 }
 
+// ds_selfplay_targets writes n samples' targets of the trainer's
+// auxiliary heads: the opponent's replies (n*6912 floats) and whether
+// each has one (n bytes), the final ownership (n*36 floats) and score (n
+// floats).
+//
+//export ds_selfplay_targets
+func ds_selfplay_targets(h, n C.int64_t, reply, hasReply, ownership, score unsafe.Pointer) C.int64_t {
+	return do(func() (int64, error) {
+		return with(int64(h), "self-play", func(r *selfPlayRun) (int64, error) {
+			if n < 0 || n > 1<<30 {
+				return 0, fmt.Errorf("self-play targets: %d samples", int64(n))
+			}
+			rp, err1 := slice[float32](reply, n*env.NumActions)
+			hr, err2 := slice[bool](hasReply, n)
+			o, err3 := slice[float32](ownership, n*env.NumSquares)
+			s, err4 := slice[float32](score, n)
+			if err := errors.Join(err1, err2, err3, err4); err != nil {
+				return 0, err
+			}
+			return 0, r.targets(int(n), rp, hr, o, s)
+		})
+	})
+}
+
 // ds_selfplay_games writes n games' lengths in plies and winners (-1
 // none, 0 red, 1 blue; int64s) and whether they ended by resignation
 // (bytes).

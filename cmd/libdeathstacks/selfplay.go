@@ -48,7 +48,7 @@ var selfPlayKeys = sync.OnceValue(func() map[string]string {
 		}
 	}
 	for _, k := range yamlKeys(reflect.TypeFor[train.SelfPlayConfig]()) {
-		if k != "games_per_iteration" {
+		if k != "games_per_iteration" && k != "progressive_simulations" { // a run's, not a caller's
 			keys[k] = "selfplay." + k
 		}
 	}
@@ -110,6 +110,11 @@ func newSelfPlayRun(settings string) (*selfPlayRun, error) {
 	if err != nil {
 		return nil, fmt.Errorf("settings: %w", withoutLines(err))
 	}
+	// The games record every target the trainer's auxiliary heads have
+	// (the reply, the final ownership and score; see samples and
+	// targets). The surprise is not: it would cost the caller's evaluator
+	// a call per sample.
+	cfg.Model.ReplyHead, cfg.Model.OwnershipHead, cfg.Model.ScoreHead = true, true, true
 	return &selfPlayRun{cfg: cfg}, nil
 }
 
@@ -251,6 +256,47 @@ func (r *selfPlayRun) samples(n int, obs []float32, mask []bool, policy, value [
 			}
 			if ply != nil {
 				ply[k] = int64(g.SamplePlies[j])
+			}
+			k++
+		}
+	}
+	return nil
+}
+
+// targets writes the last run's n samples' targets for the trainer's
+// auxiliary heads into the caller's arrays (nil to skip one): the
+// opponent's reply (the next sample's policy target over every action,
+// zero where hasReply is false: the game's last sample), the final owner
+// of each square from the side to move's view (n*36), on the board the
+// value target is judged on, and the material lead on the final board as
+// tanh(lead / 60) (n).
+func (r *selfPlayRun) targets(n int, reply []float32, hasReply []bool, ownership, score []float32) error {
+	games, err := r.finished()
+	if err != nil {
+		return err
+	}
+	if total, _ := r.size(); int64(n) != total {
+		return fmt.Errorf("self-play targets: arrays for %d samples, the games have %d", n, total)
+	}
+	if err := errors.Join(checkLen("replies", reply, n*env.NumActions), checkLen("has_reply", hasReply, n),
+		checkLen("ownership", ownership, n*env.NumSquares), checkLen("score", score, n)); err != nil {
+		return fmt.Errorf("self-play targets: %w", err)
+	}
+	k := 0
+	for _, g := range games {
+		for _, s := range g.Samples {
+			if p := row(reply, k, env.NumActions); p != nil {
+				clear(p)
+				for l, a := range s.ReplyLegal {
+					p[a] = s.Reply[l]
+				}
+			}
+			if hasReply != nil {
+				hasReply[k] = s.Reply != nil
+			}
+			copy(row(ownership, k, env.NumSquares), s.Ownership)
+			if score != nil {
+				score[k] = s.Score
 			}
 			k++
 		}

@@ -38,13 +38,15 @@ func tensorsOf(net *model.Network) []tensor {
 }
 
 // weights loads the network of the handle's path the first time and
-// returns its tensors.
+// returns its tensors: those inference uses, without the auxiliary heads
+// that only the Go trainer computes ([model.Network.WithoutAux]).
 func (nw *network) weights() ([]tensor, error) {
 	if nw.tensors == nil {
 		net, err := train.LoadNetwork(nw.path)
 		if err != nil {
 			return nil, err
 		}
+		net = net.WithoutAux()
 		nw.tensors, nw.about = tensorsOf(net), aboutOf(net)
 	}
 	return nw.tensors, nil

@@ -171,3 +171,35 @@ func FuzzSaveNetwork(f *testing.F) {
 		}
 	})
 }
+
+// TestWeightsLeaveOutAuxHeads: a network with auxiliary heads (a run's
+// checkpoint network) reaches other languages as its inference part, the
+// tensors and architecture PyTorch's twin builds.
+func TestWeightsLeaveOutAuxHeads(t *testing.T) {
+	cfg := model.Config{Blocks: 1, Channels: 8, ValuePlanes: 1, ValueHidden: 8, ReplyHead: true, OwnershipHead: true, ScoreHead: true}
+	net, err := model.New(cfg, rand.New(rand.NewPCG(5, 6)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "aux.dsnn")
+	if err := net.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	nw, err := newNetwork(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts, err := nw.weights()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := net.WithoutAux().Weights()
+	if len(ts) != len(want) || nw.about.Config != architectureOf(net.WithoutAux().Config()) {
+		t.Fatalf("%d tensors of %+v, want %d of the network without its heads", len(ts), nw.about.Config, len(want))
+	}
+	for i, w := range want {
+		if ts[i].Name != w.Name || !slices.Equal(ts[i].data, w.Data) {
+			t.Errorf("tensor %d is %s, want %s with the same values", i, ts[i].Name, w.Name)
+		}
+	}
+}

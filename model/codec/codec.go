@@ -210,13 +210,22 @@ func (d *Reader) Float32s(v []float32) {
 // Header reads a file's magic and format version: [ErrBadMagic] for
 // another magic, a [*VersionError] for another version.
 func (d *Reader) Header(magic string, version uint32) error {
+	_, err := d.HeaderVersions(magic, version, version)
+	return err
+}
+
+// HeaderVersions is [Reader.Header] for a reader of the versions oldest to
+// newest: it returns the file's version, a [*VersionError] (wanting
+// newest) for any other.
+func (d *Reader) HeaderVersions(magic string, oldest, newest uint32) (uint32, error) {
 	if m := d.Bytes(len(magic)); d.err == nil && string(m) != magic {
 		d.Fail(ErrBadMagic)
 	}
-	if v := d.U32(); d.err == nil && v != version {
-		d.Fail(&VersionError{Got: v, Want: version})
+	v := d.U32()
+	if d.err == nil && (v < oldest || v > newest) {
+		d.Fail(&VersionError{Got: v, Want: newest})
 	}
-	return d.err
+	return v, d.err
 }
 
 // Sum reads the CRC-32C that [Writer.Sum] wrote and checks it against the

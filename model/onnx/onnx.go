@@ -103,6 +103,8 @@ const (
 // observation and action layouts, the outputs' meaning, the architecture,
 // the training steps and the network's own metadata.
 func Model(net *model.Network, how Provenance) (*pb.ModelProto, error) {
+	// The auxiliary heads only training computes are left out.
+	net = net.WithoutAux()
 	g, err := graph(net.Config(), net.Weights())
 	if err != nil {
 		return nil, fmt.Errorf("onnx model of %v network: %w", net.Config(), err)

@@ -388,3 +388,24 @@ func TestWriteIsReadable(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestAuxHeadsLeftOut: a network with auxiliary heads, which only
+// training computes, exports as the same network without them.
+func TestAuxHeadsLeftOut(t *testing.T) {
+	cfg := model.Config{Blocks: 1, Channels: 8, ValuePlanes: 1, ValueHidden: 16, ReplyHead: true, OwnershipHead: true, ScoreHead: true}
+	net, err := model.New(cfg, rand.New(rand.NewPCG(9, 10)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	with, err := onnx.Model(net, provenance)
+	if err != nil {
+		t.Fatal(err)
+	}
+	without, err := onnx.Model(net.WithoutAux(), provenance)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if with.String() != without.String() {
+		t.Error("the model of a network with auxiliary heads differs from the model without them")
+	}
+}

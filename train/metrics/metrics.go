@@ -38,12 +38,23 @@ type Iteration struct {
 	SamplesPerSec float64 `json:"samples_per_sec"`
 	BufferSize    int     `json:"buffer_size"`
 
+	// The optional losses (model.Losses), absent when off.
+	ReplyLoss      float64 `json:"reply_loss,omitempty"`
+	OwnershipLoss  float64 `json:"ownership_loss,omitempty"`
+	ScoreLoss      float64 `json:"score_loss,omitempty"`
+	SoftPolicyLoss float64 `json:"soft_policy_loss,omitempty"`
+
 	// Self-play.
 	SelfPlayGames     int     `json:"selfplay_games"`
 	SelfPlayPositions int     `json:"selfplay_positions"`
 	MeanGameLength    float64 `json:"mean_game_length"`
 	PositionsPerSec   float64 `json:"positions_per_sec"`
 	EvalsPerSec       float64 `json:"evals_per_sec"`
+
+	// SelfPlaySimulations is the full searches' simulations, when
+	// selfplay.progressive_simulations changes them over the run.
+	SelfPlaySimulations int `json:"selfplay_simulations,omitempty"`
+
 	// How the self-play games ended. Resigned games count as wins of the
 	// other side; ResignedShare says how many there were, and
 	// ResignFalseShare is the share of played-out games in which the side

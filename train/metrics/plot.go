@@ -59,17 +59,42 @@ func Plot(dir string, ms []Iteration) error {
 // axis the value loss and the L2 penalty, a tenth of the policy loss, would
 // look flat.
 func lossPanels(ms []Iteration) [][]*plot.Plot {
+	// The optional losses (when a run has them) join the panel of their
+	// kind: cross-entropies the policy's, squared errors the value's.
+	policy := []curve{
+		{"total", func(m Iteration) float64 { return m.TotalLoss }},
+		{"policy", func(m Iteration) float64 { return m.PolicyLoss }},
+	}
+	policy = withOptional(policy, ms,
+		curve{"reply", func(m Iteration) float64 { return m.ReplyLoss }},
+		curve{"soft policy", func(m Iteration) float64 { return m.SoftPolicyLoss }})
+	value := []curve{{"", func(m Iteration) float64 { return m.ValueLoss }}}
+	value = withOptional(value, ms,
+		curve{"ownership", func(m Iteration) float64 { return m.OwnershipLoss }},
+		curve{"score", func(m Iteration) float64 { return m.ScoreLoss }})
+	if len(value) > 1 {
+		value[0].name = "value"
+	}
 	return [][]*plot.Plot{{
-		panel("Total and policy loss", "loss", false, ms,
-			curve{"total", func(m Iteration) float64 { return m.TotalLoss }},
-			curve{"policy", func(m Iteration) float64 { return m.PolicyLoss }}),
-		single("Value loss", "loss", false, ms, func(m Iteration) float64 { return m.ValueLoss }),
+		panel("Total and policy loss", "loss", false, ms, policy...),
+		panel("Value loss", "loss", false, ms, value...),
 		single("L2 penalty", "loss", false, ms, func(m Iteration) float64 { return m.L2Loss }),
 	}, {
 		single("Policy entropy", "nats", false, ms, func(m Iteration) float64 { return m.PolicyEntropy }),
 		single("Learning rate", "rate", true, ms, func(m Iteration) float64 { return m.LR }),
 		single("Replay buffer", "positions", true, ms, func(m Iteration) float64 { return float64(m.BufferSize) }),
 	}}
+}
+
+// withOptional returns curves with those of optional that some
+// iteration of ms has (not 0).
+func withOptional(curves []curve, ms []Iteration, optional ...curve) []curve {
+	for _, c := range optional {
+		if slices.ContainsFunc(ms, func(m Iteration) bool { return c.value(m) != 0 }) {
+			curves = append(curves, c)
+		}
+	}
+	return curves
 }
 
 // selfPlayPanels are the panels of SelfPlayChart.

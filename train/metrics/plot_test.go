@@ -248,3 +248,41 @@ func TestPlainTicks(t *testing.T) {
 		}
 	}
 }
+
+// TestOptionalLossCurves: an optional loss gets a curve once some
+// iteration has it, and the value panel stays the value loss's own.
+func TestOptionalLossCurves(t *testing.T) {
+	reply := curve{"reply", func(m Iteration) float64 { return m.ReplyLoss }}
+	score := curve{"score", func(m Iteration) float64 { return m.ScoreLoss }}
+	tests := []struct {
+		name string
+		ms   []Iteration
+		want []string
+	}{
+		{"none", []Iteration{{Iteration: 1}, {Iteration: 2}}, nil},
+		{"one, later", []Iteration{{Iteration: 1}, {Iteration: 2, ScoreLoss: 0.4}}, []string{"score"}},
+		{"both", []Iteration{{Iteration: 1, ReplyLoss: 3.9, ScoreLoss: 0.5}}, []string{"reply", "score"}},
+		{"not finite", []Iteration{{Iteration: 1, ReplyLoss: math.NaN()}}, []string{"reply"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			for _, c := range withOptional(nil, tc.ms, reply, score) {
+				got = append(got, c.name)
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("curves %v, want %v", got, tc.want)
+			}
+		})
+	}
+	ms := runMetrics(5)
+	for i := range ms {
+		ms[i].OwnershipLoss, ms[i].ScoreLoss = ms[i].ValueLoss*0.9, ms[i].ValueLoss*1.1
+	}
+	if p := lossPanels(ms)[0][1]; p.Title.Text != "Value loss" {
+		t.Errorf("value panel titled %q", p.Title.Text)
+	}
+	if err := Plot(t.TempDir(), ms); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"sync"
 
+	"github.com/deathstacks/deathstacks/configs"
 	"github.com/deathstacks/deathstacks/env"
 	"github.com/deathstacks/deathstacks/model"
 	"github.com/deathstacks/deathstacks/model/codec"
@@ -21,6 +23,21 @@ type Config struct {
 	// Augment trains on a random one of the eight symmetries of each sampled
 	// position (see [Buffer.Sample]).
 	Augment bool `yaml:"augment"`
+	// SurpriseShare is KataGo's policy-surprise weighting: this share of
+	// each batch is drawn with probabilities proportional to the samples'
+	// Surprise (how far the search's target was from the network's
+	// prior), the rest uniformly. 0 (the default) draws uniformly; KataGo
+	// draws about half by surprise.
+	SurpriseShare float64 `yaml:"surprise_share"`
+}
+
+// Validate reports every field out of range, each as a
+// [*configs.FieldError] naming its YAML key.
+func (c Config) Validate() error {
+	var ch configs.Checker
+	ch.AtLeast("window", c.Window, 1)
+	ch.InRange("surprise_share", c.SurpriseShare, 0, 1)
+	return ch.Err()
 }
 
 // Buffer is the sliding window of training positions: it keeps the newest
@@ -37,10 +54,14 @@ type Buffer struct {
 	mu       sync.RWMutex
 	capacity int
 	augment  bool
-	obs      []float32 // slot i's observation at [i*ObservationSize, (i+1)*ObservationSize)
-	slots    []slot
-	next     int    // the slot the next Add overwrites once the window is full
-	added    uint64 // samples ever added, including those dropped since
+	// surpriseShare is Config.SurpriseShare; surprise holds the slots'
+	// surprises for weighted draws when it is more than 0.
+	surpriseShare float64
+	surprise      fenwick
+	obs           []float32 // slot i's observation at [i*ObservationSize, (i+1)*ObservationSize)
+	slots         []slot
+	next          int    // the slot the next Add overwrites once the window is full
+	added         uint64 // samples ever added, including those dropped since
 }
 
 // slot is a stored sample without its observation.
@@ -48,14 +69,26 @@ type slot struct {
 	legal  []uint16 // env.Action values; NumActions < 1<<16
 	policy []float32
 	value  float32
+	// The optional targets (see model.Sample): replyLegal nil for none,
+	// ownership nil for none.
+	replyLegal []uint16
+	reply      []float32
+	ownership  []int8
+	score      float32
+	final      bool
+	surprise   float32
 }
 
 // New returns an empty buffer holding up to cfg.Window samples.
 func New(cfg Config) (*Buffer, error) {
-	if cfg.Window < 1 {
-		return nil, fmt.Errorf("replay: window %d: want 1 or more", cfg.Window)
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("replay: %w", err)
 	}
-	return &Buffer{capacity: cfg.Window, augment: cfg.Augment}, nil
+	b := &Buffer{capacity: cfg.Window, augment: cfg.Augment, surpriseShare: cfg.SurpriseShare}
+	if b.surpriseShare > 0 {
+		b.surprise = newFenwick(cfg.Window)
+	}
+	return b, nil
 }
 
 // Len returns the number of samples held.
@@ -92,6 +125,26 @@ func (r *Buffer) Add(s model.Sample) error {
 	}
 	sl.policy = append(sl.policy[:0], s.Policy...)
 	sl.value = s.Value
+	sl.replyLegal, sl.reply = nil, nil
+	if s.Reply != nil {
+		sl.replyLegal = make([]uint16, len(s.ReplyLegal))
+		for j, a := range s.ReplyLegal {
+			sl.replyLegal[j] = uint16(a)
+		}
+		sl.reply = append([]float32(nil), s.Reply...)
+	}
+	sl.ownership = nil
+	if s.Ownership != nil {
+		sl.ownership = make([]int8, len(s.Ownership))
+		for k, o := range s.Ownership {
+			sl.ownership[k] = int8(math.Round(float64(o)))
+		}
+	}
+	sl.score, sl.final = s.Score, s.Final
+	if r.surpriseShare > 0 {
+		r.surprise.add(i, float64(s.Surprise)-float64(sl.surprise))
+	}
+	sl.surprise = s.Surprise
 	r.added++
 	return nil
 }
@@ -129,8 +182,12 @@ type Batch struct {
 	obs    []float32
 	legal  []env.Action
 	policy []float32
-	idx    []int
-	picked map[int]struct{}
+	// The optional targets' memory: replies and ownership.
+	replyLegal []env.Action
+	reply      []float32
+	ownership  []float32
+	idx        []int
+	picked     map[int]struct{}
 }
 
 // Sample draws n distinct samples uniformly at random into b, using rng
@@ -143,7 +200,11 @@ func (r *Buffer) Sample(b *Batch, n int, rng *rand.Rand) error {
 	if n < 1 || n > len(r.slots) {
 		return fmt.Errorf("replay: sample %d: the buffer holds %d", n, len(r.slots))
 	}
-	b.pick(n, len(r.slots), rng)
+	if total := r.surprise.total(); r.surpriseShare > 0 && total > 0 {
+		b.pickBySurprise(r, n, rng)
+	} else {
+		b.pick(n, len(r.slots), rng)
+	}
 	if r.augment {
 		b.fill(r, b.idx, rng)
 	} else {
@@ -174,15 +235,20 @@ func (b *Batch) pick(n, m int, rng *rand.Rand) {
 // random symmetry when rng is not nil.
 func (b *Batch) fill(r *Buffer, slots []int, rng *rand.Rand) {
 	const size = env.ObservationSize
-	total := 0
+	total, replies, owned := 0, 0, 0
 	for _, i := range slots {
-		total += len(r.slots[i].legal)
+		sl := &r.slots[i]
+		total += len(sl.legal)
+		replies += len(sl.replyLegal)
+		owned += len(sl.ownership)
 	}
 	b.obs = grow(b.obs, len(slots)*size)
 	b.legal = grow(b.legal, total)
 	b.policy = grow(b.policy, total)
+	b.replyLegal, b.reply = grow(b.replyLegal, replies), grow(b.reply, replies)
+	b.ownership = grow(b.ownership, owned)
 	b.Samples = grow(b.Samples, len(slots))
-	at := 0
+	at, atReply, atOwn := 0, 0, 0
 	for k, i := range slots {
 		sl := &r.slots[i]
 		src, dst := r.obs[i*size:(i+1)*size], b.obs[k*size:(k+1)*size]
@@ -201,7 +267,24 @@ func (b *Batch) fill(r *Buffer, slots []int, rng *rand.Rand) {
 			legal[j] = y.Action(env.Action(a))
 		}
 		copy(policy, sl.policy)
-		b.Samples[k] = model.Sample{Obs: dst, Legal: legal, Policy: policy, Value: sl.value}
+		s := model.Sample{Obs: dst, Legal: legal, Policy: policy, Value: sl.value, Score: sl.score, Final: sl.final, Surprise: sl.surprise}
+		if sl.replyLegal != nil {
+			n := len(sl.replyLegal)
+			s.ReplyLegal, s.Reply = b.replyLegal[atReply:atReply+n:atReply+n], b.reply[atReply:atReply+n:atReply+n]
+			atReply += n
+			for j, a := range sl.replyLegal {
+				s.ReplyLegal[j] = y.Action(env.Action(a))
+			}
+			copy(s.Reply, sl.reply)
+		}
+		if sl.ownership != nil {
+			s.Ownership = b.ownership[atOwn : atOwn+env.NumSquares : atOwn+env.NumSquares]
+			atOwn += env.NumSquares
+			for q, o := range sl.ownership {
+				s.Ownership[y.Square(env.Square(q))] = float32(o)
+			}
+		}
+		b.Samples[k] = s
 	}
 }
 
@@ -221,10 +304,21 @@ func grow[T any](s []T, n int) []T {
 //	uint64 sample count, uint64 samples ever added,
 //	per sample, oldest first: float32 value, uint16 n,
 //	    n x uint16 action, n x float32 probability,
-//	    ObservationSize x float32 observation.
+//	    ObservationSize x float32 observation,
+//	    and from version 2 the optional targets: a byte of flags (1 a
+//	    reply, 2 ownership, 4 a score), float32 surprise, float32 score,
+//	    with a reply uint16 n, n x uint16 action, n x float32 probability,
+//	    with ownership 36 x int8.
+//
+// A buffer without optional targets is written as version 1, which has
+// none; both versions are read.
 const (
 	replayMagic   = "DSREPLAY"
-	replayVersion = 1
+	replayVersion = 2
+
+	flagReply     = 1
+	flagOwnership = 2
+	flagFinal     = 4
 )
 
 // Encode writes the buffer's samples, oldest first, in a compact binary
@@ -232,8 +326,16 @@ const (
 func (r *Buffer) Encode(w io.Writer) error {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
+	// Without optional targets the file is version 1, as before them.
+	version := uint32(1)
+	for i := range r.slots {
+		if r.slots[i].hasTargets() {
+			version = replayVersion
+			break
+		}
+	}
 	head := codec.NewWriter(w)
-	head.Header(replayMagic, replayVersion)
+	head.Header(replayMagic, version)
 	if err := head.Err(); err != nil {
 		return fmt.Errorf("encode replay: %w", err)
 	}
@@ -257,6 +359,9 @@ func (r *Buffer) Encode(w io.Writer) error {
 		}
 		out.Float32s(sl.policy)
 		out.Float32s(r.obs[s*env.ObservationSize : (s+1)*env.ObservationSize])
+		if version >= 2 {
+			sl.encodeTargets(out)
+		}
 	}
 	if err := out.Err(); err != nil {
 		return fmt.Errorf("encode replay: %w", err)
@@ -294,7 +399,8 @@ var (
 )
 
 func (r *Buffer) decode(rd io.Reader) error {
-	switch err := codec.NewReader(rd, errCorrupt, errTruncated).Header(replayMagic, replayVersion); {
+	version, err := codec.NewReader(rd, errCorrupt, errTruncated).HeaderVersions(replayMagic, 1, replayVersion)
+	switch {
 	case errors.Is(err, codec.ErrBadMagic):
 		return errors.New("not a replay buffer file")
 	case err != nil:
@@ -335,6 +441,9 @@ func (r *Buffer) decode(rd io.Reader) error {
 		}
 		in.Float32s(s.Policy)
 		in.Float32s(s.Obs)
+		if version >= 2 {
+			decodeTargets(in, &s)
+		}
 		if err := in.Err(); err != nil {
 			return fmt.Errorf("sample %d of %d: %w", k, count, err)
 		}
@@ -352,4 +461,70 @@ func (r *Buffer) decode(rd io.Reader) error {
 	}
 	r.added = added
 	return nil
+}
+
+// hasTargets says whether the slot has an optional target.
+func (sl *slot) hasTargets() bool {
+	return sl.replyLegal != nil || sl.ownership != nil || sl.final || sl.surprise != 0
+}
+
+// encodeTargets writes the slot's optional targets (format version 2).
+func (sl *slot) encodeTargets(out *codec.Writer) {
+	var flags byte
+	if sl.replyLegal != nil {
+		flags |= flagReply
+	}
+	if sl.ownership != nil {
+		flags |= flagOwnership
+	}
+	if sl.final {
+		flags |= flagFinal
+	}
+	out.Bytes([]byte{flags})
+	out.F32(sl.surprise)
+	out.F32(sl.score)
+	if sl.replyLegal != nil {
+		out.U16(uint16(len(sl.replyLegal)))
+		for _, a := range sl.replyLegal {
+			out.U16(a)
+		}
+		out.Float32s(sl.reply)
+	}
+	for _, o := range sl.ownership {
+		out.Bytes([]byte{byte(o)})
+	}
+}
+
+// decodeTargets reads the optional targets encodeTargets wrote into s;
+// Add checks them.
+func decodeTargets(in *codec.Reader, s *model.Sample) {
+	var flags byte
+	if b := in.Bytes(1); b != nil {
+		flags = b[0]
+	}
+	if in.Err() == nil && flags&^(flagReply|flagOwnership|flagFinal) != 0 {
+		in.Fail(fmt.Errorf("%w: target flags %#x", errCorrupt, flags))
+	}
+	s.Surprise, s.Score, s.Final = in.F32(), in.F32(), flags&flagFinal != 0
+	s.ReplyLegal, s.Reply, s.Ownership = nil, nil, nil
+	if flags&flagReply != 0 {
+		n := int(in.U16())
+		if in.Err() == nil && (n == 0 || n > env.NumActions) {
+			in.Fail(fmt.Errorf("%w: %d reply actions", errCorrupt, n))
+			return
+		}
+		s.ReplyLegal, s.Reply = make([]env.Action, n), make([]float32, n)
+		for j := range s.ReplyLegal {
+			s.ReplyLegal[j] = env.Action(in.U16())
+		}
+		in.Float32s(s.Reply)
+	}
+	if flags&flagOwnership != 0 {
+		if b := in.Bytes(env.NumSquares); b != nil {
+			s.Ownership = make([]float32, env.NumSquares)
+			for k, o := range b {
+				s.Ownership[k] = float32(int8(o))
+			}
+		}
+	}
 }

@@ -350,7 +350,7 @@ func TestDecodeRejectsDamage(t *testing.T) {
 	}{
 		{"empty", nil, "truncated"},
 		{"not a replay", []byte("PK\x03\x04 something else entirely"), "not a replay buffer file"},
-		{"newer version", append([]byte(replayMagic), 2, 0, 0, 0), "format version 2"},
+		{"newer version", append([]byte(replayMagic), 3, 0, 0, 0), "format version 3"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -366,6 +366,7 @@ func TestDecodeRejectsDamage(t *testing.T) {
 // encodes back to something that decodes to the same samples.
 func FuzzDecode(f *testing.F) {
 	f.Add(encoded(f, 2))
+	f.Add(encodedWithTargets(f, 3))
 	f.Add([]byte(replayMagic))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r, err := Decode(bytes.NewReader(data), Config{Window: 4})

@@ -119,3 +119,27 @@ def test_augment_maps_samples_by_symmetries():
     # legal mask of the mapped position.
     same = ds.augment(out, symmetries=np.zeros(n, np.int64))
     assert all(np.array_equal(same[k], out[k]) for k in out)
+
+
+def test_auxiliary_targets():
+    out = ds.SelfPlay(material, 3, seed=4, **dict(SMALL, fast_simulations=0, adjudicate_horizon=0)).play()
+    n = len(out["value"])
+    assert out["reply"].shape == (n, N) and out["reply"].dtype == np.float32
+    assert out["ownership"].shape == (n, 36) and out["score"].shape == (n,)
+    last = np.append(out["game"][1:] != out["game"][:-1], True)  # each game's last sample
+    assert np.array_equal(out["has_reply"], ~last)
+    # Every ply is a sample here: the reply is the next sample's policy target.
+    nxt = np.flatnonzero(out["has_reply"])
+    assert np.array_equal(out["ply"][nxt + 1], out["ply"][nxt] + 1)
+    assert np.array_equal(out["reply"][nxt], out["policy"][nxt + 1])
+    assert np.all(out["reply"][last] == 0)
+    assert set(np.unique(out["ownership"]).tolist()) <= {-1.0, 0.0, 1.0}
+    assert np.all(np.abs(out["score"]) < 1)
+    # Within a game the sides alternate: ownership judged on one board flips sign.
+    same = np.flatnonzero(~last)
+    assert np.array_equal(out["ownership"][same], -out["ownership"][same + 1])
+    aug = ds.augment(out, seed=2)
+    assert np.array_equal(np.sort(aug["ownership"], axis=1), np.sort(out["ownership"], axis=1))
+    assert np.allclose(aug["reply"].sum(axis=1), out["reply"].sum(axis=1), atol=1e-5)
+    ident = ds.augment(out, symmetries=np.zeros(n, np.int64))
+    assert np.array_equal(ident["reply"], out["reply"]) and np.array_equal(ident["ownership"], out["ownership"])

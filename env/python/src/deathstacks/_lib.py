@@ -69,6 +69,7 @@ _SIGNATURES = {
     "ds_selfplay_start": [_I64, _I64, _U64],
     "ds_selfplay_size": [_I64],
     "ds_selfplay_samples": [_I64, _I64, _P, _P, _P, _P, _P, _P],
+    "ds_selfplay_targets": [_I64, _I64, _P, _P, _P, _P],
     "ds_selfplay_games": [_I64, _I64, _P, _P, _P],
     "ds_selfplay_moves": [_I64, _P, _I64],
     "ds_symmetries": [_P, _P],

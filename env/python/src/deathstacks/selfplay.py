@@ -75,7 +75,15 @@ class SelfPlay(Handle):
         - ``game`` int64 (N,), ``ply`` int64 (N,): the sample's game and
           the moves played before it (random opening plies included);
         - ``game_plies`` int64 (G,), ``game_winner`` int64 (G,) (0 red,
-          1 blue, -1 none) and ``game_resigned`` bool (G,), per game.
+          1 blue, -1 none) and ``game_resigned`` bool (G,), per game;
+        - the further targets the Go trainer's auxiliary heads have:
+          ``reply`` float32 (N, 6912), the opponent's reply (the next
+          sample's policy target; zero where ``has_reply`` bool (N,) is
+          false, at a game's last sample), ``ownership`` float32 (N, 36),
+          the final owner of each square from the side to move's view (1
+          its own stack on top, -1 the opponent's, 0 empty) on the board
+          the value target is judged on, and ``score`` float32 (N,), the
+          material lead on the final board as tanh(lead / 60).
 
         The games' moves are in ``self.moves`` and the statistics of the
         batches (positions, time inside the evaluator) in ``self.stats``.
@@ -96,9 +104,14 @@ class SelfPlay(Handle):
             "game_plies": np.zeros(games, np.int64),
             "game_winner": np.zeros(games, np.int64),
             "game_resigned": np.zeros(games, np.bool_),
+            "reply": np.zeros((n, spaces.NUM_ACTIONS), np.float32),
+            "has_reply": np.zeros(n, np.bool_),
+            "ownership": np.zeros((n, 36), np.float32),
+            "score": np.zeros(n, np.float32),
         }
         check(lib.ds_selfplay_samples(h, n, *(ptr(out[k]) for k in ("observations", "masks", "policy", "value", "game",
                                                                     "ply"))))
+        check(lib.ds_selfplay_targets(h, n, *(ptr(out[k]) for k in ("reply", "has_reply", "ownership", "score"))))
         check(lib.ds_selfplay_games(h, games, ptr(out["game_plies"]), ptr(out["game_winner"]),
                                     ptr(out["game_resigned"])))
         self.moves = json.loads(text(lib.ds_selfplay_moves, h))
@@ -131,8 +144,8 @@ def augment(samples: dict, seed: int = 0, symmetries=None) -> dict:
     returns) by one of the eight symmetries of the board, drawn at random
     from ``seed`` as the trainer draws one for each sample it trains on
     (``replay.augment``), or ``symmetries[i]`` (0 to 7, 0 the identity)
-    for sample i: its observation, mask and policy move with the board;
-    the other arrays are copied unchanged."""
+    for sample i: its observation, mask, policy, reply and ownership move
+    with the board; the other arrays are copied unchanged."""
     squares, actions = _tables()
     n = len(samples["value"])
     if symmetries is None:
@@ -150,7 +163,13 @@ def augment(samples: dict, seed: int = 0, symmetries=None) -> dict:
         mapped = np.empty_like(obs)
         mapped[:, :, squares[y]] = obs
         out["observations"][idx] = mapped.reshape((len(idx),) + spaces.OBSERVATION_SHAPE)
-        for k in ("masks", "policy"):
+        if "ownership" in samples:
+            mapped = np.empty_like(samples["ownership"][idx])
+            mapped[:, squares[y]] = samples["ownership"][idx]
+            out["ownership"][idx] = mapped
+        for k in ("masks", "policy", "reply"):
+            if k not in samples:
+                continue
             src = samples[k][idx]
             dst = np.zeros_like(src)
             dst[:, actions[y]] = src
