@@ -2,13 +2,11 @@ package train
 
 import (
 	"context"
-	"math"
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/deathstacks/deathstacks/env"
 	"github.com/deathstacks/deathstacks/mcts"
@@ -141,30 +139,6 @@ func TestProgressiveSimulations(t *testing.T) {
 			c := SelfPlayConfig{ProgressiveSimulations: tc.start}
 			if got := c.simulations(64, tc.progress); got != tc.want {
 				t.Errorf("simulations = %d, want %d", got, tc.want)
-			}
-		})
-	}
-}
-
-func TestRunProgress(t *testing.T) {
-	tests := []struct {
-		name       string
-		iterations int
-		limit      time.Duration
-		done       int
-		elapsed    float64
-		want       float64
-	}{
-		{"iterations", 10, 0, 4, 1e6, 0.4},
-		{"time", 0, time.Hour, 100, 900, 0.25},
-		{"the further of both", 10, time.Hour, 5, 2700, 0.75},
-		{"done", 10, 0, 12, 0, 1},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			cfg := Config{Iterations: tc.iterations, TimeLimit: tc.limit}
-			if got := runProgress(cfg, tc.done, tc.elapsed); math.Abs(got-tc.want) > 1e-12 {
-				t.Errorf("runProgress = %v, want %v", got, tc.want)
 			}
 		})
 	}

@@ -104,20 +104,6 @@ func (c SelfPlayConfig) simulations(full int, progress float64) int {
 	return c.ProgressiveSimulations + int(math.Round(progress*float64(full-c.ProgressiveSimulations)))
 }
 
-// runProgress is how far a run of cfg is after done iterations and
-// elapsed seconds of training time: the larger of its shares of the
-// iterations and of the time limit (those it has), at most 1.
-func runProgress(cfg Config, done int, elapsed float64) float64 {
-	var p float64
-	if cfg.Iterations > 0 {
-		p = float64(done) / float64(cfg.Iterations)
-	}
-	if cfg.TimeLimit > 0 {
-		p = max(p, elapsed/cfg.TimeLimit.Seconds())
-	}
-	return min(p, 1)
-}
-
 // play plays one game from the start position (plus the configured random
 // opening plies, which never end the game) with the given seed.
 func (sp *selfPlayer) play(ctx context.Context, seed uint64) (SelfPlayGame, error) {
