@@ -315,7 +315,7 @@ func (r *runner) iteration(ctx context.Context, srv *model.Server, elapsed func(
 	// Self-play.
 	var stats selfPlayStats
 	if !r.opts.NoSelfPlay {
-		sp := newSelfPlayer(srv, r.cfg, r.cfg.runProgress(elapsed(), float64(it-1)))
+		sp := newSelfPlayer(srv, r.cfg, r.cfg.runProgress(r.state.ElapsedSec, float64(it-1)))
 		if r.cfg.SelfPlay.ProgressiveSimulations > 0 {
 			m.SelfPlaySimulations = sp.search.Simulations
 		}
