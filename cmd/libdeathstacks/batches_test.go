@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -506,31 +507,42 @@ func TestBatchRunsConcurrently(t *testing.T) {
 // mcts.UniformEvaluator called directly, one position at a time on one
 // goroutine as `deathstacks bench mcts` runs them (800 simulations,
 // mcts.DefaultConfig, no tree reuse). Both report simulations per second.
+// The queue is driven both ways (next+feed, and round: ds_batch_round),
+// and, as a call from C runs, from a goroutine locked to its thread.
 func BenchmarkSearchBoundary(b *testing.B) {
-	ps, games := testPositions(b, 16)
-	for _, n := range []int{4, 16} {
-		b.Run(fmt.Sprintf("queue/positions=%d", n), func(b *testing.B) {
-			s, err := newSearcher(`{"sims": 800, "reuse_tree": false, "win_search_nodes": 500000}`, 1, env.DefaultRules())
-			if err != nil {
-				b.Fatal(err)
+	ps, games := testPositions(b, 64)
+	for _, mode := range callerModes {
+		for _, locked := range []bool{false, true} {
+			for _, n := range []int{4, 16, 64} {
+				b.Run(fmt.Sprintf("queue/%s/locked=%v/positions=%d", mode.name, locked, n), func(b *testing.B) {
+					if locked {
+						runtime.LockOSThread()
+						defer runtime.UnlockOSThread()
+					}
+					s, err := newSearcher(`{"sims": 800, "reuse_tree": false, "win_search_nodes": 500000}`, 1, env.DefaultRules())
+					if err != nil {
+						b.Fatal(err)
+					}
+					c := newCaller(n * s.cfg.BatchSize)
+					c.oneCall = mode.oneCall
+					text := mustJSON(b, ps[:n])
+					sims := 0
+					for b.Loop() {
+						if _, err := s.start(text); err != nil {
+							b.Fatal(err)
+						}
+						if err := c.drive(s.q, zeroLogits); err != nil {
+							b.Fatal(err)
+						}
+						for _, d := range s.decisions {
+							sims += d.Simulations
+						}
+					}
+					b.ReportMetric(float64(sims)/b.Elapsed().Seconds(), "sims/s")
+					b.ReportMetric(float64(c.evaluations)/float64(c.batches), "positions/batch")
+				})
 			}
-			c := newCaller(n * s.cfg.BatchSize)
-			text := mustJSON(b, ps[:n])
-			sims := 0
-			for b.Loop() {
-				if _, err := s.start(text); err != nil {
-					b.Fatal(err)
-				}
-				if err := c.drive(s.q, zeroLogits); err != nil {
-					b.Fatal(err)
-				}
-				for _, d := range s.decisions {
-					sims += d.Simulations
-				}
-			}
-			b.ReportMetric(float64(sims)/b.Elapsed().Seconds(), "sims/s")
-			b.ReportMetric(float64(c.evaluations)/float64(c.batches), "positions/batch")
-		})
+		}
 	}
 	b.Run("direct", func(b *testing.B) {
 		cfg := mcts.DefaultConfig()
@@ -541,7 +553,7 @@ func BenchmarkSearchBoundary(b *testing.B) {
 		}
 		sims := 0
 		for b.Loop() {
-			for _, g := range games {
+			for _, g := range games[:16] {
 				d, err := p.Choose(g)
 				if err != nil {
 					b.Fatal(err)
