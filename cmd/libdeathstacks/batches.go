@@ -331,6 +331,11 @@ func (q *leafQueue) nextInto(dst leafArrays) (int, error) {
 		q.taken = append(q.taken, r)
 		n += len(r.values)
 	}
+	if n == 0 {
+		// A search's batch larger than the arrays: refused by check, as
+		// no search asks for more than maxLeaves, so this cannot happen.
+		return 0, fmt.Errorf("next batch: %d leaves of one search do not fit %d positions", len(q.queue[0].values), dst.capacity)
+	}
 	q.queued -= n
 	q.dst, q.open = leafArrays{}, false
 	q.nTaken = n
