@@ -37,8 +37,10 @@
 //     batch with ds_batch_next, which returns once every search in
 //     progress waits, evaluates them and hands the logits and values back
 //     with ds_batch_feed (priors as the network's evaluator makes them),
-//     until ds_batch_next returns 0; ds_batch_abort stops a run (see
-//     batches.go).
+//     until ds_batch_next returns 0; ds_batch_round does a feed and the
+//     next ds_batch_next in one call, the searches writing the leaves
+//     into the caller's arrays themselves (the cheaper way, which the
+//     Python package takes); ds_batch_abort stops a run (see batches.go).
 //
 // The functions in Go terms, one file for each thing the API hands out:
 // env.go (the constants, one environment, the position helpers),
