@@ -206,7 +206,9 @@ func LegalSoftmax(dst, logits []float32, legal []env.Action) error {
 // to the legal actions into dst, compact over legal; other actions get no
 // probability at all. It shifts by the largest legal logit, so any finite
 // logits work; a NaN or infinite legal logit (a diverged network) is an
-// error.
+// error. A logit equal to the largest needs no exp (exp(0) is 1 exactly):
+// the same priors, and a uniform policy (an untrained head, a test
+// double) costs no exp at all.
 func legalSoftmax(dst, logits []float32, order logitOrder, legal []env.Action) error {
 	top := math.Inf(-1)
 	for j, a := range legal {
@@ -216,7 +218,10 @@ func legalSoftmax(dst, logits []float32, order logitOrder, legal []env.Action) e
 	}
 	var sum float64
 	for j, l := range dst[:len(legal)] {
-		p := math.Exp(float64(l) - top)
+		p := 1.0
+		if d := float64(l) - top; d != 0 {
+			p = math.Exp(d)
+		}
 		dst[j] = float32(p)
 		sum += p
 	}

@@ -132,6 +132,43 @@ func TestLegalSoftmax(t *testing.T) {
 	}
 }
 
+// The priors skip the exp of logits equal to the largest (exp(0) is 1):
+// over random rows with many ties, they are bit for bit those of the
+// softmax computed with an exp for every legal action.
+func TestLegalSoftmaxTiesAreExact(t *testing.T) {
+	rng := seeded(7)
+	for k := range 200 {
+		logits := make([]float32, env.NumActions)
+		levels := []float32{0, float32(rng.NormFloat64()), float32(rng.NormFloat64() * 30)}
+		for i := range logits {
+			logits[i] = levels[rng.IntN(len(levels))]
+		}
+		legal := make([]env.Action, 1+rng.IntN(120))
+		for j := range legal {
+			legal[j] = env.Action(rng.IntN(env.NumActions))
+		}
+		got := make([]float32, len(legal))
+		if err := legalSoftmax(got, logits, actionOrder, legal); err != nil {
+			t.Fatal(err)
+		}
+		top := math.Inf(-1)
+		for _, a := range legal {
+			top = max(top, float64(logits[actionOrder.index(a)]))
+		}
+		want, sum := make([]float32, len(legal)), 0.0
+		for j, a := range legal {
+			p := math.Exp(float64(logits[actionOrder.index(a)]) - top)
+			want[j], sum = float32(p), sum+p
+		}
+		for j := range want {
+			want[j] = float32(float64(want[j]) / sum)
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("row %d: %v, want %v", k, got, want)
+		}
+	}
+}
+
 // TestDivergedNetworkIsAnError checks that NaN weights give an error from
 // every evaluator, not NaN priors or a caller left waiting.
 func TestDivergedNetworkIsAnError(t *testing.T) {

@@ -22,13 +22,22 @@ import (
 // network's evaluator does (model.LegalSoftmax) and lets the searches go
 // on. ds_batch_next returns 0 once every search has finished. One batch a
 // round across all the searches, as mctx batches its roots.
+//
+// ds_batch_round is both in one call, the cheaper way: it feeds a batch
+// and returns the next one into the caller's arrays. While the caller
+// waits for a batch (in either call), the searches write their leaves
+// straight into its arrays, each its own rows, across the cores; only the
+// leaves queued while the caller was away are copied by the caller's
+// thread. The searches wake the caller once, when its batch is ready: a
+// thread of the caller's, locked to its goroutine in a call from C, costs
+// two hand-overs between threads each time it wakes.
 
 // leafQueue is the evaluator of a run's searches and the queue of their
 // leaves waiting for the caller.
 type leafQueue struct {
 	mu sync.Mutex
-	// changed is signalled when a request is queued, a search ends or the
-	// run is over: what ds_batch_next waits for.
+	// changed is signalled when the caller's batch is ready, a fed row was
+	// bad or the run is over: what the caller waits for in next.
 	changed *sync.Cond
 	// queue holds the requests waiting for the next batch, queued the
 	// number of positions in them; taken those of the batch the caller is
@@ -44,6 +53,15 @@ type leafQueue struct {
 	// maxLeaves is the most leaves one search asks for at once: the
 	// caller's arrays must hold that many.
 	maxLeaves int
+	// dst holds the caller's arrays while it waits for a batch (from the
+	// feed of ds_batch_round on): requests queued meanwhile write their
+	// leaves there themselves, at rows given out in the order of the
+	// queue while open; filled rows are given out, and writing requests
+	// are still writing theirs. Empty while the caller holds the arrays.
+	dst     leafArrays
+	open    bool
+	filled  int
+	writing int
 	// failed is the error that stops the run, after which every request
 	// fails at once; over says the run has ended (err its outcome).
 	failed error
@@ -71,6 +89,42 @@ type leafRequest struct {
 	// first of them row fedRow of the batch; nil when not being fed.
 	fedLogits, fedValues []float32
 	fedRow               int
+	// row is the first of the leaves' rows in the caller's arrays, -1
+	// for none yet; written says the search wrote them there itself.
+	row     int
+	written bool
+}
+
+// leafArrays are the caller's arrays for a batch: observations and masks
+// of capacity positions.
+type leafArrays struct {
+	obs      []float32
+	mask     []bool
+	capacity int
+}
+
+// write writes the observations and masks of r's leaves at its rows.
+func (a leafArrays) write(r *leafRequest) {
+	k := len(r.values)
+	copy(a.obs[r.row*env.ObservationSize:], r.obs)
+	m := a.mask[r.row*env.NumActions : (r.row+k)*env.NumActions]
+	clear(m)
+	for j, legal := range r.legal {
+		for _, a := range legal {
+			m[j*env.NumActions+int(a)] = true
+		}
+	}
+}
+
+// check checks that the arrays hold capacity positions, at least maxLeaves.
+func (a leafArrays) check(maxLeaves int) error {
+	if err := errors.Join(checkLen("observations", a.obs, a.capacity*env.ObservationSize), checkLen("masks", a.mask, a.capacity*env.NumActions)); err != nil || a.obs == nil || a.mask == nil {
+		return fmt.Errorf("next batch: want arrays for %d positions: %w", a.capacity, err)
+	}
+	if a.capacity < maxLeaves {
+		return fmt.Errorf("next batch: arrays for %d positions: want at least batch_size, %d, as one search asks for that many leaves at once", a.capacity, maxLeaves)
+	}
+	return nil
 }
 
 // set turns the caller's rows into the leaves' priors and values, or
@@ -99,7 +153,7 @@ func newLeafQueue(parallel, searches, maxLeaves int) *leafQueue {
 // the caller's evaluation.
 func (q *leafQueue) Evaluate(obs []float32, legal [][]env.Action, priors [][]float32, values []float32) error {
 	r := requests.Get().(*leafRequest)
-	r.obs, r.legal, r.priors, r.values = obs, legal, priors, values
+	r.obs, r.legal, r.priors, r.values, r.row, r.written = obs, legal, priors, values, -1, false
 	q.mu.Lock()
 	if q.failed != nil {
 		q.mu.Unlock()
@@ -108,8 +162,22 @@ func (q *leafQueue) Evaluate(obs []float32, legal [][]env.Action, priors [][]flo
 	}
 	q.queue = append(q.queue, r)
 	q.queued += len(values)
-	q.changed.Broadcast()
+	q.giveRow(r)
+	dst, writes := q.dst, r.row >= 0
+	if writes {
+		q.writing++
+	} else {
+		q.signalReady()
+	}
 	q.mu.Unlock()
+	if writes {
+		dst.write(r)
+		q.mu.Lock()
+		r.written = true
+		q.writing--
+		q.signalReady()
+		q.mu.Unlock()
+	}
 	err := <-r.done
 	if err == nil && r.fedLogits != nil {
 		var bad int
@@ -118,6 +186,7 @@ func (q *leafQueue) Evaluate(obs []float32, legal [][]env.Action, priors [][]flo
 			if q.feedErr == nil || bad < q.badRow {
 				q.feedErr, q.badRow = err, bad
 			}
+			q.changed.Signal()
 			q.mu.Unlock()
 		}
 		r.fedLogits, r.fedValues = nil, nil
@@ -135,8 +204,39 @@ var requests = sync.Pool{New: func() any { return &leafRequest{done: make(chan e
 func (q *leafQueue) searchEnded() {
 	q.mu.Lock()
 	q.remaining--
-	q.changed.Broadcast()
+	q.signalReady()
 	q.mu.Unlock()
+}
+
+// giveRow gives r the next rows of the caller's arrays, if they are open
+// and r fits; the first that does not fit closes them. The caller holds
+// q.mu.
+func (q *leafQueue) giveRow(r *leafRequest) {
+	if !q.open {
+		return
+	}
+	if k := len(r.values); q.filled+k <= q.dst.capacity {
+		r.row, q.filled = q.filled, q.filled+k
+		return
+	}
+	q.open = false
+}
+
+// setArrays makes dst the caller's arrays of the next batch and gives
+// rows to the requests queued already. The caller holds q.mu.
+func (q *leafQueue) setArrays(dst leafArrays) {
+	q.dst, q.open, q.filled = dst, true, 0
+	for _, r := range q.queue {
+		q.giveRow(r)
+	}
+}
+
+// signalReady wakes the caller waiting for its batch once it is ready.
+// The caller holds q.mu.
+func (q *leafQueue) signalReady() {
+	if q.dst.obs != nil && q.ready(q.dst.capacity) {
+		q.changed.Signal()
+	}
 }
 
 // end records the end of the run, with its error, and wakes the caller.
@@ -163,65 +263,98 @@ func (q *leafQueue) fail(err error) {
 		r.done <- q.failed
 	}
 	q.queue, q.queued, q.taken, q.nTaken = q.queue[:0], 0, q.taken[:0], 0
+	q.dst, q.open = leafArrays{}, false
 	q.changed.Broadcast()
 	q.mu.Unlock()
 	<-q.ended
 }
 
 // ready reports whether a batch can go: every search in progress waits,
-// or the queued positions fill capacity.
+// or the queued positions fill capacity; and no search is still writing
+// its leaves into the caller's arrays.
 func (q *leafQueue) ready(capacity int) bool {
-	return q.queued > 0 && (len(q.queue) >= min(q.parallel, q.remaining) || q.queued >= capacity)
+	return q.queued > 0 && q.writing == 0 && (len(q.queue) >= min(q.parallel, q.remaining) || q.queued >= capacity)
 }
 
 // next waits for a batch, writes its observations and masks into the
 // caller's arrays (room for capacity positions) and returns its size; 0
 // when the run has ended well, or its error.
 func (q *leafQueue) next(obs []float32, mask []bool, capacity int) (int, error) {
-	if err := errors.Join(checkLen("observations", obs, capacity*env.ObservationSize), checkLen("masks", mask, capacity*env.NumActions)); err != nil || obs == nil || mask == nil {
-		return 0, fmt.Errorf("next batch: want arrays for %d positions: %w", capacity, err)
-	}
-	if err := q.fedWell(); err != nil {
+	dst := leafArrays{obs: obs, mask: mask, capacity: capacity}
+	if err := dst.check(q.maxLeaves); err != nil {
 		return 0, err
 	}
-	if capacity < q.maxLeaves {
-		return 0, fmt.Errorf("next batch: arrays for %d positions: want at least batch_size, %d, as one search asks for that many leaves at once", capacity, q.maxLeaves)
-	}
+	return q.nextInto(dst)
+}
+
+// nextInto is next into checked arrays.
+func (q *leafQueue) nextInto(dst leafArrays) (int, error) {
 	q.mu.Lock()
-	defer q.mu.Unlock()
 	if q.nTaken > 0 {
+		q.mu.Unlock()
 		return 0, fmt.Errorf("next batch: the batch of %d positions was not fed back (call feed, or abort)", q.nTaken)
 	}
-	for !q.over && !q.ready(capacity) {
-		q.changed.Wait()
+	if q.dst.obs == nil {
+		q.setArrays(dst)
 	}
-	if q.over {
-		return 0, q.err
+	for {
+		for !q.over && q.feedErr == nil && !q.ready(dst.capacity) {
+			q.changed.Wait()
+		}
+		q.mu.Unlock()
+		// The searches have read the batch fed last: those of a batch
+		// cut at capacity may still be reading.
+		q.reading.Wait()
+		q.mu.Lock()
+		if err := q.feedErr; err != nil {
+			q.mu.Unlock()
+			q.fail(err)
+			return 0, err
+		}
+		if q.over {
+			q.mu.Unlock()
+			return 0, q.err
+		}
+		if q.ready(dst.capacity) {
+			break
+		}
 	}
+	defer q.mu.Unlock()
 	n := 0
-	for len(q.queue) > 0 && n+len(q.queue[0].values) <= capacity {
+	for len(q.queue) > 0 && q.queue[0].row >= 0 {
 		r := q.queue[0]
 		q.queue = q.queue[1:]
-		k := len(r.values)
-		copy(obs[n*env.ObservationSize:], r.obs)
-		m := mask[n*env.NumActions : (n+k)*env.NumActions]
-		clear(m)
-		for j, legal := range r.legal {
-			for _, a := range legal {
-				m[j*env.NumActions+int(a)] = true
-			}
+		if !r.written {
+			dst.write(r)
 		}
+		r.row = -1
 		q.taken = append(q.taken, r)
-		n += k
+		n += len(r.values)
+	}
+	if n == 0 {
+		// A search's batch larger than the arrays: refused by check, as
+		// no search asks for more than maxLeaves, so this cannot happen.
+		return 0, fmt.Errorf("next batch: %d leaves of one search do not fit %d positions", len(q.queue[0].values), dst.capacity)
 	}
 	q.queued -= n
-	if n == 0 {
-		// A search's batch larger than the arrays: refused above, so this
-		// cannot happen.
-		return 0, fmt.Errorf("next batch: %d leaves of one search do not fit %d positions", len(q.queue[0].values), capacity)
-	}
+	q.dst, q.open = leafArrays{}, false
 	q.nTaken = n
 	return n, nil
+}
+
+// round feeds the batch of n positions taken last (none when n is 0) and
+// returns the next batch as next does, the searches writing its leaves
+// into dst as they queue them: ds_batch_round.
+func (q *leafQueue) round(logits, values []float32, n int, dst leafArrays) (int, error) {
+	if err := dst.check(q.maxLeaves); err != nil {
+		return 0, err
+	}
+	if n > 0 {
+		if err := q.feedInto(logits, values, n, dst); err != nil {
+			return 0, err
+		}
+	}
+	return q.nextInto(dst)
 }
 
 // feed hands the caller's logits and values of the batch next returned
@@ -232,6 +365,12 @@ func (q *leafQueue) next(obs []float32, mask []bool, capacity int) (int, error) 
 // [-1, 1] or a legal logit that is not finite stops the run, and that
 // next returns the error once the searches have returned.
 func (q *leafQueue) feed(logits, values []float32, n int) error {
+	return q.feedInto(logits, values, n, leafArrays{})
+}
+
+// feedInto is feed, the searches writing the leaves they queue next into
+// dst (unless empty) for the caller's next batch.
+func (q *leafQueue) feedInto(logits, values []float32, n int, dst leafArrays) error {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if q.nTaken == 0 {
@@ -243,6 +382,9 @@ func (q *leafQueue) feed(logits, values []float32, n int) error {
 	if err := errors.Join(checkLen("logits", logits, n*env.NumActions), checkLen("values", values, n)); err != nil || logits == nil || values == nil {
 		return fmt.Errorf("feed: want logits and values for %d positions: %w", n, err)
 	}
+	if dst.obs != nil {
+		q.setArrays(dst)
+	}
 	row := 0
 	q.reading.Add(len(q.taken))
 	for _, r := range q.taken {
@@ -253,19 +395,6 @@ func (q *leafQueue) feed(logits, values []float32, n int) error {
 	}
 	q.taken, q.nTaken = q.taken[:0], 0
 	return nil
-}
-
-// fedWell waits until the searches have read the last batch fed and
-// reports its first bad row, if any, after stopping the run.
-func (q *leafQueue) fedWell() error {
-	q.reading.Wait()
-	q.mu.Lock()
-	err := q.feedErr
-	q.mu.Unlock()
-	if err != nil {
-		q.fail(err)
-	}
-	return err
 }
 
 // setLeaf sets leaf j of r from its row of the caller's batch: the

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -19,13 +20,21 @@ import (
 
 // caller plays the part of the Python side: it takes each batch with
 // next, evaluates it with eval (n positions' observations and masks into
-// logits and values) and feeds it back, until the run ends.
+// logits and values) and feeds it back, until the run ends; with
+// oneCall, it feeds a batch and takes the next with round.
 type caller struct {
 	capacity             int
 	obs, logits, values  []float32
 	mask                 []bool
+	oneCall              bool
 	batches, evaluations int
 }
+
+// callerModes are the two ways to drive a run.
+var callerModes = []struct {
+	name    string
+	oneCall bool
+}{{"next+feed", false}, {"round", true}}
 
 func newCaller(capacity int) *caller {
 	return &caller{capacity: capacity, obs: make([]float32, capacity*env.ObservationSize),
@@ -37,18 +46,69 @@ func newCaller(capacity int) *caller {
 func zeroLogits([]float32, []bool, []float32, []float32) {}
 
 func (c *caller) drive(q *leafQueue, eval func(obs []float32, mask []bool, logits, values []float32)) error {
-	for {
-		n, err := q.next(c.obs, c.mask, c.capacity)
-		if err != nil || n == 0 {
-			return err
-		}
+	dst := leafArrays{obs: c.obs, mask: c.mask, capacity: c.capacity}
+	n, err := q.next(c.obs, c.mask, c.capacity)
+	for err == nil && n > 0 {
 		c.batches++
 		c.evaluations += n
-		eval(c.obs[:n*env.ObservationSize], c.mask[:n*env.NumActions], c.logits[:n*env.NumActions], c.values[:n])
-		if err := q.feed(c.logits[:n*env.NumActions], c.values[:n], n); err != nil {
+		logits, values := c.logits[:n*env.NumActions], c.values[:n]
+		eval(c.obs[:n*env.ObservationSize], c.mask[:n*env.NumActions], logits, values)
+		if c.oneCall {
+			n, err = q.round(logits, values, n, dst)
+			continue
+		}
+		if err := q.feed(logits, values, n); err != nil {
+			return err
+		}
+		n, err = q.next(c.obs, c.mask, c.capacity)
+	}
+	return err
+}
+
+// hashLogits is a deterministic evaluator that reads its input: each
+// position's value and the logits of its legal actions are functions of
+// its observation and the action; the logits of illegal actions are NaN,
+// which the searches must never read.
+func hashLogits(obs []float32, mask []bool, logits, values []float32) {
+	for i := range values {
+		h := hashObservation(obs[i*env.ObservationSize : (i+1)*env.ObservationSize])
+		values[i] = float32(math.Tanh(h))
+		for a, legal := range mask[i*env.NumActions : (i+1)*env.NumActions] {
+			logits[i*env.NumActions+a] = float32(math.NaN())
+			if legal {
+				logits[i*env.NumActions+a] = hashLogit(h, a)
+			}
+		}
+	}
+}
+
+func hashObservation(obs []float32) float64 {
+	var h float64
+	for j, x := range obs {
+		h += float64(x) * float64(j%13+1)
+	}
+	return math.Sin(h)
+}
+
+func hashLogit(h float64, a int) float32 { return float32(3 * math.Sin(h*17+float64(a)*0.37)) }
+
+// hashEvaluator is hashLogits as an mcts.Evaluator, the priors made as
+// the leaf queue makes them.
+type hashEvaluator struct{}
+
+func (hashEvaluator) Evaluate(obs []float32, legal [][]env.Action, priors [][]float32, values []float32) error {
+	logits := make([]float32, env.NumActions)
+	for i := range values {
+		h := hashObservation(obs[i*env.ObservationSize : (i+1)*env.ObservationSize])
+		values[i] = float32(math.Tanh(h))
+		for _, a := range legal[i] {
+			logits[a] = hashLogit(h, int(a))
+		}
+		if err := model.LegalSoftmax(priors[i], logits, legal[i]); err != nil {
 			return err
 		}
 	}
+	return nil
 }
 
 // testPositions are n ongoing positions of seeded random games.
@@ -84,65 +144,86 @@ func mustJSON(t testing.TB, v any) string {
 	return string(b)
 }
 
-// A search driven from outside with zero logits and values is the search
-// with mcts.UniformEvaluator: the same visits, targets and moves, for
-// PUCT and Gumbel roots; the caller's batches hold the leaves of every
-// search at once.
+// A search driven from outside is the search with the same evaluator in
+// Go: with zero logits and values, mcts.UniformEvaluator, otherwise
+// hashEvaluator; the same visits, targets and moves, for PUCT and Gumbel
+// roots, whichever way the caller drives it; the caller's batches hold
+// the leaves of every search at once, or as many as its arrays hold.
 func TestSearcherMatchesGoSearch(t *testing.T) {
+	evaluators := []struct {
+		name   string
+		caller func(obs []float32, mask []bool, logits, values []float32)
+		goSide mcts.Evaluator
+	}{{"zero", zeroLogits, mcts.UniformEvaluator{}}, {"hash", hashLogits, hashEvaluator{}}}
 	for _, settings := range []string{`{"sims": 100}`, `{"simulations": 64, "gumbel": true, "temperature": 1}`, `{"sims": 50, "batch_size": 1}`} {
-		t.Run(settings, func(t *testing.T) {
-			const n, seed = 6, 9
-			s, err := newSearcher(settings, seed, env.DefaultRules())
-			if err != nil {
-				t.Fatal(err)
-			}
-			ps, games := testPositions(t, n)
-			if got, err := s.start(mustJSON(t, ps)); err != nil || got != n {
-				t.Fatalf("start = %d, %v", got, err)
-			}
-			c := newCaller(n * s.cfg.BatchSize)
-			if err := c.drive(s.q, zeroLogits); err != nil {
-				t.Fatal(err)
-			}
-			ds, err := s.finished()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if mean := float64(c.evaluations) / float64(c.batches); mean < float64(n) {
-				t.Errorf("%d batches of %.1f positions on average: want at least one leaf of every search", c.batches, mean)
-			}
-			for i, g := range games {
-				p, err := mcts.NewPUCTPlayer(mcts.UniformEvaluator{}, s.cfg, mix(seed, uint64(i), 0))
-				if err != nil {
-					t.Fatal(err)
-				}
-				want, err := p.Choose(g)
-				if err != nil {
-					t.Fatal(err)
-				}
-				got := ds[i]
-				if got.Move != want.Move || fmt.Sprint(got.Visits) != fmt.Sprint(want.Visits) || fmt.Sprint(got.Target) != fmt.Sprint(want.Target) || got.Value != want.Value {
-					t.Errorf("position %d: %v %v %v, want the Go search's %v %v %v", i, got.Move, got.Visits, got.Value, want.Move, want.Visits, want.Value)
+		for _, mode := range callerModes {
+			for _, ev := range evaluators {
+				for _, all := range []bool{true, false} {
+					name := fmt.Sprintf("%s/%s/%s/all=%v", settings, mode.name, ev.name, all)
+					t.Run(name, func(t *testing.T) { testSearcherMatches(t, settings, mode.oneCall, ev.caller, ev.goSide, all) })
 				}
 			}
-			visits := make([]int32, n*env.NumActions)
-			policy := make([]float32, n*env.NumActions)
-			values := make([]float32, n)
-			actions := make([]int64, n)
-			if err := s.results(n, visits, policy, values, actions); err != nil {
-				t.Fatal(err)
-			}
-			for i, d := range ds {
-				a, _ := env.ActionOf(d.Move)
-				var sum float32
-				for _, p := range policy[i*env.NumActions : (i+1)*env.NumActions] {
-					sum += p
-				}
-				if actions[i] != int64(a) || visits[i*env.NumActions+int(a)] != int32(d.Visits[a]) || math.Abs(float64(sum)-1) > 1e-4 {
-					t.Errorf("position %d: action %d, visits %d, policy sum %v: want %d, %d, 1", i, actions[i], visits[i*env.NumActions+int(a)], sum, a, d.Visits[a])
-				}
-			}
-		})
+		}
+	}
+}
+
+func testSearcherMatches(t *testing.T, settings string, oneCall bool, eval func(obs []float32, mask []bool, logits, values []float32), goSide mcts.Evaluator, all bool) {
+	const n, seed = 6, 9
+	s, err := newSearcher(settings, seed, env.DefaultRules())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps, games := testPositions(t, n)
+	if got, err := s.start(mustJSON(t, ps)); err != nil || got != n {
+		t.Fatalf("start = %d, %v", got, err)
+	}
+	capacity := n * s.cfg.BatchSize
+	if !all {
+		capacity = 2*s.cfg.BatchSize + 1 // batches cut short, leaves left for the next
+	}
+	c := newCaller(capacity)
+	c.oneCall = oneCall
+	if err := c.drive(s.q, eval); err != nil {
+		t.Fatal(err)
+	}
+	ds, err := s.finished()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// (With the uniform evaluator no search ends before the others.)
+	if _, uniform := goSide.(mcts.UniformEvaluator); uniform && all && float64(c.evaluations)/float64(c.batches) < float64(n) {
+		t.Errorf("%d batches of %.1f positions on average: want at least one leaf of every search", c.batches, float64(c.evaluations)/float64(c.batches))
+	}
+	for i, g := range games {
+		p, err := mcts.NewPUCTPlayer(goSide, s.cfg, mix(seed, uint64(i), 0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := p.Choose(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := ds[i]
+		if got.Move != want.Move || fmt.Sprint(got.Visits) != fmt.Sprint(want.Visits) || fmt.Sprint(got.Target) != fmt.Sprint(want.Target) || got.Value != want.Value {
+			t.Errorf("position %d: %v %v %v, want the Go search's %v %v %v", i, got.Move, got.Visits, got.Value, want.Move, want.Visits, want.Value)
+		}
+	}
+	visits := make([]int32, n*env.NumActions)
+	policy := make([]float32, n*env.NumActions)
+	values := make([]float32, n)
+	actions := make([]int64, n)
+	if err := s.results(n, visits, policy, values, actions); err != nil {
+		t.Fatal(err)
+	}
+	for i, d := range ds {
+		a, _ := env.ActionOf(d.Move)
+		var sum float32
+		for _, p := range policy[i*env.NumActions : (i+1)*env.NumActions] {
+			sum += p
+		}
+		if actions[i] != int64(a) || visits[i*env.NumActions+int(a)] != int32(d.Visits[a]) || math.Abs(float64(sum)-1) > 1e-4 {
+			t.Errorf("position %d: action %d, visits %d, policy sum %v: want %d, %d, 1", i, actions[i], visits[i*env.NumActions+int(a)], sum, a, d.Visits[a])
+		}
 	}
 }
 
@@ -276,19 +357,23 @@ func TestBatchRefusals(t *testing.T) {
 		}, "logits[0, "},
 	}
 	for _, tt := range evalTests {
-		t.Run(tt.name, func(t *testing.T) {
-			ps, _ := testPositions(t, 3)
-			if _, err := s.start(mustJSON(t, ps)); err != nil {
-				t.Fatal(err)
-			}
-			err := newCaller(64).drive(s.q, tt.eval)
-			if err == nil || !strings.Contains(err.Error(), tt.want) {
-				t.Fatalf("error %v, want %q", err, tt.want)
-			}
-			if _, err := s.finished(); err == nil {
-				t.Fatal("a failed run has results")
-			}
-		})
+		for _, mode := range callerModes {
+			t.Run(tt.name+"/"+mode.name, func(t *testing.T) {
+				ps, _ := testPositions(t, 3)
+				if _, err := s.start(mustJSON(t, ps)); err != nil {
+					t.Fatal(err)
+				}
+				c := newCaller(64)
+				c.oneCall = mode.oneCall
+				err := c.drive(s.q, tt.eval)
+				if err == nil || !strings.Contains(err.Error(), tt.want) {
+					t.Fatalf("error %v, want %q", err, tt.want)
+				}
+				if _, err := s.finished(); err == nil {
+					t.Fatal("a failed run has results")
+				}
+			})
+		}
 	}
 	t.Run("abort, then a run", func(t *testing.T) {
 		ps, _ := testPositions(t, 4)
@@ -331,7 +416,14 @@ func TestBatchRefusals(t *testing.T) {
 		if _, err := s.q.next(small.obs, small.mask, small.capacity); err == nil || !strings.Contains(err.Error(), "batch_size") {
 			t.Fatalf("next with room for %d: %v", small.capacity, err)
 		}
+		if _, err := s.q.round(nil, nil, 0, leafArrays{obs: small.obs, mask: small.mask, capacity: small.capacity}); err == nil || !strings.Contains(err.Error(), "batch_size") {
+			t.Fatalf("round with room for %d: %v", small.capacity, err)
+		}
 		c := newCaller(64)
+		dst := leafArrays{obs: c.obs, mask: c.mask, capacity: c.capacity}
+		if _, err := s.q.round(c.logits[:env.NumActions], c.values[:1], 1, dst); err == nil || !strings.Contains(err.Error(), "no batch to feed") {
+			t.Fatalf("round feeding before any batch: %v", err)
+		}
 		n, err := s.q.next(c.obs, c.mask, c.capacity)
 		if err != nil {
 			t.Fatal(err)
@@ -393,6 +485,7 @@ func TestBatchRunsConcurrently(t *testing.T) {
 				return
 			}
 			c := newCaller(7) // room for one search's batch and a bit: partial rounds
+			c.oneCall = k >= 2
 			rounds := 0
 			err = c.drive(s.q, func(_ []float32, _ []bool, _, values []float32) {
 				rounds++
@@ -414,31 +507,42 @@ func TestBatchRunsConcurrently(t *testing.T) {
 // mcts.UniformEvaluator called directly, one position at a time on one
 // goroutine as `deathstacks bench mcts` runs them (800 simulations,
 // mcts.DefaultConfig, no tree reuse). Both report simulations per second.
+// The queue is driven both ways (next+feed, and round: ds_batch_round),
+// and, as a call from C runs, from a goroutine locked to its thread.
 func BenchmarkSearchBoundary(b *testing.B) {
-	ps, games := testPositions(b, 16)
-	for _, n := range []int{4, 16} {
-		b.Run(fmt.Sprintf("queue/positions=%d", n), func(b *testing.B) {
-			s, err := newSearcher(`{"sims": 800, "reuse_tree": false, "win_search_nodes": 500000}`, 1, env.DefaultRules())
-			if err != nil {
-				b.Fatal(err)
+	ps, games := testPositions(b, 64)
+	for _, mode := range callerModes {
+		for _, locked := range []bool{false, true} {
+			for _, n := range []int{4, 16, 64} {
+				b.Run(fmt.Sprintf("queue/%s/locked=%v/positions=%d", mode.name, locked, n), func(b *testing.B) {
+					if locked {
+						runtime.LockOSThread()
+						defer runtime.UnlockOSThread()
+					}
+					s, err := newSearcher(`{"sims": 800, "reuse_tree": false, "win_search_nodes": 500000}`, 1, env.DefaultRules())
+					if err != nil {
+						b.Fatal(err)
+					}
+					c := newCaller(n * s.cfg.BatchSize)
+					c.oneCall = mode.oneCall
+					text := mustJSON(b, ps[:n])
+					sims := 0
+					for b.Loop() {
+						if _, err := s.start(text); err != nil {
+							b.Fatal(err)
+						}
+						if err := c.drive(s.q, zeroLogits); err != nil {
+							b.Fatal(err)
+						}
+						for _, d := range s.decisions {
+							sims += d.Simulations
+						}
+					}
+					b.ReportMetric(float64(sims)/b.Elapsed().Seconds(), "sims/s")
+					b.ReportMetric(float64(c.evaluations)/float64(c.batches), "positions/batch")
+				})
 			}
-			c := newCaller(n * s.cfg.BatchSize)
-			text := mustJSON(b, ps[:n])
-			sims := 0
-			for b.Loop() {
-				if _, err := s.start(text); err != nil {
-					b.Fatal(err)
-				}
-				if err := c.drive(s.q, zeroLogits); err != nil {
-					b.Fatal(err)
-				}
-				for _, d := range s.decisions {
-					sims += d.Simulations
-				}
-			}
-			b.ReportMetric(float64(sims)/b.Elapsed().Seconds(), "sims/s")
-			b.ReportMetric(float64(c.evaluations)/float64(c.batches), "positions/batch")
-		})
+		}
 	}
 	b.Run("direct", func(b *testing.B) {
 		cfg := mcts.DefaultConfig()
@@ -449,7 +553,7 @@ func BenchmarkSearchBoundary(b *testing.B) {
 		}
 		sims := 0
 		for b.Loop() {
-			for _, g := range games {
+			for _, g := range games[:16] {
 				d, err := p.Choose(g)
 				if err != nil {
 					b.Fatal(err)

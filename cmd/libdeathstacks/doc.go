@@ -37,8 +37,10 @@
 //     batch with ds_batch_next, which returns once every search in
 //     progress waits, evaluates them and hands the logits and values back
 //     with ds_batch_feed (priors as the network's evaluator makes them),
-//     until ds_batch_next returns 0; ds_batch_abort stops a run (see
-//     batches.go).
+//     until ds_batch_next returns 0; ds_batch_round does a feed and the
+//     next ds_batch_next in one call, the searches writing the leaves
+//     into the caller's arrays themselves (the cheaper way, which the
+//     Python package takes); ds_batch_abort stops a run (see batches.go).
 //     An evaluation's Python players (an evaluator, searching as an az
 //     player does, or a policy) are served the same way from the caller's
 //     wait loop: ds_arena_wait says which player has work, a batch of the

@@ -513,7 +513,8 @@ func ds_server_stats(path *C.char, out *C.int64_t) C.int64_t {
 // ds_batch_abort; then it reads the results. ds_batch_feed returns at
 // once, while the searches read the arrays: the caller keeps them
 // unchanged until its next call of ds_batch_next (or ds_batch_abort)
-// returns, which reports bad values or logits.
+// returns, which reports bad values or logits. ds_batch_round does a feed
+// and the next ds_batch_next in one call, the cheaper way.
 
 //export ds_search_new
 func ds_search_new(settings *C.char, seed C.uint64_t, tooTall, maxPlies, repetitions C.int64_t) C.int64_t {
@@ -765,6 +766,36 @@ func ds_batch_feed(h, n C.int64_t, logits, values unsafe.Pointer) C.int64_t {
 				return 0, err
 			}
 			return 0, q.feed(l, v, int(n))
+		})
+	})
+}
+
+// ds_batch_round feeds the n positions of the batch taken last (n rows of
+// 6,912 logits and n values; none when n is 0, as before the first batch)
+// and returns the next batch into obs and mask (room for cap positions),
+// as ds_batch_feed and ds_batch_next do, in one call: the searches write
+// the leaves of the next batch into obs and mask as they queue them. The
+// caller keeps logits and values unchanged until the next call returns.
+//
+//export ds_batch_round
+func ds_batch_round(h, n C.int64_t, logits, values unsafe.Pointer, cap C.int64_t, obs, mask unsafe.Pointer) C.int64_t {
+	return do(func() (int64, error) {
+		return with(int64(h), "search or self-play", func(r batchRun) (int64, error) {
+			q := r.leaves()
+			if q == nil {
+				return 0, errors.New("round: nothing was started")
+			}
+			if n < 0 || n > 1<<20 || cap < 1 || cap > 1<<20 {
+				return 0, fmt.Errorf("round: %d positions fed, room for %d: want 0 to %d fed, room for 1 to %d", int64(n), int64(cap), 1<<20, 1<<20)
+			}
+			l, err1 := slice[float32](logits, n*env.NumActions)
+			v, err2 := slice[float32](values, n)
+			o, m, err3 := obsMask(obs, cap*env.ObservationSize, mask, cap*env.NumActions)
+			if err := errors.Join(err1, err2, err3); err != nil {
+				return 0, err
+			}
+			k, err := q.round(l, v, int(n), leafArrays{obs: o, mask: m, capacity: int(cap)})
+			return int64(k), err
 		})
 	})
 }

@@ -139,7 +139,8 @@ type searchPosition struct {
 
 // start begins searching the positions of a JSON list of searchPositions
 // and returns how many there are; the caller then evaluates their leaves
-// (ds_batch_next, ds_batch_feed) until the run ends.
+// (ds_batch_round, or ds_batch_next and ds_batch_feed) until the run
+// ends.
 func (s *searcher) start(text string) (int64, error) {
 	if s.q.underWay() {
 		return 0, errors.New("search: a search is under way: evaluate its leaves to the end, or abort it")

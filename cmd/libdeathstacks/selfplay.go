@@ -173,7 +173,8 @@ func otherSelfPlayKeys() string {
 
 // start begins n games, seeded from seed as the trainer seeds an
 // iteration's games; the caller then evaluates their leaves
-// (ds_batch_next, ds_batch_feed) until the run ends.
+// (ds_batch_round, or ds_batch_next and ds_batch_feed) until the run
+// ends.
 func (r *selfPlayRun) start(n int64, seed uint64) (int64, error) {
 	if r.q.underWay() {
 		return 0, errors.New("self-play: games are under way: evaluate their leaves to the end, or abort them")

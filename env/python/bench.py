@@ -1,7 +1,7 @@
 """The Python-side benchmarks of README's "From Python" section.
 
     DEATHSTACKS_LIB=... python3 bench.py [aec] [vector] [az [MODEL [NUM_ENVS]]]
-    DEATHSTACKS_LIB=... python3 bench.py search [BINARY [ROUNDS]]
+    DEATHSTACKS_LIB=... python3 bench.py search [BINARY [ROUNDS [PAIRS]]]
     DEATHSTACKS_LIB=... python3 bench.py selfplay [torch|mlp|network [GAMES]]
 
 MODEL "-" is the built-in player's network. BINARY is the deathstacks
@@ -100,14 +100,17 @@ def bench_positions(n=16, seed=1):
     return fens
 
 
-def bench_search(binary="deathstacks", rounds=5, seconds=3.0, sims=800, positions=16):
+def bench_search(binary="deathstacks", rounds=3, pairs=5, seconds=1.0, sims=800, positions=16):
     """Search from Python with a trivial evaluator (uniform policy, zero
     value, arrays allocated once) beside `deathstacks bench mcts`'s PUCT
     search with its uniform evaluator, same settings (mcts.DefaultConfig,
-    800 simulations, no tree reuse), alternating in one run, and the
-    median ratio. The Python side searches 16 positions at once, one
-    evaluator call a round for all of them; bench mcts searches one
-    position at a time on one goroutine."""
+    800 simulations, no tree reuse), side by side in one run: each round
+    alternates `pairs` times a second of `bench mcts` and a second of the
+    Python search (the load of a shared machine changes from second to
+    second), and compares their simulations per second. The Python side
+    searches 16 positions at once, one evaluator call a round for all of
+    them (ds_batch_round); bench mcts searches one position at a time on
+    one goroutine."""
     fens = bench_positions(positions)
     batch = positions * 8
     logits, values = np.zeros((batch, ds.NUM_ACTIONS), np.float32), np.zeros(batch, np.float32)
@@ -119,20 +122,21 @@ def bench_search(binary="deathstacks", rounds=5, seconds=3.0, sims=800, position
     search.run(fens)
     ratios = []
     for r in range(rounds):
-        out = subprocess.run([binary, "bench", "mcts", "--seconds", str(seconds), "--sims", str(sims), "--depth", "1"],
-                             capture_output=True, text=True, check=True).stdout
-        go = float(re.search(r"puct sims/s=(\d+)", out).group(1))
-        total, evaluating, t = 0, 0.0, time.perf_counter()
-        while time.perf_counter() - t < seconds:
-            res = search.run(fens)
-            total += int(res.simulations.sum())
-            evaluating += search.stats.evaluate_seconds
-        elapsed = time.perf_counter() - t
-        py = total / elapsed
+        go_rates, py_sims, py_seconds, evaluating = [], 0, 0.0, 0.0
+        for _ in range(pairs):
+            out = subprocess.run([binary, "bench", "mcts", "--seconds", str(seconds), "--sims", str(sims), "--depth", "1"],
+                                 capture_output=True, text=True, check=True).stdout
+            go_rates.append(float(re.search(r"puct sims/s=(\d+)", out).group(1)))
+            t = time.perf_counter()
+            while time.perf_counter() - t < seconds:
+                py_sims += int(search.run(fens).simulations.sum())
+                evaluating += search.stats.evaluate_seconds
+            py_seconds += time.perf_counter() - t
+        go, py = float(np.mean(go_rates)), py_sims / py_seconds
         ratios.append(py / go)
         print(f"round {r + 1}: bench mcts puct {go:,.0f} sims/s; Search from Python {py:,.0f} sims/s "
-              f"({py / go:.0%}; mean batch {search.stats.mean_batch:.0f}, {evaluating / elapsed:.1%} in the evaluator)")
-    print(f"median {np.median(ratios):.0%} of bench mcts over {rounds} rounds")
+              f"({py / go:.0%}; mean batch {search.stats.mean_batch:.0f}, {evaluating / py_seconds:.1%} in the evaluator)")
+    print(f"{min(ratios):.0%}-{max(ratios):.0%} of bench mcts over {rounds} rounds (median {np.median(ratios):.0%})")
 
 
 class MLP:
@@ -183,7 +187,7 @@ def bench_selfplay(evaluator="mlp", games=256):
 if __name__ == "__main__":
     args = sys.argv[1:] or ["aec", "vector", "az"]
     if args[0] == "search":
-        bench_search(*args[1:2], *(int(n) for n in args[2:3]))
+        bench_search(*args[1:2], *(int(n) for n in args[2:4]))
     elif args[0] == "selfplay":
         bench_selfplay(*args[1:2], *(int(n) for n in args[2:3]))
     elif args[0] == "az":

@@ -2,6 +2,7 @@
 made of it, and every way an evaluator can go wrong (an exception, a bad
 result) without a crash or a hang."""
 
+import hashlib
 import threading
 import time
 
@@ -92,6 +93,40 @@ def test_search_is_seeded_and_uses_the_evaluator():
     # A Gumbel root trains on the improved policy, over every legal move.
     assert np.allclose(a.policy.sum(axis=1), 1, atol=1e-5)
     assert np.count_nonzero(a.policy[0]) > np.count_nonzero(a.visits[0])
+
+
+_W = (np.arange(21 * 36, dtype=np.uint64) * np.uint64(2654435761) + np.uint64(97)) | np.uint64(1)
+_A = np.arange(N, dtype=np.uint64) * np.uint64(40503)
+
+
+def hashed(obs, masks):
+    """A deterministic evaluator reading every bit of the observations,
+    in integer arithmetic (the same results on every machine): logits in
+    [-5, 5) and values in [-1, 1] from a hash of each position's
+    observation."""
+    h = (obs.reshape(len(obs), -1).view(np.uint32).astype(np.uint64) * _W).sum(axis=1)
+    logits = ((h[:, None] + _A) % np.uint64(2003)).astype(np.float32) / 200 - 5
+    values = (h % np.uint64(199)).astype(np.float32) / 99 - 1
+    return logits, values
+
+
+def digest(*arrays, text=()):
+    return hashlib.sha256(b"".join(np.ascontiguousarray(a).tobytes() for a in arrays) + " ".join(text).encode()).hexdigest()[:16]
+
+
+@pytest.mark.parametrize("settings, want", [
+    (dict(sims=120, seed=5), "d8ad25cd0d2a9277"),
+    (dict(sims=64, gumbel=True, temperature=1, seed=6), "1740f1d7b296b8e0"),
+])
+@pytest.mark.parametrize("max_batch", [None, 20])
+def test_results_are_those_of_before_the_boundary_was_made_faster(settings, want, max_batch):
+    """The visits, policy targets and moves of seeded searches with an
+    evaluator that reads its input are those the library gave before
+    ds_batch_round and the searches writing their leaves into the
+    caller's arrays (recorded with it), whatever the batches' size."""
+    ps = positions(6, seed=4)
+    r = ds.Search(hashed, max_batch=max_batch, **settings).run([f for f, _ in ps], [m for _, m in ps])
+    assert digest(r.visits, r.policy, text=r.moves) == want
 
 
 @pytest.mark.parametrize("settings", [

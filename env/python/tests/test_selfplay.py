@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import deathstacks as ds
+from test_search import digest, hashed
 
 N = ds.NUM_ACTIONS
 SMALL = dict(simulations=16, fast_simulations=4, max_plies=40, win_search_nodes=2000)
@@ -21,6 +22,13 @@ def material(obs, masks):
     logits[:, : flat.shape[1]] = flat * 0.5
     values = np.tanh((flat[:, :36].sum(axis=1) - flat[:, 36:72].sum(axis=1)) / 10).astype(np.float32)
     return logits, values
+
+
+def test_samples_are_those_of_before_the_boundary_was_made_faster():
+    """Seeded self-play with an evaluator that reads its input gives the
+    samples the library gave before ds_batch_round (recorded with it)."""
+    out = ds.SelfPlay(hashed, 4, seed=3, **SMALL).play()
+    assert digest(*(out[k] for k in sorted(out))) == "fa1f0204a6b7a93b"
 
 
 def test_samples_and_targets():

@@ -76,6 +76,7 @@ _SIGNATURES = {
     "ds_batch_size": [_I64],
     "ds_batch_next": [_I64, _I64, _P, _P],
     "ds_batch_feed": [_I64, _I64, _P, _P],
+    "ds_batch_round": [_I64, _I64, _P, _P, _I64, _P, _P],
     "ds_batch_abort": [_I64],
 }
 

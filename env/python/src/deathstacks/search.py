@@ -15,7 +15,8 @@ are reused from call to call (copy what you keep); the evaluator may
 return arrays it allocated once.
 
 Go never calls Python: it queues each search's leaves and waits, and the
-loop here (``_drive``) takes each batch, evaluates it and feeds it back.
+loop here (``_drive``) takes each batch, evaluates it and feeds it back,
+one call into the library a round (``ds_batch_round``).
 An exception of the evaluator stops and releases the searches and reaches
 the caller as it was raised; a result of the wrong type, shape or dtype,
 a value outside [-1, 1] or a non-finite logit of a legal action raises a
@@ -116,10 +117,16 @@ def _drive(h: int, evaluate, batches: _Batches, capacity: int, stats: Stats) -> 
     ends. On any exception (the evaluator's, a bad result, an interrupt)
     the run is stopped and its searches released before it propagates."""
     obs, masks = batches.arrays(capacity)
+    obs_p, masks_p = ptr(obs), ptr(masks)
+    n, logits_p, values_p = 0, None, None
     start = time.perf_counter()
     try:
         while True:
-            n = check(lib.ds_batch_next(h, capacity, ptr(obs), ptr(masks)))
+            # One call a round: it feeds the batch evaluated last (none at
+            # first) and returns the next, whose leaves the searches write
+            # into obs and masks meanwhile. The searches read logits and
+            # values during the call: they stay referenced until it returns.
+            n = check(lib.ds_batch_round(h, n, logits_p, values_p, capacity, obs_p, masks_p))
             if n == 0:
                 break
             t = time.perf_counter()
@@ -127,11 +134,8 @@ def _drive(h: int, evaluate, batches: _Batches, capacity: int, stats: Stats) -> 
             stats.evaluate_seconds += time.perf_counter() - t
             stats.batches += 1
             stats.positions += n
-            # The searches read logits and values after feed returns: they
-            # stay referenced here until the next ds_batch_next returns,
-            # which waits for them.
             logits, values = _outputs(out, n)
-            check(lib.ds_batch_feed(h, n, ptr(logits), ptr(values)))
+            logits_p, values_p = ptr(logits), ptr(values)
     except BaseException:
         lib.ds_batch_abort(h)
         raise
