@@ -61,10 +61,13 @@ type conv struct {
 	// channel, nr weights; valid if backward.
 	wt       []float32
 	backward bool
-	// srcT, gp and acc are backwardWeights' scratch: the input
-	// channel-major, a block of the gradient packed in panels, and the
-	// taps' gradients (tap, input channel, output channel).
+	// srcT, gp, acc and segs are backwardWeights' scratch: a block's
+	// neighbourhoods packed in panels, its gradient transposed, the
+	// weights' gradient (output channel, tap, input channel), the runs
+	// that pack a panel row and the block's pixels.
 	srcT, gp, acc []float32
+	segs          []segment
+	px            []int // the block's padded pixel indices
 }
 
 func (p *conv) panels() int { return (p.out + nr - 1) / nr }
@@ -178,75 +181,128 @@ func (p *conv) backwardInput(batch int, g []float32, stride int, dst, res []floa
 // backwardWeights computes the gradients of the weights (dw, the stored
 // layout (out, in, 3, 3)) and of the bias (db, out values) from the
 // convolution's input src (channel stride inStride, zero border) and g,
-// the gradient of its output before bias and ReLU (stride channels, a
-// multiple of the kernel's width, zero border). It overwrites dw and db.
+// the gradient of its output before bias and ReLU (stride channels, zero
+// border). It overwrites dw and db.
 //
-// Each tap's gradient is a matrix product over pixels, dw_t[c][o] = sum
-// over p of src[p+delta_t][c] * g[p][o]. The sum runs over all padded
-// pixels, the border's gradient being zero, so that with src transposed
-// once (channel-major) every tap is the same rows read at a constant
-// offset, and g is packed once per block of pixels for all nine taps.
+// The gradient is one matrix product over the board's pixels (not the
+// border's, whose gradient is zero): dw^T (out x taps*in) = g^T (out x
+// pixels) times the pixels' 3x3 neighbourhoods (pixels x taps*in, im2col).
+// It runs in blocks of backwardKC pixels: each block's g^T (out rows
+// padded to a multiple of mr) and neighbourhoods (in panels of nr
+// columns, a column per (tap, input channel)) are packed once and the
+// kernel accumulates every tile over the blocks. Packing the
+// neighbourhoods copies a panel's row of nr channels of one pixel at once
+// where the channels of a tap are contiguous.
 func (p *conv) backwardWeights(batch int, src []float32, inStride int, g []float32, stride int, dw, db []float32) {
-	pixels := batch * paddedPixels
-	rows := (p.in + mr - 1) / mr * mr
-	p.srcT = grow(p.srcT, rows*pixels)
-	clear(p.srcT[p.in*pixels:])
-	for px := range pixels {
-		for c, v := range src[px*inStride : px*inStride+p.in] {
-			p.srcT[c*pixels+px] = v
-		}
-	}
-	panels := p.panels()
+	pixels := batch * env.NumSquares
+	rows := (p.out + mr - 1) / mr * mr
+	cols := p.taps * p.in
+	panels := (cols + nr - 1) / nr
 	ld := panels * nr
-	p.acc = grow(p.acc, p.taps*rows*ld)
-	// The range keeps every tap's shifted read inside the position's
-	// pixels.
-	lo, hi := PaddedSide+1, pixels-PaddedSide-1
+	p.acc = grow(p.acc, rows*ld)
+	p.segs = p.segments(p.segs[:0])
+	clear(db[:p.out])
 	offs := [1]int{}
-	for p0 := lo; p0 < hi; p0 += backwardKC {
-		kc := min(backwardKC, hi-p0)
-		p.gp = grow(p.gp, panels*kc*nr)
-		for jr := range panels {
-			for q := range kc {
-				copy(p.gp[(jr*kc+q)*nr:][:nr], g[(p0+q)*stride+jr*nr:])
+	for q0 := 0; q0 < pixels; q0 += backwardKC {
+		kc := min(backwardKC, pixels-q0)
+		// The block's pixels; g^T of the block, rows past out zero, which
+		// db sums.
+		p.px = grow(p.px, kc)
+		p.gp = grow(p.gp, rows*kc)
+		clear(p.gp[p.out*kc : rows*kc])
+		for q := range kc {
+			px := boardPixel(q0 + q)
+			p.px[q] = px
+			for o, v := range g[px*stride : px*stride+p.out] {
+				p.gp[o*kc+q] = v
+				db[o] += v
+			}
+		}
+		// The block's neighbourhoods, run by run, each written in order.
+		p.srcT = grow(p.srcT, panels*kc*nr)
+		for _, s := range p.segs {
+			dst := p.srcT[s.panel*kc*nr+s.col:]
+			switch {
+			case s.zero:
+				for q := range kc {
+					clear(dst[q*nr:][:s.n])
+				}
+			case s.n == nr:
+				// Whole rows as arrays through a local one, which the
+				// compiler copies with vector moves (a copy between
+				// slices is a call to memmove).
+				for q, px := range p.px[:kc] {
+					row := *(*[nr]float32)(src[(px+s.delta)*inStride+s.ch:])
+					*(*[nr]float32)(dst[q*nr:]) = row
+				}
+			default:
+				for q, px := range p.px[:kc] {
+					copy(dst[q*nr:][:s.n], src[(px+s.delta)*inStride+s.ch:])
+				}
 			}
 		}
 		flags := kernelAccumulate
-		if p0 == lo {
+		if q0 == 0 {
 			flags = 0
 		}
-		for t, d := range tapDelta {
+		for jr := range panels {
+			b := p.srcT[jr*kc*nr : (jr+1)*kc*nr]
 			for r := 0; r < rows; r += mr {
-				offs[0] = r*pixels + p0 + d
-				for jr := range panels {
-					kernel(p.srcT, offs[:], kc, pixels, p.gp[jr*kc*nr:(jr+1)*kc*nr], p.acc[(t*rows+r)*ld+jr*nr:], ld, nil, nil, flags)
-				}
+				offs[0] = r * kc
+				kernel(p.gp, offs[:], kc, kc, b, p.acc[r*ld+jr*nr:], ld, nil, nil, flags)
 			}
 		}
 	}
-	for t := range p.taps {
-		for c := range p.in {
-			for o, v := range p.acc[(t*rows+c)*ld:][:p.out] {
+	for o := range p.out {
+		for t := range p.taps {
+			for c, v := range p.acc[o*ld+t*p.in:][:p.in] {
 				dw[(o*p.in+c)*p.taps+t] = v
-			}
-		}
-	}
-	clear(db[:p.out])
-	for b := range batch {
-		for y := range side {
-			r := rowStart(b, y)
-			for x := range side {
-				for o, v := range g[(r+x)*stride:][:p.out] {
-					db[o] += v
-				}
 			}
 		}
 	}
 }
 
+// boardPixel is the padded pixel index of the q-th board square of a
+// batch, counted position by position.
+func boardPixel(q int) int {
+	return q/env.NumSquares*paddedPixels + squareOffsets[q%env.NumSquares]
+}
+
+// segment is a run of one panel row of backwardWeights' neighbourhoods:
+// n columns from column col of panel panel, channels ch, ch+1, ... of the
+// pixel at offset delta from the output pixel, or zeros (the columns past
+// the last (tap, channel)).
+type segment struct {
+	panel, col, n, delta, ch int
+	zero                     bool
+}
+
+// segments appends to dst the runs of every panel row: a panel's nr
+// columns are consecutive (tap, channel) pairs, split where the tap
+// changes.
+func (p *conv) segments(dst []segment) []segment {
+	cols := p.taps * p.in
+	panels := (cols + nr - 1) / nr
+	for jr := range panels {
+		for j := 0; j < nr; {
+			col := jr*nr + j
+			if col >= cols {
+				dst = append(dst, segment{panel: jr, col: j, n: nr - j, zero: true})
+				break
+			}
+			t, c := col/p.in, col%p.in
+			n := min(nr-j, p.in-c)
+			dst = append(dst, segment{panel: jr, col: j, n: n, delta: tapDelta[t], ch: c})
+			j += n
+		}
+	}
+	return dst
+}
+
 // backwardKC is the number of pixels of one block of backwardWeights: a
-// panel of g (16 KB) stays in L1 while the kernel walks the rows.
-const backwardKC = 256
+// panel of the neighbourhoods (16 KB) stays in L1 while the kernel walks
+// the rows of g^T.
+const backwardKC = 96
 
 // reluBackward zeroes g where the ReLU's output y is not positive: g
 // becomes the gradient before the ReLU.
