@@ -1,9 +1,6 @@
 package kernel
 
-import (
-	"github.com/deathstacks/deathstacks/env"
-	"gonum.org/v1/gonum/blas"
-)
+import "github.com/deathstacks/deathstacks/env"
 
 // The convolutions keep activations channel-last with a zero border: per
 // position, 8x8 pixels (the 6x6 board and a ring of zeros) of a fixed
@@ -340,10 +337,12 @@ type Head struct {
 	// squareStride); set if packed for squares.
 	wp, biasSq []float32
 	squares    bool
-	// gt, hc and dhc are Backward's scratch: the output gradient
-	// square-major (batch*36 x planes), the trunk output compact (batch*36
-	// x in) and its gradient.
-	gt, hc, dhc []float32
+	// Backward's scratch: the gradient before the ReLU (gm), the trunk
+	// output packed (hp), the taps' offsets (offs), the weights' gradient
+	// (acc), the weights transposed (wt), a position's gradient packed
+	// (gb) and its input gradient channel-major (dt).
+	gm, hp, acc, wt, gb, dt []float32
+	offs                    []int
 }
 
 // headPanels is the number of nr-square panels covering the board.
@@ -491,43 +490,132 @@ var squareOffsets = func() (o [env.NumSquares]int) {
 // the length Pack was given) from the input h, the output out that
 // Forward computed from it and the output's gradient gout. It overwrites
 // dh's board pixels, dw and db.
+//
+// Both products run on the kernel without transposing the gradient: the
+// weights' is the sum over positions of the gradient (planes x 36, as it
+// comes) times the position's trunk output (36 x in), each position one
+// of the kernel's taps; the input's, per position, the weights transposed
+// (in x planes) times the gradient packed in panels of nr squares.
 func (p *Head) Backward(batch int, h []float32, stride int, out, gout, dh, dw, db []float32) {
 	const sq = env.NumSquares
-	rows, size := batch*sq, p.planes*sq
-	p.gt = grow(p.gt, rows*p.planes)
-	p.hc = grow(p.hc, rows*p.in)
-	p.dhc = grow(p.dhc, rows*p.in)
-	for b := range batch {
-		for q := range p.planes {
-			o := b*size + q*sq
-			for s, g := range gout[o : o+sq] {
-				if p.relu && out[o+s] <= 0 {
-					g = 0
+	size := p.planes * sq
+	rows := (p.planes + mr - 1) / mr * mr
+	gsize := rows * sq
+	// g is the gradient before the ReLU, rows planes a position (the
+	// padding planes zero): gout itself if it is that already.
+	g := gout
+	if p.relu || rows != p.planes {
+		p.gm = grow(p.gm, batch*gsize)
+		for b := range batch {
+			dst := p.gm[b*gsize : (b+1)*gsize]
+			for i, v := range gout[b*size : (b+1)*size] {
+				if p.relu && out[b*size+i] <= 0 {
+					v = 0
 				}
-				p.gt[(b*sq+s)*p.planes+q] = g
+				dst[i] = v
 			}
+			clear(dst[size:])
 		}
-		for s := range sq {
-			copy(p.hc[(b*sq+s)*p.in:][:p.in], h[(rowStart(b, s/side)+s%side)*stride:])
-		}
-	}
-	BLAS{}.Sgemm(blas.Trans, blas.NoTrans, p.planes, p.in, rows, 1, p.gt, p.planes, p.hc, p.in, 0, dw, p.in)
-	BLAS{}.Sgemm(blas.NoTrans, blas.NoTrans, rows, p.in, p.planes, 1, p.gt, p.planes, p.w, p.in, 0, p.dhc, p.in)
-	for b := range batch {
-		for s := range sq {
-			px := dh[(rowStart(b, s/side)+s%side)*stride:][:stride]
-			clear(px[copy(px, p.dhc[(b*sq+s)*p.in:][:p.in]):])
-		}
+		g = p.gm
 	}
 	perOutput := len(db) == size
 	clear(db)
-	for r := range rows {
-		for q, g := range p.gt[r*p.planes : (r+1)*p.planes] {
+	for b := range batch {
+		for q := range p.planes {
+			row := g[b*gsize+q*sq:][:sq]
 			if perOutput {
-				db[q*sq+r%sq] += g
-			} else {
-				db[q] += g
+				for s, v := range row {
+					db[q*sq+s] += v
+				}
+				continue
 			}
+			var sum float32
+			for _, v := range row {
+				sum += v
+			}
+			db[q] += sum
+		}
+	}
+	p.backwardWeights(batch, h, stride, g, gsize, dw)
+	p.backwardInput(batch, g, gsize, dh, stride)
+}
+
+// backwardWeights is Backward's weight gradient from g, the output's
+// gradient before the ReLU with gsize values a position.
+func (p *Head) backwardWeights(batch int, h []float32, stride int, g []float32, gsize int, dw []float32) {
+	const sq = env.NumSquares
+	rows := gsize / sq
+	panels := Stride(p.in) / nr
+	ld := panels * nr
+	n := batch * sq
+	// The trunk output, a row of nr channels per square and panel.
+	p.hp = grow(p.hp, panels*n*nr)
+	for jr := range panels {
+		for q := range n {
+			row := *(*[nr]float32)(h[boardPixel(q)*stride+jr*nr:])
+			*(*[nr]float32)(p.hp[(jr*n+q)*nr:]) = row
+		}
+	}
+	p.offs = grow(p.offs, batch)
+	p.acc = grow(p.acc, rows*ld)
+	for r := 0; r < rows; r += mr {
+		for b := range batch {
+			p.offs[b] = b*gsize + r*sq
+		}
+		for jr := range panels {
+			kernel(g, p.offs, sq, sq, p.hp[jr*n*nr:(jr+1)*n*nr], p.acc[r*ld+jr*nr:], ld, nil, nil, 0)
+		}
+	}
+	for q := range p.planes {
+		copy(dw[q*p.in:(q+1)*p.in], p.acc[q*ld:])
+	}
+}
+
+// backwardInput is Backward's input gradient from g, the output's
+// gradient before the ReLU with gsize values a position, into dh (channel
+// stride stride).
+func (p *Head) backwardInput(batch int, g []float32, gsize int, dh []float32, stride int) {
+	const sq = env.NumSquares
+	// The weights transposed, rows padded to a multiple of mr.
+	rows := (p.in + mr - 1) / mr * mr
+	p.wt = grow(p.wt, rows*p.planes)
+	clear(p.wt[p.in*p.planes:])
+	for q := range p.planes {
+		for c, v := range p.w[q*p.in : (q+1)*p.in] {
+			p.wt[c*p.planes+q] = v
+		}
+	}
+	const ld = headPanels * nr
+	p.gb = grow(p.gb, headPanels*p.planes*nr)
+	p.dt = grow(p.dt, rows*ld)
+	offs := [1]int{}
+	for b := range batch {
+		// The position's gradient, a row of nr squares per plane and
+		// panel; the squares past the board zero.
+		gb := g[b*gsize:]
+		for jr := range headPanels {
+			for q := range p.planes {
+				dst, src := p.gb[(jr*p.planes+q)*nr:][:nr], gb[q*sq+jr*nr:q*sq+min((jr+1)*nr, sq)]
+				if len(src) == nr {
+					row := [nr]float32(src)
+					*(*[nr]float32)(dst) = row
+					continue
+				}
+				clear(dst[copy(dst, src):])
+			}
+		}
+		for r := 0; r < rows; r += mr {
+			offs[0] = r * p.planes
+			for jr := range headPanels {
+				kernel(p.wt, offs[:], p.planes, p.planes, p.gb[jr*p.planes*nr:(jr+1)*p.planes*nr], p.dt[r*ld+jr*nr:], ld, nil, nil, 0)
+			}
+		}
+		for s := range sq {
+			px := dh[(rowStart(b, s/side)+s%side)*stride:][:stride]
+			for c := range p.in {
+				px[c] = p.dt[c*ld+s]
+			}
+			clear(px[p.in:])
 		}
 	}
 }

@@ -290,3 +290,32 @@ func BenchmarkConv(b *testing.B) {
 		})
 	}
 }
+
+func BenchmarkHead(b *testing.B) {
+	// The default network's policy head at batch 32 (a training shard).
+	const bs, in, planes = 32, 32, 192
+	stride := Stride(in)
+	var p Head
+	p.Pack(randSlice(planes*in, 1), planes, in, randSlice(planes*env.NumSquares, 2), false, false)
+	h := padded(randSlice(bs*env.NumSquares*in, 3), bs, in, stride)
+	out := make([]float32, bs*planes*env.NumSquares)
+	gout := randSlice(len(out), 4)
+	dh := make([]float32, len(h))
+	dw, db := make([]float32, planes*in), make([]float32, planes*env.NumSquares)
+	flops := 2 * float64(bs*env.NumSquares*in*planes)
+	for _, pass := range []struct {
+		name  string
+		run   func()
+		flops float64
+	}{
+		{"forward", func() { p.Forward(bs, h, stride, out) }, flops},
+		{"backward", func() { p.Backward(bs, h, stride, out, gout, dh, dw, db) }, 2 * flops},
+	} {
+		b.Run(pass.name, func(b *testing.B) {
+			for b.Loop() {
+				pass.run()
+			}
+			b.ReportMetric(pass.flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+		})
+	}
+}
