@@ -23,6 +23,9 @@ type PolicyLossOp struct {
 	op
 	batch int
 	probs []float32 // (B, NumActions), 0 for illegal actions
+	// legal holds the indices (row and action) of the legal actions of the
+	// last run, row by row: the loss and its gradient visit only these.
+	legal []int32
 }
 
 func NewPolicyLossOp(batch int) *PolicyLossOp {
@@ -41,27 +44,35 @@ func (op *PolicyLossOp) Do(vals ...G.Value) (G.Value, error) {
 	}
 	z, mask, target := in[0], in[1], in[2]
 	const na = env.NumActions
+	clear(op.probs)
+	op.legal = op.legal[:0]
 	var total float64
 	for b := range op.batch {
 		zr, mr, tr := z[b*na:(b+1)*na], mask[b*na:(b+1)*na], target[b*na:(b+1)*na]
 		pr := op.probs[b*na : (b+1)*na]
+		first := len(op.legal)
 		top := math.Inf(-1)
+		// nonFinite stays 0 unless a logit, legal or not, is infinite or
+		// NaN: then the loss is NaN, as the sum over all actions is.
+		var nonFinite float32
 		for a, m := range mr {
+			nonFinite += zr[a] - zr[a]
 			if m == 0 {
+				op.legal = append(op.legal, int32(b*na+a))
 				top = max(top, float64(zr[a]))
 			}
 		}
-		var sum, dot float64
-		for a, m := range mr {
-			pr[a] = 0
-			if m == 0 {
-				e := math.Exp(float64(zr[a]) - top)
-				pr[a] = float32(e)
-				sum += e
-			}
+		dot := float64(nonFinite)
+		var sum float64
+		for _, i := range op.legal[first:] {
+			a := int(i) - b*na
+			e := math.Exp(float64(zr[a]) - top)
+			pr[a] = float32(e)
+			sum += e
 			dot += float64(tr[a]) * float64(zr[a])
 		}
-		for a := range pr {
+		for _, i := range op.legal[first:] {
+			a := int(i) - b*na
 			pr[a] = float32(float64(pr[a]) / sum)
 		}
 		total += top + math.Log(sum) - dot
@@ -84,9 +95,11 @@ func (op *PolicyLossOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, 
 	// output the logits' gradient. It reads the softmax the forward op
 	// kept in the same run.
 	bw := newGradOp("fusedPolicyLossGrad", op.in[0], []tensor.Shape{op.in[2], {1}}, func(in [][]float32, out []float32) {
+		// Both the softmax and the targets are 0 for illegal actions.
 		scale := in[1][0] / float32(op.batch)
-		for i, p := range op.probs {
-			out[i] = scale * (p - in[0][i])
+		clear(out)
+		for _, i := range op.legal {
+			out[i] = scale * (op.probs[i] - in[0][i])
 		}
 	})
 	dz, err := G.ApplyOp(bw, inputs[2], grad)

@@ -319,3 +319,12 @@ func BenchmarkHead(b *testing.B) {
 		})
 	}
 }
+
+func BenchmarkReLUBackward(b *testing.B) {
+	// A block's activations at batch 32, half of them not positive.
+	y := randSlice(32*paddedPixels*32, 1)
+	g := randSlice(len(y), 2)
+	for b.Loop() {
+		reluBackward(g, y)
+	}
+}
