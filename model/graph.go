@@ -121,7 +121,7 @@ type net struct {
 	// needs, so a node's Value after the run can hold another node's. The
 	// fused inference graph's are its ops' own buffers.
 	logitsOut, valueOut G.Value
-	order               logitOrder // of logitsOut
+	order               logitOrder // of logits and logitsOut
 }
 
 // outputs returns the logits and values of the last run.
@@ -157,7 +157,8 @@ func (b *builder) finish(n *net, v *G.Node, fc []*G.Node) {
 // buffers, rewritten by each run (see fused.Run). For training (packed nil)
 // every learnable is an input node over weights, as in newNet, the value
 // head's fully connected layers are gorgonia's nodes, and the graph is
-// differentiable. The caller must hold buildMu.
+// differentiable. Either way its logits are square-major (squareOrder).
+// The caller must hold buildMu.
 func newFastNet(g *G.ExprGraph, cfg Config, packed *fused.Net, batch int, xs []float32, weights [][]float32) (*net, error) {
 	train := packed == nil
 	if train {
@@ -190,6 +191,7 @@ func newFastNet(g *G.ExprGraph, cfg Config, packed *fused.Net, batch int, xs []f
 	v := b.apply(valOp, append([]*G.Node{h}, val...)...)
 	if train {
 		b.finish(n, v, p[len(p)-4:])
+		n.order = squareOrder
 	} else {
 		fc := fused.NewValueFCOp(packed, batch)
 		n.value = b.apply(fc, v)

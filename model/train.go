@@ -79,8 +79,8 @@ type trainShard struct {
 	vm          G.VM
 	fwd         *net
 	xs          []float32 // (rows, planes, 6, 6)
-	negMask     []float32 // (rows, NumActions): 0 legal, illegalLogit illegal
-	target      []float32 // (rows, NumActions)
+	negMask     []float32 // (rows, NumActions) in the logits' order: 0 legal, illegalLogit illegal
+	target      []float32 // (rows, NumActions) in the logits' order
 	result      []float32 // (rows, 1)
 	polLoss     *G.Node
 	valLoss     *G.Node
@@ -351,7 +351,9 @@ func (t *Trainer) load(batch []Sample) error {
 	return nil
 }
 
-// load writes part, checked, into the shard's inputs.
+// load writes part, checked, into the shard's inputs, the mask and the
+// targets in the order of the graph's logits (the loss is the same in any
+// order, as long as the three agree).
 func (sh *trainShard) load(part []Sample) {
 	for i := range sh.negMask {
 		sh.negMask[i] = illegalLogit
@@ -362,8 +364,9 @@ func (sh *trainShard) load(part []Sample) {
 		mask := sh.negMask[i*env.NumActions : (i+1)*env.NumActions]
 		target := sh.target[i*env.NumActions : (i+1)*env.NumActions]
 		for j, a := range s.Legal {
-			mask[a] = 0
-			target[a] = s.Policy[j]
+			k := sh.fwd.order.index(a)
+			mask[k] = 0
+			target[k] = s.Policy[j]
 		}
 		sh.result[i] = s.Value
 	}

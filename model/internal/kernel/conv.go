@@ -219,38 +219,23 @@ func (p *conv) backwardWeights(batch int, src []float32, inStride int, g []float
 				db[o] += v
 			}
 		}
-		// The block's neighbourhoods, run by run, each written in order.
-		p.srcT = grow(p.srcT, panels*kc*nr)
-		for _, s := range p.segs {
-			dst := p.srcT[s.panel*kc*nr+s.col:]
-			switch {
-			case s.zero:
-				for q := range kc {
-					clear(dst[q*nr:][:s.n])
-				}
-			case s.n == nr:
-				// Whole rows as arrays through a local one, which the
-				// compiler copies with vector moves (a copy between
-				// slices is a call to memmove).
-				for q, px := range p.px[:kc] {
-					row := *(*[nr]float32)(src[(px+s.delta)*inStride+s.ch:])
-					*(*[nr]float32)(dst[q*nr:]) = row
-				}
-			default:
-				for q, px := range p.px[:kc] {
-					copy(dst[q*nr:][:s.n], src[(px+s.delta)*inStride+s.ch:])
-				}
-			}
-		}
 		flags := kernelAccumulate
 		if q0 == 0 {
 			flags = 0
 		}
+		// The block's neighbourhoods, a panel at a time, packed into a
+		// buffer that stays in L1 while the kernel reads it for every
+		// tile of rows.
+		p.srcT = grow(p.srcT, kc*nr)
+		segs := p.segs
 		for jr := range panels {
-			b := p.srcT[jr*kc*nr : (jr+1)*kc*nr]
+			for len(segs) > 0 && segs[0].panel == jr {
+				p.packSegment(segs[0], src, inStride, kc)
+				segs = segs[1:]
+			}
 			for r := 0; r < rows; r += mr {
 				offs[0] = r * kc
-				kernel(p.gp, offs[:], kc, kc, b, p.acc[r*ld+jr*nr:], ld, nil, nil, flags)
+				kernel(p.gp, offs[:], kc, kc, p.srcT, p.acc[r*ld+jr*nr:], ld, nil, nil, flags)
 			}
 		}
 	}
@@ -259,6 +244,30 @@ func (p *conv) backwardWeights(batch int, src []float32, inStride int, g []float
 			for c, v := range p.acc[o*ld+t*p.in:][:p.in] {
 				dw[(o*p.in+c)*p.taps+t] = v
 			}
+		}
+	}
+}
+
+// packSegment writes run s of the neighbourhoods of the block's kc
+// pixels (p.px) into p.srcT, a row of nr values per pixel.
+func (p *conv) packSegment(s segment, src []float32, inStride, kc int) {
+	dst := p.srcT[s.col:]
+	switch {
+	case s.zero:
+		for q := range kc {
+			clear(dst[q*nr:][:s.n])
+		}
+	case s.n == nr:
+		// Whole rows as arrays through a local one, which the compiler
+		// copies with vector moves (a copy between slices is a call to
+		// memmove).
+		for q, px := range p.px[:kc] {
+			row := *(*[nr]float32)(src[(px+s.delta)*inStride+s.ch:])
+			*(*[nr]float32)(dst[q*nr:]) = row
+		}
+	default:
+		for q, px := range p.px[:kc] {
+			copy(dst[q*nr:][:s.n], src[(px+s.delta)*inStride+s.ch:])
 		}
 	}
 }
@@ -625,6 +634,118 @@ func (p *Head) backwardInput(batch int, g []float32, gsize int, dh []float32, st
 				px[c] = p.dt[c*ld+s]
 			}
 			clear(px[p.in:])
+		}
+	}
+}
+
+// BackwardSquares is Backward for the output of ForwardSquares: gout and
+// out square-major (batch x 36 x Stride(planes)). p must be packed for
+// squares.
+//
+// The input's gradient is computed as a transposed convolution's: a
+// board row of six squares of gout by a panel of the weights, read in
+// place and stored straight into dh. The weights' gradient, transposed
+// (in x planes), is the trunk output transposed (in x squares) times
+// gout, in blocks of backwardKC squares packed in panels of nr planes.
+func (p *Head) BackwardSquares(batch int, h []float32, stride int, out, gout, dh, dw, db []float32) {
+	if !p.squares {
+		panic("kernel: Head.BackwardSquares on weights packed without squares")
+	}
+	const sq = env.NumSquares
+	ld := p.squareStride()
+	n := batch * sq
+	g := gout
+	if p.relu {
+		p.gm = grow(p.gm, n*ld)
+		for i, v := range gout[:n*ld] {
+			if out[i] <= 0 {
+				v = 0
+			}
+			p.gm[i] = v
+		}
+		g = p.gm
+	}
+	// The bias's gradient, summed square-major first.
+	p.dt = grow(p.dt, sq*ld)
+	clear(p.dt)
+	for q := range n {
+		acc := p.dt[q%sq*ld:][:p.planes]
+		for j, v := range g[q*ld : q*ld+p.planes] {
+			acc[j] += v
+		}
+	}
+	clear(db)
+	perOutput := len(db) == p.planes*sq
+	for s := range sq {
+		for j, v := range p.dt[s*ld : s*ld+p.planes] {
+			if perOutput {
+				db[j*sq+s] = v
+			} else {
+				db[j] += v
+			}
+		}
+	}
+	p.backwardInputSquares(batch, g, dh, stride)
+	p.backwardWeightsSquares(batch, h, stride, g, dw)
+}
+
+// backwardInputSquares is BackwardSquares' input gradient from g, the
+// output's gradient before the ReLU, into dh (channel stride stride; its
+// padding channels are written zero).
+func (p *Head) backwardInputSquares(batch int, g, dh []float32, stride int) {
+	// A 1x1 convolution's transpose is a 3x3 one's centre tap alone.
+	p.wt = packConv(p.wt, p.w, p.planes, p.in, 1, true)
+	ld := p.squareStride()
+	panel := p.planes * nr
+	offs := [1]int{0}
+	for b := range batch {
+		for y := range side {
+			a := g[(b*env.NumSquares+y*side)*ld:]
+			o := rowStart(b, y) * stride
+			for jr := range Stride(p.in) / nr {
+				kernel(a, offs[:], p.planes, ld, p.wt[jr*panel:(jr+1)*panel], dh[o+jr*nr:], stride, nil, nil, 0)
+			}
+		}
+	}
+}
+
+// backwardWeightsSquares is BackwardSquares' weight gradient from g, the
+// output's gradient before the ReLU.
+func (p *Head) backwardWeightsSquares(batch int, h []float32, stride int, g, dw []float32) {
+	ld := p.squareStride()
+	n := batch * env.NumSquares
+	rows := (p.in + mr - 1) / mr * mr
+	p.acc = grow(p.acc, rows*ld)
+	offs := [1]int{}
+	for q0 := 0; q0 < n; q0 += backwardKC {
+		kc := min(backwardKC, n-q0)
+		// The block's trunk output transposed, rows past in zero.
+		p.hp = grow(p.hp, rows*kc)
+		clear(p.hp[p.in*kc : rows*kc])
+		for q := range kc {
+			for c, v := range h[boardPixel(q0+q)*stride:][:p.in] {
+				p.hp[c*kc+q] = v
+			}
+		}
+		flags := kernelAccumulate
+		if q0 == 0 {
+			flags = 0
+		}
+		p.gb = grow(p.gb, kc*nr)
+		for jr := range ld / nr {
+			for q := range kc {
+				row := *(*[nr]float32)(g[(q0+q)*ld+jr*nr:])
+				*(*[nr]float32)(p.gb[q*nr:]) = row
+			}
+			for r := 0; r < rows; r += mr {
+				offs[0] = r * kc
+				kernel(p.hp, offs[:], kc, kc, p.gb, p.acc[r*ld+jr*nr:], ld, nil, nil, flags)
+			}
+		}
+	}
+	for q := range p.planes {
+		for c := range p.in {
+			dw[q*p.in+c] = p.acc[c*ld+q]
 		}
 	}
 }

@@ -251,6 +251,29 @@ func TestHead(t *testing.T) {
 			if !clean {
 				t.Error("Backward wrote the border or the padding channels")
 			}
+
+			// The same gradients from ForwardSquares' output: the padding
+			// planes' gradient is ignored.
+			gSq := randSlice(len(sqOut), 8)
+			for b := range bs {
+				for q := range planes {
+					for s := range sq {
+						gSq[(b*sq+s)*ld+q] = gout[(b*planes+q)*sq+s]
+					}
+				}
+			}
+			// Garbage in every channel of the board pixels: all of them
+			// must be overwritten.
+			dh = padded(randSlice(bs*sq*stride, 9), bs, stride, stride)
+			dw, db = randSlice(len(w), 10), randSlice(nb, 11)
+			p.BackwardSquares(bs, hp, stride, sqOut, gSq, dh, dw, db)
+			gotH, clean = compact(dh, bs, in, stride)
+			near(t, "input gradient by squares", gotH, wantH)
+			near(t, "weight gradient by squares", dw, wantW)
+			near(t, "bias gradient by squares", db, wantB)
+			if !clean {
+				t.Error("BackwardSquares wrote the border or the padding channels")
+			}
 		})
 	}
 }
@@ -292,11 +315,12 @@ func BenchmarkConv(b *testing.B) {
 }
 
 func BenchmarkHead(b *testing.B) {
-	// The default network's policy head at batch 32 (a training shard).
+	// The default network's policy head at batch 32 (a training shard),
+	// plane-major and square-major.
 	const bs, in, planes = 32, 32, 192
 	stride := Stride(in)
 	var p Head
-	p.Pack(randSlice(planes*in, 1), planes, in, randSlice(planes*env.NumSquares, 2), false, false)
+	p.Pack(randSlice(planes*in, 1), planes, in, randSlice(planes*env.NumSquares, 2), false, true)
 	h := padded(randSlice(bs*env.NumSquares*in, 3), bs, in, stride)
 	out := make([]float32, bs*planes*env.NumSquares)
 	gout := randSlice(len(out), 4)
@@ -310,6 +334,8 @@ func BenchmarkHead(b *testing.B) {
 	}{
 		{"forward", func() { p.Forward(bs, h, stride, out) }, flops},
 		{"backward", func() { p.Backward(bs, h, stride, out, gout, dh, dw, db) }, 2 * flops},
+		{"forward-squares", func() { p.ForwardSquares(bs, h, stride, out) }, flops},
+		{"backward-squares", func() { p.BackwardSquares(bs, h, stride, out, gout, dh, dw, db) }, 2 * flops},
 	} {
 		b.Run(pass.name, func(b *testing.B) {
 			for b.Loop() {
