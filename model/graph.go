@@ -139,12 +139,15 @@ func (n *net) outputs() (batchOutput, error) {
 
 // finish adds the value head's fully connected layers over v (B,
 // ValuePlanes*36) with learnables fc (value.fc1.w, .fc1.b, .fc2.w, .fc2.b),
-// setting n.value, and the copies of n's outputs.
+// setting n.value, and the copies of n's outputs (of the logits only if
+// n.logitsOut is not set already).
 func (b *builder) finish(n *net, v *G.Node, fc []*G.Node) {
 	v = b.relu(b.bias(b.matmul(v, fc[0]), fc[1]))
 	n.value = b.tanh(b.bias(b.matmul(v, fc[2]), fc[3]))
 	if b.err == nil {
-		G.Read(n.logits, &n.logitsOut)
+		if n.logitsOut == nil {
+			G.Read(n.logits, &n.logitsOut)
+		}
 		G.Read(n.value, &n.valueOut)
 	}
 }
@@ -190,8 +193,10 @@ func newFastNet(g *G.ExprGraph, cfg Config, packed *fused.Net, batch int, xs []f
 	valOp := fused.NewHeadOp(packed, batch, true, train)
 	v := b.apply(valOp, append([]*G.Node{h}, val...)...)
 	if train {
+		// The policy op's own buffer: no gorgonia op reads the logits, so
+		// the machine never writes over it.
+		n.logitsOut, n.order = polOp.Out(), squareOrder
 		b.finish(n, v, p[len(p)-4:])
-		n.order = squareOrder
 	} else {
 		fc := fused.NewValueFCOp(packed, batch)
 		n.value = b.apply(fc, v)

@@ -200,7 +200,7 @@ func (t *Trainer) Network() *Network { return t.net }
 // returns the losses measured before the update. The same network, seed
 // and batches give the same weights.
 func (t *Trainer) Step(batch []Sample) (Losses, error) {
-	if err := t.load(batch); err != nil {
+	if err := t.check(batch); err != nil {
 		return Losses{}, err
 	}
 	// The machine adds each run's gradients to the previous ones: start
@@ -236,7 +236,7 @@ func (t *Trainer) Step(batch []Sample) (Losses, error) {
 	return l, nil
 }
 
-// gradients runs the shards' graphs on batch, already loaded, at once,
+// gradients runs the shards' graphs on batch, already checked, at once,
 // and returns the policy, value and entropy parts of the losses and the
 // gradients of the policy and value loss (without the L2 term): the
 // shards' means weighted by their samples, the gradients in the first
@@ -288,8 +288,10 @@ type shardResult struct {
 	err    error
 }
 
-// gradients runs the shard's graph on its part of batch, already loaded.
+// gradients loads the shard's part of batch, already checked, and runs
+// the shard's graph on it.
 func (sh *trainShard) gradients(batch []Sample) shardResult {
+	sh.load(batch[sh.first : sh.first+sh.rows])
 	if err := run(sh.vm); err != nil {
 		return shardResult{err: err}
 	}
@@ -334,9 +336,8 @@ func (t *Trainer) zeroGrads() {
 	}
 }
 
-// load checks a batch and writes each shard's part into its graph's
-// inputs.
-func (t *Trainer) load(batch []Sample) error {
+// check checks a batch: its size and every sample.
+func (t *Trainer) check(batch []Sample) error {
 	if len(batch) != t.cfg.BatchSize {
 		return fmt.Errorf("training step: %d samples, batch size is %d", len(batch), t.cfg.BatchSize)
 	}
@@ -344,9 +345,6 @@ func (t *Trainer) load(batch []Sample) error {
 		if err := s.Validate(); err != nil {
 			return fmt.Errorf("training step: sample %d: %w", i, err)
 		}
-	}
-	for _, sh := range t.shards {
-		sh.load(batch[sh.first : sh.first+sh.rows])
 	}
 	return nil
 }

@@ -25,7 +25,9 @@ type PolicyLossOp struct {
 	probs []float32 // (B, NumActions), 0 for illegal actions
 	// legal holds the indices (row and action) of the legal actions of the
 	// last run, row by row: the loss and its gradient visit only these.
-	legal []int32
+	// gradLegal is legal as the gradient's last run saw it, whose entries
+	// its output is nonzero at.
+	legal, gradLegal []int32
 }
 
 func NewPolicyLossOp(batch int) *PolicyLossOp {
@@ -44,7 +46,10 @@ func (op *PolicyLossOp) Do(vals ...G.Value) (G.Value, error) {
 	}
 	z, mask, target := in[0], in[1], in[2]
 	const na = env.NumActions
-	clear(op.probs)
+	// Only the last run's legal actions have a nonzero probability.
+	for _, i := range op.legal {
+		op.probs[i] = 0
+	}
 	op.legal = op.legal[:0]
 	var total float64
 	for b := range op.batch {
@@ -95,12 +100,16 @@ func (op *PolicyLossOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, 
 	// output the logits' gradient. It reads the softmax the forward op
 	// kept in the same run.
 	bw := newGradOp("fusedPolicyLossGrad", op.in[0], []tensor.Shape{op.in[2], {1}}, func(in [][]float32, out []float32) {
-		// Both the softmax and the targets are 0 for illegal actions.
+		// Both the softmax and the targets are 0 for illegal actions, and
+		// out is nonzero only at the legal actions of the last run.
 		scale := in[1][0] / float32(op.batch)
-		clear(out)
+		for _, i := range op.gradLegal {
+			out[i] = 0
+		}
 		for _, i := range op.legal {
 			out[i] = scale * (op.probs[i] - in[0][i])
 		}
+		op.gradLegal = append(op.gradLegal[:0], op.legal...)
 	})
 	dz, err := G.ApplyOp(bw, inputs[2], grad)
 	if err != nil {
