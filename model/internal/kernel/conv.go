@@ -258,13 +258,7 @@ func (p *conv) packSegment(s segment, src []float32, inStride, kc int) {
 			clear(dst[q*nr:][:s.n])
 		}
 	case s.n == nr:
-		// Whole rows as arrays through a local one, which the compiler
-		// copies with vector moves (a copy between slices is a call to
-		// memmove).
-		for q, px := range p.px[:kc] {
-			row := *(*[nr]float32)(src[(px+s.delta)*inStride+s.ch:])
-			*(*[nr]float32)(dst[q*nr:]) = row
-		}
+		gatherRows(dst, src, p.px[:kc], inStride, s.delta*inStride+s.ch)
 	default:
 		for q, px := range p.px[:kc] {
 			copy(dst[q*nr:][:s.n], src[(px+s.delta)*inStride+s.ch:])

@@ -188,3 +188,33 @@ loop:
 done:
 	VZEROUPPER
 	RET
+
+// gatherRowsAVX is the AVX form of gatherRowsGo (kernel.go): per row, two
+// 32-byte loads and stores.
+//
+// func gatherRowsAVX(dst *float32, src *float32, px *int, n int, stride int, off int)
+TEXT ·gatherRowsAVX(SB), NOSPLIT, $0-48
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ px+16(FP), BX
+	MOVQ n+24(FP), CX
+	MOVQ stride+32(FP), R8
+	MOVQ off+40(FP), R9
+	LEAQ (SI)(R9*4), SI
+	SHLQ $2, R8
+	TESTQ CX, CX
+	JZ gdone
+gloop:
+	MOVQ (BX), AX
+	IMULQ R8, AX
+	VMOVUPS (SI)(AX*1), Y0
+	VMOVUPS 32(SI)(AX*1), Y1
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	ADDQ $8, BX
+	ADDQ $64, DI
+	DECQ CX
+	JNZ gloop
+gdone:
+	VZEROUPPER
+	RET
