@@ -66,6 +66,9 @@ type Trainer struct {
 	opt    *optim.State
 	decay  []bool
 	shards []*trainShard
+	// half splits the learnables in two runs of about equal size (see
+	// inHalves).
+	half int
 }
 
 // trainShards is the number of parts a batch is split in: one a core of
@@ -115,8 +118,13 @@ func newTrainer(n *Network, cfg TrainConfig, opt *optim.State, stock bool) (*Tra
 		opt:   opt,
 		decay: make([]bool, len(specs)),
 	}
+	total, size := sumSizes(specs), 0
 	for i, s := range specs {
 		t.decay[i] = s.decay
+		if size < total/2 {
+			t.half = i + 1
+		}
+		size += s.size()
 	}
 	bs := cfg.BatchSize
 	parts := min(bs, trainShards)
@@ -212,14 +220,16 @@ func (t *Trainer) Step(batch []Sample) (Losses, error) {
 	}
 	// Only this goroutine writes the weights, so reading them unlocked is
 	// safe; the write below takes the lock because engines copy them.
-	for i, w := range t.net.weights {
+	squares := make([]float64, len(t.decay))
+	t.inHalves(func(i int) {
 		if t.decay[i] {
-			var s float64
-			for _, x := range w {
-				s += float64(x) * float64(x)
+			for _, x := range t.net.weights[i] {
+				squares[i] += float64(x) * float64(x)
 			}
-			l.L2 += s
 		}
+	})
+	for _, s := range squares {
+		l.L2 += s
 	}
 	l.L2 *= t.cfg.WeightDecay
 	l.Total = l.Policy + t.cfg.ValueWeight*l.Value + l.L2
@@ -229,7 +239,8 @@ func (t *Trainer) Step(batch []Sample) (Losses, error) {
 	n := t.net
 	n.mu.Lock()
 	l.LR = t.cfg.learningRate(n.steps)
-	t.opt.Update(t.cfg.optimSettings(), l.LR, n.weights, grads, t.decay)
+	update := t.opt.Begin(t.cfg.optimSettings(), l.LR)
+	t.inHalves(func(i int) { update.Apply(i, n.weights[i], grads[i], t.decay[i]) })
 	n.steps++
 	n.version.Add(1)
 	n.mu.Unlock()
@@ -264,8 +275,8 @@ func (t *Trainer) gradients(batch []Sample) (Losses, [][]float32, error) {
 	grads := parts[0].grads
 	if len(parts) > 1 {
 		share := func(k int) float32 { return float32(t.shards[k].rows) / float32(len(batch)) }
-		for i, g := range grads {
-			w0 := share(0)
+		t.inHalves(func(i int) {
+			g, w0 := grads[i], share(0)
 			for j := range g {
 				g[j] *= w0
 			}
@@ -275,9 +286,26 @@ func (t *Trainer) gradients(batch []Sample) (Losses, [][]float32, error) {
 					g[j] += w * x
 				}
 			}
-		}
+		})
 	}
 	return l, grads, nil
+}
+
+// inHalves runs f for every learnable's index, those before t.half on
+// another goroutine: the parts of a step outside the graphs (averaging the
+// shards' gradients, the L2 term, the optimiser) use two cores. Each
+// learnable's work is the same on either goroutine.
+func (t *Trainer) inHalves(f func(i int)) {
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for i := range t.half {
+			f(i)
+		}
+	})
+	for i := t.half; i < len(t.decay); i++ {
+		f(i)
+	}
+	wg.Wait()
 }
 
 // shardResult is what one shard's run gives: its part's mean losses and
