@@ -30,6 +30,9 @@ type PolicyLossOp struct {
 	legal, gradLegal []int32
 }
 
+// expBits are a float32's exponent bits.
+const expBits = 0x7f800000
+
 func NewPolicyLossOp(batch int) *PolicyLossOp {
 	s := tensor.Shape{batch, env.NumActions}
 	return &PolicyLossOp{
@@ -57,18 +60,22 @@ func (op *PolicyLossOp) Do(vals ...G.Value) (G.Value, error) {
 		pr := op.probs[b*na : (b+1)*na]
 		first := len(op.legal)
 		top := math.Inf(-1)
-		// nonFinite stays 0 unless a logit, legal or not, is infinite or
-		// NaN: then the loss is NaN, as the sum over all actions is.
-		var nonFinite float32
+		// A logit, legal or not, that is infinite or NaN (all exponent
+		// bits set) makes the loss NaN, as the sum over all actions does.
+		nonFinite := false
 		for a, m := range mr {
-			nonFinite += zr[a] - zr[a]
+			if math.Float32bits(zr[a])&expBits == expBits {
+				nonFinite = true
+			}
 			if m == 0 {
 				op.legal = append(op.legal, int32(b*na+a))
 				top = max(top, float64(zr[a]))
 			}
 		}
-		dot := float64(nonFinite)
-		var sum float64
+		var sum, dot float64
+		if nonFinite {
+			dot = math.NaN()
+		}
 		for _, i := range op.legal[first:] {
 			a := int(i) - b*na
 			e := math.Exp(float64(zr[a]) - top)
