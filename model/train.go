@@ -82,11 +82,15 @@ type trainShard struct {
 	vm          G.VM
 	fwd         *net
 	xs          []float32 // (rows, planes, 6, 6)
-	negMask     []float32 // (rows, NumActions) in the logits' order: 0 legal, illegalLogit illegal
-	target      []float32 // (rows, NumActions) in the logits' order
 	result      []float32 // (rows, 1)
-	polLoss     *G.Node
-	valLoss     *G.Node
+	// The policy targets: the fused graph's compact (targets), the stock
+	// graph's dense (negMask: 0 legal, illegalLogit illegal; target), all
+	// in the order of the graph's logits.
+	targets         fused.Targets
+	negMask, target []float32 // (rows, NumActions)
+	stock           bool
+	polLoss         *G.Node
+	valLoss         *G.Node
 }
 
 // NewTrainer returns a trainer of net with a fresh optimiser state.
@@ -131,12 +135,15 @@ func newTrainer(n *Network, cfg TrainConfig, opt *optim.State, stock bool) (*Tra
 	for k, first := 0, 0; k < parts; k++ {
 		rows := (bs - first) / (parts - k)
 		sh := &trainShard{
-			first:   first,
-			rows:    rows,
-			xs:      make([]float32, rows*env.ObservationSize),
-			negMask: make([]float32, rows*env.NumActions),
-			target:  make([]float32, rows*env.NumActions),
-			result:  make([]float32, rows),
+			first:  first,
+			rows:   rows,
+			xs:     make([]float32, rows*env.ObservationSize),
+			result: make([]float32, rows),
+			stock:  stock,
+		}
+		if stock {
+			sh.negMask = make([]float32, rows*env.NumActions)
+			sh.target = make([]float32, rows*env.NumActions)
 		}
 		if err := sh.build(n, cfg.ValueWeight, stock); err != nil {
 			return nil, fmt.Errorf("new trainer: %w", err)
@@ -169,16 +176,13 @@ func (sh *trainShard) build(n *Network, valueWeight float64, stock bool) error {
 		return err
 	}
 	b := &builder{g: g}
-	negMask := b.input("mask", sh.negMask, bs, env.NumActions)
-	target := b.input("target", sh.target, bs, env.NumActions)
 	result := b.input("result", sh.result, bs, 1)
-	if b.err != nil {
-		return b.err
-	}
 	if stock {
+		negMask := b.input("mask", sh.negMask, bs, env.NumActions)
+		target := b.input("target", sh.target, bs, env.NumActions)
 		sh.polLoss = b.stockPolicyLoss(fwd.logits, negMask, target, bs)
 	} else {
-		sh.polLoss = b.keep(G.Sum(b.apply(fused.NewPolicyLossOp(bs), fwd.logits, negMask, target)))
+		sh.polLoss = b.keep(G.Sum(b.apply(fused.NewPolicyLossOp(bs, &sh.targets), fwd.logits)))
 	}
 	if b.err != nil {
 		return b.err
@@ -377,24 +381,37 @@ func (t *Trainer) check(batch []Sample) error {
 	return nil
 }
 
-// load writes part, checked, into the shard's inputs, the mask and the
-// targets in the order of the graph's logits (the loss is the same in any
-// order, as long as the three agree).
+// load writes part, checked, into the shard's inputs, the policy targets
+// in the order of the graph's logits (the loss is the same in any order,
+// as long as the logits and the targets agree).
 func (sh *trainShard) load(part []Sample) {
+	for i, s := range part {
+		copy(sh.xs[i*env.ObservationSize:], s.Obs)
+		sh.result[i] = s.Value
+	}
+	if !sh.stock {
+		t := &sh.targets
+		t.Index, t.Prob, t.End = t.Index[:0], t.Prob[:0], t.End[:0]
+		for i, s := range part {
+			for j, a := range s.Legal {
+				t.Index = append(t.Index, int32(i*env.NumActions+sh.fwd.order.index(a)))
+				t.Prob = append(t.Prob, s.Policy[j])
+			}
+			t.End = append(t.End, len(t.Index))
+		}
+		return
+	}
 	for i := range sh.negMask {
 		sh.negMask[i] = illegalLogit
 	}
 	clear(sh.target)
 	for i, s := range part {
-		copy(sh.xs[i*env.ObservationSize:], s.Obs)
 		mask := sh.negMask[i*env.NumActions : (i+1)*env.NumActions]
 		target := sh.target[i*env.NumActions : (i+1)*env.NumActions]
 		for j, a := range s.Legal {
-			k := sh.fwd.order.index(a)
-			mask[k] = 0
-			target[k] = s.Policy[j]
+			mask[a] = 0
+			target[a] = s.Policy[j]
 		}
-		sh.result[i] = s.Value
 	}
 }
 
