@@ -1,6 +1,10 @@
 package optim
 
-import "math"
+import (
+	"math"
+
+	"github.com/deathstacks/deathstacks/model/internal/kernel"
+)
 
 // Settings are the optimiser's hyper-parameters.
 type Settings struct {
@@ -95,13 +99,7 @@ func (u Step) Apply(i int, w, g []float32, decay bool) {
 	m := u.o.M[i]
 	if u.o.Adam {
 		v := u.o.V[i]
-		b1, b2, step, eps := u.b1, u.b2, u.step, u.eps
-		for j := range w {
-			gj := g[j] + wd*w[j]
-			m[j] = b1*m[j] + (1-b1)*gj
-			v[j] = b2*v[j] + (1-b2)*gj*gj
-			w[j] -= step * m[j] / (float32(math.Sqrt(float64(v[j]))) + eps)
-		}
+		kernel.Adam(w, g, m, v, kernel.AdamStep{Decay: wd, Beta1: u.b1, Beta2: u.b2, Step: u.step, Eps: u.eps})
 		FlushSubnormals(w)
 		FlushSubnormals(m)
 		FlushSubnormals(v)
