@@ -216,8 +216,14 @@ func (p *conv) backwardWeights(batch int, src []float32, inStride int, g []float
 			p.px[q] = px
 			for o, v := range g[px*stride : px*stride+p.out] {
 				p.gp[o*kc+q] = v
-				db[o] += v
 			}
+		}
+		for o := range p.out {
+			sum := db[o]
+			for _, v := range p.gp[o*kc : (o+1)*kc] {
+				sum += v
+			}
+			db[o] = sum
 		}
 		flags := kernelAccumulate
 		if q0 == 0 {
@@ -239,10 +245,13 @@ func (p *conv) backwardWeights(batch int, src []float32, inStride int, g []float
 			}
 		}
 	}
+	// dw in order: the reads from acc (in L1) are the strided ones.
 	for o := range p.out {
-		for t := range p.taps {
-			for c, v := range p.acc[o*ld+t*p.in:][:p.in] {
-				dw[(o*p.in+c)*p.taps+t] = v
+		row := p.acc[o*ld : o*ld+p.taps*p.in]
+		for c := range p.in {
+			out := dw[(o*p.in+c)*p.taps:][:p.taps]
+			for t := range out {
+				out[t] = row[t*p.in+c]
 			}
 		}
 	}
