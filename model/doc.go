@@ -116,9 +116,10 @@
 // FMA peak, which "deathstacks bench nn" compares the network's speed
 // with: an evaluation at [Config.FLOPs], a training sample at
 // [Config.TrainFLOPs] (forward, weights' and inputs' gradients). On the
-// 2-core EPYC the microkernel is 68% of a training step's CPU time, at
-// 4,300-4,400 samples of the default network per CPU-second (61-62
-// GFLOP, about half of one core's peak; train/EXPERIMENTS.md, Speed).
+// 2-core EPYC the microkernel is about 70% of a training step's CPU
+// time, at 4,100-4,300 samples of the default network per CPU-second
+// (58-61 GFLOP, about half of one core's peak; train/EXPERIMENTS.md,
+// Speed).
 //
 // # Loss and training
 //
