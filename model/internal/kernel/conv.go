@@ -150,9 +150,12 @@ func (p *conv) forward(batch int, src []float32, inStride int, dst []float32, st
 // backwardInput computes dst = conv3x3 transposed (g) [+ res]: the
 // gradient of the convolution's input from g, the gradient of its output
 // before bias and ReLU (stride channels, zero border). dst and res (nil
-// for none) have channel stride Stride(in); res may be dst itself. Only
-// the board's pixels are written. p must be packed with backward.
-func (p *conv) backwardInput(batch int, g []float32, stride int, dst, res []float32) {
+// for none) have channel stride Stride(in); res may be dst itself. Unless
+// relu is nil, it then zeroes dst where relu (the output of the ReLU that
+// made the input) is not positive: the gradient before that ReLU, each
+// board row masked as soon as it is computed, while it is in L1. Only the
+// board's pixels are written. p must be packed with backward.
+func (p *conv) backwardInput(batch int, g []float32, stride int, dst, res, relu []float32) {
 	if !p.backward {
 		panic("kernel: Conv.BackwardInput on weights packed without backward")
 	}
@@ -174,6 +177,10 @@ func (p *conv) backwardInput(batch int, g []float32, stride int, dst, res []floa
 					rs = res[o:]
 				}
 				kernel(a, offs[:], p.out, stride, p.wt[jr*panel:(jr+1)*panel], dst[o:], inStride, nil, rs, 0)
+			}
+			if relu != nil {
+				o, n := r*inStride, side*inStride
+				reluBackward(dst[o:o+n], relu[o:o+n])
 			}
 		}
 	}

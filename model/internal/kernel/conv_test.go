@@ -123,11 +123,26 @@ func TestConv(t *testing.T) {
 				}
 			}
 			dx := padded(resIn, bs, in, inStride)
-			p.backwardInput(bs, padded(g, bs, out, stride), stride, dx, dx)
+			p.backwardInput(bs, padded(g, bs, out, stride), stride, dx, dx, nil)
 			gotIn, clean := compact(dx, bs, in, inStride)
 			near(t, "input gradient", gotIn, wantIn)
 			if !clean {
 				t.Error("BackwardInput wrote the border or the padding channels")
+			}
+			// Through a ReLU: the same, zeroed where its output is not
+			// positive.
+			y := randSlice(bs*sq*in, 12)
+			for i := range wantIn {
+				if y[i] <= 0 {
+					wantIn[i] = 0
+				}
+			}
+			dx = padded(resIn, bs, in, inStride)
+			p.backwardInput(bs, padded(g, bs, out, stride), stride, dx, dx, padded(y, bs, in, inStride))
+			gotIn, clean = compact(dx, bs, in, inStride)
+			near(t, "input gradient through a ReLU", gotIn, wantIn)
+			if !clean {
+				t.Error("BackwardInput through a ReLU wrote the border or the padding channels")
 			}
 
 			// BackwardWeights.
@@ -302,7 +317,7 @@ func BenchmarkConv(b *testing.B) {
 		run  func()
 	}{
 		{"forward", func() { p.forward(bs, x, stride, dst, stride, nil) }},
-		{"input", func() { p.backwardInput(bs, g, stride, dst, nil) }},
+		{"input", func() { p.backwardInput(bs, g, stride, dst, nil, nil) }},
 		{"weights", func() { p.backwardWeights(bs, x, stride, g, stride, dw, db) }},
 	} {
 		b.Run(pass.name, func(b *testing.B) {
