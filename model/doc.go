@@ -117,8 +117,8 @@
 // with: an evaluation at [Config.FLOPs], a training sample at
 // [Config.TrainFLOPs] (forward, weights' and inputs' gradients). On the
 // 2-core EPYC the microkernel is about 70% of a training step's CPU
-// time, at 4,100-4,300 samples of the default network per CPU-second
-// (58-61 GFLOP, about half of one core's peak; train/EXPERIMENTS.md,
+// time, at 4,300-4,700 samples of the default network per CPU-second
+// (61-66 GFLOP, about half of one core's peak; train/EXPERIMENTS.md,
 // Speed).
 //
 // # Loss and training
