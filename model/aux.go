@@ -17,28 +17,37 @@ import (
 // only.
 
 // auxShard is one training shard's inputs and loss nodes of the optional
-// losses; each slice is nil, and each node too, when its loss is off.
+// losses; each node is nil, and each slice too, when its loss is off. The
+// soft target and the reply are policy losses: the fused graph's are
+// fused.PolicyLossOps over compact targets, the stock graph's dense
+// (a mask and a target a row, as its main policy loss).
 type auxShard struct {
-	soft []float32 // (rows, NumActions): target^(1/T), renormalised
-	// The reply's mask and target, (rows, 36*policyPlanes), in the
-	// square-major order of the reply head's logits (square*planes+plane).
-	replyMask, reply []float32
-	own, ownMask     []float32 // (rows*36, 1)
-	score, scoreMask []float32 // (rows, 1)
-	temperature      float64
+	stock       bool
+	temperature float64 // the soft target's; 0 when it is off
+	reply       bool
+	// The fused graph's compact targets: the soft one in the order of the
+	// main logits, the reply in the reply head's square-major order.
+	softTargets, replyTargets fused.Targets
+	// The stock graph's dense ones, (rows, NumActions): the soft target in
+	// action order, the reply's mask and target square-major.
+	soft, replyMask, replyDense []float32
+	own, ownMask                []float32 // (rows*36, 1)
+	score, scoreMask            []float32 // (rows, 1)
 
 	softLoss, replyLoss, ownLoss, scoreLoss *G.Node
 }
 
-func newAuxShard(c Config, tc TrainConfig, rows int) auxShard {
-	var a auxShard
+func newAuxShard(c Config, tc TrainConfig, rows int, stock bool) auxShard {
+	a := auxShard{stock: stock, reply: c.ReplyHead}
 	if tc.SoftPolicyWeight > 0 {
-		a.soft = make([]float32, rows*env.NumActions)
 		a.temperature = tc.SoftPolicyTemperature
+		if stock {
+			a.soft = make([]float32, rows*env.NumActions)
+		}
 	}
-	if c.ReplyHead {
+	if c.ReplyHead && stock {
 		a.replyMask = make([]float32, rows*env.NumActions)
-		a.reply = make([]float32, rows*env.NumActions)
+		a.replyDense = make([]float32, rows*env.NumActions)
 	}
 	if c.OwnershipHead {
 		a.own = make([]float32, rows*env.NumSquares)
@@ -54,18 +63,20 @@ func newAuxShard(c Config, tc TrainConfig, rows int) auxShard {
 // build adds the optional losses to the graph and returns cost with their
 // weighted sum added. A head's loss is added even at weight 0, so that
 // its learnables have a gradient (of 0).
-func (a *auxShard) build(b *builder, c Config, tc TrainConfig, fwd *net, mask *G.Node, stock bool, cost *G.Node) *G.Node {
+// mask is the stock graph's dense mask of the main policy loss.
+func (a *auxShard) build(b *builder, c Config, tc TrainConfig, fwd *net, mask *G.Node, cost *G.Node) *G.Node {
+	stock := a.stock
 	bs := fwd.batch
 	weighted := func(loss *G.Node, w float64, name string) {
 		k := G.NewConstant(float32(w), G.WithName(name))
 		cost = b.add(cost, b.keep(G.HadamardProd(loss, k)))
 	}
-	if a.soft != nil {
-		soft := b.input("soft_target", a.soft, bs, env.NumActions)
+	if a.temperature > 0 {
 		if stock {
+			soft := b.input("soft_target", a.soft, bs, env.NumActions)
 			a.softLoss = b.stockPolicyLoss(fwd.logits, mask, soft, bs)
 		} else {
-			a.softLoss = b.keep(G.Sum(b.apply(fused.NewPolicyLossOp(bs), fwd.logits, mask, soft)))
+			a.softLoss = b.keep(G.Sum(b.apply(fused.NewPolicyLossOp(bs, &a.softTargets), fwd.logits)))
 		}
 		weighted(a.softLoss, tc.SoftPolicyWeight, "soft_policy_weight")
 	}
@@ -80,12 +91,12 @@ func (a *auxShard) build(b *builder, c Config, tc TrainConfig, fwd *net, mask *G
 	p := fwd.params[c.inferenceParams():]
 	if c.ReplyHead {
 		logits := b.reshape(b.bias(b.matmul(sq, p[0]), p[1]), bs, env.NumActions)
-		rmask := b.input("reply_mask", a.replyMask, bs, env.NumActions)
-		target := b.input("reply_target", a.reply, bs, env.NumActions)
 		if stock {
+			rmask := b.input("reply_mask", a.replyMask, bs, env.NumActions)
+			target := b.input("reply_target", a.replyDense, bs, env.NumActions)
 			a.replyLoss = b.stockPolicyLoss(logits, rmask, target, bs)
 		} else {
-			a.replyLoss = b.keep(G.Sum(b.apply(fused.NewPolicyLossOp(bs), logits, rmask, target)))
+			a.replyLoss = b.keep(G.Sum(b.apply(fused.NewPolicyLossOp(bs, &a.replyTargets), logits)))
 		}
 		weighted(a.replyLoss, tc.ReplyWeight, "reply_weight")
 		p = p[2:]
@@ -140,31 +151,58 @@ func (c TrainConfig) auxTotal(l Losses) float64 {
 	return c.ReplyWeight*l.Reply + c.OwnershipWeight*l.Ownership + c.ScoreWeight*l.Score + c.SoftPolicyWeight*l.SoftPolicy
 }
 
-// load writes part's optional targets into the inputs. A sample without
-// a reply target gets one legal action of probability 1, whose loss and
-// gradient are exactly 0; one without ownership or score a mask of 0.
-func (a *auxShard) load(part []Sample) {
-	if a.soft != nil {
-		clear(a.soft)
-		for i, s := range part {
-			softTarget(a.soft[i*env.NumActions:(i+1)*env.NumActions], s.Legal, s.Policy, a.temperature)
+// load writes part's optional targets into the inputs; main is the main
+// policy loss's compact targets (the fused graph's), whose entries the
+// soft target shares. A sample without a reply target gets one legal
+// action of probability 1, whose loss and gradient are exactly 0; one
+// without ownership or score a mask of 0.
+func (a *auxShard) load(part []Sample, main *fused.Targets) {
+	if a.temperature > 0 {
+		if a.stock {
+			clear(a.soft)
+			for i, s := range part {
+				row := a.soft[i*env.NumActions : (i+1)*env.NumActions]
+				for j, p := range softened(s.Policy, a.temperature) {
+					row[s.Legal[j]] = p
+				}
+			}
+		} else {
+			t := &a.softTargets
+			t.Index, t.End, t.Prob = main.Index, main.End, t.Prob[:0]
+			for _, s := range part {
+				t.Prob = append(t.Prob, softened(s.Policy, a.temperature)...)
+			}
 		}
 	}
-	if a.reply != nil {
+	if a.reply && a.stock {
 		for i := range a.replyMask {
 			a.replyMask[i] = illegalLogit
 		}
-		clear(a.reply)
+		clear(a.replyDense)
 		for i, s := range part {
-			mask, target := a.replyMask[i*env.NumActions:(i+1)*env.NumActions], a.reply[i*env.NumActions:(i+1)*env.NumActions]
+			mask, target := a.replyMask[i*env.NumActions:(i+1)*env.NumActions], a.replyDense[i*env.NumActions:(i+1)*env.NumActions]
 			if s.Reply == nil {
 				mask[0], target[0] = 0, 1
 				continue
 			}
 			for j, act := range s.ReplyLegal {
-				k := squareMajor(act)
+				k := squareOrder.index(act)
 				mask[k], target[k] = 0, s.Reply[j]
 			}
+		}
+	} else if a.reply {
+		t := &a.replyTargets
+		t.Index, t.Prob, t.End = t.Index[:0], t.Prob[:0], t.End[:0]
+		for i, s := range part {
+			row := int32(i * env.NumActions)
+			if s.Reply == nil {
+				t.Index, t.Prob = append(t.Index, row), append(t.Prob, 1)
+			}
+			for j, act := range s.ReplyLegal {
+				t.Index = append(t.Index, row+int32(squareOrder.index(act)))
+				t.Prob = append(t.Prob, s.Reply[j])
+			}
+			t.End = append(t.End, len(t.Index))
 		}
 	}
 	if a.own != nil {
@@ -191,24 +229,18 @@ func (a *auxShard) load(part []Sample) {
 	}
 }
 
-// squareMajor is the index of action a's logit in the reply head's
-// square-major order: plane-major a = plane*36 + square.
-func squareMajor(a env.Action) int {
-	return int(a)%env.NumSquares*policyPlanes + int(a)/env.NumSquares
-}
-
-// softTarget writes target^(1/t) over legal, renormalised, into dense
-// (indexed by action).
-func softTarget(dense []float32, legal []env.Action, policy []float32, t float64) {
+// softened is the soft policy target of policy: policy^(1/t),
+// renormalised, in a new slice.
+func softened(policy []float32, t float64) []float32 {
+	soft := make([]float32, len(policy))
 	var sum float64
-	for j, a := range legal {
-		p := math.Pow(float64(policy[j]), 1/t)
-		dense[a] = float32(p)
-		sum += p
+	for _, p := range policy {
+		sum += math.Pow(float64(p), 1/t)
 	}
-	for _, a := range legal {
-		dense[a] = float32(float64(dense[a]) / sum)
+	for j, p := range policy {
+		soft[j] = float32(math.Pow(float64(p), 1/t) / sum)
 	}
+	return soft
 }
 
 // validateAux reports what is wrong with a sample's optional targets.

@@ -173,10 +173,7 @@ func TestAuxTrainingLowersLosses(t *testing.T) {
 // TestSoftTarget checks the soft target's shape: renormalised, flatter,
 // the same order.
 func TestSoftTarget(t *testing.T) {
-	legal := []env.Action{3, 70, 500}
-	dense := make([]float32, env.NumActions)
-	softTarget(dense, legal, []float32{0.9, 0.09, 0.01}, 4)
-	p := []float32{dense[3], dense[70], dense[500]}
+	p := softened([]float32{0.9, 0.09, 0.01}, 4)
 	if sum := p[0] + p[1] + p[2]; math.Abs(float64(sum)-1) > 1e-6 {
 		t.Errorf("soft target sums to %v", sum)
 	}
@@ -185,12 +182,12 @@ func TestSoftTarget(t *testing.T) {
 	}
 }
 
-// TestSquareMajor checks that the reply head's order is a permutation of
-// the actions.
-func TestSquareMajor(t *testing.T) {
+// TestSquareOrder checks that the reply head's order (the fused logits')
+// is a permutation of the actions.
+func TestSquareOrder(t *testing.T) {
 	seen := make([]bool, env.NumActions)
 	for a := range env.NumActions {
-		k := squareMajor(env.Action(a))
+		k := squareOrder.index(env.Action(a))
 		if k < 0 || k >= env.NumActions || seen[k] {
 			t.Fatalf("action %d maps to %d: out of range or taken", a, k)
 		}

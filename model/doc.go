@@ -106,16 +106,30 @@
 // Training runs the same fused ops, differentiable: in a Trainer's graph
 // the trunk and head ops take the learnables as inputs (packed on every
 // run), keep their activations, and their SymDiff adds gradient ops that
-// run the backward pass on the same kernels (the transposed convolution
-// for the input's gradient; for the weights' one matrix product per tap
-// over the input transposed once), followed by ops that hand each
-// learnable its section of the result. The policy loss is one op too, with
-// exp() over the legal actions only; the value head's layers and loss stay
-// gorgonia's nodes and gradients. The tests check the gradients against
-// gorgonia's stock graph ([NewStockTrainer]) and against central
-// differences of a plain-Go reference, with both kernel forms.
-// PeakGFLOPS measures the machine's FMA peak, which "deathstacks bench
-// nn" compares the network's speed with.
+// run the backward pass on the same kernels, followed by ops that hand
+// each learnable its section of the result. A convolution's input
+// gradient is the transposed convolution, read in place like the forward
+// one; its weights' gradient is one matrix product per layer over the
+// board's pixels only, the output gradient transposed times the pixels'
+// 3x3 neighbourhoods (im2col), packed a block of pixels and a panel of
+// 16 columns at a time so that the panel stays in L1 (the rows gathered
+// in assembly). The policy head is square-major in training too (as
+// inference's), and its backward pass reads the gradient in place as a
+// transposed 1x1 convolution; the value head's convolution is
+// plane-major, both heads' weight gradients are products on the kernel
+// with no transposed copy of the output gradient. The policy loss is one
+// op too, with exp() and the gradient over the legal actions only; the
+// value head's fully connected layers and loss stay gorgonia's nodes and
+// gradients. The tests check the gradients against gorgonia's stock graph
+// ([NewStockTrainer]) and against central differences of a plain-Go
+// reference, with both kernel forms. PeakGFLOPS measures the machine's
+// FMA peak, which "deathstacks bench nn" compares the network's speed
+// with: an evaluation at [Config.FLOPs], a training sample at
+// [Config.TrainFLOPs] (forward, weights' and inputs' gradients). On the
+// 2-core EPYC the microkernel is about 70% of a training step's CPU
+// time, at 4,300-4,700 samples of the default network per CPU-second
+// (61-66 GFLOP, about half of one core's peak; train/EXPERIMENTS.md,
+// Speed).
 //
 // # Loss and training
 //

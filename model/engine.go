@@ -164,9 +164,10 @@ type logitOrder int
 
 const (
 	// actionOrder is env's action index order, plane-major: the stock
-	// graph's and the training graph's.
+	// graphs'.
 	actionOrder logitOrder = iota
-	// squareOrder is square-major, the fused inference graph's: square s's
+	// squareOrder is square-major, the fused graphs' (inference and
+	// training): square s's
 	// policyPlanes logits together, action (plane*36 + s) at s*policyPlanes
 	// + plane. Its policy head computes it without a transpose (see
 	// kernel.Head.ForwardSquares); only the legal actions' logits are read.

@@ -11,7 +11,7 @@ import (
 // one batch, without a step.
 func trainerGradients(t *testing.T, tr *Trainer, batch []Sample) (Losses, [][]float32) {
 	t.Helper()
-	if err := tr.load(batch); err != nil {
+	if err := tr.check(batch); err != nil {
 		t.Fatal(err)
 	}
 	defer tr.zeroGrads()
@@ -63,6 +63,40 @@ func TestFusedGradientsMatchStock(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestFusedGradientsAfterAnotherBatch checks that a run leaves nothing
+// behind: the fused ops keep buffers across runs (the policy loss clears
+// only the last run's legal actions), so a trainer's gradients of a batch
+// after another batch must be those of a fresh trainer, bit for bit.
+func TestFusedGradientsAfterAnotherBatch(t *testing.T) {
+	for _, nc := range fusedTestConfigs {
+		t.Run(nc.String(), func(t *testing.T) {
+			n := randomNetwork(t, nc, 13)
+			const size = 6
+			cfg := tinyTrainConfig(size)
+			used, err := NewTrainer(n, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fresh, err := NewTrainer(n, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			trainerGradients(t, used, samplePositions(seeded(14), size))
+			batch := samplePositions(seeded(15), size)
+			ul, ug := trainerGradients(t, used, batch)
+			fl, fg := trainerGradients(t, fresh, batch)
+			if ul != fl {
+				t.Errorf("losses after another batch %+v, fresh %+v", ul, fl)
+			}
+			for i, s := range nc.specs() {
+				if !slices.Equal(ug[i], fg[i]) {
+					t.Errorf("gradient of %s differs after another batch", s.name)
+				}
+			}
+		})
 	}
 }
 

@@ -127,7 +127,7 @@ type net struct {
 	// needs, so a node's Value after the run can hold another node's. The
 	// fused inference graph's are its ops' own buffers.
 	logitsOut, valueOut G.Value
-	order               logitOrder // of logitsOut
+	order               logitOrder // of logits and logitsOut
 }
 
 // outputs returns the logits and values of the last run.
@@ -145,12 +145,15 @@ func (n *net) outputs() (batchOutput, error) {
 
 // finish adds the value head's fully connected layers over v (B,
 // ValuePlanes*36) with learnables fc (value.fc1.w, .fc1.b, .fc2.w, .fc2.b),
-// setting n.value, and the copies of n's outputs.
+// setting n.value, and the copies of n's outputs (of the logits only if
+// n.logitsOut is not set already).
 func (b *builder) finish(n *net, v *G.Node, fc []*G.Node) {
 	v = b.relu(b.bias(b.matmul(v, fc[0]), fc[1]))
 	n.value = b.tanh(b.bias(b.matmul(v, fc[2]), fc[3]))
 	if b.err == nil {
-		G.Read(n.logits, &n.logitsOut)
+		if n.logitsOut == nil {
+			G.Read(n.logits, &n.logitsOut)
+		}
 		G.Read(n.value, &n.valueOut)
 	}
 }
@@ -163,7 +166,8 @@ func (b *builder) finish(n *net, v *G.Node, fc []*G.Node) {
 // buffers, rewritten by each run (see fused.Run). For training (packed nil)
 // every learnable is an input node over weights, as in newNet, the value
 // head's fully connected layers are gorgonia's nodes, and the graph is
-// differentiable. The caller must hold buildMu.
+// differentiable. Either way its logits are square-major (squareOrder).
+// The caller must hold buildMu.
 func newFastNet(g *G.ExprGraph, cfg Config, packed *fused.Net, batch int, xs []float32, weights [][]float32) (*net, error) {
 	train := packed == nil
 	if train {
@@ -199,6 +203,9 @@ func newFastNet(g *G.ExprGraph, cfg Config, packed *fused.Net, batch int, xs []f
 	valOp := fused.NewHeadOp(packed, batch, true, train)
 	v := b.apply(valOp, append([]*G.Node{h}, val...)...)
 	if train {
+		// The policy op's own buffer: no gorgonia op reads the logits, so
+		// the machine never writes over it.
+		n.logitsOut, n.order = polOp.Out(), squareOrder
 		b.finish(n, v, p[tp+4:tp+8])
 	} else {
 		fc := fused.NewValueFCOp(packed, batch)

@@ -124,12 +124,20 @@ func BenchmarkTrainStep(b *testing.B) {
 				b.Fatal(err)
 			}
 			G.Use(v.blas)
+			cpu := processCPU()
 			for b.Loop() {
 				if _, err := tr.Step(batch); err != nil {
 					b.Fatal(err)
 				}
 			}
-			b.ReportMetric(float64(b.N*tc.BatchSize)/b.Elapsed().Seconds(), "samples/s")
+			cpu = processCPU() - cpu
+			samples := float64(b.N * tc.BatchSize)
+			b.ReportMetric(samples/b.Elapsed().Seconds(), "samples/s")
+			b.ReportMetric(samples*float64(n.Config().TrainFLOPs())/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+			if cpu > 0 {
+				// On a loaded machine the CPU time is the steadier figure.
+				b.ReportMetric(samples/cpu.Seconds(), "samples/cpu-s")
+			}
 		})
 	}
 }

@@ -337,6 +337,12 @@ func TestFLOPs(t *testing.T) {
 	if got := c.FLOPs(); got != int64(want) {
 		t.Errorf("FLOPs = %d, want %d", got, want)
 	}
+	// Training: the forward pass, the weights' gradients, and the inputs'
+	// gradients of every layer but the stem.
+	stem := 2 * 36 * (2 * env.NumPlanes * 9)
+	if got, want := c.TrainFLOPs(), int64(3*want-stem); got != want {
+		t.Errorf("TrainFLOPs = %d, want %d", got, want)
+	}
 }
 
 func TestClone(t *testing.T) {

@@ -146,6 +146,16 @@ func (c Config) FLOPs() int64 {
 	return n
 }
 
+// TrainFLOPs is the floating-point operations a training step spends on
+// one sample: the forward pass (FLOPs), the weights' gradients (as many
+// again) and the layers' inputs' gradients (as many again but for the
+// stem's: the observation needs none). "deathstacks bench nn" rates the
+// training step with it.
+func (c Config) TrainFLOPs() int64 {
+	stem := c.specs()[0]
+	return 3*c.FLOPs() - 2*int64(stem.size())*env.NumSquares
+}
+
 // initParams returns the initial values of c's learnables drawn from rng.
 func (c Config) initParams(rng *rand.Rand) [][]float32 {
 	specs := c.specs()

@@ -98,6 +98,9 @@ type Trainer struct {
 	opt    *optim.State
 	decay  []bool
 	shards []*trainShard
+	// half splits the learnables in two runs of about equal size (see
+	// inHalves).
+	half int
 }
 
 // trainShards is the number of parts a batch is split in: one a core of
@@ -111,11 +114,15 @@ type trainShard struct {
 	vm          G.VM
 	fwd         *net
 	xs          []float32 // (rows, planes, 6, 6)
-	negMask     []float32 // (rows, NumActions): 0 legal, illegalLogit illegal
-	target      []float32 // (rows, NumActions)
 	result      []float32 // (rows, 1)
-	polLoss     *G.Node
-	valLoss     *G.Node
+	// The policy targets: the fused graph's compact (targets), the stock
+	// graph's dense (negMask: 0 legal, illegalLogit illegal; target), all
+	// in the order of the graph's logits.
+	targets         fused.Targets
+	negMask, target []float32 // (rows, NumActions)
+	stock           bool
+	polLoss         *G.Node
+	valLoss         *G.Node
 	// The optional losses' inputs and nodes, nil when off: see aux.go.
 	aux auxShard
 }
@@ -149,22 +156,30 @@ func newTrainer(n *Network, cfg TrainConfig, opt *optim.State, stock bool) (*Tra
 		opt:   opt,
 		decay: make([]bool, len(specs)),
 	}
+	total, size := sumSizes(specs), 0
 	for i, s := range specs {
 		t.decay[i] = s.decay
+		if size < total/2 {
+			t.half = i + 1
+		}
+		size += s.size()
 	}
 	bs := cfg.BatchSize
 	parts := min(bs, trainShards)
 	for k, first := 0, 0; k < parts; k++ {
 		rows := (bs - first) / (parts - k)
 		sh := &trainShard{
-			first:   first,
-			rows:    rows,
-			xs:      make([]float32, rows*env.ObservationSize),
-			negMask: make([]float32, rows*env.NumActions),
-			target:  make([]float32, rows*env.NumActions),
-			result:  make([]float32, rows),
+			first:  first,
+			rows:   rows,
+			xs:     make([]float32, rows*env.ObservationSize),
+			result: make([]float32, rows),
+			stock:  stock,
 		}
-		sh.aux = newAuxShard(n.cfg, cfg, rows)
+		if stock {
+			sh.negMask = make([]float32, rows*env.NumActions)
+			sh.target = make([]float32, rows*env.NumActions)
+		}
+		sh.aux = newAuxShard(n.cfg, cfg, rows, stock)
 		if err := sh.build(n, cfg, stock); err != nil {
 			return nil, fmt.Errorf("new trainer: %w", err)
 		}
@@ -196,16 +211,14 @@ func (sh *trainShard) build(n *Network, cfg TrainConfig, stock bool) error {
 		return err
 	}
 	b := &builder{g: g}
-	negMask := b.input("mask", sh.negMask, bs, env.NumActions)
-	target := b.input("target", sh.target, bs, env.NumActions)
 	result := b.input("result", sh.result, bs, 1)
-	if b.err != nil {
-		return b.err
-	}
+	var negMask *G.Node
 	if stock {
+		negMask = b.input("mask", sh.negMask, bs, env.NumActions)
+		target := b.input("target", sh.target, bs, env.NumActions)
 		sh.polLoss = b.stockPolicyLoss(fwd.logits, negMask, target, bs)
 	} else {
-		sh.polLoss = b.keep(G.Sum(b.apply(fused.NewPolicyLossOp(bs), fwd.logits, negMask, target)))
+		sh.polLoss = b.keep(G.Sum(b.apply(fused.NewPolicyLossOp(bs, &sh.targets), fwd.logits)))
 	}
 	if b.err != nil {
 		return b.err
@@ -217,7 +230,7 @@ func (sh *trainShard) build(n *Network, cfg TrainConfig, stock bool) error {
 	}
 	vw := G.NewConstant(float32(cfg.ValueWeight), G.WithName("value_weight"))
 	cost := b.add(sh.polLoss, b.keep(G.HadamardProd(sh.valLoss, vw)))
-	cost = sh.aux.build(b, n.cfg, cfg, fwd, negMask, stock, cost)
+	cost = sh.aux.build(b, n.cfg, cfg, fwd, negMask, cost)
 	if b.err != nil {
 		return b.err
 	}
@@ -236,7 +249,7 @@ func (t *Trainer) Network() *Network { return t.net }
 // returns the losses measured before the update. The same network, seed
 // and batches give the same weights.
 func (t *Trainer) Step(batch []Sample) (Losses, error) {
-	if err := t.load(batch); err != nil {
+	if err := t.check(batch); err != nil {
 		return Losses{}, err
 	}
 	// The machine adds each run's gradients to the previous ones: start
@@ -248,14 +261,16 @@ func (t *Trainer) Step(batch []Sample) (Losses, error) {
 	}
 	// Only this goroutine writes the weights, so reading them unlocked is
 	// safe; the write below takes the lock because engines copy them.
-	for i, w := range t.net.weights {
+	squares := make([]float64, len(t.decay))
+	t.inHalves(func(i int) {
 		if t.decay[i] {
-			var s float64
-			for _, x := range w {
-				s += float64(x) * float64(x)
+			for _, x := range t.net.weights[i] {
+				squares[i] += float64(x) * float64(x)
 			}
-			l.L2 += s
 		}
+	})
+	for _, s := range squares {
+		l.L2 += s
 	}
 	l.L2 *= t.cfg.WeightDecay
 	l.Total = l.Policy + t.cfg.ValueWeight*l.Value + t.cfg.auxTotal(l) + l.L2
@@ -265,14 +280,15 @@ func (t *Trainer) Step(batch []Sample) (Losses, error) {
 	n := t.net
 	n.mu.Lock()
 	l.LR = t.cfg.learningRate(n.steps)
-	t.opt.Update(t.cfg.optimSettings(), l.LR, n.weights, grads, t.decay)
+	update := t.opt.Begin(t.cfg.optimSettings(), l.LR)
+	t.inHalves(func(i int) { update.Apply(i, n.weights[i], grads[i], t.decay[i]) })
 	n.steps++
 	n.version.Add(1)
 	n.mu.Unlock()
 	return l, nil
 }
 
-// gradients runs the shards' graphs on batch, already loaded, at once,
+// gradients runs the shards' graphs on batch, already checked, at once,
 // and returns the policy, value and entropy parts of the losses and the
 // gradients of the policy and value loss (without the L2 term): the
 // shards' means weighted by their samples, the gradients in the first
@@ -304,8 +320,8 @@ func (t *Trainer) gradients(batch []Sample) (Losses, [][]float32, error) {
 	grads := parts[0].grads
 	if len(parts) > 1 {
 		share := func(k int) float32 { return float32(t.shards[k].rows) / float32(len(batch)) }
-		for i, g := range grads {
-			w0 := share(0)
+		t.inHalves(func(i int) {
+			g, w0 := grads[i], share(0)
 			for j := range g {
 				g[j] *= w0
 			}
@@ -315,9 +331,26 @@ func (t *Trainer) gradients(batch []Sample) (Losses, [][]float32, error) {
 					g[j] += w * x
 				}
 			}
-		}
+		})
 	}
 	return l, grads, nil
+}
+
+// inHalves runs f for every learnable's index, those before t.half on
+// another goroutine: the parts of a step outside the graphs (averaging the
+// shards' gradients, the L2 term, the optimiser) use two cores. Each
+// learnable's work is the same on either goroutine.
+func (t *Trainer) inHalves(f func(i int)) {
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for i := range t.half {
+			f(i)
+		}
+	})
+	for i := t.half; i < len(t.decay); i++ {
+		f(i)
+	}
+	wg.Wait()
 }
 
 // shardResult is what one shard's run gives: its part's mean losses and
@@ -328,8 +361,10 @@ type shardResult struct {
 	err    error
 }
 
-// gradients runs the shard's graph on its part of batch, already loaded.
+// gradients loads the shard's part of batch, already checked, and runs
+// the shard's graph on it.
 func (sh *trainShard) gradients(batch []Sample) shardResult {
+	sh.load(batch[sh.first : sh.first+sh.rows])
 	if err := run(sh.vm); err != nil {
 		return shardResult{err: err}
 	}
@@ -377,9 +412,8 @@ func (t *Trainer) zeroGrads() {
 	}
 }
 
-// load checks a batch and writes each shard's part into its graph's
-// inputs.
-func (t *Trainer) load(batch []Sample) error {
+// check checks a batch: its size and every sample.
+func (t *Trainer) check(batch []Sample) error {
 	if len(batch) != t.cfg.BatchSize {
 		return fmt.Errorf("training step: %d samples, batch size is %d", len(batch), t.cfg.BatchSize)
 	}
@@ -388,29 +422,43 @@ func (t *Trainer) load(batch []Sample) error {
 			return fmt.Errorf("training step: sample %d: %w", i, err)
 		}
 	}
-	for _, sh := range t.shards {
-		sh.load(batch[sh.first : sh.first+sh.rows])
-	}
 	return nil
 }
 
-// load writes part, checked, into the shard's inputs.
+// load writes part, checked, into the shard's inputs, the policy targets
+// in the order of the graph's logits (the loss is the same in any order,
+// as long as the logits and the targets agree).
 func (sh *trainShard) load(part []Sample) {
+	for i, s := range part {
+		copy(sh.xs[i*env.ObservationSize:], s.Obs)
+		sh.result[i] = s.Value
+	}
+	if !sh.stock {
+		t := &sh.targets
+		t.Index, t.Prob, t.End = t.Index[:0], t.Prob[:0], t.End[:0]
+		for i, s := range part {
+			for j, a := range s.Legal {
+				t.Index = append(t.Index, int32(i*env.NumActions+sh.fwd.order.index(a)))
+				t.Prob = append(t.Prob, s.Policy[j])
+			}
+			t.End = append(t.End, len(t.Index))
+		}
+		sh.aux.load(part, t)
+		return
+	}
 	for i := range sh.negMask {
 		sh.negMask[i] = illegalLogit
 	}
 	clear(sh.target)
 	for i, s := range part {
-		copy(sh.xs[i*env.ObservationSize:], s.Obs)
 		mask := sh.negMask[i*env.NumActions : (i+1)*env.NumActions]
 		target := sh.target[i*env.NumActions : (i+1)*env.NumActions]
 		for j, a := range s.Legal {
 			mask[a] = 0
 			target[a] = s.Policy[j]
 		}
-		sh.result[i] = s.Value
 	}
-	sh.aux.load(part)
+	sh.aux.load(part, nil)
 }
 
 // policySumTolerance is how far a target policy's sum may be from 1: the

@@ -47,9 +47,11 @@ Measures the configured network on positions from seeded random games:
                                     the compiled graph, one line per batch size
   server clients=<K> evals/s=<N> gflops=<G> share=<P>%
                                     the batching server driven by K goroutines
-  train batch=<B> samples/s=<N>     training steps
-gflops is evals/s times the network's FLOPs per position, share its part of
-the peak. With --compare the raw, server and train lines follow again for
+  train batch=<B> samples/s=<N> gflops=<G> share=<P>%
+                                    training steps
+gflops is evals/s times the network's FLOPs per position (samples/s times
+those of a training sample: forward pass, weights' and inputs' gradients),
+share its part of the peak. With --compare the raw, server and train lines follow again for
 gorgonia's stock graph and gonum's Sgemm, each starting with "stock ".
 Each line runs for --seconds after a warm-up. A description of the network
 goes to standard error. Ctrl-C (or SIGTERM) stops it, dropping the line in
@@ -147,8 +149,14 @@ type nnBench struct {
 
 // rate formats an evaluation rate with its GFLOP/s and share of the peak.
 func (b *nnBench) rate(evals float64) string {
-	gflops := evals * float64(b.net.Config().FLOPs()) / 1e9
-	return fmt.Sprintf("evals/s=%.0f gflops=%.1f share=%.1f%%", evals, gflops, 100*gflops/b.peak)
+	return fmt.Sprintf("evals/s=%.0f %s", evals, b.share(evals, b.net.Config().FLOPs()))
+}
+
+// share formats the GFLOP/s of items per second of flops each and their
+// share of the peak.
+func (b *nnBench) share(items float64, flops int64) string {
+	gflops := items * float64(flops) / 1e9
+	return fmt.Sprintf("gflops=%.1f share=%.1f%%", gflops, 100*gflops/b.peak)
 }
 
 // lines is the number of lines [nnBench.run] measures.
@@ -213,7 +221,7 @@ func (b *nnBench) run(ctx context.Context, graph nnGraph) ([]string, error) {
 	if err != nil {
 		return lines, err
 	}
-	return append(lines, fmt.Sprintf("train batch=%d samples/s=%.0f", tc.BatchSize, rate)), nil
+	return append(lines, fmt.Sprintf("train batch=%d samples/s=%.0f %s", tc.BatchSize, rate, b.share(rate, b.net.Config().TrainFLOPs()))), nil
 }
 
 func parseSizes(list string) ([]int, error) {

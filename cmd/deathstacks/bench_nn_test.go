@@ -22,7 +22,7 @@ func TestBenchNN(t *testing.T) {
 		return prefix + `raw batch=1 ` + rate + "\n" +
 			prefix + `raw batch=2 ` + rate + "\n" +
 			prefix + `server clients=3 ` + rate + "\n" +
-			prefix + `train batch=2 samples/s=\d+` + "\n"
+			prefix + `train batch=2 samples/s=\d+ gflops=\d+\.\d share=\d+\.\d%` + "\n"
 	}
 	const peak = `^peak cores=\d+ gflops=\d+\.\d` + "\n"
 	for _, tc := range []struct {

@@ -1,6 +1,7 @@
 package fused
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/deathstacks/deathstacks/env"
@@ -8,29 +9,53 @@ import (
 	"gorgonia.org/tensor"
 )
 
-// PolicyLossOp is the fused graph's policy loss as one Op: inputs the
-// logits z, the mask m (0 legal, illegalLogit illegal) and the targets t,
-// all (B, NumActions); output (1) the mean over rows of
+// Targets are the policy targets of a batch, compact: for each row its
+// legal actions and their target probabilities, rows one after the other.
+// The caller fills them before each run of a graph with a PolicyLossOp
+// over them.
+type Targets struct {
+	// Index is each legal action's index in the batch's logits (row *
+	// NumActions + the action's position in the row).
+	Index []int32
+	// Prob is each one's target probability.
+	Prob []float32
+	// End[b] is the end of row b's entries in Index and Prob.
+	End []int
+}
+
+// PolicyLossOp is the fused graph's policy loss as one Op: input the
+// logits z (B, NumActions), output (1) the mean over rows of
 //
 //	-sum(t*z) + log(sum over legal actions of exp(z))
 //
-// computed with the shift by the row's largest legal logit and in float64
-// sums. Built from gorgonia's primitives (as the stock graph does) the
-// loss spends most of its time on exp() of the illegal actions and on
-// broadcast copies; here exp() runs over the legal actions only. It keeps
-// the softmax over the legal actions for policyLossGradOp.
+// with t and the legal actions from its Targets, computed with the shift
+// by the row's largest legal logit and in float64 sums. Built from
+// gorgonia's primitives (as the stock graph does) the loss spends most of
+// its time on exp() of the illegal actions and on broadcast copies; here
+// everything runs over the legal actions only (and reading a dense mask
+// and dense targets of 6912 values a row took most of the op's time). It
+// keeps the softmax over the legal actions for its gradient op.
 type PolicyLossOp struct {
 	op
-	batch int
-	probs []float32 // (B, NumActions), 0 for illegal actions
+	batch   int
+	targets *Targets
+	probs   []float32 // (B, NumActions), 0 for illegal actions
+	// probsAt and gradAt are the indices of the last run's legal actions
+	// as the loss and its gradient saw them: where probs and the
+	// gradient's output are nonzero.
+	probsAt, gradAt []int32
 }
 
-func NewPolicyLossOp(batch int) *PolicyLossOp {
-	s := tensor.Shape{batch, env.NumActions}
+// expBits are a float32's exponent bits.
+const expBits = 0x7f800000
+
+// NewPolicyLossOp returns the loss of batch rows over targets.
+func NewPolicyLossOp(batch int, targets *Targets) *PolicyLossOp {
 	return &PolicyLossOp{
-		op:    newOp("fusedPolicyLoss", tensor.Shape{1}, s, s, s),
-		batch: batch,
-		probs: make([]float32, batch*env.NumActions),
+		op:      newOp("fusedPolicyLoss", tensor.Shape{1}, tensor.Shape{batch, env.NumActions}),
+		batch:   batch,
+		targets: targets,
+		probs:   make([]float32, batch*env.NumActions),
 	}
 }
 
@@ -39,30 +64,42 @@ func (op *PolicyLossOp) Do(vals ...G.Value) (G.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	z, mask, target := in[0], in[1], in[2]
-	const na = env.NumActions
+	z, t := in[0], op.targets
+	if err := t.check(op.batch); err != nil {
+		return nil, err
+	}
+	for _, i := range op.probsAt {
+		op.probs[i] = 0
+	}
+	op.probsAt = append(op.probsAt[:0], t.Index...)
+	// A logit, legal or not, that is infinite or NaN (all exponent bits
+	// set) makes the loss NaN, as a sum over all actions would: adding 1
+	// to its exponent bits carries into the sign bit of nonFinite.
+	var nonFinite uint32
+	for _, v := range z {
+		nonFinite |= math.Float32bits(v)&expBits + 1<<23
+	}
 	var total float64
-	for b := range op.batch {
-		zr, mr, tr := z[b*na:(b+1)*na], mask[b*na:(b+1)*na], target[b*na:(b+1)*na]
-		pr := op.probs[b*na : (b+1)*na]
+	if nonFinite&(1<<31) != 0 {
+		total = math.NaN()
+	}
+	start := 0
+	for _, end := range t.End {
+		index, prob := t.Index[start:end], t.Prob[start:end]
+		start = end
 		top := math.Inf(-1)
-		for a, m := range mr {
-			if m == 0 {
-				top = max(top, float64(zr[a]))
-			}
+		for _, i := range index {
+			top = max(top, float64(z[i]))
 		}
 		var sum, dot float64
-		for a, m := range mr {
-			pr[a] = 0
-			if m == 0 {
-				e := math.Exp(float64(zr[a]) - top)
-				pr[a] = float32(e)
-				sum += e
-			}
-			dot += float64(tr[a]) * float64(zr[a])
+		for k, i := range index {
+			e := math.Exp(float64(z[i]) - top)
+			op.probs[i] = float32(e)
+			sum += e
+			dot += float64(prob[k]) * float64(z[i])
 		}
-		for a := range pr {
-			pr[a] = float32(float64(pr[a]) / sum)
+		for _, i := range index {
+			op.probs[i] = float32(float64(op.probs[i]) / sum)
 		}
 		total += top + math.Log(sum) - dot
 	}
@@ -70,28 +107,50 @@ func (op *PolicyLossOp) Do(vals ...G.Value) (G.Value, error) {
 	return op.out, nil
 }
 
-// DiffWRT: the loss is differentiated with regard to the logits only.
-func (op *PolicyLossOp) DiffWRT(inputs int) []bool {
-	d := diffWRT(inputs, 0, false)
-	d[0] = true
-	return d
+// check reports what is wrong with t as the targets of batch rows.
+func (t *Targets) check(batch int) error {
+	if len(t.End) != batch || len(t.Index) != len(t.Prob) || (batch > 0 && t.End[batch-1] != len(t.Index)) {
+		return fmt.Errorf("fusedPolicyLoss: targets of %d rows (%d entries, %d probabilities), want %d rows", len(t.End), len(t.Index), len(t.Prob), batch)
+	}
+	start := 0
+	for b, end := range t.End {
+		if end <= start {
+			return fmt.Errorf("fusedPolicyLoss: row %d has no legal action", b)
+		}
+		for _, i := range t.Index[start:end] {
+			if int(i) < b*env.NumActions || int(i) >= (b+1)*env.NumActions {
+				return fmt.Errorf("fusedPolicyLoss: index %d outside row %d", i, b)
+			}
+		}
+		start = end
+	}
+	return nil
 }
+
+// DiffWRT: the loss is differentiated with regard to the logits.
+func (op *PolicyLossOp) DiffWRT(inputs int) []bool { return diffWRT(inputs, 0, true) }
 
 // SymDiff returns the logits' gradient, (softmax - t) / B times the
 // loss's gradient.
 func (op *PolicyLossOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
-	// The backward pass: inputs the targets and the loss's gradient,
-	// output the logits' gradient. It reads the softmax the forward op
-	// kept in the same run.
-	bw := newGradOp("fusedPolicyLossGrad", op.in[0], []tensor.Shape{op.in[2], {1}}, func(in [][]float32, out []float32) {
+	// The backward pass: inputs the loss (which orders it after the
+	// forward op) and its gradient, output the logits' gradient. It reads
+	// the softmax the forward op kept and the targets of the same run.
+	bw := newGradOp("fusedPolicyLossGrad", op.in[0], []tensor.Shape{{1}, {1}}, func(in [][]float32, out []float32) {
+		// Both the softmax and the targets are 0 for illegal actions, and
+		// out is nonzero only at the legal actions of the last run.
 		scale := in[1][0] / float32(op.batch)
-		for i, p := range op.probs {
-			out[i] = scale * (p - in[0][i])
+		for _, i := range op.gradAt {
+			out[i] = 0
 		}
+		for k, i := range op.targets.Index {
+			out[i] = scale * (op.probs[i] - op.targets.Prob[k])
+		}
+		op.gradAt = append(op.gradAt[:0], op.targets.Index...)
 	})
-	dz, err := G.ApplyOp(bw, inputs[2], grad)
+	dz, err := G.ApplyOp(bw, output, grad)
 	if err != nil {
 		return nil, err
 	}
-	return G.Nodes{dz, nil, nil}, nil
+	return G.Nodes{dz}, nil
 }

@@ -62,7 +62,7 @@ func (p *Net) Load(w [][]float32) {
 	ch := p.dims.Channels
 	p.loadTrunk(w)
 	h := TrunkParams(p.dims.Blocks)
-	p.policy.Pack(w[h], policyPlanes, ch, w[h+1], false, !p.backward)
+	p.policy.Pack(w[h], policyPlanes, ch, w[h+1], false, true)
 	p.value.Pack(w[h+2], p.dims.ValuePlanes, ch, w[h+3], true, false)
 	p.fc = w[h+4 : h+8]
 }

@@ -75,18 +75,17 @@ func (op *TrunkOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error
 }
 
 // HeadOp is a head's 1x1 convolution (kernel.Head) of the trunk's output
-// into planes of 6x6, flattened plane-major (NCHW) per position: the
-// policy's logits, or the value head's planes; or, if the head is packed
-// for squares (the inference graph's policy), square-major: the logits of
-// each square's planes together (the model package reads them so). For training (train)
-// it also takes the head's weights and bias as inputs, packs them on every
-// run and is differentiable through headGradOp.
+// into planes of 6x6: the value head's planes, flattened plane-major
+// (NCHW) per position, or the policy's logits, square-major (the logits of
+// each square's planes together, which the model package reads so). For
+// training (train) it also takes the head's weights and bias as inputs,
+// packs them on every run and is differentiable through headGradOp.
 type HeadOp struct {
 	op
-	p           *kernel.Head
-	batch       int
-	stride      int
-	relu, train bool
+	p                    *kernel.Head
+	batch                int
+	stride               int
+	relu, squares, train bool
 }
 
 // NewHeadOp returns an op running w's policy head, or its value head's
@@ -103,7 +102,7 @@ func NewHeadOp(w *Net, batch int, value, train bool) *HeadOp {
 	}
 	return &HeadOp{
 		op: newOp(name, tensor.Shape{batch, planes * env.NumSquares}, in...),
-		p:  p, batch: batch, stride: w.stride, relu: value, train: train,
+		p:  p, batch: batch, stride: w.stride, relu: value, squares: !value, train: train,
 	}
 }
 
@@ -114,10 +113,10 @@ func (op *HeadOp) doRows(rows int, vals ...G.Value) (G.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	switch {
-	case op.train:
-		op.p.Pack(in[1], op.in[1][0], op.in[1][1], in[2], op.relu, false)
-	case op.p.Squares():
+	if op.train {
+		op.p.Pack(in[1], op.in[1][0], op.in[1][1], in[2], op.relu, op.squares)
+	}
+	if op.squares {
 		// The output has room for it: planes is a multiple of the
 		// kernel's width (policyPlanes; the tests run it).
 		op.p.ForwardSquares(rows, in[0], op.stride, op.out.Float32s())
@@ -139,7 +138,11 @@ func (op *HeadOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error)
 	nh, nw := shapeSize(op.in[0]), shapeSize(op.in[1])
 	bw := newGradOp(op.name+"Grad", tensor.Shape{paramsSize(inputs)}, []tensor.Shape{op.in[0], op.out.Shape(), op.out.Shape()},
 		func(in [][]float32, out []float32) {
-			op.p.Backward(op.batch, in[0], op.stride, in[1], in[2], out[:nh], out[nh:nh+nw], out[nh+nw:])
+			backward := op.p.Backward
+			if op.squares {
+				backward = op.p.BackwardSquares
+			}
+			backward(op.batch, in[0], op.stride, in[1], in[2], out[:nh], out[nh:nh+nw], out[nh+nw:])
 		})
 	return op.backward(op.train, bw, inputs, 0, inputs[0], output, grad)
 }

@@ -1,8 +1,9 @@
 package kernel
 
 import (
+	"math"
+
 	"github.com/deathstacks/deathstacks/env"
-	"gonum.org/v1/gonum/blas"
 )
 
 // The convolutions keep activations channel-last with a zero border: per
@@ -61,10 +62,13 @@ type conv struct {
 	// channel, nr weights; valid if backward.
 	wt       []float32
 	backward bool
-	// srcT, gp and acc are backwardWeights' scratch: the input
-	// channel-major, a block of the gradient packed in panels, and the
-	// taps' gradients (tap, input channel, output channel).
+	// srcT, gp, acc and segs are backwardWeights' scratch: a block's
+	// neighbourhoods packed in panels, its gradient transposed, the
+	// weights' gradient (output channel, tap, input channel), the runs
+	// that pack a panel row and the block's pixels.
 	srcT, gp, acc []float32
+	segs          []segment
+	px            []int // the block's padded pixel indices
 }
 
 func (p *conv) panels() int { return (p.out + nr - 1) / nr }
@@ -146,9 +150,12 @@ func (p *conv) forward(batch int, src []float32, inStride int, dst []float32, st
 // backwardInput computes dst = conv3x3 transposed (g) [+ res]: the
 // gradient of the convolution's input from g, the gradient of its output
 // before bias and ReLU (stride channels, zero border). dst and res (nil
-// for none) have channel stride Stride(in); res may be dst itself. Only
-// the board's pixels are written. p must be packed with backward.
-func (p *conv) backwardInput(batch int, g []float32, stride int, dst, res []float32) {
+// for none) have channel stride Stride(in); res may be dst itself. Unless
+// relu is nil, it then zeroes dst where relu (the output of the ReLU that
+// made the input) is not positive: the gradient before that ReLU, each
+// board row masked as soon as it is computed, while it is in L1. Only the
+// board's pixels are written. p must be packed with backward.
+func (p *conv) backwardInput(batch int, g []float32, stride int, dst, res, relu []float32) {
 	if !p.backward {
 		panic("kernel: Conv.BackwardInput on weights packed without backward")
 	}
@@ -171,6 +178,10 @@ func (p *conv) backwardInput(batch int, g []float32, stride int, dst, res []floa
 				}
 				kernel(a, offs[:], p.out, stride, p.wt[jr*panel:(jr+1)*panel], dst[o:], inStride, nil, rs, 0)
 			}
+			if relu != nil {
+				o, n := r*inStride, side*inStride
+				reluBackward(dst[o:o+n], relu[o:o+n])
+			}
 		}
 	}
 }
@@ -178,83 +189,153 @@ func (p *conv) backwardInput(batch int, g []float32, stride int, dst, res []floa
 // backwardWeights computes the gradients of the weights (dw, the stored
 // layout (out, in, 3, 3)) and of the bias (db, out values) from the
 // convolution's input src (channel stride inStride, zero border) and g,
-// the gradient of its output before bias and ReLU (stride channels, a
-// multiple of the kernel's width, zero border). It overwrites dw and db.
+// the gradient of its output before bias and ReLU (stride channels, zero
+// border). It overwrites dw and db.
 //
-// Each tap's gradient is a matrix product over pixels, dw_t[c][o] = sum
-// over p of src[p+delta_t][c] * g[p][o]. The sum runs over all padded
-// pixels, the border's gradient being zero, so that with src transposed
-// once (channel-major) every tap is the same rows read at a constant
-// offset, and g is packed once per block of pixels for all nine taps.
+// The gradient is one matrix product over the board's pixels (not the
+// border's, whose gradient is zero): dw^T (out x taps*in) = g^T (out x
+// pixels) times the pixels' 3x3 neighbourhoods (pixels x taps*in, im2col).
+// It runs in blocks of backwardKC pixels: each block's g^T (out rows
+// padded to a multiple of mr) and neighbourhoods (in panels of nr
+// columns, a column per (tap, input channel)) are packed once and the
+// kernel accumulates every tile over the blocks. Packing the
+// neighbourhoods copies a panel's row of nr channels of one pixel at once
+// where the channels of a tap are contiguous.
 func (p *conv) backwardWeights(batch int, src []float32, inStride int, g []float32, stride int, dw, db []float32) {
-	pixels := batch * paddedPixels
-	rows := (p.in + mr - 1) / mr * mr
-	p.srcT = grow(p.srcT, rows*pixels)
-	clear(p.srcT[p.in*pixels:])
-	for px := range pixels {
-		for c, v := range src[px*inStride : px*inStride+p.in] {
-			p.srcT[c*pixels+px] = v
-		}
-	}
-	panels := p.panels()
+	pixels := batch * env.NumSquares
+	rows := (p.out + mr - 1) / mr * mr
+	cols := p.taps * p.in
+	panels := (cols + nr - 1) / nr
 	ld := panels * nr
-	p.acc = grow(p.acc, p.taps*rows*ld)
-	// The range keeps every tap's shifted read inside the position's
-	// pixels.
-	lo, hi := PaddedSide+1, pixels-PaddedSide-1
+	p.acc = grow(p.acc, rows*ld)
+	p.segs = p.segments(p.segs[:0])
+	clear(db[:p.out])
 	offs := [1]int{}
-	for p0 := lo; p0 < hi; p0 += backwardKC {
-		kc := min(backwardKC, hi-p0)
-		p.gp = grow(p.gp, panels*kc*nr)
-		for jr := range panels {
-			for q := range kc {
-				copy(p.gp[(jr*kc+q)*nr:][:nr], g[(p0+q)*stride+jr*nr:])
+	for q0 := 0; q0 < pixels; q0 += backwardKC {
+		kc := min(backwardKC, pixels-q0)
+		// The block's pixels; g^T of the block, rows past out zero, which
+		// db sums.
+		p.px = grow(p.px, kc)
+		p.gp = grow(p.gp, rows*kc)
+		clear(p.gp[p.out*kc : rows*kc])
+		for q := range kc {
+			px := boardPixel(q0 + q)
+			p.px[q] = px
+			for o, v := range g[px*stride : px*stride+p.out] {
+				p.gp[o*kc+q] = v
 			}
+		}
+		for o := range p.out {
+			sum := db[o]
+			for _, v := range p.gp[o*kc : (o+1)*kc] {
+				sum += v
+			}
+			db[o] = sum
 		}
 		flags := kernelAccumulate
-		if p0 == lo {
+		if q0 == 0 {
 			flags = 0
 		}
-		for t, d := range tapDelta {
+		// The block's neighbourhoods, a panel at a time, packed into a
+		// buffer that stays in L1 while the kernel reads it for every
+		// tile of rows.
+		p.srcT = grow(p.srcT, kc*nr)
+		segs := p.segs
+		for jr := range panels {
+			for len(segs) > 0 && segs[0].panel == jr {
+				p.packSegment(segs[0], src, inStride, kc)
+				segs = segs[1:]
+			}
 			for r := 0; r < rows; r += mr {
-				offs[0] = r*pixels + p0 + d
-				for jr := range panels {
-					kernel(p.srcT, offs[:], kc, pixels, p.gp[jr*kc*nr:(jr+1)*kc*nr], p.acc[(t*rows+r)*ld+jr*nr:], ld, nil, nil, flags)
-				}
+				offs[0] = r * kc
+				kernel(p.gp, offs[:], kc, kc, p.srcT, p.acc[r*ld+jr*nr:], ld, nil, nil, flags)
 			}
 		}
 	}
-	for t := range p.taps {
+	// dw in order: the reads from acc (in L1) are the strided ones.
+	for o := range p.out {
+		row := p.acc[o*ld : o*ld+p.taps*p.in]
 		for c := range p.in {
-			for o, v := range p.acc[(t*rows+c)*ld:][:p.out] {
-				dw[(o*p.in+c)*p.taps+t] = v
-			}
-		}
-	}
-	clear(db[:p.out])
-	for b := range batch {
-		for y := range side {
-			r := rowStart(b, y)
-			for x := range side {
-				for o, v := range g[(r+x)*stride:][:p.out] {
-					db[o] += v
-				}
+			out := dw[(o*p.in+c)*p.taps:][:p.taps]
+			for t := range out {
+				out[t] = row[t*p.in+c]
 			}
 		}
 	}
 }
 
+// packSegment writes run s of the neighbourhoods of the block's kc
+// pixels (p.px) into p.srcT, a row of nr values per pixel.
+func (p *conv) packSegment(s segment, src []float32, inStride, kc int) {
+	dst := p.srcT[s.col:]
+	switch {
+	case s.zero:
+		for q := range kc {
+			clear(dst[q*nr:][:s.n])
+		}
+	case s.n == nr:
+		gatherRows(dst, src, p.px[:kc], inStride, s.delta*inStride+s.ch)
+	default:
+		for q, px := range p.px[:kc] {
+			copy(dst[q*nr:][:s.n], src[(px+s.delta)*inStride+s.ch:])
+		}
+	}
+}
+
+// boardPixel is the padded pixel index of the q-th board square of a
+// batch, counted position by position.
+func boardPixel(q int) int {
+	return q/env.NumSquares*paddedPixels + squareOffsets[q%env.NumSquares]
+}
+
+// segment is a run of one panel row of backwardWeights' neighbourhoods:
+// n columns from column col of panel panel, channels ch, ch+1, ... of the
+// pixel at offset delta from the output pixel, or zeros (the columns past
+// the last (tap, channel)).
+type segment struct {
+	panel, col, n, delta, ch int
+	zero                     bool
+}
+
+// segments appends to dst the runs of every panel row: a panel's nr
+// columns are consecutive (tap, channel) pairs, split where the tap
+// changes.
+func (p *conv) segments(dst []segment) []segment {
+	cols := p.taps * p.in
+	panels := (cols + nr - 1) / nr
+	for jr := range panels {
+		for j := 0; j < nr; {
+			col := jr*nr + j
+			if col >= cols {
+				dst = append(dst, segment{panel: jr, col: j, n: nr - j, zero: true})
+				break
+			}
+			t, c := col/p.in, col%p.in
+			n := min(nr-j, p.in-c)
+			dst = append(dst, segment{panel: jr, col: j, n: n, delta: tapDelta[t], ch: c})
+			j += n
+		}
+	}
+	return dst
+}
+
 // backwardKC is the number of pixels of one block of backwardWeights: a
-// panel of g (16 KB) stays in L1 while the kernel walks the rows.
-const backwardKC = 256
+// panel of the neighbourhoods (16 KB) stays in L1 while the kernel walks
+// the rows of g^T.
+const backwardKC = 96
 
 // reluBackward zeroes g where the ReLU's output y is not positive: g
 // becomes the gradient before the ReLU.
 func reluBackward(g, y []float32) {
+	// A select of the bits, which compiles to a conditional move: half of
+	// the outputs are not positive, at random, and a branch on each
+	// mispredicted that often.
 	for i, v := range y[:len(g)] {
+		b := math.Float32bits(g[i])
 		if v <= 0 {
-			g[i] = 0
+			b = 0
 		}
+		g[i] = math.Float32frombits(b)
 	}
 }
 
@@ -284,10 +365,12 @@ type Head struct {
 	// squareStride); set if packed for squares.
 	wp, biasSq []float32
 	squares    bool
-	// gt, hc and dhc are Backward's scratch: the output gradient
-	// square-major (batch*36 x planes), the trunk output compact (batch*36
-	// x in) and its gradient.
-	gt, hc, dhc []float32
+	// Backward's scratch: the gradient before the ReLU (gm), the trunk
+	// output packed (hp), the taps' offsets (offs), the weights' gradient
+	// (acc), the weights transposed (wt), a position's gradient packed
+	// (gb) and its input gradient channel-major (dt).
+	gm, hp, acc, wt, gb, dt []float32
+	offs                    []int
 }
 
 // headPanels is the number of nr-square panels covering the board.
@@ -435,43 +518,244 @@ var squareOffsets = func() (o [env.NumSquares]int) {
 // the length Pack was given) from the input h, the output out that
 // Forward computed from it and the output's gradient gout. It overwrites
 // dh's board pixels, dw and db.
+//
+// Both products run on the kernel without transposing the gradient: the
+// weights' is the sum over positions of the gradient (planes x 36, as it
+// comes) times the position's trunk output (36 x in), each position one
+// of the kernel's taps; the input's, per position, the weights transposed
+// (in x planes) times the gradient packed in panels of nr squares.
 func (p *Head) Backward(batch int, h []float32, stride int, out, gout, dh, dw, db []float32) {
 	const sq = env.NumSquares
-	rows, size := batch*sq, p.planes*sq
-	p.gt = grow(p.gt, rows*p.planes)
-	p.hc = grow(p.hc, rows*p.in)
-	p.dhc = grow(p.dhc, rows*p.in)
-	for b := range batch {
-		for q := range p.planes {
-			o := b*size + q*sq
-			for s, g := range gout[o : o+sq] {
-				if p.relu && out[o+s] <= 0 {
-					g = 0
+	size := p.planes * sq
+	rows := (p.planes + mr - 1) / mr * mr
+	gsize := rows * sq
+	// g is the gradient before the ReLU, rows planes a position (the
+	// padding planes zero): gout itself if it is that already.
+	g := gout
+	if p.relu || rows != p.planes {
+		p.gm = grow(p.gm, batch*gsize)
+		for b := range batch {
+			dst := p.gm[b*gsize : (b+1)*gsize]
+			for i, v := range gout[b*size : (b+1)*size] {
+				if p.relu && out[b*size+i] <= 0 {
+					v = 0
 				}
-				p.gt[(b*sq+s)*p.planes+q] = g
+				dst[i] = v
 			}
+			clear(dst[size:])
 		}
-		for s := range sq {
-			copy(p.hc[(b*sq+s)*p.in:][:p.in], h[(rowStart(b, s/side)+s%side)*stride:])
-		}
-	}
-	BLAS{}.Sgemm(blas.Trans, blas.NoTrans, p.planes, p.in, rows, 1, p.gt, p.planes, p.hc, p.in, 0, dw, p.in)
-	BLAS{}.Sgemm(blas.NoTrans, blas.NoTrans, rows, p.in, p.planes, 1, p.gt, p.planes, p.w, p.in, 0, p.dhc, p.in)
-	for b := range batch {
-		for s := range sq {
-			px := dh[(rowStart(b, s/side)+s%side)*stride:][:stride]
-			clear(px[copy(px, p.dhc[(b*sq+s)*p.in:][:p.in]):])
-		}
+		g = p.gm
 	}
 	perOutput := len(db) == size
 	clear(db)
-	for r := range rows {
-		for q, g := range p.gt[r*p.planes : (r+1)*p.planes] {
+	for b := range batch {
+		for q := range p.planes {
+			row := g[b*gsize+q*sq:][:sq]
 			if perOutput {
-				db[q*sq+r%sq] += g
-			} else {
-				db[q] += g
+				for s, v := range row {
+					db[q*sq+s] += v
+				}
+				continue
 			}
+			var sum float32
+			for _, v := range row {
+				sum += v
+			}
+			db[q] += sum
+		}
+	}
+	p.backwardWeights(batch, h, stride, g, gsize, dw)
+	p.backwardInput(batch, g, gsize, dh, stride)
+}
+
+// backwardWeights is Backward's weight gradient from g, the output's
+// gradient before the ReLU with gsize values a position.
+func (p *Head) backwardWeights(batch int, h []float32, stride int, g []float32, gsize int, dw []float32) {
+	const sq = env.NumSquares
+	rows := gsize / sq
+	panels := Stride(p.in) / nr
+	ld := panels * nr
+	n := batch * sq
+	// The trunk output, a row of nr channels per square and panel.
+	p.hp = grow(p.hp, panels*n*nr)
+	for jr := range panels {
+		for q := range n {
+			row := *(*[nr]float32)(h[boardPixel(q)*stride+jr*nr:])
+			*(*[nr]float32)(p.hp[(jr*n+q)*nr:]) = row
+		}
+	}
+	p.offs = grow(p.offs, batch)
+	p.acc = grow(p.acc, rows*ld)
+	for r := 0; r < rows; r += mr {
+		for b := range batch {
+			p.offs[b] = b*gsize + r*sq
+		}
+		for jr := range panels {
+			kernel(g, p.offs, sq, sq, p.hp[jr*n*nr:(jr+1)*n*nr], p.acc[r*ld+jr*nr:], ld, nil, nil, 0)
+		}
+	}
+	for q := range p.planes {
+		copy(dw[q*p.in:(q+1)*p.in], p.acc[q*ld:])
+	}
+}
+
+// backwardInput is Backward's input gradient from g, the output's
+// gradient before the ReLU with gsize values a position, into dh (channel
+// stride stride).
+func (p *Head) backwardInput(batch int, g []float32, gsize int, dh []float32, stride int) {
+	const sq = env.NumSquares
+	// The weights transposed, rows padded to a multiple of mr.
+	rows := (p.in + mr - 1) / mr * mr
+	p.wt = grow(p.wt, rows*p.planes)
+	clear(p.wt[p.in*p.planes:])
+	for q := range p.planes {
+		for c, v := range p.w[q*p.in : (q+1)*p.in] {
+			p.wt[c*p.planes+q] = v
+		}
+	}
+	const ld = headPanels * nr
+	p.gb = grow(p.gb, headPanels*p.planes*nr)
+	p.dt = grow(p.dt, rows*ld)
+	offs := [1]int{}
+	for b := range batch {
+		// The position's gradient, a row of nr squares per plane and
+		// panel; the squares past the board zero.
+		gb := g[b*gsize:]
+		for jr := range headPanels {
+			for q := range p.planes {
+				dst, src := p.gb[(jr*p.planes+q)*nr:][:nr], gb[q*sq+jr*nr:q*sq+min((jr+1)*nr, sq)]
+				if len(src) == nr {
+					row := [nr]float32(src)
+					*(*[nr]float32)(dst) = row
+					continue
+				}
+				clear(dst[copy(dst, src):])
+			}
+		}
+		for r := 0; r < rows; r += mr {
+			offs[0] = r * p.planes
+			for jr := range headPanels {
+				kernel(p.wt, offs[:], p.planes, p.planes, p.gb[jr*p.planes*nr:(jr+1)*p.planes*nr], p.dt[r*ld+jr*nr:], ld, nil, nil, 0)
+			}
+		}
+		for s := range sq {
+			px := dh[(rowStart(b, s/side)+s%side)*stride:][:stride]
+			for c := range p.in {
+				px[c] = p.dt[c*ld+s]
+			}
+			clear(px[p.in:])
+		}
+	}
+}
+
+// BackwardSquares is Backward for the output of ForwardSquares: gout and
+// out square-major (batch x 36 x Stride(planes)). p must be packed for
+// squares.
+//
+// The input's gradient is computed as a transposed convolution's: a
+// board row of six squares of gout by a panel of the weights, read in
+// place and stored straight into dh. The weights' gradient, transposed
+// (in x planes), is the trunk output transposed (in x squares) times
+// gout, in blocks of backwardKC squares packed in panels of nr planes.
+func (p *Head) BackwardSquares(batch int, h []float32, stride int, out, gout, dh, dw, db []float32) {
+	if !p.squares {
+		panic("kernel: Head.BackwardSquares on weights packed without squares")
+	}
+	const sq = env.NumSquares
+	ld := p.squareStride()
+	n := batch * sq
+	g := gout
+	if p.relu {
+		p.gm = grow(p.gm, n*ld)
+		for i, v := range gout[:n*ld] {
+			if out[i] <= 0 {
+				v = 0
+			}
+			p.gm[i] = v
+		}
+		g = p.gm
+	}
+	// The bias's gradient, summed square-major first.
+	p.dt = grow(p.dt, sq*ld)
+	clear(p.dt)
+	for q := range n {
+		acc := p.dt[q%sq*ld:][:p.planes]
+		for j, v := range g[q*ld : q*ld+p.planes] {
+			acc[j] += v
+		}
+	}
+	clear(db)
+	perOutput := len(db) == p.planes*sq
+	for s := range sq {
+		for j, v := range p.dt[s*ld : s*ld+p.planes] {
+			if perOutput {
+				db[j*sq+s] = v
+			} else {
+				db[j] += v
+			}
+		}
+	}
+	p.backwardInputSquares(batch, g, dh, stride)
+	p.backwardWeightsSquares(batch, h, stride, g, dw)
+}
+
+// backwardInputSquares is BackwardSquares' input gradient from g, the
+// output's gradient before the ReLU, into dh (channel stride stride; its
+// padding channels are written zero).
+func (p *Head) backwardInputSquares(batch int, g, dh []float32, stride int) {
+	// A 1x1 convolution's transpose is a 3x3 one's centre tap alone.
+	p.wt = packConv(p.wt, p.w, p.planes, p.in, 1, true)
+	ld := p.squareStride()
+	panel := p.planes * nr
+	offs := [1]int{0}
+	for b := range batch {
+		for y := range side {
+			a := g[(b*env.NumSquares+y*side)*ld:]
+			o := rowStart(b, y) * stride
+			for jr := range Stride(p.in) / nr {
+				kernel(a, offs[:], p.planes, ld, p.wt[jr*panel:(jr+1)*panel], dh[o+jr*nr:], stride, nil, nil, 0)
+			}
+		}
+	}
+}
+
+// backwardWeightsSquares is BackwardSquares' weight gradient from g, the
+// output's gradient before the ReLU.
+func (p *Head) backwardWeightsSquares(batch int, h []float32, stride int, g, dw []float32) {
+	ld := p.squareStride()
+	n := batch * env.NumSquares
+	rows := (p.in + mr - 1) / mr * mr
+	p.acc = grow(p.acc, rows*ld)
+	offs := [1]int{}
+	for q0 := 0; q0 < n; q0 += backwardKC {
+		kc := min(backwardKC, n-q0)
+		// The block's trunk output transposed, rows past in zero.
+		p.hp = grow(p.hp, rows*kc)
+		clear(p.hp[p.in*kc : rows*kc])
+		for q := range kc {
+			for c, v := range h[boardPixel(q0+q)*stride:][:p.in] {
+				p.hp[c*kc+q] = v
+			}
+		}
+		flags := kernelAccumulate
+		if q0 == 0 {
+			flags = 0
+		}
+		p.gb = grow(p.gb, kc*nr)
+		for jr := range ld / nr {
+			for q := range kc {
+				row := *(*[nr]float32)(g[(q0+q)*ld+jr*nr:])
+				*(*[nr]float32)(p.gb[q*nr:]) = row
+			}
+			for r := 0; r < rows; r += mr {
+				offs[0] = r * kc
+				kernel(p.hp, offs[:], kc, kc, p.gb, p.acc[r*ld+jr*nr:], ld, nil, nil, flags)
+			}
+		}
+	}
+	for q := range p.planes {
+		for c := range p.in {
+			dw[q*p.in+c] = p.acc[c*ld+q]
 		}
 	}
 }

@@ -123,11 +123,26 @@ func TestConv(t *testing.T) {
 				}
 			}
 			dx := padded(resIn, bs, in, inStride)
-			p.backwardInput(bs, padded(g, bs, out, stride), stride, dx, dx)
+			p.backwardInput(bs, padded(g, bs, out, stride), stride, dx, dx, nil)
 			gotIn, clean := compact(dx, bs, in, inStride)
 			near(t, "input gradient", gotIn, wantIn)
 			if !clean {
 				t.Error("BackwardInput wrote the border or the padding channels")
+			}
+			// Through a ReLU: the same, zeroed where its output is not
+			// positive.
+			y := randSlice(bs*sq*in, 12)
+			for i := range wantIn {
+				if y[i] <= 0 {
+					wantIn[i] = 0
+				}
+			}
+			dx = padded(resIn, bs, in, inStride)
+			p.backwardInput(bs, padded(g, bs, out, stride), stride, dx, dx, padded(y, bs, in, inStride))
+			gotIn, clean = compact(dx, bs, in, inStride)
+			near(t, "input gradient through a ReLU", gotIn, wantIn)
+			if !clean {
+				t.Error("BackwardInput through a ReLU wrote the border or the padding channels")
 			}
 
 			// BackwardWeights.
@@ -251,6 +266,29 @@ func TestHead(t *testing.T) {
 			if !clean {
 				t.Error("Backward wrote the border or the padding channels")
 			}
+
+			// The same gradients from ForwardSquares' output: the padding
+			// planes' gradient is ignored.
+			gSq := randSlice(len(sqOut), 8)
+			for b := range bs {
+				for q := range planes {
+					for s := range sq {
+						gSq[(b*sq+s)*ld+q] = gout[(b*planes+q)*sq+s]
+					}
+				}
+			}
+			// Garbage in every channel of the board pixels: all of them
+			// must be overwritten.
+			dh = padded(randSlice(bs*sq*stride, 9), bs, stride, stride)
+			dw, db = randSlice(len(w), 10), randSlice(nb, 11)
+			p.BackwardSquares(bs, hp, stride, sqOut, gSq, dh, dw, db)
+			gotH, clean = compact(dh, bs, in, stride)
+			near(t, "input gradient by squares", gotH, wantH)
+			near(t, "weight gradient by squares", dw, wantW)
+			near(t, "bias gradient by squares", db, wantB)
+			if !clean {
+				t.Error("BackwardSquares wrote the border or the padding channels")
+			}
 		})
 	}
 }
@@ -279,7 +317,7 @@ func BenchmarkConv(b *testing.B) {
 		run  func()
 	}{
 		{"forward", func() { p.forward(bs, x, stride, dst, stride, nil) }},
-		{"input", func() { p.backwardInput(bs, g, stride, dst, nil) }},
+		{"input", func() { p.backwardInput(bs, g, stride, dst, nil, nil) }},
 		{"weights", func() { p.backwardWeights(bs, x, stride, g, stride, dw, db) }},
 	} {
 		b.Run(pass.name, func(b *testing.B) {
@@ -288,5 +326,46 @@ func BenchmarkConv(b *testing.B) {
 			}
 			b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 		})
+	}
+}
+
+func BenchmarkHead(b *testing.B) {
+	// The default network's policy head at batch 32 (a training shard),
+	// plane-major and square-major.
+	const bs, in, planes = 32, 32, 192
+	stride := Stride(in)
+	var p Head
+	p.Pack(randSlice(planes*in, 1), planes, in, randSlice(planes*env.NumSquares, 2), false, true)
+	h := padded(randSlice(bs*env.NumSquares*in, 3), bs, in, stride)
+	out := make([]float32, bs*planes*env.NumSquares)
+	gout := randSlice(len(out), 4)
+	dh := make([]float32, len(h))
+	dw, db := make([]float32, planes*in), make([]float32, planes*env.NumSquares)
+	flops := 2 * float64(bs*env.NumSquares*in*planes)
+	for _, pass := range []struct {
+		name  string
+		run   func()
+		flops float64
+	}{
+		{"forward", func() { p.Forward(bs, h, stride, out) }, flops},
+		{"backward", func() { p.Backward(bs, h, stride, out, gout, dh, dw, db) }, 2 * flops},
+		{"forward-squares", func() { p.ForwardSquares(bs, h, stride, out) }, flops},
+		{"backward-squares", func() { p.BackwardSquares(bs, h, stride, out, gout, dh, dw, db) }, 2 * flops},
+	} {
+		b.Run(pass.name, func(b *testing.B) {
+			for b.Loop() {
+				pass.run()
+			}
+			b.ReportMetric(pass.flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+		})
+	}
+}
+
+func BenchmarkReLUBackward(b *testing.B) {
+	// A block's activations at batch 32, half of them not positive.
+	y := randSlice(32*paddedPixels*32, 1)
+	g := randSlice(len(y), 2)
+	for b.Loop() {
+		reluBackward(g, y)
 	}
 }

@@ -117,3 +117,32 @@ func kernelGo(a []float32, offs []int, k, lda int, b, c []float32, ldc int, bias
 		copy(out, row[:])
 	}
 }
+
+// gatherRows copies, for each q, the nr values src[px[q]*stride+off:] to
+// dst[q*nr:]: the rows of a panel gathered from pixels of channel-last
+// activations. Out-of-range slices panic, in both forms.
+func gatherRows(dst, src []float32, px []int, stride, off int) {
+	if len(dst) < len(px)*nr {
+		panic(fmt.Sprintf("kernel: gatherRows of %d rows into %d values", len(px), len(dst)))
+	}
+	for _, p := range px {
+		if i := p*stride + off; i < 0 || i+nr > len(src) {
+			panic(fmt.Sprintf("kernel: gatherRows row at %d outside %d values", i, len(src)))
+		}
+	}
+	if fastKernels {
+		gatherRowsAsm(dst, src, px, stride, off)
+		return
+	}
+	gatherRowsGo(dst, src, px, stride, off)
+}
+
+// gatherRowsGo is the portable form of gatherRows.
+func gatherRowsGo(dst, src []float32, px []int, stride, off int) {
+	for q, p := range px {
+		// Through a local array, which the compiler copies with vector
+		// moves (a copy between slices is a call to memmove).
+		row := *(*[nr]float32)(src[p*stride+off:])
+		*(*[nr]float32)(dst[q*nr:]) = row
+	}
+}

@@ -31,3 +31,27 @@ func kernelAVX2(a *float32, offs *int, ntaps int, k int, lda int, b *float32, c 
 
 //go:noescape
 func fmaLoopAVX2(n int)
+
+// gatherRowsAsm runs gatherRowsAVX on gatherRows' arguments, already
+// checked.
+func gatherRowsAsm(dst, src []float32, px []int, stride, off int) {
+	if len(px) == 0 {
+		return
+	}
+	gatherRowsAVX(&dst[0], &src[0], &px[0], len(px), stride, off)
+}
+
+//go:noescape
+func gatherRowsAVX(dst *float32, src *float32, px *int, n int, stride int, off int)
+
+// adamAsm runs adamAVX on Adam's arguments, already checked, of a length
+// divisible by 8.
+func adamAsm(w, g, m, v []float32, c *AdamStep) {
+	if len(w) == 0 {
+		return
+	}
+	adamAVX(&w[0], &g[0], &m[0], &v[0], len(w)/8, c)
+}
+
+//go:noescape
+func adamAVX(w, grad, m, v *float32, blocks int, c *AdamStep)

@@ -188,3 +188,90 @@ loop:
 done:
 	VZEROUPPER
 	RET
+
+// gatherRowsAVX is the AVX form of gatherRowsGo (kernel.go): per row, two
+// 32-byte loads and stores.
+//
+// func gatherRowsAVX(dst *float32, src *float32, px *int, n int, stride int, off int)
+TEXT ·gatherRowsAVX(SB), NOSPLIT, $0-48
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ px+16(FP), BX
+	MOVQ n+24(FP), CX
+	MOVQ stride+32(FP), R8
+	MOVQ off+40(FP), R9
+	LEAQ (SI)(R9*4), SI
+	SHLQ $2, R8
+	TESTQ CX, CX
+	JZ gdone
+gloop:
+	MOVQ (BX), AX
+	IMULQ R8, AX
+	VMOVUPS (SI)(AX*1), Y0
+	VMOVUPS 32(SI)(AX*1), Y1
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	ADDQ $8, BX
+	ADDQ $64, DI
+	DECQ CX
+	JNZ gloop
+gdone:
+	VZEROUPPER
+	RET
+
+// adamAVX is the AVX form of adamGo (adam.go), 8 values an iteration, each
+// operation rounded on its own (no FMA) as the Go form's. c points to an
+// AdamStep: Decay, Beta1, Beta2, Step, Eps.
+//
+// func adamAVX(w, grad, m, v *float32, blocks int, c *AdamStep)
+TEXT ·adamAVX(SB), NOSPLIT, $0-48
+	MOVQ w+0(FP), DI
+	MOVQ grad+8(FP), SI
+	MOVQ m+16(FP), R8
+	MOVQ v+24(FP), R9
+	MOVQ blocks+32(FP), CX
+	MOVQ c+40(FP), AX
+	VBROADCASTSS 0(AX), Y8 // Decay
+	VBROADCASTSS 4(AX), Y9 // Beta1
+	VBROADCASTSS 8(AX), Y11 // Beta2
+	VBROADCASTSS 12(AX), Y13 // Step
+	VBROADCASTSS 16(AX), Y14 // Eps
+	// 1-Beta1 and 1-Beta2, rounded to float32 as in Go.
+	MOVL $0x3f800000, BX
+	MOVQ BX, X15
+	VBROADCASTSS X15, Y15
+	VSUBPS Y9, Y15, Y10
+	VSUBPS Y11, Y15, Y12
+	TESTQ CX, CX
+	JZ adone
+aloop:
+	VMOVUPS (DI), Y0
+	VMULPS Y8, Y0, Y1 // Decay*w
+	VMOVUPS (SI), Y2
+	VADDPS Y1, Y2, Y1 // gj = g + Decay*w
+	VMOVUPS (R8), Y2
+	VMULPS Y9, Y2, Y2 // Beta1*m
+	VMULPS Y1, Y10, Y3 // (1-Beta1)*gj
+	VADDPS Y3, Y2, Y2 // m
+	VMOVUPS Y2, (R8)
+	VMOVUPS (R9), Y4
+	VMULPS Y11, Y4, Y4 // Beta2*v
+	VMULPS Y1, Y12, Y5 // (1-Beta2)*gj
+	VMULPS Y1, Y5, Y5 // ((1-Beta2)*gj)*gj
+	VADDPS Y5, Y4, Y4 // v
+	VMOVUPS Y4, (R9)
+	VSQRTPS Y4, Y6
+	VADDPS Y14, Y6, Y6 // sqrt(v) + Eps
+	VMULPS Y2, Y13, Y7 // Step*m
+	VDIVPS Y6, Y7, Y7
+	VSUBPS Y7, Y0, Y0
+	VMOVUPS Y0, (DI)
+	ADDQ $32, DI
+	ADDQ $32, SI
+	ADDQ $32, R8
+	ADDQ $32, R9
+	DECQ CX
+	JNZ aloop
+adone:
+	VZEROUPPER
+	RET

@@ -1,9 +1,11 @@
 package kernel
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"testing"
 	"time"
 )
@@ -167,5 +169,51 @@ func TestKernelsInUse(t *testing.T) {
 	}
 	if got := Name(); got != want {
 		t.Errorf("Name() = %q, want %q (AVX2+FMA %v, DEATHSTACKS_NOASM=%q)", got, want, haveAVX2FMA, os.Getenv("DEATHSTACKS_NOASM"))
+	}
+}
+
+func TestGatherRows(t *testing.T) {
+	impls := map[string]func(dst, src []float32, px []int, stride, off int){"go": gatherRowsGo}
+	if haveAVX2FMA {
+		impls["avx2"] = gatherRowsAsm
+	}
+	const stride = 40
+	src := randSlice(20*stride, 1)
+	px := []int{0, 3, 2, 19, 7}
+	for _, off := range []int{0, 5, stride - nr} {
+		for name, gather := range impls {
+			t.Run(fmt.Sprintf("%s/off=%d", name, off), func(t *testing.T) {
+				dst := randSlice(len(px)*nr+3, 2)
+				tail := slices.Clone(dst[len(px)*nr:])
+				gather(dst, src, px, stride, off)
+				for q, p := range px {
+					if want := src[p*stride+off:][:nr]; !slices.Equal(dst[q*nr:][:nr], want) {
+						t.Errorf("row %d is %v, want %v", q, dst[q*nr:][:nr], want)
+					}
+				}
+				if !slices.Equal(dst[len(px)*nr:], tail) {
+					t.Error("wrote past the rows")
+				}
+			})
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		dst  int
+		px   []int
+		off  int
+	}{
+		{"row past the end", 2 * nr, []int{0, 19}, stride - nr + 1},
+		{"row before the start", 2 * nr, []int{0, 1}, -1},
+		{"dst too short", nr, []int{0, 1}, 0},
+	} {
+		t.Run("panics/"+tc.name, func(t *testing.T) {
+			defer func() {
+				if recover() == nil {
+					t.Error("no panic")
+				}
+			}()
+			gatherRows(make([]float32, tc.dst), src, tc.px, stride, tc.off)
+		})
 	}
 }

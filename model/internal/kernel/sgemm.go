@@ -172,9 +172,9 @@ func packA(dst []float32, trans bool, a []float32, lda, ic, mc, pc, kc int, alph
 }
 
 // grow returns s resliced to n values, reallocated if too small.
-func grow(s []float32, n int) []float32 {
+func grow[T any](s []T, n int) []T {
 	if cap(s) < n {
-		return make([]float32, n)
+		return make([]T, n)
 	}
 	return s[:n]
 }

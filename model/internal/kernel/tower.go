@@ -96,17 +96,29 @@ func (r *TowerRun) Backward(t *Tower, gout []float32, grads [][]float32) {
 	}
 	bs, stride, g := r.batch, r.stride, r.g
 	copy(g, gout)
-	reluBackward(g, r.Output())
+	r.reluBackward(g, r.Output())
 	for i := t.blocks - 1; i >= 0; i-- {
 		c1, c2 := &t.conv[1+2*i], &t.conv[2+2*i]
 		c2.backwardWeights(bs, r.t[i], stride, g, stride, grads[4+4*i], grads[5+4*i])
-		c2.backwardInput(bs, g, stride, r.gt, nil)
-		reluBackward(r.gt, r.t[i])
+		c2.backwardInput(bs, g, stride, r.gt, nil, r.t[i])
 		c1.backwardWeights(bs, r.h[i], stride, r.gt, stride, grads[2+4*i], grads[3+4*i])
 		// The block's input gets the residual's gradient and the
 		// branch's, through the ReLU before it.
-		c1.backwardInput(bs, r.gt, stride, g, g)
-		reluBackward(g, r.h[i])
+		c1.backwardInput(bs, r.gt, stride, g, g, r.h[i])
 	}
 	t.conv[0].backwardWeights(bs, r.x, t.planes, g, stride, grads[0], grads[1])
+}
+
+// reluBackward is reluBackward on the board's pixels of the run's
+// positions (for the tower's output; the blocks' are masked by
+// backwardInput): the gradients' border is zero (the backward pass writes
+// only board pixels), so the ReLU changes nothing there.
+func (r *TowerRun) reluBackward(g, y []float32) {
+	n := side * r.stride
+	for b := range r.batch {
+		for row := range side {
+			o := rowStart(b, row) * r.stride
+			reluBackward(g[o:o+n], y[o:o+n])
+		}
+	}
 }

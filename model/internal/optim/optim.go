@@ -1,6 +1,10 @@
 package optim
 
-import "math"
+import (
+	"math"
+
+	"github.com/deathstacks/deathstacks/model/internal/kernel"
+)
 
 // Settings are the optimiser's hyper-parameters.
 type Settings struct {
@@ -52,49 +56,61 @@ func (o *State) Slots() [][][]float32 {
 
 // Update applies one step of learning rate lr to weights given the loss
 // gradients grads (without the L2 term, which it adds for the weights that
-// decay marks).
+// decay marks): Begin, then Apply to each array.
 func (o *State) Update(s Settings, lr float64, weights, grads [][]float32, decay []bool) {
+	u := o.Begin(s, lr)
+	for i, w := range weights {
+		u.Apply(i, w, grads[i], decay[i])
+	}
+}
+
+// Step is one update's coefficients (see Begin).
+type Step struct {
+	o *State
+	// Adam's betas, step size and epsilon (bias corrections folded in),
+	// SGD's momentum and rate, and the L2 term's gradient factor.
+	b1, b2, step, eps, mu, rate, l2 float32
+}
+
+// Begin counts one update of learning rate lr and returns its
+// coefficients; the update is done when Apply has updated every weight
+// array. Apply's calls for different arrays may run concurrently.
+func (o *State) Begin(s Settings, lr float64) Step {
 	o.T++
-	l2 := float32(2 * s.WeightDecay)
+	u := Step{o: o, l2: float32(2 * s.WeightDecay), mu: float32(s.Momentum), rate: float32(lr)}
 	if o.Adam {
-		b1, b2 := float32(s.Beta1), float32(s.Beta2)
+		u.b1, u.b2 = float32(s.Beta1), float32(s.Beta2)
 		// Bias corrections folded into the step size and epsilon.
 		c1 := 1 - math.Pow(s.Beta1, float64(o.T))
 		c2 := 1 - math.Pow(s.Beta2, float64(o.T))
-		step := float32(lr * math.Sqrt(c2) / c1)
-		eps := float32(s.Epsilon * math.Sqrt(c2))
-		for i, w := range weights {
-			g, m, v := grads[i], o.M[i], o.V[i]
-			wd := float32(0)
-			if decay[i] {
-				wd = l2
-			}
-			for j := range w {
-				gj := g[j] + wd*w[j]
-				m[j] = b1*m[j] + (1-b1)*gj
-				v[j] = b2*v[j] + (1-b2)*gj*gj
-				w[j] -= step * m[j] / (float32(math.Sqrt(float64(v[j]))) + eps)
-			}
-			FlushSubnormals(w)
-			FlushSubnormals(m)
-			FlushSubnormals(v)
-		}
-		return
+		u.step = float32(lr * math.Sqrt(c2) / c1)
+		u.eps = float32(s.Epsilon * math.Sqrt(c2))
 	}
-	mu, rate := float32(s.Momentum), float32(lr)
-	for i, w := range weights {
-		g, m := grads[i], o.M[i]
-		wd := float32(0)
-		if decay[i] {
-			wd = l2
-		}
-		for j := range w {
-			m[j] = mu*m[j] + g[j] + wd*w[j]
-			w[j] -= rate * m[j]
-		}
+	return u
+}
+
+// Apply updates weight array i, w, given its loss gradient g (without the
+// L2 term, which it adds if decay).
+func (u Step) Apply(i int, w, g []float32, decay bool) {
+	wd := float32(0)
+	if decay {
+		wd = u.l2
+	}
+	m := u.o.M[i]
+	if u.o.Adam {
+		v := u.o.V[i]
+		kernel.Adam(w, g, m, v, kernel.AdamStep{Decay: wd, Beta1: u.b1, Beta2: u.b2, Step: u.step, Eps: u.eps})
 		FlushSubnormals(w)
 		FlushSubnormals(m)
+		FlushSubnormals(v)
+		return
 	}
+	for j := range w {
+		m[j] = u.mu*m[j] + g[j] + wd*w[j]
+		w[j] -= u.rate * m[j]
+	}
+	FlushSubnormals(w)
+	FlushSubnormals(m)
 }
 
 // FlushSubnormals sets the subnormal numbers of x (nonzero, below
