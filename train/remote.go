@@ -54,6 +54,23 @@ type RemoteResult struct {
 	// published to the last actor that switched to it playing with it,
 	// in milliseconds; 0 when no actor switched.
 	NetworkSwitchMs float64
+	// ActorsHeldBack counts the actors the learner holds back: the server
+	// refuses their games (the stream is full) or their queue is full.
+	ActorsHeldBack int
+	// IngestGamesPerSec is the games added per second since the previous
+	// Collect ended (the iteration's rate); Backlog the games left in the
+	// source after Cursor.
+	IngestGamesPerSec float64
+	Backlog           int
+	// PublishToWindowMs is the delay from an actor queueing a game to its
+	// positions entering the window (the replay buffer); PublishToCheckedMs
+	// to the game being checked and replayed, ready to enter it.
+	PublishToWindowMs, PublishToCheckedMs Percentiles
+}
+
+// Percentiles summarize delays, in milliseconds.
+type Percentiles struct {
+	P50, P99, Max float64
 }
 
 // fill copies the remote figures into the metrics.
@@ -62,6 +79,9 @@ func (r RemoteResult) fill(m *metrics.Iteration) {
 	m.RemoteStale, m.RemoteInvalid, m.RemoteDuplicate = r.Stale, r.Invalid, r.Duplicate
 	m.ActorPositionsPerSec, m.VersionLag = r.ActorPositionsPerSec, r.VersionLag
 	m.NetworkSwitchMs = r.NetworkSwitchMs
+	m.ActorsHeldBack, m.IngestGamesPerSec, m.IngestBacklog = r.ActorsHeldBack, r.IngestGamesPerSec, r.Backlog
+	m.PublishToWindowP50Ms, m.PublishToWindowP99Ms, m.PublishToWindowMaxMs = r.PublishToWindowMs.P50, r.PublishToWindowMs.P99, r.PublishToWindowMs.Max
+	m.PublishToCheckedP99Ms = r.PublishToCheckedMs.P99
 	if r.Games > 0 {
 		m.RemoteMeanGameLength = float64(r.Plies) / float64(r.Games)
 		m.RemoteDecidedShare = float64(r.Decided) / float64(r.Games)
