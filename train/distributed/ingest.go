@@ -38,8 +38,11 @@ func (c *cursor) take(actor string, counter uint64) (duplicate bool) {
 	}
 	above = append(above, counter)
 	slices.Sort(above)
-	for len(above) > 0 && (above[0] == done+1 || above[len(above)-1]-done > reorderHorizon) {
-		done, above = above[0], above[1:]
+	if newest := above[len(above)-1]; newest > done+reorderHorizon {
+		done = newest - reorderHorizon // the games before it never come
+	}
+	for len(above) > 0 && above[0] <= done+1 {
+		done, above = max(done, above[0]), above[1:]
 	}
 	c.Seen[actor] = done
 	if len(above) == 0 {
