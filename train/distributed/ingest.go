@@ -18,6 +18,24 @@ import (
 	"github.com/deathstacks/deathstacks/train"
 )
 
+// apiWait bounds one request to the server: a request lost with a server
+// of a cluster gets no answer, and is made again.
+const apiWait = 5 * time.Second
+
+// retry calls f, with apiWait to answer, until it succeeds or ctx ends;
+// it returns f's last error then.
+func retry(ctx context.Context, f func(context.Context) error) error {
+	for {
+		try, cancel := context.WithTimeout(ctx, apiWait)
+		err := f(try)
+		cancel()
+		if err == nil || ctx.Err() != nil {
+			return err
+		}
+		sleep(ctx, 250*time.Millisecond)
+	}
+}
+
 // fetchBatch is the most games the learner asks the server for at once.
 const fetchBatch = 256
 
@@ -144,15 +162,33 @@ func (g *ingester) fetch(ctx context.Context, from uint64, out chan<- []jetstrea
 			continue
 		}
 		var msgs []jetstream.Msg
-		for m := range b.Messages() {
-			md, err := m.Metadata()
-			if err != nil || md.Sequence.Stream < from {
-				continue
+		// A batch cut off by a server gone may never end: after the
+		// longest wait the server was asked for, and a margin, the consumer
+		// is made again.
+		stuck := time.NewTimer(apiWait)
+	read:
+		for {
+			select {
+			case m, ok := <-b.Messages():
+				if !ok {
+					break read
+				}
+				md, err := m.Metadata()
+				if err != nil || md.Sequence.Stream < from {
+					continue
+				}
+				from = md.Sequence.Stream + 1
+				msgs = append(msgs, m)
+			case <-stuck.C:
+				cons = nil
+				break read
+			case <-ctx.Done():
+				stuck.Stop()
+				return
 			}
-			from = md.Sequence.Stream + 1
-			msgs = append(msgs, m)
 		}
-		if err := b.Error(); err != nil && !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, jetstream.ErrNoMessages) {
+		stuck.Stop()
+		if err := b.Error(); cons != nil && err != nil && !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, jetstream.ErrNoMessages) {
 			cons = nil
 		}
 		if len(msgs) == 0 {
@@ -290,11 +326,18 @@ func (l *Learner) Collect(ctx context.Context, req train.RemoteRequest, add func
 	// The cursor is the one of the last checkpoint: the games before it
 	// are taken for good, and their room goes to new ones.
 	if cur.Seq > 0 {
-		if err := l.stream.Purge(ctx, jetstream.WithPurgeSequence(cur.Seq+1)); err != nil {
+		err := retry(ctx, func(ctx context.Context) error {
+			return l.stream.Purge(ctx, jetstream.WithPurgeSequence(cur.Seq+1))
+		})
+		if err != nil {
 			return res, fmt.Errorf("games stream: remove the games taken: %w", err)
 		}
 	}
-	info, err := l.stream.Info(ctx)
+	var info *jetstream.StreamInfo
+	err = retry(ctx, func(ctx context.Context) (err error) {
+		info, err = l.stream.Info(ctx)
+		return err
+	})
 	if err != nil {
 		return res, fmt.Errorf("games stream: %w", err)
 	}
@@ -332,6 +375,8 @@ func (l *Learner) Collect(ctx context.Context, req train.RemoteRequest, add func
 // full reports that the stream holds as many games as it may, all of
 // them read up to seq.
 func (l *Learner) full(ctx context.Context, seq uint64) bool {
+	ctx, cancel := context.WithTimeout(ctx, apiWait)
+	defer cancel()
 	info, err := l.stream.Info(ctx)
 	return err == nil && info.State.Msgs >= uint64(l.cfg.Distributed.StreamMaxGames) && info.State.LastSeq <= seq
 }
@@ -413,7 +458,7 @@ func (h *handover) figures(start time.Time) {
 	if sec := now.Sub(since).Seconds(); sec > 0 {
 		res.IngestGamesPerSec = float64(res.Games) / sec
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), apiWait)
 	defer cancel()
 	if info, err := l.stream.Info(ctx); err == nil && info.State.LastSeq > h.cur.Seq {
 		res.Backlog = int(info.State.LastSeq - h.cur.Seq)
