@@ -146,9 +146,16 @@ func (g *ingester) fetch(ctx context.Context, from uint64, out chan<- []jetstrea
 	var cons jetstream.Consumer
 	for ctx.Err() == nil {
 		if cons == nil {
-			c, err := g.l.stream.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{
+			// An ephemeral consumer of our own, not an ordered one: that one
+			// remakes itself after a server is gone, with requests that
+			// may wait forever.
+			try, cancel := context.WithTimeout(ctx, apiWait)
+			c, err := g.l.stream.CreateConsumer(try, jetstream.ConsumerConfig{
 				DeliverPolicy: jetstream.DeliverByStartSequencePolicy, OptStartSeq: from,
+				AckPolicy: jetstream.AckNonePolicy, MemoryStorage: true, Replicas: 1,
+				InactiveThreshold: time.Minute,
 			})
+			cancel()
 			if err != nil {
 				sleep(ctx, 250*time.Millisecond)
 				continue
