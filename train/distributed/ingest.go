@@ -144,8 +144,13 @@ func (g *ingester) run(ctx context.Context, from uint64) {
 func (g *ingester) fetch(ctx context.Context, from uint64, out chan<- []jetstream.Msg) {
 	defer close(out)
 	var cons jetstream.Consumer
+	// delivered counts the consumer's deliveries: one missing (sent to a
+	// fetch request that had expired) would be a game skipped, so the
+	// consumer is made again after the last game read.
+	var delivered uint64
 	for ctx.Err() == nil {
 		if cons == nil {
+			delivered = 0
 			// An ephemeral consumer of our own, not an ordered one: that one
 			// remakes itself after a server is gone, with requests that
 			// may wait forever.
@@ -162,7 +167,7 @@ func (g *ingester) fetch(ctx context.Context, from uint64, out chan<- []jetstrea
 			}
 			cons = c
 		}
-		b, err := cons.Fetch(fetchBatch, jetstream.FetchMaxWait(250*time.Millisecond))
+		b, err := cons.Fetch(fetchBatch, jetstream.FetchMaxWait(time.Second))
 		if err != nil {
 			cons = nil
 			sleep(ctx, 250*time.Millisecond)
@@ -181,9 +186,11 @@ func (g *ingester) fetch(ctx context.Context, from uint64, out chan<- []jetstrea
 					break read
 				}
 				md, err := m.Metadata()
-				if err != nil || md.Sequence.Stream < from {
-					continue
+				if err != nil || md.Sequence.Consumer != delivered+1 {
+					cons = nil
+					break read
 				}
+				delivered++
 				from = md.Sequence.Stream + 1
 				msgs = append(msgs, m)
 			case <-stuck.C:
