@@ -261,50 +261,28 @@ func (l *Learner) check(m jetstream.Msg) checked {
 // put adds games to those ready, waiting while ahead games are; false if
 // ctx ended first.
 func (g *ingester) put(ctx context.Context, games []checked) bool {
-	for {
-		g.mu.Lock()
-		if len(g.ready) < g.ahead {
-			g.ready = append(g.ready, games...)
-			close(g.changed)
-			g.changed = make(chan struct{})
-			g.mu.Unlock()
-			return true
-		}
-		changed := g.changed
-		g.mu.Unlock()
-		select {
-		case <-changed:
-		case <-ctx.Done():
-			return false
-		}
+	defer g.mu.Unlock()
+	if !await(ctx, &g.mu, &g.changed, func() bool { return len(g.ready) < g.ahead }, nil) {
+		return false
 	}
+	g.ready = append(g.ready, games...)
+	notify(&g.changed)
+	return true
 }
 
 // next takes the games ready, waiting up to wait for one.
 func (g *ingester) next(ctx context.Context, wait time.Duration) []checked {
 	timer := time.NewTimer(wait)
 	defer timer.Stop()
-	for {
-		g.mu.Lock()
-		if len(g.ready) > 0 {
-			games := g.ready
-			g.ready = nil
-			g.taken = games[len(games)-1].seq
-			close(g.changed)
-			g.changed = make(chan struct{})
-			g.mu.Unlock()
-			return games
-		}
-		changed := g.changed
-		g.mu.Unlock()
-		select {
-		case <-changed:
-		case <-timer.C:
-			return nil
-		case <-ctx.Done():
-			return nil
-		}
+	defer g.mu.Unlock()
+	if !await(ctx, &g.mu, &g.changed, func() bool { return len(g.ready) > 0 }, timer.C) {
+		return nil
 	}
+	games := g.ready
+	g.ready = nil
+	g.taken = games[len(games)-1].seq
+	notify(&g.changed)
+	return games
 }
 
 // Collect implements [train.RemoteSource]: it takes the games read after

@@ -177,32 +177,17 @@ type queue struct {
 
 func newQueue(limit int) *queue { return &queue{limit: limit, changed: make(chan struct{})} }
 
-// signal wakes those waiting for a change; the caller holds q.mu.
-func (q *queue) signal() {
-	close(q.changed)
-	q.changed = make(chan struct{})
-}
-
 // push appends m, waiting while the queue is full: an actor whose games
 // the server does not take stops making more. It reports false if ctx
 // ended first.
 func (q *queue) push(ctx context.Context, m message) bool {
-	for {
-		q.mu.Lock()
-		if len(q.items) < q.limit {
-			q.items = append(q.items, m)
-			q.signal()
-			q.mu.Unlock()
-			return true
-		}
-		changed := q.changed
-		q.mu.Unlock()
-		select {
-		case <-changed:
-		case <-ctx.Done():
-			return false
-		}
+	defer q.mu.Unlock()
+	if !await(ctx, &q.mu, &q.changed, func() bool { return len(q.items) < q.limit }, nil) {
+		return false
 	}
+	q.items = append(q.items, m)
+	notify(&q.changed)
+	return true
 }
 
 // offer appends m unless the queue is full, and reports whether it did.
@@ -213,32 +198,16 @@ func (q *queue) offer(m message) bool {
 		return false
 	}
 	q.items = append(q.items, m)
-	q.signal()
+	notify(&q.changed)
 	return true
 }
 
 // front waits for games and appends the oldest n of them to buf; nothing
 // once the queue is closed and empty, or ctx ends.
 func (q *queue) front(ctx context.Context, n int, buf []message) []message {
-	for {
-		q.mu.Lock()
-		if len(q.items) > 0 {
-			buf = append(buf, q.items[:min(n, len(q.items))]...)
-			q.mu.Unlock()
-			return buf
-		}
-		if q.closed {
-			q.mu.Unlock()
-			return buf
-		}
-		changed := q.changed
-		q.mu.Unlock()
-		select {
-		case <-changed:
-		case <-ctx.Done():
-			return buf
-		}
-	}
+	defer q.mu.Unlock()
+	await(ctx, &q.mu, &q.changed, func() bool { return len(q.items) > 0 || q.closed }, nil)
+	return append(buf, q.items[:min(n, len(q.items))]...)
 }
 
 // remove takes the games of the given ids out of the queue.
@@ -260,7 +229,7 @@ func (q *queue) remove(ids []string) {
 	}
 	clear(q.items[len(kept):])
 	q.items = kept
-	q.signal()
+	notify(&q.changed)
 }
 
 func (q *queue) len() int {
@@ -281,5 +250,35 @@ func (q *queue) close() {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.closed = true
-	q.signal()
+	notify(&q.changed)
+}
+
+// await locks mu and waits, unlocking it meanwhile, until ready (called
+// with mu held) reports true, ctx ends or stop fires; it returns with mu
+// held, and whether ready reported true. *changed is closed at each change
+// of what ready looks at (see [notify]).
+func await(ctx context.Context, mu *sync.Mutex, changed *chan struct{}, ready func() bool, stop <-chan time.Time) bool {
+	mu.Lock()
+	for !ready() {
+		ch := *changed
+		mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			mu.Lock()
+			return false
+		case <-stop:
+			mu.Lock()
+			return false
+		}
+		mu.Lock()
+	}
+	return true
+}
+
+// notify wakes the goroutines in [await] on changed; the caller holds
+// their mutex.
+func notify(changed *chan struct{}) {
+	close(*changed)
+	*changed = make(chan struct{})
 }

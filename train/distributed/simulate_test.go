@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -110,25 +111,13 @@ func TestCursorTakesEachCounterOnce(t *testing.T) {
 		if dup := c.take("a", tc.counter); dup != tc.dup {
 			t.Errorf("take %d: duplicate %v, want %v", tc.counter, dup, tc.dup)
 		}
-		if c.Seen["a"] != tc.seen || !equalCounters(c.Above["a"], tc.above) {
+		if c.Seen["a"] != tc.seen || !slices.Equal(c.Above["a"], tc.above) {
 			t.Errorf("after %d: seen %d, above %v; want %d, %v", tc.counter, c.Seen["a"], c.Above["a"], tc.seen, tc.above)
 		}
 	}
 	data, _ := json.Marshal(c)
 	var back cursor
-	if err := json.Unmarshal(data, &back); err != nil || back.Seen["a"] != c.Seen["a"] || !equalCounters(back.Above["a"], c.Above["a"]) {
+	if err := json.Unmarshal(data, &back); err != nil || back.Seen["a"] != c.Seen["a"] || !slices.Equal(back.Above["a"], c.Above["a"]) {
 		t.Errorf("cursor %s read back as %+v, %v", data, back, err)
 	}
-}
-
-func equalCounters(a, b []uint64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
