@@ -308,20 +308,25 @@ func (a *actor) finished(ctx context.Context, g train.SelfPlayGame) error {
 	if a.queue.offer(m) {
 		return nil
 	}
-	a.setHeldBack(true)
-	fmt.Fprintf(a.opts.Log, "actor %s: %d games wait for the server: self-play waits for room (back-pressure)\n", a.id, a.cfg.Distributed.QueueGames)
+	if !a.setHeldBack(true) {
+		fmt.Fprintf(a.opts.Log, "actor %s: %d games wait for the server: self-play waits for room (back-pressure)\n", a.id, a.cfg.Distributed.QueueGames)
+	}
 	if !a.queue.push(ctx, m) {
 		return ctx.Err()
 	}
-	a.setHeldBack(false)
-	fmt.Fprintf(a.opts.Log, "actor %s: the queue has room again: self-play goes on\n", a.id)
+	if a.setHeldBack(false) {
+		fmt.Fprintf(a.opts.Log, "actor %s: the queue has room again: self-play goes on\n", a.id)
+	}
 	return nil
 }
 
-func (a *actor) setHeldBack(on bool) {
+// setHeldBack records whether self-play waits for room in the queue and
+// returns what it was before.
+func (a *actor) setHeldBack(on bool) (was bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	a.heldBack = on
+	was, a.heldBack = a.heldBack, on
+	return was
 }
 
 // watch switches networks as the learner publishes them: at once through
