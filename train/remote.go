@@ -3,18 +3,22 @@ package train
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"time"
 
 	"github.com/deathstacks/deathstacks/model"
 	"github.com/deathstacks/deathstacks/train/metrics"
 )
 
 // RemoteSource brings the games other machines play into a run (see
-// package train/distributed). [Run] asks it once per iteration, after the
-// local self-play.
+// package train/distributed). [Run] asks it after each iteration's local
+// self-play, then again and again while it trains (MinGames 0, the cursor
+// of the previous call), until it saves the iteration.
 type RemoteSource interface {
 	// Collect adds the samples of the games that arrived after req.Cursor
 	// through add, waiting until at least req.MinGames games are added (or
-	// ctx ends), and returns the cursor just past the last game it read.
+	// ctx ends), and returns the cursor just past the last game it read,
+	// also when ctx ends (the games added so far stay added).
 	// The run keeps that cursor in its next checkpoint and hands it back
 	// after a resume, so a game is taken once even across a crash.
 	Collect(ctx context.Context, req RemoteRequest, add func(Sample) error) (RemoteResult, error)
@@ -23,9 +27,12 @@ type RemoteSource interface {
 // RemoteRequest is what the run asks of a [RemoteSource].
 type RemoteRequest struct {
 	// Cursor is the position in the source reached so far, as a Collect
-	// returned it; nil at the start of a run. It is the cursor of the
-	// run's last checkpoint, so the source may forget what lies before it.
+	// returned it; nil at the start of a run.
 	Cursor json.RawMessage
+	// Saved is the cursor of the run's last checkpoint: the source may
+	// forget what lies before it. It is Cursor at an iteration's first
+	// Collect.
+	Saved json.RawMessage
 	// Version is the iteration of the network self-play uses now.
 	Version int
 	// MinGames is the number of games to wait for; 0 takes what is there.
@@ -71,6 +78,65 @@ type RemoteResult struct {
 // Percentiles summarize delays, in milliseconds.
 type Percentiles struct {
 	P50, P99, Max float64
+}
+
+// merge adds the figures of a later Collect of the same iteration: its
+// counts to these, its cursor, actors and figures over the iteration in
+// place of these. A result without a cursor brought nothing.
+func (r *RemoteResult) merge(more RemoteResult) {
+	if more.Cursor == nil {
+		return // a Collect that failed before it read anything
+	}
+	r.Cursor = more.Cursor
+	lag := r.VersionLag*float64(r.Games) + more.VersionLag*float64(more.Games)
+	r.Games += more.Games
+	r.Positions += more.Positions
+	r.Plies += more.Plies
+	r.Decided += more.Decided
+	r.Stale += more.Stale
+	r.Invalid += more.Invalid
+	r.Duplicate += more.Duplicate
+	if r.Games > 0 {
+		r.VersionLag = lag / float64(r.Games)
+	}
+	r.Actors, r.ActorPositionsPerSec, r.ActorsHeldBack = more.Actors, more.ActorPositionsPerSec, more.ActorsHeldBack
+	r.NetworkSwitchMs = max(r.NetworkSwitchMs, more.NetworkSwitchMs)
+	r.IngestGamesPerSec, r.Backlog = more.IngestGamesPerSec, more.Backlog
+	r.PublishToWindowMs, r.PublishToCheckedMs = more.PublishToWindowMs, more.PublishToCheckedMs
+}
+
+// feedPause is the pause between two Collects while the run trains.
+const feedPause = 100 * time.Millisecond
+
+// feed takes the remote games into the replay buffer while the run
+// trains, adding what they brought to res, until the function it returns
+// is called; that returns the first error of a Collect.
+func (r *runner) feed(res *RemoteResult) (stop func() error) {
+	if r.opts.Remote == nil {
+		return func() error { return nil }
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		for ctx.Err() == nil {
+			req := RemoteRequest{Cursor: res.Cursor, Saved: r.state.Remote, Version: r.state.Iteration}
+			more, err := r.opts.Remote.Collect(ctx, req, r.replay.Add)
+			res.merge(more) // what was added stays added, also when cut short
+			if err != nil && ctx.Err() == nil {
+				done <- fmt.Errorf("remote games: %w", err)
+				return
+			}
+			select {
+			case <-ctx.Done():
+			case <-time.After(feedPause):
+			}
+		}
+		done <- nil
+	}()
+	return func() error {
+		cancel()
+		return <-done
+	}
 }
 
 // fill copies the remote figures into the metrics.

@@ -303,6 +303,19 @@ func (l *Learner) Collect(ctx context.Context, req train.RemoteRequest, add func
 			cur.Above = map[string][]uint64{}
 		}
 	}
+	saved := cur.Seq
+	if len(req.Saved) > 0 {
+		var c cursor
+		if err := json.Unmarshal(req.Saved, &c); err != nil {
+			return train.RemoteResult{}, fmt.Errorf("stream position of the last checkpoint: %w", err)
+		}
+		saved = c.Seq
+	}
+	if saved == cur.Seq {
+		// The iteration's first Collect (or one after none took a game):
+		// its figures start here.
+		l.iter = iteration{start: start}
+	}
 	h := handover{l: l, version: req.Version, cur: &cur, res: &res, add: add}
 	defer func() {
 		res.Cursor, _ = json.Marshal(cur)
@@ -310,16 +323,16 @@ func (l *Learner) Collect(ctx context.Context, req train.RemoteRequest, add func
 		if d := l.switchDelays(req.Version); len(d) > 0 {
 			res.NetworkSwitchMs = float64(slices.Max(d)) / float64(time.Millisecond)
 		}
-		h.figures(start)
+		h.figures()
 		if res.ActorsHeldBack > 0 {
 			fmt.Fprintf(l.log, "%d of %d actors held back: the learner is behind (%d games wait in the stream)\n", res.ActorsHeldBack, res.Actors, res.Backlog)
 		}
 	}()
-	// The cursor is the one of the last checkpoint: the games before it
-	// are taken for good, and their room goes to new ones.
-	if cur.Seq > 0 {
+	// The games before the last checkpoint's cursor are taken for good,
+	// and their room goes to new ones.
+	if saved > 0 {
 		err := retry(ctx, func(ctx context.Context) error {
-			return l.stream.Purge(ctx, jetstream.WithPurgeSequence(cur.Seq+1))
+			return l.stream.Purge(ctx, jetstream.WithPurgeSequence(saved+1))
 		})
 		if err != nil {
 			return res, fmt.Errorf("games stream: remove the games taken: %w", err)
@@ -381,9 +394,14 @@ type handover struct {
 	res     *train.RemoteResult
 	add     func(train.Sample) error
 	lag     int
-	// toWindow and toChecked are, for each game added, the delays from
-	// its actor queueing it to its positions entering the window, and to
-	// it being checked and replayed.
+}
+
+// iteration is what the Collects of one iteration took: its games, and
+// for each, the delays from its actor queueing it to its positions
+// entering the window, and to it being checked and replayed.
+type iteration struct {
+	start               time.Time
+	games               int
 	toWindow, toChecked []time.Duration
 }
 
@@ -418,8 +436,10 @@ func (h *handover) take(c checked) error {
 		}
 	}
 	now := time.Now()
-	h.toWindow = append(h.toWindow, now.Sub(c.queued))
-	h.toChecked = append(h.toChecked, c.checkedAt.Sub(c.queued))
+	it := &h.l.iter
+	it.games++
+	it.toWindow = append(it.toWindow, now.Sub(c.queued))
+	it.toChecked = append(it.toChecked, c.checkedAt.Sub(c.queued))
 	if h.l.ingested != nil {
 		h.l.ingested(r.id())
 	}
@@ -434,29 +454,23 @@ func (h *handover) take(c checked) error {
 }
 
 // figures fills in the result's rates and delays: the games taken per
-// second since the previous Collect ended (the iteration's rate), the
-// games left in the stream, and the delays' percentiles.
-func (h *handover) figures(start time.Time) {
+// second since the iteration's first Collect began, the games left in the
+// stream, and the iteration's delays' percentiles.
+func (h *handover) figures() {
 	l, res := h.l, h.res
 	if res.Games > 0 {
 		res.VersionLag = float64(h.lag) / float64(res.Games)
 	}
-	now := time.Now()
-	since := l.lastCollect
-	if since.IsZero() {
-		since = start
-	}
-	l.lastCollect = now
-	if sec := now.Sub(since).Seconds(); sec > 0 {
-		res.IngestGamesPerSec = float64(res.Games) / sec
+	if sec := time.Since(l.iter.start).Seconds(); sec > 0 {
+		res.IngestGamesPerSec = float64(l.iter.games) / sec
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), apiWait)
 	defer cancel()
 	if info, err := l.stream.Info(ctx); err == nil && info.State.LastSeq > h.cur.Seq {
 		res.Backlog = int(info.State.LastSeq - h.cur.Seq)
 	}
-	res.PublishToWindowMs = percentiles(h.toWindow)
-	res.PublishToCheckedMs = percentiles(h.toChecked)
+	res.PublishToWindowMs = percentiles(l.iter.toWindow)
+	res.PublishToCheckedMs = percentiles(l.iter.toChecked)
 }
 
 // percentiles returns the 50th and 99th percentile and the maximum of d,

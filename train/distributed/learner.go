@@ -38,10 +38,10 @@ type Learner struct {
 	published map[int]time.Time
 	switches  map[int][]time.Duration
 
-	// ing reads the stream ahead of the run (see [ingester]); lastCollect
-	// is when the last Collect ended.
-	ing         *ingester
-	lastCollect time.Time
+	// ing reads the stream ahead of the run (see [ingester]); iter holds
+	// what the current iteration's Collects took.
+	ing  *ingester
+	iter iteration
 
 	// ingested, when set (by tests), hears the id of each game added.
 	ingested func(id string)
