@@ -29,9 +29,9 @@ type RemoteRequest struct {
 	// Cursor is the position in the source reached so far, as a Collect
 	// returned it; nil at the start of a run.
 	Cursor json.RawMessage
-	// Saved is the cursor of the run's last checkpoint: the source may
-	// forget what lies before it. It is Cursor at an iteration's first
-	// Collect.
+	// Saved is the cursor of the run's last checkpoint (nil before the
+	// first): the source may forget what lies before it. It is Cursor at
+	// an iteration's first Collect.
 	Saved json.RawMessage
 	// Version is the iteration of the network self-play uses now.
 	Version int

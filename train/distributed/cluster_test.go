@@ -107,7 +107,8 @@ func (c *testCluster) streamLeader() int {
 	return 0
 }
 
-// cursorKeeper is a learner that keeps the cursor of its last Collect.
+// cursorKeeper is a learner that keeps the cursor of its last Collect, as
+// the run does.
 type cursorKeeper struct {
 	*Learner
 	cursor json.RawMessage
@@ -115,7 +116,7 @@ type cursorKeeper struct {
 
 func (k *cursorKeeper) Collect(ctx context.Context, req train.RemoteRequest, add func(train.Sample) error) (train.RemoteResult, error) {
 	res, err := k.Learner.Collect(ctx, req, add)
-	if err == nil {
+	if res.Cursor != nil { // a Collect cut short keeps what it added
 		k.cursor = res.Cursor
 	}
 	return res, err

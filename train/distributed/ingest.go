@@ -303,7 +303,7 @@ func (l *Learner) Collect(ctx context.Context, req train.RemoteRequest, add func
 			cur.Above = map[string][]uint64{}
 		}
 	}
-	saved := cur.Seq
+	var saved uint64 // no checkpoint yet: nothing taken for good
 	if len(req.Saved) > 0 {
 		var c cursor
 		if err := json.Unmarshal(req.Saved, &c); err != nil {
