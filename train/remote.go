@@ -105,7 +105,8 @@ func (r *RemoteResult) merge(more RemoteResult) {
 	r.PublishToWindowMs, r.PublishToCheckedMs = more.PublishToWindowMs, more.PublishToCheckedMs
 }
 
-// feedPause is the pause between two Collects while the run trains.
+// feedPause is the pause, while the run trains, after a Collect that
+// brought no game.
 const feedPause = 100 * time.Millisecond
 
 // feed takes the remote games into the replay buffer while the run
@@ -125,6 +126,9 @@ func (r *runner) feed(res *RemoteResult) (stop func() error) {
 			if err != nil && ctx.Err() == nil {
 				done <- fmt.Errorf("remote games: %w", err)
 				return
+			}
+			if more.Games > 0 {
+				continue // more may be waiting already
 			}
 			select {
 			case <-ctx.Done():
