@@ -158,14 +158,23 @@ type DistributedConfig struct {
 	// MaxStaleness drops a game from an actor whose network is more than
 	// this many versions older than the learner's current one.
 	MaxStaleness int `yaml:"max_staleness"`
-	// QueueGames bounds the finished games an actor keeps while it cannot
-	// reach the server; beyond it, the oldest are dropped.
+	// QueueGames bounds the finished games an actor keeps while the server
+	// is away or refuses them (the learner is behind); a full queue holds
+	// its self-play back until there is room.
 	QueueGames int `yaml:"queue_games"`
 	// StreamMaxGames bounds the games the server keeps: the learner
 	// removes those its last checkpoint has taken, and while the stream is
 	// full the server refuses new games, which the actors keep and send
 	// again later.
 	StreamMaxGames int `yaml:"stream_max_games"`
+	// IngestAheadGames bounds the games the learner reads, checks and
+	// replays ahead of the next iteration (while it trains); beyond it,
+	// the games wait in the stream.
+	IngestAheadGames int `yaml:"ingest_ahead_games"`
+	// Replicas is the number of servers of a NATS cluster that keep each
+	// game and network (1 for one server, 3 for a cluster of 3 that
+	// survives the loss of one).
+	Replicas int `yaml:"replicas"`
 }
 
 // Defaults returns the built-in configuration: configs/default.yaml,
@@ -395,6 +404,9 @@ func (c Config) problems() []*configs.FieldError {
 
 	ch.AtLeast("distributed.max_staleness", c.Distributed.MaxStaleness, 0)
 	ch.AtLeast("distributed.queue_games", c.Distributed.QueueGames, 1)
+	ch.AtLeast("distributed.ingest_ahead_games", c.Distributed.IngestAheadGames, 1)
+	ch.Check(c.Distributed.Replicas >= 1 && c.Distributed.Replicas <= 5, "distributed.replicas",
+		"is %d: want 1 to 5 (NATS keeps at most 5 replicas)", c.Distributed.Replicas)
 	// A pure learner waits for an iteration's games: the stream must hold them.
 	ch.Check(c.Distributed.StreamMaxGames >= max(1, c.SelfPlay.GamesPerIteration), "distributed.stream_max_games",
 		"is %d: want selfplay.games_per_iteration (%d) or more", c.Distributed.StreamMaxGames, c.SelfPlay.GamesPerIteration)

@@ -3,18 +3,22 @@ package train
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"time"
 
 	"github.com/deathstacks/deathstacks/model"
 	"github.com/deathstacks/deathstacks/train/metrics"
 )
 
 // RemoteSource brings the games other machines play into a run (see
-// package train/distributed). [Run] asks it once per iteration, after the
-// local self-play.
+// package train/distributed). [Run] asks it after each iteration's local
+// self-play, then again and again while it trains (MinGames 0, the cursor
+// of the previous call), until it saves the iteration.
 type RemoteSource interface {
 	// Collect adds the samples of the games that arrived after req.Cursor
 	// through add, waiting until at least req.MinGames games are added (or
-	// ctx ends), and returns the cursor just past the last game it read.
+	// ctx ends), and returns the cursor just past the last game it read,
+	// also when ctx ends (the games added so far stay added).
 	// The run keeps that cursor in its next checkpoint and hands it back
 	// after a resume, so a game is taken once even across a crash.
 	Collect(ctx context.Context, req RemoteRequest, add func(Sample) error) (RemoteResult, error)
@@ -23,9 +27,12 @@ type RemoteSource interface {
 // RemoteRequest is what the run asks of a [RemoteSource].
 type RemoteRequest struct {
 	// Cursor is the position in the source reached so far, as a Collect
-	// returned it; nil at the start of a run. It is the cursor of the
-	// run's last checkpoint, so the source may forget what lies before it.
+	// returned it; nil at the start of a run.
 	Cursor json.RawMessage
+	// Saved is the cursor of the run's last checkpoint (nil before the
+	// first): the source may forget what lies before it. It is Cursor at
+	// an iteration's first Collect.
+	Saved json.RawMessage
 	// Version is the iteration of the network self-play uses now.
 	Version int
 	// MinGames is the number of games to wait for; 0 takes what is there.
@@ -54,6 +61,86 @@ type RemoteResult struct {
 	// published to the last actor that switched to it playing with it,
 	// in milliseconds; 0 when no actor switched.
 	NetworkSwitchMs float64
+	// ActorsHeldBack counts the actors the learner holds back: the server
+	// refuses their games (the stream is full) or their queue is full.
+	ActorsHeldBack int
+	// IngestGamesPerSec is the games added per second since the previous
+	// Collect ended (the iteration's rate); Backlog the games left in the
+	// source after Cursor.
+	IngestGamesPerSec float64
+	Backlog           int
+	// PublishToWindowMs is the delay from an actor queueing a game to its
+	// positions entering the window (the replay buffer); PublishToCheckedMs
+	// to the game being checked and replayed, ready to enter it.
+	PublishToWindowMs, PublishToCheckedMs Percentiles
+}
+
+// Percentiles summarize delays, in milliseconds.
+type Percentiles struct {
+	P50, P99, Max float64
+}
+
+// merge adds the figures of a later Collect of the same iteration: its
+// counts to these, its cursor, actors and figures over the iteration in
+// place of these. A result without a cursor brought nothing.
+func (r *RemoteResult) merge(more RemoteResult) {
+	if more.Cursor == nil {
+		return // a Collect that failed before it read anything
+	}
+	r.Cursor = more.Cursor
+	lag := r.VersionLag*float64(r.Games) + more.VersionLag*float64(more.Games)
+	r.Games += more.Games
+	r.Positions += more.Positions
+	r.Plies += more.Plies
+	r.Decided += more.Decided
+	r.Stale += more.Stale
+	r.Invalid += more.Invalid
+	r.Duplicate += more.Duplicate
+	if r.Games > 0 {
+		r.VersionLag = lag / float64(r.Games)
+	}
+	r.Actors, r.ActorPositionsPerSec, r.ActorsHeldBack = more.Actors, more.ActorPositionsPerSec, more.ActorsHeldBack
+	r.NetworkSwitchMs = max(r.NetworkSwitchMs, more.NetworkSwitchMs)
+	r.IngestGamesPerSec, r.Backlog = more.IngestGamesPerSec, more.Backlog
+	r.PublishToWindowMs, r.PublishToCheckedMs = more.PublishToWindowMs, more.PublishToCheckedMs
+}
+
+// feedPause is the pause, while the run trains, after a Collect that
+// brought no game.
+const feedPause = 100 * time.Millisecond
+
+// feed takes the remote games into the replay buffer while the run
+// trains, adding what they brought to res, until the function it returns
+// is called; that returns the first error of a Collect.
+func (r *runner) feed(res *RemoteResult) (stop func() error) {
+	if r.opts.Remote == nil {
+		return func() error { return nil }
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		for ctx.Err() == nil {
+			req := RemoteRequest{Cursor: res.Cursor, Saved: r.state.Remote, Version: r.state.Iteration}
+			more, err := r.opts.Remote.Collect(ctx, req, r.replay.Add)
+			res.merge(more) // what was added stays added, also when cut short
+			if err != nil && ctx.Err() == nil {
+				done <- fmt.Errorf("remote games: %w", err)
+				return
+			}
+			if more.Games > 0 {
+				continue // more may be waiting already
+			}
+			select {
+			case <-ctx.Done():
+			case <-time.After(feedPause):
+			}
+		}
+		done <- nil
+	}()
+	return func() error {
+		cancel()
+		return <-done
+	}
 }
 
 // fill copies the remote figures into the metrics.
@@ -62,6 +149,9 @@ func (r RemoteResult) fill(m *metrics.Iteration) {
 	m.RemoteStale, m.RemoteInvalid, m.RemoteDuplicate = r.Stale, r.Invalid, r.Duplicate
 	m.ActorPositionsPerSec, m.VersionLag = r.ActorPositionsPerSec, r.VersionLag
 	m.NetworkSwitchMs = r.NetworkSwitchMs
+	m.ActorsHeldBack, m.IngestGamesPerSec, m.IngestBacklog = r.ActorsHeldBack, r.IngestGamesPerSec, r.Backlog
+	m.PublishToWindowP50Ms, m.PublishToWindowP99Ms, m.PublishToWindowMaxMs = r.PublishToWindowMs.P50, r.PublishToWindowMs.P99, r.PublishToWindowMs.Max
+	m.PublishToCheckedP99Ms = r.PublishToCheckedMs.P99
 	if r.Games > 0 {
 		m.RemoteMeanGameLength = float64(r.Plies) / float64(r.Games)
 		m.RemoteDecidedShare = float64(r.Decided) / float64(r.Games)

@@ -347,12 +347,20 @@ func (r *runner) iteration(ctx context.Context, srv *model.Server, elapsed func(
 		if remote, err = r.collect(ctx, it); err != nil || ctx.Err() != nil {
 			return ctx.Err() != nil, err
 		}
-		remote.fill(&m)
 	}
 
 	// Training: not interrupted, so that a stop during it still saves.
-	if err := r.train(it, &m, elapsed); err != nil {
+	// The remote games go on entering the replay buffer meanwhile.
+	stopFeeding := r.feed(&remote)
+	err = r.train(it, &m, elapsed)
+	if ferr := stopFeeding(); err == nil {
+		err = ferr
+	}
+	if err != nil {
 		return false, err
+	}
+	if r.opts.Remote != nil {
+		remote.fill(&m)
 	}
 
 	// Evaluation.
@@ -411,7 +419,7 @@ func (r *runner) iteration(ctx context.Context, srv *model.Server, elapsed func(
 
 // collect takes the iteration's games from the remote source.
 func (r *runner) collect(ctx context.Context, it int) (RemoteResult, error) {
-	req := RemoteRequest{Cursor: r.state.Remote, Version: r.state.Iteration}
+	req := RemoteRequest{Cursor: r.state.Remote, Saved: r.state.Remote, Version: r.state.Iteration}
 	if r.opts.NoSelfPlay {
 		req.MinGames = r.cfg.SelfPlay.GamesPerIteration
 	}

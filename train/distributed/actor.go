@@ -32,12 +32,9 @@ type ActorOptions struct {
 	// ProgressEvery is how often a progress line is written; 0 means 10s.
 	ProgressEvery time.Duration
 
-	// published, when set (by tests), hears the id of each game the server
-	// acknowledged.
-	published func(id string)
-	// refused, when set (by tests), hears the id of each game the server
-	// refused.
-	refused func(id string)
+	// published and refused, when set (by tests), hear the id of each
+	// game the server acknowledged or refused.
+	published, refused func(id string)
 }
 
 // RunActor plays the run's self-play games on this machine and sends them
@@ -74,10 +71,15 @@ func RunActor(ctx context.Context, o ActorOptions) error {
 	nc.SetClosedHandler(func(c *nats.Conn) {
 		fail(fmt.Errorf("connection closed: %v", c.LastError()))
 	})
-	a := &actor{opts: o, id: id, nc: nc, queue: &queue{}, switched: make(chan struct{}, 1)}
+	a := &actor{opts: o, id: id, nc: nc, switched: make(chan struct{}, 1)}
 	if err := a.join(ctx); err != nil {
 		return a.end(ctx, err)
 	}
+	a.queue = newQueue(a.cfg.Distributed.QueueGames)
+	if a.pub, err = newPublisher(nc, id, a.queue, o.Log); err != nil {
+		return err
+	}
+	a.pub.published, a.pub.refused = o.published, o.refused
 	fmt.Fprintf(o.Log, "actor %s: run %s, network %d, %d games at a time\n", id, a.run.RunID, a.eval.version(), a.cfg.SelfPlay.ParallelGames)
 	return a.end(ctx, a.play(ctx))
 }
@@ -106,15 +108,14 @@ type actor struct {
 	cfg   train.Config
 	eval  *swapEvaluator
 	queue *queue
+	pub   *publisher
 	// switched wakes the heartbeat when a new network is in play, so
 	// that the learner hears of the switch at once.
 	switched chan struct{}
 
-	mu        sync.Mutex
-	counter   uint64 // games finished
-	sent      int64
-	positions int64 // of the games sent
-	dropped   int
+	mu       sync.Mutex
+	counter  uint64 // games finished
+	heldBack bool   // self-play waits for room in the queue
 }
 
 // join waits for the run's bucket and entries, then loads the config and
@@ -246,7 +247,7 @@ func (a *actor) play(ctx context.Context) error {
 	sendCtx, stopSending := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopSending()
 	wg.Add(1)
-	go func() { defer wg.Done(); a.send(sendCtx) }()
+	go func() { defer wg.Done(); a.pub.run(sendCtx) }()
 	side, stopSide := context.WithCancel(ctx)
 	var sideWG sync.WaitGroup
 	sideWG.Add(3)
@@ -259,7 +260,7 @@ func (a *actor) play(ctx context.Context) error {
 		stopSide()
 		return err
 	}
-	err = train.SelfPlay(ctx, a.cfg, a.eval, seed, a.finished)
+	err = train.SelfPlay(ctx, a.cfg, a.eval, seed, func(g train.SelfPlayGame) error { return a.finished(ctx, g) })
 	stopSide()
 	sideWG.Wait()
 	// Games finished but not sent get a moment more, if the server is
@@ -285,8 +286,9 @@ func (a *actor) play(ctx context.Context) error {
 // there.
 const flushWait = 500 * time.Millisecond
 
-// finished queues a finished game for sending.
-func (a *actor) finished(g train.SelfPlayGame) error {
+// finished queues a finished game for sending, waiting while the queue
+// is full: the server refuses games (the learner is behind) or is away.
+func (a *actor) finished(ctx context.Context, g train.SelfPlayGame) error {
 	if len(g.Samples) == 0 {
 		return nil // a short game whose moves were all fast searches: nothing to train on
 	}
@@ -302,59 +304,29 @@ func (a *actor) finished(g train.SelfPlayGame) error {
 	if err != nil {
 		return err
 	}
-	if a.queue.push(message{id: r.id(), data: data, positions: len(g.Samples)}, a.cfg.Distributed.QueueGames) {
-		a.mu.Lock()
-		a.dropped++
-		a.mu.Unlock()
-		fmt.Fprintf(a.opts.Log, "actor %s: queue full (%d games): dropped the oldest\n", a.id, a.cfg.Distributed.QueueGames)
+	m := message{id: r.id(), data: data, positions: len(g.Samples), queued: time.Now()}
+	if a.queue.offer(m) {
+		return nil
+	}
+	if !a.setHeldBack(true) {
+		fmt.Fprintf(a.opts.Log, "actor %s: %d games wait for the server: self-play waits for room (back-pressure)\n", a.id, a.cfg.Distributed.QueueGames)
+	}
+	if !a.queue.push(ctx, m) {
+		return ctx.Err()
+	}
+	if a.setHeldBack(false) {
+		fmt.Fprintf(a.opts.Log, "actor %s: the queue has room again: self-play goes on\n", a.id)
 	}
 	return nil
 }
 
-// send publishes the queued games in order, each until the server
-// acknowledges it: a publish that timed out may have been stored, and its
-// retry with the same message id is then taken as a duplicate.
-//
-// A full stream (the learner has not caught up) refuses games: they stay
-// in the queue and go again every second.
-func (a *actor) send(ctx context.Context) {
-	full := false
-	for ctx.Err() == nil {
-		m, ok := a.queue.front(ctx)
-		if !ok {
-			return
-		}
-		pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		_, err := a.js.Publish(pctx, gamesSubject, m.data, jetstream.WithMsgID(m.id))
-		cancel()
-		var refused *jetstream.APIError
-		switch {
-		case errors.As(err, &refused):
-			if !full {
-				fmt.Fprintf(a.opts.Log, "actor %s: the server refuses games (%v): keeping them, trying again every second\n", a.id, err)
-				full = true
-			}
-			if a.opts.refused != nil {
-				a.opts.refused(m.id)
-			}
-			sleep(ctx, time.Second)
-			continue
-		case err != nil:
-			sleep(ctx, 250*time.Millisecond)
-			continue
-		case full:
-			fmt.Fprintf(a.opts.Log, "actor %s: the server takes games again\n", a.id)
-			full = false
-		}
-		a.queue.pop(m.id)
-		a.mu.Lock()
-		a.sent++
-		a.positions += int64(m.positions)
-		a.mu.Unlock()
-		if a.opts.published != nil {
-			a.opts.published(m.id)
-		}
-	}
+// setHeldBack records whether self-play waits for room in the queue and
+// returns what it was before.
+func (a *actor) setHeldBack(on bool) (was bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	was, a.heldBack = a.heldBack, on
+	return was
 }
 
 // watch switches networks as the learner publishes them: at once through
@@ -385,11 +357,14 @@ func (a *actor) watch(ctx context.Context) {
 	}
 }
 
-// stats returns what the actor has sent so far.
-func (a *actor) stats() (sent, positions int64, dropped int) {
+// stats returns what the actor has sent so far and whether it is held
+// back: self-play waiting for room in the queue, or the server refusing
+// games.
+func (a *actor) stats() (sent, positions int64, heldBack bool) {
+	sent, positions, refusing := a.pub.stats()
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return a.sent, a.positions, a.dropped
+	return sent, positions, refusing || a.heldBack
 }
 
 // heartbeat tells the learner the actor is there and how fast it goes.
@@ -398,10 +373,10 @@ func (a *actor) heartbeat(ctx context.Context) {
 	defer tick.Stop()
 	start := time.Now()
 	for {
-		sent, positions, _ := a.stats()
+		sent, positions, held := a.stats()
 		data, _ := json.Marshal(beat{
 			Actor: a.id, Version: a.eval.version(), Games: sent, Positions: positions,
-			PositionsPerSec: float64(positions) / time.Since(start).Seconds(), Queued: a.queue.len(),
+			PositionsPerSec: float64(positions) / time.Since(start).Seconds(), Queued: a.queue.len(), HeldBack: held,
 		})
 		_ = a.nc.Publish(actorsSubject+"."+a.id, data) // buffered while disconnected
 		select {
@@ -424,101 +399,17 @@ func (a *actor) progress(ctx context.Context) {
 			return
 		case <-tick.C:
 		}
-		sent, positions, dropped := a.stats()
+		sent, positions, held := a.stats()
 		state := "connected"
-		if !a.nc.IsConnected() {
+		switch {
+		case !a.nc.IsConnected():
 			state = "disconnected, waiting"
+		case held:
+			state = "held back by the learner"
 		}
-		fmt.Fprintf(a.opts.Log, "actor %s: network %d, %d games sent, %d queued, %d dropped, %.0f positions/s, %s\n",
-			a.id, a.eval.version(), sent, a.queue.len(), dropped, float64(positions)/time.Since(start).Seconds(), state)
+		fmt.Fprintf(a.opts.Log, "actor %s: network %d, %d games sent, %d queued, %.0f positions/s, %s\n",
+			a.id, a.eval.version(), sent, a.queue.len(), float64(positions)/time.Since(start).Seconds(), state)
 	}
-}
-
-// message is a game waiting to be sent.
-type message struct {
-	id        string
-	data      []byte
-	positions int
-}
-
-// queue is the actor's bounded queue of games to send, oldest first.
-type queue struct {
-	mu     sync.Mutex
-	items  []message
-	closed bool
-	wake   chan struct{}
-}
-
-// push appends m, dropping the oldest game when the queue holds limit
-// already; it reports whether it dropped one.
-func (q *queue) push(m message, limit int) (dropped bool) {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	if len(q.items) >= limit {
-		q.items = q.items[1:]
-		dropped = true
-	}
-	q.items = append(q.items, m)
-	q.signal()
-	return dropped
-}
-
-func (q *queue) signal() {
-	if q.wake != nil {
-		close(q.wake)
-		q.wake = nil
-	}
-}
-
-// front waits for the oldest game; false once the queue is closed and
-// empty, or ctx ends.
-func (q *queue) front(ctx context.Context) (message, bool) {
-	for {
-		q.mu.Lock()
-		if len(q.items) > 0 {
-			m := q.items[0]
-			q.mu.Unlock()
-			return m, true
-		}
-		if q.closed {
-			q.mu.Unlock()
-			return message{}, false
-		}
-		if q.wake == nil {
-			q.wake = make(chan struct{})
-		}
-		wake := q.wake
-		q.mu.Unlock()
-		select {
-		case <-wake:
-		case <-ctx.Done():
-			return message{}, false
-		}
-	}
-}
-
-// pop removes the game id from the front, if it is still there (a full
-// queue may have dropped it meanwhile).
-func (q *queue) pop(id string) {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	if len(q.items) > 0 && q.items[0].id == id {
-		q.items = q.items[1:]
-	}
-}
-
-func (q *queue) len() int {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	return len(q.items)
-}
-
-// close lets front return false once the queue is empty.
-func (q *queue) close() {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	q.closed = true
-	q.signal()
 }
 
 // swapEvaluator evaluates with the newest network's server; a switch

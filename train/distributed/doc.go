@@ -13,4 +13,11 @@
 // taken. The stream sequence reached and those counters go into the
 // learner's checkpoint, so a learner killed at any moment resumes without
 // losing or repeating a game.
+//
+// An actor publishes its games in windows of asynchronous publishes; a
+// full queue holds its self-play back. The learner reads, checks and
+// replays the games on every core, also while the run trains. [Simulate]
+// is a load generator: simulated actors sending real games again. The
+// stream, bucket and object store may be replicated over a NATS cluster
+// (distributed.replicas).
 package distributed

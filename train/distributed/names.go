@@ -60,27 +60,31 @@ type beat struct {
 	Positions       int64   `json:"positions"`
 	PositionsPerSec float64 `json:"positions_per_sec"`
 	Queued          int     `json:"queued"`
+	// HeldBack says the learner holds the actor back: the server refuses
+	// its games (the stream is full), or its queue is full.
+	HeldBack bool `json:"held_back,omitempty"`
 }
 
 func networkObject(version int) string { return fmt.Sprintf("net-%06d", version) }
 
-// setUp creates (or finds) the stream, bucket and object store of a run;
-// the stream keeps at most maxGames games and refuses more (DiscardNew),
-// never dropping one the learner has not taken.
-func setUp(ctx context.Context, js jetstream.JetStream, maxGames int) (jetstream.Stream, jetstream.KeyValue, jetstream.ObjectStore, error) {
+// setUp creates (or finds) the stream, bucket and object store of a run,
+// each kept by the given number of servers of a cluster; the stream keeps
+// at most maxGames games and refuses more (DiscardNew), never dropping one
+// the learner has not taken.
+func setUp(ctx context.Context, js jetstream.JetStream, maxGames, replicas int) (jetstream.Stream, jetstream.KeyValue, jetstream.ObjectStore, error) {
 	stream, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
 		Name: gamesStream, Subjects: []string{gamesSubject},
-		Storage: jetstream.FileStorage, Duplicates: dedupWindow,
+		Storage: jetstream.FileStorage, Duplicates: dedupWindow, Replicas: replicas,
 		MaxMsgSize: maxPayload, MaxMsgs: int64(maxGames), Discard: jetstream.DiscardNew,
 	})
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("games stream: %w", err)
 	}
-	kv, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: kvBucket, History: 1, Storage: jetstream.FileStorage})
+	kv, err := js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: kvBucket, History: 1, Storage: jetstream.FileStorage, Replicas: replicas})
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("key-value bucket: %w", err)
 	}
-	obj, err := js.CreateOrUpdateObjectStore(ctx, jetstream.ObjectStoreConfig{Bucket: netsBucket, Storage: jetstream.FileStorage})
+	obj, err := js.CreateOrUpdateObjectStore(ctx, jetstream.ObjectStoreConfig{Bucket: netsBucket, Storage: jetstream.FileStorage, Replicas: replicas})
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("network store: %w", err)
 	}

@@ -14,14 +14,18 @@ import (
 
 // TestStreamLimitLosesNoGame runs two actors against a stream that holds
 // one iteration's games: the server refuses the games beyond it, the
-// actors keep them and send them again once the learner, going on from
-// each checkpoint's cursor, has removed the games it took. Every game the
-// server acknowledged is ingested once.
+// actors keep them (their queues of 2 games fill, and hold their self-play
+// back, which their heartbeats tell the learner) and send them again once
+// the learner, going on from each checkpoint's cursor, has removed the
+// games it took. Every game the server acknowledged is ingested once.
 func TestStreamLimitLosesNoGame(t *testing.T) {
 	dir := t.TempDir()
 	cfg := testConfig(t, dir)
 	limit := cfg.SelfPlay.GamesPerIteration
 	cfg.Distributed.StreamMaxGames = limit
+	// Each actor's queue holds 2 games: a full stream holds the actors'
+	// self-play back.
+	cfg.Distributed.QueueGames = 2
 	s := startServer(t, dir)
 	l, _ := newLearner(t, s, cfg, dir)
 	var published, ingested idSet
@@ -51,6 +55,9 @@ func TestStreamLimitLosesNoGame(t *testing.T) {
 	for round := range 3 {
 		was := refusals.Load()
 		waitUntil(t, "the server refusing a game", func() bool { return refusals.Load() > was })
+		if round == 0 {
+			waitUntil(t, "an actor held back", func() bool { _, _, held := l.actors(); return held > 0 })
+		}
 		info, err := l.stream.Info(ctx)
 		if err != nil {
 			t.Fatal(err)
@@ -60,7 +67,7 @@ func TestStreamLimitLosesNoGame(t *testing.T) {
 		}
 		// Asking for more than the stream can hold: the learner takes what
 		// it holds and goes on, as a pure learner would.
-		res, err := l.Collect(ctx, train.RemoteRequest{Cursor: cursor, MinGames: 2 * limit}, discard)
+		res, err := l.Collect(ctx, train.RemoteRequest{Cursor: cursor, Saved: cursor, MinGames: 2 * limit}, discard)
 		if err != nil {
 			t.Fatalf("round %d: %v", round, err)
 		}
@@ -75,7 +82,7 @@ func TestStreamLimitLosesNoGame(t *testing.T) {
 			t.Fatalf("actor %d: %v", i, err)
 		}
 	}
-	res, err := l.Collect(ctx, train.RemoteRequest{Cursor: cursor}, discard)
+	res, err := l.Collect(ctx, train.RemoteRequest{Cursor: cursor, Saved: cursor}, discard)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -32,7 +32,7 @@ func TestNetworkSwitchDelay(t *testing.T) {
 			ConnectOptions: ConnectOptions{URL: s.URL, Token: s.Token}, Workers: 1, ParallelGames: 2,
 		})
 	}
-	waitUntil(t, "both actors playing network 0", func() bool { n, _ := l.actors(); return n == actors })
+	waitUntil(t, "both actors playing network 0", func() bool { n, _, _ := l.actors(); return n == actors })
 
 	var all []time.Duration
 	for v := 1; v <= versions; v++ {

@@ -84,6 +84,19 @@ type Iteration struct {
 	ActorPositionsPerSec map[string]float64 `json:"actor_positions_per_sec,omitempty"`
 	VersionLag           float64            `json:"version_lag"`
 	NetworkSwitchMs      float64            `json:"network_switch_ms"`
+	// Ingest of the actors' games: the actors held back (the server
+	// refusing their games, or their queue full), the games taken per
+	// second of the iteration, the games left in the stream after it, and
+	// the milliseconds from an actor queueing a game to its positions
+	// entering the replay buffer (50th and 99th percentile, max), and to
+	// the learner having checked and replayed it (99th percentile).
+	ActorsHeldBack        int     `json:"actors_held_back"`
+	IngestGamesPerSec     float64 `json:"ingest_games_per_sec"`
+	IngestBacklog         int     `json:"ingest_backlog"`
+	PublishToWindowP50Ms  float64 `json:"publish_to_window_ms_p50"`
+	PublishToWindowP99Ms  float64 `json:"publish_to_window_ms_p99"`
+	PublishToWindowMaxMs  float64 `json:"publish_to_window_ms_max"`
+	PublishToCheckedP99Ms float64 `json:"publish_to_checked_ms_p99"`
 
 	// Time: the seconds each phase took in this iteration, and the run's
 	// wall-clock time so far.

@@ -1,0 +1,487 @@
+package distributed
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"runtime"
+	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/deathstacks/deathstacks/model"
+	"github.com/deathstacks/deathstacks/train"
+)
+
+// apiWait bounds one request to the server: a request lost with a server
+// of a cluster gets no answer, and is made again.
+const apiWait = 5 * time.Second
+
+// retry calls f, with apiWait to answer, until it succeeds or ctx ends;
+// it returns f's last error then.
+func retry(ctx context.Context, f func(context.Context) error) error {
+	for {
+		try, cancel := context.WithTimeout(ctx, apiWait)
+		err := f(try)
+		cancel()
+		if err == nil || ctx.Err() != nil {
+			return err
+		}
+		sleep(ctx, 250*time.Millisecond)
+	}
+}
+
+// fetchBatch is the most games the learner asks the server for at once.
+const fetchBatch = 256
+
+// reorderHorizon bounds how far behind its actor's newest game taken a
+// game may still arrive: an actor has at most publishWindow games in
+// flight, and one retried may land after later ones. A game further behind
+// never comes (its actor died before the server acknowledged it) and is
+// no longer waited for.
+const reorderHorizon = 4 * publishWindow
+
+// take marks the game counter of actor as taken, or reports that it was
+// taken already.
+func (c *cursor) take(actor string, counter uint64) (duplicate bool) {
+	done := c.Seen[actor]
+	above := c.Above[actor]
+	if counter <= done || slices.Contains(above, counter) {
+		return true
+	}
+	above = append(above, counter)
+	slices.Sort(above)
+	if newest := above[len(above)-1]; newest > done+reorderHorizon {
+		done = newest - reorderHorizon // the games before it never come
+	}
+	for len(above) > 0 && above[0] <= done+1 {
+		done, above = max(done, above[0]), above[1:]
+	}
+	c.Seen[actor] = done
+	if len(above) == 0 {
+		delete(c.Above, actor)
+	} else {
+		c.Above[actor] = slices.Clone(above)
+	}
+	return false
+}
+
+// checked is one game read from the stream, checked and replayed.
+type checked struct {
+	seq     uint64
+	rec     *record
+	samples []model.Sample
+	decided bool
+	err     error
+	// queued is when the actor queued the game (its clock), checkedAt when
+	// the learner had replayed it.
+	queued, checkedAt time.Time
+}
+
+// ingester reads the games stream ahead of the run from a sequence on:
+// it fetches the next batch of games while it checks and replays the last
+// one on every core, and keeps the results, in stream order, for Collect,
+// also while the run trains. It holds at most ahead games (and one batch);
+// beyond them, the games wait in the stream.
+type ingester struct {
+	l     *Learner
+	ahead int
+	stop  context.CancelFunc
+	done  chan struct{}
+
+	mu      sync.Mutex
+	ready   []checked
+	taken   uint64 // the sequence up to which Collect has taken the games
+	changed chan struct{}
+}
+
+// ingestFrom returns the learner's ingester reading the stream after seq,
+// starting one (and stopping one reading elsewhere) as needed.
+func (l *Learner) ingestFrom(seq uint64) *ingester {
+	if g := l.ing; g != nil {
+		g.mu.Lock()
+		same := g.taken == seq
+		g.mu.Unlock()
+		if same {
+			return g
+		}
+		g.close()
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	g := &ingester{l: l, ahead: l.cfg.Distributed.IngestAheadGames, stop: stop, done: make(chan struct{}), taken: seq, changed: make(chan struct{})}
+	go g.run(ctx, seq+1)
+	l.ing = g
+	return g
+}
+
+// close stops the ingester and waits for it.
+func (g *ingester) close() {
+	g.stop()
+	<-g.done
+}
+
+func (g *ingester) run(ctx context.Context, from uint64) {
+	defer close(g.done)
+	batches := make(chan []jetstream.Msg, 1)
+	go g.fetch(ctx, from, batches)
+	for batch := range batches {
+		if !g.put(ctx, g.check(batch)) {
+			break
+		}
+	}
+	for range batches { // let fetch end
+	}
+}
+
+// fetch reads the stream from the sequence from on, in batches, until ctx
+// ends; a consumer lost (the server away, a node of the cluster gone) is
+// made again after the last game read.
+func (g *ingester) fetch(ctx context.Context, from uint64, out chan<- []jetstream.Msg) {
+	defer close(out)
+	var cons jetstream.Consumer
+	// delivered counts the consumer's deliveries: one missing (sent to a
+	// fetch request that had expired) would be a game skipped, so the
+	// consumer is made again after the last game read.
+	var delivered uint64
+	for ctx.Err() == nil {
+		if cons == nil {
+			delivered = 0
+			// An ephemeral consumer of our own, not an ordered one: that one
+			// remakes itself after a server is gone, with requests that
+			// may wait forever.
+			try, cancel := context.WithTimeout(ctx, apiWait)
+			c, err := g.l.stream.CreateConsumer(try, jetstream.ConsumerConfig{
+				DeliverPolicy: jetstream.DeliverByStartSequencePolicy, OptStartSeq: from,
+				AckPolicy: jetstream.AckNonePolicy, MemoryStorage: true, Replicas: 1,
+				InactiveThreshold: time.Minute,
+			})
+			cancel()
+			if err != nil {
+				sleep(ctx, 250*time.Millisecond)
+				continue
+			}
+			cons = c
+		}
+		b, err := cons.Fetch(fetchBatch, jetstream.FetchMaxWait(time.Second))
+		if err != nil {
+			cons = nil
+			sleep(ctx, 250*time.Millisecond)
+			continue
+		}
+		var msgs []jetstream.Msg
+		// A batch cut off by a server gone may never end: after the
+		// longest wait the server was asked for, and a margin, the consumer
+		// is made again.
+		stuck := time.NewTimer(apiWait)
+	read:
+		for {
+			select {
+			case m, ok := <-b.Messages():
+				if !ok {
+					break read
+				}
+				md, err := m.Metadata()
+				if err != nil || md.Sequence.Consumer != delivered+1 {
+					cons = nil
+					break read
+				}
+				delivered++
+				from = md.Sequence.Stream + 1
+				msgs = append(msgs, m)
+			case <-stuck.C:
+				cons = nil
+				break read
+			case <-ctx.Done():
+				stuck.Stop()
+				return
+			}
+		}
+		stuck.Stop()
+		if err := b.Error(); cons != nil && err != nil && !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, jetstream.ErrNoMessages) {
+			cons = nil
+		}
+		if len(msgs) == 0 {
+			continue
+		}
+		select {
+		case out <- msgs:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// check checks and replays a batch of games on every core.
+func (g *ingester) check(msgs []jetstream.Msg) []checked {
+	out := make([]checked, len(msgs))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(msgs)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1)) - 1; i < len(msgs); i = int(next.Add(1)) - 1 {
+				out[i] = g.l.check(msgs[i])
+			}
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
+// check reads, checks and replays one game: all that does not depend on
+// the games before it.
+func (l *Learner) check(m jetstream.Msg) checked {
+	md, _ := m.Metadata() // fetch kept only messages with metadata
+	c := checked{seq: md.Sequence.Stream, queued: md.Timestamp}
+	if ns, err := strconv.ParseInt(m.Headers().Get(queuedHeader), 10, 64); err == nil {
+		c.queued = time.Unix(0, ns)
+	}
+	r, err := decodeRecord(m.Data())
+	switch {
+	case err != nil:
+		c.err = err
+	case r.RunID != l.runID:
+		c.err = fmt.Errorf("game %s of run %q, not this run (%q)", r.id(), r.RunID, l.runID)
+	default:
+		c.rec = r
+		if c.samples, c.decided, err = r.samples(l.cfg.Env.Rules); err != nil {
+			c.err = fmt.Errorf("game %s: %w", r.id(), err)
+		}
+	}
+	c.checkedAt = time.Now()
+	return c
+}
+
+// put adds games to those ready, waiting while ahead games are; false if
+// ctx ended first.
+func (g *ingester) put(ctx context.Context, games []checked) bool {
+	defer g.mu.Unlock()
+	if !await(ctx, &g.mu, &g.changed, func() bool { return len(g.ready) < g.ahead }, nil) {
+		return false
+	}
+	g.ready = append(g.ready, games...)
+	notify(&g.changed)
+	return true
+}
+
+// next takes the games ready, waiting up to wait for one.
+func (g *ingester) next(ctx context.Context, wait time.Duration) []checked {
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	defer g.mu.Unlock()
+	if !await(ctx, &g.mu, &g.changed, func() bool { return len(g.ready) > 0 }, timer.C) {
+		return nil
+	}
+	games := g.ready
+	g.ready = nil
+	g.taken = games[len(games)-1].seq
+	notify(&g.changed)
+	return games
+}
+
+// Collect implements [train.RemoteSource]: it takes the games read after
+// the cursor, at least up to the last game stored when it was called, and
+// on until req.MinGames games are added. The ingester reads on meanwhile,
+// while the run trains.
+func (l *Learner) Collect(ctx context.Context, req train.RemoteRequest, add func(train.Sample) error) (res train.RemoteResult, err error) {
+	start := time.Now()
+	cur := cursor{Seen: map[string]uint64{}, Above: map[string][]uint64{}}
+	if len(req.Cursor) > 0 {
+		if err := json.Unmarshal(req.Cursor, &cur); err != nil {
+			return train.RemoteResult{}, fmt.Errorf("stream position in the checkpoint: %w", err)
+		}
+		if cur.Seen == nil {
+			cur.Seen = map[string]uint64{}
+		}
+		if cur.Above == nil {
+			cur.Above = map[string][]uint64{}
+		}
+	}
+	var saved uint64 // no checkpoint yet: nothing taken for good
+	if len(req.Saved) > 0 {
+		var c cursor
+		if err := json.Unmarshal(req.Saved, &c); err != nil {
+			return train.RemoteResult{}, fmt.Errorf("stream position of the last checkpoint: %w", err)
+		}
+		saved = c.Seq
+	}
+	if saved == cur.Seq {
+		// The iteration's first Collect (or one after none took a game):
+		// its figures start here.
+		l.iter = iteration{start: start}
+	}
+	h := handover{l: l, version: req.Version, cur: &cur, res: &res, add: add}
+	defer func() {
+		res.Cursor, _ = json.Marshal(cur)
+		res.Actors, res.ActorPositionsPerSec, res.ActorsHeldBack = l.actors()
+		if d := l.switchDelays(req.Version); len(d) > 0 {
+			res.NetworkSwitchMs = float64(slices.Max(d)) / float64(time.Millisecond)
+		}
+		h.figures()
+		if res.ActorsHeldBack > 0 {
+			fmt.Fprintf(l.log, "%d of %d actors held back: the learner is behind (%d games wait in the stream)\n", res.ActorsHeldBack, res.Actors, res.Backlog)
+		}
+	}()
+	// The games before the last checkpoint's cursor are taken for good,
+	// and their room goes to new ones.
+	if saved > 0 {
+		err := retry(ctx, func(ctx context.Context) error {
+			return l.stream.Purge(ctx, jetstream.WithPurgeSequence(saved+1))
+		})
+		if err != nil {
+			return res, fmt.Errorf("games stream: remove the games taken: %w", err)
+		}
+	}
+	var info *jetstream.StreamInfo
+	err = retry(ctx, func(ctx context.Context) (err error) {
+		info, err = l.stream.Info(ctx)
+		return err
+	})
+	if err != nil {
+		return res, fmt.Errorf("games stream: %w", err)
+	}
+	last := info.State.LastSeq
+	if cur.Seq >= last && req.MinGames == 0 {
+		return res, nil
+	}
+	g := l.ingestFrom(cur.Seq)
+	for cur.Seq < last || res.Games < req.MinGames {
+		games := g.next(ctx, time.Second)
+		if ctx.Err() != nil {
+			return res, ctx.Err()
+		}
+		if len(games) == 0 {
+			// Nothing yet, or the server is away: the ingester goes on.
+			// But a stream full of games read, dropped ones among them,
+			// takes no more until the checkpoint frees it: train on what
+			// came.
+			if cur.Seq >= last && l.full(ctx, cur.Seq) {
+				fmt.Fprintf(l.log, "games stream full (%d games kept until the checkpoint): going on with %d games of %d\n",
+					l.cfg.Distributed.StreamMaxGames, res.Games, req.MinGames)
+				break
+			}
+			continue
+		}
+		for _, c := range games {
+			if err := h.take(c); err != nil {
+				return res, err
+			}
+		}
+	}
+	return res, nil
+}
+
+// full reports that the stream holds as many games as it may, all of
+// them read up to seq.
+func (l *Learner) full(ctx context.Context, seq uint64) bool {
+	ctx, cancel := context.WithTimeout(ctx, apiWait)
+	defer cancel()
+	info, err := l.stream.Info(ctx)
+	return err == nil && info.State.Msgs >= uint64(l.cfg.Distributed.StreamMaxGames) && info.State.LastSeq <= seq
+}
+
+// handover adds the games one Collect takes to the run, in stream order.
+type handover struct {
+	l       *Learner
+	version int
+	cur     *cursor
+	res     *train.RemoteResult
+	add     func(train.Sample) error
+	lag     int
+}
+
+// iteration is what the Collects of one iteration took: its games, and
+// for each, the delays from its actor queueing it to its positions
+// entering the window, and to it being checked and replayed.
+type iteration struct {
+	start               time.Time
+	games               int
+	toWindow, toChecked []time.Duration
+}
+
+// take adds one checked game, or counts it dropped: invalid, taken
+// already, or played by a network too old.
+func (h *handover) take(c checked) error {
+	if c.seq <= h.cur.Seq {
+		return nil // read again after the ingester restarted
+	}
+	h.cur.Seq = c.seq
+	err := c.err
+	r := c.rec
+	switch {
+	case err != nil:
+	case r.Version > h.version:
+		err = fmt.Errorf("game %s played by network %d, newer than the run's %d", r.id(), r.Version, h.version)
+	case h.cur.take(r.Actor, r.Counter):
+		h.res.Duplicate++
+		return nil
+	case h.version-r.Version > h.l.cfg.Distributed.MaxStaleness:
+		h.res.Stale++
+		return nil
+	}
+	if err != nil {
+		h.res.Invalid++
+		fmt.Fprintf(h.l.log, "dropped game at stream sequence %d: %v\n", c.seq, err)
+		return nil
+	}
+	for _, s := range c.samples {
+		if err := h.add(s); err != nil {
+			return fmt.Errorf("game %s: %w", r.id(), err)
+		}
+	}
+	now := time.Now()
+	it := &h.l.iter
+	it.games++
+	it.toWindow = append(it.toWindow, now.Sub(c.queued))
+	it.toChecked = append(it.toChecked, c.checkedAt.Sub(c.queued))
+	if h.l.ingested != nil {
+		h.l.ingested(r.id())
+	}
+	h.res.Games++
+	h.res.Positions += len(c.samples)
+	h.res.Plies += len(r.Moves)
+	if c.decided {
+		h.res.Decided++
+	}
+	h.lag += h.version - r.Version
+	return nil
+}
+
+// figures fills in the result's rates and delays: the games taken per
+// second since the iteration's first Collect began, the games left in the
+// stream, and the iteration's delays' percentiles.
+func (h *handover) figures() {
+	l, res := h.l, h.res
+	if res.Games > 0 {
+		res.VersionLag = float64(h.lag) / float64(res.Games)
+	}
+	if sec := time.Since(l.iter.start).Seconds(); sec > 0 {
+		res.IngestGamesPerSec = float64(l.iter.games) / sec
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), apiWait)
+	defer cancel()
+	if info, err := l.stream.Info(ctx); err == nil && info.State.LastSeq > h.cur.Seq {
+		res.Backlog = int(info.State.LastSeq - h.cur.Seq)
+	}
+	res.PublishToWindowMs = percentiles(l.iter.toWindow)
+	res.PublishToCheckedMs = percentiles(l.iter.toChecked)
+}
+
+// percentiles returns the 50th and 99th percentile and the maximum of d,
+// in milliseconds; zeros for none.
+func percentiles(d []time.Duration) train.Percentiles {
+	if len(d) == 0 {
+		return train.Percentiles{}
+	}
+	slices.Sort(d)
+	ms := func(q float64) float64 {
+		return float64(d[int(q*float64(len(d)-1))]) / float64(time.Millisecond)
+	}
+	return train.Percentiles{P50: ms(0.5), P99: ms(0.99), Max: ms(1)}
+}
