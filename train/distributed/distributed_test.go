@@ -226,19 +226,30 @@ func sameGames(t *testing.T, published, ingested *idSet) {
 	if published.len() == 0 {
 		t.Fatal("no game published")
 	}
+	eachIngestedOnce(t, published, ingested)
 	published.mu.Lock()
 	defer published.mu.Unlock()
 	ingested.mu.Lock()
 	defer ingested.mu.Unlock()
-	for id := range published.ids {
-		if ingested.ids[id] != 1 {
-			t.Errorf("game %s: published, ingested %d times", id, ingested.ids[id])
-		}
-	}
 	for id := range ingested.ids {
 		if published.ids[id] == 0 {
 			t.Errorf("game %s: ingested, never published", id)
 		}
 	}
 	t.Logf("%d games published, each ingested once", len(published.ids))
+}
+
+// eachIngestedOnce checks that every game published (acknowledged) was
+// ingested exactly once.
+func eachIngestedOnce(t *testing.T, published, ingested *idSet) {
+	t.Helper()
+	published.mu.Lock()
+	defer published.mu.Unlock()
+	ingested.mu.Lock()
+	defer ingested.mu.Unlock()
+	for id := range published.ids {
+		if ingested.ids[id] != 1 {
+			t.Errorf("game %s: acknowledged, ingested %d times", id, ingested.ids[id])
+		}
+	}
 }
