@@ -62,6 +62,16 @@ type Buffer struct {
 	slots         []slot
 	next          int    // the slot the next Add overwrites once the window is full
 	added         uint64 // samples ever added, including those dropped since
+
+	// An Encode reads the samples held when it began without holding mu:
+	// while encoding, an Add that would overwrite one of them it has not
+	// read yet (one of the oldest encodeCount from slot encodeFirst on, at
+	// or past encoded) waits for it on read. encodeMu lets one Encode run
+	// at a time.
+	encodeMu                          sync.Mutex
+	encoding                          bool
+	encodeFirst, encodeCount, encoded int
+	read                              *sync.Cond
 }
 
 // slot is a stored sample without its observation.
@@ -114,6 +124,9 @@ func (r *Buffer) Add(s model.Sample) error {
 		r.slots = append(r.slots, slot{})
 		r.obs = append(r.obs, s.Obs...)
 	} else {
+		for r.encoding && r.unread(r.next) {
+			r.read.Wait()
+		}
 		i = r.next
 		r.next = (r.next + 1) % r.capacity
 		copy(r.obs[i*env.ObservationSize:], s.Obs)
@@ -147,6 +160,13 @@ func (r *Buffer) Add(s model.Sample) error {
 	sl.surprise = s.Surprise
 	r.added++
 	return nil
+}
+
+// unread reports that slot i holds a sample the Encode under way has yet
+// to read.
+func (r *Buffer) unread(i int) bool {
+	k := (i - r.encodeFirst + r.capacity) % r.capacity // its place in the Encode's order
+	return k >= r.encoded && k < r.encodeCount
 }
 
 // slotIndex returns the slot of the i-th oldest sample.
@@ -321,19 +341,43 @@ const (
 	flagFinal     = 4
 )
 
+// encodeChunk is how many samples Encode reads between telling waiting
+// Adds how far it got.
+const encodeChunk = 512
+
 // Encode writes the buffer's samples, oldest first, in a compact binary
-// form that [Decode] reads back.
+// form that [Decode] reads back: those held when it began. Adds go on
+// meanwhile; one waits only while it would overwrite a sample Encode has
+// not read yet.
 func (r *Buffer) Encode(w io.Writer) error {
-	r.mu.RLock()
-	defer r.mu.RUnlock()
+	r.encodeMu.Lock()
+	defer r.encodeMu.Unlock()
+	r.mu.Lock()
+	n, first, added := len(r.slots), r.slotIndex(0), r.added
+	slots, obs := r.slots[:n:n], r.obs[:n*env.ObservationSize:n*env.ObservationSize]
 	// Without optional targets the file is version 1, as before them.
 	version := uint32(1)
-	for i := range r.slots {
-		if r.slots[i].hasTargets() {
+	for i := range slots {
+		if slots[i].hasTargets() {
 			version = replayVersion
 			break
 		}
 	}
+	if r.read == nil {
+		r.read = sync.NewCond(&r.mu)
+	}
+	r.encoding, r.encodeFirst, r.encodeCount, r.encoded = true, first, n, 0
+	r.mu.Unlock()
+	progress := func(done int, end bool) {
+		r.mu.Lock()
+		r.encoded = done
+		if end {
+			r.encoding = false
+		}
+		r.read.Broadcast()
+		r.mu.Unlock()
+	}
+	defer progress(n, true)
 	head := codec.NewWriter(w)
 	head.Header(replayMagic, version)
 	if err := head.Err(); err != nil {
@@ -347,18 +391,21 @@ func (r *Buffer) Encode(w io.Writer) error {
 	out := codec.NewWriter(bw)
 	out.U32(env.ObservationSize)
 	out.U32(env.NumActions)
-	out.U64(uint64(len(r.slots)))
-	out.U64(r.added)
-	for i := range r.slots {
-		s := r.slotIndex(i)
-		sl := &r.slots[s]
+	out.U64(uint64(n))
+	out.U64(added)
+	for i := range n {
+		if i > 0 && i%encodeChunk == 0 {
+			progress(i, false)
+		}
+		s := (first + i) % n
+		sl := &slots[s]
 		out.F32(sl.value)
 		out.U16(uint16(len(sl.legal)))
 		for _, a := range sl.legal {
 			out.U16(a)
 		}
 		out.Float32s(sl.policy)
-		out.Float32s(r.obs[s*env.ObservationSize : (s+1)*env.ObservationSize])
+		out.Float32s(obs[s*env.ObservationSize : (s+1)*env.ObservationSize])
 		if version >= 2 {
 			sl.encodeTargets(out)
 		}

@@ -405,3 +405,91 @@ func ExampleBuffer() {
 	fmt.Println(r.Len(), len(b.Samples), len(b.Samples[0].Legal), b.Samples[0].Value)
 	// Output: 1 1 48 1
 }
+
+// gatedWriter closes started at its first write, and holds that write
+// until open is closed.
+type gatedWriter struct {
+	bytes.Buffer
+	started chan<- struct{}
+	open    <-chan struct{}
+}
+
+func (w *gatedWriter) Write(p []byte) (int, error) {
+	if w.started != nil {
+		close(w.started)
+		w.started = nil
+		<-w.open
+	}
+	return w.Buffer.Write(p)
+}
+
+// TestEncodeWhileAdding checks that an Encode writes the samples held when
+// it began while Adds go on, also those that overwrite them.
+func TestEncodeWhileAdding(t *testing.T) {
+	ps := randomPositions(t, 5400, 15)
+	tests := []struct {
+		name           string
+		window, before int
+		// appended is how many Adds append (the window not yet full)
+		// before Encode writes anything; 0 for none.
+		appended int
+	}{
+		{"partly full, filled while encoding", 3*encodeChunk + 100, 2 * encodeChunk, encodeChunk + 100},
+		{"full", 3*encodeChunk + 100, 4 * encodeChunk, 0},
+		{"smaller than a chunk", 100, 300, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := fill(t, Config{Window: tc.window}, ps[:tc.before])
+			want := make([]model.Sample, r.Len())
+			for i := range want {
+				want[i], _ = r.At(i)
+			}
+			open := make(chan struct{})
+			if tc.appended == 0 {
+				close(open)
+			}
+			during := ps[tc.before : tc.before+2*tc.window]
+			added := make(chan error, 1)
+			started := make(chan struct{}) // Encode has begun
+			go func() {
+				<-started
+				for i, p := range during {
+					if err := r.Add(p.s); err != nil {
+						added <- err
+						return
+					}
+					if i+1 == tc.appended {
+						close(open)
+					}
+				}
+				added <- nil
+			}()
+			w := &gatedWriter{started: started, open: open}
+			if err := r.Encode(w); err != nil {
+				t.Fatal(err)
+			}
+			if err := <-added; err != nil {
+				t.Fatal(err)
+			}
+			back, err := Decode(bytes.NewReader(w.Bytes()), Config{Window: tc.window})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if back.Len() != len(want) || back.added != uint64(tc.before) {
+				t.Fatalf("decoded Len, added = %d, %d; want %d, %d", back.Len(), back.added, len(want), tc.before)
+			}
+			for i := range want {
+				if got, _ := back.At(i); !reflect.DeepEqual(got, want[i]) {
+					t.Fatalf("sample %d of %d is not the one held when Encode began", i, len(want))
+				}
+			}
+			for i := range r.Len() {
+				got, _ := r.At(i)
+				if !reflect.DeepEqual(got, during[len(during)-r.Len()+i].s) {
+					t.Fatalf("after the Adds, sample %d is not the one added", i)
+				}
+			}
+		})
+	}
+}
