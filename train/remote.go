@@ -12,8 +12,10 @@ import (
 
 // RemoteSource brings the games other machines play into a run (see
 // package train/distributed). [Run] asks it after each iteration's local
-// self-play, then again and again while it trains (MinGames 0, the cursor
-// of the previous call), until it saves the iteration.
+// self-play, then again and again (MinGames 0, the cursor of the previous
+// call) while it trains, and while it writes the iteration's checkpoint:
+// the games taken then count in the next iteration, and the stream keeps
+// them until its checkpoint (req.Saved is the previous one meanwhile).
 type RemoteSource interface {
 	// Collect adds the samples of the games that arrived after req.Cursor
 	// through add, waiting until at least req.MinGames games are added (or
@@ -37,6 +39,9 @@ type RemoteRequest struct {
 	Version int
 	// MinGames is the number of games to wait for; 0 takes what is there.
 	MinGames int
+	// First marks the first Collect of an iteration: the figures of the
+	// result (rate and delays) count from it.
+	First bool
 }
 
 // RemoteResult is what one Collect brought.
@@ -109,22 +114,34 @@ func (r *RemoteResult) merge(more RemoteResult) {
 // brought no game.
 const feedPause = 100 * time.Millisecond
 
-// feed takes the remote games into the replay buffer while the run
-// trains, adding what they brought to res, until the function it returns
-// is called; that returns the first error of a Collect.
-func (r *runner) feed(res *RemoteResult) (stop func() error) {
-	if r.opts.Remote == nil {
-		return func() error { return nil }
-	}
+// feeding takes the remote games into the replay buffer in the
+// background: while the run trains, and while it writes a checkpoint.
+type feeding struct {
+	cancel context.CancelFunc
+	done   chan error
+	res    RemoteResult // the goroutine's until it is done
+}
+
+// feed starts taking the remote games after res's cursor (or req's, when
+// res has none) into the replay buffer, adding what they brought to res,
+// until stop is called. req.First is for the first Collect only.
+func (r *runner) feed(req RemoteRequest, res RemoteResult) *feeding {
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
+	f := &feeding{cancel: cancel, done: make(chan error, 1), res: res}
+	if r.opts.Remote == nil {
+		f.done <- nil
+		return f
+	}
 	go func() {
 		for ctx.Err() == nil {
-			req := RemoteRequest{Cursor: res.Cursor, Saved: r.state.Remote, Version: r.state.Iteration}
+			if f.res.Cursor != nil {
+				req.Cursor = f.res.Cursor
+			}
 			more, err := r.opts.Remote.Collect(ctx, req, r.replay.Add)
-			res.merge(more) // what was added stays added, also when cut short
+			req.First = false
+			f.res.merge(more) // what was added stays added, also when cut short
 			if err != nil && ctx.Err() == nil {
-				done <- fmt.Errorf("remote games: %w", err)
+				f.done <- fmt.Errorf("remote games: %w", err)
 				return
 			}
 			if more.Games > 0 {
@@ -135,12 +152,17 @@ func (r *runner) feed(res *RemoteResult) (stop func() error) {
 			case <-time.After(feedPause):
 			}
 		}
-		done <- nil
+		f.done <- nil
 	}()
-	return func() error {
-		cancel()
-		return <-done
-	}
+	return f
+}
+
+// stop ends the feeding and returns what it brought, with the first error
+// of a Collect.
+func (f *feeding) stop() (RemoteResult, error) {
+	f.cancel()
+	err := <-f.done
+	return f.res, err
 }
 
 // fill copies the remote figures into the metrics.

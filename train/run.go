@@ -183,6 +183,9 @@ type runner struct {
 	// plan maps the run's progress to the learning-rate schedule's when
 	// that follows the run (optim.total_steps 0).
 	plan schedulePlan
+	// carry takes the remote games from the start of a checkpoint's write
+	// to the next iteration's Collect; nil when none does.
+	carry *feeding
 }
 
 func metricsPath(dir string) string { return filepath.Join(dir, metrics.File) }
@@ -272,6 +275,12 @@ func (r *runner) loop(ctx context.Context) (Summary, error) {
 		return sum, err
 	}
 	defer srv.Close()
+	defer func() {
+		if r.carry != nil {
+			// Its games are in no checkpoint: a resumed run takes them again.
+			_, _ = r.carry.stop()
+		}
+	}()
 	if err := r.publish(); err != nil {
 		return sum, err
 	}
@@ -351,9 +360,10 @@ func (r *runner) iteration(ctx context.Context, srv *model.Server, elapsed func(
 
 	// Training: not interrupted, so that a stop during it still saves.
 	// The remote games go on entering the replay buffer meanwhile.
-	stopFeeding := r.feed(&remote)
+	feeding := r.feed(RemoteRequest{Saved: r.state.Remote, Version: r.state.Iteration}, remote)
 	err = r.train(it, &m, elapsed)
-	if ferr := stopFeeding(); err == nil {
+	remote, ferr := feeding.stop()
+	if err == nil {
 		err = ferr
 	}
 	if err != nil {
@@ -375,6 +385,7 @@ func (r *runner) iteration(ctx context.Context, srv *model.Server, elapsed func(
 
 	// Save: metrics first, so that a crash before the checkpoint leaves a
 	// line that resuming cuts off again.
+	saved := r.state.Remote
 	r.state.Iteration = it
 	r.state.ElapsedSec = elapsed()
 	r.state.ScheduleProgress = r.plan.progress(r.cfg.runProgress(r.state.ElapsedSec, float64(it)))
@@ -402,6 +413,12 @@ func (r *runner) iteration(ctx context.Context, srv *model.Server, elapsed func(
 	if err := net.Save(netPath(r.dir, it)); err != nil {
 		return false, err
 	}
+	if r.opts.Remote != nil && !r.last() {
+		// The remote games go on entering the replay buffer while the
+		// checkpoint is written (it holds the buffer as it is now), for the
+		// next iteration; the stream keeps them until its checkpoint.
+		r.carry = r.feed(RemoteRequest{Saved: saved, Version: it, First: true}, RemoteResult{Cursor: r.state.Remote})
+	}
 	if err := saveCheckpoint(checkpointPath(r.dir, it), r.state, r.trainer, r.replay); err != nil {
 		return false, err
 	}
@@ -417,20 +434,42 @@ func (r *runner) iteration(ctx context.Context, srv *model.Server, elapsed func(
 	return false, r.publish()
 }
 
-// collect takes the iteration's games from the remote source.
+// last reports that the run stops after the iteration it has just
+// completed (its target or time limit reached).
+func (r *runner) last() bool {
+	return (r.cfg.Iterations > 0 && r.state.Iteration >= r.cfg.Iterations) ||
+		(r.cfg.TimeLimit > 0 && r.state.ElapsedSec >= r.cfg.TimeLimit.Seconds())
+}
+
+// collect takes the iteration's games from the remote source: those taken
+// while the last checkpoint was written, then those after them.
 func (r *runner) collect(ctx context.Context, it int) (RemoteResult, error) {
-	req := RemoteRequest{Cursor: r.state.Remote, Saved: r.state.Remote, Version: r.state.Iteration}
+	var res RemoteResult
+	req := RemoteRequest{Cursor: r.state.Remote, Saved: r.state.Remote, Version: r.state.Iteration, First: true}
+	if r.carry != nil {
+		var err error
+		res, err = r.carry.stop()
+		r.carry = nil
+		if err != nil {
+			return res, err
+		}
+		if res.Cursor != nil {
+			req.Cursor, req.First = res.Cursor, false
+		}
+	}
+	carried := res.Games
 	if r.opts.NoSelfPlay {
-		req.MinGames = r.cfg.SelfPlay.GamesPerIteration
+		req.MinGames = max(0, r.cfg.SelfPlay.GamesPerIteration-carried)
 	}
 	start := time.Now()
-	res, err := r.opts.Remote.Collect(ctx, req, r.replay.Add)
+	more, err := r.opts.Remote.Collect(ctx, req, r.replay.Add)
+	res.merge(more)
 	if err != nil && ctx.Err() == nil {
 		return res, fmt.Errorf("remote games: %w", err)
 	}
-	fmt.Fprintf(r.log, "iteration %d: %s from %s in %.1fs (dropped: %d stale, %d invalid, %d duplicate)\n",
+	fmt.Fprintf(r.log, "iteration %d: %s from %s (%d taken while the last checkpoint was written), %d in %.1fs (dropped: %d stale, %d invalid, %d duplicate)\n",
 		it, table.Count(res.Games, "remote game", "remote games"), table.Count(res.Actors, "actor", "actors"),
-		time.Since(start).Seconds(), res.Stale, res.Invalid, res.Duplicate)
+		carried, more.Games, time.Since(start).Seconds(), res.Stale, res.Invalid, res.Duplicate)
 	return res, nil
 }
 

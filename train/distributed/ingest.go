@@ -311,10 +311,8 @@ func (l *Learner) Collect(ctx context.Context, req train.RemoteRequest, add func
 		}
 		saved = c.Seq
 	}
-	if saved == cur.Seq {
-		// The iteration's first Collect (or one after none took a game):
-		// its figures start here.
-		l.iter = iteration{start: start}
+	if req.First || l.iter.start.IsZero() {
+		l.iter = iteration{start: start} // the iteration's figures start here
 	}
 	h := handover{l: l, version: req.Version, cur: &cur, res: &res, add: add}
 	defer func() {
