@@ -57,8 +57,8 @@ type RemoteResult struct {
 	Stale, Invalid, Duplicate int
 	// Actors is the number of machines sending games now.
 	Actors int
-	// ActorPositionsPerSec is each actor's self-play speed, by actor id.
-	ActorPositionsPerSec map[string]float64
+	// ActorPositionsPerSec sums up the actors' self-play speeds.
+	ActorPositionsPerSec Spread
 	// VersionLag is the mean number of versions the added games' networks
 	// were behind Version.
 	VersionLag float64
@@ -83,6 +83,12 @@ type RemoteResult struct {
 // Percentiles summarize delays, in milliseconds.
 type Percentiles struct {
 	P50, P99, Max float64
+}
+
+// Spread sums up a figure of many actors: its total, and the least, the
+// median and the largest of them.
+type Spread struct {
+	Total, Min, P50, Max float64
 }
 
 // merge adds the figures of a later Collect of the same iteration: its
@@ -169,7 +175,9 @@ func (f *feeding) stop() (RemoteResult, error) {
 func (r RemoteResult) fill(m *metrics.Iteration) {
 	m.Actors, m.RemoteGames, m.RemotePositions = r.Actors, r.Games, r.Positions
 	m.RemoteStale, m.RemoteInvalid, m.RemoteDuplicate = r.Stale, r.Invalid, r.Duplicate
-	m.ActorPositionsPerSec, m.VersionLag = r.ActorPositionsPerSec, r.VersionLag
+	speed := r.ActorPositionsPerSec
+	m.ActorPositionsPerSec, m.ActorPositionsPerSecMin, m.ActorPositionsPerSecP50, m.ActorPositionsPerSecMax = speed.Total, speed.Min, speed.P50, speed.Max
+	m.VersionLag = r.VersionLag
 	m.NetworkSwitchMs = r.NetworkSwitchMs
 	m.ActorsHeldBack, m.IngestGamesPerSec, m.IngestBacklog = r.ActorsHeldBack, r.IngestGamesPerSec, r.Backlog
 	m.PublishToWindowP50Ms, m.PublishToWindowP99Ms, m.PublishToWindowMaxMs = r.PublishToWindowMs.P50, r.PublishToWindowMs.P99, r.PublishToWindowMs.Max

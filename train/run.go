@@ -572,11 +572,7 @@ func summaryLine(m metrics.Iteration, cfg Config) string {
 	var s summary
 	s.add("", "iteration %d: %d games", m.Iteration, m.SelfPlayGames)
 	if m.RemoteGames > 0 || m.Actors > 0 {
-		var speed float64
-		for _, v := range m.ActorPositionsPerSec {
-			speed += v
-		}
-		s.extend(" + %d from %s (%.0f positions/s)", m.RemoteGames, table.Count(m.Actors, "actor", "actors"), speed)
+		s.extend(" + %d from %s (%.0f positions/s)", m.RemoteGames, table.Count(m.Actors, "actor", "actors"), m.ActorPositionsPerSec)
 	}
 	// The figures of the games played here, then of those from actors:
 	// a pure learner has only the latter.

@@ -61,7 +61,7 @@ func TestSummaryLineWidth(t *testing.T) {
 	wide := metrics.Iteration{
 		Iteration: 12345, SelfPlayGames: 1024, MeanGameLength: 123, RedWinShare: 0.5, BlueWinShare: 0.5,
 		PositionsPerSec: 12345, SelfPlaySec: 10,
-		Actors: 16, RemoteGames: 4096, ActorPositionsPerSec: map[string]float64{"a": 123456}, RemoteMeanGameLength: 123, RemoteDecidedShare: 1,
+		Actors: 16, RemoteGames: 4096, ActorPositionsPerSec: 123456, RemoteMeanGameLength: 123, RemoteDecidedShare: 1,
 		TrainSteps: 1000, PolicyLoss: 12.345, ValueLoss: 1.234,
 		Eval: map[string]metrics.EvalResult{
 			"random": {Score: 1, Elo: 1234}, "greedy": {Score: 1, Elo: 1234},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -29,11 +30,13 @@ func TestLearnerAndTwoActors(t *testing.T) {
 	// are what a SIGKILL at a random moment would lose of them.
 	var mu sync.Mutex
 	var queued []int
+	beats := map[string]bool{}
 	sub, err := nc.Subscribe(actorsSubject+".*", func(m *nats.Msg) {
 		var b beat
 		if json.Unmarshal(m.Data, &b) == nil {
 			mu.Lock()
 			queued = append(queued, b.Queued)
+			beats[b.Actor] = true
 			mu.Unlock()
 		}
 	})
@@ -80,18 +83,24 @@ func TestLearnerAndTwoActors(t *testing.T) {
 	// Both actors are heard during the run; on a loaded machine one may
 	// have played all of an iteration's few games before the other's first
 	// heartbeat, so any one line may show only one.
-	heard := map[string]bool{}
 	for _, m := range lines {
-		if m.Actors < 1 || m.Actors > 2 || len(m.ActorPositionsPerSec) != m.Actors {
-			t.Errorf("iteration %d: %d actors (%v), want 1 or 2 with a speed each", m.Iteration, m.Actors, m.ActorPositionsPerSec)
+		// One or two actors, each with a speed: the total is the slowest
+		// one's, plus the fastest one's when there are two.
+		sum := m.ActorPositionsPerSecMax
+		if m.Actors == 2 {
+			sum += m.ActorPositionsPerSecMin
 		}
-		for id := range m.ActorPositionsPerSec {
-			heard[id] = true
+		if m.Actors < 1 || m.Actors > 2 || !(m.ActorPositionsPerSecMin > 0) || m.ActorPositionsPerSecP50 != m.ActorPositionsPerSecMin ||
+			math.Abs(m.ActorPositionsPerSec-sum) > 1e-9*sum {
+			t.Errorf("iteration %d: %d actors, positions/s %v in all, min %v, median %v, max %v: want 1 or 2 with a speed each",
+				m.Iteration, m.Actors, m.ActorPositionsPerSec, m.ActorPositionsPerSecMin, m.ActorPositionsPerSecP50, m.ActorPositionsPerSecMax)
 		}
 	}
-	if len(heard) != 2 {
-		t.Errorf("actors heard over the run: %v, want 2", heard)
+	mu.Lock()
+	if len(beats) != 2 {
+		t.Errorf("%d actors heard over the run, want 2", len(beats))
 	}
+	mu.Unlock()
 	mu.Lock()
 	if len(queued) == 0 {
 		t.Error("no heartbeat heard")

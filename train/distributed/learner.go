@@ -165,21 +165,34 @@ func (l *Learner) Publish(version int, net *model.Network) error {
 	return nil
 }
 
-// actors returns the actors heard from lately, their speeds and how many
-// of them are held back.
-func (l *Learner) actors() (n int, speeds map[string]float64, heldBack int) {
+// actors returns the actors heard from lately, their speeds summed up and
+// how many of them are held back.
+func (l *Learner) actors() (n int, speed train.Spread, heldBack int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	speeds = map[string]float64{}
+	var speeds []float64
 	for id, h := range l.beats {
 		if time.Since(h.at) > beatTimeout {
 			delete(l.beats, id)
 			continue
 		}
-		speeds[id] = h.PositionsPerSec
+		speeds = append(speeds, h.PositionsPerSec)
 		if h.HeldBack {
 			heldBack++
 		}
 	}
-	return len(speeds), speeds, heldBack
+	return len(speeds), spread(speeds), heldBack
+}
+
+// spread sums up values; zeros for none.
+func spread(values []float64) train.Spread {
+	if len(values) == 0 {
+		return train.Spread{}
+	}
+	slices.Sort(values)
+	var total float64
+	for _, v := range values {
+		total += v
+	}
+	return train.Spread{Total: total, Min: values[0], P50: values[(len(values)-1)/2], Max: values[len(values)-1]}
 }

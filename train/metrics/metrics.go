@@ -69,21 +69,26 @@ type Iteration struct {
 	// Other machines (see package train/distributed): actors sending games
 	// now, the games and positions taken from them in this iteration (their
 	// mean length in plies and the share of them won), the
-	// games dropped (network too old, malformed, already taken), each
-	// actor's positions per second, the mean network version lag, and
+	// games dropped (network too old, malformed, already taken), the
+	// actors' positions per second (their sum, and the slowest, median
+	// and fastest actor's: a line of the same size for any number of
+	// actors), the mean network version lag, and
 	// the milliseconds from the iteration's network being published to the
 	// last actor that switched to it playing with it.
-	Actors               int                `json:"actors"`
-	RemoteGames          int                `json:"remote_games"`
-	RemotePositions      int                `json:"remote_positions"`
-	RemoteMeanGameLength float64            `json:"remote_mean_game_length"`
-	RemoteDecidedShare   float64            `json:"remote_decided_share"`
-	RemoteStale          int                `json:"remote_stale"`
-	RemoteInvalid        int                `json:"remote_invalid"`
-	RemoteDuplicate      int                `json:"remote_duplicate"`
-	ActorPositionsPerSec map[string]float64 `json:"actor_positions_per_sec,omitempty"`
-	VersionLag           float64            `json:"version_lag"`
-	NetworkSwitchMs      float64            `json:"network_switch_ms"`
+	Actors                  int     `json:"actors"`
+	RemoteGames             int     `json:"remote_games"`
+	RemotePositions         int     `json:"remote_positions"`
+	RemoteMeanGameLength    float64 `json:"remote_mean_game_length"`
+	RemoteDecidedShare      float64 `json:"remote_decided_share"`
+	RemoteStale             int     `json:"remote_stale"`
+	RemoteInvalid           int     `json:"remote_invalid"`
+	RemoteDuplicate         int     `json:"remote_duplicate"`
+	ActorPositionsPerSec    float64 `json:"actor_positions_per_sec_total"`
+	ActorPositionsPerSecMin float64 `json:"actor_positions_per_sec_min"`
+	ActorPositionsPerSecP50 float64 `json:"actor_positions_per_sec_p50"`
+	ActorPositionsPerSecMax float64 `json:"actor_positions_per_sec_max"`
+	VersionLag              float64 `json:"version_lag"`
+	NetworkSwitchMs         float64 `json:"network_switch_ms"`
 	// Ingest of the actors' games: the actors held back (the server
 	// refusing their games, or their queue full), the games taken per
 	// second of the iteration, the games left in the stream after it, and
