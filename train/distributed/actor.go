@@ -292,11 +292,14 @@ func (a *actor) finished(ctx context.Context, g train.SelfPlayGame) error {
 	if len(g.Samples) == 0 {
 		return nil // a short game whose moves were all fast searches: nothing to train on
 	}
+	// The version is read with the counter, so that a game of a higher
+	// counter never has an older network (the learner's cursor counts on
+	// it).
 	a.mu.Lock()
 	a.counter++
-	n := a.counter
+	n, version := a.counter, a.eval.version()
 	a.mu.Unlock()
-	r, err := newRecord(g, a.run.RunID, a.id, n, a.eval.version())
+	r, err := newRecord(g, a.run.RunID, a.id, n, version)
 	if err != nil {
 		return err
 	}

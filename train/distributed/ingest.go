@@ -46,13 +46,19 @@ const fetchBatch = 256
 // no longer waited for.
 const reorderHorizon = 4 * publishWindow
 
-// take marks the game counter of actor as taken, or reports that it was
-// taken already.
-func (c *cursor) take(actor string, counter uint64) (duplicate bool) {
+// take marks the game counter of actor, played by the network of the
+// given version, as taken, or reports that it was taken already.
+func (c *cursor) take(actor string, counter uint64, version int) (duplicate bool) {
 	done := c.Seen[actor]
 	above := c.Above[actor]
 	if counter <= done || slices.Contains(above, counter) {
 		return true
+	}
+	if c.Versions == nil {
+		c.Versions = map[string]int{}
+	}
+	if v, ok := c.Versions[actor]; !ok || version > v {
+		c.Versions[actor] = version
 	}
 	above = append(above, counter)
 	slices.Sort(above)
@@ -69,6 +75,30 @@ func (c *cursor) take(actor string, counter uint64) (duplicate bool) {
 		c.Above[actor] = slices.Clone(above)
 	}
 	return false
+}
+
+// prune forgets the actors none of whose games could be taken any more:
+// every game of theirs up to the newest taken was played by a network
+// more than maxStaleness versions older than version, the run's now
+// (and the run's version only grows), so such a game is stale; a newer
+// game of theirs, never taken, starts their entries again. An actor
+// without a version (a cursor written before versions were kept) gets
+// version, the newest its games can have.
+func (c *cursor) prune(version, maxStaleness int) {
+	if c.Versions == nil {
+		c.Versions = map[string]int{}
+	}
+	for actor := range c.Seen {
+		v, ok := c.Versions[actor]
+		switch {
+		case !ok:
+			c.Versions[actor] = version
+		case version-v > maxStaleness:
+			delete(c.Seen, actor)
+			delete(c.Above, actor)
+			delete(c.Versions, actor)
+		}
+	}
 }
 
 // checked is one game read from the stream, checked and replayed.
@@ -303,6 +333,7 @@ func (l *Learner) Collect(ctx context.Context, req train.RemoteRequest, add func
 			cur.Above = map[string][]uint64{}
 		}
 	}
+	cur.prune(req.Version, l.cfg.Distributed.MaxStaleness)
 	var saved uint64 // no checkpoint yet: nothing taken for good
 	if len(req.Saved) > 0 {
 		var c cursor
@@ -416,7 +447,7 @@ func (h *handover) take(c checked) error {
 	case err != nil:
 	case r.Version > h.version:
 		err = fmt.Errorf("game %s played by network %d, newer than the run's %d", r.id(), r.Version, h.version)
-	case h.cur.take(r.Actor, r.Counter):
+	case h.cur.take(r.Actor, r.Counter, r.Version):
 		h.res.Duplicate++
 		return nil
 	case h.version-r.Version > h.l.cfg.Distributed.MaxStaleness:

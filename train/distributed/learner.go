@@ -63,6 +63,13 @@ type cursor struct {
 	// the stream out of order within its publish window).
 	Seen  map[string]uint64   `json:"seen,omitempty"`
 	Above map[string][]uint64 `json:"above,omitempty"`
+	// Versions is, for each actor, the newest network version of its
+	// games taken. An actor numbers its games in the order it reads their
+	// network's version, so none of its games taken or passed over was
+	// played by a newer one: once that version is more than max_staleness
+	// behind the run, any of them that comes again is stale, and the
+	// actor's entries go (see [cursor.prune]).
+	Versions map[string]int `json:"versions,omitempty"`
 }
 
 // NewLearner sets up the run's stream and buckets on nc, names the run and

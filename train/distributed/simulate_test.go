@@ -108,7 +108,7 @@ func TestCursorTakesEachCounterOnce(t *testing.T) {
 		{5, true, 8, []uint64{8 + reorderHorizon}},
 		{9, false, 9, []uint64{8 + reorderHorizon}},
 	} {
-		if dup := c.take("a", tc.counter); dup != tc.dup {
+		if dup := c.take("a", tc.counter, 0); dup != tc.dup {
 			t.Errorf("take %d: duplicate %v, want %v", tc.counter, dup, tc.dup)
 		}
 		if c.Seen["a"] != tc.seen || !slices.Equal(c.Above["a"], tc.above) {
