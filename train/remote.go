@@ -76,8 +76,11 @@ type RemoteResult struct {
 	Backlog           int
 	// PublishToWindowMs is the delay from an actor queueing a game to its
 	// positions entering the window (the replay buffer); PublishToCheckedMs
-	// to the game being checked and replayed, ready to enter it.
+	// to the game being checked and replayed, ready to enter it; the
+	// stages before: PublishToStoredMs to the server storing it (the
+	// server's clock), PublishToFetchedMs to the learner having read it.
 	PublishToWindowMs, PublishToCheckedMs Percentiles
+	PublishToStoredMs, PublishToFetchedMs Percentiles
 }
 
 // Percentiles summarize delays, in milliseconds.
@@ -114,6 +117,7 @@ func (r *RemoteResult) merge(more RemoteResult) {
 	r.NetworkSwitchMs = max(r.NetworkSwitchMs, more.NetworkSwitchMs)
 	r.IngestGamesPerSec, r.Backlog = more.IngestGamesPerSec, more.Backlog
 	r.PublishToWindowMs, r.PublishToCheckedMs = more.PublishToWindowMs, more.PublishToCheckedMs
+	r.PublishToStoredMs, r.PublishToFetchedMs = more.PublishToStoredMs, more.PublishToFetchedMs
 }
 
 // feedPause is the pause, while the run trains, after a Collect that
@@ -181,7 +185,7 @@ func (r RemoteResult) fill(m *metrics.Iteration) {
 	m.NetworkSwitchMs = r.NetworkSwitchMs
 	m.ActorsHeldBack, m.IngestGamesPerSec, m.IngestBacklog = r.ActorsHeldBack, r.IngestGamesPerSec, r.Backlog
 	m.PublishToWindowP50Ms, m.PublishToWindowP99Ms, m.PublishToWindowMaxMs = r.PublishToWindowMs.P50, r.PublishToWindowMs.P99, r.PublishToWindowMs.Max
-	m.PublishToCheckedP99Ms = r.PublishToCheckedMs.P99
+	m.PublishToStoredP99Ms, m.PublishToFetchedP99Ms, m.PublishToCheckedP99Ms = r.PublishToStoredMs.P99, r.PublishToFetchedMs.P99, r.PublishToCheckedMs.P99
 	if r.Games > 0 {
 		m.RemoteMeanGameLength = float64(r.Plies) / float64(r.Games)
 		m.RemoteDecidedShare = float64(r.Decided) / float64(r.Games)

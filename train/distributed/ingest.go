@@ -108,9 +108,10 @@ type checked struct {
 	samples []model.Sample
 	decided bool
 	err     error
-	// queued is when the actor queued the game (its clock), checkedAt when
-	// the learner had replayed it.
-	queued, checkedAt time.Time
+	// queued is when the actor queued the game (its clock), stored when
+	// the server stored it (the server's), fetched when the learner had
+	// read its batch, checkedAt when the learner had replayed it.
+	queued, stored, fetched, checkedAt time.Time
 }
 
 // ingester reads the games stream ahead of the run from a sequence on:
@@ -157,10 +158,10 @@ func (g *ingester) close() {
 
 func (g *ingester) run(ctx context.Context, from uint64) {
 	defer close(g.done)
-	batches := make(chan []jetstream.Msg, 1)
+	batches := make(chan batch, 1)
 	go g.fetch(ctx, from, batches)
-	for batch := range batches {
-		if !g.put(ctx, g.check(batch)) {
+	for b := range batches {
+		if !g.put(ctx, g.check(b)) {
 			break
 		}
 	}
@@ -168,10 +169,16 @@ func (g *ingester) run(ctx context.Context, from uint64) {
 	}
 }
 
+// batch is games read from the stream together, and when the read ended.
+type batch struct {
+	msgs    []jetstream.Msg
+	fetched time.Time
+}
+
 // fetch reads the stream from the sequence from on, in batches, until ctx
 // ends; a consumer lost (the server away, a node of the cluster gone) is
 // made again after the last game read.
-func (g *ingester) fetch(ctx context.Context, from uint64, out chan<- []jetstream.Msg) {
+func (g *ingester) fetch(ctx context.Context, from uint64, out chan<- batch) {
 	defer close(out)
 	var cons jetstream.Consumer
 	// delivered counts the consumer's deliveries: one missing (sent to a
@@ -239,7 +246,7 @@ func (g *ingester) fetch(ctx context.Context, from uint64, out chan<- []jetstrea
 			continue
 		}
 		select {
-		case out <- msgs:
+		case out <- batch{msgs: msgs, fetched: time.Now()}:
 		case <-ctx.Done():
 			return
 		}
@@ -247,7 +254,8 @@ func (g *ingester) fetch(ctx context.Context, from uint64, out chan<- []jetstrea
 }
 
 // check checks and replays a batch of games on every core.
-func (g *ingester) check(msgs []jetstream.Msg) []checked {
+func (g *ingester) check(b batch) []checked {
+	msgs := b.msgs
 	out := make([]checked, len(msgs))
 	var next atomic.Int64
 	var wg sync.WaitGroup
@@ -257,6 +265,7 @@ func (g *ingester) check(msgs []jetstream.Msg) []checked {
 			defer wg.Done()
 			for i := int(next.Add(1)) - 1; i < len(msgs); i = int(next.Add(1)) - 1 {
 				out[i] = g.l.check(msgs[i])
+				out[i].fetched = b.fetched
 			}
 		}()
 	}
@@ -268,7 +277,7 @@ func (g *ingester) check(msgs []jetstream.Msg) []checked {
 // the games before it.
 func (l *Learner) check(m jetstream.Msg) checked {
 	md, _ := m.Metadata() // fetch kept only messages with metadata
-	c := checked{seq: md.Sequence.Stream, queued: md.Timestamp}
+	c := checked{seq: md.Sequence.Stream, queued: md.Timestamp, stored: md.Timestamp}
 	if ns, err := strconv.ParseInt(m.Headers().Get(queuedHeader), 10, 64); err == nil {
 		c.queued = time.Unix(0, ns)
 	}
@@ -429,9 +438,9 @@ type handover struct {
 // for each, the delays from its actor queueing it to its positions
 // entering the window, and to it being checked and replayed.
 type iteration struct {
-	start               time.Time
-	games               int
-	toWindow, toChecked []time.Duration
+	start                                    time.Time
+	games                                    int
+	toWindow, toChecked, toStored, toFetched []time.Duration
 }
 
 // take adds one checked game, or counts it dropped: invalid, taken
@@ -469,6 +478,8 @@ func (h *handover) take(c checked) error {
 	it.games++
 	it.toWindow = append(it.toWindow, now.Sub(c.queued))
 	it.toChecked = append(it.toChecked, c.checkedAt.Sub(c.queued))
+	it.toStored = append(it.toStored, c.stored.Sub(c.queued))
+	it.toFetched = append(it.toFetched, c.fetched.Sub(c.queued))
 	if h.l.ingested != nil {
 		h.l.ingested(r.id())
 	}
@@ -500,6 +511,8 @@ func (h *handover) figures() {
 	}
 	res.PublishToWindowMs = percentiles(l.iter.toWindow)
 	res.PublishToCheckedMs = percentiles(l.iter.toChecked)
+	res.PublishToStoredMs = percentiles(l.iter.toStored)
+	res.PublishToFetchedMs = percentiles(l.iter.toFetched)
 }
 
 // percentiles returns the 50th and 99th percentile and the maximum of d,

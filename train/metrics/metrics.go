@@ -93,14 +93,18 @@ type Iteration struct {
 	// refusing their games, or their queue full), the games taken per
 	// second of the iteration, the games left in the stream after it, and
 	// the milliseconds from an actor queueing a game to its positions
-	// entering the replay buffer (50th and 99th percentile, max), and to
-	// the learner having checked and replayed it (99th percentile).
+	// entering the replay buffer (50th and 99th percentile, max), and the
+	// 99th percentiles of the stages on the way: to the server storing it
+	// (on the server's clock), to the learner having read it and having
+	// checked and replayed it.
 	ActorsHeldBack        int     `json:"actors_held_back"`
 	IngestGamesPerSec     float64 `json:"ingest_games_per_sec"`
 	IngestBacklog         int     `json:"ingest_backlog"`
 	PublishToWindowP50Ms  float64 `json:"publish_to_window_ms_p50"`
 	PublishToWindowP99Ms  float64 `json:"publish_to_window_ms_p99"`
 	PublishToWindowMaxMs  float64 `json:"publish_to_window_ms_max"`
+	PublishToStoredP99Ms  float64 `json:"publish_to_stored_ms_p99"`
+	PublishToFetchedP99Ms float64 `json:"publish_to_fetched_ms_p99"`
 	PublishToCheckedP99Ms float64 `json:"publish_to_checked_ms_p99"`
 
 	// Time: the seconds each phase took in this iteration, and the run's
