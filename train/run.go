@@ -467,9 +467,13 @@ func (r *runner) collect(ctx context.Context, it int) (RemoteResult, error) {
 	if err != nil && ctx.Err() == nil {
 		return res, fmt.Errorf("remote games: %w", err)
 	}
-	fmt.Fprintf(r.log, "iteration %d: %s from %s (%d taken while the last checkpoint was written), %d in %.1fs (dropped: %d stale, %d invalid, %d duplicate)\n",
+	took := fmt.Sprintf("in %.1fs", time.Since(start).Seconds())
+	if carried > 0 {
+		took = fmt.Sprintf("(%d of them taken while the last checkpoint was written, %d then) %s", carried, more.Games, took)
+	}
+	fmt.Fprintf(r.log, "iteration %d: %s from %s %s (dropped: %d stale, %d invalid, %d duplicate)\n",
 		it, table.Count(res.Games, "remote game", "remote games"), table.Count(res.Actors, "actor", "actors"),
-		carried, more.Games, time.Since(start).Seconds(), res.Stale, res.Invalid, res.Duplicate)
+		took, res.Stale, res.Invalid, res.Duplicate)
 	return res, nil
 }
 
