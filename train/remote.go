@@ -129,7 +129,10 @@ const feedPause = 100 * time.Millisecond
 type feeding struct {
 	cancel context.CancelFunc
 	done   chan error
-	res    RemoteResult // the goroutine's until it is done
+	// res, and first (its request's First, still to be made), are the
+	// goroutine's until it is done.
+	res   RemoteResult
+	first bool
 }
 
 // feed starts taking the remote games after res's cursor (or req's, when
@@ -137,7 +140,7 @@ type feeding struct {
 // until stop is called. req.First is for the first Collect only.
 func (r *runner) feed(req RemoteRequest, res RemoteResult) *feeding {
 	ctx, cancel := context.WithCancel(context.Background())
-	f := &feeding{cancel: cancel, done: make(chan error, 1), res: res}
+	f := &feeding{cancel: cancel, done: make(chan error, 1), res: res, first: req.First}
 	if r.opts.Remote == nil {
 		f.done <- nil
 		return f
@@ -147,8 +150,9 @@ func (r *runner) feed(req RemoteRequest, res RemoteResult) *feeding {
 			if f.res.Cursor != nil {
 				req.Cursor = f.res.Cursor
 			}
+			req.First = f.first
 			more, err := r.opts.Remote.Collect(ctx, req, r.replay.Add)
-			req.First = false
+			f.first = false
 			f.res.merge(more) // what was added stays added, also when cut short
 			if err != nil && ctx.Err() == nil {
 				f.done <- fmt.Errorf("remote games: %w", err)
@@ -168,11 +172,12 @@ func (r *runner) feed(req RemoteRequest, res RemoteResult) *feeding {
 }
 
 // stop ends the feeding and returns what it brought, with the first error
-// of a Collect.
-func (f *feeding) stop() (RemoteResult, error) {
+// of a Collect, and whether the First Collect it was asked for is still
+// to be made (it made none).
+func (f *feeding) stop() (res RemoteResult, first bool, err error) {
 	f.cancel()
-	err := <-f.done
-	return f.res, err
+	err = <-f.done
+	return f.res, f.first, err
 }
 
 // fill copies the remote figures into the metrics.

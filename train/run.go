@@ -278,7 +278,7 @@ func (r *runner) loop(ctx context.Context) (Summary, error) {
 	defer func() {
 		if r.carry != nil {
 			// Its games are in no checkpoint: a resumed run takes them again.
-			_, _ = r.carry.stop()
+			_, _, _ = r.carry.stop()
 		}
 	}()
 	if err := r.publish(); err != nil {
@@ -362,7 +362,7 @@ func (r *runner) iteration(ctx context.Context, srv *model.Server, elapsed func(
 	// The remote games go on entering the replay buffer meanwhile.
 	feeding := r.feed(RemoteRequest{Saved: r.state.Remote, Version: r.state.Iteration}, remote)
 	err = r.train(it, &m, elapsed)
-	remote, ferr := feeding.stop()
+	remote, _, ferr := feeding.stop()
 	if err == nil {
 		err = ferr
 	}
@@ -448,14 +448,12 @@ func (r *runner) collect(ctx context.Context, it int) (RemoteResult, error) {
 	req := RemoteRequest{Cursor: r.state.Remote, Saved: r.state.Remote, Version: r.state.Iteration, First: true}
 	if r.carry != nil {
 		var err error
-		res, err = r.carry.stop()
+		res, req.First, err = r.carry.stop()
 		r.carry = nil
 		if err != nil {
 			return res, err
 		}
-		if res.Cursor != nil {
-			req.Cursor, req.First = res.Cursor, false
-		}
+		req.Cursor = res.Cursor
 	}
 	carried := res.Games
 	if r.opts.NoSelfPlay {
