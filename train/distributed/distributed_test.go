@@ -84,13 +84,14 @@ func TestLearnerAndTwoActors(t *testing.T) {
 	// have played all of an iteration's few games before the other's first
 	// heartbeat, so any one line may show only one.
 	for _, m := range lines {
-		// One or two actors, each with a speed: the total is the slowest
-		// one's, plus the fastest one's when there are two.
+		// One or two actors, each with a speed (0 before its first game
+		// finished): the total is the slowest one's, plus the fastest
+		// one's when there are two.
 		sum := m.ActorPositionsPerSecMax
 		if m.Actors == 2 {
 			sum += m.ActorPositionsPerSecMin
 		}
-		if m.Actors < 1 || m.Actors > 2 || !(m.ActorPositionsPerSecMin > 0) || m.ActorPositionsPerSecP50 != m.ActorPositionsPerSecMin ||
+		if m.Actors < 1 || m.Actors > 2 || m.ActorPositionsPerSecMin < 0 || m.ActorPositionsPerSecP50 != m.ActorPositionsPerSecMin ||
 			math.Abs(m.ActorPositionsPerSec-sum) > 1e-9*sum {
 			t.Errorf("iteration %d: %d actors, positions/s %v in all, min %v, median %v, max %v: want 1 or 2 with a speed each",
 				m.Iteration, m.Actors, m.ActorPositionsPerSec, m.ActorPositionsPerSecMin, m.ActorPositionsPerSecP50, m.ActorPositionsPerSecMax)
