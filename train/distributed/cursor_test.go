@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/deathstacks/deathstacks/train"
 )
@@ -145,6 +146,39 @@ func TestCursorPruneTakesNoGameTwice(t *testing.T) {
 				}
 			}
 			t.Logf("%d games taken, %d actors kept of %d", len(taken), len(cur.Seen), len(counters))
+		})
+	}
+}
+
+// TestDelaysPercentiles checks the percentiles of delays reported between
+// additions against those of all the delays sorted at once.
+func TestDelaysPercentiles(t *testing.T) {
+	for seed := range uint64(10) {
+		t.Run(fmt.Sprint("seed ", seed), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(seed, 7))
+			var d delays
+			var all []time.Duration
+			if got := d.percentiles(); got != (train.Percentiles{}) {
+				t.Fatalf("none: %+v, want zeros", got)
+			}
+			for range 50 {
+				for range rng.IntN(40) {
+					x := time.Duration(rng.IntN(5000)) * time.Millisecond / 7
+					d.add(x)
+					all = append(all, x)
+				}
+				if len(all) == 0 {
+					continue
+				}
+				sorted := slices.Sorted(slices.Values(all))
+				at := func(q float64) float64 {
+					return float64(sorted[int(q*float64(len(sorted)-1))]) / float64(time.Millisecond)
+				}
+				want := train.Percentiles{P50: at(0.5), P99: at(0.99), Max: at(1)}
+				if got := d.percentiles(); got != want || !slices.Equal(d.sorted, sorted) {
+					t.Fatalf("after %d delays: %+v, want %+v", len(all), got, want)
+				}
+			}
 		})
 	}
 }

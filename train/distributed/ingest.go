@@ -473,7 +473,7 @@ type handover struct {
 type iteration struct {
 	start                                    time.Time
 	games                                    int
-	toWindow, toChecked, toStored, toFetched []time.Duration
+	toWindow, toChecked, toStored, toFetched delays
 }
 
 // take adds one checked game, or counts it dropped: invalid, taken
@@ -509,10 +509,10 @@ func (h *handover) take(c checked) error {
 	now := time.Now()
 	it := &h.l.iter
 	it.games++
-	it.toWindow = append(it.toWindow, now.Sub(c.queued))
-	it.toChecked = append(it.toChecked, c.checkedAt.Sub(c.queued))
-	it.toStored = append(it.toStored, c.stored.Sub(c.queued))
-	it.toFetched = append(it.toFetched, c.fetched.Sub(c.queued))
+	it.toWindow.add(now.Sub(c.queued))
+	it.toChecked.add(c.checkedAt.Sub(c.queued))
+	it.toStored.add(c.stored.Sub(c.queued))
+	it.toFetched.add(c.fetched.Sub(c.queued))
 	if h.l.ingested != nil {
 		h.l.ingested(r.id())
 	}
@@ -542,21 +542,45 @@ func (h *handover) figures() {
 	if info, err := l.stream.Info(ctx); err == nil && info.State.LastSeq > h.cur.Seq {
 		res.Backlog = int(info.State.LastSeq - h.cur.Seq)
 	}
-	res.PublishToWindowMs = percentiles(l.iter.toWindow)
-	res.PublishToCheckedMs = percentiles(l.iter.toChecked)
-	res.PublishToStoredMs = percentiles(l.iter.toStored)
-	res.PublishToFetchedMs = percentiles(l.iter.toFetched)
+	res.PublishToWindowMs = l.iter.toWindow.percentiles()
+	res.PublishToCheckedMs = l.iter.toChecked.percentiles()
+	res.PublishToStoredMs = l.iter.toStored.percentiles()
+	res.PublishToFetchedMs = l.iter.toFetched.percentiles()
 }
 
-// percentiles returns the 50th and 99th percentile and the maximum of d,
-// in milliseconds; zeros for none.
-func percentiles(d []time.Duration) train.Percentiles {
-	if len(d) == 0 {
+// delays keeps the delays of an iteration's games for their percentiles,
+// which every Collect reports: those added since the last report are
+// sorted and merged into the rest, kept in order, rather than all sorted
+// again (an iteration holds tens of thousands, a Collect adds a few dozen).
+type delays struct {
+	sorted, fresh []time.Duration
+}
+
+func (d *delays) add(x time.Duration) { d.fresh = append(d.fresh, x) }
+
+// percentiles returns the 50th and 99th percentile and the maximum of the
+// delays, in milliseconds; zeros for none.
+func (d *delays) percentiles() train.Percentiles {
+	if len(d.fresh) > 0 {
+		slices.Sort(d.fresh)
+		// Merge from the back, in place: only the delays above the
+		// smallest fresh one move.
+		n, m := len(d.sorted), len(d.fresh)
+		s := slices.Grow(d.sorted, m)[:n+m]
+		for i, j, k := n-1, m-1, n+m-1; j >= 0; k-- {
+			if i >= 0 && s[i] > d.fresh[j] {
+				s[k], i = s[i], i-1
+			} else {
+				s[k], j = d.fresh[j], j-1
+			}
+		}
+		d.sorted, d.fresh = s, d.fresh[:0]
+	}
+	if len(d.sorted) == 0 {
 		return train.Percentiles{}
 	}
-	slices.Sort(d)
 	ms := func(q float64) float64 {
-		return float64(d[int(q*float64(len(d)-1))]) / float64(time.Millisecond)
+		return float64(d.sorted[int(q*float64(len(d.sorted)-1))]) / float64(time.Millisecond)
 	}
 	return train.Percentiles{P50: ms(0.5), P99: ms(0.99), Max: ms(1)}
 }
