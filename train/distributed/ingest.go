@@ -36,6 +36,12 @@ func retry(ctx context.Context, f func(context.Context) error) error {
 	}
 }
 
+// collectSpan is how long a Collect goes on taking the games that come
+// once it has those it owes: each Collect costs (the cursor read and
+// written, the stream asked about, the figures), so that a run feeding
+// its buffer makes about ten a second, not one per part of a batch.
+const collectSpan = 100 * time.Millisecond
+
 // fetchBatch is the most games the learner asks the server for at once.
 const fetchBatch = 256
 
@@ -359,7 +365,8 @@ func (g *ingester) next(ctx context.Context, wait time.Duration) []checked {
 
 // Collect implements [train.RemoteSource]: it takes the games read after
 // the cursor, at least up to the last game stored when it was called, and
-// on until req.MinGames games are added. The ingester reads on meanwhile,
+// on until req.MinGames games are added, and those that come until
+// collectSpan after it was called. The ingester reads on meanwhile,
 // while the run trains.
 func (l *Learner) Collect(ctx context.Context, req train.RemoteRequest, add func(train.Sample) error) (res train.RemoteResult, err error) {
 	start := time.Now()
@@ -422,10 +429,23 @@ func (l *Learner) Collect(ctx context.Context, req train.RemoteRequest, add func
 		return res, nil
 	}
 	g := l.ingestFrom(cur.Seq)
-	for cur.Seq < last || res.Games < req.MinGames {
-		games := g.next(ctx, time.Second)
+	span := start.Add(collectSpan)
+	for {
+		owed := cur.Seq < last || res.Games < req.MinGames
+		wait := time.Second
+		if !owed {
+			// Games keep coming: take them as they come until the span is
+			// over.
+			if wait = time.Until(span); wait <= 0 {
+				break
+			}
+		}
+		games := g.next(ctx, wait)
 		if ctx.Err() != nil {
 			return res, ctx.Err()
+		}
+		if len(games) == 0 && !owed {
+			break
 		}
 		if len(games) == 0 {
 			// Nothing yet, or the server is away: the ingester goes on.
