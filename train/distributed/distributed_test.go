@@ -152,30 +152,60 @@ func TestWrongTokenIsRefused(t *testing.T) {
 
 // crashingSource is a learner that fails (as a killed learner would)
 // after taking the games of the iteration named crashAt, before its
-// checkpoint; it keeps the ids of the games of each completed Collect.
+// checkpoint. It keeps the ids of the games each Collect took until a
+// checkpoint holds them (a later Collect is told of a checkpoint at or
+// past them, or the run ends well), as committed.
 type crashingSource struct {
 	*Learner
 	crashAt   int
 	pending   []string
+	taken     []takenGames
 	committed idSet
+}
+
+// takenGames are the games one Collect took, up to a stream sequence.
+type takenGames struct {
+	upTo uint64
+	ids  []string
 }
 
 // errKilled stands for the learner being killed.
 var errKilled = errors.New("learner killed between ingest and checkpoint")
 
 func (c *crashingSource) Collect(ctx context.Context, req train.RemoteRequest, add func(train.Sample) error) (train.RemoteResult, error) {
-	c.pending = c.pending[:0]
+	c.commit(cursorSeq(req.Saved))
+	c.pending = nil
 	res, err := c.Learner.Collect(ctx, req, add)
 	if err == nil && req.Version+1 == c.crashAt {
 		return res, errKilled
 	}
-	// The run saves what a successful Collect brought before the next
-	// one: each id reaches a checkpoint (the run stops with an error
-	// otherwise, and the test fails).
-	for _, id := range c.pending {
-		c.committed.add(id)
-	}
+	c.taken = append(c.taken, takenGames{upTo: cursorSeq(res.Cursor), ids: c.pending})
 	return res, err
+}
+
+// commit counts the games taken up to the stream sequence saved (the
+// cursor of a checkpoint written) as committed.
+func (c *crashingSource) commit(saved uint64) {
+	kept := c.taken[:0]
+	for _, t := range c.taken {
+		if t.upTo > saved {
+			kept = append(kept, t)
+			continue
+		}
+		for _, id := range t.ids {
+			c.committed.add(id)
+		}
+	}
+	c.taken = kept
+}
+
+// cursorSeq returns the stream sequence of a learner's cursor; 0 for none.
+func cursorSeq(data json.RawMessage) uint64 {
+	var c cursor
+	if len(data) > 0 {
+		_ = json.Unmarshal(data, &c)
+	}
+	return c.Seq
 }
 
 func TestCrashesLoseAndRepeatNoGame(t *testing.T) {
@@ -203,6 +233,9 @@ func TestCrashesLoseAndRepeatNoGame(t *testing.T) {
 		_, err := train.Run(context.Background(), cfg, train.RunOptions{
 			Resume: resume, Iterations: iterations, Remote: src, NoSelfPlay: !local, OnNetwork: l.Publish,
 		})
+		if err == nil {
+			src.commit(math.MaxUint64) // the last checkpoint holds every game taken
+		}
 		for id, n := range src.committed.ids {
 			for range n {
 				committed.add(id)

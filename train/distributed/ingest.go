@@ -408,13 +408,14 @@ func (l *Learner) Collect(ctx context.Context, req train.RemoteRequest, add func
 	}()
 	// The games before the last checkpoint's cursor are taken for good,
 	// and their room goes to new ones.
-	if saved > 0 {
+	if saved > l.purged {
 		err := retry(ctx, func(ctx context.Context) error {
 			return l.stream.Purge(ctx, jetstream.WithPurgeSequence(saved+1))
 		})
 		if err != nil {
 			return res, fmt.Errorf("games stream: remove the games taken: %w", err)
 		}
+		l.purged = saved
 	}
 	var info *jetstream.StreamInfo
 	err = retry(ctx, func(ctx context.Context) (err error) {

@@ -42,6 +42,10 @@ type Learner struct {
 	// what the current iteration's Collects took.
 	ing  *ingester
 	iter iteration
+	// purged is the stream sequence up to which this learner removed the
+	// games its checkpoints took: a Collect asks the server again only
+	// after a newer checkpoint.
+	purged uint64
 
 	// ingested, when set (by tests), hears the id of each game added.
 	ingested func(id string)
