@@ -153,14 +153,17 @@ func TestWrongTokenIsRefused(t *testing.T) {
 // crashingSource is a learner that fails (as a killed learner would)
 // after taking the games of the iteration named crashAt, before its
 // checkpoint. It keeps the ids of the games each Collect took until a
-// checkpoint holds them (a later Collect is told of a checkpoint at or
-// past them, or the run ends well), as committed.
+// checkpoint holds them, as committed: a later Collect is told of a
+// checkpoint at or past them, or the run ends well, or it ends with the
+// error after writing the checkpoint of iteration N, whose cursor the
+// first Collect of network N starts from.
 type crashingSource struct {
 	*Learner
-	crashAt   int
-	pending   []string
-	taken     []takenGames
-	committed idSet
+	crashAt      int
+	pending      []string
+	taken        []takenGames
+	committed    idSet
+	checkpointed uint64
 }
 
 // takenGames are the games one Collect took, up to a stream sequence.
@@ -174,6 +177,9 @@ var errKilled = errors.New("learner killed between ingest and checkpoint")
 
 func (c *crashingSource) Collect(ctx context.Context, req train.RemoteRequest, add func(train.Sample) error) (train.RemoteResult, error) {
 	c.commit(cursorSeq(req.Saved))
+	if req.First && req.Version > 0 {
+		c.checkpointed = cursorSeq(req.Cursor)
+	}
 	c.pending = nil
 	res, err := c.Learner.Collect(ctx, req, add)
 	if err == nil && req.Version+1 == c.crashAt {
@@ -235,6 +241,8 @@ func TestCrashesLoseAndRepeatNoGame(t *testing.T) {
 		})
 		if err == nil {
 			src.commit(math.MaxUint64) // the last checkpoint holds every game taken
+		} else {
+			src.commit(src.checkpointed)
 		}
 		for id, n := range src.committed.ids {
 			for range n {
