@@ -291,10 +291,10 @@ func (r *runner) loop(ctx context.Context) (Summary, error) {
 			nothing = "nothing left to do: "
 		}
 		switch {
-		case target > 0 && r.state.Iteration >= target:
+		case r.reachedTarget():
 			fmt.Fprintf(r.log, "done: %s%s in %s, the run's target\n", nothing, table.Count(r.state.Iteration, "iteration", "iterations"), r.dir)
 			return sum, nil
-		case r.cfg.TimeLimit > 0 && elapsed() >= r.cfg.TimeLimit.Seconds():
+		case r.reachedTimeLimit(elapsed()):
 			fmt.Fprintf(r.log, "done: %sthe time limit (%v) is reached after %s in %s\n", nothing, r.cfg.TimeLimit, table.Count(r.state.Iteration, "iteration", "iterations"), r.dir)
 			return sum, nil
 		case ctx.Err() != nil:
@@ -437,8 +437,18 @@ func (r *runner) iteration(ctx context.Context, srv *model.Server, elapsed func(
 // last reports that the run stops after the iteration it has just
 // completed (its target or time limit reached).
 func (r *runner) last() bool {
-	return (r.cfg.Iterations > 0 && r.state.Iteration >= r.cfg.Iterations) ||
-		(r.cfg.TimeLimit > 0 && r.state.ElapsedSec >= r.cfg.TimeLimit.Seconds())
+	return r.reachedTarget() || r.reachedTimeLimit(r.state.ElapsedSec)
+}
+
+// reachedTarget reports that the run has made the iterations it is to make.
+func (r *runner) reachedTarget() bool {
+	return r.cfg.Iterations > 0 && r.state.Iteration >= r.cfg.Iterations
+}
+
+// reachedTimeLimit reports that elapsedSec of training time are past the
+// run's time limit.
+func (r *runner) reachedTimeLimit(elapsedSec float64) bool {
+	return r.cfg.TimeLimit > 0 && elapsedSec >= r.cfg.TimeLimit.Seconds()
 }
 
 // collect takes the iteration's games from the remote source: those taken
