@@ -122,22 +122,28 @@ func TestOwnership(t *testing.T) {
 
 func TestProgressiveSimulations(t *testing.T) {
 	tests := []struct {
-		name     string
-		start    int
-		progress float64
-		want     int
+		name        string
+		start, fast int
+		full        int
+		progress    float64
+		want        int
 	}{
-		{"off", 0, 0.3, 64},
-		{"start", 16, 0, 16},
-		{"half way", 16, 0.5, 40},
-		{"end", 16, 1, 64},
-		{"past the end", 16, 1.5, 64},
-		{"before the start", 16, -1, 16},
+		{"off", 0, 0, 64, 0.3, 64},
+		{"start", 16, 0, 64, 0, 16},
+		{"half way", 16, 0, 64, 0.5, 40},
+		{"end", 16, 0, 64, 1, 64},
+		{"past the end", 16, 0, 64, 1.5, 64},
+		{"before the start", 16, 0, 64, -1, 16},
+		{"start below the fast searches", 8, 16, 64, 0, 16},
+		{"half way from the fast searches", 8, 16, 64, 0.5, 40},
+		{"start at the full search", 64, 16, 64, 0, 64},
+		{"start above the full search", 32, 0, 8, 0, 8},
+		{"no simulation limit", 32, 16, 0, 0.5, 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			c := SelfPlayConfig{ProgressiveSimulations: tc.start}
-			if got := c.simulations(64, tc.progress); got != tc.want {
+			c := SelfPlayConfig{ProgressiveSimulations: tc.start, FastSimulations: tc.fast}
+			if got := c.simulations(tc.full, tc.progress); got != tc.want {
 				t.Errorf("simulations = %d, want %d", got, tc.want)
 			}
 		})
@@ -162,8 +168,7 @@ func TestCandidateConfigErrors(t *testing.T) {
 	tests := []struct {
 		name, yaml, key string
 	}{
-		{"progressive above the full search", "search: {simulations: 32}\nselfplay: {progressive_simulations: 40}", "selfplay.progressive_simulations"},
-		{"progressive below the fast searches", "selfplay: {fast_simulations: 16, progressive_simulations: 8}", "selfplay.progressive_simulations"},
+		{"negative progressive simulations", "selfplay: {progressive_simulations: -1}", "selfplay.progressive_simulations"},
 		{"surprise share above 1", "replay: {surprise_share: 2}", "replay.surprise_share"},
 		{"negative reply weight", "optim: {reply_weight: -1}", "optim.reply_weight"},
 		{"soft temperature below 1", "optim: {soft_policy_temperature: 0.5}", "optim.soft_policy_temperature"},

@@ -93,7 +93,9 @@ type SelfPlayConfig struct {
 	// ProgressiveSimulations is MiniZero's progressive simulation: the
 	// full searches start the run with this many simulations, rising
 	// linearly to search.simulations by the run's end (its iterations or
-	// time limit, whichever comes first). 0 (the default) is off.
+	// time limit, whichever comes first). The start is taken as
+	// FastSimulations if below it; at or above search.simulations it
+	// leaves every full search at search.simulations. 0 is off.
 	ProgressiveSimulations int `yaml:"progressive_simulations"`
 }
 
@@ -365,11 +367,7 @@ func (c Config) problems() []*configs.FieldError {
 		ch.InRange("selfplay.full_search_share", s.FullSearchShare, 0, 1)
 	}
 
-	if s.ProgressiveSimulations != 0 {
-		full := c.Search.Simulations
-		ch.Check(s.ProgressiveSimulations > s.FastSimulations && s.ProgressiveSimulations < full, "selfplay.progressive_simulations",
-			"is %d: want 0 (off), or more than selfplay.fast_simulations (%d) and fewer than search.simulations (%d)", s.ProgressiveSimulations, s.FastSimulations, full)
-	}
+	ch.AtLeast("selfplay.progressive_simulations", s.ProgressiveSimulations, 0)
 
 	ch.Section("replay", c.Replay.Validate())
 

@@ -95,13 +95,17 @@ func newSelfPlayer(eval mcts.Evaluator, cfg Config, progress float64) *selfPlaye
 
 // simulations is MiniZero's progressive simulation: the full searches'
 // simulations at the run's progress (0 to 1), rising linearly from
-// ProgressiveSimulations to full; full when it is off (0).
+// ProgressiveSimulations to full. The start never lies below the fast
+// searches nor above the full one, so a start at or above full (or a
+// search without a simulation limit, full 0) leaves every full search
+// at full; 0 is off.
 func (c SelfPlayConfig) simulations(full int, progress float64) int {
-	if c.ProgressiveSimulations == 0 {
+	if c.ProgressiveSimulations == 0 || full == 0 {
 		return full
 	}
+	start := min(max(c.ProgressiveSimulations, c.FastSimulations), full)
 	progress = min(max(progress, 0), 1)
-	return c.ProgressiveSimulations + int(math.Round(progress*float64(full-c.ProgressiveSimulations)))
+	return start + int(math.Round(progress*float64(full-start)))
 }
 
 // play plays one game from the start position (plus the configured random
