@@ -19,9 +19,9 @@ func trainerGradients(t *testing.T, tr *Trainer, batch []Sample) (Losses, [][]fl
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := make([][]float32, len(grads))
-	for i, g := range grads {
-		out[i] = slices.Clone(g)
+	out := make([][]float32, len(grads.parts[0]))
+	for i, g := range grads.parts[0] {
+		out[i] = slices.Clone(grads.mean(i, 0, len(g)))
 	}
 	return l, out
 }
