@@ -213,20 +213,24 @@ func (sh *trainShard) build(n *Network, cfg TrainConfig, stock bool) error {
 		return err
 	}
 	b := &builder{g: g}
-	result := b.input("result", sh.result, bs, 1)
 	var negMask *G.Node
 	if stock {
 		negMask = b.input("mask", sh.negMask, bs, env.NumActions)
 		target := b.input("target", sh.target, bs, env.NumActions)
 		sh.polLoss = b.stockPolicyLoss(fwd.logits, negMask, target, bs)
+		result := b.input("result", sh.result, bs, 1)
+		if b.err != nil {
+			return b.err
+		}
+		diff := b.keep(G.Sub(fwd.value, result))
+		sh.valLoss = b.keep(G.Mean(b.keep(G.Square(diff))))
 	} else {
 		sh.polLoss = b.keep(G.Sum(b.apply(fused.NewPolicyLossOp(bs, &sh.targets), fwd.logits)))
+		vl := fused.NewValueLossOp(n.cfg.dims(), bs, sh.result)
+		tp := fused.TrunkParams(n.cfg.Blocks)
+		sh.valLoss = b.keep(G.Sum(b.apply(vl, append([]*G.Node{fwd.valuePlanes}, fwd.params[tp+4:tp+8]...)...)))
+		fwd.valueOut = vl.Values()
 	}
-	if b.err != nil {
-		return b.err
-	}
-	diff := b.keep(G.Sub(fwd.value, result))
-	sh.valLoss = b.keep(G.Mean(b.keep(G.Square(diff))))
 	if b.err != nil {
 		return b.err
 	}

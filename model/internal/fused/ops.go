@@ -2,11 +2,9 @@ package fused
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/deathstacks/deathstacks/env"
 	"github.com/deathstacks/deathstacks/model/internal/kernel"
-	"gonum.org/v1/gonum/blas"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -220,8 +218,7 @@ func splitParams(flat []float32, shapes [][]int) [][]float32 {
 // fc1.w + fc1.b) fc2.w + fc2.b), (B, 1), with the weights of the engine's
 // Net. As gorgonia's nodes these were fourteen nodes (broadcasts,
 // the ReLU as a product with a comparison, reshapes), each allocating its
-// value on every run; training keeps them (graph.go's finish) for their
-// gradients.
+// value on every run. Training runs the same layers in ValueLossOp.
 type ValueFCOp struct {
 	op
 	w      *Net
@@ -243,15 +240,6 @@ func (op *ValueFCOp) doRows(rows int, vals ...G.Value) (G.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	fc, k, hid := op.w.fc, op.in[0][1], op.w.dims.ValueHidden
-	kernel.BLAS{}.Sgemm(blas.NoTrans, blas.NoTrans, rows, hid, k, 1, in[0], k, fc[0], hid, 0, op.hidden, hid)
-	out := op.out.Float32s()
-	for b := range rows {
-		sum := fc[3][0]
-		for j, v := range op.hidden[b*hid : (b+1)*hid] {
-			sum += max(v+fc[1][j], 0) * fc[2][j]
-		}
-		out[b] = float32(math.Tanh(float64(sum)))
-	}
+	valueFC(rows, op.in[0][1], op.w.dims.ValueHidden, in[0], op.w.fc, op.hidden, op.out.Float32s())
 	return op.out, nil
 }
