@@ -324,9 +324,21 @@ func (p *conv) segments(dst []segment) []segment {
 // the rows of g^T.
 const backwardKC = 96
 
-// reluBackward zeroes g where the ReLU's output y is not positive: g
-// becomes the gradient before the ReLU.
+// reluBackward zeroes g where the ReLU's output y is not positive (y <=
+// 0; a NaN is kept): g becomes the gradient before the ReLU. The AVX form
+// takes 8 values at once.
 func reluBackward(g, y []float32) {
+	y = y[:len(g)]
+	n := 0
+	if fastKernels {
+		n = len(g) / 8 * 8
+		reluBackwardAsm(g[:n], y[:n])
+	}
+	reluBackwardGo(g[n:], y[n:])
+}
+
+// reluBackwardGo is the portable form of reluBackward.
+func reluBackwardGo(g, y []float32) {
 	// A select of the bits, which compiles to a conditional move: half of
 	// the outputs are not positive, at random, and a branch on each
 	// mispredicted that often.

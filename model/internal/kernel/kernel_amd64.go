@@ -55,3 +55,15 @@ func adamAsm(w, g, m, v []float32, c *AdamStep) {
 
 //go:noescape
 func adamAVX(w, grad, m, v *float32, blocks int, c *AdamStep)
+
+// reluBackwardAsm runs reluBackwardAVX on reluBackward's arguments, of
+// the same length, divisible by 8.
+func reluBackwardAsm(g, y []float32) {
+	if len(g) == 0 {
+		return
+	}
+	reluBackwardAVX(&g[0], &y[0], len(g)/8)
+}
+
+//go:noescape
+func reluBackwardAVX(grad, y *float32, blocks int)
