@@ -213,24 +213,21 @@ func (p *conv) backwardWeights(batch int, src []float32, inStride int, g []float
 	offs := [1]int{}
 	for q0 := 0; q0 < pixels; q0 += backwardKC {
 		kc := min(backwardKC, pixels-q0)
-		// The block's pixels; g^T of the block, rows past out zero, which
-		// db sums.
+		// The block's pixels; g^T of the block, rows past out zero; db
+		// the sum of g over the pixels, in the pixels' order, each channel
+		// a running sum of its own (a sum a row of g^T waited on each of
+		// its additions).
 		p.px = grow(p.px, kc)
 		p.gp = grow(p.gp, rows*kc)
 		clear(p.gp[p.out*kc : rows*kc])
+		db := db[:p.out]
 		for q := range kc {
 			px := boardPixel(q0 + q)
 			p.px[q] = px
-			for o, v := range g[px*stride : px*stride+p.out] {
+			for o, v := range g[px*stride : px*stride+len(db)] {
 				p.gp[o*kc+q] = v
+				db[o] += v
 			}
-		}
-		for o := range p.out {
-			sum := db[o]
-			for _, v := range p.gp[o*kc : (o+1)*kc] {
-				sum += v
-			}
-			db[o] = sum
 		}
 		flags := kernelAccumulate
 		if q0 == 0 {
