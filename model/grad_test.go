@@ -55,7 +55,8 @@ func TestFusedGradientsMatchStock(t *testing.T) {
 				cfg := tinyTrainConfig(size)
 				cfg.ValueWeight = 0.7
 				fl, fg, sl, sg := fusedAndStockGradients(t, n, cfg, batch)
-				if math.Abs(fl.Policy-sl.Policy) > 1e-4*(1+sl.Policy) || math.Abs(fl.Value-sl.Value) > 1e-4*(1+sl.Value) {
+				if math.Abs(fl.Policy-sl.Policy) > 1e-4*(1+sl.Policy) || math.Abs(fl.Value-sl.Value) > 1e-4*(1+sl.Value) ||
+					math.Abs(fl.Entropy-sl.Entropy) > 1e-4*(1+sl.Entropy) {
 					t.Errorf("fused losses %+v, stock %+v", fl, sl)
 				}
 				for i, s := range nc.specs() {

@@ -125,6 +125,9 @@ type trainShard struct {
 	stock           bool
 	polLoss         *G.Node
 	valLoss         *G.Node
+	// polOp is the fused graph's policy loss, which measures the
+	// policy's entropy too; nil in the stock graph.
+	polOp *fused.PolicyLossOp
 	// The optional losses' inputs and nodes, nil when off: see aux.go.
 	aux auxShard
 }
@@ -225,7 +228,8 @@ func (sh *trainShard) build(n *Network, cfg TrainConfig, stock bool) error {
 		diff := b.keep(G.Sub(fwd.value, result))
 		sh.valLoss = b.keep(G.Mean(b.keep(G.Square(diff))))
 	} else {
-		sh.polLoss = b.keep(G.Sum(b.apply(fused.NewPolicyLossOp(bs, &sh.targets), fwd.logits)))
+		sh.polOp = fused.NewPolicyLossOp(bs, &sh.targets)
+		sh.polLoss = b.keep(G.Sum(b.apply(sh.polOp, fwd.logits)))
 		vl := fused.NewValueLossOp(n.cfg.dims(), bs, sh.result)
 		tp := fused.TrunkParams(n.cfg.Blocks)
 		sh.valLoss = b.keep(G.Sum(b.apply(vl, append([]*G.Node{fwd.valuePlanes}, fwd.params[tp+4:tp+8]...)...)))
@@ -478,12 +482,16 @@ func (sh *trainShard) gradients(batch []Sample) shardResult {
 	if err := sh.aux.losses(&l); err != nil {
 		return shardResult{err: err}
 	}
-	out, err := sh.fwd.outputs()
-	if err != nil {
-		return shardResult{err: err}
-	}
-	if l.Entropy, err = meanEntropy(out, batch[sh.first:sh.first+sh.rows]); err != nil {
-		return shardResult{err: fmt.Errorf("%w; weights left unchanged", err)}
+	if sh.polOp != nil {
+		l.Entropy = sh.polOp.Entropy()
+	} else {
+		out, err := sh.fwd.outputs()
+		if err != nil {
+			return shardResult{err: err}
+		}
+		if l.Entropy, err = meanEntropy(out, batch[sh.first:sh.first+sh.rows]); err != nil {
+			return shardResult{err: fmt.Errorf("%w; weights left unchanged", err)}
+		}
 	}
 	grads := make([][]float32, len(sh.fwd.params))
 	var ok bool

@@ -34,12 +34,14 @@ type Targets struct {
 // its time on exp() of the illegal actions and on broadcast copies; here
 // everything runs over the legal actions only (and reading a dense mask
 // and dense targets of 6912 values a row took most of the op's time). It
-// keeps the softmax over the legal actions for its gradient op.
+// keeps the softmax over the legal actions for its gradient op, and its
+// mean entropy (Entropy).
 type PolicyLossOp struct {
 	op
 	batch   int
 	targets *Targets
 	probs   []float32 // (B, NumActions), 0 for illegal actions
+	entropy float64   // the last run's mean entropy of the softmax
 	// probsAt and gradAt are the indices of the last run's legal actions
 	// as the loss and its gradient saw them: where probs and the
 	// gradient's output are nonzero.
@@ -79,7 +81,7 @@ func (op *PolicyLossOp) Do(vals ...G.Value) (G.Value, error) {
 	for _, v := range z {
 		nonFinite |= math.Float32bits(v)&expBits + 1<<23
 	}
-	var total float64
+	var total, entropy float64
 	if nonFinite&(1<<31) != 0 {
 		total = math.NaN()
 	}
@@ -98,14 +100,26 @@ func (op *PolicyLossOp) Do(vals ...G.Value) (G.Value, error) {
 			sum += e
 			dot += float64(prob[k]) * float64(z[i])
 		}
+		// The entropy -sum(p*log(p)), with log(p) = z - top - log(sum):
+		// top + log(sum) - sum(p*z).
+		var pz float64
 		for _, i := range index {
-			op.probs[i] = float32(float64(op.probs[i]) / sum)
+			p := float64(op.probs[i]) / sum
+			op.probs[i] = float32(p)
+			pz += p * float64(z[i])
 		}
-		total += top + math.Log(sum) - dot
+		lse := top + math.Log(sum)
+		total += lse - dot
+		entropy += lse - pz
 	}
 	op.out.Float32s()[0] = float32(total / float64(op.batch))
+	op.entropy = entropy / float64(op.batch)
 	return op.out, nil
 }
+
+// Entropy is the mean over rows of the entropy of the last run's softmax
+// over the legal actions, in nats.
+func (op *PolicyLossOp) Entropy() float64 { return op.entropy }
 
 // check reports what is wrong with t as the targets of batch rows.
 func (t *Targets) check(batch int) error {
