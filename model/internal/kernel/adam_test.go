@@ -55,6 +55,50 @@ func TestAdam(t *testing.T) {
 	}
 }
 
+// TestAdamFlushes checks that both forms store no subnormal weight or
+// moment, and agree bit for bit, on values near the smallest normal
+// (some results subnormal, some -0) and on zeros.
+func TestAdamFlushes(t *testing.T) {
+	const n = 37
+	w, g, m, v := randSlice(n, 5), make([]float32, n), randSlice(n, 6), randSlice(n, 7)
+	for j := range w {
+		w[j] *= 0x1p-125
+		m[j] *= 0x1p-125
+		v[j] = v[j] * v[j] * 0x1p-125
+	}
+	w[3], m[4] = float32(math.Copysign(0, -1)), float32(math.Copysign(0, -1))
+	c := AdamStep{Decay: 0.5, Beta1: 0.9, Beta2: 0.999, Step: 0x1p-140, Eps: 1e-8}
+	forms := map[string]func(w, g, m, v []float32, c *AdamStep){"go": adamGo}
+	if haveAVX2FMA {
+		forms["avx"] = func(w, g, m, v []float32, c *AdamStep) {
+			k := len(w) / 8 * 8
+			adamAsm(w[:k], g[:k], m[:k], v[:k], c)
+			adamGo(w[k:], g[k:], m[k:], v[k:], c)
+		}
+	}
+	got := map[string][]float32{}
+	for name, adam := range forms {
+		w2, m2, v2 := slices.Clone(w), slices.Clone(m), slices.Clone(v)
+		adam(w2, g, m2, v2, &c)
+		got[name] = slices.Concat(w2, m2, v2)
+		flushed := 0
+		for j, x := range got[name] {
+			if b := math.Float32bits(x); b&0x7fffffff < 0x00800000 && b != 0 {
+				t.Fatalf("%s: value %d is %v, subnormal or -0", name, j, x)
+			}
+			if x == 0 {
+				flushed++
+			}
+		}
+		if flushed == 0 {
+			t.Fatalf("%s: no result flushed: the test's values are too large", name)
+		}
+	}
+	if a, ok := got["avx"]; ok && !slices.Equal(a, got["go"]) {
+		t.Error("the AVX and Go forms differ")
+	}
+}
+
 func TestAdamRejectsLengths(t *testing.T) {
 	defer func() {
 		if recover() == nil {

@@ -220,8 +220,9 @@ gdone:
 	RET
 
 // adamAVX is the AVX form of adamGo (adam.go), 8 values an iteration, each
-// operation rounded on its own (no FMA) as the Go form's. c points to an
-// AdamStep: Decay, Beta1, Beta2, Step, Eps.
+// operation rounded on its own (no FMA) as the Go form's, the results
+// flushed as flush does. c points to an AdamStep: Decay, Beta1, Beta2,
+// Step, Eps.
 //
 // func adamAVX(w, grad, m, v *float32, blocks int, c *AdamStep)
 TEXT ·adamAVX(SB), NOSPLIT, $0-48
@@ -242,6 +243,10 @@ TEXT ·adamAVX(SB), NOSPLIT, $0-48
 	VBROADCASTSS X15, Y15
 	VSUBPS Y9, Y15, Y10
 	VSUBPS Y11, Y15, Y12
+	// The smallest normal's bits, for the flush.
+	MOVL $0x00800000, BX
+	MOVQ BX, X15
+	VPBROADCASTD X15, Y15
 	TESTQ CX, CX
 	JZ adone
 aloop:
@@ -253,18 +258,32 @@ aloop:
 	VMULPS Y9, Y2, Y2 // Beta1*m
 	VMULPS Y1, Y10, Y3 // (1-Beta1)*gj
 	VADDPS Y3, Y2, Y2 // m
-	VMOVUPS Y2, (R8)
 	VMOVUPS (R9), Y4
 	VMULPS Y11, Y4, Y4 // Beta2*v
 	VMULPS Y1, Y12, Y5 // (1-Beta2)*gj
 	VMULPS Y1, Y5, Y5 // ((1-Beta2)*gj)*gj
 	VADDPS Y5, Y4, Y4 // v
-	VMOVUPS Y4, (R9)
 	VSQRTPS Y4, Y6
 	VADDPS Y14, Y6, Y6 // sqrt(v) + Eps
 	VMULPS Y2, Y13, Y7 // Step*m
 	VDIVPS Y6, Y7, Y7
 	VSUBPS Y7, Y0, Y0
+	// Flush m, v and w: zero where the magnitude's bits are below the
+	// smallest normal's.
+	VPSLLD $1, Y2, Y1
+	VPSRLD $1, Y1, Y1
+	VPCMPGTD Y1, Y15, Y1 // smallest normal > |m|
+	VPANDN Y2, Y1, Y2
+	VMOVUPS Y2, (R8)
+	VPSLLD $1, Y4, Y3
+	VPSRLD $1, Y3, Y3
+	VPCMPGTD Y3, Y15, Y3
+	VPANDN Y4, Y3, Y4
+	VMOVUPS Y4, (R9)
+	VPSLLD $1, Y0, Y5
+	VPSRLD $1, Y5, Y5
+	VPCMPGTD Y5, Y15, Y5
+	VPANDN Y0, Y5, Y0
 	VMOVUPS Y0, (DI)
 	ADDQ $32, DI
 	ADDQ $32, SI

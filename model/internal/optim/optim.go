@@ -100,10 +100,8 @@ func (u Step) Apply(i, lo int, w, g []float32, decay bool) {
 	m := u.o.M[i][lo : lo+len(w)]
 	if u.o.Adam {
 		v := u.o.V[i][lo : lo+len(w)]
+		// Adam flushes the subnormal results itself.
 		kernel.Adam(w, g, m, v, kernel.AdamStep{Decay: wd, Beta1: u.b1, Beta2: u.b2, Step: u.step, Eps: u.eps})
-		FlushSubnormals(w)
-		FlushSubnormals(m)
-		FlushSubnormals(v)
 		return
 	}
 	for j := range w {
