@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/deathstacks/deathstacks/env"
+	"github.com/deathstacks/deathstacks/model/internal/kernel"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -48,9 +49,6 @@ type PolicyLossOp struct {
 	probsAt, gradAt []int32
 }
 
-// expBits are a float32's exponent bits.
-const expBits = 0x7f800000
-
 // NewPolicyLossOp returns the loss of batch rows over targets.
 func NewPolicyLossOp(batch int, targets *Targets) *PolicyLossOp {
 	return &PolicyLossOp{
@@ -74,15 +72,10 @@ func (op *PolicyLossOp) Do(vals ...G.Value) (G.Value, error) {
 		op.probs[i] = 0
 	}
 	op.probsAt = append(op.probsAt[:0], t.Index...)
-	// A logit, legal or not, that is infinite or NaN (all exponent bits
-	// set) makes the loss NaN, as a sum over all actions would: adding 1
-	// to its exponent bits carries into the sign bit of nonFinite.
-	var nonFinite uint32
-	for _, v := range z {
-		nonFinite |= math.Float32bits(v)&expBits + 1<<23
-	}
+	// A logit, legal or not, that is infinite or NaN makes the loss NaN,
+	// as a sum over all actions would.
 	var total, entropy float64
-	if nonFinite&(1<<31) != 0 {
+	if !kernel.AllFinite(z) {
 		total = math.NaN()
 	}
 	start := 0

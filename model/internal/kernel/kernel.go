@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"fmt"
+	"math"
 	"os"
 )
 
@@ -145,4 +146,28 @@ func gatherRowsGo(dst, src []float32, px []int, stride, off int) {
 		row := *(*[nr]float32)(src[p*stride+off:])
 		*(*[nr]float32)(dst[q*nr:]) = row
 	}
+}
+
+// AllFinite reports whether every value of x is finite: no infinity, no
+// NaN. The AVX form takes 8 values at once.
+func AllFinite(x []float32) bool {
+	n := 0
+	if fastKernels {
+		n = len(x) / 8 * 8
+		if !allFiniteAsm(x[:n]) {
+			return false
+		}
+	}
+	return allFiniteGo(x[n:])
+}
+
+// allFiniteGo is the portable form of AllFinite: a value is infinite or
+// NaN when all its exponent bits are set, and then adding 1 to them
+// carries into bit 31.
+func allFiniteGo(x []float32) bool {
+	var carry uint32
+	for _, v := range x {
+		carry |= math.Float32bits(v)&0x7f800000 + 1<<23
+	}
+	return carry&(1<<31) == 0
 }

@@ -67,3 +67,15 @@ func reluBackwardAsm(g, y []float32) {
 
 //go:noescape
 func reluBackwardAVX(grad, y *float32, blocks int)
+
+// allFiniteAsm runs allFiniteAVX on AllFinite's argument, of a length
+// divisible by 8.
+func allFiniteAsm(x []float32) bool {
+	if len(x) == 0 {
+		return true
+	}
+	return allFiniteAVX(&x[0], len(x)/8)
+}
+
+//go:noescape
+func allFiniteAVX(x *float32, blocks int) bool

@@ -319,3 +319,34 @@ rloop:
 rdone:
 	VZEROUPPER
 	RET
+
+// allFiniteAVX is the AVX form of allFiniteGo (kernel.go), 8 values an
+// iteration: the exponent bits, plus 1 at their lowest, ORed together;
+// a value with all of them set carries into the sign bit.
+//
+// func allFiniteAVX(x *float32, blocks int) bool
+TEXT ·allFiniteAVX(SB), NOSPLIT, $0-17
+	MOVQ x+0(FP), SI
+	MOVQ blocks+8(FP), CX
+	MOVL $0x7f800000, AX
+	MOVQ AX, X14
+	VPBROADCASTD X14, Y14 // the exponent bits
+	MOVL $0x00800000, AX
+	MOVQ AX, X13
+	VPBROADCASTD X13, Y13 // 1 at the exponent's lowest bit
+	VPXOR Y0, Y0, Y0
+	TESTQ CX, CX
+	JZ fdone
+floop:
+	VPAND (SI), Y14, Y1
+	VPADDD Y13, Y1, Y1
+	VPOR Y1, Y0, Y0
+	ADDQ $32, SI
+	DECQ CX
+	JNZ floop
+fdone:
+	VMOVMSKPS Y0, AX // the sign bits
+	TESTL AX, AX
+	SETEQ ret+16(FP)
+	VZEROUPPER
+	RET

@@ -18,3 +18,5 @@ func gatherRowsAsm(dst, src []float32, px []int, stride, off int) {
 func adamAsm(w, g, m, v []float32, c *AdamStep) { adamGo(w, g, m, v, c) }
 
 func reluBackwardAsm(g, y []float32) { reluBackwardGo(g, y) }
+
+func allFiniteAsm(x []float32) bool { return allFiniteGo(x) }

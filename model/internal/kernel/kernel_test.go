@@ -217,3 +217,44 @@ func TestGatherRows(t *testing.T) {
 		})
 	}
 }
+
+// TestAllFinite checks AllFinite, and its portable form where the AVX
+// one runs, on one non-finite value at each position of slices with and
+// without a tail past the last 8 values, and on finite extremes.
+func TestAllFinite(t *testing.T) {
+	special := map[string]float32{
+		"+inf": float32(math.Inf(1)), "-inf": float32(math.Inf(-1)), "nan": float32(math.NaN()),
+	}
+	for _, n := range []int{0, 7, 8, 37} {
+		x := randSlice(n, 1)
+		if n > 2 {
+			x[0], x[1], x[2] = math.MaxFloat32, -math.MaxFloat32, math.SmallestNonzeroFloat32
+		}
+		t.Run(fmt.Sprintf("n=%d/finite", n), func(t *testing.T) {
+			if !AllFinite(x) || !allFiniteGo(x) {
+				t.Error("finite values reported non-finite")
+			}
+		})
+		for name, v := range special {
+			t.Run(fmt.Sprintf("n=%d/%s", n, name), func(t *testing.T) {
+				for i := range x {
+					y := slices.Clone(x)
+					y[i] = v
+					if AllFinite(y) || allFiniteGo(y) {
+						t.Fatalf("%v at %d reported finite", v, i)
+					}
+				}
+			})
+		}
+	}
+}
+
+func BenchmarkAllFinite(b *testing.B) {
+	// A training shard's logits at batch 32.
+	x := randSlice(32*6912, 1)
+	for b.Loop() {
+		if !AllFinite(x) {
+			b.Fatal("finite values reported non-finite")
+		}
+	}
+}
