@@ -113,10 +113,15 @@ const trainShards = 2
 // starting at sample first.
 type trainShard struct {
 	first, rows int
-	vm          G.VM
-	fwd         *net
-	xs          []float32 // (rows, planes, 6, 6)
-	result      []float32 // (rows, 1)
+	// The stock graph runs on a tape machine (vm), whose dual values of
+	// the learnables accumulate the gradients; the fused one in the
+	// calling goroutine (run), the gradients the values of grads.
+	vm     G.VM
+	run    *fused.Run
+	grads  G.Nodes
+	fwd    *net
+	xs     []float32 // (rows, planes, 6, 6)
+	result []float32 // (rows, 1)
 	// The policy targets: the fused graph's compact (targets), the stock
 	// graph's dense (negMask: 0 legal, illegalLogit illegal; target), all
 	// in the order of the graph's logits.
@@ -244,12 +249,18 @@ func (sh *trainShard) build(n *Network, cfg TrainConfig, stock bool) error {
 	if b.err != nil {
 		return b.err
 	}
-	if _, err := G.Grad(cost, fwd.params...); err != nil {
+	grads, err := G.Grad(cost, fwd.params...)
+	if err != nil {
 		return fmt.Errorf("gradients: %w", err)
 	}
 	sh.fwd = fwd
-	sh.vm = G.NewTapeMachine(g, G.BindDualValues(fwd.params...))
-	return nil
+	if stock {
+		sh.vm = G.NewTapeMachine(g, G.BindDualValues(fwd.params...))
+		return nil
+	}
+	sh.grads = grads
+	sh.run, err = fused.NewTrainingRun(g)
+	return err
 }
 
 // Network returns the network being trained.
@@ -264,9 +275,8 @@ func (t *Trainer) Step(batch []Sample) (Losses, error) {
 	}
 	l, grads, err := t.gradients(batch)
 	if err != nil {
-		// The machine adds each run's gradients to the previous ones:
-		// start every step, successful or not, from zero. A successful
-		// one clears them as it uses them.
+		// Start every step, successful or not, from zero gradients (see
+		// zeroGrads); a successful one clears them as it uses them.
 		t.zeroGrads()
 		return Losses{}, err
 	}
@@ -279,8 +289,8 @@ func (t *Trainer) Step(batch []Sample) (Losses, error) {
 	}
 	// One pass over each learnable, a section at a time so that its
 	// arrays stay in L1: the shards' mean gradient, the update, the
-	// gradients cleared for the next run, and the updated weights'
-	// squares for the next step's L2 term.
+	// gradients cleared for the next run (the stock graphs'), and the
+	// updated weights' squares for the next step's L2 term.
 	squares := make([]float64, len(t.decay))
 	n.mu.Lock()
 	l.LR = t.cfg.learningRate(n.steps)
@@ -384,7 +394,7 @@ func (t *Trainer) gradients(batch []Sample) (Losses, shardGrads, error) {
 	parts[0] = t.shards[0].gradients(batch)
 	wg.Wait()
 	var l Losses
-	grads := shardGrads{parts: make([][][]float32, len(parts)), share: make([]float32, len(parts))}
+	grads := shardGrads{parts: make([][][]float32, len(parts)), share: make([]float32, len(parts)), accumulated: t.shards[0].vm != nil}
 	for k, p := range parts {
 		if p.err != nil {
 			return Losses{}, shardGrads{}, fmt.Errorf("training step %d: %w", t.net.Steps(), p.err)
@@ -408,6 +418,9 @@ func (t *Trainer) gradients(batch []Sample) (Losses, shardGrads, error) {
 type shardGrads struct {
 	parts [][][]float32 // per shard, per learnable
 	share []float32     // each shard's samples over the batch's
+	// accumulated says the arrays are the stock graphs' machines' dual
+	// values, which add each run's gradients to what they hold.
+	accumulated bool
 }
 
 // mean returns the mean gradient of values lo to hi of learnable i, the
@@ -431,9 +444,12 @@ func (s shardGrads) mean(i, lo, hi int) []float32 {
 	return g
 }
 
-// clear zeroes values lo to hi of every shard's gradient of learnable i:
-// the graphs add each run's gradients to what the arrays hold.
+// clear zeroes values lo to hi of every shard's gradient of learnable i
+// if the arrays accumulate.
 func (s shardGrads) clear(i, lo, hi int) {
+	if !s.accumulated {
+		return
+	}
 	for _, p := range s.parts {
 		clear(p[i][lo:hi])
 	}
@@ -468,18 +484,22 @@ type shardResult struct {
 // the shard's graph on it.
 func (sh *trainShard) gradients(batch []Sample) shardResult {
 	sh.load(batch[sh.first : sh.first+sh.rows])
-	if err := run(sh.vm); err != nil {
+	if sh.run != nil {
+		if err := recovered(sh.run.RunAll); err != nil {
+			return shardResult{err: err}
+		}
+	} else if err := run(sh.vm); err != nil {
 		return shardResult{err: err}
 	}
 	var l Losses
 	var err error
-	if l.Policy, err = scalar(sh.polLoss); err != nil {
+	if l.Policy, err = sh.scalar(sh.polLoss); err != nil {
 		return shardResult{err: err}
 	}
-	if l.Value, err = scalar(sh.valLoss); err != nil {
+	if l.Value, err = sh.scalar(sh.valLoss); err != nil {
 		return shardResult{err: err}
 	}
-	if err := sh.aux.losses(&l); err != nil {
+	if err := sh.aux.losses(sh.scalar, &l); err != nil {
 		return shardResult{err: err}
 	}
 	if sh.polOp != nil {
@@ -494,21 +514,32 @@ func (sh *trainShard) gradients(batch []Sample) shardResult {
 		}
 	}
 	grads := make([][]float32, len(sh.fwd.params))
-	var ok bool
 	for i, p := range sh.fwd.params {
-		gv, err := p.Grad()
-		if err != nil {
+		var gv G.Value
+		if sh.run != nil {
+			gv = sh.run.Value(sh.grads[i])
+		} else if gv, err = p.Grad(); err != nil {
 			return shardResult{err: fmt.Errorf("gradient of %s: %w", p.Name(), err)}
 		}
-		if grads[i], ok = gv.Data().([]float32); !ok {
-			return shardResult{err: fmt.Errorf("gradient of %s is not float32", p.Name())}
+		t, ok := gv.(tensor.Tensor)
+		if ok {
+			grads[i], ok = t.Data().([]float32)
+		}
+		if !ok || len(grads[i]) != p.Shape().TotalSize() {
+			return shardResult{err: fmt.Errorf("gradient of %s is not %v float32 values", p.Name(), p.Shape())}
 		}
 	}
 	return shardResult{losses: l, grads: grads}
 }
 
+// zeroGrads clears the stock graphs' gradients: their machines add each
+// run's gradients to what the learnables' dual values hold. The fused
+// graphs' ops overwrite theirs.
 func (t *Trainer) zeroGrads() {
 	for _, sh := range t.shards {
+		if sh.vm == nil {
+			continue
+		}
 		for _, p := range sh.fwd.params {
 			if g, err := p.Grad(); err == nil {
 				if d, ok := g.Data().([]float32); ok {
@@ -639,12 +670,22 @@ func meanEntropy(out batchOutput, batch []Sample) (float64, error) {
 	return total / float64(len(batch)), nil
 }
 
-func scalar(n *G.Node) (float64, error) {
-	v, ok := n.Value().Data().(float32)
-	if !ok {
-		if t, isT := n.Value().(tensor.Tensor); isT && t.Size() == 1 {
-			v, ok = t.Data().([]float32)[0], true
+// scalar is the value of n, a float32 scalar, after the shard's last run.
+func (sh *trainShard) scalar(n *G.Node) (float64, error) {
+	val := n.Value()
+	if sh.run != nil {
+		val = sh.run.Value(n)
+	}
+	var v float32
+	ok := false
+	switch x := val.(type) {
+	case nil:
+	case tensor.Tensor:
+		if d, isF := x.Data().([]float32); isF && len(d) == 1 {
+			v, ok = d[0], true
 		}
+	default:
+		v, ok = x.Data().(float32)
 	}
 	if !ok {
 		return 0, fmt.Errorf("training step: %s is not a float32 scalar", n.Name())
