@@ -20,8 +20,8 @@ import (
 // in topological order is the whole computation.
 type Run struct {
 	steps []step
-	vals  []G.Value     // each node's value, in topological order
-	index map[int64]int // each node's place in vals
+	vals  []G.Value       // each node's value, in topological order
+	index map[*G.Node]int // each node's place in vals
 }
 
 // step is one op node: its op and the indices of its inputs' values.
@@ -65,11 +65,11 @@ func newRun(g *G.ExprGraph, inference bool) (*Run, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sort fused graph: %w", err)
 	}
-	r := &Run{vals: make([]G.Value, len(sorted)), index: make(map[int64]int, len(sorted))}
+	r := &Run{vals: make([]G.Value, len(sorted)), index: make(map[*G.Node]int, len(sorted))}
 	// Sort puts each node before its inputs: run from the end.
 	for i := range sorted {
 		n := sorted[len(sorted)-1-i]
-		r.index[n.ID()] = i
+		r.index[n] = i
 		if n.Op() == nil {
 			if r.vals[i] = n.Value(); r.vals[i] == nil {
 				return nil, fmt.Errorf("fused graph: input %s has no value", n.Name())
@@ -87,7 +87,7 @@ func newRun(g *G.ExprGraph, inference bool) (*Run, error) {
 			s.prealloc = p
 		}
 		for it := g.From(n.ID()); it.Next(); {
-			s.args = append(s.args, r.index[it.Node().ID()])
+			s.args = append(s.args, r.index[it.Node().(*G.Node)])
 		}
 		s.in = make([]G.Value, len(s.args))
 		r.steps = append(r.steps, s)
@@ -137,7 +137,7 @@ func (r *Run) RunAll() error {
 // Value is node n's value after the last run; nil for a node of another
 // graph.
 func (r *Run) Value(n *G.Node) G.Value {
-	i, ok := r.index[n.ID()]
+	i, ok := r.index[n]
 	if !ok {
 		return nil
 	}
