@@ -99,21 +99,18 @@ func packConv(dst, w []float32, out, in, taps int, transposed bool) []float32 {
 	}
 	panels := (cols + nr - 1) / nr
 	dst = grow(dst, panels*taps*depth*nr)
-	for jr := range panels {
-		for t := range taps {
-			for d := range depth {
-				row := dst[((jr*taps+t)*depth+d)*nr:][:nr]
-				for j := range row {
-					row[j] = 0
-					if jr*nr+j >= cols {
-						continue
-					}
-					o, c := jr*nr+j, d
-					if transposed {
-						o, c = d, jr*nr+j
-					}
-					row[j] = w[(o*in+c)*taps+t]
-				}
+	clear(dst) // the columns past cols
+	// In the stored order, each weight to its place: column col's panel
+	// and place in it, its depth d and tap t.
+	for o := range out {
+		for c := range in {
+			col, d := o, c
+			if transposed {
+				col, d = c, o
+			}
+			base := (col/nr*taps*depth+d)*nr + col%nr
+			for t, v := range w[(o*in+c)*taps:][:taps] {
+				dst[base+t*depth*nr] = v
 			}
 		}
 	}
