@@ -177,7 +177,7 @@ func (p *conv) backwardInput(batch int, g []float32, stride int, dst, res, relu 
 			}
 			if relu != nil {
 				o, n := r*inStride, side*inStride
-				reluBackward(dst[o:o+n], relu[o:o+n])
+				reluBackward(dst[o:o+n], dst[o:o+n], relu[o:o+n])
 			}
 		}
 	}
@@ -318,30 +318,32 @@ func (p *conv) segments(dst []segment) []segment {
 // the rows of g^T.
 const backwardKC = 96
 
-// reluBackward zeroes g where the ReLU's output y is not positive (y <=
-// 0; a NaN is kept): g becomes the gradient before the ReLU. The AVX form
-// takes 8 values at once.
-func reluBackward(g, y []float32) {
-	y = y[:len(g)]
+// reluBackward sets dst to g where the ReLU's output y is positive (not
+// y <= 0; a NaN counts as positive) and to zero elsewhere: g becomes the
+// gradient before the ReLU. dst may be g itself. The AVX form takes 8
+// values at once.
+func reluBackward(dst, g, y []float32) {
+	g, y = g[:len(dst)], y[:len(dst)]
 	n := 0
 	if fastKernels {
-		n = len(g) / 8 * 8
-		reluBackwardAsm(g[:n], y[:n])
+		n = len(dst) / 8 * 8
+		reluBackwardAsm(dst[:n], g[:n], y[:n])
 	}
-	reluBackwardGo(g[n:], y[n:])
+	reluBackwardGo(dst[n:], g[n:], y[n:])
 }
 
 // reluBackwardGo is the portable form of reluBackward.
-func reluBackwardGo(g, y []float32) {
+func reluBackwardGo(dst, g, y []float32) {
+	g, y = g[:len(dst)], y[:len(dst)]
 	// A select of the bits, which compiles to a conditional move: half of
 	// the outputs are not positive, at random, and a branch on each
 	// mispredicted that often.
-	for i, v := range y[:len(g)] {
+	for i, v := range y {
 		b := math.Float32bits(g[i])
 		if v <= 0 {
 			b = 0
 		}
-		g[i] = math.Float32frombits(b)
+		dst[i] = math.Float32frombits(b)
 	}
 }
 

@@ -296,7 +296,7 @@ func TestHead(t *testing.T) {
 
 func TestReLUBackward(t *testing.T) {
 	g := []float32{1, 2, 3, 4}
-	reluBackward(g, []float32{0.5, 0, -1, 2})
+	reluBackward(g, g, []float32{0.5, 0, -1, 2})
 	if want := []float32{1, 0, 0, 4}; fmt.Sprint(g) != fmt.Sprint(want) {
 		t.Errorf("got %v, want %v", g, want)
 	}
@@ -318,11 +318,11 @@ func TestReLUBackwardForms(t *testing.T) {
 					y[i*3%n] = v
 				}
 			}
-			want, got := slices.Clone(g), slices.Clone(g)
-			reluBackwardGo(want, y)
+			want, got := slices.Clone(g), make([]float32, n)
+			reluBackwardGo(want, want, y)
 			k := n / 8 * 8
-			reluBackwardAsm(got[:k], y[:k])
-			reluBackwardGo(got[k:], y[k:])
+			reluBackwardAsm(got[:k], g[:k], y[:k])
+			reluBackwardGo(got[k:], g[k:], y[k:])
 			for i := range want {
 				if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
 					t.Fatalf("value %d (output %v): AVX %v, Go %v", i, y[i], got[i], want[i])
@@ -397,6 +397,6 @@ func BenchmarkReLUBackward(b *testing.B) {
 	y := randSlice(32*paddedPixels*32, 1)
 	g := randSlice(len(y), 2)
 	for b.Loop() {
-		reluBackward(g, y)
+		reluBackward(g, g, y)
 	}
 }

@@ -58,15 +58,15 @@ func adamAVX(w, grad, m, v *float32, blocks int, c *AdamStep)
 
 // reluBackwardAsm runs reluBackwardAVX on reluBackward's arguments, of
 // the same length, divisible by 8.
-func reluBackwardAsm(g, y []float32) {
-	if len(g) == 0 {
+func reluBackwardAsm(dst, g, y []float32) {
+	if len(dst) == 0 {
 		return
 	}
-	reluBackwardAVX(&g[0], &y[0], len(g)/8)
+	reluBackwardAVX(&dst[0], &g[0], &y[0], len(dst)/8)
 }
 
 //go:noescape
-func reluBackwardAVX(grad, y *float32, blocks int)
+func reluBackwardAVX(dst, grad, y *float32, blocks int)
 
 // allFiniteAsm runs allFiniteAVX on AllFinite's argument, of a length
 // divisible by 8.

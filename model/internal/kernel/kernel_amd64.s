@@ -296,23 +296,25 @@ adone:
 	RET
 
 // reluBackwardAVX is the AVX form of reluBackwardGo (conv.go), 8 values an
-// iteration: g is kept where !(y <= 0) (predicate NLE_UQ, true for a NaN)
-// and zeroed elsewhere.
+// iteration: dst is grad where !(y <= 0) (predicate NLE_UQ, true for a
+// NaN), zero elsewhere.
 //
-// func reluBackwardAVX(grad, y *float32, blocks int)
-TEXT ·reluBackwardAVX(SB), NOSPLIT, $0-24
-	MOVQ grad+0(FP), DI
-	MOVQ y+8(FP), SI
-	MOVQ blocks+16(FP), CX
+// func reluBackwardAVX(dst, grad, y *float32, blocks int)
+TEXT ·reluBackwardAVX(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ grad+8(FP), DX
+	MOVQ y+16(FP), SI
+	MOVQ blocks+24(FP), CX
 	VXORPS Y15, Y15, Y15
 	TESTQ CX, CX
 	JZ rdone
 rloop:
 	VMOVUPS (SI), Y0
 	VCMPPS $0x16, Y15, Y0, Y0 // y NLE_UQ 0: !(y <= 0)
-	VANDPS (DI), Y0, Y0
+	VANDPS (DX), Y0, Y0
 	VMOVUPS Y0, (DI)
 	ADDQ $32, SI
+	ADDQ $32, DX
 	ADDQ $32, DI
 	DECQ CX
 	JNZ rloop

@@ -17,6 +17,6 @@ func gatherRowsAsm(dst, src []float32, px []int, stride, off int) {
 
 func adamAsm(w, g, m, v []float32, c *AdamStep) { adamGo(w, g, m, v, c) }
 
-func reluBackwardAsm(g, y []float32) { reluBackwardGo(g, y) }
+func reluBackwardAsm(dst, g, y []float32) { reluBackwardGo(dst, g, y) }
 
 func allFiniteAsm(x []float32) bool { return allFiniteGo(x) }
