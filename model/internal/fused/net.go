@@ -74,11 +74,12 @@ func (p *Net) loadTrunk(w [][]float32) {
 
 // op is what the fused ops share: the gorgonia Op methods that do not
 // depend on the computation. Their outputs are buffers the op owns and
-// rewrites each run: the tape machine forgets every value at Reset, so an
-// op allocating its result would make garbage on every run. This is safe
-// because the ops' consumers (the fused ops, gorgonia's arithmetic, the
-// graph's output copies, the dual values that gradients are added to)
-// never write their inputs.
+// rewrites each run (a gradient's section, a view of its gradient op's):
+// an op allocating its result would make garbage on every run. This is
+// safe because the ops' consumers (the fused ops, gorgonia's arithmetic,
+// the callers reading the outputs and gradients) do not write them during
+// a run (the model package's trainer averages the gradients in place
+// after it, before the next run rewrites them).
 type op struct {
 	name string
 	in   []tensor.Shape

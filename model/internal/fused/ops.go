@@ -145,8 +145,10 @@ func (op *HeadOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error)
 	return op.backward(op.train, bw, inputs, 0, inputs[0], output, grad)
 }
 
-// sectionOp is one input's gradient: a copy of a section of a gradient
-// op's flat output, shaped like the input.
+// sectionOp is one input's gradient: a section of a gradient op's flat
+// output, shaped like the input, read in place (its value is a view of
+// the gradient op's buffer, which that op rewrites each run; nothing
+// writes it in between, as no op writes its inputs).
 type sectionOp struct {
 	op
 	off int
@@ -157,8 +159,14 @@ func (op *sectionOp) Do(vals ...G.Value) (G.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := op.out.Float32s()
-	copy(out, in[0][op.off:op.off+len(out)])
+	n := op.out.Shape().TotalSize()
+	if op.off+n > len(in[0]) {
+		return nil, fmt.Errorf("%s: section of %d values at %d of %d", op.name, n, op.off, len(in[0]))
+	}
+	sec := in[0][op.off : op.off+n]
+	if &op.out.Float32s()[0] != &sec[0] {
+		op.out = tensor.New(tensor.WithShape(op.out.Shape()...), tensor.WithBacking(sec))
+	}
 	return op.out, nil
 }
 
