@@ -210,22 +210,17 @@ func (p *conv) backwardWeights(batch int, src []float32, inStride int, g []float
 	offs := [1]int{}
 	for q0 := 0; q0 < pixels; q0 += backwardKC {
 		kc := min(backwardKC, pixels-q0)
-		// The block's pixels; g^T of the block, rows past out zero; db
-		// the sum of g over the pixels, in the pixels' order, each channel
-		// a running sum of its own (a sum a row of g^T waited on each of
-		// its additions).
+		// The block's pixels; g^T of the block (a row of backwardKC
+		// values a channel), rows past out zero; db the sum of g over the
+		// pixels, in the pixels' order, each channel a running sum of its
+		// own (a sum along a row of g^T waited on each of its additions).
 		p.px = grow(p.px, kc)
-		p.gp = grow(p.gp, rows*kc)
-		clear(p.gp[p.out*kc : rows*kc])
-		db := db[:p.out]
 		for q := range kc {
-			px := boardPixel(q0 + q)
-			p.px[q] = px
-			for o, v := range g[px*stride : px*stride+len(db)] {
-				p.gp[o*kc+q] = v
-				db[o] += v
-			}
+			p.px[q] = boardPixel(q0 + q)
 		}
+		p.gp = grow(p.gp, rows*backwardKC)
+		clear(p.gp[p.out*backwardKC:])
+		transposeRows(p.gp, g, p.px, stride, p.out, db)
 		flags := kernelAccumulate
 		if q0 == 0 {
 			flags = 0
@@ -241,8 +236,8 @@ func (p *conv) backwardWeights(batch int, src []float32, inStride int, g []float
 				segs = segs[1:]
 			}
 			for r := 0; r < rows; r += mr {
-				offs[0] = r * kc
-				kernel(p.gp, offs[:], kc, kc, p.srcT, p.acc[r*ld+jr*nr:], ld, nil, nil, flags)
+				offs[0] = r * backwardKC
+				kernel(p.gp, offs[:], kc, backwardKC, p.srcT, p.acc[r*ld+jr*nr:], ld, nil, nil, flags)
 			}
 		}
 	}
@@ -374,11 +369,12 @@ type Head struct {
 	wp, biasSq []float32
 	squares    bool
 	// Backward's scratch: the gradient before the ReLU (gm), the trunk
-	// output packed (hp), the taps' offsets (offs), the weights' gradient
-	// (acc), the weights transposed (wt), a position's gradient packed
-	// (gb) and its input gradient channel-major (dt).
+	// output packed (hp), the taps' offsets (offs), a block's pixels
+	// (px), the weights' gradient (acc), the weights transposed (wt), a
+	// position's gradient packed (gb) and its input gradient
+	// channel-major (dt).
 	gm, hp, acc, wt, gb, dt []float32
-	offs                    []int
+	offs, px                []int
 }
 
 // headPanels is the number of nr-square panels covering the board.
@@ -737,14 +733,15 @@ func (p *Head) backwardWeightsSquares(batch int, h []float32, stride int, g, dw 
 	offs := [1]int{}
 	for q0 := 0; q0 < n; q0 += backwardKC {
 		kc := min(backwardKC, n-q0)
-		// The block's trunk output transposed, rows past in zero.
-		p.hp = grow(p.hp, rows*kc)
-		clear(p.hp[p.in*kc : rows*kc])
+		// The block's trunk output transposed (a row of backwardKC values
+		// a channel), rows past in zero.
+		p.px = grow(p.px, kc)
 		for q := range kc {
-			for c, v := range h[boardPixel(q0+q)*stride:][:p.in] {
-				p.hp[c*kc+q] = v
-			}
+			p.px[q] = boardPixel(q0 + q)
 		}
+		p.hp = grow(p.hp, rows*backwardKC)
+		clear(p.hp[p.in*backwardKC:])
+		transposeRows(p.hp, h, p.px, stride, p.in, nil)
 		flags := kernelAccumulate
 		if q0 == 0 {
 			flags = 0
@@ -756,8 +753,8 @@ func (p *Head) backwardWeightsSquares(batch int, h []float32, stride int, g, dw 
 				*(*[nr]float32)(p.gb[q*nr:]) = row
 			}
 			for r := 0; r < rows; r += mr {
-				offs[0] = r * kc
-				kernel(p.hp, offs[:], kc, kc, p.gb, p.acc[r*ld+jr*nr:], ld, nil, nil, flags)
+				offs[0] = r * backwardKC
+				kernel(p.hp, offs[:], kc, backwardKC, p.gb, p.acc[r*ld+jr*nr:], ld, nil, nil, flags)
 			}
 		}
 	}

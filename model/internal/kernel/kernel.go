@@ -171,3 +171,50 @@ func allFiniteGo(x []float32) bool {
 	}
 	return carry&(1<<31) == 0
 }
+
+// transposeRows writes the first cols channels of the pixels px of src
+// (channel stride stride) transposed into dst, a row of backwardKC values
+// a channel: dst[c*backwardKC+q] = src[px[q]*stride+c]. Unless db is nil
+// it adds each channel's values to db[c] too, pixel by pixel in order.
+// len(px) must not exceed backwardKC. Out-of-range slices panic, in both
+// forms; the forms agree bit for bit. The AVX form takes blocks of 8
+// pixels by 8 channels.
+func transposeRows(dst, src []float32, px []int, stride, cols int, db []float32) {
+	if len(px) > backwardKC || (cols > 0 && len(px) > 0 && len(dst) < (cols-1)*backwardKC+len(px)) || (db != nil && len(db) < cols) {
+		panic(fmt.Sprintf("kernel: transposeRows of %d pixels, %d channels into %d values, %d sums", len(px), cols, len(dst), len(db)))
+	}
+	for _, p := range px {
+		if i := p * stride; p < 0 || i+cols > len(src) {
+			panic(fmt.Sprintf("kernel: transposeRows pixel %d outside %d values", p, len(src)))
+		}
+	}
+	n8, c8 := 0, 0
+	if fastKernels {
+		n8, c8 = len(px)/8*8, cols/8*8
+		transposeRowsAsm(dst, src, px[:n8], stride, c8, db)
+	}
+	// The rest, each channel's pixels in order after the AVX form's: the
+	// pixels past n8 of the first c8 channels, all pixels of the others.
+	transposeRowsGo(dst, src, px[n8:], n8, stride, 0, c8, db)
+	transposeRowsGo(dst, src, px, 0, stride, c8, cols, db)
+}
+
+// transposeRowsGo is the portable form of transposeRows for channels c0
+// to c1 of the pixels px, the q0-th on.
+func transposeRowsGo(dst, src []float32, px []int, q0, stride, c0, c1 int, db []float32) {
+	if c0 >= c1 {
+		return
+	}
+	for q, p := range px {
+		row := src[p*stride+c0 : p*stride+c1]
+		col := dst[c0*backwardKC+q0+q:]
+		for j, v := range row {
+			col[j*backwardKC] = v
+		}
+		if db != nil {
+			for j, v := range row {
+				db[c0+j] += v
+			}
+		}
+	}
+}

@@ -79,3 +79,23 @@ func allFiniteAsm(x []float32) bool {
 
 //go:noescape
 func allFiniteAVX(x *float32, blocks int) bool
+
+// transposeRowsAsm runs transposeRowsAVX on transposeRows' arguments,
+// already checked, len(px) and cols divisible by 8.
+func transposeRowsAsm(dst, src []float32, px []int, stride, cols int, db []float32) {
+	if len(px) == 0 || cols == 0 {
+		return
+	}
+	var dbp *float32
+	if db != nil {
+		dbp = &db[0]
+	}
+	transposeRowsAVX(&dst[0], &src[0], &px[0], len(px)/8, stride, cols/8, dbp)
+}
+
+// transposeRowsAVX stores a channel's row backwardKC values after the
+// previous one (384 bytes): this fails to compile if backwardKC changes.
+var _ = [1]struct{}{}[backwardKC-96]
+
+//go:noescape
+func transposeRowsAVX(dst, src *float32, px *int, groups, stride, chans int, db *float32)

@@ -352,3 +352,123 @@ fdone:
 	SETEQ ret+16(FP)
 	VZEROUPPER
 	RET
+
+// transposeRowsAVX is the AVX form of transposeRows (kernel.go) for groups
+// groups of 8 pixels and chans groups of 8 channels: per block, 8 rows of
+// 8 channels loaded, added in order to db (unless db is nil), transposed
+// and stored as 8 channels' rows of 8 pixels, backwardKC (96) values
+// apart.
+//
+// func transposeRowsAVX(dst, src *float32, px *int, groups, stride, chans int, db *float32)
+TEXT ·transposeRowsAVX(SB), NOSPLIT, $24-56
+	MOVQ groups+24(FP), AX
+	TESTQ AX, AX
+	JZ tdone
+	MOVQ AX, left-8(SP)
+	MOVQ dst+0(FP), AX
+	MOVQ AX, col-16(SP)
+	MOVQ px+16(FP), AX
+	MOVQ AX, pxp-24(SP)
+touter:
+	// The group's 8 rows: src + px[k]*stride*4.
+	MOVQ stride+32(FP), CX
+	SHLQ $2, CX
+	MOVQ src+8(FP), DX
+	MOVQ pxp-24(SP), SI
+	MOVQ 0(SI), R8
+	IMULQ CX, R8
+	ADDQ DX, R8
+	MOVQ 8(SI), R9
+	IMULQ CX, R9
+	ADDQ DX, R9
+	MOVQ 16(SI), R10
+	IMULQ CX, R10
+	ADDQ DX, R10
+	MOVQ 24(SI), R11
+	IMULQ CX, R11
+	ADDQ DX, R11
+	MOVQ 32(SI), R12
+	IMULQ CX, R12
+	ADDQ DX, R12
+	MOVQ 40(SI), R13
+	IMULQ CX, R13
+	ADDQ DX, R13
+	MOVQ 48(SI), AX
+	IMULQ CX, AX
+	ADDQ DX, AX
+	MOVQ 56(SI), BX
+	IMULQ CX, BX
+	ADDQ DX, BX
+	ADDQ $64, SI
+	MOVQ SI, pxp-24(SP)
+	MOVQ col-16(SP), DI
+	MOVQ db+48(FP), SI
+	MOVQ chans+40(FP), CX
+	XORQ DX, DX
+tinner:
+	VMOVUPS (R8)(DX*1), Y0
+	VMOVUPS (R9)(DX*1), Y1
+	VMOVUPS (R10)(DX*1), Y2
+	VMOVUPS (R11)(DX*1), Y3
+	VMOVUPS (R12)(DX*1), Y4
+	VMOVUPS (R13)(DX*1), Y5
+	VMOVUPS (AX)(DX*1), Y6
+	VMOVUPS (BX)(DX*1), Y7
+	TESTQ SI, SI
+	JZ tnosum
+	// The sums, a pixel at a time: db + row 0 + row 1 + ...
+	VMOVUPS (SI)(DX*1), Y8
+	VADDPS Y0, Y8, Y8
+	VADDPS Y1, Y8, Y8
+	VADDPS Y2, Y8, Y8
+	VADDPS Y3, Y8, Y8
+	VADDPS Y4, Y8, Y8
+	VADDPS Y5, Y8, Y8
+	VADDPS Y6, Y8, Y8
+	VADDPS Y7, Y8, Y8
+	VMOVUPS Y8, (SI)(DX*1)
+tnosum:
+	// The 8x8 transpose: pairs of rows interleaved, then pairs of pairs,
+	// then the 128-bit halves.
+	VUNPCKLPS Y1, Y0, Y8
+	VUNPCKHPS Y1, Y0, Y9
+	VUNPCKLPS Y3, Y2, Y10
+	VUNPCKHPS Y3, Y2, Y11
+	VUNPCKLPS Y5, Y4, Y12
+	VUNPCKHPS Y5, Y4, Y13
+	VUNPCKLPS Y7, Y6, Y14
+	VUNPCKHPS Y7, Y6, Y15
+	VSHUFPS $0x44, Y10, Y8, Y0
+	VSHUFPS $0xEE, Y10, Y8, Y1
+	VSHUFPS $0x44, Y11, Y9, Y2
+	VSHUFPS $0xEE, Y11, Y9, Y3
+	VSHUFPS $0x44, Y14, Y12, Y4
+	VSHUFPS $0xEE, Y14, Y12, Y5
+	VSHUFPS $0x44, Y15, Y13, Y6
+	VSHUFPS $0xEE, Y15, Y13, Y7
+	VPERM2F128 $0x20, Y4, Y0, Y8
+	VPERM2F128 $0x20, Y5, Y1, Y9
+	VPERM2F128 $0x20, Y6, Y2, Y10
+	VPERM2F128 $0x20, Y7, Y3, Y11
+	VPERM2F128 $0x31, Y4, Y0, Y12
+	VPERM2F128 $0x31, Y5, Y1, Y13
+	VPERM2F128 $0x31, Y6, Y2, Y14
+	VPERM2F128 $0x31, Y7, Y3, Y15
+	VMOVUPS Y8, 0(DI)
+	VMOVUPS Y9, 384(DI)
+	VMOVUPS Y10, 768(DI)
+	VMOVUPS Y11, 1152(DI)
+	VMOVUPS Y12, 1536(DI)
+	VMOVUPS Y13, 1920(DI)
+	VMOVUPS Y14, 2304(DI)
+	VMOVUPS Y15, 2688(DI)
+	ADDQ $32, DX
+	ADDQ $3072, DI
+	DECQ CX
+	JNZ tinner
+	ADDQ $32, col-16(SP)
+	DECQ left-8(SP)
+	JNZ touter
+tdone:
+	VZEROUPPER
+	RET

@@ -258,3 +258,66 @@ func BenchmarkAllFinite(b *testing.B) {
 		}
 	}
 }
+
+// TestTransposeRows checks transposeRows against its definition, and its
+// AVX form against the portable one bit for bit (the transposed values
+// and the sums), at pixel and channel counts with and without a tail past
+// the AVX form's blocks of 8, with and without sums.
+func TestTransposeRows(t *testing.T) {
+	for _, tc := range []struct{ n, cols, stride int }{
+		{0, 8, 8}, {7, 5, 16}, {8, 8, 8}, {20, 17, 32}, {96, 32, 32}, {36, 40, 48},
+	} {
+		for _, sums := range []bool{false, true} {
+			t.Run(fmt.Sprintf("n=%d/cols=%d/sums=%v", tc.n, tc.cols, sums), func(t *testing.T) {
+				src := randSlice(64*tc.stride, 1)
+				rng := rand.New(rand.NewPCG(uint64(tc.n), 2))
+				px := make([]int, tc.n)
+				for i := range px {
+					px[i] = rng.IntN(64)
+				}
+				run := func(asm bool) ([]float32, []float32) {
+					dst := make([]float32, max(tc.cols-1, 0)*backwardKC+tc.n)
+					var db []float32
+					if sums {
+						db = randSlice(tc.cols, 3)
+					}
+					if asm {
+						transposeRows(dst, src, px, tc.stride, tc.cols, db)
+					} else {
+						transposeRowsGo(dst, src, px, 0, tc.stride, 0, tc.cols, db)
+					}
+					return dst, db
+				}
+				want, wantDB := run(false)
+				for q, p := range px {
+					for c := range tc.cols {
+						if want[c*backwardKC+q] != src[p*tc.stride+c] {
+							t.Fatalf("pixel %d channel %d: %v, want %v", q, c, want[c*backwardKC+q], src[p*tc.stride+c])
+						}
+					}
+				}
+				got, gotDB := run(true)
+				if !slices.Equal(got, want) || !slices.Equal(gotDB, wantDB) {
+					t.Error("transposeRows differs from its portable form")
+				}
+			})
+		}
+	}
+}
+
+func TestTransposeRowsChecksBounds(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		px   []int
+		dst  int
+	}{{"pixel outside", []int{0, 64}, backwardKC * 8}, {"negative pixel", []int{-1}, backwardKC * 8}, {"short destination", []int{0, 1}, 10}} {
+		t.Run(tc.name, func(t *testing.T) {
+			defer func() {
+				if recover() == nil {
+					t.Error("no panic")
+				}
+			}()
+			transposeRows(make([]float32, tc.dst), make([]float32, 64*8), tc.px, 8, 8, nil)
+		})
+	}
+}
