@@ -229,10 +229,11 @@ func (p *conv) backwardWeights(batch int, src []float32, inStride int, g []float
 		// buffer that stays in L1 while the kernel reads it for every
 		// tile of rows.
 		p.srcT = grow(p.srcT, kc*nr)
+		px := newPixels(p.px)
 		segs := p.segs
 		for jr := range panels {
 			for len(segs) > 0 && segs[0].panel == jr {
-				p.packSegment(segs[0], src, inStride, kc)
+				p.packSegment(segs[0], src, inStride, px)
 				segs = segs[1:]
 			}
 			for r := 0; r < rows; r += mr {
@@ -253,20 +254,20 @@ func (p *conv) backwardWeights(batch int, src []float32, inStride int, g []float
 	}
 }
 
-// packSegment writes run s of the neighbourhoods of the block's kc
-// pixels (p.px) into p.srcT, a row of nr values per pixel.
-func (p *conv) packSegment(s segment, src []float32, inStride, kc int) {
+// packSegment writes run s of the neighbourhoods of the block's pixels
+// px into p.srcT, a row of nr values per pixel.
+func (p *conv) packSegment(s segment, src []float32, inStride int, px pixels) {
 	dst := p.srcT[s.col:]
 	switch {
 	case s.zero:
-		for q := range kc {
+		for q := range px.px {
 			clear(dst[q*nr:][:s.n])
 		}
 	case s.n == nr:
-		gatherRows(dst, src, p.px[:kc], inStride, s.delta*inStride+s.ch)
+		gatherRows(dst, src, px, inStride, s.delta*inStride+s.ch)
 	default:
-		for q, px := range p.px[:kc] {
-			copy(dst[q*nr:][:s.n], src[(px+s.delta)*inStride+s.ch:])
+		for q, x := range px.px {
+			copy(dst[q*nr:][:s.n], src[(x+s.delta)*inStride+s.ch:])
 		}
 	}
 }

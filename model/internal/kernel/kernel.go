@@ -119,23 +119,44 @@ func kernelGo(a []float32, offs []int, k, lda int, b, c []float32, ldc int, bias
 	}
 }
 
+// pixels are pixel indices and their smallest and largest, found once so
+// that each gatherRows of the same pixels checks its bounds in constant
+// time.
+type pixels struct {
+	px     []int
+	lo, hi int
+}
+
+// newPixels returns px with its range.
+func newPixels(px []int) pixels {
+	p := pixels{px: px}
+	if len(px) > 0 {
+		p.lo, p.hi = px[0], px[0]
+		for _, q := range px[1:] {
+			p.lo, p.hi = min(p.lo, q), max(p.hi, q)
+		}
+	}
+	return p
+}
+
 // gatherRows copies, for each q, the nr values src[px[q]*stride+off:] to
 // dst[q*nr:]: the rows of a panel gathered from pixels of channel-last
-// activations. Out-of-range slices panic, in both forms.
-func gatherRows(dst, src []float32, px []int, stride, off int) {
-	if len(dst) < len(px)*nr {
-		panic(fmt.Sprintf("kernel: gatherRows of %d rows into %d values", len(px), len(dst)))
+// activations. stride must be positive. Out-of-range slices panic, in
+// both forms.
+func gatherRows(dst, src []float32, px pixels, stride, off int) {
+	if len(dst) < len(px.px)*nr || stride <= 0 {
+		panic(fmt.Sprintf("kernel: gatherRows of %d rows into %d values, stride %d", len(px.px), len(dst), stride))
 	}
-	for _, p := range px {
-		if i := p*stride + off; i < 0 || i+nr > len(src) {
-			panic(fmt.Sprintf("kernel: gatherRows row at %d outside %d values", i, len(src)))
+	if len(px.px) > 0 {
+		if lo, hi := px.lo*stride+off, px.hi*stride+off; lo < 0 || hi+nr > len(src) {
+			panic(fmt.Sprintf("kernel: gatherRows rows at %d to %d outside %d values", lo, hi, len(src)))
 		}
 	}
 	if fastKernels {
-		gatherRowsAsm(dst, src, px, stride, off)
+		gatherRowsAsm(dst, src, px.px, stride, off)
 		return
 	}
-	gatherRowsGo(dst, src, px, stride, off)
+	gatherRowsGo(dst, src, px.px, stride, off)
 }
 
 // gatherRowsGo is the portable form of gatherRows.

@@ -206,6 +206,8 @@ func TestGatherRows(t *testing.T) {
 		{"row past the end", 2 * nr, []int{0, 19}, stride - nr + 1},
 		{"row before the start", 2 * nr, []int{0, 1}, -1},
 		{"dst too short", nr, []int{0, 1}, 0},
+		{"row past the end, not last", 3 * nr, []int{0, 20, 1}, 0},
+		{"row before the start, not first", 3 * nr, []int{1, -1, 2}, 0},
 	} {
 		t.Run("panics/"+tc.name, func(t *testing.T) {
 			defer func() {
@@ -213,7 +215,7 @@ func TestGatherRows(t *testing.T) {
 					t.Error("no panic")
 				}
 			}()
-			gatherRows(make([]float32, tc.dst), src, tc.px, stride, tc.off)
+			gatherRows(make([]float32, tc.dst), src, newPixels(tc.px), stride, tc.off)
 		})
 	}
 }
