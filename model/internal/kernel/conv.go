@@ -672,22 +672,14 @@ func (p *Head) BackwardSquares(batch int, h []float32, stride int, out, gout, dh
 	g := gout
 	if p.relu {
 		p.gm = grow(p.gm, n*ld)
-		for i, v := range gout[:n*ld] {
-			if out[i] <= 0 {
-				v = 0
-			}
-			p.gm[i] = v
-		}
+		reluBackward(p.gm, gout, out)
 		g = p.gm
 	}
 	// The bias's gradient, summed square-major first.
 	p.dt = grow(p.dt, sq*ld)
 	clear(p.dt)
 	for q := range n {
-		acc := p.dt[q%sq*ld:][:p.planes]
-		for j, v := range g[q*ld : q*ld+p.planes] {
-			acc[j] += v
-		}
+		addTo(p.dt[q%sq*ld:][:p.planes], g[q*ld:])
 	}
 	clear(db)
 	perOutput := len(db) == p.planes*sq

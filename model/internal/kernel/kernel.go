@@ -239,3 +239,22 @@ func transposeRowsGo(dst, src []float32, px []int, q0, stride, c0, c1 int, db []
 		}
 	}
 }
+
+// addTo adds src to dst elementwise: dst[i] += src[i] for i < len(dst).
+// The AVX form takes 8 values at once; the forms agree bit for bit.
+func addTo(dst, src []float32) {
+	src = src[:len(dst)]
+	n := 0
+	if fastKernels {
+		n = len(dst) / 8 * 8
+		addToAsm(dst[:n], src[:n])
+	}
+	addToGo(dst[n:], src[n:])
+}
+
+// addToGo is the portable form of addTo.
+func addToGo(dst, src []float32) {
+	for i, v := range src[:len(dst)] {
+		dst[i] += v
+	}
+}

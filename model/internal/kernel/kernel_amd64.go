@@ -99,3 +99,15 @@ var _ = [1]struct{}{}[backwardKC-96]
 
 //go:noescape
 func transposeRowsAVX(dst, src *float32, px *int, groups, stride, chans int, db *float32)
+
+// addToAsm runs addToAVX on addTo's arguments, of the same length,
+// divisible by 8.
+func addToAsm(dst, src []float32) {
+	if len(dst) == 0 {
+		return
+	}
+	addToAVX(&dst[0], &src[0], len(dst)/8)
+}
+
+//go:noescape
+func addToAVX(dst, src *float32, blocks int)

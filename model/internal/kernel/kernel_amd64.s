@@ -472,3 +472,24 @@ tnosum:
 tdone:
 	VZEROUPPER
 	RET
+
+// addToAVX is the AVX form of addToGo (kernel.go), 8 values an iteration.
+//
+// func addToAVX(dst, src *float32, blocks int)
+TEXT ·addToAVX(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ blocks+16(FP), CX
+	TESTQ CX, CX
+	JZ adddone
+addloop:
+	VMOVUPS (DI), Y0
+	VADDPS (SI), Y0, Y0
+	VMOVUPS Y0, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	DECQ CX
+	JNZ addloop
+adddone:
+	VZEROUPPER
+	RET

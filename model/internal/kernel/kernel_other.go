@@ -24,3 +24,5 @@ func allFiniteAsm(x []float32) bool { return allFiniteGo(x) }
 func transposeRowsAsm(dst, src []float32, px []int, stride, cols int, db []float32) {
 	transposeRowsGo(dst, src, px, 0, stride, 0, cols, db)
 }
+
+func addToAsm(dst, src []float32) { addToGo(dst, src) }

@@ -323,3 +323,21 @@ func TestTransposeRowsChecksBounds(t *testing.T) {
 		})
 	}
 }
+
+// TestAddTo checks addTo against its portable form bit for bit, at
+// lengths with and without a tail past the last 8 values.
+func TestAddTo(t *testing.T) {
+	for _, n := range []int{0, 7, 8, 37, 192} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			dst, src := randSlice(n, 1), randSlice(n+3, 2)
+			want := slices.Clone(dst)
+			for i := range want {
+				want[i] += src[i]
+			}
+			addTo(dst, src)
+			if !slices.Equal(dst, want) {
+				t.Errorf("addTo gave %v, want %v", dst, want)
+			}
+		})
+	}
+}
