@@ -84,6 +84,7 @@ type op struct {
 	name string
 	in   []tensor.Shape
 	out  *tensor.Dense
+	data [][]float32 // inputs' scratch
 }
 
 func newOp(name string, out tensor.Shape, in ...tensor.Shape) op {
@@ -147,22 +148,32 @@ func (op *op) Hashcode() uint32 {
 	return h.Sum32()
 }
 
-// inputs checks a run's input values and returns their data.
+// inputs checks a run's input values and returns their data, in a slice
+// the op reuses on its next run.
 func (op *op) inputs(vals []G.Value) ([][]float32, error) {
 	if len(vals) != len(op.in) {
 		return nil, fmt.Errorf("%s: %d inputs, want %d", op.name, len(vals), len(op.in))
 	}
-	data := make([][]float32, len(vals))
+	if len(op.data) != len(vals) {
+		op.data = make([][]float32, len(vals))
+	}
 	for i, v := range vals {
 		t, ok := v.(tensor.Tensor)
 		if !ok || !t.Shape().Eq(op.in[i]) {
 			return nil, fmt.Errorf("%s: input %d is %v, want a tensor of shape %v", op.name, i, v.Shape(), op.in[i])
 		}
-		if data[i], ok = t.Data().([]float32); !ok {
+		if t.Dtype() != tensor.Float32 {
 			return nil, fmt.Errorf("%s: input %d is %v, want float32", op.name, i, t.Dtype())
 		}
+		// A dense tensor's slice without Data's conversion to an
+		// interface, which allocates.
+		if d, dense := t.(*tensor.Dense); dense {
+			op.data[i] = d.Float32s()
+		} else if op.data[i], ok = t.Data().([]float32); !ok {
+			return nil, fmt.Errorf("%s: input %d holds %T, want float32", op.name, i, t.Data())
+		}
 	}
-	return data, nil
+	return op.data, nil
 }
 
 // diffWRT marks the inputs from first on as differentiable if train.
