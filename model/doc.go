@@ -135,12 +135,14 @@
 // reference, with both kernel forms. PeakGFLOPS measures the machine's
 // FMA peak, which "deathstacks bench nn" compares the network's speed
 // with: an evaluation at [Config.FLOPs], a training sample at
-// [Config.TrainFLOPs] (forward, weights' and inputs' gradients). In a
-// CPU profile of BenchmarkTrainStep on one core of the 2-core EPYC the
-// microkernel is about 68-69% of a step's time at batch 64 and 128
-// (61-63% before the value head, the optimiser's pass and the training
-// run left gorgonia's nodes and machine); train/EXPERIMENTS.md, Speed,
-// has the measured samples per second.
+// [Config.TrainFLOPs] (forward, weights' and inputs' gradients). In CPU
+// profiles of BenchmarkTrainStep on one core of the 2-core EPYC (a loaded
+// machine; shares only) the microkernel is 73-75% of a step's time at
+// batch 64 and 128, against 64-66% before the value head, the optimiser's
+// pass and the training run left gorgonia's nodes and machine and the
+// backward passes' transposes, masks and sums went to assembly; a step
+// makes about 330 allocations, against 2,400. train/EXPERIMENTS.md,
+// Speed, has the measured samples per second.
 //
 // # Loss and training
 //
