@@ -114,12 +114,13 @@
 // one; its weights' gradient is one matrix product per layer over the
 // board's pixels only, the output gradient transposed times the pixels'
 // 3x3 neighbourhoods (im2col), packed a block of pixels and a panel of
-// 16 columns at a time so that the panel stays in L1 (the rows gathered
-// in assembly). The policy head is square-major in training too (as
-// inference's), and its backward pass reads the gradient in place as a
-// transposed 1x1 convolution; the value head's convolution is
-// plane-major, both heads' weight gradients are products on the kernel
-// with no transposed copy of the output gradient. The policy loss is one
+// 16 columns at a time so that the panel stays in L1 (the rows gathered,
+// the output gradient transposed in blocks of 8x8 with its bias's sums,
+// and the ReLUs' masks in assembly). The policy head is square-major in
+// training too (as inference's), and its backward pass reads the gradient
+// in place as a transposed 1x1 convolution; the value head's
+// convolution is plane-major, both heads' weight gradients are products
+// on the kernel with no transposed copy of the output gradient. The policy loss is one
 // op too, with exp() and the gradient over the legal actions only (its
 // check of every logit for infinities and NaNs in assembly), and it
 // measures the policy's entropy from its own softmax; the value head's
