@@ -128,8 +128,8 @@ func (a *auxShard) build(b *builder, c Config, tc TrainConfig, fwd *net, mask *G
 	return cost
 }
 
-// losses reads the last run's optional losses into l.
-func (a *auxShard) losses(l *Losses) error {
+// losses reads the last run's optional losses into l, each with scalar.
+func (a *auxShard) losses(scalar func(*G.Node) (float64, error), l *Losses) error {
 	for _, x := range []struct {
 		node *G.Node
 		dst  *float64

@@ -98,10 +98,12 @@
 // gorgonia's stock graph of the same weights; the tests check that both
 // graphs agree at every batch size.
 //
-// The rest of gorgonia's matrix products (the stock graph's, training's)
-// run on gonum's BLAS with the kernel package's Sgemm (installed with
-// gorgonia.Use unless built with the openblas tag); the tests check that
-// Sgemm is the only BLAS entry point the graphs reach.
+// The rest of gorgonia's matrix products (the stock graph's, the
+// auxiliary heads') run on gonum's BLAS with the kernel package's Sgemm
+// (installed with gorgonia.Use unless built with the openblas tag); the
+// tests check that Sgemm is the only BLAS entry point the graphs reach,
+// and that the fused graphs of a network without auxiliary heads reach
+// none.
 //
 // Training runs the same fused ops, differentiable: in a Trainer's graph
 // the trunk and head ops take the learnables as inputs (packed on every
@@ -112,24 +114,36 @@
 // one; its weights' gradient is one matrix product per layer over the
 // board's pixels only, the output gradient transposed times the pixels'
 // 3x3 neighbourhoods (im2col), packed a block of pixels and a panel of
-// 16 columns at a time so that the panel stays in L1 (the rows gathered
-// in assembly). The policy head is square-major in training too (as
-// inference's), and its backward pass reads the gradient in place as a
-// transposed 1x1 convolution; the value head's convolution is
-// plane-major, both heads' weight gradients are products on the kernel
-// with no transposed copy of the output gradient. The policy loss is one
-// op too, with exp() and the gradient over the legal actions only; the
-// value head's fully connected layers and loss stay gorgonia's nodes and
-// gradients. The tests check the gradients against gorgonia's stock graph
+// 16 columns at a time so that the panel stays in L1 (the rows gathered,
+// the output gradient transposed in blocks of 8x8 with its bias's sums,
+// and the ReLUs' masks in assembly). The policy head is square-major in
+// training too (as inference's), and its backward pass reads the gradient
+// in place as a transposed 1x1 convolution; the value head's
+// convolution is plane-major, both heads' weight gradients are products
+// on the kernel with no transposed copy of the output gradient. The policy loss is one
+// op too, with exp() and the gradient over the legal actions only (its
+// check of every logit for infinities and NaNs in assembly), and it
+// measures the policy's entropy from its own softmax; the value head's
+// fully connected layers and the value loss are another
+// (fused.ValueLossOp), forward and backward on the kernel's Sgemm. A
+// training graph runs as the inference graph does, in the calling
+// goroutine (fused.NewTrainingRun), not on a tape machine: each op's Do
+// in topological order, the few gorgonia nodes left (the losses' sums and
+// weights, the sums of gradients, an auxiliary head's) writing into their
+// last run's values; a step allocates a few hundred small objects. The
+// tests check the gradients against gorgonia's stock graph
 // ([NewStockTrainer]) and against central differences of a plain-Go
 // reference, with both kernel forms. PeakGFLOPS measures the machine's
 // FMA peak, which "deathstacks bench nn" compares the network's speed
 // with: an evaluation at [Config.FLOPs], a training sample at
-// [Config.TrainFLOPs] (forward, weights' and inputs' gradients). On the
-// 2-core EPYC the microkernel is about 70% of a training step's CPU
-// time, at 4,300-4,700 samples of the default network per CPU-second
-// (61-66 GFLOP, about half of one core's peak; train/EXPERIMENTS.md,
-// Speed).
+// [Config.TrainFLOPs] (forward, weights' and inputs' gradients). In CPU
+// profiles of BenchmarkTrainStep on one core of the 2-core EPYC (a loaded
+// machine; shares only) the microkernel is 73-75% of a step's time at
+// batch 64 and 128, against 64-66% before the value head, the optimiser's
+// pass and the training run left gorgonia's nodes and machine and the
+// backward passes' transposes, masks and sums went to assembly; a step
+// makes about 330 allocations, against 2,400. train/EXPERIMENTS.md,
+// Speed, has the measured samples per second.
 //
 // # Loss and training
 //
@@ -149,17 +163,22 @@
 // The masked log-softmax shifts each row by its largest legal logit, and
 // is the fused graph's own op (the stock graph builds it from primitive
 // operations), because tensor's (Log)SoftMax takes the row maximum from
-// the wrong element and action 0 is a real move. The L2 term and its
-// gradient are computed in Go. The optimiser, Adam or SGD with momentum
-// (the internal package optim) under a constant, step or cosine
-// learning-rate schedule with linear warm-up, works on the weights'
-// float32 arrays, so its state can be saved: gorgonia's solvers keep
-// theirs unexported. A batch is split in two halves, each with a graph of
-// its own, whose forward and backward passes run at once on two
+// the wrong element and action 0 is a real move. The optimiser, Adam or
+// SGD with momentum (the internal package optim) under a constant, step
+// or cosine learning-rate schedule with linear warm-up, works on the
+// weights' float32 arrays, so its state can be saved: gorgonia's solvers
+// keep theirs unexported. A batch is split in two halves, each with a
+// graph of its own, whose forward and backward passes run at once on two
 // goroutines; their gradients are averaged, weighted by their samples
-// (the split is the same on any machine). A step is deterministic: the
-// same network, configuration and batches give the same weights bit for
-// bit.
+// (the split is the same on any machine). Everything after the graphs is
+// one pass over each learnable (half of the learnables on each of two
+// goroutines), a section of 1024 values at a time so that it stays in L1:
+// the halves' mean gradient, the update with the L2 term's gradient
+// (Adam in assembly, which also flushes subnormal results to zero), and
+// the sum of the updated weights' squares, the next step's L2 term (a
+// step after any other change of the weights sums them afresh). A step is
+// deterministic: the same network, configuration and batches give the
+// same weights bit for bit.
 //
 // # Files
 //

@@ -19,9 +19,9 @@ func trainerGradients(t *testing.T, tr *Trainer, batch []Sample) (Losses, [][]fl
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := make([][]float32, len(grads))
-	for i, g := range grads {
-		out[i] = slices.Clone(g)
+	out := make([][]float32, len(grads.parts[0]))
+	for i, g := range grads.parts[0] {
+		out[i] = slices.Clone(grads.mean(i, 0, len(g)))
 	}
 	return l, out
 }
@@ -55,7 +55,8 @@ func TestFusedGradientsMatchStock(t *testing.T) {
 				cfg := tinyTrainConfig(size)
 				cfg.ValueWeight = 0.7
 				fl, fg, sl, sg := fusedAndStockGradients(t, n, cfg, batch)
-				if math.Abs(fl.Policy-sl.Policy) > 1e-4*(1+sl.Policy) || math.Abs(fl.Value-sl.Value) > 1e-4*(1+sl.Value) {
+				if math.Abs(fl.Policy-sl.Policy) > 1e-4*(1+sl.Policy) || math.Abs(fl.Value-sl.Value) > 1e-4*(1+sl.Value) ||
+					math.Abs(fl.Entropy-sl.Entropy) > 1e-4*(1+sl.Entropy) {
 					t.Errorf("fused losses %+v, stock %+v", fl, sl)
 				}
 				for i, s := range nc.specs() {
@@ -68,14 +69,30 @@ func TestFusedGradientsMatchStock(t *testing.T) {
 
 // TestFusedGradientsAfterAnotherBatch checks that a run leaves nothing
 // behind: the fused ops keep buffers across runs (the policy loss clears
-// only the last run's legal actions), so a trainer's gradients of a batch
-// after another batch must be those of a fresh trainer, bit for bit.
+// only the last run's legal actions), and gorgonia's nodes of the
+// training graph write into their last run's values, so a trainer's
+// gradients of a batch after another batch must be those of a fresh
+// trainer, bit for bit; with and without the optional losses.
 func TestFusedGradientsAfterAnotherBatch(t *testing.T) {
+	type setup struct {
+		name  string
+		cfg   Config
+		train func(batch int) TrainConfig
+		batch func(seed uint64) []Sample
+	}
+	const size = 6
+	plain := func(seed uint64) []Sample { return samplePositions(seeded(seed), size) }
+	var setups []setup
 	for _, nc := range fusedTestConfigs {
-		t.Run(nc.String(), func(t *testing.T) {
-			n := randomNetwork(t, nc, 13)
-			const size = 6
-			cfg := tinyTrainConfig(size)
+		setups = append(setups, setup{nc.String(), nc, tinyTrainConfig, plain})
+	}
+	setups = append(setups, setup{"aux", auxConfig, auxTrainConfig, func(seed uint64) []Sample {
+		return withAuxTargets(seeded(seed+100), plain(seed))
+	}})
+	for _, st := range setups {
+		t.Run(st.name, func(t *testing.T) {
+			n := randomNetwork(t, st.cfg, 13)
+			cfg := st.train(size)
 			used, err := NewTrainer(n, cfg)
 			if err != nil {
 				t.Fatal(err)
@@ -84,14 +101,14 @@ func TestFusedGradientsAfterAnotherBatch(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			trainerGradients(t, used, samplePositions(seeded(14), size))
-			batch := samplePositions(seeded(15), size)
+			trainerGradients(t, used, st.batch(14))
+			batch := st.batch(15)
 			ul, ug := trainerGradients(t, used, batch)
 			fl, fg := trainerGradients(t, fresh, batch)
 			if ul != fl {
 				t.Errorf("losses after another batch %+v, fresh %+v", ul, fl)
 			}
-			for i, s := range nc.specs() {
+			for i, s := range st.cfg.specs() {
 				if !slices.Equal(ug[i], fg[i]) {
 					t.Errorf("gradient of %s differs after another batch", s.name)
 				}

@@ -115,7 +115,11 @@ type net struct {
 	x      *G.Node   // (B, NumPlanes, 6, 6)
 	params []*G.Node // in Config.specs order; nil in the fused inference graph
 	logits *G.Node   // (B, NumActions)
-	value  *G.Node   // (B, 1), after tanh
+	value  *G.Node   // (B, 1), after tanh; nil in the fused training graph
+	// valuePlanes is the fused training graph's value convolution (B,
+	// ValuePlanes*36), which the trainer's fused.ValueLossOp reads with
+	// the fully connected layers' learnables; nil in the other graphs.
+	valuePlanes *G.Node
 	// trunk is the trunk's output: (B, Channels, 6, 6) in the stock graph,
 	// the fused TrunkOp's padded layout in the fused one. squares is the
 	// same as a matrix (B*36, Channels), a row per square, square-major:
@@ -145,15 +149,12 @@ func (n *net) outputs() (batchOutput, error) {
 
 // finish adds the value head's fully connected layers over v (B,
 // ValuePlanes*36) with learnables fc (value.fc1.w, .fc1.b, .fc2.w, .fc2.b),
-// setting n.value, and the copies of n's outputs (of the logits only if
-// n.logitsOut is not set already).
+// setting n.value, and the copies of n's outputs.
 func (b *builder) finish(n *net, v *G.Node, fc []*G.Node) {
 	v = b.relu(b.bias(b.matmul(v, fc[0]), fc[1]))
 	n.value = b.tanh(b.bias(b.matmul(v, fc[2]), fc[3]))
 	if b.err == nil {
-		if n.logitsOut == nil {
-			G.Read(n.logits, &n.logitsOut)
-		}
+		G.Read(n.logits, &n.logitsOut)
 		G.Read(n.value, &n.valueOut)
 	}
 }
@@ -164,9 +165,10 @@ func (b *builder) finish(n *net, v *G.Node, fc []*G.Node) {
 // trunk, the heads' convolutions and the value head's fully connected
 // layers; the graph has no params, and its outputs are the ops' own
 // buffers, rewritten by each run (see fused.Run). For training (packed nil)
-// every learnable is an input node over weights, as in newNet, the value
-// head's fully connected layers are gorgonia's nodes, and the graph is
-// differentiable. Either way its logits are square-major (squareOrder).
+// every learnable is an input node over weights, as in newNet, the graph
+// is differentiable and ends at the value head's convolution
+// (n.valuePlanes): the trainer adds the fully connected layers with the
+// value loss (fused.ValueLossOp), and sets n.valueOut. Either way its logits are square-major (squareOrder).
 // The caller must hold buildMu.
 func newFastNet(g *G.ExprGraph, cfg Config, packed *fused.Net, batch int, xs []float32, weights [][]float32) (*net, error) {
 	train := packed == nil
@@ -206,7 +208,7 @@ func newFastNet(g *G.ExprGraph, cfg Config, packed *fused.Net, batch int, xs []f
 		// The policy op's own buffer: no gorgonia op reads the logits, so
 		// the machine never writes over it.
 		n.logitsOut, n.order = polOp.Out(), squareOrder
-		b.finish(n, v, p[tp+4:tp+8])
+		n.valuePlanes = v
 	} else {
 		fc := fused.NewValueFCOp(packed, batch)
 		n.value = b.apply(fc, v)

@@ -99,17 +99,25 @@ func BenchmarkServer(b *testing.B) {
 }
 
 // BenchmarkTrainStep compares, side by side, the fused training graph
-// with gorgonia's stock graph, both on the kernel package's Sgemm, and
-// the stock graph on gonum's.
+// (at the default batch and at 128, "deathstacks bench nn"'s
+// --train-batch 128) with gorgonia's stock graph, both on the kernel
+// package's Sgemm, and the stock graph on gonum's.
 func BenchmarkTrainStep(b *testing.B) {
-	tc := DefaultTrainConfig()
-	batch := samplePositions(seeded(2), tc.BatchSize)
 	defer G.Use(G.WhichBLAS())
 	for _, v := range []struct {
 		name  string
 		stock bool
 		blas  G.BLAS
-	}{{"fused", false, kernel.BLAS{}}, {"stock", true, kernel.BLAS{}}, {"stock-gonum", true, gonum.Implementation{}}} {
+		batch int // 0: the default
+	}{
+		{"fused", false, kernel.BLAS{}, 0}, {"fused-128", false, kernel.BLAS{}, 128},
+		{"stock", true, kernel.BLAS{}, 0}, {"stock-gonum", true, gonum.Implementation{}, 0},
+	} {
+		tc := DefaultTrainConfig()
+		if v.batch > 0 {
+			tc.BatchSize = v.batch
+		}
+		batch := samplePositions(seeded(2), tc.BatchSize)
 		b.Run(v.name, func(b *testing.B) {
 			n, err := New(DefaultConfig(), seeded(1))
 			if err != nil {

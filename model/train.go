@@ -101,6 +101,8 @@ type Trainer struct {
 	// half splits the learnables in two runs of about equal size (see
 	// inHalves).
 	half int
+	// l2 is the sum of the squares of the weights after the last step.
+	l2 weightSquares
 }
 
 // trainShards is the number of parts a batch is split in: one a core of
@@ -111,10 +113,15 @@ const trainShards = 2
 // starting at sample first.
 type trainShard struct {
 	first, rows int
-	vm          G.VM
-	fwd         *net
-	xs          []float32 // (rows, planes, 6, 6)
-	result      []float32 // (rows, 1)
+	// The stock graph runs on a tape machine (vm), whose dual values of
+	// the learnables accumulate the gradients; the fused one in the
+	// calling goroutine (run), the gradients the values of grads.
+	vm     G.VM
+	run    *fused.Run
+	grads  G.Nodes
+	fwd    *net
+	xs     []float32 // (rows, planes, 6, 6)
+	result []float32 // (rows, 1)
 	// The policy targets: the fused graph's compact (targets), the stock
 	// graph's dense (negMask: 0 legal, illegalLogit illegal; target), all
 	// in the order of the graph's logits.
@@ -123,6 +130,9 @@ type trainShard struct {
 	stock           bool
 	polLoss         *G.Node
 	valLoss         *G.Node
+	// polOp is the fused graph's policy loss, which measures the
+	// policy's entropy too; nil in the stock graph.
+	polOp *fused.PolicyLossOp
 	// The optional losses' inputs and nodes, nil when off: see aux.go.
 	aux auxShard
 }
@@ -211,20 +221,25 @@ func (sh *trainShard) build(n *Network, cfg TrainConfig, stock bool) error {
 		return err
 	}
 	b := &builder{g: g}
-	result := b.input("result", sh.result, bs, 1)
 	var negMask *G.Node
 	if stock {
 		negMask = b.input("mask", sh.negMask, bs, env.NumActions)
 		target := b.input("target", sh.target, bs, env.NumActions)
 		sh.polLoss = b.stockPolicyLoss(fwd.logits, negMask, target, bs)
+		result := b.input("result", sh.result, bs, 1)
+		if b.err != nil {
+			return b.err
+		}
+		diff := b.keep(G.Sub(fwd.value, result))
+		sh.valLoss = b.keep(G.Mean(b.keep(G.Square(diff))))
 	} else {
-		sh.polLoss = b.keep(G.Sum(b.apply(fused.NewPolicyLossOp(bs, &sh.targets), fwd.logits)))
+		sh.polOp = fused.NewPolicyLossOp(bs, &sh.targets)
+		sh.polLoss = b.keep(G.Sum(b.apply(sh.polOp, fwd.logits)))
+		vl := fused.NewValueLossOp(n.cfg.dims(), bs, sh.result)
+		tp := fused.TrunkParams(n.cfg.Blocks)
+		sh.valLoss = b.keep(G.Sum(b.apply(vl, append([]*G.Node{fwd.valuePlanes}, fwd.params[tp+4:tp+8]...)...)))
+		fwd.valueOut = vl.Values()
 	}
-	if b.err != nil {
-		return b.err
-	}
-	diff := b.keep(G.Sub(fwd.value, result))
-	sh.valLoss = b.keep(G.Mean(b.keep(G.Square(diff))))
 	if b.err != nil {
 		return b.err
 	}
@@ -234,12 +249,18 @@ func (sh *trainShard) build(n *Network, cfg TrainConfig, stock bool) error {
 	if b.err != nil {
 		return b.err
 	}
-	if _, err := G.Grad(cost, fwd.params...); err != nil {
+	grads, err := G.Grad(cost, fwd.params...)
+	if err != nil {
 		return fmt.Errorf("gradients: %w", err)
 	}
 	sh.fwd = fwd
-	sh.vm = G.NewTapeMachine(g, G.BindDualValues(fwd.params...))
-	return nil
+	if stock {
+		sh.vm = G.NewTapeMachine(g, G.BindDualValues(fwd.params...))
+		return nil
+	}
+	sh.grads = grads
+	sh.run, err = fused.NewTrainingRun(g)
+	return err
 }
 
 // Network returns the network being trained.
@@ -252,48 +273,119 @@ func (t *Trainer) Step(batch []Sample) (Losses, error) {
 	if err := t.check(batch); err != nil {
 		return Losses{}, err
 	}
-	// The machine adds each run's gradients to the previous ones: start
-	// every step, successful or not, from zero.
-	defer t.zeroGrads()
 	l, grads, err := t.gradients(batch)
 	if err != nil {
+		// Start every step, successful or not, from zero gradients (see
+		// zeroGrads); a successful one clears them as it uses them.
+		t.zeroGrads()
 		return Losses{}, err
 	}
-	// Only this goroutine writes the weights, so reading them unlocked is
-	// safe; the write below takes the lock because engines copy them.
-	squares := make([]float64, len(t.decay))
-	t.inHalves(func(i int) {
-		if t.decay[i] {
-			for _, x := range t.net.weights[i] {
-				squares[i] += float64(x) * float64(x)
-			}
-		}
-	})
-	for _, s := range squares {
-		l.L2 += s
-	}
-	l.L2 *= t.cfg.WeightDecay
+	n := t.net
+	l.L2 = t.cfg.WeightDecay * t.squaredWeights()
 	l.Total = l.Policy + t.cfg.ValueWeight*l.Value + t.cfg.auxTotal(l) + l.L2
 	if math.IsNaN(l.Total) || math.IsInf(l.Total, 0) {
-		return l, fmt.Errorf("training step %d: loss is %v (policy %v, value %v); weights left unchanged", t.net.Steps(), l.Total, l.Policy, l.Value)
+		t.zeroGrads()
+		return l, fmt.Errorf("training step %d: loss is %v (policy %v, value %v); weights left unchanged", n.Steps(), l.Total, l.Policy, l.Value)
 	}
-	n := t.net
+	// One pass over each learnable, a section at a time so that its
+	// arrays stay in L1: the shards' mean gradient, the update, the
+	// gradients cleared for the next run (the stock graphs'), and the
+	// updated weights' squares for the next step's L2 term.
+	squares := make([]float64, len(t.decay))
 	n.mu.Lock()
 	l.LR = t.cfg.learningRate(n.steps)
 	update := t.opt.Begin(t.cfg.optimSettings(), l.LR)
-	t.inHalves(func(i int) { update.Apply(i, n.weights[i], grads[i], t.decay[i]) })
+	t.inHalves(func(i int) {
+		w := n.weights[i]
+		var sq sumSquares
+		for lo := 0; lo < len(w); lo += updateSection {
+			hi := min(lo+updateSection, len(w))
+			update.Apply(i, lo, w[lo:hi], grads.mean(i, lo, hi), t.decay[i])
+			grads.clear(i, lo, hi)
+			if t.decay[i] {
+				sq.add(w[lo:hi])
+			}
+		}
+		squares[i] = sq.sum()
+	})
 	n.steps++
-	n.version.Add(1)
+	t.l2 = weightSquares{version: n.version.Add(1), sum: total(squares), valid: true}
 	n.mu.Unlock()
 	return l, nil
 }
 
+// updateSection is the number of values of a learnable that Step's pass
+// takes at a time: the section's gradients, weights and moments (five
+// arrays of 4 KB) stay in L1. A multiple of sumSquares' width, so that
+// the sum of the squares is the same in sections as in one piece.
+const updateSection = 1024
+
+// weightSquares is the sum of the squares of the weights that decay, as
+// of the network's weight version.
+type weightSquares struct {
+	version uint64
+	sum     float64
+	valid   bool
+}
+
+// squaredWeights returns the sum of the squares of the weights that
+// decay: the last step's, unless the weights have changed since.
+func (t *Trainer) squaredWeights() float64 {
+	// Only this goroutine writes the weights, so reading them unlocked is
+	// safe; Step's update takes the lock because engines copy them.
+	if t.l2.valid && t.l2.version == t.net.version.Load() {
+		return t.l2.sum
+	}
+	squares := make([]float64, len(t.decay))
+	t.inHalves(func(i int) {
+		if t.decay[i] {
+			var sq sumSquares
+			sq.add(t.net.weights[i])
+			squares[i] = sq.sum()
+		}
+	})
+	return total(squares)
+}
+
+// total is the sum of x in order.
+func total(x []float64) float64 {
+	var s float64
+	for _, v := range x {
+		s += v
+	}
+	return s
+}
+
+// sumSquares sums the squares of float32 values in float64, in four
+// running sums (one sum's additions wait on each other; four overlap).
+type sumSquares [4]float64
+
+// add adds the squares of x. Values after the last whole four are added
+// to the first sum: calls with lengths that are multiples of four, then
+// one of any length, give the sum of one call on all the values.
+func (s *sumSquares) add(x []float32) {
+	a, b, c, d := s[0], s[1], s[2], s[3]
+	n := len(x) / 4 * 4
+	for j := 0; j < n; j += 4 {
+		q := x[j : j+4 : j+4]
+		a += float64(q[0]) * float64(q[0])
+		b += float64(q[1]) * float64(q[1])
+		c += float64(q[2]) * float64(q[2])
+		d += float64(q[3]) * float64(q[3])
+	}
+	for _, v := range x[n:] {
+		a += float64(v) * float64(v)
+	}
+	*s = sumSquares{a, b, c, d}
+}
+
+func (s *sumSquares) sum() float64 { return (s[0] + s[1]) + (s[2] + s[3]) }
+
 // gradients runs the shards' graphs on batch, already checked, at once,
 // and returns the policy, value and entropy parts of the losses and the
-// gradients of the policy and value loss (without the L2 term): the
-// shards' means weighted by their samples, the gradients in the first
-// shard's arrays, valid until zeroGrads.
-func (t *Trainer) gradients(batch []Sample) (Losses, [][]float32, error) {
+// shards' gradients of the policy and value loss (without the L2 term),
+// valid until they are cleared.
+func (t *Trainer) gradients(batch []Sample) (Losses, shardGrads, error) {
 	parts := make([]shardResult, len(t.shards))
 	var wg sync.WaitGroup
 	for k := 1; k < len(t.shards); k++ {
@@ -302,9 +394,10 @@ func (t *Trainer) gradients(batch []Sample) (Losses, [][]float32, error) {
 	parts[0] = t.shards[0].gradients(batch)
 	wg.Wait()
 	var l Losses
+	grads := shardGrads{parts: make([][][]float32, len(parts)), share: make([]float32, len(parts)), accumulated: t.shards[0].vm != nil}
 	for k, p := range parts {
 		if p.err != nil {
-			return Losses{}, nil, fmt.Errorf("training step %d: %w", t.net.Steps(), p.err)
+			return Losses{}, shardGrads{}, fmt.Errorf("training step %d: %w", t.net.Steps(), p.err)
 		}
 		w := float64(t.shards[k].rows) / float64(len(batch))
 		l.Policy += w * p.losses.Policy
@@ -314,32 +407,58 @@ func (t *Trainer) gradients(batch []Sample) (Losses, [][]float32, error) {
 		l.Ownership += w * p.losses.Ownership
 		l.Score += w * p.losses.Score
 		l.SoftPolicy += w * p.losses.SoftPolicy
-	}
-	// The first shard's arrays take the weighted sum (a lone shard's
-	// weight is 1).
-	grads := parts[0].grads
-	if len(parts) > 1 {
-		share := func(k int) float32 { return float32(t.shards[k].rows) / float32(len(batch)) }
-		t.inHalves(func(i int) {
-			g, w0 := grads[i], share(0)
-			for j := range g {
-				g[j] *= w0
-			}
-			for k := 1; k < len(parts); k++ {
-				w := share(k)
-				for j, x := range parts[k].grads[i] {
-					g[j] += w * x
-				}
-			}
-		})
+		grads.parts[k] = p.grads
+		grads.share[k] = float32(t.shards[k].rows) / float32(len(batch))
 	}
 	return l, grads, nil
 }
 
+// shardGrads are the shards' gradients of one batch, each learnable's
+// arrays in the shards' graphs.
+type shardGrads struct {
+	parts [][][]float32 // per shard, per learnable
+	share []float32     // each shard's samples over the batch's
+	// accumulated says the arrays are the stock graphs' machines' dual
+	// values, which add each run's gradients to what they hold.
+	accumulated bool
+}
+
+// mean returns the mean gradient of values lo to hi of learnable i, the
+// shards' gradients weighted by their samples, written over the first
+// shard's (a lone shard's weight is 1).
+func (s shardGrads) mean(i, lo, hi int) []float32 {
+	g := s.parts[0][i][lo:hi]
+	if len(s.parts) == 1 {
+		return g
+	}
+	w0 := s.share[0]
+	for j := range g {
+		g[j] *= w0
+	}
+	for k := 1; k < len(s.parts); k++ {
+		w := s.share[k]
+		for j, x := range s.parts[k][i][lo:hi] {
+			g[j] += w * x
+		}
+	}
+	return g
+}
+
+// clear zeroes values lo to hi of every shard's gradient of learnable i
+// if the arrays accumulate.
+func (s shardGrads) clear(i, lo, hi int) {
+	if !s.accumulated {
+		return
+	}
+	for _, p := range s.parts {
+		clear(p[i][lo:hi])
+	}
+}
+
 // inHalves runs f for every learnable's index, those before t.half on
-// another goroutine: the parts of a step outside the graphs (averaging the
-// shards' gradients, the L2 term, the optimiser) use two cores. Each
-// learnable's work is the same on either goroutine.
+// another goroutine: the parts of a step outside the graphs (the L2 term
+// after a change of weights, the update) use two cores. Each learnable's
+// work is the same on either goroutine.
 func (t *Trainer) inHalves(f func(i int)) {
 	var wg sync.WaitGroup
 	wg.Go(func() {
@@ -365,43 +484,62 @@ type shardResult struct {
 // the shard's graph on it.
 func (sh *trainShard) gradients(batch []Sample) shardResult {
 	sh.load(batch[sh.first : sh.first+sh.rows])
-	if err := run(sh.vm); err != nil {
+	if sh.run != nil {
+		if err := recovered(sh.run.RunAll); err != nil {
+			return shardResult{err: err}
+		}
+	} else if err := run(sh.vm); err != nil {
 		return shardResult{err: err}
 	}
 	var l Losses
 	var err error
-	if l.Policy, err = scalar(sh.polLoss); err != nil {
+	if l.Policy, err = sh.scalar(sh.polLoss); err != nil {
 		return shardResult{err: err}
 	}
-	if l.Value, err = scalar(sh.valLoss); err != nil {
+	if l.Value, err = sh.scalar(sh.valLoss); err != nil {
 		return shardResult{err: err}
 	}
-	if err := sh.aux.losses(&l); err != nil {
+	if err := sh.aux.losses(sh.scalar, &l); err != nil {
 		return shardResult{err: err}
 	}
-	out, err := sh.fwd.outputs()
-	if err != nil {
-		return shardResult{err: err}
-	}
-	if l.Entropy, err = meanEntropy(out, batch[sh.first:sh.first+sh.rows]); err != nil {
-		return shardResult{err: fmt.Errorf("%w; weights left unchanged", err)}
+	if sh.polOp != nil {
+		l.Entropy = sh.polOp.Entropy()
+	} else {
+		out, err := sh.fwd.outputs()
+		if err != nil {
+			return shardResult{err: err}
+		}
+		if l.Entropy, err = meanEntropy(out, batch[sh.first:sh.first+sh.rows]); err != nil {
+			return shardResult{err: fmt.Errorf("%w; weights left unchanged", err)}
+		}
 	}
 	grads := make([][]float32, len(sh.fwd.params))
-	var ok bool
 	for i, p := range sh.fwd.params {
-		gv, err := p.Grad()
-		if err != nil {
+		var gv G.Value
+		if sh.run != nil {
+			gv = sh.run.Value(sh.grads[i])
+		} else if gv, err = p.Grad(); err != nil {
 			return shardResult{err: fmt.Errorf("gradient of %s: %w", p.Name(), err)}
 		}
-		if grads[i], ok = gv.Data().([]float32); !ok {
-			return shardResult{err: fmt.Errorf("gradient of %s is not float32", p.Name())}
+		t, ok := gv.(tensor.Tensor)
+		if ok {
+			grads[i], ok = t.Data().([]float32)
+		}
+		if !ok || len(grads[i]) != p.Shape().TotalSize() {
+			return shardResult{err: fmt.Errorf("gradient of %s is not %v float32 values", p.Name(), p.Shape())}
 		}
 	}
 	return shardResult{losses: l, grads: grads}
 }
 
+// zeroGrads clears the stock graphs' gradients: their machines add each
+// run's gradients to what the learnables' dual values hold. The fused
+// graphs' ops overwrite theirs.
 func (t *Trainer) zeroGrads() {
 	for _, sh := range t.shards {
+		if sh.vm == nil {
+			continue
+		}
 		for _, p := range sh.fwd.params {
 			if g, err := p.Grad(); err == nil {
 				if d, ok := g.Data().([]float32); ok {
@@ -532,12 +670,22 @@ func meanEntropy(out batchOutput, batch []Sample) (float64, error) {
 	return total / float64(len(batch)), nil
 }
 
-func scalar(n *G.Node) (float64, error) {
-	v, ok := n.Value().Data().(float32)
-	if !ok {
-		if t, isT := n.Value().(tensor.Tensor); isT && t.Size() == 1 {
-			v, ok = t.Data().([]float32)[0], true
+// scalar is the value of n, a float32 scalar, after the shard's last run.
+func (sh *trainShard) scalar(n *G.Node) (float64, error) {
+	val := n.Value()
+	if sh.run != nil {
+		val = sh.run.Value(n)
+	}
+	var v float32
+	ok := false
+	switch x := val.(type) {
+	case nil:
+	case tensor.Tensor:
+		if d, isF := x.Data().([]float32); isF && len(d) == 1 {
+			v, ok = d[0], true
 		}
+	default:
+		v, ok = x.Data().(float32)
 	}
 	if !ok {
 		return 0, fmt.Errorf("training step: %s is not a float32 scalar", n.Name())

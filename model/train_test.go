@@ -183,6 +183,35 @@ func TestTrainingIsDeterministic(t *testing.T) {
 	}
 }
 
+// TestL2OfLastStep checks the sum of squares a step's pass leaves for
+// the next step's L2 term against the one a fresh trainer computes from
+// the same weights, bit for bit: the policy bias (6912 values) is not a
+// whole number of the pass's sections.
+func TestL2OfLastStep(t *testing.T) {
+	n, _ := New(tinyConfig, seeded(1))
+	tc := tinyTrainConfig(4)
+	tr, err := NewTrainer(n, tc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	batch := samplePositions(seeded(2), 4)
+	for range 2 {
+		if _, err := tr.Step(batch); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !tr.l2.valid || tr.l2.version != n.version.Load() {
+		t.Fatal("no sum of squares kept from the last step")
+	}
+	fresh, err := NewTrainer(n.Clone(), tc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := tr.squaredWeights(), fresh.squaredWeights(); got != want || got <= 0 {
+		t.Errorf("sum of squares after a step %v, computed afresh %v", got, want)
+	}
+}
+
 func TestStepRejectsBadSamples(t *testing.T) {
 	n, _ := New(tinyConfig, seeded(1))
 	tr, err := NewTrainer(n, tinyTrainConfig(1))

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/deathstacks/deathstacks/env"
+	"github.com/deathstacks/deathstacks/model/internal/kernel"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -34,20 +35,19 @@ type Targets struct {
 // its time on exp() of the illegal actions and on broadcast copies; here
 // everything runs over the legal actions only (and reading a dense mask
 // and dense targets of 6912 values a row took most of the op's time). It
-// keeps the softmax over the legal actions for its gradient op.
+// keeps the softmax over the legal actions for its gradient op, and its
+// mean entropy (Entropy).
 type PolicyLossOp struct {
 	op
 	batch   int
 	targets *Targets
 	probs   []float32 // (B, NumActions), 0 for illegal actions
+	entropy float64   // the last run's mean entropy of the softmax
 	// probsAt and gradAt are the indices of the last run's legal actions
 	// as the loss and its gradient saw them: where probs and the
 	// gradient's output are nonzero.
 	probsAt, gradAt []int32
 }
-
-// expBits are a float32's exponent bits.
-const expBits = 0x7f800000
 
 // NewPolicyLossOp returns the loss of batch rows over targets.
 func NewPolicyLossOp(batch int, targets *Targets) *PolicyLossOp {
@@ -72,15 +72,10 @@ func (op *PolicyLossOp) Do(vals ...G.Value) (G.Value, error) {
 		op.probs[i] = 0
 	}
 	op.probsAt = append(op.probsAt[:0], t.Index...)
-	// A logit, legal or not, that is infinite or NaN (all exponent bits
-	// set) makes the loss NaN, as a sum over all actions would: adding 1
-	// to its exponent bits carries into the sign bit of nonFinite.
-	var nonFinite uint32
-	for _, v := range z {
-		nonFinite |= math.Float32bits(v)&expBits + 1<<23
-	}
-	var total float64
-	if nonFinite&(1<<31) != 0 {
+	// A logit, legal or not, that is infinite or NaN makes the loss NaN,
+	// as a sum over all actions would.
+	var total, entropy float64
+	if !kernel.AllFinite(z) {
 		total = math.NaN()
 	}
 	start := 0
@@ -98,14 +93,26 @@ func (op *PolicyLossOp) Do(vals ...G.Value) (G.Value, error) {
 			sum += e
 			dot += float64(prob[k]) * float64(z[i])
 		}
+		// The entropy -sum(p*log(p)), with log(p) = z - top - log(sum):
+		// top + log(sum) - sum(p*z).
+		var pz float64
 		for _, i := range index {
-			op.probs[i] = float32(float64(op.probs[i]) / sum)
+			p := float64(op.probs[i]) / sum
+			op.probs[i] = float32(p)
+			pz += p * float64(z[i])
 		}
-		total += top + math.Log(sum) - dot
+		lse := top + math.Log(sum)
+		total += lse - dot
+		entropy += lse - pz
 	}
 	op.out.Float32s()[0] = float32(total / float64(op.batch))
+	op.entropy = entropy / float64(op.batch)
 	return op.out, nil
 }
+
+// Entropy is the mean over rows of the entropy of the last run's softmax
+// over the legal actions, in nats.
+func (op *PolicyLossOp) Entropy() float64 { return op.entropy }
 
 // check reports what is wrong with t as the targets of batch rows.
 func (t *Targets) check(batch int) error {

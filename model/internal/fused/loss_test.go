@@ -10,8 +10,8 @@ import (
 	"gorgonia.org/tensor"
 )
 
-// TestPolicyLossOp checks the loss of one row with two legal actions
-// against its definition, and that a non-finite logit, legal or not,
+// TestPolicyLossOp checks the loss and the entropy of one row with two
+// legal actions against their definitions, and that a non-finite logit, legal or not,
 // makes it NaN.
 func TestPolicyLossOp(t *testing.T) {
 	const na = env.NumActions
@@ -46,6 +46,14 @@ func TestPolicyLossOp(t *testing.T) {
 			want := lse - 0.25*2 - 0.75*float64(tc.legal)
 			if math.Abs(got-want) > 1e-6 {
 				t.Errorf("loss %v, want %v", got, want)
+			}
+			var entropy float64
+			for _, z := range []float64{2, float64(tc.legal)} {
+				p := math.Exp(z - lse)
+				entropy -= p * math.Log(p)
+			}
+			if math.Abs(op.Entropy()-entropy) > 1e-6 {
+				t.Errorf("entropy %v, want %v", op.Entropy(), entropy)
 			}
 		})
 	}

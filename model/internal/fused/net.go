@@ -74,15 +74,17 @@ func (p *Net) loadTrunk(w [][]float32) {
 
 // op is what the fused ops share: the gorgonia Op methods that do not
 // depend on the computation. Their outputs are buffers the op owns and
-// rewrites each run: the tape machine forgets every value at Reset, so an
-// op allocating its result would make garbage on every run. This is safe
-// because the ops' consumers (the fused ops, gorgonia's arithmetic, the
-// graph's output copies, the dual values that gradients are added to)
-// never write their inputs.
+// rewrites each run (a gradient's section, a view of its gradient op's):
+// an op allocating its result would make garbage on every run. This is
+// safe because the ops' consumers (the fused ops, gorgonia's arithmetic,
+// the callers reading the outputs and gradients) do not write them during
+// a run (the model package's trainer averages the gradients in place
+// after it, before the next run rewrites them).
 type op struct {
 	name string
 	in   []tensor.Shape
 	out  *tensor.Dense
+	data [][]float32 // inputs' scratch
 }
 
 func newOp(name string, out tensor.Shape, in ...tensor.Shape) op {
@@ -146,22 +148,32 @@ func (op *op) Hashcode() uint32 {
 	return h.Sum32()
 }
 
-// inputs checks a run's input values and returns their data.
+// inputs checks a run's input values and returns their data, in a slice
+// the op reuses on its next run.
 func (op *op) inputs(vals []G.Value) ([][]float32, error) {
 	if len(vals) != len(op.in) {
 		return nil, fmt.Errorf("%s: %d inputs, want %d", op.name, len(vals), len(op.in))
 	}
-	data := make([][]float32, len(vals))
+	if len(op.data) != len(vals) {
+		op.data = make([][]float32, len(vals))
+	}
 	for i, v := range vals {
 		t, ok := v.(tensor.Tensor)
 		if !ok || !t.Shape().Eq(op.in[i]) {
 			return nil, fmt.Errorf("%s: input %d is %v, want a tensor of shape %v", op.name, i, v.Shape(), op.in[i])
 		}
-		if data[i], ok = t.Data().([]float32); !ok {
+		if t.Dtype() != tensor.Float32 {
 			return nil, fmt.Errorf("%s: input %d is %v, want float32", op.name, i, t.Dtype())
 		}
+		// A dense tensor's slice without Data's conversion to an
+		// interface, which allocates.
+		if d, dense := t.(*tensor.Dense); dense {
+			op.data[i] = d.Float32s()
+		} else if op.data[i], ok = t.Data().([]float32); !ok {
+			return nil, fmt.Errorf("%s: input %d holds %T, want float32", op.name, i, t.Data())
+		}
 	}
-	return data, nil
+	return op.data, nil
 }
 
 // diffWRT marks the inputs from first on as differentiable if train.

@@ -2,11 +2,9 @@ package fused
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/deathstacks/deathstacks/env"
 	"github.com/deathstacks/deathstacks/model/internal/kernel"
-	"gonum.org/v1/gonum/blas"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -147,8 +145,10 @@ func (op *HeadOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error)
 	return op.backward(op.train, bw, inputs, 0, inputs[0], output, grad)
 }
 
-// sectionOp is one input's gradient: a copy of a section of a gradient
-// op's flat output, shaped like the input.
+// sectionOp is one input's gradient: a section of a gradient op's flat
+// output, shaped like the input, read in place (its value is a view of
+// the gradient op's buffer, which that op rewrites each run; nothing
+// writes it in between, as no op writes its inputs).
 type sectionOp struct {
 	op
 	off int
@@ -159,8 +159,14 @@ func (op *sectionOp) Do(vals ...G.Value) (G.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := op.out.Float32s()
-	copy(out, in[0][op.off:op.off+len(out)])
+	n := op.out.Shape().TotalSize()
+	if op.off+n > len(in[0]) {
+		return nil, fmt.Errorf("%s: section of %d values at %d of %d", op.name, n, op.off, len(in[0]))
+	}
+	sec := in[0][op.off : op.off+n]
+	if &op.out.Float32s()[0] != &sec[0] {
+		op.out = tensor.New(tensor.WithShape(op.out.Shape()...), tensor.WithBacking(sec))
+	}
 	return op.out, nil
 }
 
@@ -220,8 +226,7 @@ func splitParams(flat []float32, shapes [][]int) [][]float32 {
 // fc1.w + fc1.b) fc2.w + fc2.b), (B, 1), with the weights of the engine's
 // Net. As gorgonia's nodes these were fourteen nodes (broadcasts,
 // the ReLU as a product with a comparison, reshapes), each allocating its
-// value on every run; training keeps them (graph.go's finish) for their
-// gradients.
+// value on every run. Training runs the same layers in ValueLossOp.
 type ValueFCOp struct {
 	op
 	w      *Net
@@ -243,15 +248,6 @@ func (op *ValueFCOp) doRows(rows int, vals ...G.Value) (G.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	fc, k, hid := op.w.fc, op.in[0][1], op.w.dims.ValueHidden
-	kernel.BLAS{}.Sgemm(blas.NoTrans, blas.NoTrans, rows, hid, k, 1, in[0], k, fc[0], hid, 0, op.hidden, hid)
-	out := op.out.Float32s()
-	for b := range rows {
-		sum := fc[3][0]
-		for j, v := range op.hidden[b*hid : (b+1)*hid] {
-			sum += max(v+fc[1][j], 0) * fc[2][j]
-		}
-		out[b] = float32(math.Tanh(float64(sum)))
-	}
+	valueFC(rows, op.in[0][1], op.w.dims.ValueHidden, in[0], op.w.fc, op.hidden, op.out.Float32s())
 	return op.out, nil
 }

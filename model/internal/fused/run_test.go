@@ -37,3 +37,40 @@ func TestRunRejects(t *testing.T) {
 		})
 	}
 }
+
+// TestTrainingRun runs a graph of gorgonia's arithmetic twice with new
+// input values: each run's values are the new input's, and an op that
+// can write into its last value does so instead of allocating.
+func TestTrainingRun(t *testing.T) {
+	g := G.NewGraph()
+	backing := []float32{1, 2, 3, 4}
+	x := G.NewTensor(g, tensor.Float32, 1, G.WithShape(4), G.WithName("x"),
+		G.WithValue(tensor.New(tensor.WithShape(4), tensor.WithBacking(backing))))
+	y := G.Must(G.Add(x, x))
+	z := G.Must(G.Sum(y))
+	r, err := NewTrainingRun(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var first []float32
+	for run, want := range []float32{20, 4} {
+		if run == 1 {
+			copy(backing, []float32{1, 0, 1, 0})
+		}
+		if err := r.RunAll(); err != nil {
+			t.Fatal(err)
+		}
+		if got := r.Value(z).Data().(float32); got != want {
+			t.Errorf("run %d: sum %v, want %v", run, got, want)
+		}
+		ys := r.Value(y).Data().([]float32)
+		if run == 0 {
+			first = ys
+		} else if &ys[0] != &first[0] {
+			t.Error("the second run allocated a new value for x+x")
+		}
+	}
+	if r.Value(G.NewScalar(G.NewGraph(), tensor.Float32)) != nil {
+		t.Error("a value for another graph's node")
+	}
+}

@@ -23,7 +23,10 @@ type AdamStep struct {
 //
 // in float32, each operation rounded on its own (no fused multiply-add),
 // so that the AVX form (8 values at once) and the portable one agree bit
-// for bit. The slices must have the same length.
+// for bit. Then it stores w, m and v flushed: a subnormal result (and
+// -0) stored as +0, since x86 cores compute tens of times slower with a
+// subnormal operand (see optim.FlushSubnormals). The slices must have the
+// same length.
 func Adam(w, g, m, v []float32, c AdamStep) {
 	if len(g) != len(w) || len(m) != len(w) || len(v) != len(w) {
 		panic(fmt.Sprintf("kernel: Adam of %d weights with %d gradients, %d and %d moments", len(w), len(g), len(m), len(v)))
@@ -44,9 +47,18 @@ func adamGo(w, g, m, v []float32, c *AdamStep) {
 		gj := g[j] + float32(c.Decay*w[j])
 		mj := float32(b1*m[j]) + float32(c1*gj)
 		vj := float32(b2*v[j]) + float32(float32(c2*gj)*gj)
-		m[j], v[j] = mj, vj
-		w[j] -= float32(c.Step*mj) / (sqrt32(vj) + c.Eps)
+		m[j], v[j] = flush(mj), flush(vj)
+		w[j] = flush(w[j] - float32(c.Step*mj)/(sqrt32(vj)+c.Eps))
 	}
+}
+
+// flush is x, or +0 if x is subnormal or zero: what the AVX form's
+// compare of the magnitude's bits with the smallest normal's gives.
+func flush(x float32) float32 {
+	if math.Float32bits(x)&0x7fffffff < 0x00800000 {
+		return 0
+	}
+	return x
 }
 
 // sqrt32 is the float32 square root, correctly rounded (the float64 one

@@ -99,21 +99,18 @@ func packConv(dst, w []float32, out, in, taps int, transposed bool) []float32 {
 	}
 	panels := (cols + nr - 1) / nr
 	dst = grow(dst, panels*taps*depth*nr)
-	for jr := range panels {
-		for t := range taps {
-			for d := range depth {
-				row := dst[((jr*taps+t)*depth+d)*nr:][:nr]
-				for j := range row {
-					row[j] = 0
-					if jr*nr+j >= cols {
-						continue
-					}
-					o, c := jr*nr+j, d
-					if transposed {
-						o, c = d, jr*nr+j
-					}
-					row[j] = w[(o*in+c)*taps+t]
-				}
+	clear(dst) // the columns past cols
+	// In the stored order, each weight to its place: column col's panel
+	// and place in it, its depth d and tap t.
+	for o := range out {
+		for c := range in {
+			col, d := o, c
+			if transposed {
+				col, d = c, o
+			}
+			base := (col/nr*taps*depth+d)*nr + col%nr
+			for t, v := range w[(o*in+c)*taps:][:taps] {
+				dst[base+t*depth*nr] = v
 			}
 		}
 	}
@@ -180,7 +177,7 @@ func (p *conv) backwardInput(batch int, g []float32, stride int, dst, res, relu 
 			}
 			if relu != nil {
 				o, n := r*inStride, side*inStride
-				reluBackward(dst[o:o+n], relu[o:o+n])
+				reluBackward(dst[o:o+n], dst[o:o+n], relu[o:o+n])
 			}
 		}
 	}
@@ -213,25 +210,17 @@ func (p *conv) backwardWeights(batch int, src []float32, inStride int, g []float
 	offs := [1]int{}
 	for q0 := 0; q0 < pixels; q0 += backwardKC {
 		kc := min(backwardKC, pixels-q0)
-		// The block's pixels; g^T of the block, rows past out zero, which
-		// db sums.
+		// The block's pixels; g^T of the block (a row of backwardKC
+		// values a channel), rows past out zero; db the sum of g over the
+		// pixels, in the pixels' order, each channel a running sum of its
+		// own (a sum along a row of g^T waited on each of its additions).
 		p.px = grow(p.px, kc)
-		p.gp = grow(p.gp, rows*kc)
-		clear(p.gp[p.out*kc : rows*kc])
 		for q := range kc {
-			px := boardPixel(q0 + q)
-			p.px[q] = px
-			for o, v := range g[px*stride : px*stride+p.out] {
-				p.gp[o*kc+q] = v
-			}
+			p.px[q] = boardPixel(q0 + q)
 		}
-		for o := range p.out {
-			sum := db[o]
-			for _, v := range p.gp[o*kc : (o+1)*kc] {
-				sum += v
-			}
-			db[o] = sum
-		}
+		p.gp = grow(p.gp, rows*backwardKC)
+		clear(p.gp[p.out*backwardKC:])
+		transposeRows(p.gp, g, p.px, stride, p.out, db)
 		flags := kernelAccumulate
 		if q0 == 0 {
 			flags = 0
@@ -240,15 +229,16 @@ func (p *conv) backwardWeights(batch int, src []float32, inStride int, g []float
 		// buffer that stays in L1 while the kernel reads it for every
 		// tile of rows.
 		p.srcT = grow(p.srcT, kc*nr)
+		px := newPixels(p.px)
 		segs := p.segs
 		for jr := range panels {
 			for len(segs) > 0 && segs[0].panel == jr {
-				p.packSegment(segs[0], src, inStride, kc)
+				p.packSegment(segs[0], src, inStride, px)
 				segs = segs[1:]
 			}
 			for r := 0; r < rows; r += mr {
-				offs[0] = r * kc
-				kernel(p.gp, offs[:], kc, kc, p.srcT, p.acc[r*ld+jr*nr:], ld, nil, nil, flags)
+				offs[0] = r * backwardKC
+				kernel(p.gp, offs[:], kc, backwardKC, p.srcT, p.acc[r*ld+jr*nr:], ld, nil, nil, flags)
 			}
 		}
 	}
@@ -264,20 +254,20 @@ func (p *conv) backwardWeights(batch int, src []float32, inStride int, g []float
 	}
 }
 
-// packSegment writes run s of the neighbourhoods of the block's kc
-// pixels (p.px) into p.srcT, a row of nr values per pixel.
-func (p *conv) packSegment(s segment, src []float32, inStride, kc int) {
+// packSegment writes run s of the neighbourhoods of the block's pixels
+// px into p.srcT, a row of nr values per pixel.
+func (p *conv) packSegment(s segment, src []float32, inStride int, px pixels) {
 	dst := p.srcT[s.col:]
 	switch {
 	case s.zero:
-		for q := range kc {
+		for q := range px.px {
 			clear(dst[q*nr:][:s.n])
 		}
 	case s.n == nr:
-		gatherRows(dst, src, p.px[:kc], inStride, s.delta*inStride+s.ch)
+		gatherRows(dst, src, px, inStride, s.delta*inStride+s.ch)
 	default:
-		for q, px := range p.px[:kc] {
-			copy(dst[q*nr:][:s.n], src[(px+s.delta)*inStride+s.ch:])
+		for q, x := range px.px {
+			copy(dst[q*nr:][:s.n], src[(x+s.delta)*inStride+s.ch:])
 		}
 	}
 }
@@ -324,18 +314,32 @@ func (p *conv) segments(dst []segment) []segment {
 // the rows of g^T.
 const backwardKC = 96
 
-// reluBackward zeroes g where the ReLU's output y is not positive: g
-// becomes the gradient before the ReLU.
-func reluBackward(g, y []float32) {
+// reluBackward sets dst to g where the ReLU's output y is positive (not
+// y <= 0; a NaN counts as positive) and to zero elsewhere: g becomes the
+// gradient before the ReLU. dst may be g itself. The AVX form takes 8
+// values at once.
+func reluBackward(dst, g, y []float32) {
+	g, y = g[:len(dst)], y[:len(dst)]
+	n := 0
+	if fastKernels {
+		n = len(dst) / 8 * 8
+		reluBackwardAsm(dst[:n], g[:n], y[:n])
+	}
+	reluBackwardGo(dst[n:], g[n:], y[n:])
+}
+
+// reluBackwardGo is the portable form of reluBackward.
+func reluBackwardGo(dst, g, y []float32) {
+	g, y = g[:len(dst)], y[:len(dst)]
 	// A select of the bits, which compiles to a conditional move: half of
 	// the outputs are not positive, at random, and a branch on each
 	// mispredicted that often.
-	for i, v := range y[:len(g)] {
+	for i, v := range y {
 		b := math.Float32bits(g[i])
 		if v <= 0 {
 			b = 0
 		}
-		g[i] = math.Float32frombits(b)
+		dst[i] = math.Float32frombits(b)
 	}
 }
 
@@ -366,11 +370,12 @@ type Head struct {
 	wp, biasSq []float32
 	squares    bool
 	// Backward's scratch: the gradient before the ReLU (gm), the trunk
-	// output packed (hp), the taps' offsets (offs), the weights' gradient
-	// (acc), the weights transposed (wt), a position's gradient packed
-	// (gb) and its input gradient channel-major (dt).
+	// output packed (hp), the taps' offsets (offs), a block's pixels
+	// (px), the weights' gradient (acc), the weights transposed (wt), a
+	// position's gradient packed (gb) and its input gradient
+	// channel-major (dt).
 	gm, hp, acc, wt, gb, dt []float32
-	offs                    []int
+	offs, px                []int
 }
 
 // headPanels is the number of nr-square panels covering the board.
@@ -667,22 +672,14 @@ func (p *Head) BackwardSquares(batch int, h []float32, stride int, out, gout, dh
 	g := gout
 	if p.relu {
 		p.gm = grow(p.gm, n*ld)
-		for i, v := range gout[:n*ld] {
-			if out[i] <= 0 {
-				v = 0
-			}
-			p.gm[i] = v
-		}
+		reluBackward(p.gm, gout, out)
 		g = p.gm
 	}
 	// The bias's gradient, summed square-major first.
 	p.dt = grow(p.dt, sq*ld)
 	clear(p.dt)
 	for q := range n {
-		acc := p.dt[q%sq*ld:][:p.planes]
-		for j, v := range g[q*ld : q*ld+p.planes] {
-			acc[j] += v
-		}
+		addTo(p.dt[q%sq*ld:][:p.planes], g[q*ld:])
 	}
 	clear(db)
 	perOutput := len(db) == p.planes*sq
@@ -729,14 +726,15 @@ func (p *Head) backwardWeightsSquares(batch int, h []float32, stride int, g, dw 
 	offs := [1]int{}
 	for q0 := 0; q0 < n; q0 += backwardKC {
 		kc := min(backwardKC, n-q0)
-		// The block's trunk output transposed, rows past in zero.
-		p.hp = grow(p.hp, rows*kc)
-		clear(p.hp[p.in*kc : rows*kc])
+		// The block's trunk output transposed (a row of backwardKC values
+		// a channel), rows past in zero.
+		p.px = grow(p.px, kc)
 		for q := range kc {
-			for c, v := range h[boardPixel(q0+q)*stride:][:p.in] {
-				p.hp[c*kc+q] = v
-			}
+			p.px[q] = boardPixel(q0 + q)
 		}
+		p.hp = grow(p.hp, rows*backwardKC)
+		clear(p.hp[p.in*backwardKC:])
+		transposeRows(p.hp, h, p.px, stride, p.in, nil)
 		flags := kernelAccumulate
 		if q0 == 0 {
 			flags = 0
@@ -748,8 +746,8 @@ func (p *Head) backwardWeightsSquares(batch int, h []float32, stride int, g, dw 
 				*(*[nr]float32)(p.gb[q*nr:]) = row
 			}
 			for r := 0; r < rows; r += mr {
-				offs[0] = r * kc
-				kernel(p.hp, offs[:], kc, kc, p.gb, p.acc[r*ld+jr*nr:], ld, nil, nil, flags)
+				offs[0] = r * backwardKC
+				kernel(p.hp, offs[:], kc, backwardKC, p.gb, p.acc[r*ld+jr*nr:], ld, nil, nil, flags)
 			}
 		}
 	}

@@ -3,6 +3,7 @@ package kernel
 import (
 	"fmt"
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/deathstacks/deathstacks/env"
@@ -295,9 +296,39 @@ func TestHead(t *testing.T) {
 
 func TestReLUBackward(t *testing.T) {
 	g := []float32{1, 2, 3, 4}
-	reluBackward(g, []float32{0.5, 0, -1, 2})
+	reluBackward(g, g, []float32{0.5, 0, -1, 2})
 	if want := []float32{1, 0, 0, 4}; fmt.Sprint(g) != fmt.Sprint(want) {
 		t.Errorf("got %v, want %v", g, want)
+	}
+}
+
+// TestReLUBackwardForms checks the AVX form against the portable one bit
+// for bit, with zeros of both signs, NaNs and infinities among the
+// outputs, at lengths with and without a tail past the last 8 values.
+func TestReLUBackwardForms(t *testing.T) {
+	if !haveAVX2FMA {
+		t.Skip("no AVX2 and FMA on this CPU")
+	}
+	nan, inf := float32(math.NaN()), float32(math.Inf(1))
+	for _, n := range []int{0, 7, 8, 37, 192} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			y, g := randSlice(n, 1), randSlice(n, 2)
+			for i, v := range []float32{0, float32(math.Copysign(0, -1)), nan, inf, -inf} {
+				if i < n {
+					y[i*3%n] = v
+				}
+			}
+			want, got := slices.Clone(g), make([]float32, n)
+			reluBackwardGo(want, want, y)
+			k := n / 8 * 8
+			reluBackwardAsm(got[:k], g[:k], y[:k])
+			reluBackwardGo(got[k:], g[k:], y[k:])
+			for i := range want {
+				if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+					t.Fatalf("value %d (output %v): AVX %v, Go %v", i, y[i], got[i], want[i])
+				}
+			}
+		})
 	}
 }
 
@@ -366,6 +397,6 @@ func BenchmarkReLUBackward(b *testing.B) {
 	y := randSlice(32*paddedPixels*32, 1)
 	g := randSlice(len(y), 2)
 	for b.Loop() {
-		reluBackward(g, y)
+		reluBackward(g, g, y)
 	}
 }

@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"fmt"
+	"math"
 	"os"
 )
 
@@ -118,23 +119,44 @@ func kernelGo(a []float32, offs []int, k, lda int, b, c []float32, ldc int, bias
 	}
 }
 
+// pixels are pixel indices and their smallest and largest, found once so
+// that each gatherRows of the same pixels checks its bounds in constant
+// time.
+type pixels struct {
+	px     []int
+	lo, hi int
+}
+
+// newPixels returns px with its range.
+func newPixels(px []int) pixels {
+	p := pixels{px: px}
+	if len(px) > 0 {
+		p.lo, p.hi = px[0], px[0]
+		for _, q := range px[1:] {
+			p.lo, p.hi = min(p.lo, q), max(p.hi, q)
+		}
+	}
+	return p
+}
+
 // gatherRows copies, for each q, the nr values src[px[q]*stride+off:] to
 // dst[q*nr:]: the rows of a panel gathered from pixels of channel-last
-// activations. Out-of-range slices panic, in both forms.
-func gatherRows(dst, src []float32, px []int, stride, off int) {
-	if len(dst) < len(px)*nr {
-		panic(fmt.Sprintf("kernel: gatherRows of %d rows into %d values", len(px), len(dst)))
+// activations. stride must be positive. Out-of-range slices panic, in
+// both forms.
+func gatherRows(dst, src []float32, px pixels, stride, off int) {
+	if len(dst) < len(px.px)*nr || stride <= 0 {
+		panic(fmt.Sprintf("kernel: gatherRows of %d rows into %d values, stride %d", len(px.px), len(dst), stride))
 	}
-	for _, p := range px {
-		if i := p*stride + off; i < 0 || i+nr > len(src) {
-			panic(fmt.Sprintf("kernel: gatherRows row at %d outside %d values", i, len(src)))
+	if len(px.px) > 0 {
+		if lo, hi := px.lo*stride+off, px.hi*stride+off; lo < 0 || hi+nr > len(src) {
+			panic(fmt.Sprintf("kernel: gatherRows rows at %d to %d outside %d values", lo, hi, len(src)))
 		}
 	}
 	if fastKernels {
-		gatherRowsAsm(dst, src, px, stride, off)
+		gatherRowsAsm(dst, src, px.px, stride, off)
 		return
 	}
-	gatherRowsGo(dst, src, px, stride, off)
+	gatherRowsGo(dst, src, px.px, stride, off)
 }
 
 // gatherRowsGo is the portable form of gatherRows.
@@ -144,5 +166,95 @@ func gatherRowsGo(dst, src []float32, px []int, stride, off int) {
 		// moves (a copy between slices is a call to memmove).
 		row := *(*[nr]float32)(src[p*stride+off:])
 		*(*[nr]float32)(dst[q*nr:]) = row
+	}
+}
+
+// AllFinite reports whether every value of x is finite: no infinity, no
+// NaN. The AVX form takes 8 values at once.
+func AllFinite(x []float32) bool {
+	n := 0
+	if fastKernels {
+		n = len(x) / 8 * 8
+		if !allFiniteAsm(x[:n]) {
+			return false
+		}
+	}
+	return allFiniteGo(x[n:])
+}
+
+// allFiniteGo is the portable form of AllFinite: a value is infinite or
+// NaN when all its exponent bits are set, and then adding 1 to them
+// carries into bit 31.
+func allFiniteGo(x []float32) bool {
+	var carry uint32
+	for _, v := range x {
+		carry |= math.Float32bits(v)&0x7f800000 + 1<<23
+	}
+	return carry&(1<<31) == 0
+}
+
+// transposeRows writes the first cols channels of the pixels px of src
+// (channel stride stride) transposed into dst, a row of backwardKC values
+// a channel: dst[c*backwardKC+q] = src[px[q]*stride+c]. Unless db is nil
+// it adds each channel's values to db[c] too, pixel by pixel in order.
+// len(px) must not exceed backwardKC. Out-of-range slices panic, in both
+// forms; the forms agree bit for bit. The AVX form takes blocks of 8
+// pixels by 8 channels.
+func transposeRows(dst, src []float32, px []int, stride, cols int, db []float32) {
+	if len(px) > backwardKC || (cols > 0 && len(px) > 0 && len(dst) < (cols-1)*backwardKC+len(px)) || (db != nil && len(db) < cols) {
+		panic(fmt.Sprintf("kernel: transposeRows of %d pixels, %d channels into %d values, %d sums", len(px), cols, len(dst), len(db)))
+	}
+	for _, p := range px {
+		if i := p * stride; p < 0 || i+cols > len(src) {
+			panic(fmt.Sprintf("kernel: transposeRows pixel %d outside %d values", p, len(src)))
+		}
+	}
+	n8, c8 := 0, 0
+	if fastKernels {
+		n8, c8 = len(px)/8*8, cols/8*8
+		transposeRowsAsm(dst, src, px[:n8], stride, c8, db)
+	}
+	// The rest, each channel's pixels in order after the AVX form's: the
+	// pixels past n8 of the first c8 channels, all pixels of the others.
+	transposeRowsGo(dst, src, px[n8:], n8, stride, 0, c8, db)
+	transposeRowsGo(dst, src, px, 0, stride, c8, cols, db)
+}
+
+// transposeRowsGo is the portable form of transposeRows for channels c0
+// to c1 of the pixels px, the q0-th on.
+func transposeRowsGo(dst, src []float32, px []int, q0, stride, c0, c1 int, db []float32) {
+	if c0 >= c1 {
+		return
+	}
+	for q, p := range px {
+		row := src[p*stride+c0 : p*stride+c1]
+		col := dst[c0*backwardKC+q0+q:]
+		for j, v := range row {
+			col[j*backwardKC] = v
+		}
+		if db != nil {
+			for j, v := range row {
+				db[c0+j] += v
+			}
+		}
+	}
+}
+
+// addTo adds src to dst elementwise: dst[i] += src[i] for i < len(dst).
+// The AVX form takes 8 values at once; the forms agree bit for bit.
+func addTo(dst, src []float32) {
+	src = src[:len(dst)]
+	n := 0
+	if fastKernels {
+		n = len(dst) / 8 * 8
+		addToAsm(dst[:n], src[:n])
+	}
+	addToGo(dst[n:], src[n:])
+}
+
+// addToGo is the portable form of addTo.
+func addToGo(dst, src []float32) {
+	for i, v := range src[:len(dst)] {
+		dst[i] += v
 	}
 }

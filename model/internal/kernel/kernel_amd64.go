@@ -55,3 +55,59 @@ func adamAsm(w, g, m, v []float32, c *AdamStep) {
 
 //go:noescape
 func adamAVX(w, grad, m, v *float32, blocks int, c *AdamStep)
+
+// reluBackwardAsm runs reluBackwardAVX on reluBackward's arguments, of
+// the same length, divisible by 8.
+func reluBackwardAsm(dst, g, y []float32) {
+	if len(dst) == 0 {
+		return
+	}
+	reluBackwardAVX(&dst[0], &g[0], &y[0], len(dst)/8)
+}
+
+//go:noescape
+func reluBackwardAVX(dst, grad, y *float32, blocks int)
+
+// allFiniteAsm runs allFiniteAVX on AllFinite's argument, of a length
+// divisible by 8.
+func allFiniteAsm(x []float32) bool {
+	if len(x) == 0 {
+		return true
+	}
+	return allFiniteAVX(&x[0], len(x)/8)
+}
+
+//go:noescape
+func allFiniteAVX(x *float32, blocks int) bool
+
+// transposeRowsAsm runs transposeRowsAVX on transposeRows' arguments,
+// already checked, len(px) and cols divisible by 8.
+func transposeRowsAsm(dst, src []float32, px []int, stride, cols int, db []float32) {
+	if len(px) == 0 || cols == 0 {
+		return
+	}
+	var dbp *float32
+	if db != nil {
+		dbp = &db[0]
+	}
+	transposeRowsAVX(&dst[0], &src[0], &px[0], len(px)/8, stride, cols/8, dbp)
+}
+
+// transposeRowsAVX stores a channel's row backwardKC values after the
+// previous one (384 bytes): this fails to compile if backwardKC changes.
+var _ = [1]struct{}{}[backwardKC-96]
+
+//go:noescape
+func transposeRowsAVX(dst, src *float32, px *int, groups, stride, chans int, db *float32)
+
+// addToAsm runs addToAVX on addTo's arguments, of the same length,
+// divisible by 8.
+func addToAsm(dst, src []float32) {
+	if len(dst) == 0 {
+		return
+	}
+	addToAVX(&dst[0], &src[0], len(dst)/8)
+}
+
+//go:noescape
+func addToAVX(dst, src *float32, blocks int)

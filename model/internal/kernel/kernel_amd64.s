@@ -220,8 +220,9 @@ gdone:
 	RET
 
 // adamAVX is the AVX form of adamGo (adam.go), 8 values an iteration, each
-// operation rounded on its own (no FMA) as the Go form's. c points to an
-// AdamStep: Decay, Beta1, Beta2, Step, Eps.
+// operation rounded on its own (no FMA) as the Go form's, the results
+// flushed as flush does. c points to an AdamStep: Decay, Beta1, Beta2,
+// Step, Eps.
 //
 // func adamAVX(w, grad, m, v *float32, blocks int, c *AdamStep)
 TEXT ·adamAVX(SB), NOSPLIT, $0-48
@@ -242,6 +243,10 @@ TEXT ·adamAVX(SB), NOSPLIT, $0-48
 	VBROADCASTSS X15, Y15
 	VSUBPS Y9, Y15, Y10
 	VSUBPS Y11, Y15, Y12
+	// The smallest normal's bits, for the flush.
+	MOVL $0x00800000, BX
+	MOVQ BX, X15
+	VPBROADCASTD X15, Y15
 	TESTQ CX, CX
 	JZ adone
 aloop:
@@ -253,18 +258,32 @@ aloop:
 	VMULPS Y9, Y2, Y2 // Beta1*m
 	VMULPS Y1, Y10, Y3 // (1-Beta1)*gj
 	VADDPS Y3, Y2, Y2 // m
-	VMOVUPS Y2, (R8)
 	VMOVUPS (R9), Y4
 	VMULPS Y11, Y4, Y4 // Beta2*v
 	VMULPS Y1, Y12, Y5 // (1-Beta2)*gj
 	VMULPS Y1, Y5, Y5 // ((1-Beta2)*gj)*gj
 	VADDPS Y5, Y4, Y4 // v
-	VMOVUPS Y4, (R9)
 	VSQRTPS Y4, Y6
 	VADDPS Y14, Y6, Y6 // sqrt(v) + Eps
 	VMULPS Y2, Y13, Y7 // Step*m
 	VDIVPS Y6, Y7, Y7
 	VSUBPS Y7, Y0, Y0
+	// Flush m, v and w: zero where the magnitude's bits are below the
+	// smallest normal's.
+	VPSLLD $1, Y2, Y1
+	VPSRLD $1, Y1, Y1
+	VPCMPGTD Y1, Y15, Y1 // smallest normal > |m|
+	VPANDN Y2, Y1, Y2
+	VMOVUPS Y2, (R8)
+	VPSLLD $1, Y4, Y3
+	VPSRLD $1, Y3, Y3
+	VPCMPGTD Y3, Y15, Y3
+	VPANDN Y4, Y3, Y4
+	VMOVUPS Y4, (R9)
+	VPSLLD $1, Y0, Y5
+	VPSRLD $1, Y5, Y5
+	VPCMPGTD Y5, Y15, Y5
+	VPANDN Y0, Y5, Y0
 	VMOVUPS Y0, (DI)
 	ADDQ $32, DI
 	ADDQ $32, SI
@@ -273,5 +292,204 @@ aloop:
 	DECQ CX
 	JNZ aloop
 adone:
+	VZEROUPPER
+	RET
+
+// reluBackwardAVX is the AVX form of reluBackwardGo (conv.go), 8 values an
+// iteration: dst is grad where !(y <= 0) (predicate NLE_UQ, true for a
+// NaN), zero elsewhere.
+//
+// func reluBackwardAVX(dst, grad, y *float32, blocks int)
+TEXT ·reluBackwardAVX(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ grad+8(FP), DX
+	MOVQ y+16(FP), SI
+	MOVQ blocks+24(FP), CX
+	VXORPS Y15, Y15, Y15
+	TESTQ CX, CX
+	JZ rdone
+rloop:
+	VMOVUPS (SI), Y0
+	VCMPPS $0x16, Y15, Y0, Y0 // y NLE_UQ 0: !(y <= 0)
+	VANDPS (DX), Y0, Y0
+	VMOVUPS Y0, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DX
+	ADDQ $32, DI
+	DECQ CX
+	JNZ rloop
+rdone:
+	VZEROUPPER
+	RET
+
+// allFiniteAVX is the AVX form of allFiniteGo (kernel.go), 8 values an
+// iteration: the exponent bits, plus 1 at their lowest, ORed together;
+// a value with all of them set carries into the sign bit.
+//
+// func allFiniteAVX(x *float32, blocks int) bool
+TEXT ·allFiniteAVX(SB), NOSPLIT, $0-17
+	MOVQ x+0(FP), SI
+	MOVQ blocks+8(FP), CX
+	MOVL $0x7f800000, AX
+	MOVQ AX, X14
+	VPBROADCASTD X14, Y14 // the exponent bits
+	MOVL $0x00800000, AX
+	MOVQ AX, X13
+	VPBROADCASTD X13, Y13 // 1 at the exponent's lowest bit
+	VPXOR Y0, Y0, Y0
+	TESTQ CX, CX
+	JZ fdone
+floop:
+	VPAND (SI), Y14, Y1
+	VPADDD Y13, Y1, Y1
+	VPOR Y1, Y0, Y0
+	ADDQ $32, SI
+	DECQ CX
+	JNZ floop
+fdone:
+	VMOVMSKPS Y0, AX // the sign bits
+	TESTL AX, AX
+	SETEQ ret+16(FP)
+	VZEROUPPER
+	RET
+
+// transposeRowsAVX is the AVX form of transposeRows (kernel.go) for groups
+// groups of 8 pixels and chans groups of 8 channels: per block, 8 rows of
+// 8 channels loaded, added in order to db (unless db is nil), transposed
+// and stored as 8 channels' rows of 8 pixels, backwardKC (96) values
+// apart.
+//
+// func transposeRowsAVX(dst, src *float32, px *int, groups, stride, chans int, db *float32)
+TEXT ·transposeRowsAVX(SB), NOSPLIT, $24-56
+	MOVQ groups+24(FP), AX
+	TESTQ AX, AX
+	JZ tdone
+	MOVQ AX, left-8(SP)
+	MOVQ dst+0(FP), AX
+	MOVQ AX, col-16(SP)
+	MOVQ px+16(FP), AX
+	MOVQ AX, pxp-24(SP)
+touter:
+	// The group's 8 rows: src + px[k]*stride*4.
+	MOVQ stride+32(FP), CX
+	SHLQ $2, CX
+	MOVQ src+8(FP), DX
+	MOVQ pxp-24(SP), SI
+	MOVQ 0(SI), R8
+	IMULQ CX, R8
+	ADDQ DX, R8
+	MOVQ 8(SI), R9
+	IMULQ CX, R9
+	ADDQ DX, R9
+	MOVQ 16(SI), R10
+	IMULQ CX, R10
+	ADDQ DX, R10
+	MOVQ 24(SI), R11
+	IMULQ CX, R11
+	ADDQ DX, R11
+	MOVQ 32(SI), R12
+	IMULQ CX, R12
+	ADDQ DX, R12
+	MOVQ 40(SI), R13
+	IMULQ CX, R13
+	ADDQ DX, R13
+	MOVQ 48(SI), AX
+	IMULQ CX, AX
+	ADDQ DX, AX
+	MOVQ 56(SI), BX
+	IMULQ CX, BX
+	ADDQ DX, BX
+	ADDQ $64, SI
+	MOVQ SI, pxp-24(SP)
+	MOVQ col-16(SP), DI
+	MOVQ db+48(FP), SI
+	MOVQ chans+40(FP), CX
+	XORQ DX, DX
+tinner:
+	VMOVUPS (R8)(DX*1), Y0
+	VMOVUPS (R9)(DX*1), Y1
+	VMOVUPS (R10)(DX*1), Y2
+	VMOVUPS (R11)(DX*1), Y3
+	VMOVUPS (R12)(DX*1), Y4
+	VMOVUPS (R13)(DX*1), Y5
+	VMOVUPS (AX)(DX*1), Y6
+	VMOVUPS (BX)(DX*1), Y7
+	TESTQ SI, SI
+	JZ tnosum
+	// The sums, a pixel at a time: db + row 0 + row 1 + ...
+	VMOVUPS (SI)(DX*1), Y8
+	VADDPS Y0, Y8, Y8
+	VADDPS Y1, Y8, Y8
+	VADDPS Y2, Y8, Y8
+	VADDPS Y3, Y8, Y8
+	VADDPS Y4, Y8, Y8
+	VADDPS Y5, Y8, Y8
+	VADDPS Y6, Y8, Y8
+	VADDPS Y7, Y8, Y8
+	VMOVUPS Y8, (SI)(DX*1)
+tnosum:
+	// The 8x8 transpose: pairs of rows interleaved, then pairs of pairs,
+	// then the 128-bit halves.
+	VUNPCKLPS Y1, Y0, Y8
+	VUNPCKHPS Y1, Y0, Y9
+	VUNPCKLPS Y3, Y2, Y10
+	VUNPCKHPS Y3, Y2, Y11
+	VUNPCKLPS Y5, Y4, Y12
+	VUNPCKHPS Y5, Y4, Y13
+	VUNPCKLPS Y7, Y6, Y14
+	VUNPCKHPS Y7, Y6, Y15
+	VSHUFPS $0x44, Y10, Y8, Y0
+	VSHUFPS $0xEE, Y10, Y8, Y1
+	VSHUFPS $0x44, Y11, Y9, Y2
+	VSHUFPS $0xEE, Y11, Y9, Y3
+	VSHUFPS $0x44, Y14, Y12, Y4
+	VSHUFPS $0xEE, Y14, Y12, Y5
+	VSHUFPS $0x44, Y15, Y13, Y6
+	VSHUFPS $0xEE, Y15, Y13, Y7
+	VPERM2F128 $0x20, Y4, Y0, Y8
+	VPERM2F128 $0x20, Y5, Y1, Y9
+	VPERM2F128 $0x20, Y6, Y2, Y10
+	VPERM2F128 $0x20, Y7, Y3, Y11
+	VPERM2F128 $0x31, Y4, Y0, Y12
+	VPERM2F128 $0x31, Y5, Y1, Y13
+	VPERM2F128 $0x31, Y6, Y2, Y14
+	VPERM2F128 $0x31, Y7, Y3, Y15
+	VMOVUPS Y8, 0(DI)
+	VMOVUPS Y9, 384(DI)
+	VMOVUPS Y10, 768(DI)
+	VMOVUPS Y11, 1152(DI)
+	VMOVUPS Y12, 1536(DI)
+	VMOVUPS Y13, 1920(DI)
+	VMOVUPS Y14, 2304(DI)
+	VMOVUPS Y15, 2688(DI)
+	ADDQ $32, DX
+	ADDQ $3072, DI
+	DECQ CX
+	JNZ tinner
+	ADDQ $32, col-16(SP)
+	DECQ left-8(SP)
+	JNZ touter
+tdone:
+	VZEROUPPER
+	RET
+
+// addToAVX is the AVX form of addToGo (kernel.go), 8 values an iteration.
+//
+// func addToAVX(dst, src *float32, blocks int)
+TEXT ·addToAVX(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ blocks+16(FP), CX
+	TESTQ CX, CX
+	JZ adddone
+addloop:
+	VMOVUPS (DI), Y0
+	VADDPS (SI), Y0, Y0
+	VMOVUPS Y0, (DI)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	DECQ CX
+	JNZ addloop
+adddone:
 	VZEROUPPER
 	RET

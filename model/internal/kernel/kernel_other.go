@@ -16,3 +16,13 @@ func gatherRowsAsm(dst, src []float32, px []int, stride, off int) {
 }
 
 func adamAsm(w, g, m, v []float32, c *AdamStep) { adamGo(w, g, m, v, c) }
+
+func reluBackwardAsm(dst, g, y []float32) { reluBackwardGo(dst, g, y) }
+
+func allFiniteAsm(x []float32) bool { return allFiniteGo(x) }
+
+func transposeRowsAsm(dst, src []float32, px []int, stride, cols int, db []float32) {
+	transposeRowsGo(dst, src, px, 0, stride, 0, cols, db)
+}
+
+func addToAsm(dst, src []float32) { addToGo(dst, src) }

@@ -206,6 +206,8 @@ func TestGatherRows(t *testing.T) {
 		{"row past the end", 2 * nr, []int{0, 19}, stride - nr + 1},
 		{"row before the start", 2 * nr, []int{0, 1}, -1},
 		{"dst too short", nr, []int{0, 1}, 0},
+		{"row past the end, not last", 3 * nr, []int{0, 20, 1}, 0},
+		{"row before the start, not first", 3 * nr, []int{1, -1, 2}, 0},
 	} {
 		t.Run("panics/"+tc.name, func(t *testing.T) {
 			defer func() {
@@ -213,7 +215,129 @@ func TestGatherRows(t *testing.T) {
 					t.Error("no panic")
 				}
 			}()
-			gatherRows(make([]float32, tc.dst), src, tc.px, stride, tc.off)
+			gatherRows(make([]float32, tc.dst), src, newPixels(tc.px), stride, tc.off)
+		})
+	}
+}
+
+// TestAllFinite checks AllFinite, and its portable form where the AVX
+// one runs, on one non-finite value at each position of slices with and
+// without a tail past the last 8 values, and on finite extremes.
+func TestAllFinite(t *testing.T) {
+	special := map[string]float32{
+		"+inf": float32(math.Inf(1)), "-inf": float32(math.Inf(-1)), "nan": float32(math.NaN()),
+	}
+	for _, n := range []int{0, 7, 8, 37} {
+		x := randSlice(n, 1)
+		if n > 2 {
+			x[0], x[1], x[2] = math.MaxFloat32, -math.MaxFloat32, math.SmallestNonzeroFloat32
+		}
+		t.Run(fmt.Sprintf("n=%d/finite", n), func(t *testing.T) {
+			if !AllFinite(x) || !allFiniteGo(x) {
+				t.Error("finite values reported non-finite")
+			}
+		})
+		for name, v := range special {
+			t.Run(fmt.Sprintf("n=%d/%s", n, name), func(t *testing.T) {
+				for i := range x {
+					y := slices.Clone(x)
+					y[i] = v
+					if AllFinite(y) || allFiniteGo(y) {
+						t.Fatalf("%v at %d reported finite", v, i)
+					}
+				}
+			})
+		}
+	}
+}
+
+func BenchmarkAllFinite(b *testing.B) {
+	// A training shard's logits at batch 32.
+	x := randSlice(32*6912, 1)
+	for b.Loop() {
+		if !AllFinite(x) {
+			b.Fatal("finite values reported non-finite")
+		}
+	}
+}
+
+// TestTransposeRows checks transposeRows against its definition, and its
+// AVX form against the portable one bit for bit (the transposed values
+// and the sums), at pixel and channel counts with and without a tail past
+// the AVX form's blocks of 8, with and without sums.
+func TestTransposeRows(t *testing.T) {
+	for _, tc := range []struct{ n, cols, stride int }{
+		{0, 8, 8}, {7, 5, 16}, {8, 8, 8}, {20, 17, 32}, {96, 32, 32}, {36, 40, 48},
+	} {
+		for _, sums := range []bool{false, true} {
+			t.Run(fmt.Sprintf("n=%d/cols=%d/sums=%v", tc.n, tc.cols, sums), func(t *testing.T) {
+				src := randSlice(64*tc.stride, 1)
+				rng := rand.New(rand.NewPCG(uint64(tc.n), 2))
+				px := make([]int, tc.n)
+				for i := range px {
+					px[i] = rng.IntN(64)
+				}
+				run := func(asm bool) ([]float32, []float32) {
+					dst := make([]float32, max(tc.cols-1, 0)*backwardKC+tc.n)
+					var db []float32
+					if sums {
+						db = randSlice(tc.cols, 3)
+					}
+					if asm {
+						transposeRows(dst, src, px, tc.stride, tc.cols, db)
+					} else {
+						transposeRowsGo(dst, src, px, 0, tc.stride, 0, tc.cols, db)
+					}
+					return dst, db
+				}
+				want, wantDB := run(false)
+				for q, p := range px {
+					for c := range tc.cols {
+						if want[c*backwardKC+q] != src[p*tc.stride+c] {
+							t.Fatalf("pixel %d channel %d: %v, want %v", q, c, want[c*backwardKC+q], src[p*tc.stride+c])
+						}
+					}
+				}
+				got, gotDB := run(true)
+				if !slices.Equal(got, want) || !slices.Equal(gotDB, wantDB) {
+					t.Error("transposeRows differs from its portable form")
+				}
+			})
+		}
+	}
+}
+
+func TestTransposeRowsChecksBounds(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		px   []int
+		dst  int
+	}{{"pixel outside", []int{0, 64}, backwardKC * 8}, {"negative pixel", []int{-1}, backwardKC * 8}, {"short destination", []int{0, 1}, 10}} {
+		t.Run(tc.name, func(t *testing.T) {
+			defer func() {
+				if recover() == nil {
+					t.Error("no panic")
+				}
+			}()
+			transposeRows(make([]float32, tc.dst), make([]float32, 64*8), tc.px, 8, 8, nil)
+		})
+	}
+}
+
+// TestAddTo checks addTo against its portable form bit for bit, at
+// lengths with and without a tail past the last 8 values.
+func TestAddTo(t *testing.T) {
+	for _, n := range []int{0, 7, 8, 37, 192} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			dst, src := randSlice(n, 1), randSlice(n+3, 2)
+			want := slices.Clone(dst)
+			for i := range want {
+				want[i] += src[i]
+			}
+			addTo(dst, src)
+			if !slices.Equal(dst, want) {
+				t.Errorf("addTo gave %v, want %v", dst, want)
+			}
 		})
 	}
 }

@@ -95,8 +95,7 @@ func (r *TowerRun) Backward(t *Tower, gout []float32, grads [][]float32) {
 		panic("kernel: TowerRun.Backward without kept activations or backward weights")
 	}
 	bs, stride, g := r.batch, r.stride, r.g
-	copy(g, gout)
-	r.reluBackward(g, r.Output())
+	r.reluBackward(g, gout, r.Output())
 	for i := t.blocks - 1; i >= 0; i-- {
 		c1, c2 := &t.conv[1+2*i], &t.conv[2+2*i]
 		c2.backwardWeights(bs, r.t[i], stride, g, stride, grads[4+4*i], grads[5+4*i])
@@ -109,16 +108,16 @@ func (r *TowerRun) Backward(t *Tower, gout []float32, grads [][]float32) {
 	t.conv[0].backwardWeights(bs, r.x, t.planes, g, stride, grads[0], grads[1])
 }
 
-// reluBackward is reluBackward on the board's pixels of the run's
-// positions (for the tower's output; the blocks' are masked by
-// backwardInput): the gradients' border is zero (the backward pass writes
-// only board pixels), so the ReLU changes nothing there.
-func (r *TowerRun) reluBackward(g, y []float32) {
+// reluBackward is reluBackward from gout into dst on the board's pixels
+// of the run's positions (for the tower's output; the blocks' are masked
+// by backwardInput). dst's border stays as it is: zero, as the backward
+// pass writes only board pixels.
+func (r *TowerRun) reluBackward(dst, gout, y []float32) {
 	n := side * r.stride
 	for b := range r.batch {
 		for row := range side {
 			o := rowStart(b, row) * r.stride
-			reluBackward(g[o:o+n], y[o:o+n])
+			reluBackward(dst[o:o+n], gout[o:o+n], y[o:o+n])
 		}
 	}
 }

@@ -60,7 +60,7 @@ func (o *State) Slots() [][][]float32 {
 func (o *State) Update(s Settings, lr float64, weights, grads [][]float32, decay []bool) {
 	u := o.Begin(s, lr)
 	for i, w := range weights {
-		u.Apply(i, w, grads[i], decay[i])
+		u.Apply(i, 0, w, grads[i], decay[i])
 	}
 }
 
@@ -89,20 +89,19 @@ func (o *State) Begin(s Settings, lr float64) Step {
 	return u
 }
 
-// Apply updates weight array i, w, given its loss gradient g (without the
-// L2 term, which it adds if decay).
-func (u Step) Apply(i int, w, g []float32, decay bool) {
+// Apply updates w, the values of weight array i from index lo on, given
+// their loss gradient g (without the L2 term, which it adds if decay).
+// An array may be updated a section at a time, each section once.
+func (u Step) Apply(i, lo int, w, g []float32, decay bool) {
 	wd := float32(0)
 	if decay {
 		wd = u.l2
 	}
-	m := u.o.M[i]
+	m := u.o.M[i][lo : lo+len(w)]
 	if u.o.Adam {
-		v := u.o.V[i]
+		v := u.o.V[i][lo : lo+len(w)]
+		// Adam flushes the subnormal results itself.
 		kernel.Adam(w, g, m, v, kernel.AdamStep{Decay: wd, Beta1: u.b1, Beta2: u.b2, Step: u.step, Eps: u.eps})
-		FlushSubnormals(w)
-		FlushSubnormals(m)
-		FlushSubnormals(v)
 		return
 	}
 	for j := range w {

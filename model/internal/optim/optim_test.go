@@ -87,3 +87,32 @@ func TestUpdateLeavesNoSubnormals(t *testing.T) {
 		}
 	}
 }
+
+// TestApplyInSections checks that an update applied a section at a time
+// gives the weights and moments of one applied to the whole arrays, bit
+// for bit.
+func TestApplyInSections(t *testing.T) {
+	s := Settings{Momentum: 0.9, Beta1: 0.9, Beta2: 0.999, Epsilon: 1e-8, WeightDecay: 0.01}
+	for _, adam := range []bool{false, true} {
+		t.Run(map[bool]string{false: "sgd", true: "adam"}[adam], func(t *testing.T) {
+			const n = 37
+			w0, g := make([]float32, n), make([]float32, n)
+			for j := range n {
+				w0[j], g[j] = float32(math.Sin(float64(j))), float32(math.Cos(float64(3*j)))
+			}
+			whole, parts := New(adam, []int{n}), New(adam, []int{n})
+			ww, wp := slices.Clone(w0), slices.Clone(w0)
+			for range 2 {
+				whole.Begin(s, 0.1).Apply(0, 0, ww, g, true)
+				u := parts.Begin(s, 0.1)
+				for lo := 0; lo < n; lo += 8 {
+					hi := min(lo+8, n)
+					u.Apply(0, lo, wp[lo:hi], g[lo:hi], true)
+				}
+			}
+			if !slices.Equal(ww, wp) || !slices.Equal(whole.M[0], parts.M[0]) || (adam && !slices.Equal(whole.V[0], parts.V[0])) {
+				t.Error("an update in sections differs from one over the whole arrays")
+			}
+		})
+	}
+}
