@@ -62,13 +62,12 @@ type conv struct {
 	// channel, nr weights; valid if backward.
 	wt       []float32
 	backward bool
-	// srcT, gp, acc and segs are backwardWeights' scratch: a block's
-	// neighbourhoods packed in panels, its gradient transposed, the
-	// weights' gradient (output channel, tap, input channel), the runs
-	// that pack a panel row and the block's pixels.
+	// srcT, gp, acc, px and tapPx are backwardWeights' scratch: a
+	// block's neighbourhoods transposed, its gradient in panels, the
+	// weights' gradient ((tap, input channel), output channel), the
+	// block's padded pixel indices and those shifted by one tap.
 	srcT, gp, acc []float32
-	segs          []segment
-	px            []int // the block's padded pixel indices
+	px, tapPx     []int
 }
 
 func (p *conv) panels() int { return (p.out + nr - 1) / nr }
@@ -190,84 +189,70 @@ func (p *conv) backwardInput(batch int, g []float32, stride int, dst, res, relu 
 // border). It overwrites dw and db.
 //
 // The gradient is one matrix product over the board's pixels (not the
-// border's, whose gradient is zero): dw^T (out x taps*in) = g^T (out x
-// pixels) times the pixels' 3x3 neighbourhoods (pixels x taps*in, im2col).
-// It runs in blocks of backwardKC pixels: each block's g^T (out rows
-// padded to a multiple of mr) and neighbourhoods (in panels of nr
-// columns, a column per (tap, input channel)) are packed once and the
-// kernel accumulates every tile over the blocks. Packing the
-// neighbourhoods copies a panel's row of nr channels of one pixel at once
-// where the channels of a tap are contiguous.
+// border's, whose gradient is zero): dw (taps*in x out) = the pixels' 3x3
+// neighbourhoods transposed (taps*in x pixels, im2col^T) times g (pixels
+// x out). This way round the kernel's rows are (tap, input channel)
+// pairs, 9*in of them, a whole number of tiles for an even in (32
+// output channels as the rows would take six tiles of mr, a ninth of
+// them padding), and no run of channels shorter than a panel is copied
+// (the stem's few input planes). It runs in blocks of backwardKC pixels:
+// each block's neighbourhoods are transposed once, tap by tap (a row of
+// backwardKC values per (tap, channel), in L2), g is gathered in panels
+// of nr output channels (in L1), and the kernel accumulates every tile
+// over the blocks, both panels of a tile of rows in turn while its rows
+// are in L1.
 func (p *conv) backwardWeights(batch int, src []float32, inStride int, g []float32, stride int, dw, db []float32) {
 	pixels := batch * env.NumSquares
-	rows := (p.out + mr - 1) / mr * mr
 	cols := p.taps * p.in
-	panels := (cols + nr - 1) / nr
+	rows := (cols + mr - 1) / mr * mr
+	panels := p.panels()
 	ld := panels * nr
 	p.acc = grow(p.acc, rows*ld)
-	p.segs = p.segments(p.segs[:0])
+	p.srcT = grow(p.srcT, rows*backwardKC)
+	clear(p.srcT[cols*backwardKC:]) // the rows past the last (tap, channel)
+	p.gp = grow(p.gp, panels*backwardKC*nr)
+	p.tapPx = grow(p.tapPx, backwardKC)
 	clear(db[:p.out])
 	offs := [1]int{}
 	for q0 := 0; q0 < pixels; q0 += backwardKC {
 		kc := min(backwardKC, pixels-q0)
-		// The block's pixels; g^T of the block (a row of backwardKC
-		// values a channel), rows past out zero; db the sum of g over the
-		// pixels, in the pixels' order, each channel a running sum of its
-		// own (a sum along a row of g^T waited on each of its additions).
+		// The block's pixels; db the sum of g over them, each channel a
+		// running sum in the pixels' order.
 		p.px = grow(p.px, kc)
 		for q := range kc {
 			p.px[q] = boardPixel(q0 + q)
+			addTo(db[:p.out], g[p.px[q]*stride:])
 		}
-		p.gp = grow(p.gp, rows*backwardKC)
-		clear(p.gp[p.out*backwardKC:])
-		transposeRows(p.gp, g, p.px, stride, p.out, db)
+		// The neighbourhoods transposed: tap t's rows are the block's
+		// pixels shifted by its offset.
+		for t, d := range tapDelta[:p.taps] {
+			for q, x := range p.px {
+				p.tapPx[q] = x + d
+			}
+			transposeRows(p.srcT[t*p.in*backwardKC:], src, p.tapPx[:kc], inStride, p.in, nil)
+		}
+		px := newPixels(p.px)
+		for jr := range panels {
+			gatherRows(p.gp[jr*backwardKC*nr:], g, px, stride, jr*nr)
+		}
 		flags := kernelAccumulate
 		if q0 == 0 {
 			flags = 0
 		}
-		// The block's neighbourhoods, a panel at a time, packed into a
-		// buffer that stays in L1 while the kernel reads it for every
-		// tile of rows.
-		p.srcT = grow(p.srcT, kc*nr)
-		px := newPixels(p.px)
-		segs := p.segs
-		for jr := range panels {
-			for len(segs) > 0 && segs[0].panel == jr {
-				p.packSegment(segs[0], src, inStride, px)
-				segs = segs[1:]
-			}
-			for r := 0; r < rows; r += mr {
-				offs[0] = r * backwardKC
-				kernel(p.gp, offs[:], kc, backwardKC, p.srcT, p.acc[r*ld+jr*nr:], ld, nil, nil, flags)
+		for r := 0; r < rows; r += mr {
+			offs[0] = r * backwardKC
+			for jr := range panels {
+				kernel(p.srcT, offs[:], kc, backwardKC, p.gp[jr*backwardKC*nr:], p.acc[r*ld+jr*nr:], ld, nil, nil, flags)
 			}
 		}
 	}
 	// dw in order: the reads from acc (in L1) are the strided ones.
 	for o := range p.out {
-		row := p.acc[o*ld : o*ld+p.taps*p.in]
 		for c := range p.in {
 			out := dw[(o*p.in+c)*p.taps:][:p.taps]
 			for t := range out {
-				out[t] = row[t*p.in+c]
+				out[t] = p.acc[(t*p.in+c)*ld+o]
 			}
-		}
-	}
-}
-
-// packSegment writes run s of the neighbourhoods of the block's pixels
-// px into p.srcT, a row of nr values per pixel.
-func (p *conv) packSegment(s segment, src []float32, inStride int, px pixels) {
-	dst := p.srcT[s.col:]
-	switch {
-	case s.zero:
-		for q := range px.px {
-			clear(dst[q*nr:][:s.n])
-		}
-	case s.n == nr:
-		gatherRows(dst, src, px, inStride, s.delta*inStride+s.ch)
-	default:
-		for q, x := range px.px {
-			copy(dst[q*nr:][:s.n], src[(x+s.delta)*inStride+s.ch:])
 		}
 	}
 }
@@ -278,40 +263,9 @@ func boardPixel(q int) int {
 	return q/env.NumSquares*paddedPixels + squareOffsets[q%env.NumSquares]
 }
 
-// segment is a run of one panel row of backwardWeights' neighbourhoods:
-// n columns from column col of panel panel, channels ch, ch+1, ... of the
-// pixel at offset delta from the output pixel, or zeros (the columns past
-// the last (tap, channel)).
-type segment struct {
-	panel, col, n, delta, ch int
-	zero                     bool
-}
-
-// segments appends to dst the runs of every panel row: a panel's nr
-// columns are consecutive (tap, channel) pairs, split where the tap
-// changes.
-func (p *conv) segments(dst []segment) []segment {
-	cols := p.taps * p.in
-	panels := (cols + nr - 1) / nr
-	for jr := range panels {
-		for j := 0; j < nr; {
-			col := jr*nr + j
-			if col >= cols {
-				dst = append(dst, segment{panel: jr, col: j, n: nr - j, zero: true})
-				break
-			}
-			t, c := col/p.in, col%p.in
-			n := min(nr-j, p.in-c)
-			dst = append(dst, segment{panel: jr, col: j, n: n, delta: tapDelta[t], ch: c})
-			j += n
-		}
-	}
-	return dst
-}
-
-// backwardKC is the number of pixels of one block of backwardWeights: a
-// panel of the neighbourhoods (16 KB) stays in L1 while the kernel walks
-// the rows of g^T.
+// backwardKC is the number of pixels of one block of the weights'
+// gradients: a panel of nr columns of the block (6 KB) stays in L1 while
+// the kernel walks the rows.
 const backwardKC = 96
 
 // reluBackward sets dst to g where the ReLU's output y is positive (not
