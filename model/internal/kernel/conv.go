@@ -62,12 +62,13 @@ type conv struct {
 	// channel, nr weights; valid if backward.
 	wt       []float32
 	backward bool
-	// srcT, gp, acc, px and tapPx are backwardWeights' scratch: a
+	// srcT, gp, acc, db, px and tapPx are backwardWeights' scratch: a
 	// block's neighbourhoods transposed, its gradient in panels, the
 	// weights' gradient ((tap, input channel), output channel), the
-	// block's padded pixel indices and those shifted by one tap.
-	srcT, gp, acc []float32
-	px, tapPx     []int
+	// bias's (whole panels), the block's padded pixel indices and those
+	// shifted by one tap.
+	srcT, gp, acc, db []float32
+	px, tapPx         []int
 }
 
 func (p *conv) panels() int { return (p.out + nr - 1) / nr }
@@ -212,16 +213,14 @@ func (p *conv) backwardWeights(batch int, src []float32, inStride int, g []float
 	clear(p.srcT[cols*backwardKC:]) // the rows past the last (tap, channel)
 	p.gp = grow(p.gp, panels*backwardKC*nr)
 	p.tapPx = grow(p.tapPx, backwardKC)
-	clear(db[:p.out])
+	p.db = grow(p.db, ld)
+	clear(p.db)
 	offs := [1]int{}
 	for q0 := 0; q0 < pixels; q0 += backwardKC {
 		kc := min(backwardKC, pixels-q0)
-		// The block's pixels; db the sum of g over them, each channel a
-		// running sum in the pixels' order.
 		p.px = grow(p.px, kc)
 		for q := range kc {
 			p.px[q] = boardPixel(q0 + q)
-			addTo(db[:p.out], g[p.px[q]*stride:])
 		}
 		// The neighbourhoods transposed: tap t's rows are the block's
 		// pixels shifted by its offset.
@@ -231,9 +230,11 @@ func (p *conv) backwardWeights(batch int, src []float32, inStride int, g []float
 			}
 			transposeRows(p.srcT[t*p.in*backwardKC:], src, p.tapPx[:kc], inStride, p.in, nil)
 		}
+		// g in panels, and the bias's gradient: the sum of g over the
+		// pixels, each channel a running sum in the pixels' order.
 		px := newPixels(p.px)
 		for jr := range panels {
-			gatherRows(p.gp[jr*backwardKC*nr:], g, px, stride, jr*nr)
+			gatherRows(p.gp[jr*backwardKC*nr:], g, px, stride, jr*nr, p.db[jr*nr:])
 		}
 		flags := kernelAccumulate
 		if q0 == 0 {
@@ -246,6 +247,7 @@ func (p *conv) backwardWeights(batch int, src []float32, inStride int, g []float
 			}
 		}
 	}
+	copy(db[:p.out], p.db)
 	// dw in order: the reads from acc (in L1) are the strided ones.
 	for o := range p.out {
 		for c := range p.in {

@@ -141,11 +141,12 @@ func newPixels(px []int) pixels {
 
 // gatherRows copies, for each q, the nr values src[px[q]*stride+off:] to
 // dst[q*nr:]: the rows of a panel gathered from pixels of channel-last
-// activations. stride must be positive. Out-of-range slices panic, in
-// both forms.
-func gatherRows(dst, src []float32, px pixels, stride, off int) {
-	if len(dst) < len(px.px)*nr || stride <= 0 {
-		panic(fmt.Sprintf("kernel: gatherRows of %d rows into %d values, stride %d", len(px.px), len(dst), stride))
+// activations. Unless sum is nil it adds each row to sum's nr values
+// too, row by row in order. stride must be positive. Out-of-range slices
+// panic, in both forms; the forms agree bit for bit.
+func gatherRows(dst, src []float32, px pixels, stride, off int, sum []float32) {
+	if len(dst) < len(px.px)*nr || stride <= 0 || (sum != nil && len(sum) < nr) {
+		panic(fmt.Sprintf("kernel: gatherRows of %d rows into %d values, stride %d, %d sums", len(px.px), len(dst), stride, len(sum)))
 	}
 	if len(px.px) > 0 {
 		if lo, hi := px.lo*stride+off, px.hi*stride+off; lo < 0 || hi+nr > len(src) {
@@ -153,19 +154,25 @@ func gatherRows(dst, src []float32, px pixels, stride, off int) {
 		}
 	}
 	if fastKernels {
-		gatherRowsAsm(dst, src, px.px, stride, off)
+		gatherRowsAsm(dst, src, px.px, stride, off, sum)
 		return
 	}
-	gatherRowsGo(dst, src, px.px, stride, off)
+	gatherRowsGo(dst, src, px.px, stride, off, sum)
 }
 
 // gatherRowsGo is the portable form of gatherRows.
-func gatherRowsGo(dst, src []float32, px []int, stride, off int) {
+func gatherRowsGo(dst, src []float32, px []int, stride, off int, sum []float32) {
 	for q, p := range px {
 		// Through a local array, which the compiler copies with vector
 		// moves (a copy between slices is a call to memmove).
 		row := *(*[nr]float32)(src[p*stride+off:])
 		*(*[nr]float32)(dst[q*nr:]) = row
+		if sum != nil {
+			s := (*[nr]float32)(sum)
+			for j, v := range row {
+				s[j] += v
+			}
+		}
 	}
 }
 

@@ -34,15 +34,19 @@ func fmaLoopAVX2(n int)
 
 // gatherRowsAsm runs gatherRowsAVX on gatherRows' arguments, already
 // checked.
-func gatherRowsAsm(dst, src []float32, px []int, stride, off int) {
+func gatherRowsAsm(dst, src []float32, px []int, stride, off int, sum []float32) {
 	if len(px) == 0 {
 		return
 	}
-	gatherRowsAVX(&dst[0], &src[0], &px[0], len(px), stride, off)
+	var sp *float32
+	if sum != nil {
+		sp = &sum[0]
+	}
+	gatherRowsAVX(&dst[0], &src[0], &px[0], len(px), stride, off, sp)
 }
 
 //go:noescape
-func gatherRowsAVX(dst *float32, src *float32, px *int, n int, stride int, off int)
+func gatherRowsAVX(dst *float32, src *float32, px *int, n int, stride int, off int, sum *float32)
 
 // adamAsm runs adamAVX on Adam's arguments, already checked, of a length
 // divisible by 8.

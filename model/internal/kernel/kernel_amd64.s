@@ -190,20 +190,24 @@ done:
 	RET
 
 // gatherRowsAVX is the AVX form of gatherRowsGo (kernel.go): per row, two
-// 32-byte loads and stores.
+// 32-byte loads and stores, and with sum (not nil) two additions to the
+// running sums, kept in Y2 and Y3 and stored at the end.
 //
-// func gatherRowsAVX(dst *float32, src *float32, px *int, n int, stride int, off int)
-TEXT ·gatherRowsAVX(SB), NOSPLIT, $0-48
+// func gatherRowsAVX(dst *float32, src *float32, px *int, n int, stride int, off int, sum *float32)
+TEXT ·gatherRowsAVX(SB), NOSPLIT, $0-56
 	MOVQ dst+0(FP), DI
 	MOVQ src+8(FP), SI
 	MOVQ px+16(FP), BX
 	MOVQ n+24(FP), CX
 	MOVQ stride+32(FP), R8
 	MOVQ off+40(FP), R9
+	MOVQ sum+48(FP), DX
 	LEAQ (SI)(R9*4), SI
 	SHLQ $2, R8
 	TESTQ CX, CX
 	JZ gdone
+	TESTQ DX, DX
+	JNZ gsum
 gloop:
 	MOVQ (BX), AX
 	IMULQ R8, AX
@@ -215,6 +219,25 @@ gloop:
 	ADDQ $64, DI
 	DECQ CX
 	JNZ gloop
+	JMP gdone
+gsum:
+	VMOVUPS (DX), Y2
+	VMOVUPS 32(DX), Y3
+gsloop:
+	MOVQ (BX), AX
+	IMULQ R8, AX
+	VMOVUPS (SI)(AX*1), Y0
+	VMOVUPS 32(SI)(AX*1), Y1
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	VADDPS Y0, Y2, Y2
+	VADDPS Y1, Y3, Y3
+	ADDQ $8, BX
+	ADDQ $64, DI
+	DECQ CX
+	JNZ gsloop
+	VMOVUPS Y2, (DX)
+	VMOVUPS Y3, 32(DX)
 gdone:
 	VZEROUPPER
 	RET

@@ -11,8 +11,8 @@ func kernelAsm(a []float32, offs []int, k, lda int, b, c []float32, ldc int, bia
 
 func fmaLoop(n int) float32 { return fmaLoopGo(n) }
 
-func gatherRowsAsm(dst, src []float32, px []int, stride, off int) {
-	gatherRowsGo(dst, src, px, stride, off)
+func gatherRowsAsm(dst, src []float32, px []int, stride, off int, sum []float32) {
+	gatherRowsGo(dst, src, px, stride, off, sum)
 }
 
 func adamAsm(w, g, m, v []float32, c *AdamStep) { adamGo(w, g, m, v, c) }

@@ -173,7 +173,7 @@ func TestKernelsInUse(t *testing.T) {
 }
 
 func TestGatherRows(t *testing.T) {
-	impls := map[string]func(dst, src []float32, px []int, stride, off int){"go": gatherRowsGo}
+	impls := map[string]func(dst, src []float32, px []int, stride, off int, sum []float32){"go": gatherRowsGo}
 	if haveAVX2FMA {
 		impls["avx2"] = gatherRowsAsm
 	}
@@ -181,20 +181,38 @@ func TestGatherRows(t *testing.T) {
 	src := randSlice(20*stride, 1)
 	px := []int{0, 3, 2, 19, 7}
 	for _, off := range []int{0, 5, stride - nr} {
-		for name, gather := range impls {
-			t.Run(fmt.Sprintf("%s/off=%d", name, off), func(t *testing.T) {
-				dst := randSlice(len(px)*nr+3, 2)
-				tail := slices.Clone(dst[len(px)*nr:])
-				gather(dst, src, px, stride, off)
-				for q, p := range px {
-					if want := src[p*stride+off:][:nr]; !slices.Equal(dst[q*nr:][:nr], want) {
-						t.Errorf("row %d is %v, want %v", q, dst[q*nr:][:nr], want)
+		for _, summed := range []bool{false, true} {
+			for name, gather := range impls {
+				t.Run(fmt.Sprintf("%s/off=%d/sum=%v", name, off, summed), func(t *testing.T) {
+					dst := randSlice(len(px)*nr+3, 2)
+					tail := slices.Clone(dst[len(px)*nr:])
+					var sum, want []float32
+					if summed {
+						sum = randSlice(nr+1, 3)
+						want = slices.Clone(sum)
 					}
-				}
-				if !slices.Equal(dst[len(px)*nr:], tail) {
-					t.Error("wrote past the rows")
-				}
-			})
+					gather(dst, src, px, stride, off, sum)
+					for q, p := range px {
+						row := src[p*stride+off:][:nr]
+						if !slices.Equal(dst[q*nr:][:nr], row) {
+							t.Errorf("row %d is %v, want %v", q, dst[q*nr:][:nr], row)
+						}
+						if summed {
+							for j, v := range row {
+								want[j] += v
+							}
+						}
+					}
+					if !slices.Equal(dst[len(px)*nr:], tail) {
+						t.Error("wrote past the rows")
+					}
+					// The running sums in the rows' order, bit for bit;
+					// the value past nr untouched.
+					if !slices.Equal(sum, want) {
+						t.Errorf("sums %v, want %v", sum, want)
+					}
+				})
+			}
 		}
 	}
 	for _, tc := range []struct {
@@ -202,12 +220,14 @@ func TestGatherRows(t *testing.T) {
 		dst  int
 		px   []int
 		off  int
+		sums int // the sums' length, or no sums if 0
 	}{
-		{"row past the end", 2 * nr, []int{0, 19}, stride - nr + 1},
-		{"row before the start", 2 * nr, []int{0, 1}, -1},
-		{"dst too short", nr, []int{0, 1}, 0},
-		{"row past the end, not last", 3 * nr, []int{0, 20, 1}, 0},
-		{"row before the start, not first", 3 * nr, []int{1, -1, 2}, 0},
+		{"row past the end", 2 * nr, []int{0, 19}, stride - nr + 1, 0},
+		{"row before the start", 2 * nr, []int{0, 1}, -1, 0},
+		{"dst too short", nr, []int{0, 1}, 0, 0},
+		{"row past the end, not last", 3 * nr, []int{0, 20, 1}, 0, 0},
+		{"row before the start, not first", 3 * nr, []int{1, -1, 2}, 0, 0},
+		{"short sums", 2 * nr, []int{0, 1}, 0, nr - 1},
 	} {
 		t.Run("panics/"+tc.name, func(t *testing.T) {
 			defer func() {
@@ -215,7 +235,11 @@ func TestGatherRows(t *testing.T) {
 					t.Error("no panic")
 				}
 			}()
-			gatherRows(make([]float32, tc.dst), src, newPixels(tc.px), stride, tc.off)
+			var sum []float32
+			if tc.sums > 0 {
+				sum = make([]float32, tc.sums)
+			}
+			gatherRows(make([]float32, tc.dst), src, newPixels(tc.px), stride, tc.off, sum)
 		})
 	}
 }
