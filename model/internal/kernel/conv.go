@@ -209,8 +209,13 @@ func (p *conv) backwardWeights(batch int, src []float32, inStride int, g []float
 	panels := p.panels()
 	ld := panels * nr
 	p.acc = grow(p.acc, rows*ld)
-	p.srcT = grow(p.srcT, rows*backwardKC)
-	clear(p.srcT[cols*backwardKC:]) // the rows past the last (tap, channel)
+	// The channels transposed a tap: whole blocks of 8 where the stride
+	// has them (the AVX form's; the stem's 21 planes as 24), the rows
+	// past a tap's in overwritten by the next tap's, the last tap's
+	// (and the rows up to a whole tile) multiplied into rows of acc that
+	// are not read.
+	chans := min((p.in+7)/8*8, inStride)
+	p.srcT = grow(p.srcT, (rows+8)*backwardKC)
 	p.gp = grow(p.gp, panels*backwardKC*nr)
 	p.tapPx = grow(p.tapPx, backwardKC)
 	p.db = grow(p.db, ld)
@@ -223,12 +228,12 @@ func (p *conv) backwardWeights(batch int, src []float32, inStride int, g []float
 			p.px[q] = boardPixel(q0 + q)
 		}
 		// The neighbourhoods transposed: tap t's rows are the block's
-		// pixels shifted by its offset.
+		// pixels shifted by its offset, written in the taps' order.
 		for t, d := range tapDelta[:p.taps] {
 			for q, x := range p.px {
 				p.tapPx[q] = x + d
 			}
-			transposeRows(p.srcT[t*p.in*backwardKC:], src, p.tapPx[:kc], inStride, p.in, nil)
+			transposeRows(p.srcT[t*p.in*backwardKC:], src, p.tapPx[:kc], inStride, chans, nil)
 		}
 		// g in panels, and the bias's gradient: the sum of g over the
 		// pixels, each channel a running sum in the pixels' order.

@@ -358,6 +358,20 @@ func BenchmarkConv(b *testing.B) {
 			b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 		})
 	}
+	// The stem's weights' gradient: input planes that are not a whole
+	// number of blocks of 8 channels.
+	b.Run("weights-stem", func(b *testing.B) {
+		const planes = env.NumPlanes
+		var stem conv
+		stem.pack(randSlice(ch*planes*9, 5), ch, planes, randSlice(ch, 6), true)
+		inStride := Stride(planes)
+		obs := padded(randSlice(bs*env.NumSquares*planes, 7), bs, planes, inStride)
+		dw := make([]float32, ch*planes*9)
+		for b.Loop() {
+			stem.backwardWeights(bs, obs, inStride, g, stride, dw, db)
+		}
+		b.ReportMetric(2*float64(bs*env.NumSquares*ch*planes*9)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+	})
 }
 
 func BenchmarkHead(b *testing.B) {
