@@ -322,9 +322,14 @@ type Head struct {
 	w, bias    []float32
 	relu       bool
 	// b is one position's trunk output packed for the kernel: headPanels
-	// panels of nr squares (36 and zero padding), in values each.
-	b    []float32
-	tile [mr * nr]float32
+	// panels of nr squares (36, then copies of the last), in values each; ht
+	// holds its channels' rows of 36 squares, backwardKC values apart
+	// (transposeRows' layout).
+	b, ht []float32
+	tile  [mr * nr]float32
+	// tileBias is the bias of Forward's tiles, mr x nr each, per tile of
+	// planes, per panel of squares.
+	tileBias []float32
 	// wp and biasSq are ForwardSquares' weights, per panel of nr planes,
 	// per input channel, nr weights, and its bias square-major (36 x
 	// squareStride); set if packed for squares.
@@ -351,7 +356,6 @@ func (p *Head) Pack(w []float32, planes, in int, bias []float32, relu, squares b
 	p.w = grow(p.w, rows*in)
 	clear(p.w[copy(p.w, w[:planes*in]):])
 	p.b = grow(p.b, headPanels*in*nr)
-	clear(p.b) // the squares past the board stay zero
 	p.bias = grow(p.bias, planes*env.NumSquares)
 	if len(bias) == len(p.bias) {
 		copy(p.bias, bias)
@@ -360,6 +364,15 @@ func (p *Head) Pack(w []float32, planes, in int, bias []float32, relu, squares b
 			for s := range env.NumSquares {
 				p.bias[q*env.NumSquares+s] = bias[q]
 			}
+		}
+	}
+	// The bias of every tile, per tile of mr planes and panel of nr
+	// squares, zero past the planes and the board.
+	p.tileBias = grow(p.tileBias, rows/mr*headPanels*mr*nr)
+	clear(p.tileBias)
+	for q := range planes {
+		for s := range env.NumSquares {
+			p.tileBias[((q/mr*headPanels+s/nr)*mr+q%mr)*nr+s%nr] = p.bias[q*env.NumSquares+s]
 		}
 	}
 	if !squares {
@@ -436,15 +449,12 @@ func (p *Head) Forward(batch int, h []float32, stride int, out []float32) {
 					kernel(a, offs[:], p.in, p.in, bp, dst[o:], ld, nil, p.bias[o:], flags)
 					continue
 				}
-				kernel(a, offs[:], p.in, p.in, bp, p.tile[:], nr, nil, nil, 0)
+				// A tile partly past the planes or the board: computed
+				// whole, with its bias (the same additions) and ReLU, into
+				// p.tile, then its rows' part on the board copied out.
+				kernel(a, offs[:], p.in, p.in, bp, p.tile[:], nr, nil, p.tileBias[(r/mr*headPanels+jr)*mr*nr:], flags)
 				for i := range rows {
-					for j := range cols {
-						v := p.tile[i*nr+j] + p.bias[o+i*ld+j]
-						if p.relu {
-							v = max(v, 0)
-						}
-						dst[o+i*ld+j] = v
-					}
+					copy(dst[o+i*ld:o+i*ld+cols], p.tile[i*nr:])
 				}
 			}
 		}
@@ -452,23 +462,32 @@ func (p *Head) Forward(batch int, h []float32, stride int, out []float32) {
 }
 
 // packPosition packs one position's trunk output h (8x8 pixels of stride
-// channels) into p.b: per panel, per channel, nr squares; the squares
-// past the board keep the zeros of Pack. Each panel row gathers one
-// channel of nr squares and is written contiguously: scattering each
-// square's channels across the rows instead took about half again as
-// long (measured in the profile of BenchmarkForwardCompare).
+// channels) into p.b: per panel, per channel, nr squares (past the
+// board, copies of the last square).
 func (p *Head) packPosition(h []float32, stride int) {
+	// The squares' channels transposed (in AVX, 8 squares by 8 channels
+	// at a time), then each panel's rows of nr squares copied out.
+	p.ht = grow(p.ht, p.in*backwardKC)
+	transposeRows(p.ht, h, headPixels[:], stride, p.in, nil)
 	for jr := range headPanels {
-		squares := squareOffsets[jr*nr : min((jr+1)*nr, env.NumSquares)]
 		panel := p.b[jr*p.in*nr : (jr+1)*p.in*nr]
 		for c := range p.in {
-			row := panel[c*nr : c*nr+len(squares)]
-			for j, off := range squares {
-				row[j] = h[off*stride+c]
-			}
+			// Through a local array: vector moves, not memmove.
+			*(*[nr]float32)(panel[c*nr:]) = *(*[nr]float32)(p.ht[c*backwardKC+jr*nr:])
 		}
 	}
 }
+
+// headPixels is the pixels of packPosition's panels: each board square's,
+// then the last square's again up to whole panels (whole blocks of 8 for
+// the transpose), whose products fall in columns that Forward does not
+// store.
+var headPixels = func() (px [headPanels * nr]int) {
+	for s := range px {
+		px[s] = squareOffsets[min(s, env.NumSquares-1)]
+	}
+	return px
+}()
 
 // squareOffsets is each board square's pixel index in a padded position.
 var squareOffsets = func() (o [env.NumSquares]int) {

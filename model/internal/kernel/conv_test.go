@@ -374,6 +374,22 @@ func BenchmarkConv(b *testing.B) {
 	})
 }
 
+// BenchmarkValueHead runs the default network's value head (2 planes,
+// plane-major, through ReLU) at the server's batch of 32: little
+// arithmetic a position, so packing each position counts.
+func BenchmarkValueHead(b *testing.B) {
+	const bs, in, planes = 32, 32, 2
+	stride := Stride(in)
+	var p Head
+	p.Pack(randSlice(planes*in, 1), planes, in, randSlice(planes, 2), true, false)
+	h := padded(randSlice(bs*env.NumSquares*in, 3), bs, in, stride)
+	out := make([]float32, bs*planes*env.NumSquares)
+	for b.Loop() {
+		p.Forward(bs, h, stride, out)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*bs), "ns/position")
+}
+
 func BenchmarkHead(b *testing.B) {
 	// The default network's policy head at batch 32 (a training shard),
 	// plane-major and square-major.
