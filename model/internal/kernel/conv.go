@@ -33,17 +33,23 @@ func rowStart(b, y int) int { return b*paddedPixels + (y+1)*PaddedSide + 1 }
 // up to whole panels of the kernel's width, the padding channels zero.
 func Stride(ch int) int { return (ch + nr - 1) / nr * nr }
 
+// inputStride is the channel stride of the observations of planes
+// planes: whole blocks of 8 channels (the stem's 21 planes as 24, the
+// padding channels zero), which the weights' gradient transposes in AVX.
+func inputStride(planes int) int { return (planes + 7) / 8 * 8 }
+
 // pad writes batch observations obs, planes planes of 6x6 each (NCHW), into
-// dst channel-last with planes channels per pixel. dst must hold
-// batch*paddedPixels*planes values; its border is left as it is (zero).
-func pad(dst, obs []float32, batch, planes int) {
+// dst channel-last with channel stride stride. dst must hold
+// batch*paddedPixels*stride values; its border and padding channels are
+// left as they are (zero).
+func pad(dst, obs []float32, batch, planes, stride int) {
 	for b := range batch {
 		for c := range planes {
 			src := obs[(b*planes+c)*env.NumSquares:][:env.NumSquares]
 			for y := range side {
-				base := rowStart(b, y) * planes
+				base := rowStart(b, y) * stride
 				for x, v := range src[y*side : (y+1)*side] {
-					dst[base+x*planes+c] = v
+					dst[base+x*stride+c] = v
 				}
 			}
 		}
@@ -210,7 +216,8 @@ func (p *conv) backwardWeights(batch int, src []float32, inStride int, g []float
 	ld := panels * nr
 	p.acc = grow(p.acc, rows*ld)
 	// The channels transposed a tap: whole blocks of 8 where the stride
-	// has them (the AVX form's; the stem's 21 planes as 24), the rows
+	// has them (the AVX form's; the stem's 21 planes as 24, inputStride),
+	// the rows
 	// past a tap's in overwritten by the next tap's, the last tap's
 	// (and the rows up to a whole tile) multiplied into rows of acc that
 	// are not read.

@@ -364,7 +364,7 @@ func BenchmarkConv(b *testing.B) {
 		const planes = env.NumPlanes
 		var stem conv
 		stem.pack(randSlice(ch*planes*9, 5), ch, planes, randSlice(ch, 6), true)
-		inStride := Stride(planes)
+		inStride := inputStride(planes)
 		obs := padded(randSlice(bs*env.NumSquares*planes, 7), bs, planes, inStride)
 		dw := make([]float32, ch*planes*9)
 		for b.Loop() {

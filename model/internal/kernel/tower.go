@@ -30,7 +30,7 @@ func (t *Tower) Pack(w [][]float32, planes, ch, blocks int, backward bool) {
 type TowerRun struct {
 	batch, stride int
 	keep          bool
-	x             []float32   // the observations, channel-last with a zero border
+	x             []float32   // the observations, channel-last (inputStride) with a zero border
 	h             [][]float32 // the stem's and each block's outputs
 	t             [][]float32 // each block's middle activations
 	g, gt         []float32   // Backward's gradients of a block's output and middle
@@ -40,7 +40,7 @@ type TowerRun struct {
 // of ch channels and blocks blocks on planes input planes.
 func NewTowerRun(batch, planes, ch, blocks int, keep bool) *TowerRun {
 	n := batch * paddedPixels * Stride(ch)
-	r := &TowerRun{batch: batch, stride: Stride(ch), keep: keep, x: make([]float32, batch*paddedPixels*planes)}
+	r := &TowerRun{batch: batch, stride: Stride(ch), keep: keep, x: make([]float32, batch*paddedPixels*inputStride(planes))}
 	nh, nt := 2, 1 // inference: the output and one block's input and middle
 	if keep {
 		nh, nt = blocks+1, blocks
@@ -66,13 +66,14 @@ func (r *TowerRun) Output() []float32 { return r.h[len(r.h)-1] }
 // (batch x planes x 36, NCHW) into the first n positions of Output; the
 // others keep what they held. Backward needs a Forward of the whole batch.
 func (r *TowerRun) Forward(t *Tower, obs []float32, n int) {
-	pad(r.x, obs, n, t.planes)
+	xs := inputStride(t.planes)
+	pad(r.x, obs, n, t.planes, xs)
 	bs, stride, out := n, r.stride, r.Output()
 	if t.blocks == 0 {
-		t.conv[0].forward(bs, r.x, t.planes, out, stride, nil)
+		t.conv[0].forward(bs, r.x, xs, out, stride, nil)
 		return
 	}
-	t.conv[0].forward(bs, r.x, t.planes, r.h[0], stride, nil)
+	t.conv[0].forward(bs, r.x, xs, r.h[0], stride, nil)
 	for i := range t.blocks {
 		src, mid, dst := r.h[0], r.t[0], r.h[0] // inference: in place
 		if r.keep {
@@ -105,7 +106,7 @@ func (r *TowerRun) Backward(t *Tower, gout []float32, grads [][]float32) {
 		// branch's, through the ReLU before it.
 		c1.backwardInput(bs, r.gt, stride, g, g, r.h[i])
 	}
-	t.conv[0].backwardWeights(bs, r.x, t.planes, g, stride, grads[0], grads[1])
+	t.conv[0].backwardWeights(bs, r.x, inputStride(t.planes), g, stride, grads[0], grads[1])
 }
 
 // reluBackward is reluBackward from gout into dst on the board's pixels
