@@ -112,11 +112,14 @@
 // each learnable its section of the result. A convolution's input
 // gradient is the transposed convolution, read in place like the forward
 // one; its weights' gradient is one matrix product per layer over the
-// board's pixels only, the output gradient transposed times the pixels'
-// 3x3 neighbourhoods (im2col), packed a block of pixels and a panel of
-// 16 columns at a time so that the panel stays in L1 (the rows gathered,
-// the output gradient transposed in blocks of 8x8 with its bias's sums,
-// and the ReLUs' masks in assembly). The policy head is square-major in
+// board's pixels only, the pixels' 3x3 neighbourhoods transposed (im2col
+// transposed: a row per tap and input channel, 288 rows of 32 channels, a
+// whole number of the kernel's tiles) times the output gradient, in
+// blocks of pixels whose output gradient, gathered in panels of 16
+// channels with its bias's sums, stays in L1 (the transposes in blocks of
+// 8x8, the gathers and the ReLUs' masks in assembly; the observations
+// kept at a stride of 24 channels for the stem's 21 planes, so that all
+// of them transpose in blocks of 8). The policy head is square-major in
 // training too (as inference's), and its backward pass reads the gradient
 // in place as a transposed 1x1 convolution; the value head's
 // convolution is plane-major, both heads' weight gradients are products
@@ -142,8 +145,14 @@
 // batch 64 and 128, against 64-66% before the value head, the optimiser's
 // pass and the training run left gorgonia's nodes and machine and the
 // backward passes' transposes, masks and sums went to assembly; a step
-// makes about 330 allocations, against 2,400. train/EXPERIMENTS.md,
-// Speed, has the measured samples per second.
+// makes about 330 allocations, against 2,400. Computing the weights'
+// gradient transposed (no padding rows, no short copies for the stem)
+// then cut the microkernel's own time a step by about 9% and its share to
+// about 70%: BenchmarkTrainStep/fused-128 70-72 -> 74-75 GFLOP/s on one
+// core, alternated. A value head's plane-major forward pass (2 planes a
+// position: packing, not arithmetic) packs a position in AVX and adds
+// its bias in the kernel, about 40% faster (BenchmarkValueHead).
+// train/EXPERIMENTS.md, Speed, has the measured samples per second.
 //
 // # Loss and training
 //

@@ -6,7 +6,7 @@
 // BLAS implementation; the 3x3 and 1x1 convolutions over channel-last
 // activations with a zero border that the fused gorgonia ops
 // (model/internal/fused) call, forward and backward (the weight gradient's
-// rows gathered in assembly too); Adam's update for the optimiser
+// operands transposed and gathered in assembly too); Adam's update for the optimiser
 // (model/internal/optim), in AVX assembly or portable Go with the same
 // bits; and the FMA loop that measures the machine's peak.
 //
