@@ -207,7 +207,9 @@ TEXT ·gatherRowsAVX(SB), NOSPLIT, $0-56
 	TESTQ CX, CX
 	JZ gdone
 	TESTQ DX, DX
-	JNZ gsum
+	JZ gloop
+	VMOVUPS (DX), Y2
+	VMOVUPS 32(DX), Y3
 gloop:
 	MOVQ (BX), AX
 	IMULQ R8, AX
@@ -215,27 +217,17 @@ gloop:
 	VMOVUPS 32(SI)(AX*1), Y1
 	VMOVUPS Y0, (DI)
 	VMOVUPS Y1, 32(DI)
+	TESTQ DX, DX
+	JZ gnext
+	VADDPS Y0, Y2, Y2
+	VADDPS Y1, Y3, Y3
+gnext:
 	ADDQ $8, BX
 	ADDQ $64, DI
 	DECQ CX
 	JNZ gloop
-	JMP gdone
-gsum:
-	VMOVUPS (DX), Y2
-	VMOVUPS 32(DX), Y3
-gsloop:
-	MOVQ (BX), AX
-	IMULQ R8, AX
-	VMOVUPS (SI)(AX*1), Y0
-	VMOVUPS 32(SI)(AX*1), Y1
-	VMOVUPS Y0, (DI)
-	VMOVUPS Y1, 32(DI)
-	VADDPS Y0, Y2, Y2
-	VADDPS Y1, Y3, Y3
-	ADDQ $8, BX
-	ADDQ $64, DI
-	DECQ CX
-	JNZ gsloop
+	TESTQ DX, DX
+	JZ gdone
 	VMOVUPS Y2, (DX)
 	VMOVUPS Y3, 32(DX)
 gdone:
