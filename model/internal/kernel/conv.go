@@ -72,7 +72,7 @@ type conv struct {
 	// block's neighbourhoods transposed, its gradient in panels, the
 	// weights' gradient ((tap, input channel), output channel), the
 	// bias's (whole panels), the block's padded pixel indices and those
-	// shifted by one tap.
+	// shifted by the first tap's offset.
 	srcT, gp, acc, db []float32
 	px, tapPx         []int
 }
@@ -216,31 +216,29 @@ func (p *conv) backwardWeights(batch int, src []float32, inStride int, g []float
 	ld := panels * nr
 	p.acc = grow(p.acc, rows*ld)
 	// The channels transposed a tap: whole blocks of 8 where the stride
-	// has them (the AVX form's; the stem's 21 planes as 24, inputStride),
-	// the rows
-	// past a tap's in overwritten by the next tap's, the last tap's
-	// (and the rows up to a whole tile) multiplied into rows of acc that
-	// are not read.
+	// has them (the AVX form's; the stem's 21 planes as 24, inputStride).
+	// The rows past a tap's in are overwritten by the next tap's; the
+	// last tap's, and the rows up to a whole tile, are multiplied into
+	// rows of acc that are not read.
 	chans := min((p.in+7)/8*8, inStride)
 	p.srcT = grow(p.srcT, (rows+8)*backwardKC)
 	p.gp = grow(p.gp, panels*backwardKC*nr)
-	p.tapPx = grow(p.tapPx, backwardKC)
 	p.db = grow(p.db, ld)
 	clear(p.db)
 	offs := [1]int{}
 	for q0 := 0; q0 < pixels; q0 += backwardKC {
 		kc := min(backwardKC, pixels-q0)
-		p.px = grow(p.px, kc)
+		// The block's pixels, and the same less the first tap's offset
+		// (all are at least 0).
+		p.px, p.tapPx = grow(p.px, kc), grow(p.tapPx, kc)
 		for q := range kc {
 			p.px[q] = boardPixel(q0 + q)
+			p.tapPx[q] = p.px[q] + tapDelta[0]
 		}
 		// The neighbourhoods transposed: tap t's rows are the block's
 		// pixels shifted by its offset, written in the taps' order.
 		for t, d := range tapDelta[:p.taps] {
-			for q, x := range p.px {
-				p.tapPx[q] = x + d
-			}
-			transposeRows(p.srcT[t*p.in*backwardKC:], src, p.tapPx[:kc], inStride, chans, nil)
+			transposeRows(p.srcT[t*p.in*backwardKC:], src[(d-tapDelta[0])*inStride:], p.tapPx, inStride, chans, nil)
 		}
 		// g in panels, and the bias's gradient: the sum of g over the
 		// pixels, each channel a running sum in the pixels' order.
