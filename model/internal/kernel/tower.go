@@ -12,13 +12,16 @@ type Tower struct {
 
 // Pack sets t from stored weights w: the stem's weights (ch, planes, 3, 3)
 // and bias (ch), then per block the two convolutions' weights (ch, ch, 3,
-// 3) and biases (ch). With backward it also packs for the backward pass.
+// 3) and biases (ch). With backward it also packs the blocks' weights for
+// the backward pass.
 func (t *Tower) Pack(w [][]float32, planes, ch, blocks int, backward bool) {
 	t.planes, t.ch, t.blocks, t.backward = planes, ch, blocks, backward
 	if len(t.conv) != 1+2*blocks {
 		t.conv = make([]conv, 1+2*blocks)
 	}
-	t.conv[0].pack(w[0], ch, planes, w[1], backward)
+	// The stem's input gradient is never needed: its weights are not
+	// packed transposed.
+	t.conv[0].pack(w[0], ch, planes, w[1], false)
 	for i := range 2 * blocks {
 		t.conv[1+i].pack(w[2+2*i], ch, ch, w[3+2*i], backward)
 	}
