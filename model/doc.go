@@ -147,12 +147,15 @@
 // backward passes' transposes, masks and sums went to assembly; a step
 // makes about 330 allocations, against 2,400. Computing the weights'
 // gradient transposed (no padding rows, no short copies for the stem)
-// then cut the microkernel's own time a step by about 9% and its share to
-// about 70%: BenchmarkTrainStep/fused-128 70-72 -> 74-75 GFLOP/s on one
-// core, alternated. A value head's plane-major forward pass (2 planes a
-// position: packing, not arithmetic) packs a position in AVX and adds
-// its bias in the kernel, about 40% faster (BenchmarkValueHead).
-// train/EXPERIMENTS.md, Speed, has the measured samples per second.
+// then cut a step's CPU time by about 6% (the microkernel 75% of it ->
+// 76.5%, with fewer operations): BenchmarkTrainStep/fused-128 69-71 ->
+// 73-75 GFLOP/s, fused (batch 64) 68-70 -> 70-72, one core, alternated.
+// A value head's plane-major forward pass (2 planes a position: packing,
+// not arithmetic) packs a position in AVX and adds its bias in the
+// kernel, about 40% faster (BenchmarkValueHead); in the profile of
+// BenchmarkServer with 64 clients the microkernel is 89-90% of the
+// server's CPU time, against 88%. train/EXPERIMENTS.md, Speed, has the
+// measured samples per second.
 //
 // # Loss and training
 //
