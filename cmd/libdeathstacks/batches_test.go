@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 
 	"github.com/deathstacks/deathstacks/env"
@@ -509,6 +510,8 @@ func TestBatchRunsConcurrently(t *testing.T) {
 // mcts.DefaultConfig, no tree reuse). Both report simulations per second.
 // The queue is driven both ways (next+feed, and round: ds_batch_round),
 // and, as a call from C runs, from a goroutine locked to its thread.
+// cpu-ns/sim is the process's CPU time a simulation, the figure to compare
+// on a shared machine.
 func BenchmarkSearchBoundary(b *testing.B) {
 	ps, games := testPositions(b, 64)
 	for _, mode := range callerModes {
@@ -525,6 +528,7 @@ func BenchmarkSearchBoundary(b *testing.B) {
 					}
 					c := newCaller(n * s.cfg.BatchSize)
 					c.oneCall = mode.oneCall
+					cpu := cpuTime(b)
 					text := mustJSON(b, ps[:n])
 					sims := 0
 					for b.Loop() {
@@ -540,6 +544,7 @@ func BenchmarkSearchBoundary(b *testing.B) {
 					}
 					b.ReportMetric(float64(sims)/b.Elapsed().Seconds(), "sims/s")
 					b.ReportMetric(float64(c.evaluations)/float64(c.batches), "positions/batch")
+					b.ReportMetric(float64(cpuTime(b)-cpu)/float64(sims), "cpu-ns/sim")
 				})
 			}
 		}
@@ -551,7 +556,7 @@ func BenchmarkSearchBoundary(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		sims := 0
+		sims, cpu := 0, cpuTime(b)
 		for b.Loop() {
 			for _, g := range games[:16] {
 				d, err := p.Choose(g)
@@ -562,7 +567,19 @@ func BenchmarkSearchBoundary(b *testing.B) {
 			}
 		}
 		b.ReportMetric(float64(sims)/b.Elapsed().Seconds(), "sims/s")
+		b.ReportMetric(float64(cpuTime(b)-cpu)/float64(sims), "cpu-ns/sim")
 	})
+}
+
+// cpuTime is the CPU time the process has used, user and system, in
+// nanoseconds: what a benchmark costs on a machine shared with other
+// work, whose wall time says little.
+func cpuTime(b *testing.B) int64 {
+	var u syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &u); err != nil {
+		b.Fatal(err)
+	}
+	return u.Utime.Nano() + u.Stime.Nano()
 }
 
 // BenchmarkSelfPlayTrainer is the Go trainer's self-play as an iteration
