@@ -25,13 +25,20 @@ FORMS = {
     "exported player": os.path.join(REPO, "model", "testdata", "player-v1.dsnn"),
 }
 # The twin's log-probabilities over the legal actions and values are
-# within this of Go's. The goal was 1e-5: the networks of the fixtures
-# (1x8) are within 8.7e-7, but the built-in player's network (3x32, trunk
-# activations up to 28, logits up to 16) is within 1.5e-5 only, because
-# Go's own float32 rounding takes it 9.8e-6 from exact arithmetic (the
-# module in float64) and torch's 8.9e-6: float32's resolution at that
-# scale, whatever the order of the sums.
-TOLERANCE = 2e-5
+# within this of Go's: the issue's goal. Its convolutions run channel-last,
+# and oneDNN's brgemm convolutions (on CPUs with AVX-512, as the project's)
+# sum in Go's order, so the built-in player's network (3x32, trunk
+# activations up to 28, logits up to 16) has Go's logits bit for bit;
+# what is left (1.4e-6, 1.2e-7) is Network.predict's float32
+# log-probabilities and the value head's fully connected layers. Summed in
+# another order (channel-first: oneDNN's blocked kernels) the same float32
+# network is 1.5e-5 from Go, and so is oneDNN's AVX2 kernel (input
+# channels in blocks of 8; ONEDNN_MAX_CPU_ISA=AVX2), where this test fails:
+# each stage's rounding in its sums (the stem's alone 3e-6 to 7e-6 of
+# log-probability) grows through the blocks, and Go and torch are each
+# 9e-6 from exact arithmetic, against 2.1e-6 for float32 rounding of every
+# stage's exact result.
+TOLERANCE = 1e-5
 
 
 def play_positions(n: int, seed: int):

@@ -145,6 +145,15 @@ class DeathStacksNet(nn.Module):
             raise DeathStacksError(f"obs has shape {tuple(obs.shape)}: want (n, 21, 6, 6)")
         if obs.dtype != dtype:
             raise DeathStacksError(f"obs has dtype {obs.dtype}: the module's weights are {dtype}")
+        # Channel-last activations, as Go's kernels keep them: oneDNN's
+        # brgemm convolutions (CPUs with AVX-512) then sum each output as
+        # Go does (the taps in order, each tap's input channels in order,
+        # fused multiply-adds from 0, then the bias, then the residual),
+        # and the trunk and the logits are Go's bit for bit in float32.
+        # Channel-first (oneDNN's blocked kernels) the same float32 sums
+        # round differently, 1.5e-5 from Go in the built-in network's
+        # log-probabilities (see tests/test_torch.py).
+        obs = obs.contiguous(memory_format=torch.channels_last)
         h = F.relu(self.stem(obs))
         for block in self.blocks:
             h = block(h)
