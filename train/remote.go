@@ -26,6 +26,16 @@ type RemoteSource interface {
 	Collect(ctx context.Context, req RemoteRequest, add func(Sample) error) (RemoteResult, error)
 }
 
+// ReadAheadSource is a [RemoteSource] that reads its games ahead of the
+// Collects. [Run] calls ReadAhead with the cursor the run goes on from
+// (nil for a new run) before it makes or loads its network and replay
+// buffer, so that the games that come meanwhile are read and checked by
+// the time of the first Collect, which hands it that cursor again.
+type ReadAheadSource interface {
+	RemoteSource
+	ReadAhead(cursor json.RawMessage) error
+}
+
 // RemoteRequest is what the run asks of a [RemoteSource].
 type RemoteRequest struct {
 	// Cursor is the position in the source reached so far, as a Collect

@@ -1,0 +1,80 @@
+package distributed
+
+import (
+	"context"
+	"testing"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/deathstacks/deathstacks/train"
+)
+
+// TestLearnerReadsAhead: told where the run goes on from, the learner
+// reads, checks and replays the games stored before the run's first
+// Collect (up to its games ahead); a Collect cut short takes none of them
+// from the ingester, and the first Collect then takes them all, from the
+// ingester that read them, each once.
+func TestLearnerReadsAhead(t *testing.T) {
+	const stored = 6
+	dir := t.TempDir()
+	cfg := testConfig(t, dir)
+	s := startServer(t, dir)
+	l, nc := newLearner(t, s, cfg, dir)
+	games := selfPlayGames(t, cfg, 2)
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	positions := 0
+	for i := range stored {
+		g := games[i%len(games)]
+		r, err := newRecord(g, l.runID, "actor", uint64(i+1), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := r.encode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := js.Publish(ctx, gamesSubject, data, jetstream.WithMsgID(r.id())); err != nil {
+			t.Fatal(err)
+		}
+		positions += len(g.Samples)
+	}
+	if err := l.ReadAhead(nil); err != nil {
+		t.Fatal(err)
+	}
+	g := l.ing
+	ready := func() int {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		return len(g.ready)
+	}
+	waitUntil(t, "the games read ahead", func() bool { return ready() == stored })
+	for _, c := range g.ready {
+		if c.err != nil || len(c.samples) == 0 {
+			t.Fatalf("game at sequence %d read ahead: %d samples, error %v", c.seq, len(c.samples), c.err)
+		}
+	}
+
+	ended, end := context.WithCancel(ctx)
+	end()
+	if games := g.next(ended, 0); len(games) != 0 || ready() != stored {
+		t.Fatalf("a Collect cut short took %d games from the ingester, %d left of %d", len(games), ready(), stored)
+	}
+
+	var ids idSet
+	l.ingested = ids.add
+	added := 0
+	res, err := l.Collect(ctx, train.RemoteRequest{MinGames: 1, First: true}, func(train.Sample) error { added++; return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Games != stored || added != positions || ids.len() != stored {
+		t.Errorf("the first Collect took %d games (%d distinct), %d positions; want the %d read ahead, %d positions", res.Games, ids.len(), added, stored, positions)
+	}
+	if l.ing != g {
+		t.Error("the first Collect started another ingester: the games read ahead were read again")
+	}
+}
