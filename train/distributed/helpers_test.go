@@ -144,3 +144,18 @@ func selfPlayGames(t testing.TB, cfg train.Config, n int) []train.SelfPlayGame {
 	}
 	return games
 }
+
+// gameMessage makes g the game of the given actor and counter, played by
+// network 0, as its publisher would send it.
+func gameMessage(t testing.TB, g train.SelfPlayGame, runID, actor string, counter uint64) message {
+	t.Helper()
+	r, err := newRecord(g, runID, actor, counter, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := r.encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return message{id: r.id(), data: data, positions: len(g.Samples), queued: time.Now()}
+}

@@ -28,19 +28,11 @@ func TestLearnerReadsAhead(t *testing.T) {
 	ctx := context.Background()
 	positions := 0
 	for i := range stored {
-		g := games[i%len(games)]
-		r, err := newRecord(g, l.runID, "actor", uint64(i+1), 0)
-		if err != nil {
+		m := gameMessage(t, games[i%len(games)], l.runID, "actor", uint64(i+1))
+		if _, err := js.Publish(ctx, gamesSubject, m.data, jetstream.WithMsgID(m.id)); err != nil {
 			t.Fatal(err)
 		}
-		data, err := r.encode()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := js.Publish(ctx, gamesSubject, data, jetstream.WithMsgID(r.id())); err != nil {
-			t.Fatal(err)
-		}
-		positions += len(g.Samples)
+		positions += m.positions
 	}
 	if err := l.ReadAhead(nil); err != nil {
 		t.Fatal(err)

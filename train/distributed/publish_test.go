@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"testing"
-	"time"
 )
 
 func ids(ms []message) []string {
@@ -78,17 +77,9 @@ func BenchmarkPublishGame(b *testing.B) {
 	bytes := 0
 	b.ResetTimer()
 	for i := range b.N {
-		g := games[i%len(games)]
-		r, err := newRecord(g, l.runID, "bench", uint64(i+1), 0)
-		if err != nil {
-			b.Fatal(err)
-		}
-		data, err := r.encode()
-		if err != nil {
-			b.Fatal(err)
-		}
-		bytes += len(data)
-		if !q.push(ctx, message{id: r.id(), data: data, positions: len(g.Samples), queued: time.Now()}) {
+		m := gameMessage(b, games[i%len(games)], l.runID, "bench", uint64(i+1))
+		bytes += len(m.data)
+		if !q.push(ctx, m) {
 			b.Fatal("queue closed")
 		}
 	}
