@@ -2,11 +2,14 @@ package distributed
 
 import (
 	"context"
+	"encoding/json"
 	"testing"
+	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/deathstacks/deathstacks/train"
+	"github.com/deathstacks/deathstacks/train/replay"
 )
 
 // TestLearnerReadsAhead: told where the run goes on from, the learner
@@ -69,4 +72,51 @@ func TestLearnerReadsAhead(t *testing.T) {
 	if l.ing != g {
 		t.Error("the first Collect started another ingester: the games read ahead were read again")
 	}
+}
+
+// BenchmarkIngest measures the learner's way from the stream to the replay
+// buffer, as a run takes its games: b.N games stored first, then read,
+// checked and replayed (on every core) and added to a replay buffer by
+// Collects, with the server in the same process.
+func BenchmarkIngest(b *testing.B) {
+	dir := b.TempDir()
+	cfg := testConfig(b, dir)
+	cfg.Distributed.StreamMaxGames = 1 << 30
+	s := startServer(b, dir)
+	l, nc := newLearner(b, s, cfg, dir)
+	games := selfPlayGames(b, cfg, 4)
+	js, err := jetstream.New(nc, jetstream.WithPublishAsyncMaxPending(4*publishWindow))
+	if err != nil {
+		b.Fatal(err)
+	}
+	positions := 0
+	for i := range b.N {
+		m := gameMessage(b, games[i%len(games)], l.runID, "bench", uint64(i+1))
+		if _, err := js.PublishAsync(gamesSubject, m.data, jetstream.WithMsgID(m.id)); err != nil {
+			b.Fatal(err)
+		}
+		positions += m.positions
+	}
+	select {
+	case <-js.PublishAsyncComplete():
+	case <-time.After(time.Minute):
+		b.Fatal("the games were not all acknowledged within a minute")
+	}
+	buf, err := replay.New(cfg.Replay)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	var cursor json.RawMessage
+	b.ReportAllocs()
+	b.ResetTimer()
+	for taken := 0; taken < b.N; {
+		res, err := l.Collect(ctx, train.RemoteRequest{Cursor: cursor, MinGames: b.N - taken}, buf.Add)
+		if err != nil {
+			b.Fatal(err)
+		}
+		cursor, taken = res.Cursor, taken+res.Games
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "games/s")
+	b.ReportMetric(float64(positions)/float64(b.N), "positions/game")
 }
