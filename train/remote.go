@@ -20,7 +20,8 @@ type RemoteSource interface {
 	// Collect adds the samples of the games that arrived after req.Cursor
 	// through add, waiting until at least req.MinGames games are added (or
 	// ctx ends), and returns the cursor just past the last game it read,
-	// also when ctx ends (the games added so far stay added).
+	// also when ctx ends (the games added so far stay added). add copies
+	// what it keeps of a sample: the source may reuse its memory.
 	// The run keeps that cursor in its next checkpoint and hands it back
 	// after a resume, so a game is taken once even across a crash.
 	Collect(ctx context.Context, req RemoteRequest, add func(Sample) error) (RemoteResult, error)

@@ -124,6 +124,9 @@ type checked struct {
 	samples []model.Sample
 	decided bool
 	err     error
+	// obs holds the samples' observations: the learner's to reuse once
+	// they are added.
+	obs *[]float32
 	// queued is when the actor queued the game (its clock), stored when
 	// the server stored it (the server's), fetched when the learner had
 	// read its batch, checkedAt when the learner had replayed it.
@@ -328,7 +331,11 @@ func (l *Learner) check(m jetstream.Msg) checked {
 		c.err = fmt.Errorf("game %s of run %q, not this run (%q)", r.id(), r.RunID, l.runID)
 	default:
 		c.rec = r
-		if c.samples, c.decided, err = r.samples(l.cfg.Env.Rules); err != nil {
+		var ok bool
+		if c.obs, ok = l.obs.Get().(*[]float32); !ok {
+			c.obs = new([]float32)
+		}
+		if c.samples, c.decided, err = r.samples(l.cfg.Env.Rules, c.obs); err != nil {
 			c.err = fmt.Errorf("game %s: %w", r.id(), err)
 		}
 	}
@@ -526,6 +533,10 @@ type iteration struct {
 // take adds one checked game, or counts it dropped: invalid, taken
 // already, or played by a network too old.
 func (h *handover) take(c checked) error {
+	if c.obs != nil {
+		// The buffer has copied them: the next games' observations go there.
+		defer h.l.obs.Put(c.obs)
+	}
 	if c.seq <= h.cur.Seq {
 		return nil // read again after the ingester restarted
 	}

@@ -159,8 +159,9 @@ func decodeRecord(data []byte) (*record, error) {
 // and whether it was decided (won, or resigned): an error for an illegal
 // move, no positions or plies that do not increase within the moves, a
 // game that ends too early or not at all, or a policy or value that is not
-// a training target.
-func (r *record) samples(rules env.Rules) ([]model.Sample, bool, error) {
+// a training target. The samples' observations go to *obs, grown as
+// needed (nil: new memory); they share its memory.
+func (r *record) samples(rules env.Rules, obs *[]float32) ([]model.Sample, bool, error) {
 	if len(r.Policies) < 1 {
 		return nil, false, fmt.Errorf("a game of %d moves without positions", len(r.Moves))
 	}
@@ -173,6 +174,10 @@ func (r *record) samples(rules env.Rules) ([]model.Sample, bool, error) {
 			return nil, false, fmt.Errorf("position %d at ply %d: want increasing plies up to %d (of %d moves, resigned: %v)", i, ply, last, len(r.Moves), r.Resigned)
 		}
 	}
+	if obs == nil {
+		obs = new([]float32)
+	}
+	*obs = slices.Grow((*obs)[:0], len(r.Policies)*env.ObservationSize)
 	game := env.NewGame(rules)
 	out := make([]model.Sample, 0, len(r.Policies))
 	for ply, next := 0, 0; ply <= len(r.Moves); ply++ {
@@ -181,7 +186,9 @@ func (r *record) samples(rules env.Rules) ([]model.Sample, bool, error) {
 				return nil, false, fmt.Errorf("ply %d: a position after the end of the game (%v)", ply, game.Status())
 			}
 			pos := game.Position()
-			s := model.Sample{Obs: make([]float32, env.ObservationSize), Policy: r.Policies[next], Value: r.Values[next]}
+			at := len(*obs)
+			*obs = (*obs)[:at+env.ObservationSize]
+			s := model.Sample{Obs: (*obs)[at:len(*obs):len(*obs)], Policy: r.Policies[next], Value: r.Values[next]}
 			next++
 			env.EncodeObservation(s.Obs, &pos, rules, game.Repetitions())
 			s.Legal = pos.LegalActions(nil, rules.TooTall)
