@@ -124,9 +124,9 @@ type checked struct {
 	samples []model.Sample
 	decided bool
 	err     error
-	// obs holds the samples' observations: the learner's to reuse once
-	// they are added.
-	obs *[]float32
+	// mem holds the samples' observations and legal actions: the
+	// learner's to reuse once they are added.
+	mem *sampleMemory
 	// queued is when the actor queued the game (its clock), stored when
 	// the server stored it (the server's), fetched when the learner had
 	// read its batch, checkedAt when the learner had replayed it.
@@ -332,10 +332,10 @@ func (l *Learner) check(m jetstream.Msg) checked {
 	default:
 		c.rec = r
 		var ok bool
-		if c.obs, ok = l.obs.Get().(*[]float32); !ok {
-			c.obs = new([]float32)
+		if c.mem, ok = l.memory.Get().(*sampleMemory); !ok {
+			c.mem = new(sampleMemory)
 		}
-		if c.samples, c.decided, err = r.samples(l.cfg.Env.Rules, c.obs); err != nil {
+		if c.samples, c.decided, err = r.samples(l.cfg.Env.Rules, c.mem); err != nil {
 			c.err = fmt.Errorf("game %s: %w", r.id(), err)
 		}
 	}
@@ -533,9 +533,9 @@ type iteration struct {
 // take adds one checked game, or counts it dropped: invalid, taken
 // already, or played by a network too old.
 func (h *handover) take(c checked) error {
-	if c.obs != nil {
-		// The buffer has copied them: the next games' observations go there.
-		defer h.l.obs.Put(c.obs)
+	if c.mem != nil {
+		// The buffer has copied the samples: the next games' go there.
+		defer h.l.memory.Put(c.mem)
 	}
 	if c.seq <= h.cur.Seq {
 		return nil // read again after the ingester restarted
