@@ -159,3 +159,15 @@ func gameMessage(t testing.TB, g train.SelfPlayGame, runID, actor string, counte
 	}
 	return message{id: r.id(), data: data, positions: len(g.Samples), queued: time.Now()}
 }
+
+// benchLearner sets up a benchmark's learner, with a stream that keeps
+// every game, and plays 4 smoke games to send.
+func benchLearner(b *testing.B) (train.Config, *Learner, *nats.Conn, []train.SelfPlayGame) {
+	b.Helper()
+	dir := b.TempDir()
+	cfg := testConfig(b, dir)
+	cfg.Distributed.StreamMaxGames = 1 << 30
+	s := startServer(b, dir)
+	l, nc := newLearner(b, s, cfg, dir)
+	return cfg, l, nc, selfPlayGames(b, cfg, 4)
+}

@@ -79,12 +79,7 @@ func TestLearnerReadsAhead(t *testing.T) {
 // checked and replayed (on every core) and added to a replay buffer by
 // Collects, with the server in the same process.
 func BenchmarkIngest(b *testing.B) {
-	dir := b.TempDir()
-	cfg := testConfig(b, dir)
-	cfg.Distributed.StreamMaxGames = 1 << 30
-	s := startServer(b, dir)
-	l, nc := newLearner(b, s, cfg, dir)
-	games := selfPlayGames(b, cfg, 4)
+	cfg, l, nc, games := benchLearner(b)
 	js, err := jetstream.New(nc, jetstream.WithPublishAsyncMaxPending(4*publishWindow))
 	if err != nil {
 		b.Fatal(err)

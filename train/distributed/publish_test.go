@@ -59,12 +59,7 @@ func TestQueueHoldsBack(t *testing.T) {
 // acknowledged, with the server in the same process (its work counted
 // too: an upper bound of the actor's own).
 func BenchmarkPublishGame(b *testing.B) {
-	dir := b.TempDir()
-	cfg := testConfig(b, dir)
-	cfg.Distributed.StreamMaxGames = 1 << 30
-	s := startServer(b, dir)
-	l, nc := newLearner(b, s, cfg, dir)
-	games := selfPlayGames(b, cfg, 4)
+	cfg, l, nc, games := benchLearner(b)
 	q := newQueue(cfg.Distributed.QueueGames)
 	p, err := newPublisher(nc, "bench", q, nil)
 	if err != nil {
