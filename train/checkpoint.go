@@ -170,6 +170,12 @@ func loadCheckpoint(path string, cfg Config) (*loadedCheckpoint, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load checkpoint %s: %w", path, err)
 	}
+	return decodeCheckpoint(path, st, r, cfg)
+}
+
+// decodeCheckpoint reads the trainer and replay buffer of the checkpoint
+// at path, whose state st [checkpointBody] read, from r.
+func decodeCheckpoint(path string, st CheckpointState, r *bytes.Reader, cfg Config) (*loadedCheckpoint, error) {
 	tr, err := model.ReadTrainer(r, cfg.Optim.trainConfig())
 	if err != nil {
 		return nil, fmt.Errorf("load checkpoint %s: %w", path, err)

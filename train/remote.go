@@ -20,10 +20,21 @@ type RemoteSource interface {
 	// Collect adds the samples of the games that arrived after req.Cursor
 	// through add, waiting until at least req.MinGames games are added (or
 	// ctx ends), and returns the cursor just past the last game it read,
-	// also when ctx ends (the games added so far stay added).
+	// also when ctx ends (the games added so far stay added). add copies
+	// what it keeps of a sample: the source may reuse its memory.
 	// The run keeps that cursor in its next checkpoint and hands it back
 	// after a resume, so a game is taken once even across a crash.
 	Collect(ctx context.Context, req RemoteRequest, add func(Sample) error) (RemoteResult, error)
+}
+
+// ReadAheadSource is a [RemoteSource] that reads its games ahead of the
+// Collects. [Run] calls ReadAhead with the cursor the run goes on from
+// (nil for a new run) before it makes or loads its network and replay
+// buffer, so that the games that come meanwhile are read and checked by
+// the time of the first Collect, which hands it that cursor again.
+type ReadAheadSource interface {
+	RemoteSource
+	ReadAhead(cursor json.RawMessage) error
 }
 
 // RemoteRequest is what the run asks of a [RemoteSource].

@@ -194,3 +194,66 @@ func TestRemoteGamesWhileSaving(t *testing.T) {
 		t.Errorf("%d Collects while a checkpoint was written, want %d (none after the last)", during, iterations-1)
 	}
 }
+
+// readingAhead is a countingSource that reads ahead: it records each
+// ReadAhead's cursor and how many Collects came before it.
+type readingAhead struct {
+	countingSource
+	reads []readAheadCall
+}
+
+type readAheadCall struct {
+	cursor   string
+	collects int
+}
+
+func (s *readingAhead) ReadAhead(cursor json.RawMessage) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.reads = append(s.reads, readAheadCall{cursor: string(cursor), collects: len(s.calls)})
+	return nil
+}
+
+// TestRunReadsAheadFirst: a source that reads ahead is told where to read
+// from before the run's first Collect: nowhere yet for a new run, the
+// checkpoint's cursor for a resumed one (which the first Collect hands it
+// again).
+func TestRunReadsAheadFirst(t *testing.T) {
+	dir := t.TempDir()
+	cfg := plainSmokeConfig(t, dir)
+	cfg.SelfPlay.GamesPerIteration = 4
+	for _, tc := range []struct {
+		name   string
+		resume bool
+	}{
+		{"new run", false},
+		{"resumed", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := &readingAhead{countingSource: countingSource{dir: dir}}
+			want := ""
+			if tc.resume {
+				st, _, err := checkpointBody(checkpointPath(dir, 1))
+				if err != nil {
+					t.Fatal(err)
+				}
+				want = string(st.Remote)
+			}
+			opts := RunOptions{Iterations: 1, Remote: src, NoSelfPlay: true, Resume: tc.resume}
+			if tc.resume {
+				opts.Iterations = 2
+			}
+			if _, err := Run(context.Background(), cfg, opts); err != nil {
+				t.Fatal(err)
+			}
+			src.mu.Lock()
+			defer src.mu.Unlock()
+			if len(src.reads) != 1 || src.reads[0].collects != 0 || src.reads[0].cursor != want {
+				t.Fatalf("ReadAhead calls %+v, want one with cursor %q before any Collect", src.reads, want)
+			}
+			if len(src.calls) == 0 || string(src.calls[0].req.Cursor) != want {
+				t.Errorf("the first Collect's cursor is not the one read ahead from (%q)", want)
+			}
+		})
+	}
+}

@@ -2,6 +2,7 @@ package train
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -221,6 +222,9 @@ func (r *runner) open() error {
 }
 
 func (r *runner) fresh() error {
+	if err := r.readAhead(nil); err != nil {
+		return err
+	}
 	net, err := model.New(r.cfg.Model, rand.New(rand.NewPCG(r.cfg.Seed, 0x6e6574))) // "net"
 	if err != nil {
 		return err
@@ -247,7 +251,14 @@ func (r *runner) resume() error {
 	if err != nil {
 		return err
 	}
-	ck, err := loadCheckpoint(path, r.cfg)
+	st, body, err := checkpointBody(path)
+	if err != nil {
+		return fmt.Errorf("load checkpoint %s: %w", path, err)
+	}
+	if err := r.readAhead(st.Remote); err != nil {
+		return err
+	}
+	ck, err := decodeCheckpoint(path, st, body, r.cfg)
 	if err != nil {
 		return err
 	}
@@ -260,6 +271,19 @@ func (r *runner) resume() error {
 		return fmt.Errorf("resume: %w", err)
 	}
 	fmt.Fprintf(r.log, "resuming %s at iteration %d (%d positions in the replay buffer)\n", path, r.state.Iteration, r.replay.Len())
+	return nil
+}
+
+// readAhead lets a remote source that reads ahead start from cursor, the
+// position the run goes on from.
+func (r *runner) readAhead(cursor json.RawMessage) error {
+	src, ok := r.opts.Remote.(ReadAheadSource)
+	if !ok {
+		return nil
+	}
+	if err := src.ReadAhead(cursor); err != nil {
+		return fmt.Errorf("remote games: %w", err)
+	}
 	return nil
 }
 

@@ -16,7 +16,9 @@
 //
 // An actor publishes its games in windows of asynchronous publishes; a
 // full queue holds its self-play back. The learner reads, checks and
-// replays the games on every core, also while the run trains. [Simulate]
+// replays the games on every core, also while the run trains, from the
+// moment the run knows where it goes on from (it is a
+// [train.ReadAheadSource]). [Simulate]
 // is a load generator: simulated actors sending real games again. The
 // stream, bucket and object store may be replicated over a NATS cluster
 // (distributed.replicas).

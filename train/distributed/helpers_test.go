@@ -144,3 +144,30 @@ func selfPlayGames(t testing.TB, cfg train.Config, n int) []train.SelfPlayGame {
 	}
 	return games
 }
+
+// gameMessage makes g the game of the given actor and counter, played by
+// network 0, as its publisher would send it.
+func gameMessage(t testing.TB, g train.SelfPlayGame, runID, actor string, counter uint64) message {
+	t.Helper()
+	r, err := newRecord(g, runID, actor, counter, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := r.encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return message{id: r.id(), data: data, positions: len(g.Samples), queued: time.Now()}
+}
+
+// benchLearner sets up a benchmark's learner, with a stream that keeps
+// every game, and plays 4 smoke games to send.
+func benchLearner(b *testing.B) (train.Config, *Learner, *nats.Conn, []train.SelfPlayGame) {
+	b.Helper()
+	dir := b.TempDir()
+	cfg := testConfig(b, dir)
+	cfg.Distributed.StreamMaxGames = 1 << 30
+	s := startServer(b, dir)
+	l, nc := newLearner(b, s, cfg, dir)
+	return cfg, l, nc, selfPlayGames(b, cfg, 4)
+}

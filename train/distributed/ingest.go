@@ -124,6 +124,9 @@ type checked struct {
 	samples []model.Sample
 	decided bool
 	err     error
+	// mem holds the samples' observations and legal actions: the
+	// learner's to reuse once they are added.
+	mem *sampleMemory
 	// queued is when the actor queued the game (its clock), stored when
 	// the server stored it (the server's), fetched when the learner had
 	// read its batch, checkedAt when the learner had replayed it.
@@ -328,7 +331,11 @@ func (l *Learner) check(m jetstream.Msg) checked {
 		c.err = fmt.Errorf("game %s of run %q, not this run (%q)", r.id(), r.RunID, l.runID)
 	default:
 		c.rec = r
-		if c.samples, c.decided, err = r.samples(l.cfg.Env.Rules); err != nil {
+		var ok bool
+		if c.mem, ok = l.memory.Get().(*sampleMemory); !ok {
+			c.mem = new(sampleMemory)
+		}
+		if c.samples, c.decided, err = r.samples(l.cfg.Env.Rules, c.mem); err != nil {
 			c.err = fmt.Errorf("game %s: %w", r.id(), err)
 		}
 	}
@@ -348,12 +355,13 @@ func (g *ingester) put(ctx context.Context, games []checked) bool {
 	return true
 }
 
-// next takes the games ready, waiting up to wait for one.
+// next takes the games ready, waiting up to wait for one; none once ctx
+// has ended.
 func (g *ingester) next(ctx context.Context, wait time.Duration) []checked {
 	timer := time.NewTimer(wait)
 	defer timer.Stop()
 	defer g.mu.Unlock()
-	if !await(ctx, &g.mu, &g.changed, func() bool { return len(g.ready) > 0 }, timer.C) {
+	if !await(ctx, &g.mu, &g.changed, func() bool { return len(g.ready) > 0 }, timer.C) || ctx.Err() != nil {
 		return nil
 	}
 	games := g.ready
@@ -363,6 +371,37 @@ func (g *ingester) next(ctx context.Context, wait time.Duration) []checked {
 	return games
 }
 
+// readCursor reads a cursor a Collect returned; nil is the stream's start.
+func readCursor(raw json.RawMessage) (cursor, error) {
+	cur := cursor{Seen: map[string]uint64{}, Above: map[string][]uint64{}}
+	if len(raw) == 0 {
+		return cur, nil
+	}
+	if err := json.Unmarshal(raw, &cur); err != nil {
+		return cursor{}, fmt.Errorf("stream position in the checkpoint: %w", err)
+	}
+	if cur.Seen == nil {
+		cur.Seen = map[string]uint64{}
+	}
+	if cur.Above == nil {
+		cur.Above = map[string][]uint64{}
+	}
+	return cur, nil
+}
+
+// ReadAhead implements [train.ReadAheadSource]: the learner starts
+// reading, checking and replaying the games after the cursor, up to
+// distributed.ingest_ahead_games of them, while the run makes or loads its
+// network and replay buffer; the first Collect takes them.
+func (l *Learner) ReadAhead(raw json.RawMessage) error {
+	cur, err := readCursor(raw)
+	if err != nil {
+		return err
+	}
+	l.ingestFrom(cur.Seq)
+	return nil
+}
+
 // Collect implements [train.RemoteSource]: it takes the games read after
 // the cursor, at least up to the last game stored when it was called, and
 // on until req.MinGames games are added, and those that come until
@@ -370,17 +409,9 @@ func (g *ingester) next(ctx context.Context, wait time.Duration) []checked {
 // while the run trains.
 func (l *Learner) Collect(ctx context.Context, req train.RemoteRequest, add func(train.Sample) error) (res train.RemoteResult, err error) {
 	start := time.Now()
-	cur := cursor{Seen: map[string]uint64{}, Above: map[string][]uint64{}}
-	if len(req.Cursor) > 0 {
-		if err := json.Unmarshal(req.Cursor, &cur); err != nil {
-			return train.RemoteResult{}, fmt.Errorf("stream position in the checkpoint: %w", err)
-		}
-		if cur.Seen == nil {
-			cur.Seen = map[string]uint64{}
-		}
-		if cur.Above == nil {
-			cur.Above = map[string][]uint64{}
-		}
+	cur, err := readCursor(req.Cursor)
+	if err != nil {
+		return train.RemoteResult{}, err
 	}
 	cur.prune(req.Version, l.cfg.Distributed.MaxStaleness)
 	var saved uint64 // no checkpoint yet: nothing taken for good
@@ -442,6 +473,14 @@ func (l *Learner) Collect(ctx context.Context, req train.RemoteRequest, add func
 			}
 		}
 		games := g.next(ctx, wait)
+		// The games taken from the ingester are added even when ctx has
+		// just ended: the ingester has gone past them (else it would start
+		// again from the cursor, reading and checking them again).
+		for _, c := range games {
+			if err := h.take(c); err != nil {
+				return res, err
+			}
+		}
 		if ctx.Err() != nil {
 			return res, ctx.Err()
 		}
@@ -457,12 +496,6 @@ func (l *Learner) Collect(ctx context.Context, req train.RemoteRequest, add func
 				fmt.Fprintf(l.log, "games stream full (%d games kept until the checkpoint): going on with %d games of %d\n",
 					l.cfg.Distributed.StreamMaxGames, res.Games, req.MinGames)
 				break
-			}
-			continue
-		}
-		for _, c := range games {
-			if err := h.take(c); err != nil {
-				return res, err
 			}
 		}
 	}
@@ -500,6 +533,10 @@ type iteration struct {
 // take adds one checked game, or counts it dropped: invalid, taken
 // already, or played by a network too old.
 func (h *handover) take(c checked) error {
+	if c.mem != nil {
+		// The buffer has copied the samples: the next games' go there.
+		defer h.l.memory.Put(c.mem)
+	}
 	if c.seq <= h.cur.Seq {
 		return nil // read again after the ingester restarted
 	}

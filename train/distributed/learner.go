@@ -42,6 +42,10 @@ type Learner struct {
 	// what the current iteration's Collects took.
 	ing  *ingester
 	iter iteration
+	// memory keeps the memory of the samples of games added (a
+	// *sampleMemory each) for the games checked next: a game's
+	// observations are about 75 KB, thousands of games a second.
+	memory sync.Pool
 	// purged is the stream sequence up to which this learner removed the
 	// games its checkpoints took: a Collect asks the server again only
 	// after a newer checkpoint.

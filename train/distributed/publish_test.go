@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"testing"
-	"time"
 )
 
 func ids(ms []message) []string {
@@ -60,12 +59,7 @@ func TestQueueHoldsBack(t *testing.T) {
 // acknowledged, with the server in the same process (its work counted
 // too: an upper bound of the actor's own).
 func BenchmarkPublishGame(b *testing.B) {
-	dir := b.TempDir()
-	cfg := testConfig(b, dir)
-	cfg.Distributed.StreamMaxGames = 1 << 30
-	s := startServer(b, dir)
-	l, nc := newLearner(b, s, cfg, dir)
-	games := selfPlayGames(b, cfg, 4)
+	cfg, l, nc, games := benchLearner(b)
 	q := newQueue(cfg.Distributed.QueueGames)
 	p, err := newPublisher(nc, "bench", q, nil)
 	if err != nil {
@@ -78,17 +72,9 @@ func BenchmarkPublishGame(b *testing.B) {
 	bytes := 0
 	b.ResetTimer()
 	for i := range b.N {
-		g := games[i%len(games)]
-		r, err := newRecord(g, l.runID, "bench", uint64(i+1), 0)
-		if err != nil {
-			b.Fatal(err)
-		}
-		data, err := r.encode()
-		if err != nil {
-			b.Fatal(err)
-		}
-		bytes += len(data)
-		if !q.push(ctx, message{id: r.id(), data: data, positions: len(g.Samples), queued: time.Now()}) {
+		m := gameMessage(b, games[i%len(games)], l.runID, "bench", uint64(i+1))
+		bytes += len(m.data)
+		if !q.push(ctx, m) {
 			b.Fatal("queue closed")
 		}
 	}

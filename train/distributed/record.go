@@ -155,12 +155,20 @@ func decodeRecord(data []byte) (*record, error) {
 	return r, nil
 }
 
+// sampleMemory is where a game's samples are rebuilt: their observations
+// and legal actions.
+type sampleMemory struct {
+	obs   []float32
+	legal []env.Action
+}
+
 // samples replays the game under rules and returns its training samples
 // and whether it was decided (won, or resigned): an error for an illegal
 // move, no positions or plies that do not increase within the moves, a
 // game that ends too early or not at all, or a policy or value that is not
-// a training target.
-func (r *record) samples(rules env.Rules) ([]model.Sample, bool, error) {
+// a training target. The samples' observations and legal actions go to
+// mem, grown as needed (nil: new memory), and share its memory.
+func (r *record) samples(rules env.Rules, mem *sampleMemory) ([]model.Sample, bool, error) {
 	if len(r.Policies) < 1 {
 		return nil, false, fmt.Errorf("a game of %d moves without positions", len(r.Moves))
 	}
@@ -173,6 +181,12 @@ func (r *record) samples(rules env.Rules) ([]model.Sample, bool, error) {
 			return nil, false, fmt.Errorf("position %d at ply %d: want increasing plies up to %d (of %d moves, resigned: %v)", i, ply, last, len(r.Moves), r.Resigned)
 		}
 	}
+	if mem == nil {
+		mem = new(sampleMemory)
+	}
+	mem.obs = slices.Grow(mem.obs[:0], len(r.Policies)*env.ObservationSize)
+	obs := mem.obs // within its capacity: the same array
+	mem.legal = mem.legal[:0]
 	game := env.NewGame(rules)
 	out := make([]model.Sample, 0, len(r.Policies))
 	for ply, next := 0, 0; ply <= len(r.Moves); ply++ {
@@ -181,10 +195,16 @@ func (r *record) samples(rules env.Rules) ([]model.Sample, bool, error) {
 				return nil, false, fmt.Errorf("ply %d: a position after the end of the game (%v)", ply, game.Status())
 			}
 			pos := game.Position()
-			s := model.Sample{Obs: make([]float32, env.ObservationSize), Policy: r.Policies[next], Value: r.Values[next]}
+			at := len(obs)
+			obs = obs[:at+env.ObservationSize]
+			s := model.Sample{Obs: obs[at:len(obs):len(obs)], Policy: r.Policies[next], Value: r.Values[next]}
 			next++
 			env.EncodeObservation(s.Obs, &pos, rules, game.Repetitions())
-			s.Legal = pos.LegalActions(nil, rules.TooTall)
+			// Appended in place: a sample's actions keep the array they
+			// were appended to, also when a later append moves the rest.
+			at = len(mem.legal)
+			mem.legal = pos.LegalActions(mem.legal, rules.TooTall)
+			s.Legal = mem.legal[at:len(mem.legal):len(mem.legal)]
 			if err := s.Validate(); err != nil {
 				return nil, false, fmt.Errorf("ply %d: %w", ply, err)
 			}

@@ -33,7 +33,7 @@ func TestRecordRebuildsTheSamples(t *testing.T) {
 				if back.id() != fmt.Sprintf("actor-%d", i+1) || back.Version != 2 || !slices.Equal(back.Plies, g.SamplePlies) || back.Plies[0] < 3 || (fast == 0 && back.Plies[0] != 3) || back.Resigned != g.Resigned {
 					t.Errorf("game %d: decoded id %s, version %d, plies %v, resigned %v", i, back.id(), back.Version, back.Plies, back.Resigned)
 				}
-				got, decided, err := back.samples(cfg.Env.Rules)
+				got, decided, err := back.samples(cfg.Env.Rules, nil)
 				if err != nil {
 					t.Fatalf("game %d: samples: %v", i, err)
 				}
@@ -129,7 +129,7 @@ func TestRecordRefusesBadGames(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, _, err := r.samples(cfg.Env.Rules); err == nil {
+			if _, _, err := r.samples(cfg.Env.Rules, nil); err == nil {
 				t.Error("samples: no error")
 			}
 		})
@@ -187,6 +187,6 @@ func FuzzDecodeRecord(f *testing.F) {
 		if err != nil || !bytes.Equal(again, data) {
 			t.Fatalf("decoded record encodes to other bytes (%v)", err)
 		}
-		_, _, _ = r.samples(cfg.Env.Rules)
+		_, _, _ = r.samples(cfg.Env.Rules, nil)
 	})
 }

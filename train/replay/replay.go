@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sync"
 
 	"github.com/deathstacks/deathstacks/configs"
@@ -58,7 +59,7 @@ type Buffer struct {
 	// surprises for weighted draws when it is more than 0.
 	surpriseShare float64
 	surprise      fenwick
-	obs           []float32 // slot i's observation at [i*ObservationSize, (i+1)*ObservationSize)
+	obs           [][]float32 // blocks of obsBlock observations: see [observation]
 	slots         []slot
 	next          int    // the slot the next Add overwrites once the window is full
 	added         uint64 // samples ever added, including those dropped since
@@ -72,6 +73,20 @@ type Buffer struct {
 	encoding                          bool
 	encodeFirst, encodeCount, encoded int
 	read                              *sync.Cond
+}
+
+// obsBlock is how many observations a block of the buffer's memory holds:
+// the buffer grows a block at a time and never moves what it holds. (One
+// slice grown by append copied the observations over and over while a
+// run's first games came in: 1.6 GB allocated and moved to fill the
+// default window of 80,000, under the lock that training's draws wait
+// for.)
+const obsBlock = 1024
+
+// observation returns slot i's observation in blocks.
+func observation(blocks [][]float32, i int) []float32 {
+	at := (i % obsBlock) * env.ObservationSize
+	return blocks[i/obsBlock][at : at+env.ObservationSize : at+env.ObservationSize]
 }
 
 // slot is a stored sample without its observation.
@@ -122,17 +137,19 @@ func (r *Buffer) Add(s model.Sample) error {
 	if len(r.slots) < r.capacity {
 		i = len(r.slots)
 		r.slots = append(r.slots, slot{})
-		r.obs = append(r.obs, s.Obs...)
+		if i%obsBlock == 0 {
+			r.obs = append(r.obs, make([]float32, min(obsBlock, r.capacity-i)*env.ObservationSize))
+		}
 	} else {
 		for r.encoding && r.unread(r.next) {
 			r.read.Wait()
 		}
 		i = r.next
 		r.next = (r.next + 1) % r.capacity
-		copy(r.obs[i*env.ObservationSize:], s.Obs)
 	}
+	copy(observation(r.obs, i), s.Obs)
 	sl := &r.slots[i]
-	sl.legal = sl.legal[:0]
+	sl.legal = slices.Grow(sl.legal[:0], len(s.Legal))
 	for _, a := range s.Legal {
 		sl.legal = append(sl.legal, uint16(a))
 	}
@@ -271,7 +288,7 @@ func (b *Batch) fill(r *Buffer, slots []int, rng *rand.Rand) {
 	at, atReply, atOwn := 0, 0, 0
 	for k, i := range slots {
 		sl := &r.slots[i]
-		src, dst := r.obs[i*size:(i+1)*size], b.obs[k*size:(k+1)*size]
+		src, dst := observation(r.obs, i), b.obs[k*size:(k+1)*size]
 		legal, policy := b.legal[at:at+len(sl.legal)], b.policy[at:at+len(sl.legal)]
 		at += len(sl.legal)
 		y := env.Identity
@@ -354,7 +371,8 @@ func (r *Buffer) Encode(w io.Writer) error {
 	defer r.encodeMu.Unlock()
 	r.mu.Lock()
 	n, first, added := len(r.slots), r.slotIndex(0), r.added
-	slots, obs := r.slots[:n:n], r.obs[:n*env.ObservationSize:n*env.ObservationSize]
+	// The blocks in place now never move; Adds may append more.
+	slots, obs := r.slots[:n:n], r.obs[:len(r.obs):len(r.obs)]
 	// Without optional targets the file is version 1, as before them.
 	version := uint32(1)
 	for i := range slots {
@@ -405,7 +423,7 @@ func (r *Buffer) Encode(w io.Writer) error {
 			out.U16(a)
 		}
 		out.Float32s(sl.policy)
-		out.Float32s(obs[s*env.ObservationSize : (s+1)*env.ObservationSize])
+		out.Float32s(observation(obs, s))
 		if version >= 2 {
 			sl.encodeTargets(out)
 		}

@@ -62,3 +62,42 @@ func BenchmarkDecode(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkFill adds a window's worth of positions (the default window,
+// 80,000) to an empty buffer, as a run's first iteration does, and to a
+// full one, as every later iteration does.
+func BenchmarkFill(b *testing.B) {
+	const window = 80000
+	ps := randomPositions(b, 512, 23)
+	add := func(r *Buffer) {
+		for i := range window {
+			if err := r.Add(ps[i%len(ps)].s); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	for _, full := range []bool{false, true} {
+		b.Run(map[bool]string{false: "empty", true: "full"}[full], func(b *testing.B) {
+			r, err := New(Config{Window: window})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if full {
+				add(r)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if !full {
+					b.StopTimer()
+					r = nil // the last buffer's memory may go first
+					if r, err = New(Config{Window: window}); err != nil {
+						b.Fatal(err)
+					}
+					b.StartTimer()
+				}
+				add(r)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*window), "ns/position")
+		})
+	}
+}

@@ -73,23 +73,37 @@ func fill(t testing.TB, cfg Config, ps []position) *Buffer {
 	return r
 }
 
+// TestWindowSlides: the buffer holds the newest Window samples, oldest
+// first, as they were added, also once they span blocks of observations
+// and the oldest are overwritten across a block's end.
 func TestWindowSlides(t *testing.T) {
-	ps := randomPositions(t, 25, 1)
-	r := fill(t, Config{Window: 10}, ps)
-	if r.Len() != 10 || r.capacity != 10 || r.added != 25 {
-		t.Fatalf("Len, Cap, Added = %d, %d, %d; want 10, 10, 25", r.Len(), r.capacity, r.added)
+	tests := []struct {
+		name          string
+		window, added int
+	}{
+		{"one block", 10, 25},
+		{"blocks, the last one short", 2*obsBlock + 100, 5*obsBlock + 7},
 	}
-	for i := 0; i < 10; i++ {
-		got, err := r.At(i)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !reflect.DeepEqual(got, ps[15+i].s) {
-			t.Errorf("At(%d) is not the sample added %d-th", i, 15+i)
-		}
-	}
-	if _, err := r.At(10); err == nil {
-		t.Error("At(10) of 10 succeeded")
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ps := randomPositions(t, tc.added, 1)
+			r := fill(t, Config{Window: tc.window}, ps)
+			if r.Len() != tc.window || r.capacity != tc.window || r.added != uint64(tc.added) {
+				t.Fatalf("Len, Cap, Added = %d, %d, %d; want %d, %d, %d", r.Len(), r.capacity, r.added, tc.window, tc.window, tc.added)
+			}
+			for i := 0; i < tc.window; i++ {
+				got, err := r.At(i)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if old := tc.added - tc.window; !reflect.DeepEqual(got, ps[old+i].s) {
+					t.Fatalf("At(%d) is not the sample added %d-th", i, old+i)
+				}
+			}
+			if _, err := r.At(tc.window); err == nil {
+				t.Errorf("At(%d) of %d succeeded", tc.window, tc.window)
+			}
+		})
 	}
 }
 
@@ -253,18 +267,20 @@ func TestAugmentIsASymmetry(t *testing.T) {
 }
 
 func TestEncodeRoundTrip(t *testing.T) {
-	ps := randomPositions(t, 30, 13)
+	ps := randomPositions(t, 3*obsBlock, 13)
 	tests := []struct {
-		name         string
-		window, keep int
+		name                    string
+		positions, window, keep int
 	}{
-		{"partly full", 50, 50},
-		{"wrapped", 20, 20},
-		{"into a smaller window", 20, 8},
+		{"partly full", 30, 50, 50},
+		{"wrapped", 30, 20, 20},
+		{"into a smaller window", 30, 20, 8},
+		{"blocks, wrapped", 3 * obsBlock, obsBlock + 7, obsBlock + 7},
+		{"blocks, into a smaller window", 3 * obsBlock, 2*obsBlock + 1, obsBlock - 1},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			r := fill(t, Config{Window: tc.window}, ps)
+			r := fill(t, Config{Window: tc.window}, ps[:tc.positions])
 			var buf bytes.Buffer
 			if err := r.Encode(&buf); err != nil {
 				t.Fatal(err)
