@@ -127,6 +127,9 @@ func (sp *selfPlayer) play(ctx context.Context, seed uint64) (SelfPlayGame, erro
 		// replies holds each searched position's target by its index
 		// in seen, for the reply targets.
 		replies []map[env.Action]float32
+		// searched holds each sample's root value, for
+		// selfplay.search_value_share.
+		searched []float64
 	)
 	for !game.Status().Over() {
 		if err := ctx.Err(); err != nil {
@@ -147,6 +150,7 @@ func (sp *selfPlayer) play(ctx context.Context, seed uint64) (SelfPlayGame, erro
 			}
 			out.Samples = append(out.Samples, s)
 			out.SamplePlies = append(out.SamplePlies, len(game.Moves()))
+			searched = append(searched, d.Value)
 		}
 		if sp.targets.reply {
 			replies = append(replies, d.Target)
@@ -183,8 +187,11 @@ func (sp *selfPlayer) play(ctx context.Context, seed uint64) (SelfPlayGame, erro
 		if h := sp.cfg.AdjudicateHorizon; h > 0 {
 			later = min(later, at+h)
 		}
-		out.Samples[i].Value = outcome(&out, &seen[later], seen[at].SideToMove(), sp.cfg.AdjudicateMax)
 		s := &out.Samples[i]
+		s.Value = outcome(&out, &seen[later], seen[at].SideToMove(), sp.cfg.AdjudicateMax)
+		if w := sp.cfg.SearchValueShare; w > 0 && !math.IsNaN(searched[i]) {
+			s.Value = float32((1-w)*float64(s.Value) + w*searched[i])
+		}
 		if sp.targets.final {
 			// Ownership on the board the value is judged on (the final
 			// one, or the horizon's of an adjudicated game); the score on

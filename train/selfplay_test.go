@@ -195,6 +195,53 @@ func TestAdjudicationHorizon(t *testing.T) {
 	}
 }
 
+// TestSearchValueShare checks selfplay.search_value_share: the games are
+// the same whatever the share (it changes targets, not play), and each
+// value target is the share's mix of the result's (share 0) and the
+// search's (share 1).
+func TestSearchValueShare(t *testing.T) {
+	cfg := smokeConfig(t, t.TempDir())
+	cfg.SelfPlay.ResignThreshold = -1
+	net := tinyNetwork(t)
+	play := func(share float64) SelfPlayGame {
+		t.Helper()
+		c := cfg.SelfPlay
+		c.SearchValueShare = share
+		g, err := (&selfPlayer{eval: net, opts: cfg.Env, search: cfg.Search, cfg: c}).play(context.Background(), 5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g
+	}
+	result, searched := play(0), play(1)
+	if len(searched.Samples) != len(result.Samples) || !slices.Equal(searched.Moves, result.Moves) {
+		t.Fatalf("share 1 played another game than share 0 (%d and %d plies)", len(searched.Moves), len(result.Moves))
+	}
+	differ := 0
+	for i, s := range searched.Samples {
+		if s.Value < -1 || s.Value > 1 {
+			t.Fatalf("sample %d: searched value %v outside [-1, 1]", i, s.Value)
+		}
+		if s.Value != result.Samples[i].Value {
+			differ++
+		}
+	}
+	if differ == 0 {
+		t.Fatal("share 1: every value target is the result's")
+	}
+	for _, share := range []float64{0.25, 0.5} {
+		t.Run(fmt.Sprintf("share %g", share), func(t *testing.T) {
+			g := play(share)
+			for i, s := range g.Samples {
+				want := (1-share)*float64(result.Samples[i].Value) + share*float64(searched.Samples[i].Value)
+				if math.Abs(float64(s.Value)-want) > 1e-6 {
+					t.Fatalf("sample %d: value %v, want %v", i, s.Value, want)
+				}
+			}
+		})
+	}
+}
+
 // TestPlayoutCapRandomization checks that with fast searches only a share
 // of the plies becomes samples, that each sample is the position of its
 // ply, and that its policy target comes from a full search.

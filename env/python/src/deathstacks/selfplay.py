@@ -28,7 +28,7 @@ class SelfPlay(Handle):
     ``games_per_iteration`` (``parallel_games`` (default: every game, at
     most 4096), ``resign_threshold``, ``resign_playout_share``,
     ``adjudicate``, ``adjudicate_horizon``, ``adjudicate_max``,
-    ``fast_simulations``, ``full_search_share``), the rules (``too_tall``,
+    ``fast_simulations``, ``full_search_share``, ``search_value_share``), the rules (``too_tall``,
     ``max_plies``, ``repetitions``) and ``opening_plies``.
 
     Game i is the trainer's game i of an iteration with seed ``seed``: the
