@@ -153,3 +153,17 @@ def test_auxiliary_targets():
     assert np.allclose(aug["reply"].sum(axis=1), out["reply"].sum(axis=1), atol=1e-5)
     ident = ds.augment(out, symmetries=np.zeros(n, np.int64))
     assert np.array_equal(ident["reply"], out["reply"]) and np.array_equal(ident["ownership"], out["ownership"])
+
+
+def test_search_value_share():
+    """selfplay.search_value_share changes the value targets, not the
+    games: at 0.5 each target is the mean of the result's (0) and the
+    search's root value (1)."""
+    result, searched, mixed = (
+        ds.SelfPlay(material, 3, seed=6, search_value_share=w, **SMALL).play() for w in (0, 1, 0.5)
+    )
+    for k in ("observations", "policy", "ply", "game"):
+        assert np.array_equal(result[k], searched[k]) and np.array_equal(result[k], mixed[k])
+    assert not np.array_equal(result["value"], searched["value"])
+    assert np.all(np.abs(searched["value"]) <= 1)
+    assert np.allclose(mixed["value"], (result["value"] + searched["value"]) / 2, atol=1e-6)
