@@ -116,6 +116,28 @@ func New(cfg Config) (*Buffer, error) {
 	return b, nil
 }
 
+// pageFloats is the float32s of a 4 KB page of memory.
+const pageFloats = 1024
+
+// Reserve takes the memory of the whole window now and has the system map
+// it, writing to every page of it, so that the Adds filling the window
+// later copy into memory that is ready. Copying into fresh memory costs
+// ten times an Add into a full window (BenchmarkFill: 5.6 against 0.56 us
+// a position), and a learner fed by many actors fills its window within
+// seconds of its first games, while they wait.
+func (r *Buffer) Reserve() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.slots = slices.Grow(r.slots, r.capacity-len(r.slots))
+	for have := len(r.obs) * obsBlock; have < r.capacity; have += obsBlock {
+		block := make([]float32, min(obsBlock, r.capacity-have)*env.ObservationSize)
+		for j := 0; j < len(block); j += pageFloats {
+			block[j] = 0
+		}
+		r.obs = append(r.obs, block)
+	}
+}
+
 // Len returns the number of samples held.
 func (r *Buffer) Len() int {
 	r.mu.RLock()
@@ -137,7 +159,7 @@ func (r *Buffer) Add(s model.Sample) error {
 	if len(r.slots) < r.capacity {
 		i = len(r.slots)
 		r.slots = append(r.slots, slot{})
-		if i%obsBlock == 0 {
+		if i == len(r.obs)*obsBlock {
 			r.obs = append(r.obs, make([]float32, min(obsBlock, r.capacity-i)*env.ObservationSize))
 		}
 	} else {

@@ -64,8 +64,9 @@ func BenchmarkDecode(b *testing.B) {
 }
 
 // BenchmarkFill adds a window's worth of positions (the default window,
-// 80,000) to an empty buffer, as a run's first iteration does, and to a
-// full one, as every later iteration does.
+// 80,000) to an empty buffer, as a run's first iteration does, to an empty
+// one whose memory is reserved, as a learner's is, and to a full one, as
+// every later iteration does.
 func BenchmarkFill(b *testing.B) {
 	const window = 80000
 	ps := randomPositions(b, 512, 23)
@@ -76,22 +77,25 @@ func BenchmarkFill(b *testing.B) {
 			}
 		}
 	}
-	for _, full := range []bool{false, true} {
-		b.Run(map[bool]string{false: "empty", true: "full"}[full], func(b *testing.B) {
+	for _, start := range []string{"empty", "reserved", "full"} {
+		b.Run(start, func(b *testing.B) {
 			r, err := New(Config{Window: window})
 			if err != nil {
 				b.Fatal(err)
 			}
-			if full {
+			if start == "full" {
 				add(r)
 			}
 			b.ReportAllocs()
 			for b.Loop() {
-				if !full {
+				if start != "full" {
 					b.StopTimer()
 					r = nil // the last buffer's memory may go first
 					if r, err = New(Config{Window: window}); err != nil {
 						b.Fatal(err)
+					}
+					if start == "reserved" {
+						r.Reserve()
 					}
 					b.StartTimer()
 				}

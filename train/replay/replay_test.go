@@ -107,6 +107,72 @@ func TestWindowSlides(t *testing.T) {
 	}
 }
 
+// TestReserve: a buffer whose window's memory was reserved, empty, part
+// full or full, holds, draws and encodes what one that grew by its Adds
+// does, the window's blocks all in place and of the window's size.
+func TestReserve(t *testing.T) {
+	const window, added = 2*obsBlock + 100, 4*obsBlock + 7
+	ps := randomPositions(t, added, 21)
+	tests := []struct {
+		name   string
+		before int // Adds before Reserve
+	}{
+		{"empty", 0},
+		{"within the first block", 5},
+		{"at a block's end", obsBlock},
+		{"in the last, short block", 2*obsBlock + 50},
+		{"full", window},
+		{"wrapped", 3 * obsBlock},
+	}
+	plain := fill(t, Config{Window: window, Augment: true}, ps)
+	var want bytes.Buffer
+	if err := plain.Encode(&want); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := fill(t, Config{Window: window, Augment: true}, ps[:tc.before])
+			r.Reserve()
+			if len(r.obs) != 3 || len(r.obs[2]) != 100*env.ObservationSize || cap(r.slots) < window {
+				t.Fatalf("%d blocks (the last of %d values), room for %d slots; want 3 (%d), %d",
+					len(r.obs), len(r.obs[len(r.obs)-1]), cap(r.slots), 100*env.ObservationSize, window)
+			}
+			r.Reserve() // a second time: nothing more
+			if len(r.obs) != 3 {
+				t.Fatalf("%d blocks after a second Reserve", len(r.obs))
+			}
+			for _, p := range ps[tc.before:] {
+				if err := r.Add(p.s); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for i := 0; i < window; i++ {
+				got, _ := r.At(i)
+				if w, _ := plain.At(i); !reflect.DeepEqual(got, w) {
+					t.Fatalf("At(%d) differs from the buffer without Reserve", i)
+				}
+			}
+			var b1, b2 Batch
+			if err := r.Sample(&b1, 64, rand.New(rand.NewPCG(3, 4))); err != nil {
+				t.Fatal(err)
+			}
+			if err := plain.Sample(&b2, 64, rand.New(rand.NewPCG(3, 4))); err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(b1.Samples, b2.Samples) {
+				t.Error("the same seed drew other batches")
+			}
+			var got bytes.Buffer
+			if err := r.Encode(&got); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got.Bytes(), want.Bytes()) {
+				t.Error("Encode wrote other bytes")
+			}
+		})
+	}
+}
+
 func TestAddCopies(t *testing.T) {
 	ps := randomPositions(t, 1, 2)
 	s := ps[0].s
