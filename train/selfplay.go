@@ -410,6 +410,13 @@ func SelfPlayGames(ctx context.Context, cfg Config, eval mcts.Evaluator, seed ui
 	return err
 }
 
+// PlaySelfPlayGame plays game i of [SelfPlayGames] with the same cfg and
+// seed, on eval: the same game, whichever evaluator runs the network, for
+// a caller that schedules the games itself.
+func PlaySelfPlayGame(ctx context.Context, cfg Config, eval mcts.Evaluator, seed uint64, i int) (SelfPlayGame, error) {
+	return newSelfPlayer(eval, cfg, 1).play(ctx, gameSeed(seed, i))
+}
+
 // gameSeed derives the seed of game i of an iteration.
 func gameSeed(seed uint64, i int) uint64 {
 	x := seed ^ uint64(i+1)*0x9E3779B97F4A7C15

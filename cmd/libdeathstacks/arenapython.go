@@ -16,7 +16,7 @@ import (
 
 // The Python players of an evaluation (see arena.go): an evaluator's
 // searches and a policy's moves, served from the thread that called
-// evaluate. As with Search and SelfPlay (see batches.go), the library
+// evaluate. As with Search and SelfPlay (see steps.go), the library
 // never calls into the caller. The games play on the arena's goroutines;
 // a Python player's search queues its leaves in its player's leafQueue,
 // one for all the games of that player, and a policy player queues its
@@ -92,7 +92,7 @@ func (s *pythonSide) evaluatorContender(i int, name, settings string, rules env.
 	}
 	p := &pythonPlayer{name: name, cfg: searcher.cfg}
 	// One batch as soon as a search waits; work says when all wait.
-	p.q = newLeafQueue(1, math.MaxInt, p.cfg.BatchSize)
+	p.q = newLeafQueue(p.cfg.BatchSize)
 	s.players[i] = p
 	// Named in results.json as "python evaluator sims=100,c_puct=2".
 	about, sep := "python evaluator", " "

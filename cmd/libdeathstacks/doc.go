@@ -32,15 +32,16 @@
 //     full length, so a result of cap or more means: call again with a
 //     larger buffer.
 //   - A caller's evaluator (a Python function) is never called from Go:
-//     the searches of a run (ds_search_start, ds_selfplay_start) run on
-//     goroutines and queue their leaves; the caller takes them in one
-//     batch with ds_batch_next, which returns once every search in
-//     progress waits, evaluates them and hands the logits and values back
-//     with ds_batch_feed (priors as the network's evaluator makes them),
-//     until ds_batch_next returns 0; ds_batch_round does a feed and the
-//     next ds_batch_next in one call, the searches writing the leaves
-//     into the caller's arrays themselves (the cheaper way, which the
-//     Python package takes); ds_batch_abort stops a run (see batches.go).
+//     the searches of a run (ds_search_start, ds_selfplay_start) are
+//     coroutines that the caller's own calls step. ds_batch_next runs
+//     them on to their next leaves, written into the caller's arrays; the
+//     caller evaluates them in one batch and hands the logits and values
+//     back with ds_batch_feed (priors as the network's evaluator makes
+//     them), until ds_batch_next returns 0; ds_batch_round does a feed and
+//     the next ds_batch_next in one call (the Python package's way). The
+//     caller's thread steps a share of the searches and a worker for each
+//     further core the rest; a run's calls come from one thread.
+//     ds_batch_abort stops a run (see steps.go).
 //     An evaluation's Python players (an evaluator, searching as an az
 //     player does, or a policy) are served the same way from the caller's
 //     wait loop: ds_arena_wait says which player has work, a batch of the
@@ -52,9 +53,9 @@
 // env.go (the constants, one environment, the position helpers),
 // vector.go (the vector environment), player.go (players of any spec),
 // network.go and weights.go (a network's inference, weights and saving),
-// batches.go, search.go and selfplay.go (the caller's evaluator's
-// searches and self-play), arena.go and arenapython.go (an evaluation of
-// players, and its Python players); handles.go
+// steps.go, search.go and selfplay.go (the caller's evaluator's
+// searches and self-play), arena.go, arenapython.go and arenaqueue.go (an
+// evaluation of players, and its Python players); handles.go
 // the handle table. The exported C functions in exports.go only convert
 // arguments. Its test builds the library and runs the Python package's
 // tests against it.

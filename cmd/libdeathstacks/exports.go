@@ -505,16 +505,18 @@ func ds_server_stats(path *C.char, out *C.int64_t) C.int64_t {
 }
 
 // Searches and self-play guided by the caller's evaluator (search.go,
-// selfplay.go, batches.go): a run starts, the caller takes each batch of
+// selfplay.go, steps.go): a run starts, the caller takes each batch of
 // leaves with ds_batch_next (n observations of 21x6x6 floats and n masks
 // of 6,912 bytes written into its arrays, room for cap positions; 0 once
 // the run has ended), evaluates them and hands back n rows of 6,912
 // logits and n values with ds_batch_feed, or gives up with
 // ds_batch_abort; then it reads the results. ds_batch_feed returns at
-// once, while the searches read the arrays: the caller keeps them
-// unchanged until its next call of ds_batch_next (or ds_batch_abort)
-// returns, which reports bad values or logits. ds_batch_round does a feed
-// and the next ds_batch_next in one call, the cheaper way.
+// once: the caller keeps the arrays unchanged until its next call of
+// ds_batch_next (or ds_batch_abort) returns, which reads them, reports
+// bad values or logits and runs the searches on to their next leaves.
+// ds_batch_round does a feed and the next ds_batch_next in one call. The
+// calls of a run come from one thread (the searches' coroutines belong
+// to it): a call from another is refused.
 
 //export ds_search_new
 func ds_search_new(settings *C.char, seed C.uint64_t, tooTall, maxPlies, repetitions C.int64_t) C.int64_t {
@@ -747,7 +749,7 @@ func ds_batch_next(h, cap C.int64_t, obs, mask unsafe.Pointer) C.int64_t {
 			if err != nil {
 				return 0, err
 			}
-			n, err := q.next(o, m, int(cap))
+			n, err := q.next(leafArrays{obs: o, mask: m, capacity: int(cap)}, callerThread())
 			return int64(n), err
 		})
 	})
@@ -794,7 +796,7 @@ func ds_batch_round(h, n C.int64_t, logits, values unsafe.Pointer, cap C.int64_t
 			if err := errors.Join(err1, err2, err3); err != nil {
 				return 0, err
 			}
-			k, err := q.round(l, v, int(n), leafArrays{obs: o, mask: m, capacity: int(cap)})
+			k, err := q.round(l, v, int(n), leafArrays{obs: o, mask: m, capacity: int(cap)}, callerThread())
 			return int64(k), err
 		})
 	})

@@ -7,7 +7,6 @@ import (
 	"math"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/deathstacks/deathstacks/env"
 	"github.com/deathstacks/deathstacks/mcts"
@@ -16,45 +15,41 @@ import (
 
 // searcher searches many positions at once, each with its own PUCT
 // search (an az player's, over mcts.DefaultConfig with the caller's
-// settings) guided by the caller's evaluator through a leafQueue (see
-// batches.go).
+// settings) guided by the caller's evaluator: a slot of a stepRun each
+// (see steps.go).
 type searcher struct {
 	cfg   mcts.Config
 	rules env.Rules
 	seed  uint64
 	// q is the run under way or the last one; decisions are its results,
 	// one per position, valid once it has ended without an error.
-	q         *leafQueue
+	q         *stepRun
 	decisions []mcts.Decision
 	// players[i] searches position i of every run: kept from run to run,
 	// so that their trees' memory is reused (and a tree itself, with
 	// reuse_tree, when position i continues the game of the last run's),
-	// as one player searches move after move. evals hands their leaves
-	// to the queue of the run under way.
+	// as one player searches move after move. evals[i] is its evaluator:
+	// the slot of the run under way.
 	players []*mcts.PUCTPlayer
-	evals   currentQueue
+	evals   []*slotEvaluator
 }
 
-// currentQueue is the evaluator of a searcher's players: the queue of the
-// run under way.
-type currentQueue struct{ q *leafQueue }
-
-func (c *currentQueue) Evaluate(obs []float32, legal [][]env.Action, priors [][]float32, values []float32) error {
-	return c.q.Evaluate(obs, legal, priors, values)
-}
+// slotEvaluator is the evaluator of a searcher's player: the slot that
+// runs its search in the run under way.
+type slotEvaluator struct{ mcts.Evaluator }
 
 // batchRun is an object whose searches a caller evaluates: a searcher or
 // a self-play run.
 type batchRun interface {
 	object
-	// leaves returns the queue of the run under way or the last one, nil
-	// before the first.
-	leaves() *leafQueue
+	// leaves returns the run under way or the last one, nil before the
+	// first.
+	leaves() *stepRun
 	// leafLimit is the most leaves one search asks for at once.
 	leafLimit() int
 }
 
-func (s *searcher) leaves() *leafQueue { return s.q }
+func (s *searcher) leaves() *stepRun { return s.q }
 
 func (s *searcher) leafLimit() int { return s.cfg.BatchSize }
 
@@ -64,10 +59,10 @@ func (s *searcher) close() error {
 	return nil
 }
 
-// stopRun stops a run under way, if any, and waits for its searches.
-func stopRun(q *leafQueue) {
-	if q != nil {
-		q.abort()
+// stopRun stops a run under way, if any, from the thread of a call from C.
+func stopRun(r *stepRun) {
+	if r != nil {
+		r.abort(callerThread())
 	}
 }
 
@@ -161,40 +156,28 @@ func (s *searcher) start(text string) (int64, error) {
 		}
 		games[i] = g
 	}
-	q := newLeafQueue(n, n, s.cfg.BatchSize)
 	for i := len(s.players); i < n; i++ {
-		p, err := mcts.NewPUCTPlayer(&s.evals, s.cfg, mix(s.seed, uint64(i), 0))
+		e := &slotEvaluator{}
+		p, err := mcts.NewPUCTPlayer(e, s.cfg, mix(s.seed, uint64(i), 0))
 		if err != nil {
 			return 0, fmt.Errorf("search: %w", err)
 		}
-		s.players = append(s.players, p)
+		s.players, s.evals = append(s.players, p), append(s.evals, e)
 	}
-	s.players = s.players[:n]
-	s.evals.q = q
-	searches := s.players
-	s.q, s.decisions = q, make([]mcts.Decision, n)
-	if n == 0 {
-		q.end(nil)
-		return 0, nil
-	}
-	go func() {
-		errs := make([]error, n)
-		var wg sync.WaitGroup
-		for i := range n {
-			wg.Go(func() {
-				defer q.searchEnded()
-				errs[i] = guard(func() (err error) {
-					s.decisions[i], err = searches[i].Choose(games[i])
-					return err
-				})
-				if errs[i] != nil {
-					errs[i] = fmt.Errorf("position %d: %w", i, errs[i])
-				}
-			})
+	s.decisions = make([]mcts.Decision, n)
+	works := make([]slotWork, n)
+	for i := range n {
+		works[i] = func(eval mcts.Evaluator) error {
+			s.evals[i].Evaluator = eval
+			d, err := s.players[i].Choose(games[i])
+			if err != nil {
+				return fmt.Errorf("position %d: %w", i, err)
+			}
+			s.decisions[i] = d
+			return nil
 		}
-		wg.Wait()
-		q.end(firstErrors(errs))
-	}()
+	}
+	s.q = newStepRun(works, s.cfg.BatchSize)
 	return int64(n), nil
 }
 

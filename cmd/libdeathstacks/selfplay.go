@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/deathstacks/deathstacks/configs"
 	"github.com/deathstacks/deathstacks/env"
@@ -17,17 +18,18 @@ import (
 )
 
 // selfPlayRun plays the Go trainer's self-play games (train.SelfPlayGames:
-// its settings, targets and seeds) with the caller's evaluator through a
-// leafQueue (see batches.go), and keeps the finished games.
+// its settings, targets and seeds) with the caller's evaluator, and keeps
+// the finished games. selfplay.parallel_games slots of a stepRun (see
+// steps.go) play them, each game after game.
 type selfPlayRun struct {
 	cfg train.Config
 	// q is the run under way or the last one; games its games by number,
 	// valid once it has ended without an error.
-	q     *leafQueue
+	q     *stepRun
 	games []train.SelfPlayGame
 }
 
-func (r *selfPlayRun) leaves() *leafQueue { return r.q }
+func (r *selfPlayRun) leaves() *stepRun { return r.q }
 
 func (r *selfPlayRun) leafLimit() int { return r.cfg.Search.BatchSize }
 
@@ -182,19 +184,25 @@ func (r *selfPlayRun) start(n int64, seed uint64) (int64, error) {
 	if n < 1 || n > 1<<24 {
 		return 0, fmt.Errorf("self-play: %d games: want 1 to %d", n, 1<<24)
 	}
-	cfg := r.cfg
-	q := newLeafQueue(cfg.SelfPlay.ParallelGames, int(n), cfg.Search.BatchSize)
-	r.q, r.games = q, make([]train.SelfPlayGame, n)
-	go func() {
-		err := guard(func() error {
-			return train.SelfPlayGames(context.Background(), cfg, q, seed, int(n), func(i int, g train.SelfPlayGame) error {
-				r.games[i] = g
-				q.searchEnded()
-				return nil
-			})
-		})
-		q.end(err)
-	}()
+	cfg, games := r.cfg, make([]train.SelfPlayGame, n)
+	var claimed atomic.Int64
+	works := make([]slotWork, min(int64(cfg.SelfPlay.ParallelGames), n))
+	for k := range works {
+		works[k] = func(eval mcts.Evaluator) error {
+			for {
+				i := claimed.Add(1) - 1
+				if i >= n {
+					return nil
+				}
+				g, err := train.PlaySelfPlayGame(context.Background(), cfg, eval, seed, int(i))
+				if err != nil {
+					return fmt.Errorf("game %d: %w", i, err)
+				}
+				games[i] = g
+			}
+		}
+	}
+	r.q, r.games = newStepRun(works, cfg.Search.BatchSize), games
 	return n, nil
 }
 

@@ -269,6 +269,42 @@ def test_closing_during_a_run_from_another_thread():
     assert not t.is_alive() and raised
 
 
+def test_a_run_is_driven_from_one_thread():
+    """The library's calls of a run come from one thread: the searches'
+    coroutines on the caller's side belong to the thread of its first
+    round. A round from another thread is refused, and the run goes on
+    from the first."""
+    from deathstacks._lib import check, cstr, lib, ptr
+
+    s = ds.Search(Uniform(), sims=40)
+    h = s._handle()
+    assert check(lib.ds_search_start(h, cstr('[{"fen": ""}, {"fen": ""}, {"fen": ""}]', "positions"))) == 3
+    cap = 3 * 8
+    obs = np.zeros((cap, 21, 6, 6), np.float32)
+    masks = np.zeros((cap, N), np.bool_)
+    n = check(lib.ds_batch_round(h, 0, None, None, cap, ptr(obs), ptr(masks)))
+    logits, values = np.zeros((n, N), np.float32), np.zeros(n, np.float32)
+    raised = []
+
+    def elsewhere():
+        try:
+            check(lib.ds_batch_round(h, n, ptr(logits), ptr(values), cap, ptr(obs), ptr(masks)))
+        except ds.DeathStacksError as err:
+            raised.append(err)
+
+    t = threading.Thread(target=elsewhere)
+    t.start()
+    t.join(60)
+    assert raised and "one thread" in str(raised[0])
+    while n > 0:
+        logits, values = np.zeros((n, N), np.float32), np.zeros(n, np.float32)
+        n = check(lib.ds_batch_round(h, n, ptr(logits), ptr(values), cap, ptr(obs), ptr(masks)))
+    visits = np.zeros((3, N), np.int32)
+    check(lib.ds_search_results(h, 3, ptr(visits), None, None, None))
+    assert (visits.sum(axis=1) == 40).all()
+    s.close()
+
+
 def test_interrupt_in_the_evaluator_stops_the_searches():
     def interrupted(obs, masks):
         raise KeyboardInterrupt

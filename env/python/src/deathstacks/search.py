@@ -14,9 +14,10 @@ them; the logits of illegal actions are never read. The arrays passed in
 are reused from call to call (copy what you keep); the evaluator may
 return arrays it allocated once.
 
-Go never calls Python: it queues each search's leaves and waits, and the
-loop here (``_drive``) takes each batch, evaluates it and feeds it back,
-one call into the library a round (``ds_batch_round``).
+Go never calls Python: the loop here (``_drive``) makes one call into the
+library a round (``ds_batch_round``), which feeds the batch evaluated last
+and steps every search on to its next leaves (on this thread and a worker
+for each further core) and returns them; a run is driven from one thread.
 An exception of the evaluator stops and releases the searches and reaches
 the caller as it was raised; a result of the wrong type, shape or dtype,
 a value outside [-1, 1] or a non-finite logit of a legal action raises a
@@ -124,8 +125,8 @@ def _drive(h: int, evaluate, batches: _Batches, capacity: int, stats: Stats) -> 
         while True:
             # One call a round: it feeds the batch evaluated last (none at
             # first) and returns the next, whose leaves the searches write
-            # into obs and masks meanwhile. The searches read logits and
-            # values during the call: they stay referenced until it returns.
+            # into obs and masks. The searches read logits and values
+            # during the call: they stay referenced until it returns.
             n = check(lib.ds_batch_round(h, n, logits_p, values_p, capacity, obs_p, masks_p))
             if n == 0:
                 break

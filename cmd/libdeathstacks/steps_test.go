@@ -46,24 +46,29 @@ func newCaller(capacity int) *caller {
 // zeroLogits is the uniform evaluator: every logit and value 0.
 func zeroLogits([]float32, []bool, []float32, []float32) {}
 
-func (c *caller) drive(q *leafQueue, eval func(obs []float32, mask []bool, logits, values []float32)) error {
-	dst := leafArrays{obs: c.obs, mask: c.mask, capacity: c.capacity}
-	n, err := q.next(c.obs, c.mask, c.capacity)
+func (c *caller) drive(q *stepRun, eval func(obs []float32, mask []bool, logits, values []float32)) error {
+	dst := c.arrays()
+	n, err := q.next(dst, 0)
 	for err == nil && n > 0 {
 		c.batches++
 		c.evaluations += n
 		logits, values := c.logits[:n*env.NumActions], c.values[:n]
 		eval(c.obs[:n*env.ObservationSize], c.mask[:n*env.NumActions], logits, values)
 		if c.oneCall {
-			n, err = q.round(logits, values, n, dst)
+			n, err = q.round(logits, values, n, dst, 0)
 			continue
 		}
 		if err := q.feed(logits, values, n); err != nil {
 			return err
 		}
-		n, err = q.next(c.obs, c.mask, c.capacity)
+		n, err = q.next(dst, 0)
 	}
 	return err
+}
+
+// arrays are the caller's arrays for a batch.
+func (c *caller) arrays() leafArrays {
+	return leafArrays{obs: c.obs, mask: c.mask, capacity: c.capacity}
 }
 
 // hashLogits is a deterministic evaluator that reads its input: each
@@ -385,13 +390,13 @@ func TestBatchRefusals(t *testing.T) {
 		if _, err := s.start(mustJSON(t, ps)); err == nil || !strings.Contains(err.Error(), "under way") {
 			t.Fatalf("a second start during a run: %v", err)
 		}
-		if n, err := s.q.next(c.obs, c.mask, c.capacity); err != nil || n == 0 {
+		if n, err := s.q.next(c.arrays(), 0); err != nil || n == 0 {
 			t.Fatalf("next = %d, %v", n, err)
 		}
-		if _, err := s.q.next(c.obs, c.mask, c.capacity); err == nil || !strings.Contains(err.Error(), "not fed") {
+		if _, err := s.q.next(c.arrays(), 0); err == nil || !strings.Contains(err.Error(), "not fed") {
 			t.Fatalf("next twice: %v", err)
 		}
-		s.q.abort()
+		s.q.abort(0)
 		if _, err := s.finished(); err == nil {
 			t.Fatal("an aborted run has results")
 		}
@@ -408,24 +413,48 @@ func TestBatchRefusals(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
+	t.Run("a round from another thread", func(t *testing.T) {
+		ps, _ := testPositions(t, 3)
+		if _, err := s.start(mustJSON(t, ps)); err != nil {
+			t.Fatal(err)
+		}
+		c := newCaller(64)
+		n, err := s.q.round(nil, nil, 0, c.arrays(), 1)
+		if err != nil || n == 0 {
+			t.Fatalf("round = %d, %v", n, err)
+		}
+		for _, call := range []func() error{
+			func() error { _, err := s.q.round(c.logits[:n*env.NumActions], c.values[:n], n, c.arrays(), 2); return err },
+			func() error { _, err := s.q.next(c.arrays(), 2); return err },
+		} {
+			if err := call(); err == nil || !strings.Contains(err.Error(), "one thread") {
+				t.Fatalf("a call from another thread: %v", err)
+			}
+		}
+		for n > 0 && err == nil {
+			n, err = s.q.round(c.logits[:n*env.NumActions], c.values[:n], n, c.arrays(), 1)
+		}
+		if _, err := s.finished(); err != nil {
+			t.Fatal(err)
+		}
+	})
 	t.Run("small arrays, wrong feed", func(t *testing.T) {
 		ps, _ := testPositions(t, 2)
 		if _, err := s.start(mustJSON(t, ps)); err != nil {
 			t.Fatal(err)
 		}
 		small := newCaller(s.cfg.BatchSize - 1)
-		if _, err := s.q.next(small.obs, small.mask, small.capacity); err == nil || !strings.Contains(err.Error(), "batch_size") {
+		if _, err := s.q.next(small.arrays(), 0); err == nil || !strings.Contains(err.Error(), "batch_size") {
 			t.Fatalf("next with room for %d: %v", small.capacity, err)
 		}
-		if _, err := s.q.round(nil, nil, 0, leafArrays{obs: small.obs, mask: small.mask, capacity: small.capacity}); err == nil || !strings.Contains(err.Error(), "batch_size") {
+		if _, err := s.q.round(nil, nil, 0, small.arrays(), 0); err == nil || !strings.Contains(err.Error(), "batch_size") {
 			t.Fatalf("round with room for %d: %v", small.capacity, err)
 		}
 		c := newCaller(64)
-		dst := leafArrays{obs: c.obs, mask: c.mask, capacity: c.capacity}
-		if _, err := s.q.round(c.logits[:env.NumActions], c.values[:1], 1, dst); err == nil || !strings.Contains(err.Error(), "no batch to feed") {
+		if _, err := s.q.round(c.logits[:env.NumActions], c.values[:1], 1, c.arrays(), 0); err == nil || !strings.Contains(err.Error(), "no batch to feed") {
 			t.Fatalf("round feeding before any batch: %v", err)
 		}
-		n, err := s.q.next(c.obs, c.mask, c.capacity)
+		n, err := s.q.next(c.arrays(), 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -461,7 +490,7 @@ func FuzzBatchSettings(f *testing.F) {
 			return
 		}
 		if n, err := s.start(text); err == nil && n > 0 {
-			s.q.abort()
+			s.q.abort(0)
 			if s.q.underWay() {
 				t.Fatal("an aborted run goes on")
 			}
@@ -469,8 +498,9 @@ func FuzzBatchSettings(f *testing.F) {
 	})
 }
 
-// Many runs at once, each with its own caller, and aborts in the middle:
-// for -race.
+// Many runs at once, each with its own caller, and aborts in the middle
+// (between two rounds, as the library's handle lock orders them): for
+// -race.
 func TestBatchRunsConcurrently(t *testing.T) {
 	var wg sync.WaitGroup
 	for k := range 4 {
@@ -491,7 +521,7 @@ func TestBatchRunsConcurrently(t *testing.T) {
 			err = c.drive(s.q, func(_ []float32, _ []bool, _, values []float32) {
 				rounds++
 				if k%2 == 1 && rounds == 5 {
-					go s.q.abort()
+					s.q.abort(0)
 				}
 			})
 			if k%2 == 0 && err != nil {
