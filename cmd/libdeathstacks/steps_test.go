@@ -424,7 +424,10 @@ func TestBatchRefusals(t *testing.T) {
 			t.Fatalf("round = %d, %v", n, err)
 		}
 		for _, call := range []func() error{
-			func() error { _, err := s.q.round(c.logits[:n*env.NumActions], c.values[:n], n, c.arrays(), 2); return err },
+			func() error {
+				_, err := s.q.round(c.logits[:n*env.NumActions], c.values[:n], n, c.arrays(), 2)
+				return err
+			},
 			func() error { _, err := s.q.next(c.arrays(), 2); return err },
 		} {
 			if err := call(); err == nil || !strings.Contains(err.Error(), "one thread") {
