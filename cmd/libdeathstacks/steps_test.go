@@ -535,9 +535,10 @@ func TestBatchRunsConcurrently(t *testing.T) {
 	wg.Wait()
 }
 
-// BenchmarkSearchBoundary is the cost of the boundary: searches driven
-// through the leaf queue with zero logits (positions searched together,
-// one caller batch a round), against the same searches with
+// BenchmarkSearchBoundary is the cost of the boundary: searches stepped
+// by a caller's rounds with zero logits (positions searched together,
+// one caller batch a round; "queue" in the names, as before steps.go),
+// against the same searches with
 // mcts.UniformEvaluator called directly, one position at a time on one
 // goroutine as `deathstacks bench mcts` runs them (800 simulations,
 // mcts.DefaultConfig, no tree reuse). Both report simulations per second.
