@@ -164,6 +164,7 @@ func TestAdjudicationHorizon(t *testing.T) {
 	cfg.Env.Rules.MaxPlies = 30
 	cfg.SelfPlay.ResignThreshold = -1
 	cfg.SelfPlay.Adjudicate = true
+	cfg.SelfPlay.SearchValueShare = 0 // the value target the adjudication alone
 	for _, horizon := range []int{0, 1, 6} {
 		t.Run(fmt.Sprintf("horizon %d", horizon), func(t *testing.T) {
 			cfg.SelfPlay.AdjudicateHorizon = horizon

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/deathstacks/deathstacks/env"
 	"github.com/deathstacks/deathstacks/mcts"
@@ -644,4 +645,57 @@ func BenchmarkSelfPlayTrainer(b *testing.B) {
 	}
 	b.ReportMetric(float64(positions)/b.Elapsed().Seconds(), "positions/s")
 	b.ReportMetric(float64(srv.Stats().Positions-before)/b.Elapsed().Seconds(), "evaluations/s")
+}
+
+// BenchmarkSelfPlayRounds is self-play from Python as bench.py selfplay
+// runs it (the trainer's settings, every game at once), the evaluator the
+// built-in player's network in Go: an op is a round. It reports the
+// round's Go side (feeding the priors, stepping every game to its next
+// leaves) in wall microseconds a leaf, and the share of the wall time in
+// the evaluator, which is what self-play from Python can reach with a
+// network as fast as Go's.
+func BenchmarkSelfPlayRounds(b *testing.B) {
+	for _, games := range []int{128, 256} {
+		b.Run(fmt.Sprintf("games=%d", games), func(b *testing.B) {
+			nw, err := newNetwork("")
+			if err != nil {
+				b.Fatal(err)
+			}
+			r, err := newSelfPlayRun(`{}`)
+			if err != nil {
+				b.Fatal(err)
+			}
+			c := newCaller(games * r.cfg.Search.BatchSize)
+			dst := c.arrays()
+			var evalNs, goNs, leaves int64
+			seed, n := uint64(0), 0
+			timed := func(f func() error) int64 {
+				start := time.Now()
+				if err := f(); err != nil {
+					b.Fatal(err)
+				}
+				return int64(time.Since(start))
+			}
+			for b.Loop() {
+				if n == 0 { // a new run: every game from the start
+					seed++
+					if _, err := r.start(int64(games), seed); err != nil {
+						b.Fatal(err)
+					}
+					goNs += timed(func() (err error) { n, err = r.q.next(dst, 0); return err })
+				}
+				leaves += int64(n)
+				logits, values := c.logits[:n*env.NumActions], c.values[:n]
+				evalNs += timed(func() error { return nw.predict(c.obs[:n*env.ObservationSize], n, logits, values) })
+				goNs += timed(func() (err error) { n, err = r.q.round(logits, values, n, dst, 0); return err })
+			}
+			if r.q.underWay() {
+				r.q.abort(0)
+			}
+			b.ReportMetric(float64(leaves)/float64(b.N), "leaves/round")
+			b.ReportMetric(float64(goNs)/1e3/float64(leaves), "go-us/leaf")
+			b.ReportMetric(float64(evalNs)/1e3/float64(leaves), "eval-us/leaf")
+			b.ReportMetric(float64(evalNs)/float64(evalNs+goNs), "eval-share")
+		})
+	}
 }

@@ -28,8 +28,9 @@ def test_samples_are_those_of_before_the_boundary_was_made_faster():
     """Seeded self-play with an evaluator that reads its input gives the
     samples the library gave before ds_batch_round (recorded with it): the
     arrays of that time, not the auxiliary targets added since, with the
-    trainer's move temperature of that time (noise all game)."""
-    out = ds.SelfPlay(hashed, 4, seed=3, temperature_plies=0, final_temperature=1, **SMALL).play()
+    trainer's move temperature and value target of that time (noise all
+    game, the result alone)."""
+    out = ds.SelfPlay(hashed, 4, seed=3, temperature_plies=0, final_temperature=1, search_value_share=0, **SMALL).play()
     before = sorted(set(out) - {"reply", "has_reply", "ownership", "score"})
     assert digest(*(out[k] for k in before)) == "fa1f0204a6b7a93b"
 
