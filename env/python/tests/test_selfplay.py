@@ -71,9 +71,10 @@ def test_same_seed_same_arrays():
 
 def test_trainer_settings():
     """PUCT root with noise, no fast searches, no resignation: every ply
-    is a sample whose target is the visit shares."""
+    is a sample whose target is the visit shares, its value the result."""
     out = ds.SelfPlay(material, 2, seed=2, simulations=12, gumbel=False, dirichlet_epsilon=0.25, fast_simulations=0,
-                      resign_threshold=-1, max_plies=20, adjudicate=False, reuse_tree=False).play()
+                      resign_threshold=-1, max_plies=20, adjudicate=False, reuse_tree=False,
+                      search_value_share=0).play()
     assert len(out["value"]) == out["game_plies"].sum()
     assert not out["game_resigned"].any()
     visits = np.round(out["policy"] * 12)
