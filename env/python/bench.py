@@ -174,14 +174,35 @@ def bench_selfplay(evaluator="mlp", games=256):
         evaluate = lambda obs, masks: net.predict(obs)  # noqa: E731 - log-softmax logits: the same priors
     else:
         evaluate = MLP()
-    sp = ds.SelfPlay(evaluate, games, seed=1)
-    t = time.perf_counter()
+    calls = []  # per evaluator call: its positions, the seconds since the last call returned, its own seconds
+    returned = [time.perf_counter()]
+
+    def timed(obs, masks):
+        t = time.perf_counter()
+        out = evaluate(obs, masks)
+        calls.append((len(obs), t - returned[0], time.perf_counter() - t))
+        returned[0] = time.perf_counter()
+        return out
+
+    sp = ds.SelfPlay(timed, games, seed=1)
+    t = returned[0] = time.perf_counter()
     out = sp.play()
     elapsed = time.perf_counter() - t
     st = sp.stats
     print(f"selfplay {evaluator}: {games} games, {len(out['value'])} positions in {elapsed:.1f} s: "
           f"{len(out['value']) / elapsed:,.1f} positions/s, {st.positions / elapsed:,.0f} evaluations/s, "
           f"mean batch {st.mean_batch:.0f}, {st.evaluate_share:.1%} of the time in the evaluator")
+    # The same split by the batch's size: a run's first rounds have every
+    # game's leaves, its last ones the few longest games' (mostly endgames,
+    # where the win search works).
+    c = np.array(calls)
+    for lo, hi in ((0, 64), (64, 256), (256, 512), (512, 1 << 30)):
+        m = (c[:, 0] >= lo) & (c[:, 0] < hi)
+        if m.any():
+            n, outside, inside = c[m, 0].sum(), c[m, 1].sum(), c[m, 2].sum()
+            print(f"  batches of {lo}-{hi - 1 if hi < 1 << 30 else 'more'}: {int(m.sum())} calls, {int(n)} positions, "
+                  f"{outside / n * 1e6:.1f} us a position outside the evaluator, {inside / n * 1e6:.1f} inside: "
+                  f"{inside / (inside + outside):.1%} inside")
 
 
 if __name__ == "__main__":
