@@ -43,6 +43,11 @@ type Config struct {
 	TemperaturePlies int `yaml:"temperature_plies"`
 	// FinalTemperature applies after that; 0 plays the most visited move.
 	FinalTemperature float64 `yaml:"final_temperature"`
+	// LateTemperaturePly, when above 0, brings Temperature back from this
+	// ply of the game on, so that the moves of long games are drawn with
+	// the opening's noise again: self-play's endgames then vary, where the
+	// best move alone would replay the same stalled ones. 0 = never.
+	LateTemperaturePly int `yaml:"late_temperature_ply"`
 	// BatchSize is the number of leaves one search gathers, with virtual
 	// loss, for each Evaluator call.
 	BatchSize int `yaml:"batch_size"`

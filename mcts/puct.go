@@ -34,10 +34,12 @@ func NewPUCTPlayer(eval Evaluator, cfg Config, seed uint64) (*PUCTPlayer, error)
 // with the root value, the visits of every legal root move (the training
 // target), the principal variation and the number of positions in the tree.
 // The temperature is Config.Temperature before ply Config.TemperaturePlies
-// and Config.FinalTemperature from then on.
+// and from ply Config.LateTemperaturePly on (when set),
+// Config.FinalTemperature in between.
 func (p *PUCTPlayer) Choose(g *env.Game) (Decision, error) {
 	temp := p.cfg.FinalTemperature
-	if pos := g.Position(); pos.Ply() < p.cfg.TemperaturePlies {
+	pos := g.Position()
+	if ply, late := pos.Ply(), p.cfg.LateTemperaturePly; ply < p.cfg.TemperaturePlies || (late > 0 && ply >= late) {
 		temp = p.cfg.Temperature
 	}
 	return p.s.run(g, temp)

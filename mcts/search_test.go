@@ -609,6 +609,46 @@ func TestTemperature(t *testing.T) {
 	}
 }
 
+// TestLateTemperature checks the schedule of the move noise: the
+// temperature of the opening before TemperaturePlies, the final one until
+// LateTemperaturePly, and the opening's again from there on.
+func TestLateTemperature(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Simulations, cfg.Temperature, cfg.TemperaturePlies, cfg.LateTemperaturePly = 200, 1, 1, 3
+	cases := []struct {
+		name   string
+		moves  []string
+		varied bool
+	}{
+		{"opening", nil, true},
+		{"between", []string{"a6-1-a5"}, false},
+		{"just before", []string{"a6-1-a5", "a1-1-a2"}, false},
+		{"from the late ply", []string{"a6-1-a5", "a1-1-a2", "b6-1-b5"}, true},
+		{"later still", []string{"a6-1-a5", "a1-1-a2", "b6-1-b5", "b1-1-b2"}, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			g := env.NewGame(env.DefaultRules())
+			for _, m := range mustMoves(t, tc.moves...) {
+				if err := g.Play(m); err != nil {
+					t.Fatal(err)
+				}
+			}
+			seen := map[env.Move]bool{}
+			for seed := range uint64(20) {
+				d, err := newPUCT(t, hashEvaluator{}, cfg, seed).Choose(g)
+				if err != nil {
+					t.Fatal(err)
+				}
+				seen[d.Move] = true
+			}
+			if varied := len(seen) >= 3; varied != tc.varied {
+				t.Errorf("%d different moves in 20 seeds: want varied %v", len(seen), tc.varied)
+			}
+		})
+	}
+}
+
 func mustAction(t *testing.T, m env.Move) env.Action {
 	t.Helper()
 	a, err := env.ActionOf(m)
@@ -635,6 +675,7 @@ func TestConfigValidate(t *testing.T) {
 		{"temperature", func(c *Config) { c.Temperature = -1 }},
 		{"temperature_plies", func(c *Config) { c.TemperaturePlies = -1 }},
 		{"final_temperature", func(c *Config) { c.FinalTemperature = math.Inf(1) }},
+		{"late_temperature_ply", func(c *Config) { c.LateTemperaturePly = -1 }},
 		{"batch_size", func(c *Config) { c.BatchSize = 0 }},
 		{"virtual_loss", func(c *Config) { c.VirtualLoss = -1 }},
 		{"time", func(c *Config) { c.Time = -time.Second }},

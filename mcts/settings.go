@@ -51,6 +51,8 @@ var settings = withKeys([]setting{
 		field: func(c *Config) any { return &c.TemperaturePlies }, hi: math.MaxInt32, want: "0 or more"},
 	{Setting: Setting{Aliases: []string{"final_temp"}, Help: "temperature after them"},
 		field: func(c *Config) any { return &c.FinalTemperature }, hi: math.Inf(1), want: "0 (most visited) or more"},
+	{Setting: Setting{Aliases: []string{"late_temp_ply"}, Help: "ply from which the opening temperature applies again, 0 for never"},
+		field: func(c *Config) any { return &c.LateTemperaturePly }, hi: math.MaxInt32, want: "0 (never) or more"},
 	{Setting: Setting{Aliases: []string{"batch"}, Help: "leaves per evaluator call"},
 		field: func(c *Config) any { return &c.BatchSize }, lo: 1, hi: 1 << 16, want: "1 to 65536"},
 	{Setting: Setting{Aliases: []string{"vloss"}, Help: "virtual loss"},
