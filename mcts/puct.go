@@ -37,9 +37,9 @@ func NewPUCTPlayer(eval Evaluator, cfg Config, seed uint64) (*PUCTPlayer, error)
 // and from ply Config.LateTemperaturePly on (when set),
 // Config.FinalTemperature in between.
 func (p *PUCTPlayer) Choose(g *env.Game) (Decision, error) {
-	temp := p.cfg.FinalTemperature
 	pos := g.Position()
-	if ply, late := pos.Ply(), p.cfg.LateTemperaturePly; ply < p.cfg.TemperaturePlies || (late > 0 && ply >= late) {
+	temp, ply := p.cfg.FinalTemperature, pos.Ply()
+	if late := p.cfg.LateTemperaturePly; ply < p.cfg.TemperaturePlies || (late > 0 && ply >= late) {
 		temp = p.cfg.Temperature
 	}
 	return p.s.run(g, temp)
