@@ -182,7 +182,7 @@ class Search(Handle):
     player's search has), the network replaced by ``evaluate``.
 
     ``settings`` are the keys of the search settings table (README's
-    table; ``deathstacks play --help``), such as ``simulations=200``
+    table; ``deathstacks bot --help``), such as ``simulations=200``
     (alias ``sims``), ``c_puct=2``, ``gumbel=True``, ``time="500ms"``,
     over the defaults of an ``az`` player (800 simulations, the most
     visited move), checked in Go: a bad key or value raises a
