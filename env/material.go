@@ -28,7 +28,15 @@ const (
 // each piece in a stack c controls and StackMaterial for each such stack,
 // minus the same for the opponent; WinMaterial (or -WinMaterial) when one
 // side controls every stack, and 0 for an empty board.
-func (p *Position) Material(c Color) int {
+func (p *Position) Material(c Color) int { return p.MaterialUpTo(c, maxHeight) }
+
+// MaterialUpTo is Material with at most height pieces of each stack
+// counted (height 1: the stacks alone, at PieceMaterial+StackMaterial
+// each). A stack taller than 4 moves at least all but 4 of its pieces
+// together (the too-tall rule), so a lead held in one tall stack is a
+// smaller lead than its pieces say: MaterialUpTo(c, 4) counts such a
+// stack as one of 4.
+func (p *Position) MaterialUpTo(c Color, height int) int {
 	var pieces, stacks [2]int
 	for s := Square(0); s < NumSquares; s++ {
 		st := p.At(s)
@@ -36,7 +44,7 @@ func (p *Position) Material(c Color) int {
 			continue
 		}
 		top := st.Top()
-		pieces[top] += st.Height()
+		pieces[top] += min(st.Height(), height)
 		stacks[top]++
 	}
 	o := c.Other()

@@ -79,6 +79,13 @@ type SelfPlayConfig struct {
 	// any lead at the move limit, which gives the search a reason to
 	// finish a won game rather than keep a lead.
 	AdjudicateMax float64 `yaml:"adjudicate_max"`
+	// AdjudicateStackCap counts at most this many pieces of each stack in
+	// an adjudicated lead (env.Position.MaterialUpTo); 0 counts every
+	// piece. The draws of long runs at the move limit are mostly towers:
+	// the side ahead holds one stack of 12 or more, which the too-tall
+	// rule makes its only mobile piece, and which material counts as a
+	// lead worth a win; 4 counts it as a stack of 4.
+	AdjudicateStackCap int `yaml:"adjudicate_stack_cap"`
 	// FastSimulations turns on playout cap randomization (Wu, "Accelerating
 	// Self-Play Learning in Go", 2019): a move searched fully (with
 	// search.simulations) only with probability FullSearchShare, and
@@ -366,6 +373,7 @@ func (c Config) problems() []*configs.FieldError {
 	ch.InRange("selfplay.resign_playout_share", s.ResignPlayoutShare, 0, 1)
 	ch.AtLeast("selfplay.adjudicate_horizon", s.AdjudicateHorizon, 0)
 	ch.Check(s.AdjudicateMax > 0 && s.AdjudicateMax <= 1, "selfplay.adjudicate_max", "is %g: want more than 0 and at most 1", s.AdjudicateMax)
+	ch.AtLeast("selfplay.adjudicate_stack_cap", s.AdjudicateStackCap, 0)
 	ch.AtLeast("selfplay.fast_simulations", s.FastSimulations, 0)
 	if s.FastSimulations > 0 {
 		full := c.Search.Simulations

@@ -188,7 +188,7 @@ func (sp *selfPlayer) play(ctx context.Context, seed uint64) (SelfPlayGame, erro
 			later = min(later, at+h)
 		}
 		s := &out.Samples[i]
-		s.Value = outcome(&out, &seen[later], seen[at].SideToMove(), sp.cfg.AdjudicateMax)
+		s.Value = outcome(&out, &seen[later], seen[at].SideToMove(), sp.cfg)
 		if w := sp.cfg.SearchValueShare; w > 0 && !math.IsNaN(searched[i]) {
 			s.Value = float32((1-w)*float64(s.Value) + w*searched[i])
 		}
@@ -273,20 +273,26 @@ func (sp *selfPlayer) surprise(s Sample) (float32, error) {
 // for a loss, and for an adjudicated game (one that ended without a
 // winner) the material lead on the board judged, squashed into (-1, 1);
 // 0 for a draw that is not adjudicated. An adjudicated value is at most
-// limit in size, so that below 1 a won game is worth more than any lead. Early self-play games mostly reach
+// cfg.AdjudicateMax in size, so that below 1 a won game is worth more
+// than any lead, and counts at most cfg.AdjudicateStackCap pieces of a
+// stack (0: all). Early self-play games mostly reach
 // the move limit, and a little later mostly repeat: scored as plain draws,
 // they teach the value head that every position is worth 0, the search
 // then sees no way to make progress, and self-play collapses into
 // repetitions. The search itself still scores a repetition as exactly 0,
 // so a side that is ahead keeps avoiding it.
-func outcome(g *SelfPlayGame, judged *env.Position, mover env.Color, limit float64) float32 {
+func outcome(g *SelfPlayGame, judged *env.Position, mover env.Color, cfg SelfPlayConfig) float32 {
 	switch {
 	case g.Resigned && g.winner == mover:
 		return 1
 	case g.Resigned:
 		return -1
 	case g.adjudicated:
-		return float32(limit * math.Tanh(float64(judged.Material(mover))/adjudicationScale))
+		lead := judged.Material(mover)
+		if h := cfg.AdjudicateStackCap; h > 0 {
+			lead = judged.MaterialUpTo(mover, h)
+		}
+		return float32(cfg.AdjudicateMax * math.Tanh(float64(lead)/adjudicationScale))
 	}
 	return g.status.Reward(mover) // the environment's reward
 }

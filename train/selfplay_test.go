@@ -17,31 +17,38 @@ import (
 
 func TestOutcome(t *testing.T) {
 	// Red controls 3 pieces in 2 stacks, Blue 1 piece in 1 stack: a lead
-	// of 2 pieces and 1 stack, 25 heuristic points, for Red.
+	// of 2 pieces and 1 stack, 25 heuristic points, for Red; with at most
+	// one piece of a stack counted, 1 stack, 15 points.
 	final, err := env.ParseFEN("r,,,,,/,,,,,/,,rr,,,/,,,,,/,,,,,/,,,,,b b")
 	if err != nil {
 		t.Fatal(err)
 	}
 	lead := float32(math.Tanh(25.0 / adjudicationScale))
+	capped := float32(math.Tanh(15.0 / adjudicationScale))
 	tests := []struct {
-		name  string
-		game  SelfPlayGame
-		mover env.Color
-		limit float64 // of adjudicated values; 0 means 1
-		want  float32
+		name     string
+		game     SelfPlayGame
+		mover    env.Color
+		limit    float64 // of adjudicated values; 0 means 1
+		stackCap int
+		want     float32
 	}{
-		{"winner", SelfPlayGame{won: true, winner: env.Red, status: env.RedWins}, env.Red, 0, 1},
-		{"loser", SelfPlayGame{won: true, winner: env.Red, status: env.RedWins}, env.Blue, 0, -1},
-		{"resigned", SelfPlayGame{won: true, winner: env.Blue, Resigned: true}, env.Red, 0, -1},
-		{"resignation won", SelfPlayGame{won: true, winner: env.Blue, Resigned: true}, env.Blue, 0, 1},
-		{"repetition", SelfPlayGame{status: env.DrawRepetition}, env.Red, 0, 0},
-		{"repetition, adjudicated", SelfPlayGame{status: env.DrawRepetition, adjudicated: true}, env.Red, 0, lead},
-		{"move limit, leader", SelfPlayGame{status: env.MoveLimit, adjudicated: true}, env.Red, 0, lead},
-		{"move limit, trailer", SelfPlayGame{status: env.MoveLimit, adjudicated: true}, env.Blue, 0, -lead},
-		{"move limit, no adjudication", SelfPlayGame{status: env.MoveLimit}, env.Red, 0, 0},
-		{"move limit, leader, limit 0.5", SelfPlayGame{status: env.MoveLimit, adjudicated: true}, env.Red, 0.5, lead / 2},
-		{"move limit, trailer, limit 0.5", SelfPlayGame{status: env.MoveLimit, adjudicated: true}, env.Blue, 0.5, -lead / 2},
-		{"winner, limit 0.5", SelfPlayGame{won: true, winner: env.Red, status: env.RedWins}, env.Red, 0.5, 1},
+		{"winner", SelfPlayGame{won: true, winner: env.Red, status: env.RedWins}, env.Red, 0, 0, 1},
+		{"loser", SelfPlayGame{won: true, winner: env.Red, status: env.RedWins}, env.Blue, 0, 0, -1},
+		{"resigned", SelfPlayGame{won: true, winner: env.Blue, Resigned: true}, env.Red, 0, 0, -1},
+		{"resignation won", SelfPlayGame{won: true, winner: env.Blue, Resigned: true}, env.Blue, 0, 0, 1},
+		{"repetition", SelfPlayGame{status: env.DrawRepetition}, env.Red, 0, 0, 0},
+		{"repetition, adjudicated", SelfPlayGame{status: env.DrawRepetition, adjudicated: true}, env.Red, 0, 0, lead},
+		{"move limit, leader", SelfPlayGame{status: env.MoveLimit, adjudicated: true}, env.Red, 0, 0, lead},
+		{"move limit, trailer", SelfPlayGame{status: env.MoveLimit, adjudicated: true}, env.Blue, 0, 0, -lead},
+		{"move limit, no adjudication", SelfPlayGame{status: env.MoveLimit}, env.Red, 0, 0, 0},
+		{"move limit, leader, limit 0.5", SelfPlayGame{status: env.MoveLimit, adjudicated: true}, env.Red, 0.5, 0, lead / 2},
+		{"move limit, trailer, limit 0.5", SelfPlayGame{status: env.MoveLimit, adjudicated: true}, env.Blue, 0.5, 0, -lead / 2},
+		{"winner, limit 0.5", SelfPlayGame{won: true, winner: env.Red, status: env.RedWins}, env.Red, 0.5, 0, 1},
+		{"move limit, leader, stacks capped at 1", SelfPlayGame{status: env.MoveLimit, adjudicated: true}, env.Red, 0, 1, capped},
+		{"move limit, trailer, stacks capped at 1", SelfPlayGame{status: env.MoveLimit, adjudicated: true}, env.Blue, 0, 1, -capped},
+		{"move limit, stacks capped at 2", SelfPlayGame{status: env.MoveLimit, adjudicated: true}, env.Red, 0, 2, lead},
+		{"winner, stacks capped", SelfPlayGame{won: true, winner: env.Red, status: env.RedWins}, env.Red, 0, 1, 1},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -49,7 +56,8 @@ func TestOutcome(t *testing.T) {
 			if limit == 0 {
 				limit = 1
 			}
-			if got := outcome(&tc.game, &final, tc.mover, limit); math.Abs(float64(got-tc.want)) > 1e-6 {
+			cfg := SelfPlayConfig{AdjudicateMax: limit, AdjudicateStackCap: tc.stackCap}
+			if got := outcome(&tc.game, &final, tc.mover, cfg); math.Abs(float64(got-tc.want)) > 1e-6 {
 				t.Errorf("outcome = %v, want %v", got, tc.want)
 			}
 		})
@@ -165,9 +173,10 @@ func TestAdjudicationHorizon(t *testing.T) {
 	cfg.SelfPlay.ResignThreshold = -1
 	cfg.SelfPlay.Adjudicate = true
 	cfg.SelfPlay.SearchValueShare = 0 // the value target the adjudication alone
-	for _, horizon := range []int{0, 1, 6} {
-		t.Run(fmt.Sprintf("horizon %d", horizon), func(t *testing.T) {
-			cfg.SelfPlay.AdjudicateHorizon = horizon
+	for _, tc := range []struct{ horizon, stackCap int }{{0, 0}, {1, 0}, {6, 0}, {0, 2}, {6, 2}} {
+		horizon := tc.horizon
+		t.Run(fmt.Sprintf("horizon %d stack cap %d", horizon, tc.stackCap), func(t *testing.T) {
+			cfg.SelfPlay.AdjudicateHorizon, cfg.SelfPlay.AdjudicateStackCap = horizon, tc.stackCap
 			sp := &selfPlayer{eval: tinyNetwork(t), opts: cfg.Env, search: cfg.Search, cfg: cfg.SelfPlay}
 			g, err := sp.play(context.Background(), 3)
 			if err != nil {
@@ -182,15 +191,26 @@ func TestAdjudicationHorizon(t *testing.T) {
 				p.Apply(m)
 				positions = append(positions, p)
 			}
+			cappedSamples := 0
 			for i, s := range g.Samples {
 				later := len(positions) - 1
 				if horizon > 0 {
 					later = min(later, i+horizon)
 				}
 				lead := positions[later].Material(positions[i].SideToMove())
+				if tc.stackCap > 0 {
+					capped := positions[later].MaterialUpTo(positions[i].SideToMove(), tc.stackCap)
+					if capped != lead {
+						cappedSamples++
+					}
+					lead = capped
+				}
 				if want := float32(cfg.SelfPlay.AdjudicateMax * math.Tanh(float64(lead)/adjudicationScale)); math.Abs(float64(s.Value-want)) > 1e-6 {
 					t.Fatalf("sample %d: value %v, want %v (lead %d at ply %d)", i, s.Value, want, lead, later)
 				}
+			}
+			if tc.stackCap > 0 && cappedSamples == 0 {
+				t.Errorf("no sample's lead changed with stacks capped at %d: the game tests nothing", tc.stackCap)
 			}
 		})
 	}

@@ -27,7 +27,7 @@ class SelfPlay(Handle):
     ``search`` section), the ``selfplay`` section's keys but
     ``games_per_iteration`` (``parallel_games`` (default: every game, at
     most 4096), ``resign_threshold``, ``resign_playout_share``,
-    ``adjudicate``, ``adjudicate_horizon``, ``adjudicate_max``,
+    ``adjudicate``, ``adjudicate_horizon``, ``adjudicate_max``, ``adjudicate_stack_cap``,
     ``fast_simulations``, ``full_search_share``, ``search_value_share``), the rules (``too_tall``,
     ``max_plies``, ``repetitions``) and ``opening_plies``.
 
