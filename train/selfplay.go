@@ -275,12 +275,12 @@ func (sp *selfPlayer) surprise(s Sample) (float32, error) {
 // 0 for a draw that is not adjudicated. An adjudicated value is at most
 // cfg.AdjudicateMax in size, so that below 1 a won game is worth more
 // than any lead, and counts at most cfg.AdjudicateStackCap pieces of a
-// stack (0: all). Early self-play games mostly reach
-// the move limit, and a little later mostly repeat: scored as plain draws,
-// they teach the value head that every position is worth 0, the search
-// then sees no way to make progress, and self-play collapses into
-// repetitions. The search itself still scores a repetition as exactly 0,
-// so a side that is ahead keeps avoiding it.
+// stack (0: all). Early self-play games mostly reach the move limit, and
+// a little later mostly repeat: scored as plain draws, they teach the
+// value head that every position is worth 0, the search then sees no way
+// to make progress, and self-play collapses into repetitions. The search
+// itself still scores a repetition as exactly 0, so a side that is ahead
+// keeps avoiding it.
 func outcome(g *SelfPlayGame, judged *env.Position, mover env.Color, cfg SelfPlayConfig) float32 {
 	switch {
 	case g.Resigned && g.winner == mover:
@@ -288,9 +288,11 @@ func outcome(g *SelfPlayGame, judged *env.Position, mover env.Color, cfg SelfPla
 	case g.Resigned:
 		return -1
 	case g.adjudicated:
-		lead := judged.Material(mover)
+		var lead int
 		if h := cfg.AdjudicateStackCap; h > 0 {
 			lead = judged.MaterialUpTo(mover, h)
+		} else {
+			lead = judged.Material(mover)
 		}
 		return float32(cfg.AdjudicateMax * math.Tanh(float64(lead)/adjudicationScale))
 	}
