@@ -92,7 +92,7 @@
 // order. The stored weights keep their layout (and
 // the file format its meaning); an engine repacks them for the kernels
 // when it copies them. The numeric code that needs no gorgonia (the
-// microkernel in AVX2/FMA assembly or portable Go, Sgemm, the
+// microkernel in AVX-512 or AVX2/FMA assembly or portable Go, Sgemm, the
 // convolutions, the peak loop) is the internal package kernel; [Kernels]
 // names the form in use. [Network.EvaluateStock] and [NewStockServer] run
 // gorgonia's stock graph of the same weights; the tests check that both

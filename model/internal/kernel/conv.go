@@ -138,14 +138,8 @@ func (p *conv) forward(batch int, src []float32, inStride int, dst []float32, st
 		for y := range side {
 			r := rowStart(b, y)
 			a := src[(r-PaddedSide-1)*inStride:]
-			for jr := range p.panels() {
-				o := r*stride + jr*nr
-				var rs []float32
-				if res != nil {
-					rs = res[o:]
-				}
-				kernel(a, offs[:], p.in, inStride, p.w[jr*panel:(jr+1)*panel], dst[o:], stride, p.bias[jr*nr:], rs, kernelReLU)
-			}
+			o := r * stride
+			kernelPanels(a, offs[:], p.in, inStride, p.w, panel, p.panels(), dst[o:], stride, p.bias, suffix(res, o), kernelReLU)
 		}
 	}
 }
@@ -173,14 +167,8 @@ func (p *conv) backwardInput(batch int, g []float32, stride int, dst, res, relu 
 		for y := range side {
 			r := rowStart(b, y)
 			a := g[(r-PaddedSide-1)*stride:]
-			for jr := range inStride / nr {
-				o := r*inStride + jr*nr
-				var rs []float32
-				if res != nil {
-					rs = res[o:]
-				}
-				kernel(a, offs[:], p.out, stride, p.wt[jr*panel:(jr+1)*panel], dst[o:], inStride, nil, rs, 0)
-			}
+			o := r * inStride
+			kernelPanels(a, offs[:], p.out, stride, p.wt, panel, inStride/nr, dst[o:], inStride, nil, suffix(res, o), 0)
 			if relu != nil {
 				o, n := r*inStride, side*inStride
 				reluBackward(dst[o:o+n], dst[o:o+n], relu[o:o+n])
@@ -252,9 +240,7 @@ func (p *conv) backwardWeights(batch int, src []float32, inStride int, g []float
 		}
 		for r := 0; r < rows; r += mr {
 			offs[0] = r * backwardKC
-			for jr := range panels {
-				kernel(p.srcT, offs[:], kc, backwardKC, p.gp[jr*backwardKC*nr:], p.acc[r*ld+jr*nr:], ld, nil, nil, flags)
-			}
+			kernelPanels(p.srcT, offs[:], kc, backwardKC, p.gp, backwardKC*nr, panels, p.acc[r*ld:], ld, nil, nil, flags)
 		}
 	}
 	copy(db[:p.out], p.db)
@@ -349,8 +335,12 @@ type Head struct {
 	offs, px                []int
 }
 
-// headPanels is the number of nr-square panels covering the board.
-const headPanels = (env.NumSquares + nr - 1) / nr
+// headPanels is the number of nr-square panels covering the board,
+// fullHeadPanels the number wholly on it.
+const (
+	headPanels     = (env.NumSquares + nr - 1) / nr
+	fullHeadPanels = env.NumSquares / nr
+)
 
 // Pack sets p from stored weights w (planes, in, 1, 1) and a bias per
 // plane (planes values) or per output (planes x 36). With squares it also
@@ -422,10 +412,7 @@ func (p *Head) ForwardSquares(batch int, h []float32, stride int, out []float32)
 		for y := range side {
 			a := h[rowStart(b, y)*stride:]
 			o := (b*env.NumSquares + y*side) * ld
-			bias := p.biasSq[y*side*ld:]
-			for jr := range ld / nr {
-				kernel(a, offs[:], p.in, stride, p.wp[jr*panel:(jr+1)*panel], out[o+jr*nr:], ld, nil, bias[jr*nr:], flags)
-			}
+			kernelPanels(a, offs[:], p.in, stride, p.wp, panel, ld/nr, out[o:], ld, nil, p.biasSq[y*side*ld:], flags)
 		}
 	}
 }
@@ -446,14 +433,16 @@ func (p *Head) Forward(batch int, h []float32, stride int, out []float32) {
 		dst := out[b*size : (b+1)*size]
 		for r := 0; r < p.planes; r += mr {
 			a := p.w[r*p.in : (r+mr)*p.in]
-			for jr := range headPanels {
+			rows, jr := min(mr, p.planes-r), 0
+			if rows == mr {
+				// The tiles wholly on the board, stored in place.
+				kernelPanels(a, offs[:], p.in, p.in, p.b, p.in*nr, fullHeadPanels, dst[r*ld:], ld, nil, p.bias[r*ld:], flags)
+				jr = fullHeadPanels
+			}
+			for ; jr < headPanels; jr++ {
 				bp := p.b[jr*p.in*nr : (jr+1)*p.in*nr]
 				o := r*ld + jr*nr
-				rows, cols := min(mr, p.planes-r), min(nr, ld-jr*nr)
-				if rows == mr && cols == nr {
-					kernel(a, offs[:], p.in, p.in, bp, dst[o:], ld, nil, p.bias[o:], flags)
-					continue
-				}
+				cols := min(nr, ld-jr*nr)
 				// A tile partly past the planes or the board: computed
 				// whole, with its bias (the same additions) and ReLU, into
 				// p.tile, then its rows' part on the board copied out.
@@ -580,9 +569,7 @@ func (p *Head) backwardWeights(batch int, h []float32, stride int, g []float32, 
 		for b := range batch {
 			p.offs[b] = b*gsize + r*sq
 		}
-		for jr := range panels {
-			kernel(g, p.offs, sq, sq, p.hp[jr*n*nr:(jr+1)*n*nr], p.acc[r*ld+jr*nr:], ld, nil, nil, 0)
-		}
+		kernelPanels(g, p.offs, sq, sq, p.hp, n*nr, panels, p.acc[r*ld:], ld, nil, nil, 0)
 	}
 	for q := range p.planes {
 		copy(dw[q*p.in:(q+1)*p.in], p.acc[q*ld:])
@@ -624,9 +611,7 @@ func (p *Head) backwardInput(batch int, g []float32, gsize int, dh []float32, st
 		}
 		for r := 0; r < rows; r += mr {
 			offs[0] = r * p.planes
-			for jr := range headPanels {
-				kernel(p.wt, offs[:], p.planes, p.planes, p.gb[jr*p.planes*nr:(jr+1)*p.planes*nr], p.dt[r*ld+jr*nr:], ld, nil, nil, 0)
-			}
+			kernelPanels(p.wt, offs[:], p.planes, p.planes, p.gb, p.planes*nr, headPanels, p.dt[r*ld:], ld, nil, nil, 0)
 		}
 		for s := range sq {
 			px := dh[(rowStart(b, s/side)+s%side)*stride:][:stride]
@@ -694,9 +679,7 @@ func (p *Head) backwardInputSquares(batch int, g, dh []float32, stride int) {
 		for y := range side {
 			a := g[(b*env.NumSquares+y*side)*ld:]
 			o := rowStart(b, y) * stride
-			for jr := range Stride(p.in) / nr {
-				kernel(a, offs[:], p.planes, ld, p.wt[jr*panel:(jr+1)*panel], dh[o+jr*nr:], stride, nil, nil, 0)
-			}
+			kernelPanels(a, offs[:], p.planes, ld, p.wt, panel, Stride(p.in)/nr, dh[o:], stride, nil, nil, 0)
 		}
 	}
 }
@@ -724,16 +707,18 @@ func (p *Head) backwardWeightsSquares(batch int, h []float32, stride int, g, dw 
 		if q0 == 0 {
 			flags = 0
 		}
-		p.gb = grow(p.gb, kc*nr)
-		for jr := range ld / nr {
+		// The block's gradient in panels of nr planes, kc rows each.
+		panels := ld / nr
+		p.gb = grow(p.gb, panels*kc*nr)
+		for jr := range panels {
 			for q := range kc {
 				row := *(*[nr]float32)(g[(q0+q)*ld+jr*nr:])
-				*(*[nr]float32)(p.gb[q*nr:]) = row
+				*(*[nr]float32)(p.gb[(jr*kc+q)*nr:]) = row
 			}
-			for r := 0; r < rows; r += mr {
-				offs[0] = r * backwardKC
-				kernel(p.hp, offs[:], kc, backwardKC, p.gb, p.acc[r*ld+jr*nr:], ld, nil, nil, flags)
-			}
+		}
+		for r := 0; r < rows; r += mr {
+			offs[0] = r * backwardKC
+			kernelPanels(p.hp, offs[:], kc, backwardKC, p.gb, kc*nr, panels, p.acc[r*ld:], ld, nil, nil, flags)
 		}
 	}
 	for q := range p.planes {

@@ -1,15 +1,19 @@
 // Package kernel is the network's numeric code that does not need
 // gorgonia: a register-blocked 6x16 float32 microkernel, in AVX2/FMA
 // assembly (kernel_amd64.s) when golang.org/x/sys/cpu reports both and in
-// portable Go otherwise or when DEATHSTACKS_NOASM=1 is set at start-up;
+// portable Go otherwise or when DEATHSTACKS_NOASM=1 is set at start-up,
+// and where the CPU has AVX-512 (unless DEATHSTACKS_NOAVX512=1) two of its
+// tiles at once in AVX-512, a 6x32 tile with the same bits;
 // a float32 Sgemm (packed panels around the microkernel) inside a gonum
 // BLAS implementation; the 3x3 and 1x1 convolutions over channel-last
 // activations with a zero border that the fused gorgonia ops
 // (model/internal/fused) call, forward and backward (the weight gradient's
 // operands transposed and gathered in assembly too); Adam's update for the optimiser
 // (model/internal/optim), in AVX assembly or portable Go with the same
-// bits; and the FMA loop that measures the machine's peak.
+// bits; and the FMA loop that measures the machine's peak (in the widest
+// registers the CPU has).
 //
 // The portable kernel is the definition; tests check the assembly against
-// it and both against float64 references, and CI runs them both ways.
+// it and all against float64 references, the AVX-512 kernel against the
+// AVX2 one bit for bit, and CI runs them all three ways.
 package kernel

@@ -27,10 +27,20 @@ const (
 // the portable Go kernels (CI tests both).
 var fastKernels = haveAVX2FMA && os.Getenv("DEATHSTACKS_NOASM") != "1"
 
-// Name names the kernels in use: "avx2" (AVX2 and FMA assembly) or "go"
-// (portable Go, on other CPUs or with DEATHSTACKS_NOASM=1).
+// wideKernels reports whether kernelPanels runs two tiles at a time in
+// AVX-512 (kernelAVX512), on a CPU that has it unless
+// DEATHSTACKS_NOAVX512=1 keeps the AVX2 kernel; the rest of the assembly
+// is AVX2 either way. The results are the same bits.
+var wideKernels = fastKernels && haveAVX512 && os.Getenv("DEATHSTACKS_NOAVX512") != "1"
+
+// Name names the kernels in use: "avx512" (the microkernel in AVX-512,
+// the rest AVX2), "avx2" (AVX2 and FMA assembly) or "go" (portable Go, on
+// other CPUs or with DEATHSTACKS_NOASM=1).
 func Name() string {
-	if fastKernels {
+	switch {
+	case wideKernels:
+		return "avx512"
+	case fastKernels:
 		return "avx2"
 	}
 	return "go"
@@ -52,6 +62,37 @@ func kernel(a []float32, offs []int, k, lda int, b, c []float32, ldc int, bias, 
 		return
 	}
 	kernelGo(a, offs, k, lda, b, c, ldc, bias, res, flags)
+}
+
+// kernelPanels computes panels adjacent tiles of kernel, as kernel on
+// each in turn: tile j reads its packed b at b[j*bStep:] and writes the
+// columns j*nr to (j+1)*nr of c's rows, with bias[j*nr:] and res[j*nr:]
+// (nil for none). With AVX-512 two tiles at a time share each read of a
+// (a 6x32 tile in 32 registers), with the same bits as two calls of the
+// AVX2 kernel. Out-of-range slices panic, in every form.
+func kernelPanels(a []float32, offs []int, k, lda int, b []float32, bStep, panels int, c []float32, ldc int, bias, res []float32, flags int) {
+	j := 0
+	if wideKernels && ldc >= 2*nr {
+		for ; j+2 <= panels; j += 2 {
+			col := j * nr
+			bj, cj, biasj, resj := b[j*bStep:], c[col:], suffix(bias, col), suffix(res, col)
+			checkKernel(a, offs, k, lda, bj, cj, ldc, biasj, resj)
+			checkKernel(a, offs, k, lda, bj[bStep:], cj[nr:], ldc, suffix(biasj, nr), suffix(resj, nr))
+			kernelWideAsm(a, offs, k, lda, bj, bStep, cj, ldc, biasj, resj, flags)
+		}
+	}
+	for ; j < panels; j++ {
+		col := j * nr
+		kernel(a, offs, k, lda, b[j*bStep:], c[col:], ldc, suffix(bias, col), suffix(res, col), flags)
+	}
+}
+
+// suffix returns s[i:], or nil for a nil s.
+func suffix(s []float32, i int) []float32 {
+	if s == nil {
+		return nil
+	}
+	return s[i:]
 }
 
 // checkKernel panics unless every index kernel reads or writes is inside

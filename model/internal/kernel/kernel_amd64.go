@@ -6,6 +6,10 @@ import "golang.org/x/sys/cpu"
 
 var haveAVX2FMA = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 
+// haveAVX512 reports AVX-512F with the operating system saving its
+// registers (x/sys/cpu checks both), beside AVX2 and FMA.
+var haveAVX512 = haveAVX2FMA && cpu.X86.HasAVX512F
+
 // kernelAsm runs kernelAVX2 on kernel's arguments, already checked.
 func kernelAsm(a []float32, offs []int, k, lda int, b, c []float32, ldc int, bias, res []float32, flags int) {
 	var ap, bp, biasp, resp *float32
@@ -22,15 +26,41 @@ func kernelAsm(a []float32, offs []int, k, lda int, b, c []float32, ldc int, bia
 	kernelAVX2(ap, offp, len(offs), k, lda, bp, &c[0], ldc, biasp, resp, flags)
 }
 
+// kernelWideAsm runs kernelAVX512 on kernelWide's arguments, already
+// checked.
+func kernelWideAsm(a []float32, offs []int, k, lda int, b []float32, bStep int, c []float32, ldc int, bias, res []float32, flags int) {
+	var ap, bp, biasp, resp *float32
+	var offp *int
+	if k > 0 && len(offs) > 0 {
+		ap, bp, offp = &a[0], &b[0], &offs[0]
+	}
+	if bias != nil {
+		biasp = &bias[0]
+	}
+	if res != nil {
+		resp = &res[0]
+	}
+	kernelAVX512(ap, offp, len(offs), k, lda, bp, bStep, &c[0], ldc, biasp, resp, flags)
+}
+
 // fmaLoop runs n iterations of fmaLoopAVX2; its result only matches
 // fmaLoopGo's signature.
 func fmaLoop(n int) float32 { fmaLoopAVX2(n); return 0 }
+
+// fmaLoopWide runs n iterations of fmaLoopAVX512, as fmaLoop.
+func fmaLoopWide(n int) float32 { fmaLoopAVX512(n); return 0 }
 
 //go:noescape
 func kernelAVX2(a *float32, offs *int, ntaps int, k int, lda int, b *float32, c *float32, ldc int, bias *float32, res *float32, flags int)
 
 //go:noescape
 func fmaLoopAVX2(n int)
+
+//go:noescape
+func kernelAVX512(a *float32, offs *int, ntaps int, k int, lda int, b *float32, bstep int, c *float32, ldc int, bias *float32, res *float32, flags int)
+
+//go:noescape
+func fmaLoopAVX512(n int)
 
 // gatherRowsAsm runs gatherRowsAVX on gatherRows' arguments, already
 // checked.

@@ -40,6 +40,22 @@
 	VADDPS (q)(BX*1), Y10, Y10; \
 	VADDPS 32(q)(BX*1), Y11, Y11
 
+// ADDTILE512 adds to the 6x32 tile of kernelAVX512 the values at rows p,
+// p+BX, p+2*BX, p+R9, q and q+BX, as ADDTILE.
+#define ADDTILE512(p, q) \
+	VADDPS (p), Z0, Z0; \
+	VADDPS 64(p), Z1, Z1; \
+	VADDPS (p)(BX*1), Z2, Z2; \
+	VADDPS 64(p)(BX*1), Z3, Z3; \
+	VADDPS (p)(BX*2), Z4, Z4; \
+	VADDPS 64(p)(BX*2), Z5, Z5; \
+	VADDPS (p)(R9*1), Z6, Z6; \
+	VADDPS 64(p)(R9*1), Z7, Z7; \
+	VADDPS (q), Z8, Z8; \
+	VADDPS 64(q), Z9, Z9; \
+	VADDPS (q)(BX*1), Z10, Z10; \
+	VADDPS 64(q)(BX*1), Z11, Z11
+
 // func kernelAVX2(a *float32, offs *int, ntaps int, k int, lda int, b *float32, c *float32, ldc int, bias *float32, res *float32, flags int)
 TEXT ·kernelAVX2(SB), NOSPLIT, $0-88
 	MOVQ a+0(FP), AX
@@ -154,6 +170,184 @@ store:
 	VMOVUPS Y9, 32(R11)
 	VMOVUPS Y10, (R11)(BX*1)
 	VMOVUPS Y11, 32(R11)(BX*1)
+	VZEROUPPER
+	RET
+
+// kernelAVX512 is kernelAVX2 on two adjacent tiles at once, a 6x32 tile in
+// AVX-512 registers: the second tile's packed B is bstep values after the
+// first's, and its columns of c, bias and res are the next 16. Z0..Z11
+// hold the tile (row i in Z(2i) for the first 16 columns, Z(2i+1) for
+// the next 16); Z12, Z13 a row of each packed B; Z14, Z15 the broadcast A
+// values. Each output is the same chain of fused multiply-adds as in
+// kernelAVX2, so the two agree bit for bit.
+//
+// func kernelAVX512(a *float32, offs *int, ntaps int, k int, lda int, b *float32, bstep int, c *float32, ldc int, bias *float32, res *float32, flags int)
+TEXT ·kernelAVX512(SB), NOSPLIT, $0-96
+	MOVQ a+0(FP), AX
+	MOVQ offs+8(FP), BX
+	MOVQ ntaps+16(FP), CX
+	MOVQ k+24(FP), DX
+	MOVQ lda+32(FP), R8
+	SHLQ $2, R8
+	LEAQ (R8)(R8*2), R9
+	MOVQ b+40(FP), R10
+	MOVQ bstep+48(FP), R13
+	SHLQ $2, R13
+	VXORPS Z0, Z0, Z0
+	VXORPS Z1, Z1, Z1
+	VXORPS Z2, Z2, Z2
+	VXORPS Z3, Z3, Z3
+	VXORPS Z4, Z4, Z4
+	VXORPS Z5, Z5, Z5
+	VXORPS Z6, Z6, Z6
+	VXORPS Z7, Z7, Z7
+	VXORPS Z8, Z8, Z8
+	VXORPS Z9, Z9, Z9
+	VXORPS Z10, Z10, Z10
+	VXORPS Z11, Z11, Z11
+	TESTQ DX, DX
+	JZ wepilogue
+	TESTQ CX, CX
+	JZ wepilogue
+wtap:
+	MOVQ (BX), SI
+	LEAQ (AX)(SI*4), SI
+	LEAQ (SI)(R8*4), DI
+	MOVQ DX, R11
+wkloop:
+	VMOVUPS (R10), Z12
+	VMOVUPS (R10)(R13*1), Z13
+	VBROADCASTSS (SI), Z14
+	VFMADD231PS Z12, Z14, Z0
+	VFMADD231PS Z13, Z14, Z1
+	VBROADCASTSS (SI)(R8*1), Z15
+	VFMADD231PS Z12, Z15, Z2
+	VFMADD231PS Z13, Z15, Z3
+	VBROADCASTSS (SI)(R8*2), Z14
+	VFMADD231PS Z12, Z14, Z4
+	VFMADD231PS Z13, Z14, Z5
+	VBROADCASTSS (SI)(R9*1), Z15
+	VFMADD231PS Z12, Z15, Z6
+	VFMADD231PS Z13, Z15, Z7
+	VBROADCASTSS (DI), Z14
+	VFMADD231PS Z12, Z14, Z8
+	VFMADD231PS Z13, Z14, Z9
+	VBROADCASTSS (DI)(R8*1), Z15
+	VFMADD231PS Z12, Z15, Z10
+	VFMADD231PS Z13, Z15, Z11
+	ADDQ $4, SI
+	ADDQ $4, DI
+	ADDQ $64, R10
+	DECQ R11
+	JNZ wkloop
+	ADDQ $8, BX
+	DECQ CX
+	JNZ wtap
+wepilogue:
+	MOVQ c+56(FP), AX
+	MOVQ ldc+64(FP), BX
+	SHLQ $2, BX
+	LEAQ (BX)(BX*2), R9
+	LEAQ (AX)(BX*4), R11
+	MOVQ bias+72(FP), CX
+	MOVQ res+80(FP), DX
+	MOVQ flags+88(FP), SI
+	TESTQ $1, SI
+	JZ wnoacc
+	ADDTILE512(AX, R11)
+wnoacc:
+	TESTQ CX, CX
+	JZ wnobias
+	VMOVUPS (CX), Z12
+	VMOVUPS 64(CX), Z13
+	VADDPS Z12, Z0, Z0
+	VADDPS Z13, Z1, Z1
+	VADDPS Z12, Z2, Z2
+	VADDPS Z13, Z3, Z3
+	VADDPS Z12, Z4, Z4
+	VADDPS Z13, Z5, Z5
+	VADDPS Z12, Z6, Z6
+	VADDPS Z13, Z7, Z7
+	VADDPS Z12, Z8, Z8
+	VADDPS Z13, Z9, Z9
+	VADDPS Z12, Z10, Z10
+	VADDPS Z13, Z11, Z11
+wnobias:
+	TESTQ DX, DX
+	JZ wnores
+	LEAQ (DX)(BX*4), R12
+	ADDTILE512(DX, R12)
+wnores:
+	TESTQ $2, SI
+	JZ wstore
+	// max(x, 0) with x second, as in kernelAVX2: a NaN stays NaN.
+	VXORPS Z14, Z14, Z14
+	VMAXPS Z0, Z14, Z0
+	VMAXPS Z1, Z14, Z1
+	VMAXPS Z2, Z14, Z2
+	VMAXPS Z3, Z14, Z3
+	VMAXPS Z4, Z14, Z4
+	VMAXPS Z5, Z14, Z5
+	VMAXPS Z6, Z14, Z6
+	VMAXPS Z7, Z14, Z7
+	VMAXPS Z8, Z14, Z8
+	VMAXPS Z9, Z14, Z9
+	VMAXPS Z10, Z14, Z10
+	VMAXPS Z11, Z14, Z11
+wstore:
+	VMOVUPS Z0, (AX)
+	VMOVUPS Z1, 64(AX)
+	VMOVUPS Z2, (AX)(BX*1)
+	VMOVUPS Z3, 64(AX)(BX*1)
+	VMOVUPS Z4, (AX)(BX*2)
+	VMOVUPS Z5, 64(AX)(BX*2)
+	VMOVUPS Z6, (AX)(R9*1)
+	VMOVUPS Z7, 64(AX)(R9*1)
+	VMOVUPS Z8, (R11)
+	VMOVUPS Z9, 64(R11)
+	VMOVUPS Z10, (R11)(BX*1)
+	VMOVUPS Z11, 64(R11)(BX*1)
+	VZEROUPPER
+	RET
+
+// fmaLoopAVX512 is fmaLoopAVX2 on 16-wide registers: 384 floating-point
+// operations an iteration.
+//
+// func fmaLoopAVX512(n int)
+TEXT ·fmaLoopAVX512(SB), NOSPLIT, $0-8
+	MOVQ n+0(FP), CX
+	VXORPS Z0, Z0, Z0
+	VXORPS Z1, Z1, Z1
+	VXORPS Z2, Z2, Z2
+	VXORPS Z3, Z3, Z3
+	VXORPS Z4, Z4, Z4
+	VXORPS Z5, Z5, Z5
+	VXORPS Z6, Z6, Z6
+	VXORPS Z7, Z7, Z7
+	VXORPS Z8, Z8, Z8
+	VXORPS Z9, Z9, Z9
+	VXORPS Z10, Z10, Z10
+	VXORPS Z11, Z11, Z11
+	VXORPS Z12, Z12, Z12
+	VXORPS Z13, Z13, Z13
+	TESTQ CX, CX
+	JZ wdone
+wloop:
+	VFMADD231PS Z12, Z13, Z0
+	VFMADD231PS Z12, Z13, Z1
+	VFMADD231PS Z12, Z13, Z2
+	VFMADD231PS Z12, Z13, Z3
+	VFMADD231PS Z12, Z13, Z4
+	VFMADD231PS Z12, Z13, Z5
+	VFMADD231PS Z12, Z13, Z6
+	VFMADD231PS Z12, Z13, Z7
+	VFMADD231PS Z12, Z13, Z8
+	VFMADD231PS Z12, Z13, Z9
+	VFMADD231PS Z12, Z13, Z10
+	VFMADD231PS Z12, Z13, Z11
+	DECQ CX
+	JNZ wloop
+wdone:
 	VZEROUPPER
 	RET
 

@@ -3,13 +3,23 @@
 package kernel
 
 // Other architectures have no assembly kernels: the portable ones run.
-const haveAVX2FMA = false
+const (
+	haveAVX2FMA = false
+	haveAVX512  = false
+)
 
 func kernelAsm(a []float32, offs []int, k, lda int, b, c []float32, ldc int, bias, res []float32, flags int) {
 	kernelGo(a, offs, k, lda, b, c, ldc, bias, res, flags)
 }
 
+func kernelWideAsm(a []float32, offs []int, k, lda int, b []float32, bStep int, c []float32, ldc int, bias, res []float32, flags int) {
+	kernelGo(a, offs, k, lda, b, c, ldc, bias, res, flags)
+	kernelGo(a, offs, k, lda, b[bStep:], c[nr:], ldc, suffix(bias, nr), suffix(res, nr), flags)
+}
+
 func fmaLoop(n int) float32 { return fmaLoopGo(n) }
+
+func fmaLoopWide(n int) float32 { return fmaLoopGo(n) }
 
 func gatherRowsAsm(dst, src []float32, px []int, stride, off int, sum []float32) {
 	gatherRowsGo(dst, src, px, stride, off, sum)

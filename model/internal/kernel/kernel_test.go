@@ -103,6 +103,99 @@ func TestKernel(t *testing.T) {
 	}
 }
 
+// TestKernelPanels checks kernelPanels against kernel's definition panel
+// by panel, in the kernels in use, and the AVX-512 kernel (on a CPU that
+// has it, whatever the kernels in use) against two calls of the AVX2
+// kernel: the same bits.
+func TestKernelPanels(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		offs      []int
+		k, lda    int
+		panels    int
+		ldc       int
+		bias, res bool
+		flags     int
+	}{
+		{"one panel", []int{0}, 7, 9, 1, 16, true, false, kernelReLU},
+		{"two panels k=0", []int{0}, 0, 4, 2, 32, true, true, kernelReLU},
+		{"two panels nine taps", []int{0, 8, 16, 64, 72, 80, 128, 136, 144}, 8, 8, 2, 40, true, false, kernelReLU},
+		{"three panels residual", []int{0, 21, 42}, 21, 21, 3, 50, true, true, kernelReLU},
+		{"four panels accumulate", []int{5, 0}, 32, 33, 4, 64, false, false, kernelAccumulate},
+		{"five panels everything", []int{10, 0, 5}, 3, 11, 5, 83, true, true, kernelAccumulate | kernelReLU},
+		{"two panels ldc too narrow for one wide tile", []int{0}, 4, 4, 2, 20, false, false, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			maxOff := slices.Max(tc.offs)
+			a := randSlice(maxOff+(mr-1)*tc.lda+tc.k, 1)
+			bStep := len(tc.offs)*tc.k*nr + 3 // panels apart by more than a panel
+			b := randSlice(tc.panels*bStep, 2)
+			cols := tc.panels * nr
+			c0 := randSlice((mr-1)*tc.ldc+max(cols, tc.ldc), 3)
+			var bias, res []float32
+			if tc.bias {
+				bias = randSlice(cols, 4)
+			}
+			if tc.res {
+				res = randSlice(len(c0), 5)
+			}
+			// Panel by panel into a copy each, as the definition: with an
+			// ldc narrower than the panels, a later panel's columns overlap
+			// the next row's.
+			want := append([]float32(nil), c0...)
+			for j := range tc.panels {
+				kernelGo(a, tc.offs, tc.k, tc.lda, b[j*bStep:], want[j*nr:], tc.ldc, suffix(bias, j*nr), suffix(res, j*nr), tc.flags)
+			}
+			c := append([]float32(nil), c0...)
+			kernelPanels(a, tc.offs, tc.k, tc.lda, b, bStep, tc.panels, c, tc.ldc, bias, res, tc.flags)
+			for i, got := range c {
+				if w := want[i]; math.Abs(float64(got-w)) > 1e-4*(1+math.Abs(float64(w))) {
+					t.Fatalf("c[%d] = %v, want %v", i, got, w)
+				}
+			}
+			if !haveAVX512 || tc.panels < 2 || tc.ldc < 2*nr {
+				return
+			}
+			two := append([]float32(nil), c0...)
+			kernelAsm(a, tc.offs, tc.k, tc.lda, b, two, tc.ldc, bias, res, tc.flags)
+			kernelAsm(a, tc.offs, tc.k, tc.lda, b[bStep:], two[nr:], tc.ldc, suffix(bias, nr), suffix(res, nr), tc.flags)
+			wide := append([]float32(nil), c0...)
+			kernelWideAsm(a, tc.offs, tc.k, tc.lda, b, bStep, wide, tc.ldc, bias, res, tc.flags)
+			for i := range wide {
+				if math.Float32bits(wide[i]) != math.Float32bits(two[i]) {
+					t.Fatalf("AVX-512: c[%d] = %v, AVX2's %v", i, wide[i], two[i])
+				}
+			}
+		})
+	}
+}
+
+// kernelPanels checks every tile's bounds before the AVX-512 kernel reads
+// or writes two at once.
+func TestKernelPanelsChecksBounds(t *testing.T) {
+	a := make([]float32, 100)
+	b := make([]float32, 2*8*nr)
+	c := make([]float32, (mr-1)*2*nr+2*nr)
+	for _, tc := range []struct {
+		name string
+		run  func()
+	}{
+		{"second panel's b too short", func() { kernelPanels(a, []int{0}, 8, 8, b, 8*nr+1, 2, c, 2*nr, nil, nil, 0) }},
+		{"second panel's c too short", func() { kernelPanels(a, []int{0}, 8, 8, b, 8*nr, 2, c[:len(c)-1], 2*nr, nil, nil, 0) }},
+		{"second panel's bias too short", func() { kernelPanels(a, []int{0}, 8, 8, b, 8*nr, 2, c, 2*nr, make([]float32, nr+1), nil, 0) }},
+		{"second panel's res too short", func() { kernelPanels(a, []int{0}, 8, 8, b, 8*nr, 2, c, 2*nr, nil, c[:len(c)-1], 0) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			defer func() {
+				if recover() == nil {
+					t.Error("no panic")
+				}
+			}()
+			tc.run()
+		})
+	}
+}
+
 func TestKernelChecksBounds(t *testing.T) {
 	a := make([]float32, 100)
 	b := make([]float32, 8*nr)
@@ -134,20 +227,32 @@ func BenchmarkKernel(b *testing.B) {
 	offs := []int{0, 32, 64, 256, 288, 320, 512, 544, 576}
 	a := randSlice(offs[8]+(mr-1)*lda+k, 1)
 	w := randSlice(len(offs)*k*nr, 2)
-	c := make([]float32, mr*nr)
-	for _, impl := range []string{"go", "avx2"} {
-		if impl == "avx2" && !haveAVX2FMA {
+	w2 := randSlice(2*len(offs)*k*nr, 3)
+	c := make([]float32, mr*2*nr)
+	// Each form computes both panels of 32 output channels.
+	for _, impl := range []struct {
+		name string
+		have bool
+		f    func()
+	}{
+		{"go", true, func() {
+			kernelGo(a, offs, k, lda, w2, c, 2*nr, nil, nil, 0)
+			kernelGo(a, offs, k, lda, w2[len(w):], c[nr:], 2*nr, nil, nil, 0)
+		}},
+		{"avx2", haveAVX2FMA, func() {
+			kernelAsm(a, offs, k, lda, w2, c, 2*nr, nil, nil, 0)
+			kernelAsm(a, offs, k, lda, w2[len(w):], c[nr:], 2*nr, nil, nil, 0)
+		}},
+		{"avx512", haveAVX512, func() { kernelWideAsm(a, offs, k, lda, w2, len(w), c, 2*nr, nil, nil, 0) }},
+	} {
+		if !impl.have {
 			continue
 		}
-		b.Run(impl, func(b *testing.B) {
-			f := kernelGo
-			if impl == "avx2" {
-				f = kernelAsm
-			}
+		b.Run(impl.name, func(b *testing.B) {
 			for b.Loop() {
-				f(a, offs, k, lda, w, c, nr, nil, nil, 0)
+				impl.f()
 			}
-			flops := 2 * float64(mr*nr*k*len(offs))
+			flops := 2 * float64(mr*2*nr*k*len(offs))
 			b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 		})
 	}
@@ -160,15 +265,21 @@ func TestPeakGFLOPS(t *testing.T) {
 	}
 }
 
-// The kernels in use follow the CPU and DEATHSTACKS_NOASM, so that CI's run
-// with the variable set really tests the portable path.
+// The kernels in use follow the CPU, DEATHSTACKS_NOASM and
+// DEATHSTACKS_NOAVX512, so that CI's runs with the variables set really
+// test the portable and the AVX2 paths.
 func TestKernelsInUse(t *testing.T) {
+	noasm, noavx512 := os.Getenv("DEATHSTACKS_NOASM"), os.Getenv("DEATHSTACKS_NOAVX512")
 	want := "go"
-	if haveAVX2FMA && os.Getenv("DEATHSTACKS_NOASM") != "1" {
+	if haveAVX2FMA && noasm != "1" {
 		want = "avx2"
+		if haveAVX512 && noavx512 != "1" {
+			want = "avx512"
+		}
 	}
 	if got := Name(); got != want {
-		t.Errorf("Name() = %q, want %q (AVX2+FMA %v, DEATHSTACKS_NOASM=%q)", got, want, haveAVX2FMA, os.Getenv("DEATHSTACKS_NOASM"))
+		t.Errorf("Name() = %q, want %q (AVX2+FMA %v, AVX-512 %v, DEATHSTACKS_NOASM=%q, DEATHSTACKS_NOAVX512=%q)",
+			got, want, haveAVX2FMA, haveAVX512, noasm, noavx512)
 	}
 }
 

@@ -7,8 +7,8 @@ import (
 )
 
 // PeakGFLOPS measures the machine: it runs a loop of independent fused
-// multiply-adds (AVX2 when the CPU has it, whatever kernels are in use;
-// plain Go otherwise) on GOMAXPROCS goroutines for about d and returns that
+// multiply-adds (AVX-512 or AVX2, the widest the CPU has, whatever
+// kernels are in use; plain Go otherwise) on GOMAXPROCS goroutines for about d and returns that
 // number of cores and the billions of floating-point operations per
 // second they reach together. Each goroutine times short chunks of the
 // loop and keeps its fastest, and the cores' bests add up: other processes
@@ -18,7 +18,10 @@ import (
 // against. It assumes the cores do not share FMA units (no SMT siblings).
 func PeakGFLOPS(d time.Duration) (cores int, gflops float64) {
 	loop, flopsPerIter := fmaLoopGo, 24.0
-	if haveAVX2FMA {
+	switch {
+	case haveAVX512:
+		loop, flopsPerIter = fmaLoopWide, 384
+	case haveAVX2FMA:
 		loop, flopsPerIter = fmaLoop, 192
 	}
 	const chunk = 1 << 14 // iterations per timed chunk: tens of microseconds
