@@ -57,6 +57,11 @@ func Name() string {
 // values per (tap, p) row. Out-of-range slices panic, in both forms.
 func kernel(a []float32, offs []int, k, lda int, b, c []float32, ldc int, bias, res []float32, flags int) {
 	checkKernel(a, offs, k, lda, b, c, ldc, bias, res)
+	kernelChecked(a, offs, k, lda, b, c, ldc, bias, res, flags)
+}
+
+// kernelChecked is kernel on arguments already checked.
+func kernelChecked(a []float32, offs []int, k, lda int, b, c []float32, ldc int, bias, res []float32, flags int) {
 	if fastKernels {
 		kernelAsm(a, offs, k, lda, b, c, ldc, bias, res, flags)
 		return
@@ -71,19 +76,26 @@ func kernel(a []float32, offs []int, k, lda int, b, c []float32, ldc int, bias, 
 // (a 6x32 tile in 32 registers), with the same bits as two calls of the
 // AVX2 kernel. Out-of-range slices panic, in every form.
 func kernelPanels(a []float32, offs []int, k, lda int, b []float32, bStep, panels int, c []float32, ldc int, bias, res []float32, flags int) {
+	if panels <= 0 {
+		return
+	}
+	if bStep < 0 {
+		panic(fmt.Sprintf("kernel: panels %d values apart", bStep))
+	}
+	// Every tile reads the same rows of a, and the last tile's b, c, bias
+	// and res reach the furthest: checking it checks them all.
+	last := (panels - 1) * nr
+	checkKernel(a, offs, k, lda, b[(panels-1)*bStep:], c[last:], ldc, suffix(bias, last), suffix(res, last))
 	j := 0
 	if wideKernels && ldc >= 2*nr {
 		for ; j+2 <= panels; j += 2 {
 			col := j * nr
-			bj, cj, biasj, resj := b[j*bStep:], c[col:], suffix(bias, col), suffix(res, col)
-			checkKernel(a, offs, k, lda, bj, cj, ldc, biasj, resj)
-			checkKernel(a, offs, k, lda, bj[bStep:], cj[nr:], ldc, suffix(biasj, nr), suffix(resj, nr))
-			kernelWideAsm(a, offs, k, lda, bj, bStep, cj, ldc, biasj, resj, flags)
+			kernelWideAsm(a, offs, k, lda, b[j*bStep:], bStep, c[col:], ldc, suffix(bias, col), suffix(res, col), flags)
 		}
 	}
 	for ; j < panels; j++ {
 		col := j * nr
-		kernel(a, offs, k, lda, b[j*bStep:], c[col:], ldc, suffix(bias, col), suffix(res, col), flags)
+		kernelChecked(a, offs, k, lda, b[j*bStep:], c[col:], ldc, suffix(bias, col), suffix(res, col), flags)
 	}
 }
 

@@ -170,8 +170,8 @@ func TestKernelPanels(t *testing.T) {
 	}
 }
 
-// kernelPanels checks every tile's bounds before the AVX-512 kernel reads
-// or writes two at once.
+// kernelPanels checks every tile's bounds before any kernel reads or
+// writes, the AVX-512 one two tiles at once.
 func TestKernelPanelsChecksBounds(t *testing.T) {
 	a := make([]float32, 100)
 	b := make([]float32, 2*8*nr)
@@ -184,6 +184,8 @@ func TestKernelPanelsChecksBounds(t *testing.T) {
 		{"second panel's c too short", func() { kernelPanels(a, []int{0}, 8, 8, b, 8*nr, 2, c[:len(c)-1], 2*nr, nil, nil, 0) }},
 		{"second panel's bias too short", func() { kernelPanels(a, []int{0}, 8, 8, b, 8*nr, 2, c, 2*nr, make([]float32, nr+1), nil, 0) }},
 		{"second panel's res too short", func() { kernelPanels(a, []int{0}, 8, 8, b, 8*nr, 2, c, 2*nr, nil, c[:len(c)-1], 0) }},
+		{"a too short", func() { kernelPanels(a, []int{60}, 8, 8, b, 8*nr, 2, c, 2*nr, nil, nil, 0) }},
+		{"panels overlapping backwards", func() { kernelPanels(a, []int{0}, 8, 8, b, -1, 2, c, 2*nr, nil, nil, 0) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			defer func() {
