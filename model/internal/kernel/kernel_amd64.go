@@ -12,27 +12,23 @@ var haveAVX512 = haveAVX2FMA && cpu.X86.HasAVX512F
 
 // kernelAsm runs kernelAVX2 on kernel's arguments, already checked.
 func kernelAsm(a []float32, offs []int, k, lda int, b, c []float32, ldc int, bias, res []float32, flags int) {
-	var ap, bp, biasp, resp *float32
-	var offp *int
-	if k > 0 && len(offs) > 0 {
-		ap, bp, offp = &a[0], &b[0], &offs[0]
-	}
-	if bias != nil {
-		biasp = &bias[0]
-	}
-	if res != nil {
-		resp = &res[0]
-	}
+	ap, offp, bp, biasp, resp := kernelPointers(a, offs, k, b, bias, res)
 	kernelAVX2(ap, offp, len(offs), k, lda, bp, &c[0], ldc, biasp, resp, flags)
 }
 
-// kernelWideAsm runs kernelAVX512 on kernelWide's arguments, already
-// checked.
+// kernelWideAsm runs kernelAVX512 on kernelPanels' arguments for two
+// tiles, already checked.
 func kernelWideAsm(a []float32, offs []int, k, lda int, b []float32, bStep int, c []float32, ldc int, bias, res []float32, flags int) {
-	var ap, bp, biasp, resp *float32
-	var offp *int
+	ap, offp, bp, biasp, resp := kernelPointers(a, offs, k, b, bias, res)
+	kernelAVX512(ap, offp, len(offs), k, lda, bp, bStep, &c[0], ldc, biasp, resp, flags)
+}
+
+// kernelPointers returns the first elements of the assembly kernels'
+// inputs, nil for an empty product's a, offs and b and for a nil bias or
+// res.
+func kernelPointers(a []float32, offs []int, k int, b, bias, res []float32) (ap *float32, offp *int, bp, biasp, resp *float32) {
 	if k > 0 && len(offs) > 0 {
-		ap, bp, offp = &a[0], &b[0], &offs[0]
+		ap, offp, bp = &a[0], &offs[0], &b[0]
 	}
 	if bias != nil {
 		biasp = &bias[0]
@@ -40,7 +36,7 @@ func kernelWideAsm(a []float32, offs []int, k, lda int, b []float32, bStep int, 
 	if res != nil {
 		resp = &res[0]
 	}
-	kernelAVX512(ap, offp, len(offs), k, lda, bp, bStep, &c[0], ldc, biasp, resp, flags)
+	return ap, offp, bp, biasp, resp
 }
 
 // fmaLoop runs n iterations of fmaLoopAVX2; its result only matches
