@@ -73,8 +73,8 @@ func kernelChecked(a []float32, offs []int, k, lda int, b, c []float32, ldc int,
 // each in turn: tile j reads its packed b at b[j*bStep:] and writes the
 // columns j*nr to (j+1)*nr of c's rows, with bias[j*nr:] and res[j*nr:]
 // (nil for none). With AVX-512 two tiles at a time share each read of a
-// (a 6x32 tile in 32 registers), with the same bits as two calls of the
-// AVX2 kernel. Out-of-range slices panic, in every form.
+// (a 6x32 tile in 12 of its 32 registers), with the same bits as two
+// calls of the AVX2 kernel. Out-of-range slices panic, in every form.
 func kernelPanels(a []float32, offs []int, k, lda int, b []float32, bStep, panels int, c []float32, ldc int, bias, res []float32, flags int) {
 	if panels <= 0 {
 		return
