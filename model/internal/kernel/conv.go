@@ -329,8 +329,8 @@ type Head struct {
 	// Backward's scratch: the gradient before the ReLU (gm), the trunk
 	// output packed (hp), the taps' offsets (offs), a block's pixels
 	// (px), the weights' gradient (acc), the weights transposed (wt), a
-	// position's gradient packed (gb) and its input gradient
-	// channel-major (dt).
+	// block's gradient packed (gb) and the bias's gradient square-major
+	// (dt).
 	gm, hp, acc, wt, gb, dt []float32
 	offs, px                []int
 }
@@ -501,8 +501,9 @@ var squareOffsets = func() (o [env.NumSquares]int) {
 // Both products run on the kernel without transposing the gradient: the
 // weights' is the sum over positions of the gradient (planes x 36, as it
 // comes) times the position's trunk output (36 x in), each position one
-// of the kernel's taps; the input's, per position, the weights transposed
-// (in x planes) times the gradient packed in panels of nr squares.
+// of the kernel's taps; the input's, per board row, the gradient (6
+// squares x planes) times the weights transposed (planes x in), stored
+// straight into dh.
 func (p *Head) Backward(batch int, h []float32, stride int, out, gout, dh, dw, db []float32) {
 	const sq = env.NumSquares
 	size := p.planes * sq
@@ -578,47 +579,22 @@ func (p *Head) backwardWeights(batch int, h []float32, stride int, g []float32, 
 
 // backwardInput is Backward's input gradient from g, the output's
 // gradient before the ReLU with gsize values a position, into dh (channel
-// stride stride).
+// stride stride; its padding channels are written zero).
+//
+// As BackwardSquares' (a 1x1 convolution's transpose is a 3x3 one's
+// centre tap alone), per board row of six squares, by the weights
+// transposed; g is plane-major, so each plane is one of the kernel's taps,
+// of one value, its six squares one apart.
 func (p *Head) backwardInput(batch int, g []float32, gsize int, dh []float32, stride int) {
-	const sq = env.NumSquares
-	// The weights transposed, rows padded to a multiple of mr.
-	rows := (p.in + mr - 1) / mr * mr
-	p.wt = grow(p.wt, rows*p.planes)
-	clear(p.wt[p.in*p.planes:])
-	for q := range p.planes {
-		for c, v := range p.w[q*p.in : (q+1)*p.in] {
-			p.wt[c*p.planes+q] = v
-		}
-	}
-	const ld = headPanels * nr
-	p.gb = grow(p.gb, headPanels*p.planes*nr)
-	p.dt = grow(p.dt, rows*ld)
-	offs := [1]int{}
+	p.wt = packConv(p.wt, p.w, p.planes, p.in, 1, true)
+	panel := p.planes * nr
+	p.offs = grow(p.offs, p.planes)
 	for b := range batch {
-		// The position's gradient, a row of nr squares per plane and
-		// panel; the squares past the board zero.
-		gb := g[b*gsize:]
-		for jr := range headPanels {
-			for q := range p.planes {
-				dst, src := p.gb[(jr*p.planes+q)*nr:][:nr], gb[q*sq+jr*nr:q*sq+min((jr+1)*nr, sq)]
-				if len(src) == nr {
-					row := [nr]float32(src)
-					*(*[nr]float32)(dst) = row
-					continue
-				}
-				clear(dst[copy(dst, src):])
+		for y := range side {
+			for q := range p.offs {
+				p.offs[q] = b*gsize + q*env.NumSquares + y*side
 			}
-		}
-		for r := 0; r < rows; r += mr {
-			offs[0] = r * p.planes
-			kernelPanels(p.wt, offs[:], p.planes, p.planes, p.gb, p.planes*nr, headPanels, p.dt[r*ld:], ld, nil, nil, 0)
-		}
-		for s := range sq {
-			px := dh[(rowStart(b, s/side)+s%side)*stride:][:stride]
-			for c := range p.in {
-				px[c] = p.dt[c*ld+s]
-			}
-			clear(px[p.in:])
+			kernelPanels(g, p.offs, 1, 1, p.wt, panel, Stride(p.in)/nr, dh[rowStart(b, y)*stride:], stride, nil, nil, 0)
 		}
 	}
 }

@@ -257,7 +257,9 @@ func TestHead(t *testing.T) {
 					}
 				}
 			}
-			dh := make([]float32, len(hp))
+			// Garbage in every channel of the board pixels: all of them
+			// must be overwritten.
+			dh := padded(randSlice(bs*sq*stride, 12), bs, stride, stride)
 			dw, db := randSlice(len(w), 5), randSlice(nb, 6)
 			p.Backward(bs, hp, stride, out, gout, dh, dw, db)
 			gotH, clean := compact(dh, bs, in, stride)
@@ -378,16 +380,30 @@ func BenchmarkConv(b *testing.B) {
 // plane-major, through ReLU) at the server's batch of 32: little
 // arithmetic a position, so packing each position counts.
 func BenchmarkValueHead(b *testing.B) {
+	// The default network's value head's 1x1 convolution at batch 32.
 	const bs, in, planes = 32, 32, 2
 	stride := Stride(in)
 	var p Head
 	p.Pack(randSlice(planes*in, 1), planes, in, randSlice(planes, 2), true, false)
 	h := padded(randSlice(bs*env.NumSquares*in, 3), bs, in, stride)
 	out := make([]float32, bs*planes*env.NumSquares)
-	for b.Loop() {
-		p.Forward(bs, h, stride, out)
+	gout := randSlice(len(out), 4)
+	dh := make([]float32, len(h))
+	dw, db := make([]float32, planes*in), make([]float32, planes)
+	for _, pass := range []struct {
+		name string
+		run  func()
+	}{
+		{"forward", func() { p.Forward(bs, h, stride, out) }},
+		{"backward", func() { p.Backward(bs, h, stride, out, gout, dh, dw, db) }},
+	} {
+		b.Run(pass.name, func(b *testing.B) {
+			for b.Loop() {
+				pass.run()
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*bs), "ns/position")
+		})
 	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*bs), "ns/position")
 }
 
 func BenchmarkHead(b *testing.B) {
