@@ -329,8 +329,8 @@ type Head struct {
 	// Backward's scratch: the gradient before the ReLU (gm), the trunk
 	// output packed (hp), the taps' offsets (offs), a block's pixels
 	// (px), the weights' gradient (acc), the weights transposed (wt), a
-	// block's gradient packed (gb) and the bias's gradient square-major
-	// (dt).
+	// block's trunk output gathered in panels (gb) and the bias's
+	// gradient square-major (dt).
 	gm, hp, acc, wt, gb, dt []float32
 	offs, px                []int
 }
@@ -605,9 +605,10 @@ func (p *Head) backwardInput(batch int, g []float32, gsize int, dh []float32, st
 //
 // The input's gradient is computed as a transposed convolution's: a
 // board row of six squares of gout by a panel of the weights, read in
-// place and stored straight into dh. The weights' gradient, transposed
-// (in x planes), is the trunk output transposed (in x squares) times
-// gout, in blocks of backwardKC squares packed in panels of nr planes.
+// place and stored straight into dh. The weights' gradient (planes x
+// in) is gout transposed (planes x squares), read in place, times the
+// trunk output (squares x in), gathered in panels of nr channels, in
+// blocks of backwardKC squares.
 func (p *Head) BackwardSquares(batch int, h []float32, stride int, out, gout, dh, dw, db []float32) {
 	if !p.squares {
 		panic("kernel: Head.BackwardSquares on weights packed without squares")
@@ -661,45 +662,52 @@ func (p *Head) backwardInputSquares(batch int, g, dh []float32, stride int) {
 }
 
 // backwardWeightsSquares is BackwardSquares' weight gradient from g, the
-// output's gradient before the ReLU.
+// output's gradient before the ReLU: the weights' gradient (planes x in)
+// is g transposed (planes x squares) times the trunk output (squares x
+// in), in blocks of backwardKC squares. g is square-major, so each square
+// is one of the kernel's taps, of one value, its planes one apart: g is
+// read in place, and only the trunk output is gathered, in panels of nr
+// channels. A tile of planes that would read past a square's row (planes
+// not a whole number of tiles and their row ending soon after them) is
+// moved back to end with the row; its rows have their own place in acc.
 func (p *Head) backwardWeightsSquares(batch int, h []float32, stride int, g, dw []float32) {
 	ld := p.squareStride()
 	n := batch * env.NumSquares
-	rows := (p.in + mr - 1) / mr * mr
-	p.acc = grow(p.acc, rows*ld)
-	offs := [1]int{}
+	rows := (p.planes + mr - 1) / mr * mr
+	last := rows - mr // the last tile's first row in acc
+	lastPlane := min(last, ld-mr)
+	panels := Stride(p.in) / nr
+	ldc := panels * nr
+	p.acc = grow(p.acc, rows*ldc)
+	p.gb = grow(p.gb, panels*backwardKC*nr)
 	for q0 := 0; q0 < n; q0 += backwardKC {
 		kc := min(backwardKC, n-q0)
-		// The block's trunk output transposed (a row of backwardKC values
-		// a channel), rows past in zero.
-		p.px = grow(p.px, kc)
+		p.px, p.offs = grow(p.px, kc), grow(p.offs, kc)
 		for q := range kc {
 			p.px[q] = boardPixel(q0 + q)
+			p.offs[q] = (q0 + q) * ld
 		}
-		p.hp = grow(p.hp, rows*backwardKC)
-		clear(p.hp[p.in*backwardKC:])
-		transposeRows(p.hp, h, p.px, stride, p.in, nil)
+		px := newPixels(p.px)
+		for jr := range panels {
+			gatherRows(p.gb[jr*kc*nr:], h, px, stride, jr*nr, nil)
+		}
 		flags := kernelAccumulate
 		if q0 == 0 {
 			flags = 0
 		}
-		// The block's gradient in panels of nr planes, kc rows each.
-		panels := ld / nr
-		p.gb = grow(p.gb, panels*kc*nr)
-		for jr := range panels {
-			for q := range kc {
-				row := *(*[nr]float32)(g[(q0+q)*ld+jr*nr:])
-				*(*[nr]float32)(p.gb[(jr*kc+q)*nr:]) = row
-			}
-		}
 		for r := 0; r < rows; r += mr {
-			offs[0] = r * backwardKC
-			kernelPanels(p.hp, offs[:], kc, backwardKC, p.gb, kc*nr, panels, p.acc[r*ld:], ld, nil, nil, flags)
+			plane := r
+			if r == last {
+				plane = lastPlane
+			}
+			kernelPanels(g[plane:], p.offs, 1, 1, p.gb, kc*nr, panels, p.acc[r*ldc:], ldc, nil, nil, flags)
 		}
 	}
 	for q := range p.planes {
-		for c := range p.in {
-			dw[q*p.in+c] = p.acc[c*ld+q]
+		r := q
+		if q >= last {
+			r = last + q - lastPlane
 		}
+		copy(dw[q*p.in:(q+1)*p.in], p.acc[r*ldc:])
 	}
 }

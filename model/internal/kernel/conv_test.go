@@ -182,6 +182,11 @@ func TestHead(t *testing.T) {
 		{3, 17, 2, false, true},
 		{2, 32, 7, false, true},
 		{4, 32, 192, true, false},
+		// Planes whose last tile would read past a square's row (18 rows
+		// of tiles, 16 planes a square): the weights' gradient by squares
+		// moves it back.
+		{2, 32, 14, false, true},
+		{3, 17, 16, true, false},
 	} {
 		t.Run(fmt.Sprintf("batch=%d/in=%d/planes=%d/relu=%v", tc.batch, tc.in, tc.planes, tc.relu), func(t *testing.T) {
 			bs, in, planes := tc.batch, tc.in, tc.planes
