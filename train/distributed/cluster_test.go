@@ -72,9 +72,7 @@ func (c *testCluster) start(i int) {
 		c.t.Fatal(err)
 	}
 	s.Start()
-	if !s.ReadyForConnections(30 * time.Second) {
-		c.t.Fatalf("node %d not ready", i)
-	}
+	waitUntil(c.t, fmt.Sprintf("node %d to take connections", i), func() bool { return s.ReadyForConnections(time.Second) })
 	c.nodes[i] = s
 }
 
@@ -135,17 +133,20 @@ func TestClusterLosesANode(t *testing.T) {
 	cfg.SelfPlay.GamesPerIteration = 20
 	c := startCluster(t)
 	conn := ConnectOptions{URL: c.url()}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
+	ctx := testContext(t)
 	nc, err := Connect(ctx, conn)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer nc.Close()
 	var l *Learner
+	tryFor := 2 * time.Second
 	waitUntil(t, "the cluster's JetStream", func() bool {
-		try, cancel := context.WithTimeout(ctx, 2*time.Second)
+		// Each try waits twice as long as the one before: the cluster
+		// elects its leaders when it can.
+		try, cancel := context.WithTimeout(ctx, tryFor)
 		defer cancel()
+		tryFor *= 2
 		l, err = NewLearner(try, nc, cfg, "cluster-run", nil)
 		if err != nil {
 			t.Log(err)

@@ -48,8 +48,7 @@ func TestLearnerAndTwoActors(t *testing.T) {
 		startActor(t, s, &published)
 	}
 	var versions []int
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
+	ctx := testContext(t)
 	sum, err := train.Run(ctx, cfg, train.RunOptions{
 		Iterations: 2, Remote: l, NoSelfPlay: true,
 		OnNetwork: func(v int, net *model.Network) error {
@@ -140,9 +139,7 @@ func TestWrongTokenIsRefused(t *testing.T) {
 		{"missing", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			defer cancel()
-			err := RunActor(ctx, ActorOptions{ConnectOptions: ConnectOptions{URL: s.URL, Token: tc.token}})
+			err := RunActor(testContext(t), ActorOptions{ConnectOptions: ConnectOptions{URL: s.URL, Token: tc.token}})
 			if !errors.Is(err, ErrRefused) {
 				t.Errorf("actor: %v, want %v", err, ErrRefused)
 			}

@@ -1,12 +1,10 @@
 package distributed
 
 import (
-	"context"
 	"encoding/json"
 	"math/rand/v2"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/deathstacks/deathstacks/model"
 	"github.com/deathstacks/deathstacks/train"
@@ -47,8 +45,7 @@ func TestStreamLimitLosesNoGame(t *testing.T) {
 		})
 		stops, waits = append(stops, stop), append(waits, wait)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
+	ctx := testContext(t)
 	discard := func(train.Sample) error { return nil }
 	var cursor json.RawMessage
 	taken := 0

@@ -59,12 +59,33 @@ func TestNetworkSwitchDelay(t *testing.T) {
 		all[len(all)/2].Round(100*time.Microsecond), all[len(all)-1].Round(100*time.Microsecond))
 }
 
-// waitUntil polls cond for up to 30 seconds.
+// waitUntil polls cond until it holds, or fails the test when the test
+// binary's own deadline (go test -timeout) nears: no budget of its own,
+// which a loaded machine could exceed.
 func waitUntil(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	for deadline := time.Now().Add(30 * time.Second); !cond(); time.Sleep(time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("waited 30s for %s", what)
+	ctx := testContext(t)
+	for !cond() {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("still waiting for %s when the test's time ran out", what)
+		case <-time.After(time.Millisecond):
 		}
 	}
+}
+
+// testContext is the context of a whole test: it ends when the test does,
+// or 30 seconds before the test binary's deadline (go test -timeout), so
+// that a hang fails in the test that hangs, with its name. Tests have no
+// wall-clock budgets of their own, which a loaded machine could exceed.
+func testContext(t testing.TB) context.Context {
+	ctx := t.Context()
+	if dt, ok := t.(interface{ Deadline() (time.Time, bool) }); ok {
+		if d, ok := dt.Deadline(); ok {
+			c, cancel := context.WithDeadline(ctx, d.Add(-30*time.Second))
+			t.Cleanup(cancel)
+			return c
+		}
+	}
+	return ctx
 }
