@@ -175,7 +175,9 @@ type TrainConfig struct {
 	// Schedule is "constant", "step" or "cosine".
 	Schedule string `yaml:"schedule"`
 	// WarmupSteps ramps the learning rate linearly from 0 over the first
-	// steps.
+	// steps. The schedule counts the steps of the optimiser state, not
+	// the network's: a trained network given a fresh one (a run started
+	// from it) goes through it from the start.
 	WarmupSteps int `yaml:"warmup_steps"`
 	// StepEvery and StepGamma drive the "step" schedule.
 	StepEvery int     `yaml:"step_every"`
@@ -264,7 +266,10 @@ func (c TrainConfig) Validate() error {
 	return ch.Err()
 }
 
-// learningRate is the rate of the step after step steps have been taken.
+// learningRate is the rate of the step after step steps have been taken
+// with the optimiser state: the schedule is the optimiser's, so that a
+// trained network given a fresh one (a run started from it) follows it
+// from the start, warm-up included, while its Adam moments fill.
 func (c TrainConfig) learningRate(step int64) float64 {
 	lr := c.LR
 	switch c.Schedule {

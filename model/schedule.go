@@ -7,7 +7,7 @@ import (
 
 // SetProgress places the trainer's next step at fraction p (0 to 1) of
 // its cosine schedule: the schedule's length becomes the steps taken so
-// far over p, so that the run measured in time rather than steps (package
+// far (by the optimiser state: the run's own) over p, so that the run measured in time rather than steps (package
 // train follows its time limit) moves the learning rate with its own
 // progress. Past 1 the rate stays at MinLR. It must not be called during
 // Step; with another schedule than cosine it does nothing.
@@ -18,7 +18,7 @@ func (t *Trainer) SetProgress(p float64) error {
 	if t.cfg.Schedule != scheduleCosine {
 		return nil
 	}
-	steps := float64(t.net.Steps())
+	steps := float64(t.opt.T)
 	switch {
 	case p >= 1:
 		t.cfg.TotalSteps = max(1, int(steps))

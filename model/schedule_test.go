@@ -34,7 +34,7 @@ func TestSetProgress(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			net.steps = tc.steps
+			tr.opt.T = tc.steps
 			if err := tr.SetProgress(tc.p); err != nil {
 				t.Fatal(err)
 			}
@@ -42,7 +42,7 @@ func TestSetProgress(t *testing.T) {
 			if tc.steps == 0 {
 				want = 0.1 // the first step is the start, whatever p
 			}
-			if got := tr.cfg.learningRate(net.steps); math.Abs(got-want) > 1e-3*want {
+			if got := tr.cfg.learningRate(tr.opt.T); math.Abs(got-want) > 1e-3*want {
 				t.Errorf("rate at progress %v after %d steps: %v, want %v", tc.p, tc.steps, got, want)
 			}
 		})

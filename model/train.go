@@ -293,7 +293,7 @@ func (t *Trainer) Step(batch []Sample) (Losses, error) {
 	// updated weights' squares for the next step's L2 term.
 	squares := make([]float64, len(t.decay))
 	n.mu.Lock()
-	l.LR = t.cfg.learningRate(n.steps)
+	l.LR = t.cfg.learningRate(t.opt.T)
 	update := t.opt.Begin(t.cfg.optimSettings(), l.LR)
 	t.inHalves(func(i int) {
 		w := n.weights[i]

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -305,6 +306,37 @@ func TestLearningRate(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := tt.cfg.learningRate(tt.step); math.Abs(got-tt.want) > 1e-12 {
 				t.Errorf("LearningRate(%d) = %v, want %v", tt.step, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestScheduleCountsOwnSteps checks that a trained network given a fresh
+// trainer (a run started from it) goes through the schedule from its
+// start: the schedule counts the optimiser's steps, not the network's.
+func TestScheduleCountsOwnSteps(t *testing.T) {
+	for _, trained := range []int64{0, 5000} {
+		t.Run(fmt.Sprintf("network-steps=%d", trained), func(t *testing.T) {
+			n, _ := New(tinyConfig, seeded(1))
+			n.steps = trained
+			tc := tinyTrainConfig(2)
+			tc.WarmupSteps = 4
+			tr, err := NewTrainer(n, tc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range 6 {
+				l, err := tr.Step(samplePositions(seeded(uint64(i)), 2))
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := tc.LR * float64(min(i+1, tc.WarmupSteps)) / float64(tc.WarmupSteps)
+				if math.Abs(l.LR-want) > 1e-12 {
+					t.Errorf("step %d: rate %v, want %v", i, l.LR, want)
+				}
+			}
+			if got := n.Steps(); got != trained+6 {
+				t.Errorf("network steps %d, want %d", got, trained+6)
 			}
 		})
 	}

@@ -35,6 +35,13 @@ type Config struct {
 	// TimeLimit stops the run after the iteration that crosses it; 0 means
 	// no limit.
 	TimeLimit time.Duration `yaml:"time_limit"`
+	// Init is the network a new run starts from instead of random
+	// weights: a model as az:model= names it (a network file, checkpoint,
+	// network snapshot or run directory, or "anchor"); "" starts from
+	// random weights. Its architecture must be Model's. The optimiser
+	// starts fresh, with its warm-up; a resumed run's weights are its
+	// checkpoint's.
+	Init string `yaml:"init"`
 
 	Env      env.Options        `yaml:"env"`
 	Model    model.Config       `yaml:"model"`

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/deathstacks/deathstacks/configs"
 	"github.com/deathstacks/deathstacks/model"
 	"github.com/deathstacks/deathstacks/model/codec"
 	"github.com/deathstacks/deathstacks/train/internal/table"
@@ -231,7 +232,7 @@ func (r *runner) fresh() error {
 	if err := r.readAhead(nil); err != nil {
 		return err
 	}
-	net, err := model.New(r.cfg.Model, rand.New(rand.NewPCG(r.cfg.Seed, 0x6e6574))) // "net"
+	net, err := r.initialNetwork()
 	if err != nil {
 		return err
 	}
@@ -245,8 +246,29 @@ func (r *runner) fresh() error {
 	if err := os.Remove(metricsPath(r.dir)); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
-	fmt.Fprintf(r.log, "new run in %s: network %v, %d parameters\n", r.dir, r.cfg.Model, net.NumParams())
+	from := ""
+	if r.cfg.Init != "" {
+		from = fmt.Sprintf(", from %s (%d training steps)", r.cfg.Init, net.Steps())
+	}
+	fmt.Fprintf(r.log, "new run in %s: network %v, %d parameters%s\n", r.dir, r.cfg.Model, net.NumParams(), from)
 	return nil
+}
+
+// initialNetwork returns a new run's network: the config's init, or
+// random weights drawn from the run's seed.
+func (r *runner) initialNetwork() (*model.Network, error) {
+	if r.cfg.Init == "" {
+		return model.New(r.cfg.Model, rand.New(rand.NewPCG(r.cfg.Seed, 0x6e6574))) // "net"
+	}
+	net, err := LoadNetwork(r.cfg.Init)
+	if err != nil {
+		return nil, fmt.Errorf("init: %w", err)
+	}
+	if err := net.CheckConfig(r.cfg.Model); err != nil {
+		return nil, &configs.FieldError{Key: "init", Msg: fmt.Sprintf("is %q: its %v (model: must match it)", r.cfg.Init, err)}
+	}
+	net.Meta = map[string]string{} // a player's or a snapshot's: the run's files write their own
+	return net, nil
 }
 
 func (r *runner) resume() error {

@@ -3,6 +3,7 @@ package train
 import (
 	"context"
 	"errors"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -311,6 +312,75 @@ func TestKillAndResume(t *testing.T) {
 	}
 	if leftovers, _ := filepath.Glob(filepath.Join(dir, ".*tmp*")); len(leftovers) != 0 {
 		t.Errorf("temporary files left after a clean resume: %v", leftovers)
+	}
+}
+
+// TestRunFromInit starts a run from another run's network: the weights
+// and their step count carry over, the optimiser starts afresh with its
+// warm-up, and a network of another architecture or a missing file is a
+// clear error before anything is written.
+func TestRunFromInit(t *testing.T) {
+	src := t.TempDir()
+	cfg := plainSmokeConfig(t, src)
+	if _, err := Run(context.Background(), cfg, RunOptions{Iterations: 1}); err != nil {
+		t.Fatal(err)
+	}
+	srcNet, err := LoadNetwork(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srcMetrics, err := metrics.Read(metricsPath(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	dir := t.TempDir()
+	cfg.Output.Dir, cfg.Init = dir, src
+	var log strings.Builder
+	if _, err := Run(context.Background(), cfg, RunOptions{Iterations: 1, Log: &log}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(log.String(), "from "+src) {
+		t.Errorf("the log does not say where the network comes from:\n%s", log.String())
+	}
+	net, err := LoadNetwork(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := int64(cfg.Optim.StepsPerIteration)
+	if got := net.Steps(); got != srcNet.Steps()+steps {
+		t.Errorf("%d training steps, want %d: the init network's and this run's", got, srcNet.Steps()+steps)
+	}
+	ms, err := metrics.Read(metricsPath(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The same point of the schedule, warm-up included, as the first
+	// run's first iteration.
+	if got, want := ms[0].LR, srcMetrics[0].LR; math.Abs(got-want) > 0.02*want {
+		t.Errorf("learning rate %v in the first iteration, want %v (warming up)", got, want)
+	}
+
+	for _, tc := range []struct {
+		name string
+		edit func(*Config)
+		want string
+	}{
+		{"other architecture", func(c *Config) { c.Model.Channels++ }, "model.channels"},
+		{"missing file", func(c *Config) { c.Init = filepath.Join(t.TempDir(), "none.dsnn") }, "none.dsnn"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := cfg
+			c.Output.Dir = t.TempDir()
+			tc.edit(&c)
+			_, err := Run(context.Background(), c, RunOptions{Iterations: 1})
+			if err == nil || !strings.Contains(err.Error(), "init") || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("Run: %v, want an error about init naming %q", err, tc.want)
+			}
+			if _, _, err := latestCheckpoint(c.Output.Dir); !errors.Is(err, ErrNoCheckpoint) {
+				t.Errorf("a checkpoint was written: %v", err)
+			}
+		})
 	}
 }
 

@@ -128,10 +128,12 @@ func run(args []string, s stdio) int {
 
 // badInput reports whether err comes from what the user named: a file or
 // directory that does not exist, is not a run, or is not a readable
-// checkpoint or network file. Such errors get status 2 from any command.
+// checkpoint or network file, or a setting out of range. Such errors get
+// status 2 from any command.
 func badInput(err error) bool {
 	var rde *train.RunDirError
-	if errors.As(err, &rde) {
+	var fe *configs.FieldError
+	if errors.As(err, &rde) || errors.As(err, &fe) {
 		return true
 	}
 	for _, target := range []error{

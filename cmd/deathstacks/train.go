@@ -16,12 +16,13 @@ import (
 )
 
 func runTrain(args []string, s stdio) error {
-	fs := newFlags("train", "train [--config FILE|NAME] [--out DIR] [--resume] [--iterations N] [--time-limit D] [--quiet]\n      [--listen ADDR [--tls-cert FILE --tls-key FILE] | --nats URL [--nats-creds FILE]] [--no-selfplay]\n\nTrains a network from zero by self-play (see configs/default.yaml, built in).\nEach iteration ends with a checkpoint in the run directory. Ctrl-C (or\nSIGTERM) stops the run (status 130 after Ctrl-C, 143 after SIGTERM): an\niteration cut short is dropped, and --resume continues from the last\ncheckpoint with the iteration count, the target and the replay buffer intact.\n\nWith --listen or --nats, actors on other machines (deathstacks actor) play\nself-play games too; --listen prints the actor command line to run on them.", s)
+	fs := newFlags("train", "train [--config FILE|NAME] [--out DIR] [--resume] [--iterations N] [--time-limit D] [--init MODEL] [--quiet]\n      [--listen ADDR [--tls-cert FILE --tls-key FILE] | --nats URL [--nats-creds FILE]] [--no-selfplay]\n\nTrains a network by self-play, from zero or from the network of --init (see\nconfigs/default.yaml, built in).\nEach iteration ends with a checkpoint in the run directory. Ctrl-C (or\nSIGTERM) stops the run (status 130 after Ctrl-C, 143 after SIGTERM): an\niteration cut short is dropped, and --resume continues from the last\ncheckpoint with the iteration count, the target and the replay buffer intact.\n\nWith --listen or --nats, actors on other machines (deathstacks actor) play\nself-play games too; --listen prints the actor command line to run on them.", s)
 	configArg := fs.String("config", "", "a YAML config file, or a built-in config: "+strings.Join(configs.Names(), ", ")+" (default: the run's own config when resuming, else default)")
 	out := fs.String("out", "", "the run directory (default checkpoints/<run name>)")
 	resume := fs.Bool("resume", false, "continue the run in the run directory from its latest checkpoint")
 	iterations := fs.Int("iterations", 0, "stop once this many iterations exist in total, counting those before a resume; the run keeps it as its target (default: the config's, or the run's own when resuming)")
 	timeLimit := fs.Duration("time-limit", 0, "stop after the iteration that crosses this training time (such as 90m), counting the time before a resume; the run keeps it as its time_limit (default: the config's, or the run's own when resuming)")
+	initModel := fs.String("init", "", "start the new run from this network instead of random weights: a network file, checkpoint, snapshot, run directory or anchor, its architecture the config's model (the config's init)")
 	quiet := fs.Bool("quiet", false, "no progress bars: one line per iteration")
 	var fleet fleetFlags
 	fs.StringVar(&fleet.listen, "listen", "", "start a NATS server for actors on host:port, such as 0.0.0.0:4222")
@@ -42,9 +43,15 @@ func runTrain(args []string, s stdio) error {
 	if *timeLimit < 0 {
 		return usageErr("--time-limit must be 0 or more")
 	}
+	if *initModel != "" && *resume {
+		return usageErr("--init starts a new run: a resumed run goes on from its checkpoint's network")
+	}
 	cfg, err := trainConfig(*configArg, *out, *resume)
 	if err != nil {
 		return usageErr("%v", err)
+	}
+	if *initModel != "" {
+		cfg.Init = *initModel
 	}
 	ctx, release := onStop(s, "an iteration in self-play is dropped, one in training is finished and saved")
 	defer release()

@@ -42,6 +42,35 @@ func TestTrainResumeNothing(t *testing.T) {
 	}
 }
 
+// train --init names a network a new run starts from: with --resume, of
+// another architecture than the config's, or missing, it is bad input
+// (status 2) before anything is written.
+func TestTrainInitRefused(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"with resume", []string{"--init", "anchor", "--resume"}, "--init starts a new run"},
+		{"other architecture", []string{"--init", "anchor"}, "init is \"anchor\": its network has model."},
+		{"missing", []string{"--init", filepath.Join(t.TempDir(), "none.dsnn")}, "none.dsnn"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "run")
+			out, errOut, code := runBotCLI("", append([]string{"train", "--config", "smoke", "--out", dir, "--quiet"}, tc.args...)...)
+			if code != 2 || !strings.Contains(errOut, tc.want) {
+				t.Errorf("status %d, stderr %q: want 2 and %q", code, errOut, tc.want)
+			}
+			if strings.Contains(out, "new run") {
+				t.Errorf("a run started: %q", out)
+			}
+			if ckpts, _ := filepath.Glob(filepath.Join(dir, "*.dsck")); len(ckpts) > 0 {
+				t.Errorf("checkpoints written: %v", ckpts)
+			}
+		})
+	}
+}
+
 // train --config partial.yaml --resume changes only what the partial
 // config names, over the run's saved config.
 func TestTrainConfigOnResume(t *testing.T) {
