@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/deathstacks/deathstacks/train/distributed"
@@ -105,22 +106,18 @@ func TestActorsAndLearnerSurviveSIGKILL(t *testing.T) {
 	killedAt := lastCheckpoint(dir)
 	restarted := time.Now()
 	l = learner(killedAt+2, "--no-selfplay")
-	for countIn(learnerLog, "deathstacks actor ") == servers && time.Since(restarted) < time.Minute {
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitUntil(t, "the restarted learner's server", func() bool { return countIn(learnerLog, "deathstacks actor ") != servers })
 	up := time.Since(restarted)
-	for countIn(learnerLog, "remote games from") == takes && time.Since(restarted) < time.Minute {
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitUntil(t, "the restarted learner's first games", func() bool { return countIn(learnerLog, "remote games from") != takes })
 	t.Logf("learner restarted: server up after %v, first games taken after %v", up.Round(time.Millisecond), time.Since(restarted).Round(time.Millisecond))
-	waitFor(t, l, 90*time.Second, "learner")
+	waitFor(t, l, "learner")
 	for _, a := range []*exec.Cmd{a1, a2} {
 		a.Process.Signal(syscall.SIGINT)
-		waitForStatus(t, a, 30*time.Second, "actor", 130)
+		waitForStatus(t, a, "actor", 130)
 	}
 	// One more iteration, with local self-play so that it waits for no
 	// actor, takes the games sent since.
-	waitFor(t, learner(killedAt+3), 60*time.Second, "last learner")
+	waitFor(t, learner(killedAt+3), "last learner")
 	checkStream(t, dir)
 }
 
@@ -136,8 +133,7 @@ func checkStream(t *testing.T, dir string) {
 		t.Fatal(err)
 	}
 	defer srv.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	ctx := testContext(t)
 	nc, err := distributed.Connect(ctx, distributed.ConnectOptions{URL: srv.URL, Token: srv.Token})
 	if err != nil {
 		t.Fatal(err)
@@ -162,10 +158,16 @@ func checkStream(t *testing.T, dir string) {
 		}
 		ids := map[string]bool{}
 		for range info.State.Msgs {
-			msg, err := cons.Next(jetstream.FetchMaxWait(5 * time.Second))
-			if err != nil {
-				t.Fatal(err)
-			}
+			// Each try waits 5 seconds at most; the tries go on until the
+			// test's time runs out.
+			var msg jetstream.Msg
+			waitUntil(t, "the next game in the stream", func() bool {
+				msg, err = cons.Next(jetstream.FetchMaxWait(5 * time.Second))
+				if err != nil && !errors.Is(err, nats.ErrTimeout) {
+					t.Fatal(err)
+				}
+				return err == nil
+			})
 			id := msg.Headers().Get(jetstream.MsgIDHeader)
 			if ids[id] {
 				t.Errorf("game %s stored twice", id)
@@ -194,16 +196,18 @@ func checkStream(t *testing.T, dir string) {
 // arguments.
 func actorLine(t *testing.T, log string) []string {
 	t.Helper()
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+	var args []string
+	waitUntil(t, "the learner's actor line", func() bool {
 		data, _ := os.ReadFile(log)
 		for _, line := range strings.Split(string(data), "\n") {
 			if rest, ok := strings.CutPrefix(line, "deathstacks actor "); ok {
-				return append([]string{"actor"}, strings.Fields(rest)...)
+				args = append([]string{"actor"}, strings.Fields(rest)...)
+				return true
 			}
 		}
-	}
-	t.Fatal("the learner printed no actor line")
-	return nil
+		return false
+	})
+	return args
 }
 
 // countIn returns the number of times text appears in the log.
@@ -232,14 +236,15 @@ func hasCheckpoint(dir string) bool {
 }
 
 // waitFor waits for c to end with status 0.
-func waitFor(t *testing.T, c *exec.Cmd, limit time.Duration, what string) {
+func waitFor(t *testing.T, c *exec.Cmd, what string) {
 	t.Helper()
-	waitForStatus(t, c, limit, what, 0)
+	waitForStatus(t, c, what, 0)
 }
 
 // waitForStatus waits for c to end with status want, such as 130 for a
-// command Ctrl-C stopped.
-func waitForStatus(t *testing.T, c *exec.Cmd, limit time.Duration, what string, want int) {
+// command Ctrl-C stopped. It has no budget: a command still running when
+// the test's time runs out (see testContext) is killed, and fails the test.
+func waitForStatus(t *testing.T, c *exec.Cmd, what string, want int) {
 	t.Helper()
 	done := make(chan error, 1)
 	go func() { done <- c.Wait() }()
@@ -252,8 +257,10 @@ func waitForStatus(t *testing.T, c *exec.Cmd, limit time.Duration, what string, 
 		default:
 			t.Fatalf("%s: %v, want status %d", what, err, want)
 		}
-	case <-time.After(limit):
-		t.Fatalf("%s did not finish within %v", what, limit)
+	case <-testContext(t).Done():
+		c.Process.Kill()
+		<-done
+		t.Fatalf("%s still running when the test's time ran out", what)
 	}
 }
 
@@ -281,6 +288,37 @@ func buildBinary(t *testing.T) string {
 		t.Fatal(built.err)
 	}
 	return filepath.Join(built.dir, "deathstacks")
+}
+
+// testContext is the context of a whole test: it ends when the test does,
+// or 30 seconds before the test binary's deadline (go test -timeout), so
+// that a hang fails in the test that hangs, with its name. Tests have no
+// wall-clock budgets of their own, which a loaded machine could exceed.
+func testContext(t testing.TB) context.Context {
+	ctx := t.Context()
+	if dt, ok := t.(interface{ Deadline() (time.Time, bool) }); ok {
+		if d, ok := dt.Deadline(); ok {
+			c, cancel := context.WithDeadline(ctx, d.Add(-30*time.Second))
+			t.Cleanup(cancel)
+			return c
+		}
+	}
+	return ctx
+}
+
+// waitUntil polls cond every 10 ms (most conditions read files) until it
+// holds, or fails the test, naming what it waited for, when the test's
+// time runs out (see testContext).
+func waitUntil(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	ctx := testContext(t)
+	for !cond() {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("still waiting for %s when the test's time ran out", what)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
 }
 
 func TestMain(m *testing.M) {

@@ -2,6 +2,8 @@ package main
 
 import (
 	"bufio"
+	"bytes"
+	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -9,6 +11,7 @@ import (
 	"crypto/x509/pkix"
 	"encoding/pem"
 	"errors"
+	"fmt"
 	"math/big"
 	"net"
 	"os"
@@ -71,7 +74,7 @@ func TestActorOverTLSStopsOnSignal(t *testing.T) {
 	t.Run("untrusted certificate refused", func(t *testing.T) {
 		c := exec.Command(bin, line...)
 		c.Env = withoutCertEnv()
-		out, err := runFor(t, c, 30*time.Second)
+		out, err := runToEnd(t, c, "the actor without the certificate")
 		var exit *exec.ExitError
 		if !errors.As(err, &exit) || exit.ExitCode() != 1 || !strings.Contains(out, "certificate") {
 			t.Errorf("actor without the certificate: %v, output %q: want status 1 and a word on the certificate", err, out)
@@ -115,6 +118,7 @@ func TestActorOverTLSStopsOnSignal(t *testing.T) {
 			// under a second), to flush and to stop in the middle of.
 			waitForLine(t, outPath, "games at a time")
 			time.Sleep(time.Second)
+			ctx := testContext(t)
 			start := time.Now()
 			c.Process.Signal(tc.sig)
 			select {
@@ -124,16 +128,16 @@ func TestActorOverTLSStopsOnSignal(t *testing.T) {
 				if !errors.As(err, &exit) || exit.ExitCode() != 128+int(tc.sig) || !strings.Contains(output(), "deathstacks actor: stopped\n") {
 					t.Errorf("actor after %v: %v, output:\n%s\nwant status %d and the line that says it stopped", tc.sig, err, output(), 128+int(tc.sig))
 				}
-				// No budget (it takes about a second): the 30s below are a
-				// deadlock's timeout.
+				// No budget (it takes about a second): an actor that does
+				// not stop fails the test when the test's time runs out.
 				t.Logf("stopped %v after %v", took.Round(time.Millisecond), tc.sig)
 				for _, m := range switchLine.FindAllStringSubmatch(output(), -1) {
 					ms, _ := strconv.Atoi(m[1])
 					switches = append(switches, ms)
 				}
-			case <-time.After(30 * time.Second):
+			case <-ctx.Done():
 				c.Process.Kill()
-				t.Fatalf("actor still running 30s after %v; output:\n%s", tc.sig, output())
+				t.Fatalf("actor still running %v after %v, when the test's time ran out; output:\n%s", time.Since(start).Round(time.Second), tc.sig, output())
 			}
 		})
 	}
@@ -181,15 +185,23 @@ func selfSignedCert(t *testing.T, dir string) (certFile, keyFile string) {
 
 // plainTextConnect speaks the NATS protocol in plain text, with the right
 // token, and returns the server's answer to a PING (empty if it closed
-// the connection).
+// the connection). It has no deadline of its own: the server ends a
+// session that does not start TLS, and a server that neither answers nor
+// ends it fails the test when the test's time runs out.
 func plainTextConnect(t *testing.T, addr, token string) string {
 	t.Helper()
-	conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	ctx := testContext(t)
+	conn, err := new(net.Dialer).DialContext(ctx, "tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	conn.SetDeadline(time.Now().Add(5 * time.Second))
+	hung := context.AfterFunc(ctx, func() { conn.Close() })
+	defer func() {
+		if !hung() {
+			t.Fatal("the server neither answered nor closed the connection when the test's time ran out")
+		}
+	}()
 	r := bufio.NewReader(conn)
 	info, err := r.ReadString('\n')
 	if err != nil || !strings.Contains(info, `"tls_required":true`) {
@@ -209,23 +221,29 @@ func withoutCertEnv() []string {
 	})
 }
 
-// runFor runs c to its end, killing it after limit, and returns its
-// output.
-func runFor(t *testing.T, c *exec.Cmd, limit time.Duration) (string, error) {
+// runToEnd runs c to its end and returns its output. It has no budget: c
+// still running when the test's time runs out (see testContext) is killed,
+// and fails the test, named as what.
+func runToEnd(t *testing.T, c *exec.Cmd, what string) (string, error) {
 	t.Helper()
-	timer := time.AfterFunc(limit, func() { c.Process.Kill() })
-	defer timer.Stop()
-	out, err := c.CombinedOutput()
-	return string(out), err
+	var out bytes.Buffer
+	c.Stdout, c.Stderr = &out, &out
+	if err := c.Start(); err != nil {
+		return "", err
+	}
+	stop := context.AfterFunc(testContext(t), func() { c.Process.Kill() })
+	err := c.Wait()
+	if !stop() {
+		t.Fatalf("%s still running when the test's time ran out; output %q", what, out.String())
+	}
+	return out.String(), err
 }
 
 // waitForLine waits until the log has text.
 func waitForLine(t *testing.T, log, text string) {
 	t.Helper()
-	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if data, _ := os.ReadFile(log); strings.Contains(string(data), text) {
-			return
-		}
-	}
-	t.Fatalf("%s has no %q after 60s", filepath.Base(log), text)
+	waitUntil(t, fmt.Sprintf("%q in %s", text, filepath.Base(log)), func() bool {
+		data, _ := os.ReadFile(log)
+		return strings.Contains(string(data), text)
+	})
 }

@@ -50,19 +50,20 @@ func TestBrowser(t *testing.T) {
 		Games:   []string{gamesDir},
 	})
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path), chromedp.WindowSize(1100, 750))
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	// The browser, and so every tab's actions, end with the test's time
+	// (testContext): the subtests have no budgets of their own, which a
+	// loaded machine could exceed, and one that hangs fails, with its name.
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(testContext(t), opts...)
 	defer cancelAlloc()
 	browserCtx, cancelBrowser := chromedp.NewContext(allocCtx)
 	defer cancelBrowser()
 	if err := chromedp.Do(browserCtx); err != nil { // start the browser once
 		t.Fatal(err)
 	}
-	// tab opens the page in a new tab with a time limit.
-	tab := func(t *testing.T, limit time.Duration) context.Context {
+	// tab opens the page in a new tab.
+	tab := func(t *testing.T) context.Context {
 		ctx, cancel := chromedp.NewContext(browserCtx)
 		t.Cleanup(cancel)
-		ctx, cancelTime := context.WithTimeout(ctx, limit)
-		t.Cleanup(cancelTime)
 		do(t, ctx,
 			chromedp.EmulateViewport(1100, 750),
 			chromedp.Navigate(ts.URL),
@@ -89,7 +90,7 @@ func TestBrowser(t *testing.T) {
 	}
 
 	t.Run("play a whole game by clicks", func(t *testing.T) {
-		ctx := tab(t, 60*time.Second)
+		ctx := tab(t)
 		do(t, ctx, chromedp.SetValue(chromedp.CSS("#player"), "random"), chromedp.Click(chromedp.CSS("#newgame")))
 		do(t, ctx, wait(`S.game && S.game.to_move === "red" && S.interactive`))
 		ref := env.NewGame(env.DefaultRules())
@@ -134,7 +135,7 @@ func TestBrowser(t *testing.T) {
 	})
 
 	t.Run("undo", func(t *testing.T) {
-		ctx := tab(t, 20*time.Second)
+		ctx := tab(t)
 		do(t, ctx, chromedp.SetValue(chromedp.CSS("#player"), "greedy"), chromedp.Click(chromedp.CSS("#newgame")))
 		do(t, ctx, wait(`S.game && S.interactive`))
 		ref := env.NewGame(env.DefaultRules())
@@ -145,7 +146,7 @@ func TestBrowser(t *testing.T) {
 	})
 
 	t.Run("click to reply at 200 simulations", func(t *testing.T) {
-		ctx := tab(t, 30*time.Second)
+		ctx := tab(t)
 		// The network player is the second of the server's players.
 		do(t, ctx, chromedp.Evaluate[chromedp.Void](`document.getElementById("player").selectedIndex = 1`), chromedp.Click(chromedp.CSS("#newgame")))
 		ref := env.NewGame(env.DefaultRules())
@@ -172,7 +173,7 @@ func TestBrowser(t *testing.T) {
 	})
 
 	t.Run("analyse a position", func(t *testing.T) {
-		ctx := tab(t, 30*time.Second)
+		ctx := tab(t)
 		do(t, ctx, chromedp.Click(chromedp.CSS(`#tabs button[data-view="analyse"]`)),
 			wait(`S.analysis && S.analysis.value !== null && document.querySelectorAll("#board .heat").length > 0`))
 		ref := env.NewGame(env.DefaultRules())
@@ -194,7 +195,7 @@ func TestBrowser(t *testing.T) {
 	})
 
 	t.Run("replay", func(t *testing.T) {
-		ctx := tab(t, 20*time.Second)
+		ctx := tab(t)
 		do(t, ctx, chromedp.Click(chromedp.CSS(`#tabs button[data-view="replay"]`)),
 			wait(`S.rp.data && document.querySelectorAll("#rpgame option").length === 3`))
 		rec := recs[0]
@@ -212,7 +213,7 @@ func TestBrowser(t *testing.T) {
 	})
 
 	t.Run("a run's charts", func(t *testing.T) {
-		ctx := tab(t, 20*time.Second)
+		ctx := tab(t)
 		do(t, ctx, chromedp.Click(chromedp.CSS(`#tabs button[data-view="runs"]`)),
 			wait(`document.getElementById("charts").dataset.iterations === "12" && !document.getElementById("chart-ladder").hidden`))
 		// Every chart has drawn lines: count its coloured pixels.
@@ -243,9 +244,11 @@ func js[T any](t *testing.T, ctx context.Context, expr string) T {
 	return v
 }
 
-// wait polls a JavaScript condition of the page until it holds.
+// wait polls a JavaScript condition of the page until it holds, with no
+// timeout of its own (chromedp's default is 30 seconds): the tab's context
+// ends with the test's time.
 func wait(cond string) chromedp.Action[chromedp.Void] {
-	return chromedp.Poll[chromedp.Void](cond, chromedp.WithPollingInterval(10*time.Millisecond))
+	return chromedp.Poll[chromedp.Void](cond, chromedp.WithPollingInterval(10*time.Millisecond), chromedp.WithPollingTimeout(0))
 }
 
 // clickMove plays m by clicks: its stack, then its target, then the count
