@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -21,6 +20,7 @@ import (
 
 	"github.com/deathstacks/deathstacks/train/distributed"
 	"github.com/deathstacks/deathstacks/train/metrics"
+	"github.com/deathstacks/deathstacks/train/testctx"
 )
 
 // TestActorsAndLearnerSurviveSIGKILL runs the built binary: a learner and
@@ -106,9 +106,9 @@ func TestActorsAndLearnerSurviveSIGKILL(t *testing.T) {
 	killedAt := lastCheckpoint(dir)
 	restarted := time.Now()
 	l = learner(killedAt+2, "--no-selfplay")
-	waitUntil(t, "the restarted learner's server", func() bool { return countIn(learnerLog, "deathstacks actor ") != servers })
+	testctx.WaitUntil(t, "the restarted learner's server", func() bool { return countIn(learnerLog, "deathstacks actor ") != servers })
 	up := time.Since(restarted)
-	waitUntil(t, "the restarted learner's first games", func() bool { return countIn(learnerLog, "remote games from") != takes })
+	testctx.WaitUntil(t, "the restarted learner's first games", func() bool { return countIn(learnerLog, "remote games from") != takes })
 	t.Logf("learner restarted: server up after %v, first games taken after %v", up.Round(time.Millisecond), time.Since(restarted).Round(time.Millisecond))
 	waitFor(t, l, "learner")
 	for _, a := range []*exec.Cmd{a1, a2} {
@@ -133,7 +133,7 @@ func checkStream(t *testing.T, dir string) {
 		t.Fatal(err)
 	}
 	defer srv.Close()
-	ctx := testContext(t)
+	ctx := testctx.Context(t)
 	nc, err := distributed.Connect(ctx, distributed.ConnectOptions{URL: srv.URL, Token: srv.Token})
 	if err != nil {
 		t.Fatal(err)
@@ -161,7 +161,7 @@ func checkStream(t *testing.T, dir string) {
 			// Each try waits 5 seconds at most; the tries go on until the
 			// test's time runs out.
 			var msg jetstream.Msg
-			waitUntil(t, "the next game in the stream", func() bool {
+			testctx.WaitUntil(t, "the next game in the stream", func() bool {
 				msg, err = cons.Next(jetstream.FetchMaxWait(5 * time.Second))
 				if err != nil && !errors.Is(err, nats.ErrTimeout) {
 					t.Fatal(err)
@@ -197,7 +197,7 @@ func checkStream(t *testing.T, dir string) {
 func actorLine(t *testing.T, log string) []string {
 	t.Helper()
 	var args []string
-	waitUntil(t, "the learner's actor line", func() bool {
+	testctx.WaitUntil(t, "the learner's actor line", func() bool {
 		data, _ := os.ReadFile(log)
 		for _, line := range strings.Split(string(data), "\n") {
 			if rest, ok := strings.CutPrefix(line, "deathstacks actor "); ok {
@@ -243,7 +243,7 @@ func waitFor(t *testing.T, c *exec.Cmd, what string) {
 
 // waitForStatus waits for c to end with status want, such as 130 for a
 // command Ctrl-C stopped. It has no budget: a command still running when
-// the test's time runs out (see testContext) is killed, and fails the test.
+// the test's time runs out (see testctx.Context) is killed, and fails the test.
 func waitForStatus(t *testing.T, c *exec.Cmd, what string, want int) {
 	t.Helper()
 	done := make(chan error, 1)
@@ -257,7 +257,7 @@ func waitForStatus(t *testing.T, c *exec.Cmd, what string, want int) {
 		default:
 			t.Fatalf("%s: %v, want status %d", what, err, want)
 		}
-	case <-testContext(t).Done():
+	case <-testctx.Context(t).Done():
 		c.Process.Kill()
 		<-done
 		t.Fatalf("%s still running when the test's time ran out", what)
@@ -288,37 +288,6 @@ func buildBinary(t *testing.T) string {
 		t.Fatal(built.err)
 	}
 	return filepath.Join(built.dir, "deathstacks")
-}
-
-// testContext is the context of a whole test: it ends when the test does,
-// or 30 seconds before the test binary's deadline (go test -timeout), so
-// that a hang fails in the test that hangs, with its name. Tests have no
-// wall-clock budgets of their own, which a loaded machine could exceed.
-func testContext(t testing.TB) context.Context {
-	ctx := t.Context()
-	if dt, ok := t.(interface{ Deadline() (time.Time, bool) }); ok {
-		if d, ok := dt.Deadline(); ok {
-			c, cancel := context.WithDeadline(ctx, d.Add(-30*time.Second))
-			t.Cleanup(cancel)
-			return c
-		}
-	}
-	return ctx
-}
-
-// waitUntil polls cond every 10 ms (most conditions read files) until it
-// holds, or fails the test, naming what it waited for, when the test's
-// time runs out (see testContext).
-func waitUntil(t testing.TB, what string, cond func() bool) {
-	t.Helper()
-	ctx := testContext(t)
-	for !cond() {
-		select {
-		case <-ctx.Done():
-			t.Fatalf("still waiting for %s when the test's time ran out", what)
-		case <-time.After(10 * time.Millisecond):
-		}
-	}
 }
 
 func TestMain(m *testing.M) {

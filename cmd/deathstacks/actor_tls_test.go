@@ -24,6 +24,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/deathstacks/deathstacks/train/testctx"
 )
 
 // TestActorOverTLSStopsOnSignal runs the built binary: a learner speaking
@@ -118,7 +120,7 @@ func TestActorOverTLSStopsOnSignal(t *testing.T) {
 			// under a second), to flush and to stop in the middle of.
 			waitForLine(t, outPath, "games at a time")
 			time.Sleep(time.Second)
-			ctx := testContext(t)
+			ctx := testctx.Context(t)
 			start := time.Now()
 			c.Process.Signal(tc.sig)
 			select {
@@ -190,7 +192,7 @@ func selfSignedCert(t *testing.T, dir string) (certFile, keyFile string) {
 // ends it fails the test when the test's time runs out.
 func plainTextConnect(t *testing.T, addr, token string) string {
 	t.Helper()
-	ctx := testContext(t)
+	ctx := testctx.Context(t)
 	conn, err := new(net.Dialer).DialContext(ctx, "tcp", addr)
 	if err != nil {
 		t.Fatal(err)
@@ -222,7 +224,7 @@ func withoutCertEnv() []string {
 }
 
 // runToEnd runs c to its end and returns its output. It has no budget: c
-// still running when the test's time runs out (see testContext) is killed,
+// still running when the test's time runs out (see testctx.Context) is killed,
 // and fails the test, named as what.
 func runToEnd(t *testing.T, c *exec.Cmd, what string) (string, error) {
 	t.Helper()
@@ -231,7 +233,7 @@ func runToEnd(t *testing.T, c *exec.Cmd, what string) (string, error) {
 	if err := c.Start(); err != nil {
 		return "", err
 	}
-	stop := context.AfterFunc(testContext(t), func() { c.Process.Kill() })
+	stop := context.AfterFunc(testctx.Context(t), func() { c.Process.Kill() })
 	err := c.Wait()
 	if !stop() {
 		t.Fatalf("%s still running when the test's time ran out; output %q", what, out.String())
@@ -242,7 +244,7 @@ func runToEnd(t *testing.T, c *exec.Cmd, what string) (string, error) {
 // waitForLine waits until the log has text.
 func waitForLine(t *testing.T, log, text string) {
 	t.Helper()
-	waitUntil(t, fmt.Sprintf("%q in %s", text, filepath.Base(log)), func() bool {
+	testctx.WaitUntil(t, fmt.Sprintf("%q in %s", text, filepath.Base(log)), func() bool {
 		data, _ := os.ReadFile(log)
 		return strings.Contains(string(data), text)
 	})

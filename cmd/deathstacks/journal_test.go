@@ -18,6 +18,7 @@ import (
 
 	"github.com/deathstacks/deathstacks/train/arena"
 	"github.com/deathstacks/deathstacks/train/report"
+	"github.com/deathstacks/deathstacks/train/testctx"
 )
 
 // runStoppedCLI runs a command line in-process as a Ctrl-C at its start
@@ -317,7 +318,7 @@ func TestEvalStopsOnSignal(t *testing.T) {
 			journal := filepath.Join(dir, report.GamesJournal)
 			// No budgets: a game that never comes, or an eval that does
 			// not stop, fails the test when the test's time runs out.
-			ctx := testContext(t)
+			ctx := testctx.Context(t)
 			for {
 				if data, _ := os.ReadFile(journal); bytes.Count(data, []byte("\n")) >= 2 {
 					break

@@ -15,6 +15,7 @@ import (
 	"github.com/deathstacks/deathstacks/model"
 	"github.com/deathstacks/deathstacks/train"
 	"github.com/deathstacks/deathstacks/train/metrics"
+	"github.com/deathstacks/deathstacks/train/testctx"
 )
 
 // testCluster is a NATS cluster of three JetStream servers on loopback.
@@ -72,7 +73,7 @@ func (c *testCluster) start(i int) {
 		c.t.Fatal(err)
 	}
 	s.Start()
-	waitUntil(c.t, fmt.Sprintf("node %d to take connections", i), func() bool { return s.ReadyForConnections(time.Second) })
+	testctx.WaitUntil(c.t, fmt.Sprintf("node %d to take connections", i), func() bool { return s.ReadyForConnections(time.Second) })
 	c.nodes[i] = s
 }
 
@@ -133,7 +134,7 @@ func TestClusterLosesANode(t *testing.T) {
 	cfg.SelfPlay.GamesPerIteration = 20
 	c := startCluster(t)
 	conn := ConnectOptions{URL: c.url()}
-	ctx := testContext(t)
+	ctx := testctx.Context(t)
 	nc, err := Connect(ctx, conn)
 	if err != nil {
 		t.Fatal(err)
@@ -141,7 +142,7 @@ func TestClusterLosesANode(t *testing.T) {
 	defer nc.Close()
 	var l *Learner
 	tryFor := 2 * time.Second
-	waitUntil(t, "the cluster's JetStream", func() bool {
+	testctx.WaitUntil(t, "the cluster's JetStream", func() bool {
 		// Each try waits twice as long as the one before: the cluster
 		// elects its leaders when it can.
 		try, cancel := context.WithTimeout(ctx, tryFor)

@@ -17,6 +17,7 @@ import (
 	"github.com/deathstacks/deathstacks/model"
 	"github.com/deathstacks/deathstacks/train"
 	"github.com/deathstacks/deathstacks/train/metrics"
+	"github.com/deathstacks/deathstacks/train/testctx"
 )
 
 func TestLearnerAndTwoActors(t *testing.T) {
@@ -48,7 +49,7 @@ func TestLearnerAndTwoActors(t *testing.T) {
 		startActor(t, s, &published)
 	}
 	var versions []int
-	ctx := testContext(t)
+	ctx := testctx.Context(t)
 	sum, err := train.Run(ctx, cfg, train.RunOptions{
 		Iterations: 2, Remote: l, NoSelfPlay: true,
 		OnNetwork: func(v int, net *model.Network) error {
@@ -99,7 +100,7 @@ func TestLearnerAndTwoActors(t *testing.T) {
 	// One actor may have played all the run's games before the other's
 	// first heartbeat (it joins once the run has published its first
 	// network): both are heard, if not during the run, then after it.
-	waitUntil(t, "both actors' heartbeats", func() bool {
+	testctx.WaitUntil(t, "both actors' heartbeats", func() bool {
 		mu.Lock()
 		defer mu.Unlock()
 		return len(beats) == 2
@@ -139,7 +140,7 @@ func TestWrongTokenIsRefused(t *testing.T) {
 		{"missing", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			err := RunActor(testContext(t), ActorOptions{ConnectOptions: ConnectOptions{URL: s.URL, Token: tc.token}})
+			err := RunActor(testctx.Context(t), ActorOptions{ConnectOptions: ConnectOptions{URL: s.URL, Token: tc.token}})
 			if !errors.Is(err, ErrRefused) {
 				t.Errorf("actor: %v, want %v", err, ErrRefused)
 			}

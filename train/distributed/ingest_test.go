@@ -10,6 +10,7 @@ import (
 
 	"github.com/deathstacks/deathstacks/train"
 	"github.com/deathstacks/deathstacks/train/replay"
+	"github.com/deathstacks/deathstacks/train/testctx"
 )
 
 // TestLearnerReadsAhead: told where the run goes on from, the learner
@@ -46,7 +47,7 @@ func TestLearnerReadsAhead(t *testing.T) {
 		defer g.mu.Unlock()
 		return len(g.ready)
 	}
-	waitUntil(t, "the games read ahead", func() bool { return ready() == stored })
+	testctx.WaitUntil(t, "the games read ahead", func() bool { return ready() == stored })
 	for _, c := range g.ready {
 		if c.err != nil || len(c.samples) == 0 {
 			t.Fatalf("game at sequence %d read ahead: %d samples, error %v", c.seq, len(c.samples), c.err)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/deathstacks/deathstacks/model"
 	"github.com/deathstacks/deathstacks/train"
+	"github.com/deathstacks/deathstacks/train/testctx"
 )
 
 // TestStreamLimitLosesNoGame runs two actors against a stream that holds
@@ -45,15 +46,15 @@ func TestStreamLimitLosesNoGame(t *testing.T) {
 		})
 		stops, waits = append(stops, stop), append(waits, wait)
 	}
-	ctx := testContext(t)
+	ctx := testctx.Context(t)
 	discard := func(train.Sample) error { return nil }
 	var cursor json.RawMessage
 	taken := 0
 	for round := range 3 {
 		was := refusals.Load()
-		waitUntil(t, "the server refusing a game", func() bool { return refusals.Load() > was })
+		testctx.WaitUntil(t, "the server refusing a game", func() bool { return refusals.Load() > was })
 		if round == 0 {
-			waitUntil(t, "an actor held back", func() bool { _, _, held := l.actors(); return held > 0 })
+			testctx.WaitUntil(t, "an actor held back", func() bool { _, _, held := l.actors(); return held > 0 })
 		}
 		info, err := l.stream.Info(ctx)
 		if err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/deathstacks/deathstacks/model"
 	"github.com/deathstacks/deathstacks/train"
+	"github.com/deathstacks/deathstacks/train/testctx"
 )
 
 // TestNetworkSwitchDelay publishes a series of networks to two playing
@@ -32,14 +33,14 @@ func TestNetworkSwitchDelay(t *testing.T) {
 			ConnectOptions: ConnectOptions{URL: s.URL, Token: s.Token}, Workers: 1, ParallelGames: 2,
 		})
 	}
-	waitUntil(t, "both actors playing network 0", func() bool { n, _, _ := l.actors(); return n == actors })
+	testctx.WaitUntil(t, "both actors playing network 0", func() bool { n, _, _ := l.actors(); return n == actors })
 
 	var all []time.Duration
 	for v := 1; v <= versions; v++ {
 		if err := l.Publish(v, net); err != nil {
 			t.Fatal(err)
 		}
-		waitUntil(t, "both actors switching", func() bool { return len(l.switchDelays(v)) == actors })
+		testctx.WaitUntil(t, "both actors switching", func() bool { return len(l.switchDelays(v)) == actors })
 		all = append(all, l.switchDelays(v)...)
 	}
 	for _, d := range all {
@@ -57,35 +58,4 @@ func TestNetworkSwitchDelay(t *testing.T) {
 	slices.Sort(all)
 	t.Logf("%d switches of %d actors: median %v, max %v", len(all), actors,
 		all[len(all)/2].Round(100*time.Microsecond), all[len(all)-1].Round(100*time.Microsecond))
-}
-
-// waitUntil polls cond until it holds, or fails the test when the test
-// binary's own deadline (go test -timeout) nears: no budget of its own,
-// which a loaded machine could exceed.
-func waitUntil(t testing.TB, what string, cond func() bool) {
-	t.Helper()
-	ctx := testContext(t)
-	for !cond() {
-		select {
-		case <-ctx.Done():
-			t.Fatalf("still waiting for %s when the test's time ran out", what)
-		case <-time.After(time.Millisecond):
-		}
-	}
-}
-
-// testContext is the context of a whole test: it ends when the test does,
-// or 30 seconds before the test binary's deadline (go test -timeout), so
-// that a hang fails in the test that hangs, with its name. Tests have no
-// wall-clock budgets of their own, which a loaded machine could exceed.
-func testContext(t testing.TB) context.Context {
-	ctx := t.Context()
-	if dt, ok := t.(interface{ Deadline() (time.Time, bool) }); ok {
-		if d, ok := dt.Deadline(); ok {
-			c, cancel := context.WithDeadline(ctx, d.Add(-30*time.Second))
-			t.Cleanup(cancel)
-			return c
-		}
-	}
-	return ctx
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/deathstacks/deathstacks/env"
+	"github.com/deathstacks/deathstacks/train/testctx"
 )
 
 // browserPath finds headless Chromium: $DEATHSTACKS_CHROME, else the first
@@ -51,9 +52,9 @@ func TestBrowser(t *testing.T) {
 	})
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path), chromedp.WindowSize(1100, 750))
 	// The browser, and so every tab's actions, end with the test's time
-	// (testContext): the subtests have no budgets of their own, which a
+	// (testctx.Context): the subtests have no budgets of their own, which a
 	// loaded machine could exceed, and one that hangs fails, with its name.
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(testContext(t), opts...)
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(testctx.Context(t), opts...)
 	defer cancelAlloc()
 	browserCtx, cancelBrowser := chromedp.NewContext(allocCtx)
 	defer cancelBrowser()

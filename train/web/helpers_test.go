@@ -2,7 +2,6 @@ package web
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"io"
 	"math/rand/v2"
@@ -12,7 +11,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/deathstacks/deathstacks/env"
 	"github.com/deathstacks/deathstacks/model"
@@ -20,22 +18,6 @@ import (
 	"github.com/deathstacks/deathstacks/train/metrics"
 	"github.com/deathstacks/deathstacks/train/report"
 )
-
-// testContext is the context of a whole test: it ends when the test does,
-// or 30 seconds before the test binary's deadline (go test -timeout), so
-// that a hang fails in the test that hangs, with its name. Tests have no
-// wall-clock budgets of their own, which a loaded machine could exceed.
-func testContext(t testing.TB) context.Context {
-	ctx := t.Context()
-	if dt, ok := t.(interface{ Deadline() (time.Time, bool) }); ok {
-		if d, ok := dt.Deadline(); ok {
-			c, cancel := context.WithDeadline(ctx, d.Add(-30*time.Second))
-			t.Cleanup(cancel)
-			return c
-		}
-	}
-	return ctx
-}
 
 // testNetwork saves a small network with seeded random weights and
 // returns its path: analysis is tested with a real network.

@@ -20,6 +20,7 @@ import (
 	"github.com/deathstacks/deathstacks/model"
 	"github.com/deathstacks/deathstacks/train/arena"
 	"github.com/deathstacks/deathstacks/train/report"
+	"github.com/deathstacks/deathstacks/train/testctx"
 )
 
 // checkPosition compares what the API says of a game with the engine's
@@ -393,7 +394,7 @@ func TestSearchesAreBounded(t *testing.T) {
 	res.Body.Close()
 	// No budget: it stops within a batch, and one that goes on fails the
 	// test when the test's time runs out.
-	timeUp := testContext(t).Done()
+	timeUp := testctx.Context(t).Done()
 	for {
 		if status, _ := call(t, ts, "GET", "/api/search?sims=10", ""); status == 200 {
 			break
