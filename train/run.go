@@ -194,9 +194,6 @@ func metricsPath(dir string) string { return filepath.Join(dir, metrics.File) }
 
 // open loads the latest checkpoint or starts a new run.
 func (r *runner) open() error {
-	if err := os.MkdirAll(filepath.Join(r.dir, netsDir), 0o755); err != nil {
-		return fmt.Errorf("run directory: %w", err)
-	}
 	// A process killed while writing a file leaves its temporary file.
 	for _, d := range []string{r.dir, filepath.Join(r.dir, netsDir)} {
 		stale, _ := filepath.Glob(filepath.Join(d, ".*.tmp-*"))
@@ -208,8 +205,13 @@ func (r *runner) open() error {
 	if r.opts.Resume {
 		start = r.resume
 	}
+	// The directory is made once the run has its network: a run refused
+	// (a bad init, say) leaves nothing behind.
 	if err := start(); err != nil {
 		return err
+	}
+	if err := os.MkdirAll(filepath.Join(r.dir, netsDir), 0o755); err != nil {
+		return fmt.Errorf("run directory: %w", err)
 	}
 	if r.opts.Remote != nil {
 		// Actors fill a learner's window within seconds of their first
