@@ -13,10 +13,12 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/deathstacks/deathstacks/env"
+	"github.com/deathstacks/deathstacks/mcts"
 	"github.com/deathstacks/deathstacks/model"
 	"github.com/deathstacks/deathstacks/train/arena"
 	"github.com/deathstacks/deathstacks/train/report"
@@ -376,11 +378,34 @@ func TestSearchStream(t *testing.T) {
 	})
 }
 
+// A search holds one of the server's places while it runs and frees it
+// when its client leaves.
 func TestSearchesAreBounded(t *testing.T) {
-	_, ts := startServer(t, Options{Players: []string{"random"}, Searches: 1})
+	// A search of an hour and a billion simulations: it cannot end by
+	// itself within the test, only by its client leaving.
+	s, err := New(Options{Players: []string{"random"}, Searches: 1, MaxSearchTime: time.Hour, MaxSimulations: 1 << 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gate := &gatedEvaluator{release: make(chan struct{})}
+	s.network = &analysisNetwork{spec: "gated", eval: gate, config: mcts.DefaultConfig()}
+	handler := s.Handler()
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("seconds") != "" {
+			gate.left.Store(r.Context().Done()) // the search's request
+		}
+		handler.ServeHTTP(w, r)
+	}))
+	t.Cleanup(func() {
+		close(gate.release)
+		ts.Close()
+		if err := s.Close(); err != nil {
+			t.Error(err)
+		}
+	})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, "GET", ts.URL+"/api/search?seconds=10", nil)
+	req, _ := http.NewRequestWithContext(ctx, "GET", ts.URL+"/api/search?seconds=3600", nil)
 	res, err := ts.Client().Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -390,21 +415,36 @@ func TestSearchesAreBounded(t *testing.T) {
 	if status != http.StatusServiceUnavailable || !bytes.Contains(data, []byte("try again")) {
 		t.Errorf("a second search: %d %s, want 503", status, data)
 	}
-	cancel() // the client leaves: the search must stop and free its place
+	// The client leaves: the search must stop after the step it is in and
+	// free its place. One that goes on blocks in the evaluator and fails
+	// the test when the test's time runs out.
+	cancel()
 	res.Body.Close()
-	// No budget: it stops within a batch, and one that goes on fails the
-	// test when the test's time runs out.
-	timeUp := testctx.Context(t).Done()
-	for {
-		if status, _ := call(t, ts, "GET", "/api/search?sims=10", ""); status == 200 {
-			break
-		}
+	testctx.WaitUntil(t, "the search to free its place after its client left", func() bool { return len(s.search) == 0 })
+}
+
+// gatedEvaluator is the uniform evaluator until the search's request ends
+// (left, once the handler has stored it); then it evaluates two search
+// steps' positions more (the step the search is in, with its root) and
+// blocks the next until release is closed.
+type gatedEvaluator struct {
+	mcts.UniformEvaluator
+	left    atomic.Value // of <-chan struct{}
+	release chan struct{}
+	after   atomic.Int64 // positions asked for since the request ended
+}
+
+func (g *gatedEvaluator) Evaluate(obs []float32, legal [][]env.Action, priors [][]float32, values []float32) error {
+	if left, ok := g.left.Load().(<-chan struct{}); ok {
 		select {
-		case <-timeUp:
-			t.Fatal("the search still held its place, after its client left, when the test's time ran out")
-		case <-time.After(20 * time.Millisecond):
+		case <-left:
+			if g.after.Add(int64(len(values))) > 2*searchStep {
+				<-g.release
+			}
+		default:
 		}
 	}
+	return g.UniformEvaluator.Evaluate(obs, legal, priors, values)
 }
 
 func TestRunsAndReplays(t *testing.T) {
