@@ -9,8 +9,9 @@ import (
 // its cosine schedule: the schedule's length becomes the steps taken so
 // far (by the optimiser state: the run's own) over p, so that a run
 // measured in time rather than steps (package train follows its time
-// limit) moves the learning rate with its own progress. Past 1 the rate stays at MinLR. It must not be called during
-// Step; with another schedule than cosine it does nothing.
+// limit) moves the learning rate with its own progress. Past 1 the rate
+// stays at MinLR. It must not be called during Step; with another
+// schedule than cosine it does nothing.
 func (t *Trainer) SetProgress(p float64) error {
 	if math.IsNaN(p) || p < 0 {
 		return fmt.Errorf("schedule progress %v: want 0 or more", p)
