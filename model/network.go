@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 
 	"github.com/deathstacks/deathstacks/env"
+	"github.com/deathstacks/deathstacks/model/internal/fused"
 	"github.com/deathstacks/deathstacks/model/internal/optim"
 )
 
@@ -148,6 +149,35 @@ func (n *Network) CheckConfig(want Config) error {
 		}
 	}
 	return nil
+}
+
+// Deepen returns a copy of the network with blocks residual blocks, the
+// added ones after its own, each starting as the identity (Net2Net's
+// deepening, Chen et al. 2016): its first convolution drawn from rng as
+// [New] draws it, its second convolution and both biases zero, so that
+// the deeper network computes what n computes and training grows into the
+// room. The copy keeps n's step count and metadata. A blocks below n's,
+// or one [Config.Validate] refuses, is an error.
+func (n *Network) Deepen(blocks int, rng *rand.Rand) (*Network, error) {
+	cfg := n.cfg
+	cfg.Blocks = blocks
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("deepen a %v network: %w", n.cfg, err)
+	}
+	if blocks < n.cfg.Blocks {
+		return nil, fmt.Errorf("deepen a %v network to %d blocks: it has more", n.cfg, blocks)
+	}
+	n.mu.RLock()
+	defer n.mu.RUnlock()
+	have := n.copyWeightsLocked(nil)
+	trunk := fused.TrunkParams(n.cfg.Blocks)
+	weights := cfg.initParams(rng)[:fused.TrunkParams(blocks)]
+	copy(weights, have[:trunk])
+	for i := trunk; i < len(weights); i += 4 {
+		clear(weights[i+2]) // w2: the branch adds nothing to the block's input
+	}
+	weights = append(weights, have[trunk:]...)
+	return newNetwork(cfg, weights, n.steps, maps.Clone(n.Meta)), nil
 }
 
 // b2i is 1 for true, 0 for false.

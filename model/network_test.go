@@ -9,6 +9,7 @@ import (
 
 	"github.com/deathstacks/deathstacks/configs"
 	"github.com/deathstacks/deathstacks/env"
+	"github.com/deathstacks/deathstacks/model/internal/fused"
 )
 
 func TestForwardMatchesReference(t *testing.T) {
@@ -353,5 +354,95 @@ func TestClone(t *testing.T) {
 	c.Meta["name"] = "b"
 	if n.weights[0][0] == c.weights[0][0] || n.Meta["name"] != "a" {
 		t.Error("clone shares state with its original")
+	}
+}
+
+// TestDeepen checks that a deepened network computes what it was, bit for
+// bit, with aux heads and all, that training reaches its new blocks, and
+// that a shallower or invalid depth is refused.
+func TestDeepen(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		cfg    Config
+		blocks int
+	}{
+		{"same depth", tinyConfig, tinyConfig.Blocks},
+		{"one more", tinyConfig, tinyConfig.Blocks + 1},
+		{"from no block", Config{Blocks: 0, Channels: 5, ValuePlanes: 3, ValueHidden: 7}, 2},
+		{"with aux heads", Config{Blocks: 1, Channels: 6, ValuePlanes: 1, ValueHidden: 4, ReplyHead: true, OwnershipHead: true, ScoreHead: true}, 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			n := randomNetwork(t, tc.cfg, 1)
+			n.Meta["run"] = "shallow"
+			d, err := n.Deepen(tc.blocks, seeded(9))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := tc.cfg
+			want.Blocks = tc.blocks
+			if err := d.CheckConfig(want); err != nil {
+				t.Fatal(err)
+			}
+			if d.Steps() != n.Steps() || d.Meta["run"] != "shallow" {
+				t.Errorf("steps %d, meta %v: want %d and the original's", d.Steps(), d.Meta, n.Steps())
+			}
+			samples := samplePositions(seeded(4), 7)
+			obs, legal, priors, values := evalArgs(samples)
+			if err := n.Evaluate(obs, legal, priors, values); err != nil {
+				t.Fatal(err)
+			}
+			_, _, dPriors, dValues := evalArgs(samples)
+			if err := d.Evaluate(obs, legal, dPriors, dValues); err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(values, dValues) {
+				t.Errorf("values %v, deepened %v", values, dValues)
+			}
+			for i := range priors {
+				if !slices.Equal(priors[i], dPriors[i]) {
+					t.Errorf("position %d: priors differ once deepened", i)
+				}
+			}
+			// The auxiliary heads' weights come across too.
+			for i, w := range n.weights[fused.TrunkParams(tc.cfg.Blocks):] {
+				if !slices.Equal(w, d.weights[fused.TrunkParams(tc.blocks)+i]) {
+					t.Errorf("head tensor %d differs once deepened", i)
+				}
+			}
+		})
+	}
+	t.Run("training reaches the new blocks", func(t *testing.T) {
+		d, err := randomNetwork(t, tinyConfig, 1).Deepen(2, seeded(9))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tc := DefaultTrainConfig()
+		tc.BatchSize = 16
+		tr, err := NewTrainer(d, tc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tr.Step(samplePositions(seeded(5), tc.BatchSize)); err != nil {
+			t.Fatal(err)
+		}
+		w2 := tr.Network().weights[fused.TrunkParams(1)+2]
+		if !slices.ContainsFunc(w2, func(x float32) bool { return x != 0 }) {
+			t.Error("one step leaves the new block's second convolution at zero")
+		}
+	})
+	for _, tc := range []struct {
+		name   string
+		blocks int
+		want   string
+	}{
+		{"shallower", 0, "it has more"},
+		{"too deep", maxBlocks + 1, "blocks"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			n := randomNetwork(t, Config{Blocks: 1, Channels: 4, ValuePlanes: 1, ValueHidden: 4}, 1)
+			if _, err := n.Deepen(tc.blocks, seeded(9)); err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("Deepen(%d): %v, want an error naming %q", tc.blocks, err, tc.want)
+			}
+		})
 	}
 }

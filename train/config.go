@@ -38,7 +38,9 @@ type Config struct {
 	// Init is the network a new run starts from instead of random
 	// weights: a model as az:model= names it (a network file, checkpoint,
 	// network snapshot or run directory, or "anchor"); "" starts from
-	// random weights. Its architecture must be Model's. The optimiser
+	// random weights. Its architecture must be Model's but for fewer
+	// residual blocks: a deeper Model grows it, the added blocks starting
+	// as the identity (model.Network.Deepen). The optimiser
 	// starts fresh, with its warm-up; a resumed run's weights are its
 	// checkpoint's.
 	Init string `yaml:"init"`

@@ -260,17 +260,33 @@ func (r *runner) fresh() error {
 // random weights drawn from the run's seed.
 func (r *runner) initialNetwork() (*model.Network, error) {
 	if r.cfg.Init == "" {
-		return model.New(r.cfg.Model, rand.New(rand.NewPCG(r.cfg.Seed, 0x6e6574))) // "net"
+		return model.New(r.cfg.Model, r.networkRNG())
 	}
 	net, err := LoadNetwork(r.cfg.Init)
 	if err != nil {
 		return nil, fmt.Errorf("init: %w", err)
 	}
-	if err := net.CheckConfig(r.cfg.Model); err != nil {
-		return nil, &configs.FieldError{Key: "init", Msg: fmt.Sprintf("is %q: its %v (model: must match it)", r.cfg.Init, err)}
+	// A run with more blocks grows the network: the added ones start as
+	// the identity, so the run begins where the init network is.
+	have, want := net.Config().Blocks, r.cfg.Model.Blocks
+	check := r.cfg.Model
+	check.Blocks = min(have, want)
+	if err := net.CheckConfig(check); err != nil {
+		return nil, &configs.FieldError{Key: "init", Msg: fmt.Sprintf("is %q: its %v (model: must match it, or have more blocks)", r.cfg.Init, err)}
+	}
+	if have < want {
+		if net, err = net.Deepen(want, r.networkRNG()); err != nil {
+			return nil, fmt.Errorf("init: %w", err)
+		}
+		fmt.Fprintf(r.log, "deepened %s from %d to %d residual blocks (the added ones start as the identity)\n", r.cfg.Init, have, want)
 	}
 	net.Meta = map[string]string{} // a player's or a snapshot's: the run's files write their own
 	return net, nil
+}
+
+// networkRNG draws a new run's weights from its seed.
+func (r *runner) networkRNG() *rand.Rand {
+	return rand.New(rand.NewPCG(r.cfg.Seed, 0x6e6574)) // "net"
 }
 
 func (r *runner) resume() error {

@@ -3,6 +3,7 @@ package train
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"os/exec"
@@ -361,12 +362,33 @@ func TestRunFromInit(t *testing.T) {
 		t.Errorf("learning rate %v in the first iteration, want %v (warming up)", got, want)
 	}
 
+	t.Run("more blocks", func(t *testing.T) {
+		c := cfg
+		c.Output.Dir = t.TempDir()
+		c.Model.Blocks = srcNet.Config().Blocks + 1
+		var log strings.Builder
+		if _, err := Run(context.Background(), c, RunOptions{Iterations: 1, Log: &log}); err != nil {
+			t.Fatal(err)
+		}
+		if want := fmt.Sprintf("from %d to %d residual blocks", c.Model.Blocks-1, c.Model.Blocks); !strings.Contains(log.String(), want) {
+			t.Errorf("the log does not say %q:\n%s", want, log.String())
+		}
+		net, err := LoadNetwork(c.Output.Dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := net.CheckConfig(c.Model); err != nil {
+			t.Error(err)
+		}
+	})
+
 	for _, tc := range []struct {
 		name string
 		edit func(*Config)
 		want string
 	}{
 		{"other architecture", func(c *Config) { c.Model.Channels++ }, "model.channels"},
+		{"fewer blocks", func(c *Config) { c.Model.Blocks = 0 }, "model.blocks"},
 		{"missing file", func(c *Config) { c.Init = filepath.Join(t.TempDir(), "none.dsnn") }, "none.dsnn"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
