@@ -22,7 +22,7 @@ func runTrain(args []string, s stdio) error {
 	resume := fs.Bool("resume", false, "continue the run in the run directory from its latest checkpoint")
 	iterations := fs.Int("iterations", 0, "stop once this many iterations exist in total, counting those before a resume; the run keeps it as its target (default: the config's, or the run's own when resuming)")
 	timeLimit := fs.Duration("time-limit", 0, "stop after the iteration that crosses this training time (such as 90m), counting the time before a resume; the run keeps it as its time_limit (default: the config's, or the run's own when resuming)")
-	initModel := fs.String("init", "", "start the new run from this network instead of random weights: a network file, checkpoint, snapshot, run directory or anchor, its architecture the config's model (the config's init)")
+	initModel := fs.String("init", "", "start the new run from this network instead of random weights: a network file, checkpoint, snapshot, run directory or anchor, its architecture the config's model or one with fewer blocks, deepened (the config's init)")
 	quiet := fs.Bool("quiet", false, "no progress bars: one line per iteration")
 	var fleet fleetFlags
 	fs.StringVar(&fleet.listen, "listen", "", "start a NATS server for actors on host:port, such as 0.0.0.0:4222")
