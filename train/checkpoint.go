@@ -104,8 +104,10 @@ func netPath(runDir string, iteration int) string {
 	return filepath.Join(runDir, netsDir, fmt.Sprintf("net-%06d%s", iteration, netExt))
 }
 
-// saveCheckpoint writes a checkpoint atomically.
-func saveCheckpoint(path string, st CheckpointState, tr *model.Trainer, rb *replay.Buffer) error {
+// saveCheckpoint writes a checkpoint atomically: the run's state, the
+// trainer and the replay buffer's snapshot rb, which it ends.
+func saveCheckpoint(path string, st CheckpointState, tr *model.Trainer, rb *replay.Snapshot) error {
+	defer rb.Release() // written or not, the buffer's Adds go on
 	return codec.WriteFileAtomic(path, func(w io.Writer) error {
 		state, err := json.Marshal(st)
 		if err != nil {

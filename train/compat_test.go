@@ -41,7 +41,7 @@ func TestReadsRunOfFormatVersion1(t *testing.T) {
 			ck.State.Iteration, ck.State.Positions, ck.Replay.Len())
 	}
 	again := filepath.Join(t.TempDir(), filepath.Base(path))
-	if err := saveCheckpoint(again, ck.State, ck.Trainer, ck.Replay); err != nil {
+	if err := saveCheckpoint(again, ck.State, ck.Trainer, ck.Replay.Snapshot()); err != nil {
 		t.Fatal(err)
 	}
 	if got, err := os.ReadFile(again); err != nil || !bytes.Equal(got, want) {

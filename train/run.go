@@ -483,13 +483,16 @@ func (r *runner) iteration(ctx context.Context, srv *model.Server, elapsed func(
 	if err := net.Save(netPath(r.dir, it)); err != nil {
 		return false, err
 	}
+	// The checkpoint holds the buffer as it is now, the games up to its
+	// cursor: the snapshot is taken before the next games come in.
+	snap := r.replay.Snapshot()
 	if r.opts.Remote != nil && !r.last() {
 		// The remote games go on entering the replay buffer while the
-		// checkpoint is written (it holds the buffer as it is now), for the
-		// next iteration; the stream keeps them until its checkpoint.
+		// checkpoint is written, for the next iteration; the stream keeps
+		// them until its checkpoint.
 		r.carry = r.feed(RemoteRequest{Saved: saved, Version: it, First: true}, RemoteResult{Cursor: r.state.Remote})
 	}
-	if err := saveCheckpoint(checkpointPath(r.dir, it), r.state, r.trainer, r.replay); err != nil {
+	if err := saveCheckpoint(checkpointPath(r.dir, it), r.state, r.trainer, snap); err != nil {
 		return false, err
 	}
 	if err := pruneCheckpoints(r.dir, r.cfg.Output.KeepLast); err != nil {

@@ -385,39 +385,86 @@ const (
 const encodeChunk = 512
 
 // Encode writes the buffer's samples, oldest first, in a compact binary
-// form that [Decode] reads back: those held when it began. Adds go on
-// meanwhile; one waits only while it would overwrite a sample Encode has
-// not read yet.
-func (r *Buffer) Encode(w io.Writer) error {
+// form that [Decode] reads back: those held when it began (the
+// [Buffer.Snapshot] it takes). Adds go on meanwhile; one waits only while
+// it would overwrite a sample Encode has not read yet.
+func (r *Buffer) Encode(w io.Writer) error { return r.Snapshot().Encode(w) }
+
+// Snapshot is the samples a buffer held at one moment, to be written by
+// its Encode: a checkpoint takes it before the games of the next
+// iteration start coming in, so that it holds exactly the games before
+// its cursor. Until it is written or released, Adds go on, and one that
+// would overwrite a sample it has not written yet waits; so it must end
+// in Encode or Release, and no other Snapshot or Encode of the buffer
+// starts before it does.
+type Snapshot struct {
+	r       *Buffer
+	n       int    // samples, from slot first on
+	first   int    // the oldest sample's slot
+	added   uint64 // the buffer's count of samples ever added
+	version uint32
+	// The slots and observation blocks in place at the snapshot never
+	// move; Adds may append more.
+	slots []slot
+	obs   [][]float32
+	ended bool
+}
+
+// Snapshot takes the samples held now, for one [Snapshot.Encode].
+func (r *Buffer) Snapshot() *Snapshot {
 	r.encodeMu.Lock()
-	defer r.encodeMu.Unlock()
 	r.mu.Lock()
-	n, first, added := len(r.slots), r.slotIndex(0), r.added
-	// The blocks in place now never move; Adds may append more.
-	slots, obs := r.slots[:n:n], r.obs[:len(r.obs):len(r.obs)]
+	defer r.mu.Unlock()
+	n := len(r.slots)
+	s := &Snapshot{r: r, n: n, first: r.slotIndex(0), added: r.added, slots: r.slots[:n:n], obs: r.obs[:len(r.obs):len(r.obs)]}
 	// Without optional targets the file is version 1, as before them.
-	version := uint32(1)
-	for i := range slots {
-		if slots[i].hasTargets() {
-			version = replayVersion
+	s.version = 1
+	for i := range s.slots {
+		if s.slots[i].hasTargets() {
+			s.version = replayVersion
 			break
 		}
 	}
 	if r.read == nil {
 		r.read = sync.NewCond(&r.mu)
 	}
-	r.encoding, r.encodeFirst, r.encodeCount, r.encoded = true, first, n, 0
-	r.mu.Unlock()
-	progress := func(done int, end bool) {
-		r.mu.Lock()
-		r.encoded = done
-		if end {
-			r.encoding = false
-		}
-		r.read.Broadcast()
-		r.mu.Unlock()
+	r.encoding, r.encodeFirst, r.encodeCount, r.encoded = true, s.first, n, 0
+	return s
+}
+
+// progress tells waiting Adds that the first done samples are written,
+// and with end that the snapshot is over.
+func (s *Snapshot) progress(done int, end bool) {
+	r := s.r
+	r.mu.Lock()
+	r.encoded = done
+	if end {
+		r.encoding = false
 	}
-	defer progress(n, true)
+	r.read.Broadcast()
+	r.mu.Unlock()
+	if end {
+		r.encodeMu.Unlock()
+	}
+}
+
+// Release ends the snapshot without writing it; it does nothing after
+// Encode or an earlier Release.
+func (s *Snapshot) Release() {
+	if !s.ended {
+		s.ended = true
+		s.progress(s.n, true)
+	}
+}
+
+// Encode writes the snapshot's samples as [Buffer.Encode] does, and ends
+// it: a second call is an error.
+func (s *Snapshot) Encode(w io.Writer) error {
+	if s.ended {
+		return errors.New("encode replay: the snapshot is already written or released")
+	}
+	defer s.Release()
+	n, first, slots, obs, version := s.n, s.first, s.slots, s.obs, s.version
 	head := codec.NewWriter(w)
 	head.Header(replayMagic, version)
 	if err := head.Err(); err != nil {
@@ -432,20 +479,20 @@ func (r *Buffer) Encode(w io.Writer) error {
 	out.U32(env.ObservationSize)
 	out.U32(env.NumActions)
 	out.U64(uint64(n))
-	out.U64(added)
+	out.U64(s.added)
 	for i := range n {
 		if i > 0 && i%encodeChunk == 0 {
-			progress(i, false)
+			s.progress(i, false)
 		}
-		s := (first + i) % n
-		sl := &slots[s]
+		k := (first + i) % n
+		sl := &slots[k]
 		out.F32(sl.value)
 		out.U16(uint16(len(sl.legal)))
 		for _, a := range sl.legal {
 			out.U16(a)
 		}
 		out.Float32s(sl.policy)
-		out.Float32s(observation(obs, s))
+		out.Float32s(observation(obs, k))
 		if version >= 2 {
 			sl.encodeTargets(out)
 		}

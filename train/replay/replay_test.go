@@ -575,3 +575,87 @@ func TestEncodeWhileAdding(t *testing.T) {
 		})
 	}
 }
+
+// TestSnapshot checks that a snapshot writes the samples held when it was
+// taken, not those added after it but before its Encode (also when they
+// overwrite its samples: they wait for it), that a released snapshot
+// lets Adds go on, and that a snapshot is written once.
+func TestSnapshot(t *testing.T) {
+	const window = 100
+	ps := randomPositions(t, 3*window, 16)
+	for _, tc := range []struct {
+		name   string
+		before int
+		after  int // Adds between the snapshot and its Encode
+	}{
+		{"appended after", 40, 30},
+		{"overwriting after", window + 10, 5},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := fill(t, Config{Window: window}, ps[:tc.before])
+			want := make([]model.Sample, r.Len())
+			for i := range want {
+				want[i], _ = r.At(i)
+			}
+			snap := r.Snapshot()
+			added := make(chan error, 1)
+			go func() {
+				for _, p := range ps[tc.before : tc.before+tc.after] {
+					if err := r.Add(p.s); err != nil {
+						added <- err
+						return
+					}
+				}
+				added <- nil
+			}()
+			if tc.before < window {
+				// Appends do not wait for the snapshot: let them all in
+				// before it is written.
+				if err := <-added; err != nil {
+					t.Fatal(err)
+				}
+			}
+			var buf bytes.Buffer
+			if err := snap.Encode(&buf); err != nil {
+				t.Fatal(err)
+			}
+			if tc.before >= window {
+				if err := <-added; err != nil {
+					t.Fatal(err)
+				}
+			}
+			back, err := Decode(&buf, Config{Window: window})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if back.Len() != len(want) {
+				t.Fatalf("decoded %d samples, want the %d held at the snapshot", back.Len(), len(want))
+			}
+			for i := range want {
+				if got, _ := back.At(i); !reflect.DeepEqual(got, want[i]) {
+					t.Fatalf("sample %d is not the one held at the snapshot", i)
+				}
+			}
+			if err := snap.Encode(io.Discard); err == nil {
+				t.Error("a snapshot written twice")
+			}
+		})
+	}
+	t.Run("released", func(t *testing.T) {
+		r := fill(t, Config{Window: window}, ps[:window])
+		snap := r.Snapshot()
+		snap.Release()
+		snap.Release()
+		for _, p := range ps[window : 2*window] { // each overwrites a sample of the snapshot
+			if err := r.Add(p.s); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := snap.Encode(io.Discard); err == nil {
+			t.Error("a released snapshot written")
+		}
+		if err := r.Encode(io.Discard); err != nil { // the next snapshot is not held up
+			t.Fatal(err)
+		}
+	})
+}
