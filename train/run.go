@@ -272,7 +272,7 @@ func (r *runner) initialNetwork() (*model.Network, error) {
 	check := r.cfg.Model
 	check.Blocks = min(have, want)
 	if err := net.CheckConfig(check); err != nil {
-		return nil, &configs.FieldError{Key: "init", Msg: fmt.Sprintf("is %q: its %v (model: must match it, or have more blocks)", r.cfg.Init, err)}
+		return nil, &configs.FieldError{Key: "init", Msg: fmt.Sprintf("is %q: its %v (model: must match it, or ask for more blocks)", r.cfg.Init, err)}
 	}
 	if have < want {
 		if net, err = net.Deepen(want, r.networkRNG()); err != nil {
