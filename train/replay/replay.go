@@ -399,12 +399,11 @@ func (r *Buffer) Encode(w io.Writer) error { return r.Snapshot().Encode(w) }
 // starts before it does.
 type Snapshot struct {
 	r       *Buffer
-	n       int    // samples, from slot first on
 	first   int    // the oldest sample's slot
 	added   uint64 // the buffer's count of samples ever added
 	version uint32
-	// The slots and observation blocks in place at the snapshot never
-	// move; Adds may append more.
+	// The slots (the samples, oldest from first on) and observation
+	// blocks in place at the snapshot never move; Adds may append more.
 	slots []slot
 	obs   [][]float32
 	ended bool
@@ -416,7 +415,7 @@ func (r *Buffer) Snapshot() *Snapshot {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	n := len(r.slots)
-	s := &Snapshot{r: r, n: n, first: r.slotIndex(0), added: r.added, slots: r.slots[:n:n], obs: r.obs[:len(r.obs):len(r.obs)]}
+	s := &Snapshot{r: r, first: r.slotIndex(0), added: r.added, slots: r.slots[:n:n], obs: r.obs[:len(r.obs):len(r.obs)]}
 	// Without optional targets the file is version 1, as before them.
 	s.version = 1
 	for i := range s.slots {
@@ -453,7 +452,7 @@ func (s *Snapshot) progress(done int, end bool) {
 func (s *Snapshot) Release() {
 	if !s.ended {
 		s.ended = true
-		s.progress(s.n, true)
+		s.progress(len(s.slots), true)
 	}
 }
 
@@ -464,7 +463,7 @@ func (s *Snapshot) Encode(w io.Writer) error {
 		return errors.New("encode replay: the snapshot is already written or released")
 	}
 	defer s.Release()
-	n, first, slots, obs, version := s.n, s.first, s.slots, s.obs, s.version
+	n, first, slots, obs, version := len(s.slots), s.first, s.slots, s.obs, s.version
 	head := codec.NewWriter(w)
 	head.Header(replayMagic, version)
 	if err := head.Err(); err != nil {
