@@ -180,6 +180,39 @@ func (n *Network) Deepen(blocks int, rng *rand.Rand) (*Network, error) {
 	return newNetwork(cfg, weights, n.steps, maps.Clone(n.Meta)), nil
 }
 
+// Blend moves the network's weights a share of the way to src's, each
+// learnable w becoming w + share*(s - w) for src's s: one step of an
+// exponential moving average of src over its training, such as a run's
+// player (see package train). Its step count becomes src's, its metadata
+// stays. src must have n's architecture and share be in (0, 1]; share 1
+// copies src's weights exactly.
+func (n *Network) Blend(src *Network, share float32) error {
+	if src.cfg != n.cfg {
+		return fmt.Errorf("blend a %v network into a %v one: %w", src.cfg, n.cfg, ErrArchitecture)
+	}
+	if !(share > 0 && share <= 1) {
+		return fmt.Errorf("blend networks: share %v: want more than 0 and at most 1", share)
+	}
+	var version uint64
+	from := src.copyWeights(nil, &version)
+	steps := src.Steps()
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	for i, w := range n.weights {
+		if share == 1 {
+			copy(w, from[i])
+			continue
+		}
+		for j, s := range from[i] {
+			w[j] += share * (s - w[j])
+		}
+		optim.FlushSubnormals(w)
+	}
+	n.steps = steps
+	n.version.Add(1)
+	return nil
+}
+
 // b2i is 1 for true, 0 for false.
 func b2i(b bool) int {
 	if b {

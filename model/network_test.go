@@ -2,6 +2,7 @@ package model
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -442,6 +443,94 @@ func TestDeepen(t *testing.T) {
 			n := randomNetwork(t, Config{Blocks: 1, Channels: 4, ValuePlanes: 1, ValueHidden: 4}, 1)
 			if _, err := n.Deepen(tc.blocks, seeded(9)); err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("Deepen(%d): %v, want an error naming %q", tc.blocks, err, tc.want)
+			}
+		})
+	}
+}
+
+func TestBlend(t *testing.T) {
+	for _, share := range []float32{1, 0.25, 1e-3} {
+		t.Run(fmt.Sprintf("share %g", share), func(t *testing.T) {
+			n, src := randomNetwork(t, tinyConfig, 1), randomNetwork(t, tinyConfig, 5)
+			src.steps = 1234
+			n.Meta["run"] = "avg"
+			before := n.copyWeightsLocked(nil)
+			// An engine over n sees the blended weights: the blend is a new version.
+			samples := samplePositions(seeded(4), 5)
+			obs, legal, priors, values := evalArgs(samples)
+			if err := n.Evaluate(obs, legal, priors, values); err != nil {
+				t.Fatal(err)
+			}
+			if err := n.Blend(src, share); err != nil {
+				t.Fatal(err)
+			}
+			for i, w := range n.weights {
+				for j := range w {
+					want := before[i][j] + share*(src.weights[i][j]-before[i][j])
+					if share == 1 {
+						want = src.weights[i][j]
+					}
+					if w[j] != want {
+						t.Fatalf("tensor %d [%d]: %v, want %v", i, j, w[j], want)
+					}
+				}
+			}
+			if n.Steps() != 1234 || n.Meta["run"] != "avg" {
+				t.Errorf("steps %d, meta %v: want src's steps and its own meta", n.Steps(), n.Meta)
+			}
+			fresh := newNetwork(tinyConfig, n.copyWeightsLocked(nil), 0, nil)
+			_, _, wantPriors, wantValues := evalArgs(samples)
+			if err := fresh.Evaluate(obs, legal, wantPriors, wantValues); err != nil {
+				t.Fatal(err)
+			}
+			if err := n.Evaluate(obs, legal, priors, values); err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(values, wantValues) {
+				t.Errorf("values after the blend %v, want %v", values, wantValues)
+			}
+		})
+	}
+	t.Run("averages", func(t *testing.T) {
+		// Shares 1, 1/2, 1/3 make the plain mean of three networks.
+		nets := []*Network{randomNetwork(t, tinyConfig, 1), randomNetwork(t, tinyConfig, 3), randomNetwork(t, tinyConfig, 5)}
+		avg := randomNetwork(t, tinyConfig, 7)
+		for k, src := range nets {
+			if err := avg.Blend(src, 1/float32(k+1)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for i, w := range avg.weights {
+			for j, x := range w {
+				mean := (nets[0].weights[i][j] + nets[1].weights[i][j] + nets[2].weights[i][j]) / 3
+				if math.Abs(float64(x-mean)) > 1e-6 {
+					t.Fatalf("tensor %d [%d]: %v, want the mean %v", i, j, x, mean)
+				}
+			}
+		}
+	})
+	for _, tc := range []struct {
+		name  string
+		src   Config
+		share float32
+		want  string
+	}{
+		{"other architecture", Config{Blocks: 2, Channels: 4, ValuePlanes: 1, ValueHidden: 4}, 0.5, "do not match"},
+		{"share 0", tinyConfig, 0, "share 0"},
+		{"share above 1", tinyConfig, 1.5, "share 1.5"},
+		{"share NaN", tinyConfig, float32(math.NaN()), "share NaN"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			n := randomNetwork(t, tinyConfig, 1)
+			before := n.copyWeightsLocked(nil)
+			err := n.Blend(randomNetwork(t, tc.src, 2), tc.share)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want one saying %q", err, tc.want)
+			}
+			for i := range before {
+				if !slices.Equal(before[i], n.weights[i]) {
+					t.Fatal("a refused blend changed the weights")
+				}
 			}
 		})
 	}

@@ -23,16 +23,21 @@ import (
 //
 //	magic "DSTKCKPT", format version (uint32, little-endian)
 //	state: length (uint32) and JSON ([CheckpointState], with the config)
+//	the run's player: a network (see package model; from version 2)
 //	the trainer: network and optimiser state (see package model)
 //	the replay buffer (see [replay.Buffer.Encode])
 //	CRC-32C (uint32) of all the bytes before it
 //
-// Checkpoints are written atomically as <run>/ckpt-<iteration>.dsck; the
-// network alone is also kept for every iteration as
-// <run>/nets/net-<iteration>.dsnn, small files that the ladder rates.
+// The run's player is the network a checkpoint plays, exports and starts
+// another run from (see OptimConfig.AverageIterations); the trainer's
+// network goes on training. A version-1 checkpoint has no player of its
+// own: its trainer's network is its player. Checkpoints are written
+// atomically as <run>/ckpt-<iteration>.dsck; the player alone is also
+// kept for every iteration as <run>/nets/net-<iteration>.dsnn, small
+// files that the ladder rates.
 const (
 	checkpointMagic   = "DSTKCKPT"
-	checkpointVersion = 1
+	checkpointVersion = 2
 	checkpointExt     = ".dsck"
 	netsDir           = "nets"
 	netExt            = ".dsnn"
@@ -87,9 +92,11 @@ type CheckpointState struct {
 	Remote json.RawMessage `json:"remote,omitempty"`
 }
 
-// loadedCheckpoint is a checkpoint read back: its state, trainer and replay buffer.
+// loadedCheckpoint is a checkpoint read back: its state, the run's
+// player, the trainer and the replay buffer.
 type loadedCheckpoint struct {
 	State   CheckpointState
+	Player  *model.Network
 	Trainer *model.Trainer
 	Replay  *replay.Buffer
 }
@@ -104,9 +111,9 @@ func netPath(runDir string, iteration int) string {
 	return filepath.Join(runDir, netsDir, fmt.Sprintf("net-%06d%s", iteration, netExt))
 }
 
-// saveCheckpoint writes a checkpoint atomically: the run's state, the
-// trainer and the replay buffer's snapshot rb, which it ends.
-func saveCheckpoint(path string, st CheckpointState, tr *model.Trainer, rb *replay.Snapshot) error {
+// saveCheckpoint writes a checkpoint atomically: the run's state, its
+// player, the trainer and the replay buffer's snapshot rb, which it ends.
+func saveCheckpoint(path string, st CheckpointState, player *model.Network, tr *model.Trainer, rb *replay.Snapshot) error {
 	defer rb.Release() // written or not, the buffer's Adds go on
 	return codec.WriteFileAtomic(path, func(w io.Writer) error {
 		state, err := json.Marshal(st)
@@ -117,6 +124,9 @@ func saveCheckpoint(path string, st CheckpointState, tr *model.Trainer, rb *repl
 		cw.Header(checkpointMagic, checkpointVersion)
 		cw.U32(uint32(len(state)))
 		cw.Bytes(state)
+		if _, err := player.WriteTo(cw); err != nil {
+			return err
+		}
 		if _, err := tr.WriteTo(cw); err != nil {
 			return err
 		}
@@ -132,16 +142,17 @@ func saveCheckpoint(path string, st CheckpointState, tr *model.Trainer, rb *repl
 var errCorrupt = errors.New("corrupt")
 
 // checkpointBody reads a checkpoint file, checks its magic, version and
-// checksum, and returns its state and a reader positioned at the trainer
-// section.
-func checkpointBody(path string) (CheckpointState, *bytes.Reader, error) {
+// checksum, and returns its state and the rest: the sections after the
+// state, from the first network on (the player's, or the trainer's in
+// version 1).
+func checkpointBody(path string) (CheckpointState, *checkpointRest, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return CheckpointState{}, nil, err
 	}
 	const head = len(checkpointMagic) + 8 // magic, version, state length
 	r := codec.NewReader(bytes.NewReader(data), errCorrupt, io.ErrUnexpectedEOF)
-	err = r.Header(checkpointMagic, checkpointVersion)
+	version, err := r.HeaderVersions(checkpointMagic, 1, checkpointVersion)
 	switch {
 	case len(data) < len(checkpointMagic) || errors.Is(err, codec.ErrBadMagic):
 		return CheckpointState{}, nil, badCheckpoint("not a deathstacks checkpoint (bad magic)")
@@ -162,11 +173,17 @@ func checkpointBody(path string) (CheckpointState, *bytes.Reader, error) {
 	if err := json.Unmarshal(body[head:head+n], &st); err != nil {
 		return CheckpointState{}, nil, badCheckpoint("state: " + err.Error())
 	}
-	return st, bytes.NewReader(body[head+n:]), nil
+	return st, &checkpointRest{Reader: bytes.NewReader(body[head+n:]), version: version}, nil
 }
 
-// loadCheckpoint reads a whole checkpoint: state, trainer (with the
-// training settings of cfg) and replay buffer (sized by cfg).
+// checkpointRest is what follows a checkpoint's state.
+type checkpointRest struct {
+	*bytes.Reader
+	version uint32
+}
+
+// loadCheckpoint reads a whole checkpoint: state, player, trainer (with
+// the training settings of cfg) and replay buffer (sized by cfg).
 func loadCheckpoint(path string, cfg Config) (*loadedCheckpoint, error) {
 	st, r, err := checkpointBody(path)
 	if err != nil {
@@ -175,22 +192,34 @@ func loadCheckpoint(path string, cfg Config) (*loadedCheckpoint, error) {
 	return decodeCheckpoint(path, st, r, cfg)
 }
 
-// decodeCheckpoint reads the trainer and replay buffer of the checkpoint
-// at path, whose state st [checkpointBody] read, from r.
-func decodeCheckpoint(path string, st CheckpointState, r *bytes.Reader, cfg Config) (*loadedCheckpoint, error) {
+// decodeCheckpoint reads the player, trainer and replay buffer of the
+// checkpoint at path, whose state st [checkpointBody] read, from r.
+func decodeCheckpoint(path string, st CheckpointState, r *checkpointRest, cfg Config) (*loadedCheckpoint, error) {
+	var player *model.Network
+	if r.version >= 2 {
+		var err error
+		if player, err = model.ReadNetwork(r); err != nil {
+			return nil, fmt.Errorf("load checkpoint %s: the player: %w", path, err)
+		}
+	}
 	tr, err := model.ReadTrainer(r, cfg.Optim.trainConfig())
 	if err != nil {
 		return nil, fmt.Errorf("load checkpoint %s: %w", path, err)
+	}
+	if player == nil {
+		player = tr.Network().Clone()
+	} else if player.Config() != tr.Network().Config() {
+		return nil, fmt.Errorf("load checkpoint %s: %w", path, badCheckpoint(fmt.Sprintf("its player is a %v network, its trainer's a %v", player.Config(), tr.Network().Config())))
 	}
 	rb, err := replay.Decode(r, cfg.Replay)
 	if err != nil {
 		return nil, fmt.Errorf("load checkpoint %s: %w", path, err)
 	}
-	return &loadedCheckpoint{State: st, Trainer: tr, Replay: rb}, nil
+	return &loadedCheckpoint{State: st, Player: player, Trainer: tr, Replay: rb}, nil
 }
 
-// readCheckpointNetwork reads only the state and the network of a
-// checkpoint (the whole file is still checksummed).
+// readCheckpointNetwork reads only the state and the run's player of a
+// checkpoint (the whole file is still checksummed): its first network.
 func readCheckpointNetwork(path string) (CheckpointState, *model.Network, error) {
 	st, r, err := checkpointBody(path)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/deathstacks/deathstacks/model"
@@ -28,8 +29,7 @@ func TestReadsRunOfFormatVersion1(t *testing.T) {
 	if err != nil || len(skipped) > 0 {
 		t.Fatalf("latest checkpoint: %v (skipped %v)", err, skipped)
 	}
-	want, err := os.ReadFile(path)
-	if err != nil {
+	if _, err := os.Stat(path); err != nil {
 		t.Fatal(err)
 	}
 	ck, err := loadCheckpoint(path, cfg)
@@ -40,14 +40,39 @@ func TestReadsRunOfFormatVersion1(t *testing.T) {
 		t.Errorf("state: iteration %d, %d positions, replay of %d: want iteration 1 and the positions in the replay",
 			ck.State.Iteration, ck.State.Positions, ck.Replay.Len())
 	}
+	// A version-1 checkpoint's player is its trainer's network.
+	if !sameWeights(ck.Player, ck.Trainer.Network()) || ck.Player.Steps() != ck.Trainer.Network().Steps() {
+		t.Error("the version-1 checkpoint's player is not its trainer's network")
+	}
+	// Written again it is a version-2 file, which reads back to the same
+	// run and writes the same bytes again.
 	again := filepath.Join(t.TempDir(), filepath.Base(path))
-	if err := saveCheckpoint(again, ck.State, ck.Trainer, ck.Replay.Snapshot()); err != nil {
+	if err := saveCheckpoint(again, ck.State, ck.Player, ck.Trainer, ck.Replay.Snapshot()); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := os.ReadFile(again); err != nil || !bytes.Equal(got, want) {
-		t.Errorf("rewritten checkpoint differs from the version-1 file (%d bytes, want %d; %v)", len(got), len(want), err)
+	ck2, err := loadCheckpoint(again, cfg)
+	if err != nil {
+		t.Fatal(err)
 	}
-
+	var enc1, enc2 bytes.Buffer
+	if _, err := ck.Trainer.WriteTo(&enc1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ck2.Trainer.WriteTo(&enc2); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(enc1.Bytes(), enc2.Bytes()) || !sameWeights(ck2.Player, ck.Player) || ck2.Replay.Len() != ck.Replay.Len() || ck2.State.Iteration != ck.State.Iteration {
+		t.Error("the checkpoint rewritten in version 2 reads back to another run")
+	}
+	twice := filepath.Join(t.TempDir(), filepath.Base(path))
+	if err := saveCheckpoint(twice, ck2.State, ck2.Player, ck2.Trainer, ck2.Replay.Snapshot()); err != nil {
+		t.Fatal(err)
+	}
+	first, err1 := os.ReadFile(again)
+	second, err2 := os.ReadFile(twice)
+	if err1 != nil || err2 != nil || !bytes.Equal(first, second) {
+		t.Errorf("a version-2 checkpoint read and written again differs (%d bytes, then %d; %v, %v)", len(first), len(second), err1, err2)
+	}
 	snaps, err := listNetworkSnapshots(fixtureRun)
 	if err != nil || len(snaps) != 1 {
 		t.Fatalf("network snapshots: %v, %v: want one", snaps, err)
@@ -88,4 +113,18 @@ func TestFixturesFollowTheEncoding(t *testing.T) {
 		t.Errorf("encoding version %d and file format %d, but the fixtures were made for %d and %d: %s",
 			now.EncodingVersion, now.FormatVersion, recorded.EncodingVersion, recorded.FormatVersion, procedure)
 	}
+}
+
+// sameWeights reports whether two networks have the same weights, bit for bit.
+func sameWeights(a, b *model.Network) bool {
+	wa, wb := a.Weights(), b.Weights()
+	if len(wa) != len(wb) {
+		return false
+	}
+	for i := range wa {
+		if !slices.Equal(wa[i].Data, wb[i].Data) {
+			return false
+		}
+	}
+	return true
 }

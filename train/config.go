@@ -129,6 +129,22 @@ type OptimConfig struct {
 	model.TrainConfig `yaml:",inline"`
 	// StepsPerIteration is the number of training steps per iteration.
 	StepsPerIteration int `yaml:"steps_per_iteration"`
+	// AverageIterations makes the run's player (its snapshots, the
+	// network its checkpoints play and export, its evaluations) the
+	// trained network's weights averaged over about its last this many
+	// iterations: an exponential moving average taking a share
+	// 2/(AverageIterations+1) of each new iteration's weights (so its
+	// mean age is a plain mean's of that many), a plain mean over the
+	// run's first iterations until that share is reached. Self-play and
+	// training go on with the trained network. 1 is the trained network
+	// itself.
+	AverageIterations int `yaml:"average_iterations"`
+}
+
+// averageShare is the share of iteration it's trained weights in the
+// run's player (see OptimConfig.AverageIterations): 1 for the first.
+func (o OptimConfig) averageShare(it int) float32 {
+	return float32(max(1/float64(max(it, 1)), 2/float64(o.AverageIterations+1)))
 }
 
 // EvalConfig says when and against whom the network is measured.
@@ -303,6 +319,7 @@ func savedDefaults() Config {
 	c.Search.WinSearchPlies, c.Search.MaterialUtility = 0, 0
 	c.SelfPlay.FastSimulations, c.SelfPlay.AdjudicateMax = 0, 1
 	c.Eval.Anchor, c.Eval.Snapshots = "", 0
+	c.Optim.AverageIterations = 1
 	return c
 }
 
@@ -402,6 +419,7 @@ func (c Config) problems() []*configs.FieldError {
 		ch.Section("optim", c.Optim.trainConfig().Validate())
 	}
 	ch.AtLeast("optim.steps_per_iteration", c.Optim.StepsPerIteration, 1)
+	ch.AtLeast("optim.average_iterations", c.Optim.AverageIterations, 1)
 	ch.Check(c.Optim.BatchSize <= c.Replay.Window, "optim.batch_size", "is %d: want at most replay.window (%d)", c.Optim.BatchSize, c.Replay.Window)
 
 	e := c.Eval

@@ -160,6 +160,7 @@ func TestParseErrors(t *testing.T) {
 		{"server section", "server:\n  flush_delay: 2s\n", []string{"line 2: server.flush_delay is 2s"}},
 		{"inline optim key", "optim:\n  beta2: 1\n", []string{"line 2: optim.beta2 is 1"}},
 		{"negative total steps", "optim:\n  total_steps: -1\n", []string{"line 2: optim.total_steps is -1: want 0 or more"}},
+		{"no iteration averaged", "optim:\n  average_iterations: 0\n", []string{"line 2: optim.average_iterations is 0: want 1 or more"}},
 		{"bad anchor", "eval:\n  anchor: az:sims=x\n", []string{"line 2: eval.anchor is \"az:sims=x\""}},
 		{"negative snapshots", "eval:\n  snapshots: -1\n", []string{"line 2: eval.snapshots is -1"}},
 		{"snapshots without anchor", "eval:\n  anchor: \"\"\n  snapshots: 2\n", []string{"line 3: eval.snapshots is 2 without eval.anchor"}},
@@ -337,6 +338,9 @@ func TestSavedConfigsKeepTheirSearch(t *testing.T) {
 	if s := cfg.Search; s.WinSearchPlies != 0 || s.MaterialUtility != 0 || s.Contempt != 0 || s.Time != 0 || cfg.SelfPlay.FastSimulations != 0 {
 		t.Errorf("saved config: win search %d plies, material %v, contempt %v, time %v, fast simulations %d: want each off, as before they existed",
 			s.WinSearchPlies, s.MaterialUtility, s.Contempt, s.Time, cfg.SelfPlay.FastSimulations)
+	}
+	if cfg.Optim.AverageIterations != 1 {
+		t.Errorf("saved config: average_iterations %d: want 1, the trained network as the player, as before it existed", cfg.Optim.AverageIterations)
 	}
 	if _, err := Parse(old); err == nil || !strings.Contains(err.Error(), "dirichlet_epsilon") {
 		t.Errorf("as a new config: error %v, want one about dirichlet_epsilon with gumbel", err)

@@ -27,7 +27,7 @@ func (r *runner) evaluate(ctx context.Context, it int, m *metrics.Iteration) err
 	e := r.cfg.Eval
 	search := strongSearch(r.cfg.Search)
 	search.Simulations = e.Simulations
-	srv, err := model.NewServer(r.trainer.Network(), r.cfg.Server)
+	srv, err := model.NewServer(r.player, r.cfg.Server)
 	if err != nil {
 		return err
 	}

@@ -56,9 +56,7 @@ func TestEvaluateAZBaseline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.trainer, err = model.NewTrainer(net, cfg.Optim.trainConfig()); err != nil {
-		t.Fatal(err)
-	}
+	r.player = net
 	var m metrics.Iteration
 	if err := r.evaluate(context.Background(), 1, &m); err != nil {
 		t.Fatal(err)

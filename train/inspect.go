@@ -122,7 +122,7 @@ func inspectFile(path string) (FileInfo, error) {
 		}
 		info.Kind, info.State, info.ConfigName, info.ReplaySize = KindCheckpoint, &ck.State, cfg.Name, ck.Replay.Len()
 		info.Search = string(search)
-		info.describeNetwork(ck.Trainer.Network())
+		info.describeNetwork(ck.Player)
 		return info, nil
 	}
 	t, err := loadTrained(path)

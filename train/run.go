@@ -179,9 +179,13 @@ type runner struct {
 	opts    RunOptions
 	log     io.Writer
 	trainer *model.Trainer
-	replay  *replay.Buffer
-	state   CheckpointState
-	now     func() time.Time
+	// player is the run's player: the trained network's weights averaged
+	// over its last iterations (optim.average_iterations). Snapshots,
+	// checkpoints and evaluations play it; self-play the trainer's.
+	player *model.Network
+	replay *replay.Buffer
+	state  CheckpointState
+	now    func() time.Time
 	// plan maps the run's progress to the learning-rate schedule's when
 	// that follows the run (optim.total_steps 0).
 	plan schedulePlan
@@ -241,6 +245,7 @@ func (r *runner) fresh() error {
 	if r.trainer, err = model.NewTrainer(net, r.cfg.Optim.trainConfig()); err != nil {
 		return err
 	}
+	r.player = net.Clone() // the first iteration's blend replaces its weights
 	if r.replay, err = replay.New(r.cfg.Replay); err != nil {
 		return err
 	}
@@ -311,7 +316,7 @@ func (r *runner) resume() error {
 	if err := ck.Trainer.Network().CheckConfig(r.cfg.Model); err != nil {
 		return fmt.Errorf("resume %s: %w", path, err)
 	}
-	r.trainer, r.replay, r.state = ck.Trainer, ck.Replay, ck.State
+	r.trainer, r.player, r.replay, r.state = ck.Trainer, ck.Player, ck.Replay, ck.State
 	r.plan = resumePlan(r.state.ScheduleProgress, r.cfg.runProgress(r.state.ElapsedSec, float64(r.state.Iteration)), r.state.Iteration)
 	if err := metrics.Truncate(metricsPath(r.dir), r.state.Iteration); err != nil {
 		return fmt.Errorf("resume: %w", err)
@@ -442,6 +447,9 @@ func (r *runner) iteration(ctx context.Context, srv *model.Server, elapsed func(
 	if r.opts.Remote != nil {
 		remote.fill(&m)
 	}
+	if err := r.player.Blend(r.trainer.Network(), r.cfg.Optim.averageShare(it)); err != nil {
+		return false, err
+	}
 
 	// Evaluation.
 	if e := r.cfg.Eval; e.Every > 0 && it%e.Every == 0 {
@@ -478,9 +486,9 @@ func (r *runner) iteration(ctx context.Context, srv *model.Server, elapsed func(
 	if err != nil {
 		return false, err
 	}
-	net := r.trainer.Network()
-	maps.Copy(net.Meta, meta)
-	if err := net.Save(netPath(r.dir, it)); err != nil {
+	maps.Copy(r.trainer.Network().Meta, meta)
+	maps.Copy(r.player.Meta, meta)
+	if err := r.player.Save(netPath(r.dir, it)); err != nil {
 		return false, err
 	}
 	// The checkpoint holds the buffer as it is now, the games up to its
@@ -492,7 +500,7 @@ func (r *runner) iteration(ctx context.Context, srv *model.Server, elapsed func(
 		// them until its checkpoint.
 		r.carry = r.feed(RemoteRequest{Saved: saved, Version: it, First: true}, RemoteResult{Cursor: r.state.Remote})
 	}
-	if err := saveCheckpoint(checkpointPath(r.dir, it), r.state, r.trainer, snap); err != nil {
+	if err := saveCheckpoint(checkpointPath(r.dir, it), r.state, r.player, r.trainer, snap); err != nil {
 		return false, err
 	}
 	if err := pruneCheckpoints(r.dir, r.cfg.Output.KeepLast); err != nil {

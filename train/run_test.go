@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/deathstacks/deathstacks/configs"
+	"github.com/deathstacks/deathstacks/model"
 	"github.com/deathstacks/deathstacks/train/metrics"
 )
 
@@ -494,6 +495,68 @@ func TestRunDirRefused(t *testing.T) {
 			}
 			if entries, _ := os.ReadDir(empty); len(entries) != 0 {
 				t.Errorf("the empty directory got %d entries", len(entries))
+			}
+		})
+	}
+}
+
+// TestRunAveragesThePlayer checks the run's player against the trained
+// networks of its checkpoints: a blend of each into the one before
+// (optim.average_iterations), carried over a resume, in the snapshots and
+// in what the run plays as a model.
+func TestRunAveragesThePlayer(t *testing.T) {
+	for _, tc := range []struct {
+		average int
+		shares  []float32 // of iterations 1, 2, 3
+	}{
+		{1, []float32{1, 1, 1}},
+		{3, []float32{1, 0.5, 0.5}},
+		{5, []float32{1, 0.5, 1.0 / 3}},
+	} {
+		t.Run(fmt.Sprintf("average_iterations %d", tc.average), func(t *testing.T) {
+			dir := t.TempDir()
+			cfg := plainSmokeConfig(t, dir)
+			cfg.Optim.AverageIterations = tc.average
+			cfg.Output.KeepLast = 3
+			if _, err := Run(context.Background(), cfg, RunOptions{Iterations: 2}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := Run(context.Background(), cfg, RunOptions{Resume: true, Iterations: 3}); err != nil {
+				t.Fatal(err)
+			}
+			var want *model.Network
+			for it := 1; it <= 3; it++ {
+				ck, err := loadCheckpoint(checkpointPath(dir, it), cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				trained := ck.Trainer.Network()
+				if it == 1 {
+					want = trained.Clone()
+				} else if err := want.Blend(trained, tc.shares[it-1]); err != nil {
+					t.Fatal(err)
+				}
+				snap, err := model.Load(netPath(dir, it))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !sameWeights(ck.Player, want) || !sameWeights(snap, want) {
+					t.Errorf("iteration %d: the player (checkpoint %v, snapshot %v) is not the blend of the trained networks", it,
+						sameWeights(ck.Player, want), sameWeights(snap, want))
+				}
+				if averaged := !sameWeights(ck.Player, trained); averaged != (it > 1 && tc.average > 1) {
+					t.Errorf("iteration %d: player differs from the trained network: %v", it, averaged)
+				}
+				if ck.Player.Steps() != trained.Steps() {
+					t.Errorf("iteration %d: player after %d steps, trained network %d", it, ck.Player.Steps(), trained.Steps())
+				}
+			}
+			played, err := LoadNetwork(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !sameWeights(played, want) {
+				t.Error("the run directory plays another network than its player")
 			}
 		})
 	}
