@@ -18,7 +18,7 @@ import (
 // networkName is the name of the trained network in evaluation records.
 const networkName = "network"
 
-// evaluate plays the network against each baseline and, with
+// evaluate plays the run's player against each baseline and, with
 // eval.anchor, the rating games (see ratingOpponents), and records the
 // results.
 func (r *runner) evaluate(ctx context.Context, it int, m *metrics.Iteration) error {
