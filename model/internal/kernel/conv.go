@@ -134,13 +134,13 @@ func (p *conv) forward(batch int, src []float32, inStride int, dst []float32, st
 		offs[t] = (d + PaddedSide + 1) * inStride
 	}
 	panel := p.taps * p.in * nr
+	// A position's six board rows in one call.
+	down := rowTiles{n: side, aStep: PaddedSide * inStride, cStep: PaddedSide * stride}
 	for b := range batch {
-		for y := range side {
-			r := rowStart(b, y)
-			a := src[(r-PaddedSide-1)*inStride:]
-			o := r * stride
-			kernelPanels(a, offs[:], p.in, inStride, p.w, panel, p.panels(), dst[o:], stride, p.bias, suffix(res, o), kernelReLU)
-		}
+		r := rowStart(b, 0)
+		a := src[(r-PaddedSide-1)*inStride:]
+		o := r * stride
+		kernelPanels(a, offs[:], p.in, inStride, p.w, panel, p.panels(), dst[o:], stride, p.bias, suffix(res, o), kernelReLU, down)
 	}
 }
 
@@ -150,8 +150,9 @@ func (p *conv) forward(batch int, src []float32, inStride int, dst []float32, st
 // for none) have channel stride Stride(in); res may be dst itself. Unless
 // relu is nil, it then zeroes dst where relu (the output of the ReLU that
 // made the input) is not positive: the gradient before that ReLU, each
-// board row masked as soon as it is computed, while it is in L1. Only the
-// board's pixels are written. p must be packed with backward.
+// position masked as soon as it is computed, while it is in L1. Only the
+// board's pixels are written (and with relu the border between a
+// position's rows, zero, with zeros). p must be packed with backward.
 func (p *conv) backwardInput(batch int, g []float32, stride int, dst, res, relu []float32) {
 	if !p.backward {
 		panic("kernel: Conv.BackwardInput on weights packed without backward")
@@ -163,16 +164,17 @@ func (p *conv) backwardInput(batch int, g []float32, stride int, dst, res, relu 
 	}
 	inStride := Stride(p.in)
 	panel := p.taps * p.out * nr
+	// A position's six board rows in one call, then masked together: the
+	// border pixels between the rows are zero and stay so.
+	down := rowTiles{n: side, aStep: PaddedSide * stride, cStep: PaddedSide * inStride}
 	for b := range batch {
-		for y := range side {
-			r := rowStart(b, y)
-			a := g[(r-PaddedSide-1)*stride:]
-			o := r * inStride
-			kernelPanels(a, offs[:], p.out, stride, p.wt, panel, inStride/nr, dst[o:], inStride, nil, suffix(res, o), 0)
-			if relu != nil {
-				o, n := r*inStride, side*inStride
-				reluBackward(dst[o:o+n], dst[o:o+n], relu[o:o+n])
-			}
+		r := rowStart(b, 0)
+		a := g[(r-PaddedSide-1)*stride:]
+		o := r * inStride
+		kernelPanels(a, offs[:], p.out, stride, p.wt, panel, inStride/nr, dst[o:], inStride, nil, suffix(res, o), 0, down)
+		if relu != nil {
+			n := ((side-1)*PaddedSide + side) * inStride
+			reluBackward(dst[o:o+n], dst[o:o+n], relu[o:o+n])
 		}
 	}
 }
@@ -238,10 +240,8 @@ func (p *conv) backwardWeights(batch int, src []float32, inStride int, g []float
 		if q0 == 0 {
 			flags = 0
 		}
-		for r := 0; r < rows; r += mr {
-			offs[0] = r * backwardKC
-			kernelPanels(p.srcT, offs[:], kc, backwardKC, p.gp, backwardKC*nr, panels, p.acc[r*ld:], ld, nil, nil, flags)
-		}
+		down := rowTiles{n: rows / mr, aStep: mr * backwardKC, cStep: mr * ld}
+		kernelPanels(p.srcT, offs[:], kc, backwardKC, p.gp, backwardKC*nr, panels, p.acc, ld, nil, nil, flags, down)
 	}
 	copy(db[:p.out], p.db)
 	// dw in order: the reads from acc (in L1) are the strided ones.
@@ -408,12 +408,12 @@ func (p *Head) ForwardSquares(batch int, h []float32, stride int, out []float32)
 	ld := p.squareStride()
 	panel := p.in * nr
 	offs := [1]int{0}
+	// A position's six board rows in one call.
+	down := rowTiles{n: side, aStep: PaddedSide * stride, cStep: side * ld}
 	for b := range batch {
-		for y := range side {
-			a := h[rowStart(b, y)*stride:]
-			o := (b*env.NumSquares + y*side) * ld
-			kernelPanels(a, offs[:], p.in, stride, p.wp, panel, ld/nr, out[o:], ld, nil, p.biasSq[y*side*ld:], flags)
-		}
+		a := h[rowStart(b, 0)*stride:]
+		o := b * env.NumSquares * ld
+		kernelPanels(a, offs[:], p.in, stride, p.wp, panel, ld/nr, out[o:], ld, nil, p.biasSq, flags, down)
 	}
 }
 
@@ -436,7 +436,7 @@ func (p *Head) Forward(batch int, h []float32, stride int, out []float32) {
 			rows, jr := min(mr, p.planes-r), 0
 			if rows == mr {
 				// The tiles wholly on the board, stored in place.
-				kernelPanels(a, offs[:], p.in, p.in, p.b, p.in*nr, fullHeadPanels, dst[r*ld:], ld, nil, p.bias[r*ld:], flags)
+				kernelPanels(a, offs[:], p.in, p.in, p.b, p.in*nr, fullHeadPanels, dst[r*ld:], ld, nil, p.bias[r*ld:], flags, oneRow)
 				jr = fullHeadPanels
 			}
 			for ; jr < headPanels; jr++ {
@@ -566,12 +566,11 @@ func (p *Head) backwardWeights(batch int, h []float32, stride int, g []float32, 
 	}
 	p.offs = grow(p.offs, batch)
 	p.acc = grow(p.acc, rows*ld)
-	for r := 0; r < rows; r += mr {
-		for b := range batch {
-			p.offs[b] = b*gsize + r*sq
-		}
-		kernelPanels(g, p.offs, sq, sq, p.hp, n*nr, panels, p.acc[r*ld:], ld, nil, nil, 0)
+	for b := range batch {
+		p.offs[b] = b * gsize
 	}
+	down := rowTiles{n: rows / mr, aStep: mr * sq, cStep: mr * ld}
+	kernelPanels(g, p.offs, sq, sq, p.hp, n*nr, panels, p.acc, ld, nil, nil, 0, down)
 	for q := range p.planes {
 		copy(dw[q*p.in:(q+1)*p.in], p.acc[q*ld:])
 	}
@@ -589,13 +588,13 @@ func (p *Head) backwardInput(batch int, g []float32, gsize int, dh []float32, st
 	p.wt = packConv(p.wt, p.w, p.planes, p.in, 1, true)
 	panel := p.planes * nr
 	p.offs = grow(p.offs, p.planes)
+	for q := range p.offs {
+		p.offs[q] = q * env.NumSquares
+	}
+	// A position's six board rows in one call.
+	down := rowTiles{n: side, aStep: side, cStep: PaddedSide * stride}
 	for b := range batch {
-		for y := range side {
-			for q := range p.offs {
-				p.offs[q] = b*gsize + q*env.NumSquares + y*side
-			}
-			kernelPanels(g, p.offs, 1, 1, p.wt, panel, Stride(p.in)/nr, dh[rowStart(b, y)*stride:], stride, nil, nil, 0)
-		}
+		kernelPanels(g[b*gsize:], p.offs, 1, 1, p.wt, panel, Stride(p.in)/nr, dh[rowStart(b, 0)*stride:], stride, nil, nil, 0, down)
 	}
 }
 
@@ -652,12 +651,11 @@ func (p *Head) backwardInputSquares(batch int, g, dh []float32, stride int) {
 	ld := p.squareStride()
 	panel := p.planes * nr
 	offs := [1]int{0}
+	// A position's six board rows in one call.
+	down := rowTiles{n: side, aStep: side * ld, cStep: PaddedSide * stride}
 	for b := range batch {
-		for y := range side {
-			a := g[(b*env.NumSquares+y*side)*ld:]
-			o := rowStart(b, y) * stride
-			kernelPanels(a, offs[:], p.planes, ld, p.wt, panel, Stride(p.in)/nr, dh[o:], stride, nil, nil, 0)
-		}
+		a := g[b*env.NumSquares*ld:]
+		kernelPanels(a, offs[:], p.planes, ld, p.wt, panel, Stride(p.in)/nr, dh[rowStart(b, 0)*stride:], stride, nil, nil, 0, down)
 	}
 }
 
@@ -695,13 +693,11 @@ func (p *Head) backwardWeightsSquares(batch int, h []float32, stride int, g, dw 
 		if q0 == 0 {
 			flags = 0
 		}
-		for r := 0; r < rows; r += mr {
-			plane := r
-			if r == last {
-				plane = lastPlane
-			}
-			kernelPanels(g[plane:], p.offs, 1, 1, p.gb, kc*nr, panels, p.acc[r*ldc:], ldc, nil, nil, flags)
-		}
+		// The tiles before the last in one call, then the last from its
+		// plane.
+		before := rowTiles{n: last / mr, aStep: mr, cStep: mr * ldc}
+		kernelPanels(g, p.offs, 1, 1, p.gb, kc*nr, panels, p.acc, ldc, nil, nil, flags, before)
+		kernelPanels(g[lastPlane:], p.offs, 1, 1, p.gb, kc*nr, panels, p.acc[last*ldc:], ldc, nil, nil, flags, oneRow)
 	}
 	for q := range p.planes {
 		r := q

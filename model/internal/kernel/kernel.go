@@ -72,32 +72,49 @@ func kernelChecked(a []float32, offs []int, k, lda int, b, c []float32, ldc int,
 // kernelPanels computes panels adjacent tiles of kernel, as kernel on
 // each in turn: tile j reads its packed b at b[j*bStep:] and writes the
 // columns j*nr to (j+1)*nr of c's rows, with bias[j*nr:] and res[j*nr:]
-// (nil for none). With AVX-512 two tiles at a time share each read of a
-// (a 6x32 tile in 12 of its 32 registers), with the same bits as two
-// calls of the AVX2 kernel. Out-of-range slices panic, in every form.
-func kernelPanels(a []float32, offs []int, k, lda int, b []float32, bStep, panels int, c []float32, ldc int, bias, res []float32, flags int) {
-	if panels <= 0 {
+// (nil for none). It does so for each of down's tiles of rows in turn,
+// the i-th reading a from i*down.aStep on and writing c and res from
+// i*down.cStep on: a convolution's board rows of a position, say, in one
+// call. With AVX-512 two tiles at a time share each read of a (a 6x32
+// tile in 12 of its 32 registers), with the same bits as two calls of the
+// AVX2 kernel, and the assembly walks down the rows itself. Out-of-range
+// slices panic, in every form, before anything is written.
+func kernelPanels(a []float32, offs []int, k, lda int, b []float32, bStep, panels int, c []float32, ldc int, bias, res []float32, flags int, down rowTiles) {
+	if panels <= 0 || down.n <= 0 {
 		return
 	}
-	if bStep < 0 {
-		panic(fmt.Sprintf("kernel: panels %d values apart", bStep))
+	if bStep < 0 || down.aStep < 0 || down.cStep < 0 {
+		panic(fmt.Sprintf("kernel: panels %d values apart, rows %d and %d", bStep, down.aStep, down.cStep))
 	}
-	// Every tile reads the same rows of a, and the last tile's b, c, bias
-	// and res reach the furthest: checking it checks them all.
-	last := (panels - 1) * nr
-	checkKernel(a, offs, k, lda, b[(panels-1)*bStep:], c[last:], ldc, suffix(bias, last), suffix(res, last))
+	// Every tile reads the same taps of a, and the last tile's b, c, bias
+	// and res reach the furthest, the last row's furthest of all:
+	// checking it checks them all.
+	if k <= 0 || len(offs) == 0 {
+		a, down.aStep = nil, 0 // an empty product reads no a
+	}
+	lastC := (down.n-1)*down.cStep + (panels-1)*nr
+	checkKernel(suffix(a, (down.n-1)*down.aStep), offs, k, lda, b[(panels-1)*bStep:], c[lastC:], ldc, suffix(bias, (panels-1)*nr), suffix(res, lastC))
 	j := 0
 	if wideKernels && ldc >= 2*nr {
 		for ; j+2 <= panels; j += 2 {
 			col := j * nr
-			kernelWideAsm(a, offs, k, lda, b[j*bStep:], bStep, c[col:], ldc, suffix(bias, col), suffix(res, col), flags)
+			kernelWideAsm(a, offs, k, lda, b[j*bStep:], bStep, c[col:], ldc, suffix(bias, col), suffix(res, col), flags, down)
 		}
 	}
 	for ; j < panels; j++ {
-		col := j * nr
-		kernelChecked(a, offs, k, lda, b[j*bStep:], c[col:], ldc, suffix(bias, col), suffix(res, col), flags)
+		for i := range down.n {
+			ai, col := i*down.aStep, i*down.cStep+j*nr
+			kernelChecked(suffix(a, ai), offs, k, lda, b[j*bStep:], c[col:], ldc, suffix(bias, j*nr), suffix(res, col), flags)
+		}
 	}
 }
+
+// rowTiles are kernelPanels' tiles of rows: n of them, each aStep values of
+// a and cStep of c after the one before.
+type rowTiles struct{ n, aStep, cStep int }
+
+// oneRow is kernelPanels' single tile of rows.
+var oneRow = rowTiles{n: 1}
 
 // suffix returns s[i:], or nil for a nil s.
 func suffix(s []float32, i int) []float32 {

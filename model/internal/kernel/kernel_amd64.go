@@ -17,10 +17,10 @@ func kernelAsm(a []float32, offs []int, k, lda int, b, c []float32, ldc int, bia
 }
 
 // kernelWideAsm runs kernelAVX512 on kernelPanels' arguments for two
-// tiles, already checked.
-func kernelWideAsm(a []float32, offs []int, k, lda int, b []float32, bStep int, c []float32, ldc int, bias, res []float32, flags int) {
+// tiles side by side, down's tiles of rows, already checked.
+func kernelWideAsm(a []float32, offs []int, k, lda int, b []float32, bStep int, c []float32, ldc int, bias, res []float32, flags int, down rowTiles) {
 	ap, offp, bp, biasp, resp := kernelPointers(a, offs, k, b, bias, res)
-	kernelAVX512(ap, offp, len(offs), k, lda, bp, bStep, &c[0], ldc, biasp, resp, flags)
+	kernelAVX512(ap, offp, len(offs), k, lda, bp, bStep, &c[0], ldc, biasp, resp, flags, down.n, down.aStep, down.cStep)
 }
 
 // kernelPointers returns the first elements of the assembly kernels'
@@ -53,7 +53,7 @@ func kernelAVX2(a *float32, offs *int, ntaps int, k int, lda int, b *float32, c 
 func fmaLoopAVX2(n int)
 
 //go:noescape
-func kernelAVX512(a *float32, offs *int, ntaps int, k int, lda int, b *float32, bstep int, c *float32, ldc int, bias *float32, res *float32, flags int)
+func kernelAVX512(a *float32, offs *int, ntaps int, k int, lda int, b *float32, bstep int, c *float32, ldc int, bias *float32, res *float32, flags int, tiles int, astep int, cstep int)
 
 //go:noescape
 func fmaLoopAVX512(n int)

@@ -179,10 +179,14 @@ store:
 // hold the tile (row i in Z(2i) for the first 16 columns, Z(2i+1) for
 // the next 16); Z12, Z13 a row of each packed B; Z14, Z15 the broadcast A
 // values. Each output is the same chain of fused multiply-adds as in
-// kernelAVX2, so the two agree bit for bit.
+// kernelAVX2, so the two agree bit for bit. It computes tiles such tiles
+// down the matrix, the i-th reading a from i*astep values on and writing
+// c and res from i*cstep on: after each one it advances its own
+// arguments a, c and res and starts again.
 //
-// func kernelAVX512(a *float32, offs *int, ntaps int, k int, lda int, b *float32, bstep int, c *float32, ldc int, bias *float32, res *float32, flags int)
-TEXT ·kernelAVX512(SB), NOSPLIT, $0-96
+// func kernelAVX512(a *float32, offs *int, ntaps int, k int, lda int, b *float32, bstep int, c *float32, ldc int, bias *float32, res *float32, flags int, tiles int, astep int, cstep int)
+TEXT ·kernelAVX512(SB), NOSPLIT, $0-120
+wtile:
 	MOVQ a+0(FP), AX
 	MOVQ offs+8(FP), BX
 	MOVQ ntaps+16(FP), CX
@@ -307,6 +311,20 @@ wstore:
 	VMOVUPS Z9, 64(R11)
 	VMOVUPS Z10, (R11)(BX*1)
 	VMOVUPS Z11, 64(R11)(BX*1)
+	// The next tile: a, c and res advanced (res only if there is one).
+	DECQ tiles+96(FP)
+	JZ wdone
+	MOVQ astep+104(FP), CX
+	SHLQ $2, CX
+	ADDQ CX, a+0(FP)
+	MOVQ cstep+112(FP), CX
+	SHLQ $2, CX
+	ADDQ CX, c+56(FP)
+	TESTQ DX, DX
+	JZ wtile
+	ADDQ CX, res+80(FP)
+	JMP wtile
+wdone:
 	VZEROUPPER
 	RET
 

@@ -12,9 +12,12 @@ func kernelAsm(a []float32, offs []int, k, lda int, b, c []float32, ldc int, bia
 	kernelGo(a, offs, k, lda, b, c, ldc, bias, res, flags)
 }
 
-func kernelWideAsm(a []float32, offs []int, k, lda int, b []float32, bStep int, c []float32, ldc int, bias, res []float32, flags int) {
-	kernelGo(a, offs, k, lda, b, c, ldc, bias, res, flags)
-	kernelGo(a, offs, k, lda, b[bStep:], c[nr:], ldc, suffix(bias, nr), suffix(res, nr), flags)
+func kernelWideAsm(a []float32, offs []int, k, lda int, b []float32, bStep int, c []float32, ldc int, bias, res []float32, flags int, down rowTiles) {
+	for i := range down.n {
+		ai, ci := i*down.aStep, i*down.cStep
+		kernelGo(suffix(a, ai), offs, k, lda, b, c[ci:], ldc, bias, suffix(res, ci), flags)
+		kernelGo(suffix(a, ai), offs, k, lda, b[bStep:], c[ci+nr:], ldc, suffix(bias, nr), suffix(res, ci+nr), flags)
+	}
 }
 
 func fmaLoop(n int) float32 { return fmaLoopGo(n) }

@@ -104,9 +104,9 @@ func TestKernel(t *testing.T) {
 }
 
 // TestKernelPanels checks kernelPanels against kernel's definition panel
-// by panel, in the kernels in use, and the AVX-512 kernel (on a CPU that
-// has it, whatever the kernels in use) against two calls of the AVX2
-// kernel: the same bits.
+// by panel and tile of rows by tile of rows, in the kernels in use, and
+// the AVX-512 kernel (on a CPU that has it, whatever the kernels in use)
+// against two calls of the AVX2 kernel a tile of rows: the same bits.
 func TestKernelPanels(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
@@ -116,22 +116,29 @@ func TestKernelPanels(t *testing.T) {
 		ldc       int
 		bias, res bool
 		flags     int
+		tiles     int // of rows, each aStep 5 values of a after the one before
 	}{
-		{"one panel", []int{0}, 7, 9, 1, 16, true, false, kernelReLU},
-		{"two panels k=0", []int{0}, 0, 4, 2, 32, true, true, kernelReLU},
-		{"two panels nine taps", []int{0, 8, 16, 64, 72, 80, 128, 136, 144}, 8, 8, 2, 40, true, false, kernelReLU},
-		{"three panels residual", []int{0, 21, 42}, 21, 21, 3, 50, true, true, kernelReLU},
-		{"four panels accumulate", []int{5, 0}, 32, 33, 4, 64, false, false, kernelAccumulate},
-		{"five panels everything", []int{10, 0, 5}, 3, 11, 5, 83, true, true, kernelAccumulate | kernelReLU},
-		{"two panels ldc too narrow for one wide tile", []int{0}, 4, 4, 2, 20, false, false, 0},
+		{"one panel", []int{0}, 7, 9, 1, 16, true, false, kernelReLU, 1},
+		{"two panels k=0", []int{0}, 0, 4, 2, 32, true, true, kernelReLU, 1},
+		{"two panels nine taps", []int{0, 8, 16, 64, 72, 80, 128, 136, 144}, 8, 8, 2, 40, true, false, kernelReLU, 1},
+		{"three panels residual", []int{0, 21, 42}, 21, 21, 3, 50, true, true, kernelReLU, 1},
+		{"four panels accumulate", []int{5, 0}, 32, 33, 4, 64, false, false, kernelAccumulate, 1},
+		{"five panels everything", []int{10, 0, 5}, 3, 11, 5, 83, true, true, kernelAccumulate | kernelReLU, 1},
+		{"two panels ldc too narrow for one wide tile", []int{0}, 4, 4, 2, 20, false, false, 0, 1},
+		{"one panel six tiles of rows", []int{0, 3}, 5, 6, 1, 16, true, true, kernelReLU, 6},
+		{"two panels six tiles of rows nine taps", []int{0, 8, 16, 64, 72, 80, 128, 136, 144}, 8, 8, 2, 40, true, true, kernelReLU, 6},
+		{"three panels two tiles of rows accumulate", []int{2}, 12, 12, 3, 48, false, true, kernelAccumulate, 2},
+		{"two panels three tiles of rows k=0", []int{0}, 0, 4, 2, 32, true, false, 0, 3},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			maxOff := slices.Max(tc.offs)
-			a := randSlice(maxOff+(mr-1)*tc.lda+tc.k, 1)
+			cols := tc.panels * nr
+			// Tiles of rows that do not overlap in c, as the callers' do.
+			down := rowTiles{n: tc.tiles, aStep: 5, cStep: (mr-1)*tc.ldc + max(cols, tc.ldc) + 3}
+			last := (tc.tiles - 1) * down.cStep
+			a := randSlice(slices.Max(tc.offs)+(mr-1)*tc.lda+tc.k+(tc.tiles-1)*down.aStep, 1)
 			bStep := len(tc.offs)*tc.k*nr + 3 // panels apart by more than a panel
 			b := randSlice(tc.panels*bStep, 2)
-			cols := tc.panels * nr
-			c0 := randSlice((mr-1)*tc.ldc+max(cols, tc.ldc), 3)
+			c0 := randSlice(last+(mr-1)*tc.ldc+max(cols, tc.ldc), 3)
 			var bias, res []float32
 			if tc.bias {
 				bias = randSlice(cols, 4)
@@ -143,11 +150,14 @@ func TestKernelPanels(t *testing.T) {
 			// ldc narrower than the panels, a later panel's columns overlap
 			// the next row's.
 			want := append([]float32(nil), c0...)
-			for j := range tc.panels {
-				kernelGo(a, tc.offs, tc.k, tc.lda, b[j*bStep:], want[j*nr:], tc.ldc, suffix(bias, j*nr), suffix(res, j*nr), tc.flags)
+			for i := range tc.tiles {
+				ai, ci := i*down.aStep, i*down.cStep
+				for j := range tc.panels {
+					kernelGo(a[ai:], tc.offs, tc.k, tc.lda, b[j*bStep:], want[ci+j*nr:], tc.ldc, suffix(bias, j*nr), suffix(res, ci+j*nr), tc.flags)
+				}
 			}
 			c := append([]float32(nil), c0...)
-			kernelPanels(a, tc.offs, tc.k, tc.lda, b, bStep, tc.panels, c, tc.ldc, bias, res, tc.flags)
+			kernelPanels(a, tc.offs, tc.k, tc.lda, b, bStep, tc.panels, c, tc.ldc, bias, res, tc.flags, down)
 			for i, got := range c {
 				if w := want[i]; math.Abs(float64(got-w)) > 1e-4*(1+math.Abs(float64(w))) {
 					t.Fatalf("c[%d] = %v, want %v", i, got, w)
@@ -157,10 +167,13 @@ func TestKernelPanels(t *testing.T) {
 				return
 			}
 			two := append([]float32(nil), c0...)
-			kernelAsm(a, tc.offs, tc.k, tc.lda, b, two, tc.ldc, bias, res, tc.flags)
-			kernelAsm(a, tc.offs, tc.k, tc.lda, b[bStep:], two[nr:], tc.ldc, suffix(bias, nr), suffix(res, nr), tc.flags)
+			for i := range tc.tiles {
+				ai, ci := i*down.aStep, i*down.cStep
+				kernelAsm(a[ai:], tc.offs, tc.k, tc.lda, b, two[ci:], tc.ldc, bias, suffix(res, ci), tc.flags)
+				kernelAsm(a[ai:], tc.offs, tc.k, tc.lda, b[bStep:], two[ci+nr:], tc.ldc, suffix(bias, nr), suffix(res, ci+nr), tc.flags)
+			}
 			wide := append([]float32(nil), c0...)
-			kernelWideAsm(a, tc.offs, tc.k, tc.lda, b, bStep, wide, tc.ldc, bias, res, tc.flags)
+			kernelWideAsm(a, tc.offs, tc.k, tc.lda, b, bStep, wide, tc.ldc, bias, res, tc.flags, down)
 			for i := range wide {
 				if math.Float32bits(wide[i]) != math.Float32bits(two[i]) {
 					t.Fatalf("AVX-512: c[%d] = %v, AVX2's %v", i, wide[i], two[i])
@@ -180,12 +193,18 @@ func TestKernelPanelsChecksBounds(t *testing.T) {
 		name string
 		run  func()
 	}{
-		{"second panel's b too short", func() { kernelPanels(a, []int{0}, 8, 8, b, 8*nr+1, 2, c, 2*nr, nil, nil, 0) }},
-		{"second panel's c too short", func() { kernelPanels(a, []int{0}, 8, 8, b, 8*nr, 2, c[:len(c)-1], 2*nr, nil, nil, 0) }},
-		{"second panel's bias too short", func() { kernelPanels(a, []int{0}, 8, 8, b, 8*nr, 2, c, 2*nr, make([]float32, nr+1), nil, 0) }},
-		{"second panel's res too short", func() { kernelPanels(a, []int{0}, 8, 8, b, 8*nr, 2, c, 2*nr, nil, c[:len(c)-1], 0) }},
-		{"a too short", func() { kernelPanels(a, []int{60}, 8, 8, b, 8*nr, 2, c, 2*nr, nil, nil, 0) }},
-		{"panels overlapping backwards", func() { kernelPanels(a, []int{0}, 8, 8, b, -1, 2, c, 2*nr, nil, nil, 0) }},
+		{"second panel's b too short", func() { kernelPanels(a, []int{0}, 8, 8, b, 8*nr+1, 2, c, 2*nr, nil, nil, 0, oneRow) }},
+		{"second panel's c too short", func() { kernelPanels(a, []int{0}, 8, 8, b, 8*nr, 2, c[:len(c)-1], 2*nr, nil, nil, 0, oneRow) }},
+		{"second panel's bias too short", func() { kernelPanels(a, []int{0}, 8, 8, b, 8*nr, 2, c, 2*nr, make([]float32, nr+1), nil, 0, oneRow) }},
+		{"second panel's res too short", func() { kernelPanels(a, []int{0}, 8, 8, b, 8*nr, 2, c, 2*nr, nil, c[:len(c)-1], 0, oneRow) }},
+		{"a too short", func() { kernelPanels(a, []int{60}, 8, 8, b, 8*nr, 2, c, 2*nr, nil, nil, 0, oneRow) }},
+		{"panels overlapping backwards", func() { kernelPanels(a, []int{0}, 8, 8, b, -1, 2, c, 2*nr, nil, nil, 0, oneRow) }},
+		{"second tile of rows' a too short", func() { kernelPanels(a, []int{0}, 8, 8, b, 8*nr, 2, c, 2*nr, nil, nil, 0, rowTiles{n: 2, aStep: 53}) }},
+		{"second tile of rows' c too short", func() { kernelPanels(a, []int{0}, 8, 8, b, 8*nr, 2, c, 2*nr, nil, nil, 0, rowTiles{n: 2, cStep: 1}) }},
+		{"second tile of rows' res too short", func() {
+			kernelPanels(a, []int{0}, 8, 8, b, 8*nr, 2, make([]float32, len(c)+1), 2*nr, nil, c, 0, rowTiles{n: 2, cStep: 1})
+		}},
+		{"tiles of rows going backwards", func() { kernelPanels(a, []int{0}, 8, 8, b, 8*nr, 2, c, 2*nr, nil, nil, 0, rowTiles{n: 2, aStep: -1}) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			defer func() {
@@ -245,7 +264,7 @@ func BenchmarkKernel(b *testing.B) {
 			kernelAsm(a, offs, k, lda, w2, c, 2*nr, nil, nil, 0)
 			kernelAsm(a, offs, k, lda, w2[len(w):], c[nr:], 2*nr, nil, nil, 0)
 		}},
-		{"avx512", haveAVX512, func() { kernelWideAsm(a, offs, k, lda, w2, len(w), c, 2*nr, nil, nil, 0) }},
+		{"avx512", haveAVX512, func() { kernelWideAsm(a, offs, k, lda, w2, len(w), c, 2*nr, nil, nil, 0, oneRow) }},
 	} {
 		if !impl.have {
 			continue
