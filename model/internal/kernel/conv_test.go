@@ -381,6 +381,18 @@ func BenchmarkConv(b *testing.B) {
 	})
 }
 
+func BenchmarkPad(b *testing.B) {
+	// The server's batch of 32 observations into the stem's layout.
+	const bs, planes = 32, env.NumPlanes
+	stride := inputStride(planes)
+	obs := randSlice(bs*planes*env.NumSquares, 1)
+	dst := make([]float32, bs*paddedPixels*stride)
+	for b.Loop() {
+		pad(dst, obs, bs, planes, stride)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*bs), "ns/position")
+}
+
 // BenchmarkValueHead runs the default network's value head (2 planes,
 // plane-major, through ReLU) at the server's batch of 32: little
 // arithmetic a position, so packing each position counts.
