@@ -36,12 +36,16 @@ import (
 // kept for every iteration as <run>/nets/net-<iteration>.dsnn, small
 // files that the ladder rates.
 const (
-	checkpointMagic   = "DSTKCKPT"
-	checkpointVersion = 2
-	checkpointExt     = ".dsck"
-	netsDir           = "nets"
-	netExt            = ".dsnn"
+	checkpointMagic = "DSTKCKPT"
+	checkpointExt   = ".dsck"
+	netsDir         = "nets"
+	netExt          = ".dsnn"
 )
+
+// CheckpointVersion is the version of the checkpoints this build writes;
+// it reads every version from 1 on. The version fixtures are named after
+// it (train/testdata/run-v<version>).
+const CheckpointVersion = 2
 
 var (
 	checkpointName = regexp.MustCompile(`^ckpt-(\d{6,})\.dsck$`)
@@ -121,7 +125,7 @@ func saveCheckpoint(path string, st CheckpointState, player *model.Network, tr *
 			return err
 		}
 		cw := codec.NewWriter(w)
-		cw.Header(checkpointMagic, checkpointVersion)
+		cw.Header(checkpointMagic, CheckpointVersion)
 		cw.U32(uint32(len(state)))
 		cw.Bytes(state)
 		if _, err := player.WriteTo(cw); err != nil {
@@ -152,7 +156,7 @@ func checkpointBody(path string) (CheckpointState, *checkpointRest, error) {
 	}
 	const head = len(checkpointMagic) + 8 // magic, version, state length
 	r := codec.NewReader(bytes.NewReader(data), errCorrupt, io.ErrUnexpectedEOF)
-	version, err := r.HeaderVersions(checkpointMagic, 1, checkpointVersion)
+	version, err := r.HeaderVersions(checkpointMagic, 1, CheckpointVersion)
 	switch {
 	case len(data) < len(checkpointMagic) || errors.Is(err, codec.ErrBadMagic):
 		return CheckpointState{}, nil, badCheckpoint("not a deathstacks checkpoint (bad magic)")

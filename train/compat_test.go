@@ -14,7 +14,7 @@ import (
 // fixtureRun is a run directory written by the release that introduced
 // checkpoint, replay and network format version 1 (one iteration of a tiny
 // network): every file in it must still load, and writing what was loaded
-// must give the same bytes.
+// must give the same bytes. The other tests use it as their run too.
 const fixtureRun = "testdata/run-v1"
 
 func TestReadsRunOfFormatVersion1(t *testing.T) {
@@ -86,6 +86,58 @@ func TestReadsRunOfFormatVersion1(t *testing.T) {
 	}
 	if _, err := loadTrained(fixtureRun); err != nil {
 		t.Errorf("load the run as a model: %v", err)
+	}
+}
+
+// fixtureRunV2 is a run directory of checkpoint version 2 (a player of
+// its own beside the trainer), made by train/internal/fixtures from the
+// first fixture's config: every file in it must load, and writing the
+// checkpoint that was loaded must give its bytes again.
+const fixtureRunV2 = "testdata/run-v2"
+
+func TestReadsRunOfFormatVersion2(t *testing.T) {
+	cfg, err := LoadSaved(filepath.Join(fixtureRunV2, ConfigFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path, skipped, err := latestCheckpoint(fixtureRunV2)
+	if err != nil || len(skipped) > 0 {
+		t.Fatalf("latest checkpoint: %v (skipped %v)", err, skipped)
+	}
+	ck, err := loadCheckpoint(path, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ck.State.Iteration != 1 || ck.State.Positions != int64(ck.Replay.Len()) || ck.Replay.Len() == 0 {
+		t.Errorf("state: iteration %d, %d positions, replay of %d: want iteration 1 and the positions in the replay",
+			ck.State.Iteration, ck.State.Positions, ck.Replay.Len())
+	}
+	again := filepath.Join(t.TempDir(), filepath.Base(path))
+	if err := saveCheckpoint(again, ck.State, ck.Player, ck.Trainer, ck.Replay.Snapshot()); err != nil {
+		t.Fatal(err)
+	}
+	want, err1 := os.ReadFile(path)
+	got, err2 := os.ReadFile(again)
+	if err1 != nil || err2 != nil || !bytes.Equal(got, want) {
+		t.Errorf("the version-2 checkpoint read and written again differs from the fixture (%d bytes, the fixture %d; %v, %v)", len(got), len(want), err1, err2)
+	}
+	snaps, err := listNetworkSnapshots(fixtureRunV2)
+	if err != nil || len(snaps) != 1 {
+		t.Fatalf("network snapshots: %v, %v: want one", snaps, err)
+	}
+	net, err := model.Load(snaps[0].Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sameWeights(net, ck.Player) {
+		t.Error("the iteration's network snapshot is not the checkpoint's player")
+	}
+	run, err := loadTrained(fixtureRunV2)
+	if err != nil {
+		t.Fatalf("load the run as a model: %v", err)
+	}
+	if !sameWeights(run.net, ck.Player) || run.iteration != 1 {
+		t.Errorf("the run directory plays iteration %d, not the checkpoint's player", run.iteration)
 	}
 }
 
