@@ -18,27 +18,9 @@ import (
 const fixtureRun = "testdata/run-v1"
 
 func TestReadsRunOfFormatVersion1(t *testing.T) {
-	cfg, err := LoadSaved(filepath.Join(fixtureRun, ConfigFile))
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg, path, ck := loadFixtureRun(t, fixtureRun)
 	if cfg.Name != "fixture" || cfg.Model.Channels != 2 {
 		t.Fatalf("config: name %q, %d channels: want fixture, 2", cfg.Name, cfg.Model.Channels)
-	}
-	path, skipped, err := latestCheckpoint(fixtureRun)
-	if err != nil || len(skipped) > 0 {
-		t.Fatalf("latest checkpoint: %v (skipped %v)", err, skipped)
-	}
-	if _, err := os.Stat(path); err != nil {
-		t.Fatal(err)
-	}
-	ck, err := loadCheckpoint(path, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if ck.State.Iteration != 1 || ck.State.Positions != int64(ck.Replay.Len()) || ck.Replay.Len() == 0 {
-		t.Errorf("state: iteration %d, %d positions, replay of %d: want iteration 1 and the positions in the replay",
-			ck.State.Iteration, ck.State.Positions, ck.Replay.Len())
 	}
 	// A version-1 checkpoint's player is its trainer's network.
 	if !sameWeights(ck.Player, ck.Trainer.Network()) || ck.Player.Steps() != ck.Trainer.Network().Steps() {
@@ -46,10 +28,7 @@ func TestReadsRunOfFormatVersion1(t *testing.T) {
 	}
 	// Written again it is a version-2 file, which reads back to the same
 	// run and writes the same bytes again.
-	again := filepath.Join(t.TempDir(), filepath.Base(path))
-	if err := saveCheckpoint(again, ck.State, ck.Player, ck.Trainer, ck.Replay.Snapshot()); err != nil {
-		t.Fatal(err)
-	}
+	again := rewriteCheckpoint(t, path, ck)
 	ck2, err := loadCheckpoint(again, cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -64,29 +43,8 @@ func TestReadsRunOfFormatVersion1(t *testing.T) {
 	if !bytes.Equal(enc1.Bytes(), enc2.Bytes()) || !sameWeights(ck2.Player, ck.Player) || ck2.Replay.Len() != ck.Replay.Len() || ck2.State.Iteration != ck.State.Iteration {
 		t.Error("the checkpoint rewritten in version 2 reads back to another run")
 	}
-	twice := filepath.Join(t.TempDir(), filepath.Base(path))
-	if err := saveCheckpoint(twice, ck2.State, ck2.Player, ck2.Trainer, ck2.Replay.Snapshot()); err != nil {
-		t.Fatal(err)
-	}
-	first, err1 := os.ReadFile(again)
-	second, err2 := os.ReadFile(twice)
-	if err1 != nil || err2 != nil || !bytes.Equal(first, second) {
-		t.Errorf("a version-2 checkpoint read and written again differs (%d bytes, then %d; %v, %v)", len(first), len(second), err1, err2)
-	}
-	snaps, err := listNetworkSnapshots(fixtureRun)
-	if err != nil || len(snaps) != 1 {
-		t.Fatalf("network snapshots: %v, %v: want one", snaps, err)
-	}
-	net, err := model.Load(snaps[0].Path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if net.Steps() != ck.Trainer.Network().Steps() {
-		t.Errorf("snapshot after %d steps, checkpoint after %d: want the same network", net.Steps(), ck.Trainer.Network().Steps())
-	}
-	if _, err := loadTrained(fixtureRun); err != nil {
-		t.Errorf("load the run as a model: %v", err)
-	}
+	checkSameBytes(t, rewriteCheckpoint(t, again, ck2), again, "a version-2 checkpoint read and written again")
+	checkFixtureNetworks(t, fixtureRun, ck.Player)
 }
 
 // fixtureRunV2 is a run directory of checkpoint version 2 (a player of
@@ -96,11 +54,20 @@ func TestReadsRunOfFormatVersion1(t *testing.T) {
 const fixtureRunV2 = "testdata/run-v2"
 
 func TestReadsRunOfFormatVersion2(t *testing.T) {
-	cfg, err := LoadSaved(filepath.Join(fixtureRunV2, ConfigFile))
+	_, path, ck := loadFixtureRun(t, fixtureRunV2)
+	checkSameBytes(t, rewriteCheckpoint(t, path, ck), path, "the version-2 fixture's checkpoint read and written again")
+	checkFixtureNetworks(t, fixtureRunV2, ck.Player)
+}
+
+// loadFixtureRun loads the fixture run in dir: its config and its one
+// checkpoint, of iteration 1 with its positions in the replay.
+func loadFixtureRun(t *testing.T, dir string) (Config, string, *loadedCheckpoint) {
+	t.Helper()
+	cfg, err := LoadSaved(filepath.Join(dir, ConfigFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	path, skipped, err := latestCheckpoint(fixtureRunV2)
+	path, skipped, err := latestCheckpoint(dir)
 	if err != nil || len(skipped) > 0 {
 		t.Fatalf("latest checkpoint: %v (skipped %v)", err, skipped)
 	}
@@ -112,16 +79,36 @@ func TestReadsRunOfFormatVersion2(t *testing.T) {
 		t.Errorf("state: iteration %d, %d positions, replay of %d: want iteration 1 and the positions in the replay",
 			ck.State.Iteration, ck.State.Positions, ck.Replay.Len())
 	}
+	return cfg, path, ck
+}
+
+// rewriteCheckpoint writes ck again, in today's version, into a file of
+// path's name in a temporary directory, and returns its path.
+func rewriteCheckpoint(t *testing.T, path string, ck *loadedCheckpoint) string {
+	t.Helper()
 	again := filepath.Join(t.TempDir(), filepath.Base(path))
 	if err := saveCheckpoint(again, ck.State, ck.Player, ck.Trainer, ck.Replay.Snapshot()); err != nil {
 		t.Fatal(err)
 	}
-	want, err1 := os.ReadFile(path)
-	got, err2 := os.ReadFile(again)
-	if err1 != nil || err2 != nil || !bytes.Equal(got, want) {
-		t.Errorf("the version-2 checkpoint read and written again differs from the fixture (%d bytes, the fixture %d; %v, %v)", len(got), len(want), err1, err2)
+	return again
+}
+
+// checkSameBytes fails the test unless the file at path holds the bytes of
+// the file at want: what names the former.
+func checkSameBytes(t *testing.T, path, want, what string) {
+	t.Helper()
+	got, err1 := os.ReadFile(path)
+	exp, err2 := os.ReadFile(want)
+	if err1 != nil || err2 != nil || !bytes.Equal(got, exp) {
+		t.Errorf("%s: %d bytes, want the %d of %s (%v, %v)", what, len(got), len(exp), want, err1, err2)
 	}
-	snaps, err := listNetworkSnapshots(fixtureRunV2)
+}
+
+// checkFixtureNetworks checks that the fixture run's one network snapshot,
+// and the run directory played as a model, are player, bit for bit.
+func checkFixtureNetworks(t *testing.T, dir string, player *model.Network) {
+	t.Helper()
+	snaps, err := listNetworkSnapshots(dir)
 	if err != nil || len(snaps) != 1 {
 		t.Fatalf("network snapshots: %v, %v: want one", snaps, err)
 	}
@@ -129,14 +116,14 @@ func TestReadsRunOfFormatVersion2(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !sameWeights(net, ck.Player) {
+	if !sameWeights(net, player) || net.Steps() != player.Steps() {
 		t.Error("the iteration's network snapshot is not the checkpoint's player")
 	}
-	run, err := loadTrained(fixtureRunV2)
+	run, err := loadTrained(dir)
 	if err != nil {
 		t.Fatalf("load the run as a model: %v", err)
 	}
-	if !sameWeights(run.net, ck.Player) || run.iteration != 1 {
+	if !sameWeights(run.net, player) || run.iteration != 1 {
 		t.Errorf("the run directory plays iteration %d, not the checkpoint's player", run.iteration)
 	}
 }
