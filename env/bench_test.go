@@ -56,6 +56,22 @@ func BenchmarkLegalMoves(b *testing.B) {
 	b.ReportMetric(float64(moves)/benchSize, "moves/position")
 }
 
+// BenchmarkMovesTo asks, as the win search does, for the moves that
+// land on each stack of the opponent's.
+func BenchmarkMovesTo(b *testing.B) {
+	corpus := benchCorpus()
+	var buf [256]Move
+	for b.Loop() {
+		for i := range corpus {
+			p := &corpus[i].pos
+			for t := p.Controlled(p.SideToMove().Other()); t != 0; t &= t - 1 {
+				p.MovesTo(buf[:0], Square(trailingZeros(t)), corpus[i].tooTall)
+			}
+		}
+	}
+	perPosition(b, benchSize)
+}
+
 func BenchmarkCountMoves(b *testing.B) {
 	corpus := benchCorpus()
 	for b.Loop() {

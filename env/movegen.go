@@ -1,5 +1,7 @@
 package env
 
+import "math/bits"
+
 // Move generation: the hot path of every search. Moves are generated from
 // reachTable, which already holds, for each square and lifted count modulo
 // 10, the distinct target squares; no direction is walked at run time.
@@ -68,14 +70,29 @@ func (p *Position) MovesTo(dst []Move, t Square, tooTall bool) []Move {
 	for from &^= 1 << t; from != 0; from &= from - 1 {
 		s := Square(trailingZeros(from))
 		kmin, h := p.counts(s, forced)
-		for k := kmin; k <= h; k++ {
-			if firstDirection[s][k%period][t] != noDirection {
-				dst = append(dst, Move{From: s, To: t, Count: uint8(k)})
-			}
+		// The counts that land on t, between kmin and h, in order.
+		for ks := countsTo[s][t] & (2<<h - 1) &^ (1<<kmin - 1); ks != 0; ks &= ks - 1 {
+			dst = append(dst, Move{From: s, To: t, Count: uint8(bits.TrailingZeros32(ks))})
 		}
 	}
 	return dst
 }
+
+// countsTo[s][t] has bit k set when k pieces lifted from s can land on t
+// (1 <= k <= maxHeight): firstDirection gathered over the counts, so that
+// MovesTo takes a stack's counts in one mask.
+var countsTo = func() (c [NumSquares][NumSquares]uint32) {
+	for s := range c {
+		for t := range c[s] {
+			for k := 1; k <= maxHeight; k++ {
+				if firstDirection[s][k%period][t] != noDirection {
+					c[s][t] |= 1 << k
+				}
+			}
+		}
+	}
+	return c
+}()
 
 // counts returns the fewest and the most pieces the stack on s may lift:
 // all of them, or under the too-tall rule (forced) at least those above
