@@ -83,14 +83,15 @@ func (p *Position) Controlled(c Color) uint64 { return p.control[c&1] }
 // on top there, if any.
 func (p *Position) ControlledAfter(m Move, c Color) uint64 {
 	src := p.stacks[m.From]
-	control := p.control[c&1] &^ (1<<m.From | 1<<m.To)
-	if src.Top() == c {
-		control |= 1 << m.To
-	}
-	if int(m.Count) < src.Height() && src.At(int(m.Count)) == c {
-		control |= 1 << m.From
-	}
-	return control
+	// Bit i of is says whether the i-th piece from the bottom is c's; the
+	// piece left on top is the one m.Count below the top, none (a shift
+	// past 31, so 0) when the whole stack moves. Branch-free and small
+	// enough to inline: the win searches call it for every move.
+	is := uint64(src.colors() ^ (uint32(c&1) - 1))
+	top := uint(src>>stackHeightShift) - 1
+	return p.control[c&1]&^(1<<m.From|1<<m.To) |
+		is>>top&1<<m.To |
+		is>>(top-uint(m.Count))&1<<m.From
 }
 
 // Finished reports whether the game is over on the board: one side (or
