@@ -92,9 +92,21 @@ func newServer(net *Network, cfg ServerConfig, stock bool) (*Server, error) {
 		errs: make([]error, cfg.Workers),
 	}
 	s.pool.New = func() any { return &request{done: make(chan struct{}, 1)} }
-	for w := range cfg.Workers {
+	engines := make([]*engine, cfg.Workers)
+	for w := range engines {
+		engines[w] = newEngine(net, cfg.MaxBatch, stock)
+		if !stock {
+			// The fused graph compiled now rather than in the first
+			// call's time: a timed search's first move would spend most
+			// of a short budget on it.
+			if _, err := engines[w].runner(engines[w].batchFor(cfg.MaxBatch)); err != nil {
+				return nil, fmt.Errorf("new server: %w", err)
+			}
+		}
+	}
+	for w, e := range engines {
 		s.wg.Add(1)
-		go s.work(w, newEngine(net, cfg.MaxBatch, stock))
+		go s.work(w, e)
 	}
 	return s, nil
 }
