@@ -85,7 +85,7 @@ func (p *Position) ControlledAfter(m Move, c Color) uint64 {
 	src := p.stacks[m.From]
 	// Bit i of is says whether the i-th piece from the bottom is c's; the
 	// piece left on top is the one m.Count below the top, none (a shift
-	// past 31, so 0) when the whole stack moves. Branch-free and small
+	// past 63, so 0) when the whole stack moves. Branch-free and small
 	// enough to inline: the win searches call it for every move.
 	is := uint64(src.colors() ^ (uint32(c&1) - 1))
 	top := uint(src>>stackHeightShift) - 1
