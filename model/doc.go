@@ -89,7 +89,8 @@
 // each output tile is stored. The policy head reads the trunk's output the
 // same way, a board row of six squares per tile, and so writes its logits
 // square-major; the softmax over the legal actions reads them in that
-// order. The stored weights keep their layout (and
+// order, and takes their exps 8 at a time in AVX2 (kernel.ExpShifted,
+// within a unit in the last place of float64's exp). The stored weights keep their layout (and
 // the file format its meaning); an engine repacks them for the kernels
 // when it copies them. The numeric code that needs no gorgonia (the
 // microkernel in AVX-512 or AVX2/FMA assembly or portable Go, Sgemm, the

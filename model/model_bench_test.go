@@ -151,8 +151,13 @@ func BenchmarkTrainStep(b *testing.B) {
 }
 
 func BenchmarkLegalSoftmax(b *testing.B) {
-	p := samplePositions(seeded(2), 1)[0]
+	// A position of a game's middle and logits spread as a network's.
+	p := samplePositions(seeded(2), 30)[29]
+	rng := seeded(3)
 	logits := make([]float32, env.NumActions)
+	for i := range logits {
+		logits[i] = float32(rng.NormFloat64() * 3)
+	}
 	dst := make([]float32, len(p.Legal))
 	for b.Loop() {
 		if err := legalSoftmax(dst, logits, squareOrder, p.Legal); err != nil {

@@ -134,16 +134,18 @@ func TestLegalSoftmax(t *testing.T) {
 	}
 }
 
-// The priors skip the exp of logits equal to the largest (exp(0) is 1):
-// over random rows with many ties, they are bit for bit those of the
-// softmax computed with an exp for every legal action.
-func TestLegalSoftmaxTiesAreExact(t *testing.T) {
+// The priors against the softmax computed in float64, over random rows
+// with many ties and logits from 30 apart to 1e-30 apart: each prior
+// within 2e-6 relatively and the rounding of its logit's difference from
+// the largest in float32 (a relative 6e-8 of the difference), tied logits
+// the same prior bit for bit, and summing to 1 within 1e-6.
+func TestLegalSoftmaxAgainstFloat64(t *testing.T) {
 	rng := seeded(7)
-	for k := range 200 {
+	for k := range 400 {
 		logits := make([]float32, env.NumActions)
-		levels := []float32{0, float32(rng.NormFloat64()), float32(rng.NormFloat64() * 30)}
+		levels := []float32{0, float32(rng.NormFloat64()), float32(rng.NormFloat64() * 30), 1e-30}
 		for i := range logits {
-			logits[i] = levels[rng.IntN(len(levels))]
+			logits[i] = levels[rng.IntN(len(levels))] + float32(rng.IntN(2)*rng.IntN(40))*0.1
 		}
 		legal := make([]env.Action, 1+rng.IntN(120))
 		for j := range legal {
@@ -157,16 +159,28 @@ func TestLegalSoftmaxTiesAreExact(t *testing.T) {
 		for _, a := range legal {
 			top = max(top, float64(logits[actionOrder.index(a)]))
 		}
-		want, sum := make([]float32, len(legal)), 0.0
+		want, sum := make([]float64, len(legal)), 0.0
 		for j, a := range legal {
-			p := math.Exp(float64(logits[actionOrder.index(a)]) - top)
-			want[j], sum = float32(p), sum+p
+			want[j] = math.Exp(float64(logits[actionOrder.index(a)]) - top)
+			sum += want[j]
 		}
-		for j := range want {
-			want[j] = float32(float64(want[j]) / sum)
+		prior := map[float32]float32{} // a logit's prior
+		var total float64
+		for j, a := range legal {
+			w := want[j] / sum
+			d := top - float64(logits[actionOrder.index(a)])
+			if math.Abs(float64(got[j])-w) > (2e-6+6e-8*d)*w+1e-37 {
+				t.Fatalf("row %d, action %d: prior %v, want %v", k, a, got[j], w)
+			}
+			l := logits[actionOrder.index(a)]
+			if p, ok := prior[l]; ok && p != got[j] {
+				t.Fatalf("row %d: logit %v has priors %v and %v", k, l, p, got[j])
+			}
+			prior[l] = got[j]
+			total += float64(got[j])
 		}
-		if !slices.Equal(got, want) {
-			t.Fatalf("row %d: %v, want %v", k, got, want)
+		if math.Abs(total-1) > 1e-6 {
+			t.Fatalf("row %d: priors sum to %v", k, total)
 		}
 	}
 }

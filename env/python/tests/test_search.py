@@ -116,14 +116,17 @@ def digest(*arrays, text=()):
 
 @pytest.mark.parametrize("settings, want", [
     (dict(sims=120, seed=5), "d8ad25cd0d2a9277"),
-    (dict(sims=64, gumbel=True, temperature=1, seed=6), "1740f1d7b296b8e0"),
+    (dict(sims=64, gumbel=True, temperature=1, seed=6), "9c5cdc24788c2e8d"),
 ])
 @pytest.mark.parametrize("max_batch", [None, 20])
 def test_results_are_those_of_before_the_boundary_was_made_faster(settings, want, max_batch):
     """The visits, policy targets and moves of seeded searches with an
     evaluator that reads its input are those the library gave before
     ds_batch_round and the searches writing their leaves into the
-    caller's arrays (recorded with it), whatever the batches' size."""
+    caller's arrays (recorded with it), whatever the batches' size. The
+    Gumbel root's were recorded again when the priors' exps went to AVX2
+    (model.LegalSoftmax, within a unit in the last place of float64's exp
+    before): its policy target holds the priors' bits."""
     ps = positions(6, seed=4)
     r = ds.Search(hashed, max_batch=max_batch, **settings).run([f for f, _ in ps], [m for _, m in ps])
     assert digest(r.visits, r.policy, text=r.moves) == want

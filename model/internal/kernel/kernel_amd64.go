@@ -141,3 +141,15 @@ func addToAsm(dst, src []float32) {
 
 //go:noescape
 func addToAVX(dst, src *float32, blocks int)
+
+// expShiftedAsm runs expShiftedAVX on ExpShifted's arguments, of a length
+// divisible by 8.
+func expShiftedAsm(x []float32, shift float32) float32 {
+	if len(x) == 0 {
+		return 0
+	}
+	return expShiftedAVX(&x[0], len(x)/8, shift, &expConstants)
+}
+
+//go:noescape
+func expShiftedAVX(x *float32, blocks int, shift float32, c *[11][8]float32) float32

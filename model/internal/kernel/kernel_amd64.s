@@ -720,3 +720,54 @@ addloop:
 adddone:
 	VZEROUPPER
 	RET
+
+// expShiftedAVX is the AVX2 form of ExpShifted (exp.go), 8 values an
+// iteration: d = x - shift; n = round(d log2(e)); r = d - n ln(2) in two
+// parts; exp(r) = 1 + r + r^2 p(r); exp(d) = exp(r) 2^n, n added to the
+// exponent's bits; 0 where d < expMin. c points to expConstants: 32 bytes
+// a constant, in that order.
+//
+// func expShiftedAVX(x *float32, blocks int, shift float32, c *[11][8]float32) float32
+TEXT ·expShiftedAVX(SB), NOSPLIT, $0-36
+	MOVQ x+0(FP), SI
+	MOVQ blocks+8(FP), CX
+	VBROADCASTSS shift+16(FP), Y15
+	MOVQ c+24(FP), DX
+	VXORPS Y0, Y0, Y0 // the sum
+	TESTQ CX, CX
+	JZ expdone
+exploop:
+	VMOVUPS (SI), Y1
+	VSUBPS Y15, Y1, Y1            // d
+	VCMPPS $0x1d, 0(DX), Y1, Y2   // d >= expMin (GE_OQ): the values kept
+	VMAXPS 0(DX), Y1, Y1          // d, at least expMin
+	VMULPS 32(DX), Y1, Y3
+	VROUNDPS $0, Y3, Y3           // n, to nearest
+	VFNMADD231PS 64(DX), Y3, Y1   // r = d - n ln2 (the exact part)
+	VFNMADD231PS 96(DX), Y3, Y1   // - n ln2 (the rest)
+	VMOVUPS 128(DX), Y4           // p(r), Horner's rule
+	VFMADD213PS 160(DX), Y1, Y4
+	VFMADD213PS 192(DX), Y1, Y4
+	VFMADD213PS 224(DX), Y1, Y4
+	VFMADD213PS 256(DX), Y1, Y4
+	VFMADD213PS 288(DX), Y1, Y4
+	VMULPS Y1, Y1, Y5             // r^2
+	VFMADD213PS Y1, Y5, Y4        // r^2 p(r) + r
+	VADDPS 320(DX), Y4, Y4        // + 1
+	VCVTPS2DQ Y3, Y3              // n, whole already: exact
+	VPSLLD $23, Y3, Y3
+	VPADDD Y3, Y4, Y4             // times 2^n
+	VANDPS Y2, Y4, Y4             // 0 below expMin
+	VMOVUPS Y4, (SI)
+	VADDPS Y4, Y0, Y0
+	ADDQ $32, SI
+	DECQ CX
+	JNZ exploop
+expdone:
+	VEXTRACTF128 $1, Y0, X1
+	VADDPS X1, X0, X0
+	VHADDPS X0, X0, X0
+	VHADDPS X0, X0, X0
+	VMOVSS X0, ret+32(FP)
+	VZEROUPPER
+	RET

@@ -39,3 +39,5 @@ func transposeRowsAsm(dst, src []float32, px []int, stride, cols int, db []float
 }
 
 func addToAsm(dst, src []float32) { addToGo(dst, src) }
+
+func expShiftedAsm(x []float32, shift float32) float32 { return expShiftedGo(x, shift) }
