@@ -10,7 +10,8 @@
 // (model/internal/fused) call, forward and backward (the weight gradient's
 // operands transposed and gathered in assembly too); Adam's update for the optimiser
 // (model/internal/optim), in AVX assembly or portable Go with the same
-// bits; and the FMA loop that measures the machine's peak (in the widest
+// bits; the exps of the legal actions' softmax (ExpShifted, AVX2/FMA or
+// float64's exp); and the FMA loop that measures the machine's peak (in the widest
 // registers the CPU has).
 //
 // The portable kernel is the definition; tests check the assembly against
