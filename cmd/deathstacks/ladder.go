@@ -30,7 +30,7 @@ under the run's rules and evaluation openings. To keep the cost linear in the nu
 pairs that play are: every snapshot against every --vs baseline, every
 snapshot against the next one rated, and the baselines against each other;
 one Elo fit over all games rates everyone, with the anchor at 0 (the
-built-in player of December 2026, kept fixed: az:model=anchor), or else
+built-in player of 2026-12-03, kept fixed: az:model=anchor), or else
 random, or else the first baseline. Strong fixed baselines keep the scale
 from saturating: the anchor, alpha-beta for a time a move (--vs
 alphabeta:time=200ms) and the built-in player (--vs az:sims=200, az

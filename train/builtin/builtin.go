@@ -20,7 +20,7 @@ const Name = "the built-in player"
 // (az:model=anchor); AnchorTitle stands for it in messages.
 const (
 	AnchorModel = "anchor"
-	AnchorTitle = "the anchor (the built-in player of December 2026)"
+	AnchorTitle = "the anchor (the built-in player of 2026-12-03)"
 )
 
 // Open returns a reader of the built-in player file.

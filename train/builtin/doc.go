@@ -6,7 +6,7 @@
 //
 // Replacing the player is a one-file swap: export the new network over
 // player.dsnn and rebuild. The anchor, anchor-2026-12.dsnn, is the built-in
-// player of December 2026 and never changes: the ladder, the in-training
+// player of 2026-12-03 (replaced on 2026-12-06) and never changes: the ladder, the in-training
 // evaluation and the README's tables rate against it, so that ratings
 // made before and after a new built-in player are on one scale. Each
 // file's metadata records how it was made (`deathstacks inspect` without
