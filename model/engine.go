@@ -198,8 +198,9 @@ func (o batchOutput) write(priors []float32, value *float32, row int, legal []en
 // env.NumActions logits in action order: the softmax over the legal
 // actions only, as [Server] and [Network] compute it. Outside evaluators
 // (a network in another language) share it, so that the search sees their
-// logits as it sees the network's. A NaN or infinite legal logit is an
-// error.
+// logits as it sees the network's. A NaN or +Inf legal logit, or only
+// -Inf ones, is an error; a -Inf one beside finite ones gets no
+// probability.
 func LegalSoftmax(dst, logits []float32, legal []env.Action) error {
 	return legalSoftmax(dst, logits, actionOrder, legal)
 }
@@ -207,8 +208,9 @@ func LegalSoftmax(dst, logits []float32, legal []env.Action) error {
 // legalSoftmax writes the softmax of logits (one row, in order) restricted
 // to the legal actions into dst, compact over legal; other actions get no
 // probability at all. It shifts by the largest legal logit, so any finite
-// logits work; a NaN or infinite largest legal logit (a diverged network)
-// is an error. The exps are [kernel.ExpShifted]'s, 8 at a time in AVX2: a
+// logits work; a NaN or +Inf legal logit, or only -Inf ones (a diverged
+// network), is an error, and a -Inf one beside finite ones gets no
+// probability. The exps are [kernel.ExpShifted]'s, 8 at a time in AVX2: a
 // logit equal to the largest gets exp(0), 1 exactly, and one more than 86
 // below it no probability.
 func legalSoftmax(dst, logits []float32, order logitOrder, legal []env.Action) error {

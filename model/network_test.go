@@ -118,6 +118,7 @@ func TestLegalSoftmax(t *testing.T) {
 		{"only action 0, tiny logit", append([]float32{-1e30}, big(1e30)[1:]...), []env.Action{0}, []float32{1}},
 		{"large equal logits", big(1e4), []env.Action{0, 7, 6911}, []float32{1.0 / 3, 1.0 / 3, 1.0 / 3}},
 		{"one dominant", append([]float32{5000}, big(0)[1:]...), []env.Action{3, 0}, []float32{0, 1}},
+		{"-inf beside finite", append([]float32{float32(math.Inf(-1))}, big(2)[1:]...), []env.Action{0, 5}, []float32{0, 1}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -204,8 +205,14 @@ func TestDivergedNetworkIsAnError(t *testing.T) {
 		}
 		s.Close()
 	}
-	if err := legalSoftmax(make([]float32, 1), []float32{float32(math.Inf(1))}, actionOrder, []env.Action{0}); err == nil {
-		t.Error("infinite logit accepted")
+	for _, v := range []float64{math.Inf(1), math.Inf(-1), math.NaN()} {
+		logits := []float32{1, float32(v)}
+		if err := legalSoftmax(make([]float32, 2), logits, actionOrder, []env.Action{1, 0}); err == nil && !math.IsInf(v, -1) {
+			t.Errorf("logit %v accepted", v)
+		}
+		if err := legalSoftmax(make([]float32, 1), logits, actionOrder, []env.Action{1}); err == nil {
+			t.Errorf("a lone logit %v accepted", v)
+		}
 	}
 }
 
