@@ -90,9 +90,9 @@
 // same way, a board row of six squares per tile, and so writes its logits
 // square-major; the softmax over the legal actions reads them in that
 // order, and takes their exps 8 at a time in AVX2 (kernel.ExpShifted,
-// within a unit in the last place of float64's exp). The stored weights keep their layout (and
-// the file format its meaning); an engine repacks them for the kernels
-// when it copies them. The numeric code that needs no gorgonia (the
+// within a unit in the last place of float64's exp). The stored weights
+// keep their layout (and the file format its meaning); an engine repacks
+// them for the kernels when it copies them. The numeric code that needs no gorgonia (the
 // microkernel in AVX-512 or AVX2/FMA assembly or portable Go, Sgemm, the
 // convolutions, the peak loop) is the internal package kernel; [Kernels]
 // names the form in use. [Network.EvaluateStock] and [NewStockServer] run

@@ -11,8 +11,8 @@
 // operands transposed and gathered in assembly too); Adam's update for the optimiser
 // (model/internal/optim), in AVX assembly or portable Go with the same
 // bits; the exps of the legal actions' softmax (ExpShifted, AVX2/FMA or
-// float64's exp); and the FMA loop that measures the machine's peak (in the widest
-// registers the CPU has).
+// float64's exp); and the FMA loop that measures the machine's peak (in
+// the widest registers the CPU has).
 //
 // The portable kernel is the definition; tests check the assembly against
 // it and all against float64 references, the AVX-512 kernel against the
