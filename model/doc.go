@@ -75,8 +75,9 @@
 //
 // Inference runs a fused graph, still a gorgonia graph of gorgonia Ops
 // (package model/internal/fused): the stem and the residual tower are one
-// Op (TrunkOp), each head's 1x1 convolution another (HeadOp), and the
-// value head's fully connected layers a third kind (ValueFCOp). The engine
+// Op (TrunkOp), the policy head's 1x1 convolution another (HeadOp), and
+// the value head, its convolution and fully connected layers, a third
+// (ValueOp). The engine
 // runs these ops itself, in topological order in its own goroutine
 // (fused.Run), not on a tape
 // machine: a machine's RunAll hands every run to a new goroutine while
@@ -129,7 +130,8 @@
 // check of every logit for infinities and NaNs in assembly), and it
 // measures the policy's entropy from its own softmax; the value head's
 // fully connected layers and the value loss are another
-// (fused.ValueLossOp), forward and backward on the kernel's Sgemm. A
+// (fused.ValueLossOp), forward on the kernel as inference's, backward on
+// its Sgemm. A
 // training graph runs as the inference graph does, in the calling
 // goroutine (fused.NewTrainingRun), not on a tape machine: each op's Do
 // in topological order, the few gorgonia nodes left (the losses' sums and
@@ -155,8 +157,14 @@
 // not arithmetic) packs a position in AVX and adds its bias in the
 // kernel, about 40% faster (BenchmarkValueHead); in the profile of
 // BenchmarkServer with 64 clients the microkernel is 89-90% of the
-// server's CPU time, against 88%. train/EXPERIMENTS.md, Speed, has the
-// measured samples per second.
+// server's CPU time, against 88%. At inference the value head then went
+// square-major too, its two planes a panel of 16 read in place as the
+// policy head's, and its first fully connected layer onto the kernel with
+// its weights packed once (kernel.Dense), not on Sgemm, which packed both
+// operands on every call: the head's CPU time in the profile of
+// BenchmarkServer at self-play's shape (16 callers of 8 positions; a
+// loaded machine, shares only) 4.7% -> 1.8%, with the same bits. train/EXPERIMENTS.md, Speed, has the measured
+// samples per second.
 //
 // # Loss and training
 //

@@ -162,8 +162,7 @@ func (b *builder) finish(n *net, v *G.Node, fc []*G.Node) {
 // newFastNet builds the fused graph of cfg for batch positions with input
 // backing xs. For inference (packed not nil) it is fused ops only, reading
 // packed, the engine's copy of the weights (in Config.specs order): the
-// trunk, the heads' convolutions and the value head's fully connected
-// layers; the graph has no params, and its outputs are the ops' own
+// trunk, the policy head and the value head; the graph has no params, and its outputs are the ops' own
 // buffers, rewritten by each run (see fused.Run). For training (packed nil)
 // every learnable is an input node over weights, as in newNet, the graph
 // is differentiable and ends at the value head's convolution
@@ -202,17 +201,15 @@ func newFastNet(g *G.ExprGraph, cfg Config, packed *fused.Net, batch int, xs []f
 	}
 	polOp := fused.NewHeadOp(packed, batch, false, train)
 	n.logits = b.apply(polOp, append([]*G.Node{h}, pol...)...)
-	valOp := fused.NewHeadOp(packed, batch, true, train)
-	v := b.apply(valOp, append([]*G.Node{h}, val...)...)
 	if train {
+		n.valuePlanes = b.apply(fused.NewHeadOp(packed, batch, true, train), append([]*G.Node{h}, val...)...)
 		// The policy op's own buffer: no gorgonia op reads the logits, so
 		// the machine never writes over it.
 		n.logitsOut, n.order = polOp.Out(), squareOrder
-		n.valuePlanes = v
 	} else {
-		fc := fused.NewValueFCOp(packed, batch)
-		n.value = b.apply(fc, v)
-		n.logitsOut, n.valueOut, n.order = polOp.Out(), fc.Out(), squareOrder
+		valOp := fused.NewValueOp(packed, batch)
+		n.value = b.apply(valOp, h)
+		n.logitsOut, n.valueOut, n.order = polOp.Out(), valOp.Out(), squareOrder
 	}
 	if b.err != nil {
 		return nil, fmt.Errorf("build fused %v network for batch %d: %w", cfg, batch, b.err)

@@ -46,9 +46,11 @@ type Net struct {
 	stride        int
 	trunk         kernel.Tower
 	policy, value kernel.Head
-	// fc is the value head's fully connected layers: the weights
-	// themselves, not a copy, for the inference graph's ValueFCOp.
-	fc [][]float32
+	// fc1 is the value head's first fully connected layer, packed; fc2
+	// the second's weights and bias themselves, not a copy. The inference
+	// graph's ValueOp reads them.
+	fc1 kernel.Dense
+	fc2 [][]float32
 }
 
 // NewNet returns an empty Net of d, packed for the backward pass too if
@@ -63,8 +65,9 @@ func (p *Net) Load(w [][]float32) {
 	p.loadTrunk(w)
 	h := TrunkParams(p.dims.Blocks)
 	p.policy.Pack(w[h], policyPlanes, ch, w[h+1], false, true)
-	p.value.Pack(w[h+2], p.dims.ValuePlanes, ch, w[h+3], true, false)
-	p.fc = w[h+4 : h+8]
+	p.value.Pack(w[h+2], p.dims.ValuePlanes, ch, w[h+3], true, true)
+	p.fc1.Pack(w[h+4], p.dims.ValuePlanes*env.NumSquares, p.dims.ValueHidden, w[h+5], true)
+	p.fc2 = w[h+6 : h+8]
 }
 
 // loadTrunk packs the trunk's convolutions from w (Dims.Shapes order).

@@ -73,8 +73,8 @@ func (op *TrunkOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error
 }
 
 // HeadOp is a head's 1x1 convolution (kernel.Head) of the trunk's output
-// into planes of 6x6: the value head's planes, flattened plane-major
-// (NCHW) per position, or the policy's logits, square-major (the logits of
+// into planes of 6x6: the value head's planes in training, flattened
+// plane-major (NCHW) per position, or the policy's logits, square-major (the logits of
 // each square's planes together, which the model package reads so). For
 // training (train) it also takes the head's weights and bias as inputs,
 // packs them on every run and is differentiable through headGradOp.
@@ -221,33 +221,56 @@ func splitParams(flat []float32, shapes [][]int) [][]float32 {
 	return out
 }
 
-// ValueFCOp is the value head's fully connected layers at inference: input
-// the value convolution's planes (B, ValuePlanes*36), output tanh(relu(v
-// fc1.w + fc1.b) fc2.w + fc2.b), (B, 1), with the weights of the engine's
-// Net. As gorgonia's nodes these were fourteen nodes (broadcasts,
-// the ReLU as a product with a comparison, reshapes), each allocating its
-// value on every run. Training runs the same layers in ValueLossOp.
-type ValueFCOp struct {
+// ValueOp is the value head at inference, as one Op: input the trunk's
+// output, output (B, 1) tanh(relu(v fc1.w + fc1.b) fc2.w + fc2.b), v
+// being the value convolution's planes through ReLU, flattened
+// plane-major, with the weights of the engine's Net. The convolution runs
+// square-major (kernel.Head.ForwardSquares: each board row of the trunk's
+// output read in place, as the policy head's), its few planes then
+// gathered plane-major for fc1. As gorgonia's nodes the fully connected
+// layers alone were fourteen nodes (broadcasts, the ReLU as a product with
+// a comparison, reshapes), each allocating its value on every run.
+// Training runs the convolution in HeadOp and the layers in ValueLossOp.
+type ValueOp struct {
 	op
 	w      *Net
-	hidden []float32 // (B, ValueHidden)
+	stride int
+	// squares is the convolution's output, square-major (B x 36 x
+	// Stride(planes)); planes the same plane-major (B x planes*36);
+	// hidden fc1's (B x fc1.Stride()).
+	squares, planes, hidden []float32
 }
 
-func NewValueFCOp(w *Net, batch int) *ValueFCOp {
-	return &ValueFCOp{
-		op:     newOp("fusedValueFC", tensor.Shape{batch, 1}, tensor.Shape{batch, w.dims.ValuePlanes * env.NumSquares}),
-		w:      w,
-		hidden: make([]float32, batch*w.dims.ValueHidden),
+func NewValueOp(w *Net, batch int) *ValueOp {
+	d := w.dims
+	return &ValueOp{
+		op:      newOp("fusedValue", tensor.Shape{batch, 1}, tensor.Shape{batch, kernel.PaddedSide, kernel.PaddedSide, w.stride}),
+		w:       w,
+		stride:  w.stride,
+		squares: make([]float32, batch*env.NumSquares*kernel.Stride(d.ValuePlanes)),
+		planes:  make([]float32, batch*d.ValuePlanes*env.NumSquares),
+		hidden:  make([]float32, batch*kernel.Stride(d.ValueHidden)),
 	}
 }
 
-func (op *ValueFCOp) Do(vals ...G.Value) (G.Value, error) { return op.doRows(op.in[0][0], vals...) }
+func (op *ValueOp) Do(vals ...G.Value) (G.Value, error) { return op.doRows(op.in[0][0], vals...) }
 
-func (op *ValueFCOp) doRows(rows int, vals ...G.Value) (G.Value, error) {
+func (op *ValueOp) doRows(rows int, vals ...G.Value) (G.Value, error) {
 	in, err := op.inputs(vals)
 	if err != nil {
 		return nil, err
 	}
-	valueFC(rows, op.in[0][1], op.w.dims.ValueHidden, in[0], op.w.fc, op.hidden, op.out.Float32s())
+	op.w.value.ForwardSquares(rows, in[0], op.stride, op.squares)
+	planes, ld := op.w.dims.ValuePlanes, kernel.Stride(op.w.dims.ValuePlanes)
+	for b := range rows {
+		src := op.squares[b*env.NumSquares*ld:][:env.NumSquares*ld]
+		dst := op.planes[b*planes*env.NumSquares:][:planes*env.NumSquares]
+		for s := range env.NumSquares {
+			for q, v := range src[s*ld : s*ld+planes] {
+				dst[q*env.NumSquares+s] = v
+			}
+		}
+	}
+	valueFC(rows, op.planes, &op.w.fc1, op.w.fc2, op.hidden, op.out.Float32s())
 	return op.out, nil
 }

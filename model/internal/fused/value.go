@@ -12,18 +12,17 @@ import (
 )
 
 // valueFC computes the value head's fully connected layers for rows
-// positions: hidden (rows x hid) = relu(in fc[0] + fc[1]) and out[b] =
-// tanh(hidden[b] fc[2] + fc[3]), with in (rows x k) the value
-// convolution's planes and fc the layers' weights (fc1.w (k x hid), fc1.b,
-// fc2.w (hid), fc2.b).
-func valueFC(rows, k, hid int, in []float32, fc [][]float32, hidden, out []float32) {
-	kernel.BLAS{}.Sgemm(blas.NoTrans, blas.NoTrans, rows, hid, k, 1, in, k, fc[0], hid, 0, hidden, hid)
+// positions: hidden (rows x fc1.Stride()) = relu(in fc1.w + fc1.b), by
+// fc1, and out[b] = tanh(hidden[b] fc2[0] + fc2[1]), with in (rows x k)
+// the value convolution's planes and fc2 the second layer's weights and
+// bias.
+func valueFC(rows int, in []float32, fc1 *kernel.Dense, fc2 [][]float32, hidden, out []float32) {
+	fc1.Forward(rows, in, hidden)
+	ld, w2 := fc1.Stride(), fc2[0]
 	for b := range rows {
-		h := hidden[b*hid : (b+1)*hid]
-		sum := fc[3][0]
-		for j, v := range h {
-			h[j] = max(v+fc[1][j], 0)
-			sum += h[j] * fc[2][j]
+		sum := fc2[1][0]
+		for j, v := range hidden[b*ld:][:len(w2)] {
+			sum += v * w2[j]
 		}
 		out[b] = float32(math.Tanh(float64(sum)))
 	}
@@ -33,7 +32,7 @@ func valueFC(rows, k, hid int, in []float32, fc [][]float32, hidden, out []float
 // the value loss, as one Op: inputs the value convolution's planes (B,
 // ValuePlanes*36) and the fully connected layers' learnables (fc1.w,
 // fc1.b, fc2.w, fc2.b), output (1) the mean over rows of (value -
-// result)^2, the value as in ValueFCOp and the results from the slice the
+// result)^2, the value as in ValueOp and the results from the slice the
 // op was made with, which the caller fills before each run. As gorgonia's
 // nodes, the layers, the loss and their gradients were some forty nodes,
 // each allocating its value on every run. It keeps the values (Values)
@@ -43,7 +42,8 @@ type ValueLossOp struct {
 	batch, hidden int
 	result        []float32
 	fc            [][]float32 // the last run's fully connected layers' weights
-	h             []float32   // (B, hidden), after the ReLU
+	fc1           kernel.Dense
+	h             []float32 // (B, fc1.Stride()), after the ReLU
 	values        *tensor.Dense
 }
 
@@ -58,7 +58,7 @@ func NewValueLossOp(d Dims, batch int, result []float32) *ValueLossOp {
 	return &ValueLossOp{
 		op:    newOp("fusedValueLoss", tensor.Shape{1}, in...),
 		batch: batch, hidden: d.ValueHidden, result: result,
-		h:      make([]float32, batch*d.ValueHidden),
+		h:      make([]float32, batch*kernel.Stride(d.ValueHidden)),
 		values: tensor.New(tensor.WithShape(batch, 1), tensor.Of(tensor.Float32)),
 	}
 }
@@ -75,8 +75,9 @@ func (op *ValueLossOp) Do(vals ...G.Value) (G.Value, error) {
 		return nil, fmt.Errorf("%s: %d results for %d positions", op.name, len(op.result), op.batch)
 	}
 	op.fc = in[1:]
+	op.fc1.Pack(op.fc[0], op.in[0][1], op.hidden, op.fc[1], true)
 	y := op.values.Float32s()
-	valueFC(op.batch, op.in[0][1], op.hidden, in[0], op.fc, op.h, y)
+	valueFC(op.batch, in[0], &op.fc1, op.fc[2:], op.h, y)
 	var sum float64
 	for b, v := range y {
 		d := float64(v) - float64(op.result[b])
@@ -112,7 +113,7 @@ func (op *ValueLossOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, e
 			for b, y := range op.values.Float32s() {
 				dz[b] = scale * (y - op.result[b]) * (1 - y*y)
 				db2[0] += dz[b]
-				h, g := op.h[b*hid:(b+1)*hid], dh[b*hid:(b+1)*hid]
+				h, g := op.h[b*op.fc1.Stride():][:hid], dh[b*hid:(b+1)*hid]
 				for j, v := range h {
 					dw2[j] += dz[b] * v
 					g[j] = 0

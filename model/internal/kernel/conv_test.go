@@ -394,16 +394,17 @@ func BenchmarkPad(b *testing.B) {
 }
 
 // BenchmarkValueHead runs the default network's value head (2 planes,
-// plane-major, through ReLU) at the server's batch of 32: little
-// arithmetic a position, so packing each position counts.
+// through ReLU) at the server's batch of 32: plane-major as training runs
+// it, where packing each position counts, and square-major as inference
+// does, where a tile is 16 planes of which 2 are the head's.
 func BenchmarkValueHead(b *testing.B) {
 	// The default network's value head's 1x1 convolution at batch 32.
 	const bs, in, planes = 32, 32, 2
 	stride := Stride(in)
 	var p Head
-	p.Pack(randSlice(planes*in, 1), planes, in, randSlice(planes, 2), true, false)
+	p.Pack(randSlice(planes*in, 1), planes, in, randSlice(planes, 2), true, true)
 	h := padded(randSlice(bs*env.NumSquares*in, 3), bs, in, stride)
-	out := make([]float32, bs*planes*env.NumSquares)
+	out, outSq := make([]float32, bs*planes*env.NumSquares), make([]float32, bs*env.NumSquares*Stride(planes))
 	gout := randSlice(len(out), 4)
 	dh := make([]float32, len(h))
 	dw, db := make([]float32, planes*in), make([]float32, planes)
@@ -412,6 +413,7 @@ func BenchmarkValueHead(b *testing.B) {
 		run  func()
 	}{
 		{"forward", func() { p.Forward(bs, h, stride, out) }},
+		{"forward-squares", func() { p.ForwardSquares(bs, h, stride, outSq) }},
 		{"backward", func() { p.Backward(bs, h, stride, out, gout, dh, dw, db) }},
 	} {
 		b.Run(pass.name, func(b *testing.B) {

@@ -6,8 +6,9 @@
 // tiles at once in AVX-512, a 6x32 tile with the same bits;
 // a float32 Sgemm (packed panels around the microkernel) inside a gonum
 // BLAS implementation; the 3x3 and 1x1 convolutions over channel-last
-// activations with a zero border that the fused gorgonia ops
-// (model/internal/fused) call, forward and backward (the weight gradient's
+// activations with a zero border and a fully connected layer (Dense)
+// that the fused gorgonia ops (model/internal/fused) call, forward and
+// backward (the weight gradient's
 // operands transposed and gathered in assembly too); Adam's update for the optimiser
 // (model/internal/optim), in AVX assembly or portable Go with the same
 // bits; the exps of the legal actions' softmax (ExpShifted, AVX2/FMA or
