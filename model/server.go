@@ -187,6 +187,7 @@ func (s *Server) work(w int, e *engine) {
 		timer.Stop()
 	}
 	var queue []*request // gathered; queue[0] may be partly batched
+	var spans []span     // runBatch's, kept between batches: no garbage a batch
 	open := true
 	for open || len(queue) > 0 {
 		if len(queue) == 0 {
@@ -227,7 +228,7 @@ func (s *Server) work(w int, e *engine) {
 		}
 	run:
 		var err error
-		queue, err = s.runBatch(e, queue)
+		queue, err = s.runBatch(e, queue, &spans)
 		if err != nil && s.errs[w] == nil {
 			s.errs[w] = err
 		}
@@ -251,9 +252,10 @@ type span struct {
 }
 
 // runBatch evaluates up to MaxBatch positions from the front of queue,
-// answers the requests it completes and returns the rest of the queue.
-func (s *Server) runBatch(e *engine, queue []*request) ([]*request, error) {
-	var spans []span
+// answers the requests it completes and returns the rest of the queue. It
+// lays the batch out in *scratch, which it reuses and leaves cleared.
+func (s *Server) runBatch(e *engine, queue []*request, scratch *[]span) ([]*request, error) {
+	spans := (*scratch)[:0]
 	rows := 0
 	for _, r := range queue {
 		if rows == s.cfg.MaxBatch {
@@ -292,5 +294,7 @@ func (s *Server) runBatch(e *engine, queue []*request) ([]*request, error) {
 	}
 	rest := queue[:copy(queue, queue[done:])]
 	clear(queue[len(rest):])
+	clear(spans)
+	*scratch = spans[:0]
 	return rest, err
 }
