@@ -162,13 +162,14 @@ func (b *builder) finish(n *net, v *G.Node, fc []*G.Node) {
 // newFastNet builds the fused graph of cfg for batch positions with input
 // backing xs. For inference (packed not nil) it is fused ops only, reading
 // packed, the engine's copy of the weights (in Config.specs order): the
-// trunk, the policy head and the value head; the graph has no params, and its outputs are the ops' own
-// buffers, rewritten by each run (see fused.Run). For training (packed nil)
-// every learnable is an input node over weights, as in newNet, the graph
-// is differentiable and ends at the value head's convolution
-// (n.valuePlanes): the trainer adds the fully connected layers with the
-// value loss (fused.ValueLossOp), and sets n.valueOut. Either way its logits are square-major (squareOrder).
-// The caller must hold buildMu.
+// trunk, the policy head and the value head; the graph has no params, and
+// its outputs are the ops' own buffers, rewritten by each run (see
+// fused.Run). For training (packed nil) every learnable is an input node
+// over weights, as in newNet, the graph is differentiable and ends at the
+// value head's convolution (n.valuePlanes): the trainer adds the fully
+// connected layers with the value loss (fused.ValueLossOp), and sets
+// n.valueOut. Either way its logits are square-major (squareOrder). The
+// caller must hold buildMu.
 func newFastNet(g *G.ExprGraph, cfg Config, packed *fused.Net, batch int, xs []float32, weights [][]float32) (*net, error) {
 	train := packed == nil
 	if train {

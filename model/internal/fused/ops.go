@@ -74,10 +74,11 @@ func (op *TrunkOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error
 
 // HeadOp is a head's 1x1 convolution (kernel.Head) of the trunk's output
 // into planes of 6x6: the value head's planes in training, flattened
-// plane-major (NCHW) per position, or the policy's logits, square-major (the logits of
-// each square's planes together, which the model package reads so). For
-// training (train) it also takes the head's weights and bias as inputs,
-// packs them on every run and is differentiable through headGradOp.
+// plane-major (NCHW) per position, or the policy's logits, square-major
+// (the logits of each square's planes together, which the model package
+// reads so). For training (train) it also takes the head's weights and
+// bias as inputs, packs them on every run and is differentiable through
+// headGradOp.
 type HeadOp struct {
 	op
 	p                    *kernel.Head
