@@ -234,8 +234,7 @@ func splitParams(flat []float32, shapes [][]int) [][]float32 {
 // Training runs the convolution in HeadOp and the layers in ValueLossOp.
 type ValueOp struct {
 	op
-	w      *Net
-	stride int
+	w *Net
 	// squares is the convolution's output, square-major (B x 36 x
 	// Stride(planes)); planes the same plane-major (B x planes*36);
 	// hidden fc1's (B x fc1.Stride()).
@@ -247,7 +246,6 @@ func NewValueOp(w *Net, batch int) *ValueOp {
 	return &ValueOp{
 		op:      newOp("fusedValue", tensor.Shape{batch, 1}, tensor.Shape{batch, kernel.PaddedSide, kernel.PaddedSide, w.stride}),
 		w:       w,
-		stride:  w.stride,
 		squares: make([]float32, batch*env.NumSquares*kernel.Stride(d.ValuePlanes)),
 		planes:  make([]float32, batch*d.ValuePlanes*env.NumSquares),
 		hidden:  make([]float32, batch*kernel.Stride(d.ValueHidden)),
@@ -261,7 +259,7 @@ func (op *ValueOp) doRows(rows int, vals ...G.Value) (G.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	op.w.value.ForwardSquares(rows, in[0], op.stride, op.squares)
+	op.w.value.ForwardSquares(rows, in[0], op.w.stride, op.squares)
 	planes, ld := op.w.dims.ValuePlanes, kernel.Stride(op.w.dims.ValuePlanes)
 	for b := range rows {
 		src := op.squares[b*env.NumSquares*ld:][:env.NumSquares*ld]
