@@ -1,6 +1,8 @@
 package onnx_test
 
 import (
+	"bytes"
+	"encoding/binary"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -23,11 +25,12 @@ import (
 	"github.com/deathstacks/deathstacks/model"
 	"github.com/deathstacks/deathstacks/model/onnx"
 	"github.com/deathstacks/deathstacks/train"
+	"google.golang.org/protobuf/proto"
 	"gorgonia.org/tensor"
 )
 
-// tolerance is the largest difference allowed between gonnx's outputs and
-// Go's: the goal for an independent runtime.
+// tolerance is the largest difference allowed between an independent
+// runtime's outputs and Go's (see TestParityWithGo).
 const tolerance = 1e-5
 
 var provenance = onnx.Provenance{
@@ -98,11 +101,12 @@ const chunk = 25
 // actions (or of every action, allLegal), in gonnx's runtime: chunks of
 // positions on a goroutine per core, each chunk on a model of its own
 // (gonnx 1.1.0's Conv reshapes its bias parameter in place, so that a
-// model runs once).
-func runGonnx(t *testing.T, m *pb.ModelProto, positions []position, allLegal bool) (logits, values []float32) {
+// model runs once). The model computes in float32, or in float64 if it is
+// widened; either way its outputs come back as float64.
+func runGonnx(t *testing.T, m *pb.ModelProto, positions []position, allLegal bool) (logits, values []float64) {
 	t.Helper()
 	n := len(positions)
-	logits, values = make([]float32, n*env.NumActions), make([]float32, n)
+	logits, values = make([]float64, n*env.NumActions), make([]float64, n)
 	starts := make(chan int)
 	errs := make(chan error, runtime.GOMAXPROCS(0))
 	var wg sync.WaitGroup
@@ -139,15 +143,50 @@ func runGonnx(t *testing.T, m *pb.ModelProto, positions []position, allLegal boo
 
 // runChunk runs a model of m on positions, writing their logits and
 // values.
-func runChunk(m *pb.ModelProto, positions []position, allLegal bool, logits, values []float32) error {
+func runChunk(m *pb.ModelProto, positions []position, allLegal bool, logits, values []float64) error {
 	rt, err := gonnx.NewModel(m)
 	if err != nil {
 		return err
 	}
 	rt.GetOperator = withUint8Cast(rt.GetOperator)
 	n := len(positions)
-	obs := make([]float32, 0, n*env.ObservationSize)
-	mask := make([]uint8, n*env.NumActions)
+	obs, mask := inputs(positions, allLegal)
+	var backing any = obs
+	if isWidened(m) {
+		backing = widen(obs)
+	}
+	out, err := rt.Run(gonnx.Tensors{
+		onnx.InputObservation: tensor.New(tensor.WithShape(n, env.NumPlanes, 6, 6), tensor.WithBacking(backing)),
+		onnx.InputActionMask:  tensor.New(tensor.WithShape(n, env.NumActions), tensor.WithBacking(mask)),
+	})
+	if err != nil {
+		return err
+	}
+	for name, dst := range map[string][]float64{onnx.OutputLogits: logits, onnx.OutputValue: values} {
+		want := []int{n, env.NumActions}
+		if name == onnx.OutputValue {
+			want = want[:1]
+		}
+		if got := out[name].Shape(); !slices.Equal(got, want) {
+			return fmt.Errorf("%s has shape %v, want %v", name, got, want)
+		}
+		switch data := out[name].Data().(type) {
+		case []float32:
+			copy(dst, widen(data))
+		case []float64:
+			copy(dst, data)
+		default:
+			return fmt.Errorf("%s holds %T", name, data)
+		}
+	}
+	return nil
+}
+
+// inputs returns the model's inputs for positions: their observations,
+// and the masks of their legal actions (of every action, allLegal).
+func inputs(positions []position, allLegal bool) (obs []float32, mask []uint8) {
+	obs = make([]float32, 0, len(positions)*env.ObservationSize)
+	mask = make([]uint8, len(positions)*env.NumActions)
 	for i, p := range positions {
 		obs = append(obs, p.obs...)
 		row := mask[i*env.NumActions : (i+1)*env.NumActions]
@@ -160,52 +199,88 @@ func runChunk(m *pb.ModelProto, positions []position, allLegal bool, logits, val
 			row[a] = 1
 		}
 	}
-	out, err := rt.Run(gonnx.Tensors{
-		onnx.InputObservation: tensor.New(tensor.WithShape(n, env.NumPlanes, 6, 6), tensor.WithBacking(obs)),
-		onnx.InputActionMask:  tensor.New(tensor.WithShape(n, env.NumActions), tensor.WithBacking(mask)),
-	})
-	if err != nil {
-		return err
-	}
-	for name, want := range map[string][]int{onnx.OutputLogits: {n, env.NumActions}, onnx.OutputValue: {n}} {
-		if got := out[name].Shape(); !slices.Equal(got, want) {
-			return fmt.Errorf("%s has shape %v, want %v", name, got, want)
+	return obs, mask
+}
+
+// widened returns a copy of m that computes in float64: its float32
+// initializers widened (which loses nothing), its casts to float32 casts
+// to float64, its observation input and its outputs float64. gonnx runs
+// it as the exported network's function in exact arithmetic but for
+// float64's rounding, 2^29 times finer than float32's.
+func widened(m *pb.ModelProto) *pb.ModelProto {
+	m = proto.Clone(m).(*pb.ModelProto)
+	g := m.GetGraph()
+	for _, init := range g.GetInitializer() {
+		if init.GetDataType() == int32(pb.TensorProto_FLOAT) {
+			init.DataType, init.DoubleData, init.FloatData = int32(pb.TensorProto_DOUBLE), widen(init.GetFloatData()), nil
 		}
 	}
-	copy(logits, out[onnx.OutputLogits].Data().([]float32))
-	copy(values, out[onnx.OutputValue].Data().([]float32))
-	return nil
+	for _, node := range g.GetNode() {
+		for _, a := range node.GetAttribute() {
+			if node.GetOpType() == "Cast" && a.GetName() == "to" && a.GetI() == int64(pb.TensorProto_FLOAT) {
+				a.I = int64(pb.TensorProto_DOUBLE)
+			}
+		}
+	}
+	for _, v := range append([]*pb.ValueInfoProto{g.GetInput()[0]}, g.GetOutput()...) {
+		v.GetType().GetTensorType().ElemType = int32(pb.TensorProto_DOUBLE)
+	}
+	return m
+}
+
+// isWidened says whether m's observation input is float64, as widened
+// makes it.
+func isWidened(m *pb.ModelProto) bool {
+	return m.GetGraph().GetInput()[0].GetType().GetTensorType().GetElemType() == int32(pb.TensorProto_DOUBLE)
+}
+
+func widen(x []float32) []float64 {
+	out := make([]float64, len(x))
+	for i, v := range x {
+		out[i] = float64(v)
+	}
+	return out
 }
 
 // logSoftmax returns the log-probabilities of the actions of legal under
 // a softmax over them of the row's logits, in float64.
-func logSoftmax(row []float32, legal []env.Action) []float64 {
+func logSoftmax(row []float64, legal []env.Action) []float64 {
 	top := math.Inf(-1)
 	for _, a := range legal {
-		top = max(top, float64(row[a]))
+		top = max(top, row[a])
 	}
 	sum := 0.0
 	for _, a := range legal {
-		sum += math.Exp(float64(row[a]) - top)
+		sum += math.Exp(row[a] - top)
 	}
 	out := make([]float64, len(legal))
 	for i, a := range legal {
-		out[i] = float64(row[a]) - top - math.Log(sum)
+		out[i] = row[a] - top - math.Log(sum)
 	}
 	return out
 }
 
 // TestParityWithGo runs the built-in player's network, exported, in
 // gonnx's runtime on 1,000 positions of games (20 under the race
-// detector, 50 with -short), and compares its outputs with Go's
-// Network.Evaluate: the values within tolerance, the log-probabilities of
-// the legal actions (a log-softmax of the model's logits over them, and
-// the log of Go's priors) within tolerance times max(1, |log-probability|),
-// and every masked action's logit exactly MaskedLogit. Both runtimes
-// compute in float32: the logits of this network reach about 15 in size,
-// where float32's own rounding over the network's sums already comes to
-// about 1e-5, so that the bound is absolute for the likely actions
-// (probability 1/e and more) and relative for the unlikely ones.
+// detector, 50 with -short), twice: in float32 as exported, and widened to
+// float64, where gonnx computes the network's function exactly but for
+// float64's rounding. Go's Network.Evaluate gives the values and the
+// priors; a model the values and, by a log-softmax of its logits over the
+// legal actions, the log-probabilities to compare with the log of Go's
+// priors. With DEATHSTACKS_ORT set (see onnxruntimeOutputs) onnxruntime
+// runs the exported model too.
+//
+// Against the exact run, Go's values and log-probabilities are within
+// tolerance: what Go computes is the exported network's function to
+// 1e-5. A float32 runtime's log-probabilities are held to tolerance times
+// max(1, |log-probability|) only, absolute for the likely actions
+// (probability 1/e and more) and relative for the unlikely ones: this
+// network's logits reach 20 and its activations 28, and float32 sums in
+// another order than Go's are on their own more than 1e-5 from exact
+// arithmetic in the unlikely actions' log-probabilities (gonnx 1.7e-5,
+// onnxruntime 1.3e-5, Go 9.3e-6), more than one float32 runtime could be
+// held to against another. In every run each masked action's logit is
+// exactly MaskedLogit.
 func TestParityWithGo(t *testing.T) {
 	n := 1000
 	switch {
@@ -223,8 +298,6 @@ func TestParityWithGo(t *testing.T) {
 		t.Fatal(err)
 	}
 	positions := gamePositions(t, n)
-	logits, values := runGonnx(t, m, positions, false)
-
 	obs := make([]float32, 0, n*env.ObservationSize)
 	legal := make([][]env.Action, n)
 	priors := make([][]float32, n)
@@ -232,24 +305,74 @@ func TestParityWithGo(t *testing.T) {
 		obs = append(obs, p.obs...)
 		legal[i], priors[i] = p.legal, make([]float32, len(p.legal))
 	}
-	goValues := make([]float32, n)
-	if err := net.Evaluate(obs, legal, priors, goValues); err != nil {
+	values := make([]float32, n)
+	if err := net.Evaluate(obs, legal, priors, values); err != nil {
 		t.Fatal(err)
 	}
-	var worstPolicy, worstScaled, worstValue float64
-	compared := 0
+	goLogProbs := make([][]float64, n)
+	goValues := make([][]float64, n)
+	for i := range positions {
+		goValues[i] = []float64{float64(values[i])}
+		for _, p := range priors[i] {
+			goLogProbs[i] = append(goLogProbs[i], math.Log(float64(p)))
+		}
+	}
+
+	goOutputs := outputs{goLogProbs, goValues}
+	exact := outputsOf(t, widened(m), positions)
+	float32s := outputsOf(t, m, positions)
+	type comparison struct {
+		name     string
+		of, to   outputs
+		relative bool // the log-probabilities' bound is relative to max(1, |lp|)
+	}
+	comparisons := []comparison{
+		{"Go against exact arithmetic", goOutputs, exact, false},
+		{"gonnx float32 against Go", float32s, goOutputs, true},
+		{"gonnx float32 against exact arithmetic", float32s, exact, true},
+	}
+	ort, ok := onnxruntimeOutputs(t, m, positions)
+	if ok {
+		comparisons = append(comparisons,
+			comparison{"onnxruntime against Go", ort, goOutputs, true},
+			comparison{"onnxruntime against exact arithmetic", ort, exact, true})
+	}
+	for _, c := range comparisons {
+		d := c.of.distance(c.to)
+		t.Logf("%s: %d positions, max |log-probability difference| %.2g (%.2g relative to max(1, |log-probability|)), max |value difference| %.2g",
+			c.name, n, d.logProb, d.scaled, d.value)
+		bound := d.logProb
+		if c.relative {
+			bound = d.scaled
+		}
+		if bound > tolerance || d.value > tolerance {
+			t.Errorf("%s: log-probabilities differ by %.2g (relative: %v), values by %.2g, want at most %g", c.name, bound, c.relative, d.value, tolerance)
+		}
+	}
+}
+
+// outputs are a model's outputs for positions: the log-probabilities of
+// each position's legal actions, in the order of its legal actions, and
+// its value (one number, in a slice).
+type outputs struct{ logProbs, values [][]float64 }
+
+// outputsOf runs m on positions in gonnx and returns its outputs (see
+// asOutputs).
+func outputsOf(t *testing.T, m *pb.ModelProto, positions []position) outputs {
+	t.Helper()
+	logits, values := runGonnx(t, m, positions, false)
+	return asOutputs(t, positions, logits, values)
+}
+
+// asOutputs returns a model's outputs for positions from its logits and
+// values, checking that every masked action's logit is exactly
+// MaskedLogit.
+func asOutputs(t *testing.T, positions []position, logits, values []float64) outputs {
+	t.Helper()
+	out := outputs{make([][]float64, len(positions)), make([][]float64, len(positions))}
 	for i, p := range positions {
 		row := logits[i*env.NumActions : (i+1)*env.NumActions]
-		for j, lp := range logSoftmax(row, p.legal) {
-			if priors[i][j] < math.SmallestNonzeroFloat32*(1<<23) {
-				continue // a subnormal prior has lost its precision in Go
-			}
-			d := math.Abs(lp - math.Log(float64(priors[i][j])))
-			worstPolicy = max(worstPolicy, d)
-			worstScaled = max(worstScaled, d/max(1, math.Abs(lp)))
-			compared++
-		}
-		worstValue = max(worstValue, math.Abs(float64(values[i]-goValues[i])))
+		out.logProbs[i], out.values[i] = logSoftmax(row, p.legal), values[i:i+1]
 		isLegal := make(map[env.Action]bool, len(p.legal))
 		for _, a := range p.legal {
 			isLegal[a] = true
@@ -260,12 +383,77 @@ func TestParityWithGo(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d positions, %d legal actions: max |log-probability difference| %.2g (%.2g relative to max(1, |log-probability|)), max |value difference| %.2g",
-		n, compared, worstPolicy, worstScaled, worstValue)
-	if worstScaled > tolerance || worstValue > tolerance {
-		t.Errorf("gonnx differs from Go by %.2g (log-probabilities, relative to max(1, their size)) and %.2g (values), want at most %g",
-			worstScaled, worstValue, tolerance)
+	return out
+}
+
+// onnxruntimeOutputs runs m on positions in onnxruntime for Node
+// (testdata/ort_run.js) and returns its outputs, if the environment
+// variable DEATHSTACKS_ORT names a folder with onnxruntime-node installed
+// (npm install --ignore-scripts onnxruntime-node@1.30.0 in it) and node
+// is on the PATH; otherwise it returns false. CI has neither.
+func onnxruntimeOutputs(t *testing.T, m *pb.ModelProto, positions []position) (outputs, bool) {
+	t.Helper()
+	folder := os.Getenv("DEATHSTACKS_ORT")
+	if folder == "" {
+		return outputs{}, false
 	}
+	dir := t.TempDir()
+	data, err := proto.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	obs, mask := inputs(positions, false)
+	var raw bytes.Buffer
+	if err := binary.Write(&raw, binary.LittleEndian, obs); err != nil {
+		t.Fatal(err)
+	}
+	for name, b := range map[string][]byte{"net.onnx": data, "obs.f32": raw.Bytes(), "mask.u8": mask} {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := exec.Command("node", filepath.Join("testdata", "ort_run.js"), dir)
+	cmd.Env = append(os.Environ(), "NODE_PATH="+filepath.Join(folder, "node_modules"))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("onnxruntime (DEATHSTACKS_ORT=%s): %v\n%s", folder, err, out)
+	}
+	read := func(name string, n int) []float64 {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := make([]float32, n)
+		if err := binary.Read(bytes.NewReader(b), binary.LittleEndian, v); err != nil {
+			t.Fatalf("onnxruntime's %s: %v", name, err)
+		}
+		return widen(v)
+	}
+	n := len(positions)
+	return asOutputs(t, positions, read("logits.f32", n*env.NumActions), read("values.f32", n)), true
+}
+
+// distance is how far apart two outputs are at most.
+type distance struct{ logProb, scaled, value float64 }
+
+// distance returns the largest differences between o and p: of a
+// log-probability, absolute and relative to max(1, |log-probability|),
+// and of a value. A log-probability whose probability is subnormal in
+// float32 on either side is left out: it has lost its precision in Go.
+func (o outputs) distance(p outputs) distance {
+	var d distance
+	for i := range o.logProbs {
+		for j, lp := range o.logProbs[i] {
+			q := p.logProbs[i][j]
+			if min(lp, q) < math.Log(math.SmallestNonzeroFloat32*(1<<23)) {
+				continue
+			}
+			diff := math.Abs(lp - q)
+			d.logProb = max(d.logProb, diff)
+			d.scaled = max(d.scaled, diff/max(1, math.Abs(q)))
+		}
+		d.value = max(d.value, math.Abs(o.values[i][0]-p.values[i][0]))
+	}
+	return d
 }
 
 // TestEveryActionLegal checks the C library's predict form: with a mask of
@@ -297,7 +485,7 @@ func TestEveryActionLegal(t *testing.T) {
 				t.Fatalf("position %d action %d: log-probability %g, Go's %g", i, a, lp, math.Log(float64(priors[0][a])))
 			}
 		}
-		if d := math.Abs(float64(values[i] - v[0])); d > tolerance {
+		if d := math.Abs(values[i] - float64(v[0])); d > tolerance {
 			t.Fatalf("position %d: value %g, Go's %g", i, values[i], v[0])
 		}
 	}
