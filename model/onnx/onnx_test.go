@@ -271,16 +271,17 @@ func logSoftmax(row []float64, legal []env.Action) []float64 {
 // runs the exported model too.
 //
 // Against the exact run, Go's values and log-probabilities are within
-// tolerance: what Go computes is the exported network's function to
-// 1e-5. A float32 runtime's log-probabilities are held to tolerance times
+// tolerance: on these positions what Go computes is the exported
+// network's function to 1e-5 (9.3e-6), which is float32's own rounding on
+// this network rather than a margin (other positions reach 1.03e-5). A
+// float32 runtime's log-probabilities are held to tolerance times
 // max(1, |log-probability|) only, absolute for the likely actions
 // (probability 1/e and more) and relative for the unlikely ones: this
-// network's logits reach 20 and its activations 28, and float32 sums in
-// another order than Go's are on their own more than 1e-5 from exact
+// network's logits reach 20 and its activations 28, and each float32
+// runtime, summing in its own order, is on its own about 1e-5 from exact
 // arithmetic in the unlikely actions' log-probabilities (gonnx 1.7e-5,
-// onnxruntime 1.3e-5, Go 9.3e-6), more than one float32 runtime could be
-// held to against another. In every run each masked action's logit is
-// exactly MaskedLogit.
+// onnxruntime 1.3e-5, Go 9.3e-6), so that two of them differ by more. In
+// every run each masked action's logit is exactly MaskedLogit.
 func TestParityWithGo(t *testing.T) {
 	n := 1000
 	switch {
