@@ -388,10 +388,11 @@ func asOutputs(t *testing.T, positions []position, logits, values []float64) out
 }
 
 // onnxruntimeOutputs runs m on positions in onnxruntime for Node
-// (testdata/ort_run.js) and returns its outputs, if the environment
-// variable DEATHSTACKS_ORT names a folder with onnxruntime-node installed
-// (npm install --ignore-scripts onnxruntime-node@1.30.0 in it) and node
-// is on the PATH; otherwise it returns false. CI has neither.
+// (testdata/ort_run.js, node from the PATH) and returns its outputs, if
+// the environment variable DEATHSTACKS_ORT names a folder with
+// onnxruntime-node installed (npm install --ignore-scripts
+// onnxruntime-node@1.30.0 in it); unset, it returns false (as in CI). Set,
+// a run that fails fails the test.
 func onnxruntimeOutputs(t *testing.T, m *pb.ModelProto, positions []position) (outputs, bool) {
 	t.Helper()
 	folder := os.Getenv("DEATHSTACKS_ORT")
