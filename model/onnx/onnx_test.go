@@ -299,11 +299,10 @@ func TestParityWithGo(t *testing.T) {
 		t.Fatal(err)
 	}
 	positions := gamePositions(t, n)
-	obs := make([]float32, 0, n*env.ObservationSize)
+	obs, _ := inputs(positions, false)
 	legal := make([][]env.Action, n)
 	priors := make([][]float32, n)
 	for i, p := range positions {
-		obs = append(obs, p.obs...)
 		legal[i], priors[i] = p.legal, make([]float32, len(p.legal))
 	}
 	values := make([]float32, n)
