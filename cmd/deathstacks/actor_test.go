@@ -200,7 +200,7 @@ func actorLine(t *testing.T, log string) []string {
 	testctx.WaitUntil(t, "the learner's actor line", func() bool {
 		data, _ := os.ReadFile(log)
 		for _, line := range strings.Split(string(data), "\n") {
-			if rest, ok := strings.CutPrefix(line, "deathstacks actor "); ok {
+			if _, rest, ok := strings.Cut(line, "deathstacks actor "); ok { // after the binary's folder
 				args = append([]string{"actor"}, strings.Fields(rest)...)
 				return true
 			}

@@ -282,16 +282,24 @@ func parsePlayerArg(flagName, arg string) (name string, spec players.Spec, err e
 	return name, spec, nil
 }
 
-// commandLine writes a command as a shell would read it back.
+// commandLine writes the command name run with args as a shell would read
+// it back, the program named as the user invoked it ([program]).
 func commandLine(name string, args []string) string {
-	words := append([]string{"deathstacks", name}, args...)
-	for i, w := range words {
-		plain := w != "" && !strings.ContainsFunc(w, func(r rune) bool {
-			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=,@%+", r))
-		})
-		if !plain {
-			words[i] = "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
-		}
+	words := []string{program, shellWord(name)}
+	for _, a := range args {
+		words = append(words, shellWord(a))
 	}
 	return strings.Join(words, " ")
+}
+
+// shellWord is w as a POSIX shell reads it back as one word: as it is when
+// it holds only characters no shell treats specially, else in single quotes.
+func shellWord(w string) string {
+	plain := w != "" && !strings.ContainsFunc(w, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=,@%+", r))
+	})
+	if plain {
+		return w
+	}
+	return "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
 }

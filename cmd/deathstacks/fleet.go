@@ -52,7 +52,7 @@ func (f *fleetFlags) start(ctx context.Context, cfg train.Config, opts *train.Ru
 			return stop, err
 		}
 		undo = append(undo, srv.Close)
-		fmt.Fprintf(s.out, "NATS server on %s; on each machine that should play, run:\n%s\n", srv.URL, srv.ActorCommand())
+		fmt.Fprintf(s.out, "NATS server on %s; on each machine that should play, run:\n%s\n", srv.URL, commandLine("actor", []string{"--connect", srv.URL, "--token", srv.Token}))
 		conn.URL, conn.Token = srv.URL, srv.Token
 		if f.tlsCert != "" {
 			conn.CAFile = f.tlsCert // a self-signed certificate is its own authority

@@ -354,7 +354,7 @@ func TestEvalStopsOnSignal(t *testing.T) {
 			if rerr != nil {
 				t.Fatal(rerr)
 			}
-			again := commandLine("eval", append(args[1:], "--resume"))
+			again := commandLineOf(t, bin, "eval", append(args[1:], "--resume"))
 			if want := fmt.Sprintf("deathstacks eval: stopped after %d of 40 games", len(played)) + "; continue with: " + again + "\n"; !strings.HasSuffix(errOut.String(), want) {
 				t.Errorf("stderr %q: want it to end with %q", errOut.String(), want)
 			}

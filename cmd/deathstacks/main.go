@@ -12,6 +12,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"sort"
 	"strconv"
@@ -80,8 +81,34 @@ type exitError struct {
 func (e *exitError) Error() string { return e.err.Error() }
 func (e *exitError) Unwrap() error { return e.err }
 
+// program is the command that runs this program as the user invoked it,
+// ready for a shell: every command line the program prints or records
+// starts with it (see [commandLine]). main sets it from os.Args[0]
+// ([invokedAs]); commands run in-process by tests see "deathstacks".
+var program = "deathstacks"
+
 func main() {
+	program = invokedAs(os.Args[0])
 	os.Exit(run(os.Args[1:], stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr}))
+}
+
+// invokedAs returns the command that runs this program again as the user
+// ran it, given arg0 (os.Args[0]): arg0 as typed ("deathstacks" found on
+// PATH, "./deathstacks", "/opt/bin/deathstacks"), quoted for a shell when
+// it needs it; "go run ./cmd/deathstacks" (from the module's root) for a
+// binary that go run built, which lives in a folder of go's own (a
+// temporary go-build<digits> folder, or the build cache, go-build) that
+// nobody runs by its path; "deathstacks" when arg0 is empty.
+func invokedAs(arg0 string) string {
+	if arg0 == "" {
+		return "deathstacks"
+	}
+	for _, dir := range strings.Split(filepath.ToSlash(filepath.Dir(arg0)), "/") {
+		if digits, ok := strings.CutPrefix(dir, "go-build"); ok && strings.Trim(digits, "0123456789") == "" {
+			return "go run ./cmd/deathstacks"
+		}
+	}
+	return shellWord(arg0)
 }
 
 // run executes the command line and returns the exit status: 0 on success,

@@ -202,3 +202,40 @@ func TestSimulationsFlag(t *testing.T) {
 		})
 	}
 }
+
+// commandLineOf is [commandLine] as the program invoked as arg0 writes it.
+func commandLineOf(t *testing.T, arg0, name string, args []string) string {
+	t.Helper()
+	was := program
+	program = invokedAs(arg0)
+	defer func() { program = was }()
+	return commandLine(name, args)
+}
+
+// TestInvokedAs checks that printed command lines name the program as the
+// user ran it, so that they run as printed.
+func TestInvokedAs(t *testing.T) {
+	for _, tc := range []struct{ arg0, want string }{
+		{"deathstacks", "deathstacks"},
+		{"./deathstacks", "./deathstacks"},
+		{"/usr/local/bin/deathstacks", "/usr/local/bin/deathstacks"},
+		{"../bin/deathstacks", "../bin/deathstacks"},
+		{"/home/me/my tools/deathstacks", "'/home/me/my tools/deathstacks'"},
+		{"/tmp/go-build1234567/b001/exe/deathstacks", "go run ./cmd/deathstacks"},
+		{"/root/.cache/go-build/tmp/go-build99/b001/exe/deathstacks", "go run ./cmd/deathstacks"},
+		{"/home/me/go-builder/deathstacks", "/home/me/go-builder/deathstacks"},
+		{"/home/go-build-tools/deathstacks", "/home/go-build-tools/deathstacks"},
+		{"", "deathstacks"},
+	} {
+		t.Run(tc.arg0, func(t *testing.T) {
+			if got := invokedAs(tc.arg0); got != tc.want {
+				t.Errorf("invokedAs(%q) = %q, want %q", tc.arg0, got, tc.want)
+			}
+			args := []string{"--resume", "--out", "runs/a b"}
+			want := tc.want + " train --resume --out 'runs/a b'"
+			if got := commandLineOf(t, tc.arg0, "train", args); got != want {
+				t.Errorf("command line %q, want %q", got, want)
+			}
+		})
+	}
+}

@@ -108,11 +108,6 @@ func (s *Server) Close() {
 	s.srv.WaitForShutdown()
 }
 
-// ActorCommand is the command line that joins an actor to this server.
-func (s *Server) ActorCommand() string {
-	return "deathstacks actor --connect " + s.URL + " --token " + s.Token
-}
-
 // RunID returns the run's id, created at the first call for a run
 // directory: games of any other run are refused.
 func RunID(runDir string) (string, error) {
