@@ -66,10 +66,10 @@ type Config struct {
 	// away from repeating positions and plays to win. A side that is not
 	// ahead scores a draw 0: material is not the outcome, and a player
 	// whose search sees it winning from behind must not take a repetition
-	// for a bonus (that cost 4 of 40 games against alphabeta:depth=4). With contempt a
-	// position that repeats one on the search path is scored as that draw
-	// too (a cycle one side can repeat until the game is drawn). 0 scores
-	// every draw 0 and searches as before.
+	// for a bonus, which loses games a deterministic opponent then wins.
+	// With contempt a position that repeats one on the search path is
+	// scored as that draw too (a cycle one side can repeat until the game
+	// is drawn). 0 scores every draw 0.
 	Contempt float64 `yaml:"contempt"`
 	// DrawCost is what every draw costs the side to move at the root, on
 	// top of Contempt, whatever the material: the search scores a draw

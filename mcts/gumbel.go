@@ -137,7 +137,7 @@ func (s *search) rankConsidered() {
 // of the children. A visited child's Q is its mean value; an unvisited one
 // gets the mixed value: the root's value blended with the prior-weighted
 // mean Q of the visited children, weighted by their visits. (The paper
-// blends the network's own value of the root; a reused root no longer has
+// blends the network's own value of the root; a reused root does not keep
 // it, so the root's mean value stands in, at weight 1 / (1 + visits).) The completed
 // values are rescaled to [0, 1] (min to max) and multiplied by
 // (c_visit + the most visits of a child) * c_scale, so that the search's

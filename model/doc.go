@@ -39,11 +39,11 @@
 // a fully connected one.
 //
 // [DefaultConfig] is 3 blocks of 32 channels (4.9 MFLOP per position),
-// chosen by measurement for self-play on two cores when inference still
-// ran on gorgonia's stock graph (see Speed for what changed since): a
-// deeper or wider network cost more per evaluation than it gained in an
-// hour of training, and three blocks already give every square a view of
-// the whole board (seven 3x3 convolutions). "deathstacks bench nn"
+// chosen by measurement for self-play on two cores: a deeper or wider
+// network costs more per evaluation than it gains in an hour of training
+// (train/EXPERIMENTS.md#the-55-minute-default-run-and-a-larger-network-again),
+// and three blocks already give every square a
+// view of the whole board (seven 3x3 convolutions). "deathstacks bench nn"
 // measures any configuration; building with the openblas tag (see
 // blas_openblas.go) runs gorgonia's own matrix products on cgo BLAS.
 //
@@ -82,7 +82,7 @@
 // (fused.Run), not on a tape
 // machine: a machine's RunAll hands every run to a new goroutine while
 // the caller waits on a locked OS thread, two thread wake-ups per run that
-// left a core idle much of the time with a worker per core. The stock
+// leave a core idle much of the time with a worker per core. The stock
 // graph still runs on a TapeMachine (Reset before every run). The trunk's
 // activations are kept channel-last with a zero border (B x 8 x 8 x C),
 // so that a 3x3 convolution is an implicit matrix product read in place:
@@ -142,29 +142,15 @@
 // reference, with both kernel forms. PeakGFLOPS measures the machine's
 // FMA peak, which "deathstacks bench nn" compares the network's speed
 // with: an evaluation at [Config.FLOPs], a training sample at
-// [Config.TrainFLOPs] (forward, weights' and inputs' gradients). In CPU
-// profiles of BenchmarkTrainStep on one core of the 2-core EPYC (a loaded
-// machine; shares only) the microkernel is 73-75% of a step's time at
-// batch 64 and 128, against 64-66% before the value head, the optimiser's
-// pass and the training run left gorgonia's nodes and machine and the
-// backward passes' transposes, masks and sums went to assembly; a step
-// makes about 330 allocations, against 2,400. Computing the weights'
-// gradient transposed (no padding rows, no short copies for the stem)
-// then cut a step's CPU time by about 6% (the microkernel 75% of it ->
-// 76.5%, with fewer operations): BenchmarkTrainStep/fused-128 69-71 ->
-// 73-75 GFLOP/s, fused (batch 64) 68-70 -> 70-72, one core, alternated.
-// A value head's plane-major forward pass (2 planes a position: packing,
-// not arithmetic) packs a position in AVX and adds its bias in the
-// kernel, about 40% faster (BenchmarkValueHead); in the profile of
-// BenchmarkServer with 64 clients the microkernel is 89-90% of the
-// server's CPU time, against 88%. At inference the value head then went
-// square-major too, its two planes a panel of 16 read in place as the
-// policy head's, and its first fully connected layer onto the kernel with
-// its weights packed once (kernel.Dense), not on Sgemm, which packed both
-// operands on every call: the head's CPU time in the profile of
-// BenchmarkServer at self-play's shape (16 callers of 8 positions; a
-// loaded machine, shares only) 4.7% -> 1.8%, with the same bits. train/EXPERIMENTS.md, Speed, has the measured
-// samples per second.
+// [Config.TrainFLOPs] (forward, weights' and inputs' gradients). The
+// microkernel takes about three quarters of a training step's CPU time
+// and more of the server's in their profiles; moving a few planes costs
+// more there than their arithmetic, which is why the value head's two
+// planes are packed in AVX and, at inference, read in place square-major as the
+// policy head's, and why its first fully connected layer keeps its weights
+// packed once (kernel.Dense) rather than calling Sgemm, which packs both
+// operands on every call. cmd/PERFORMANCE.md has the current speeds and
+// the command that measures them.
 //
 // # Loss and training
 //

@@ -12,7 +12,7 @@ import (
 
 // buildMu serialises graph construction: gorgonia numbers nodes with a
 // package-level counter that races when two goroutines build at once
-// (measured with -race). Running built machines concurrently is safe.
+// (the race detector reports it). Running built machines concurrently is safe.
 var buildMu sync.Mutex
 
 // builder adds nodes to a graph and keeps the first error, so that the

@@ -194,9 +194,8 @@ func (s *Server) work(w int, e *engine) {
 			// The callers just answered are runnable but, with a worker
 			// per core, have no core to run on: yield so that they queue
 			// their next requests before this batch is gathered. Without
-			// it two workers ran each request alone (measured: mean batch
-			// 8 in self-play's shape, 1 with single positions, against 32
-			// and 21 with it; BenchmarkServer).
+			// it two workers run each request alone, in batches a few
+			// times smaller (BenchmarkServer reports the mean batch).
 			runtime.Gosched()
 			r, ok := <-s.reqs
 			if !ok {

@@ -710,7 +710,7 @@ func (b *builder) stockPolicyLoss(z, negMask, target *G.Node, bs int) *G.Node {
 		return nil
 	}
 	// c feeds the log-sum-exp directly, not through a second reshape of
-	// its reshaped form: that chain gave wrong gradients (measured).
+	// its reshaped form: that chain gives wrong gradients.
 	c := b.keep(G.Max(zm, 1))
 	shifted := b.keep(G.BroadcastSub(zm, b.reshape(c, bs, 1), nil, []byte{1}))
 	sumExp := b.keep(G.Sum(b.keep(G.Exp(shifted)), 1))

@@ -82,7 +82,7 @@ func loadFixtureRun(t *testing.T, dir string) (Config, string, *loadedCheckpoint
 	return cfg, path, ck
 }
 
-// rewriteCheckpoint writes ck again, in today's version, into a file of
+// rewriteCheckpoint writes ck again, in the current version, into a file of
 // path's name in a temporary directory, and returns its path.
 func rewriteCheckpoint(t *testing.T, path string, ck *loadedCheckpoint) string {
 	t.Helper()

@@ -176,10 +176,11 @@ type EvalConfig struct {
 	// evaluation games (no noise, the most visited move, the win search
 	// given a player's node budget at least).
 	Simulations int `yaml:"simulations"`
-	// Gating and GateThreshold were an option to keep the previous network
-	// for self-play unless the new one beat it; never measured to help, it
-	// was removed. Configs saved by runs of that time still load: the keys
-	// are read and ignored, and a new config may only turn it off.
+	// Gating and GateThreshold are the keys of a removed option (keep the
+	// previous network for self-play unless the new one beats it), which
+	// no measurement showed to help. They are read and ignored, so that
+	// configs saved by older runs still load; a new config may only turn
+	// gating off.
 	Gating        bool    `yaml:"gating,omitempty"`
 	GateThreshold float64 `yaml:"gate_threshold,omitempty"`
 }
@@ -302,8 +303,8 @@ func ResumeConfig(dir string, overlay []byte) (Config, error) {
 	return cfg, nil
 }
 
-// savedDefaults are the defaults for configs saved by runs: those of
-// today, except for keys added since the first release, which take the
+// savedDefaults are the defaults for configs saved by runs: the current
+// ones, except for keys added since the first release, which take the
 // value that keeps an older run's behaviour (search.gumbel came later: a
 // run saved without it searched with PUCT; search.time, search.contempt
 // and search.draw_cost too: it searched by simulations alone and scored

@@ -324,7 +324,7 @@ func TestDefaultsStopInTime(t *testing.T) {
 
 // TestSavedConfigsKeepTheirSearch reads a run's config saved before the
 // Gumbel keys existed: it searched with PUCT and Dirichlet noise, and must
-// load that way (over today's defaults it would be an invalid mix), with
+// load that way (over the current defaults it would be an invalid mix), with
 // none of the later search features on.
 func TestSavedConfigsKeepTheirSearch(t *testing.T) {
 	old := []byte("search:\n  simulations: 64\n  dirichlet_epsilon: 0.25\n  temperature_plies: 16\n  final_temperature: 0\n")

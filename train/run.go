@@ -72,8 +72,8 @@ type Summary struct {
 	Target int
 	// TimeLimit is the training time the run stops at; 0 when none.
 	TimeLimit time.Duration
-	// Session is the iterations this session completed: 0 when a resumed
-	// run had already reached its target or time limit.
+	// Session is the iterations this call of Run completed: 0 when a
+	// resumed run had already reached its target or time limit.
 	Session int
 	// Stopped is set when ctx ended the session before its target.
 	Stopped bool

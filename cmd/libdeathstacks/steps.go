@@ -248,8 +248,9 @@ const (
 // for a worker that is working: up to a millisecond or so. A worker waits
 // for the caller's next round, which a trivial evaluator brings in some
 // tens of microseconds and a network in milliseconds, while the network
-// wants the cores: a few microseconds (1<<16 spins, some 100 us, slowed
-// self-play with PyTorch's two threads by a tenth; 1<<12 did not).
+// wants the cores: so a worker spins only a few microseconds, and a
+// longer spin takes the cores from an evaluator that runs its own threads
+// (PyTorch's) and slows self-play.
 const (
 	workerSpins = 1 << 12
 	callerSpins = 1 << 20

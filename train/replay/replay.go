@@ -122,8 +122,7 @@ const pageFloats = 1024
 // Reserve takes the memory of the whole window now and has the system map
 // it, writing to every page of it, so that the Adds filling the window
 // later copy into memory that is ready. Copying into fresh memory costs
-// ten times as much (BenchmarkFill: 7.4 us a position from empty, 0.67
-// reserved, 0.42 into a full window), and a learner fed by many actors
+// about ten times as much (BenchmarkFill), and a learner fed by many actors
 // fills its window within seconds of its first games, while they wait.
 func (r *Buffer) Reserve() {
 	r.mu.Lock()

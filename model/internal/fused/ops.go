@@ -229,8 +229,8 @@ func splitParams(flat []float32, shapes [][]int) [][]float32 {
 // square-major (kernel.Head.ForwardSquares: each board row of the trunk's
 // output read in place, as the policy head's), its few planes then
 // gathered plane-major for fc1. As gorgonia's nodes the fully connected
-// layers alone were fourteen nodes (broadcasts, the ReLU as a product with
-// a comparison, reshapes), each allocating its value on every run.
+// layers alone would be fourteen nodes (broadcasts, the ReLU as a product
+// with a comparison, reshapes), each allocating its value on every run.
 // Training runs the convolution in HeadOp and the layers in ValueLossOp.
 type ValueOp struct {
 	op

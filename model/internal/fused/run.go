@@ -11,11 +11,10 @@ import (
 // (NewTrainingRun). gorgonia's machines run every RunAll on a new
 // goroutine while the caller waits on an OS thread it has locked, so each
 // run hands the core to another thread and back: two thread wake-ups per
-// run, during which the core idles. With two workers on a loaded machine
-// the wake-ups took up to milliseconds, and the trace of BenchmarkServer
-// (clients=16, per-call=8, workers=2; go test -trace) showed the two Ps
-// idle 23-30% of the time, against at most 0.2% when the workers ran the
-// ops themselves. The fused ops need none of a machine's services: each
+// run, during which the core idles. On a busy machine a wake-up can take
+// milliseconds, and the Ps then idle much of the time (see the trace of
+// BenchmarkServer: go test -trace). The fused ops need none of a
+// machine's services: each
 // returns a buffer it owns and never writes its inputs, so running them
 // in topological order is the whole computation.
 type Run struct {

@@ -34,8 +34,8 @@ func valueFC(rows int, in []float32, fc1 *kernel.Dense, fc2 [][]float32, hidden,
 // fc1.b, fc2.w, fc2.b), output (1) the mean over rows of (value -
 // result)^2, the value as in ValueOp and the results from the slice the
 // op was made with, which the caller fills before each run. As gorgonia's
-// nodes, the layers, the loss and their gradients were some forty nodes,
-// each allocating its value on every run. It keeps the values (Values)
+// nodes, the layers, the loss and their gradients would be some forty
+// nodes, each allocating its value on every run. It keeps the values (Values)
 // and the hidden layer for its gradient op.
 type ValueLossOp struct {
 	op
