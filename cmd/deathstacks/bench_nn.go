@@ -27,7 +27,7 @@ func runBench(args []string, s stdio) error {
 	case len(args) > 0 && args[0] == "nn":
 		return runBenchNN(args[1:], s)
 	}
-	const usage = "usage: deathstacks bench mcts|nn [flags] (run 'deathstacks bench mcts --help' or 'deathstacks bench nn --help' for the flags)"
+	usage := fmt.Sprintf("usage: deathstacks bench mcts|nn [flags] (run '%s bench mcts --help' or '%[1]s bench nn --help' for the flags)", program)
 	switch {
 	case len(args) > 0 && isHelp(args[0]):
 		fmt.Fprintln(s.err, usage)

@@ -17,6 +17,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/deathstacks/deathstacks/configs"
 	"github.com/deathstacks/deathstacks/model"
@@ -127,8 +128,7 @@ func run(args []string, s stdio) int {
 	}
 	cmd, ok := cmds[args[0]]
 	if !ok {
-		fmt.Fprintf(s.err, "deathstacks: unknown command %q\n\n", args[0])
-		usage(s.err, cmds)
+		fmt.Fprintf(s.err, "deathstacks: unknown command %q\nrun '%s help' for the commands\n", args[0], program)
 		return 2
 	}
 	err := cmd.run(args[1:], s)
@@ -220,18 +220,25 @@ func parseFlags(fs *flag.FlagSet, args []string) error { return parseFlagsArgs(f
 
 // parseFlagsArgs is [parseFlags] for a command that takes n positional
 // arguments after its flags.
+// A parse error says what is wrong in one line, then where the flags are
+// described ([helpErr]), instead of the whole usage; --help prints that.
 func parseFlagsArgs(fs *flag.FlagSet, args []string, n int) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return &exitError{code: 2} // the flag package has printed the problem
-	}
+	out, usage := fs.Output(), fs.Usage
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	err := fs.Parse(args)
+	fs.SetOutput(out)
+	fs.Usage = usage
 	switch {
+	case errors.Is(err, flag.ErrHelp):
+		fs.Usage()
+		return err
+	case err != nil:
+		return helpErr(fs.Name(), "%s", parseProblem(fs, args, err))
 	case fs.NArg() > n:
-		return usageErr("unexpected argument %q", fs.Arg(n))
+		return helpErr(fs.Name(), "unexpected argument %q", fs.Arg(n))
 	case fs.NArg() < n:
-		return usageErr("an argument is missing: see --help")
+		return helpErr(fs.Name(), "an argument is missing")
 	}
 	// A flag given but empty (--fen '') is a mistake, often an unset shell
 	// variable; taken as absent, it would silently mean the default.
@@ -242,6 +249,74 @@ func parseFlagsArgs(fs *flag.FlagSet, args []string, n int) error {
 		}
 	})
 	return empty
+}
+
+// helpErr is a usage error (status 2) whose second and last line points to
+// the command's --help: "run 'deathstacks train --help' for its flags".
+func helpErr(command, format string, a ...any) error {
+	return usageErr("%s\nrun '%s %s --help' for its flags", fmt.Sprintf(format, a...), program, command)
+}
+
+// parseProblem says in the user's words what the flag package refused in
+// args: the flag as it was written ("--bogus", "-n"), and for a value the
+// value and the form wanted.
+func parseProblem(fs *flag.FlagSet, args []string, err error) string {
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+		return fmt.Sprintf("unknown flag %s", writtenFlag(args, name))
+	}
+	if name, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
+		return fmt.Sprintf("%s needs a value", writtenFlag(args, name))
+	}
+	for _, form := range []string{"invalid value %q for flag -%s", "invalid boolean value %q for -%s"} {
+		var value, name string
+		if _, scanErr := fmt.Sscanf(msg, form, &value, &name); scanErr != nil {
+			continue
+		}
+		name = strings.TrimSuffix(name, ":")
+		if f := fs.Lookup(name); f != nil {
+			reason := msg[strings.Index(msg, ": ")+2:]
+			return fmt.Sprintf("%s %q: %s", writtenFlag(args, name), value, wantedValue(f, reason))
+		}
+	}
+	return msg
+}
+
+// writtenFlag is the flag called name as args wrote it: "--name" or
+// "-name".
+func writtenFlag(args []string, name string) string {
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		given, _, _ := strings.Cut(a, "=")
+		if strings.TrimLeft(given, "-") == name && strings.HasPrefix(given, "-") {
+			return given
+		}
+	}
+	return "--" + name
+}
+
+// wantedValue says what f takes, by the type of its value; a flag of its
+// own type says it in reason, its Set's error.
+func wantedValue(f *flag.Flag, reason string) string {
+	g, ok := f.Value.(flag.Getter)
+	if !ok {
+		return reason
+	}
+	switch g.Get().(type) {
+	case time.Duration:
+		return "want a duration such as 90s, 15m or 1h30m"
+	case int, int64:
+		return "want a whole number"
+	case uint, uint64:
+		return "want a whole number, 0 or more"
+	case float64:
+		return "want a number"
+	case bool:
+		return "want true or false"
+	}
+	return reason
 }
 
 // flagErr turns a package's verdict on values the flags gave into a usage

@@ -239,3 +239,37 @@ func TestInvokedAs(t *testing.T) {
 		})
 	}
 }
+
+// TestUsageErrorsAreShort checks that a command line the program cannot
+// read gets what is wrong, as the user wrote it, and one line pointing to
+// --help: never the whole usage.
+func TestUsageErrorsAreShort(t *testing.T) {
+	type tc struct {
+		args []string
+		want string // in the first line
+	}
+	var tests []tc
+	for _, cmd := range commandNames() {
+		tests = append(tests, tc{append(cmd, "--no-such-flag"), "unknown flag --no-such-flag"})
+	}
+	tests = append(tests,
+		tc{[]string{"nosuch"}, `unknown command "nosuch"`},
+		tc{[]string{"train", "--time-limit", "banana"}, `--time-limit "banana": want a duration such as 90s`},
+		tc{[]string{"train", "-iterations=x"}, `-iterations "x": want a whole number`},
+		tc{[]string{"train", "--out"}, "--out needs a value"},
+		tc{[]string{"eval", "--seed", "-1"}, `--seed "-1": want a whole number, 0 or more`},
+		tc{[]string{"bench", "mcts", "--seconds", "soon"}, `--seconds "soon": want a number`},
+		tc{[]string{"eval", "--quiet=maybe"}, `--quiet "maybe": want true or false`},
+		tc{[]string{"export", "--meta", "novalue"}, `--meta "novalue": "novalue": want KEY=VALUE`},
+		tc{[]string{"inspect", "a", "b"}, `unexpected argument "b"`},
+	)
+	for _, tc := range tests {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			_, errOut, code := runBotCLI("", tc.args...)
+			lines := strings.Split(strings.TrimSuffix(errOut, "\n"), "\n")
+			if code != 2 || len(lines) != 2 || !strings.Contains(lines[0], tc.want) || !strings.Contains(lines[1], " help") && !strings.Contains(lines[1], "--help") {
+				t.Errorf("status %d, stderr %q: want 2, and two lines: %q and a pointer to the help", code, errOut, tc.want)
+			}
+		})
+	}
+}
