@@ -125,7 +125,8 @@ type Config struct {
 // of 0.25, no noise, the most visited move, batches of 8 leaves with a
 // virtual loss of 1, tree reuse, a contempt of 0.5, the root's win search
 // (9 plies, 500,000 positions) and a material utility of 0.3 (by SPRT
-// against 0 at 200 simulations: +214 +-114 Elo, train/EXPERIMENTS.md).
+// against 0 at 200 simulations: +214 +-114 Elo,
+// train/EXPERIMENTS.md#material-utility).
 // Self-play (configs/default.yaml) searches instead with a Gumbel root, its
 // noise at a temperature of 1 all game, 64 simulations (16 on most moves)
 // and a win search of 20,000 positions.

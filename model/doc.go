@@ -41,11 +41,11 @@
 // [DefaultConfig] is 3 blocks of 32 channels (4.9 MFLOP per position),
 // chosen by measurement for self-play on two cores: a deeper or wider
 // network costs more per evaluation than it gains in an hour of training
-// (train/EXPERIMENTS.md#the-55-minute-default-run-and-a-larger-network-again),
-// and three blocks already give every square a
-// view of the whole board (seven 3x3 convolutions). "deathstacks bench nn"
-// measures any configuration; building with the openblas tag (see
-// blas_openblas.go) runs gorgonia's own matrix products on cgo BLAS.
+// (train/EXPERIMENTS.md#default-run-2026-12-04), and three blocks already
+// give every square a view of the whole board (seven 3x3 convolutions).
+// "deathstacks bench nn" measures any configuration; building with the
+// openblas tag (see blas_openblas.go) runs gorgonia's own matrix products
+// on cgo BLAS.
 //
 // # Inference
 //

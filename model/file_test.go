@@ -277,8 +277,8 @@ func FuzzReadNetwork(f *testing.F) {
 func TestReadFlushesSubnormalWeights(t *testing.T) {
 	// A file written with subnormal weights (as training left the
 	// built-in player's, a third of them) reads back with those weights
-	// 0 and every other weight as written: subnormal arithmetic made
-	// such a network evaluate some 25 times slower.
+	// 0 and every other weight as written: subnormal arithmetic makes
+	// such a network evaluate tens of times slower.
 	n, err := New(tinyConfig, seeded(1))
 	if err != nil {
 		t.Fatal(err)

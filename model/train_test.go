@@ -128,8 +128,7 @@ func TestOverfitSmallBatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The losses pass the bounds after some 50 steps (policy 0.07 and
-	// value 0.003 at 60, 0.009 and 0.002 at 80): 80 steps leave a margin
-	// and cost half of the 150 this test took before.
+	// value 0.003 at 60, 0.009 and 0.002 at 80): 80 steps leave a margin.
 	const steps = 80
 	var last Losses
 	for range steps {

@@ -107,7 +107,8 @@ func (s Spec) uctConfig() mcts.UCTConfig {
 // finds only within a larger budget are nine-ply wins, most of them
 // proven two plies later: at 50 simulations, 100 a simulation against
 // 400 searched 39% of the positions, found 94% of the wins, and played
-// even (-4 +-15 Elo over 2,000 games; train/EXPERIMENTS.md).
+// even (-4 +-15 Elo over 2,000 games;
+// train/EXPERIMENTS.md#player-win-search).
 const winNodesPerSimulation = 100
 
 // SearchConfig returns base with the search keys of an az spec applied. A

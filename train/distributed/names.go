@@ -25,9 +25,9 @@ const (
 // cluster that lost a node elects a new leader within about 10 s), and the
 // learner's counters catch any later one. The server keeps each id in a
 // map on the learner's heap, which the garbage collector marks in every
-// cycle: at 2,500 games a second a window of 10 minutes grew to 1.5
-// million ids, and a cycle's marking with them (and training with it)
-// took longer all run long.
+// cycle: at 2,500 games a second a window of 10 minutes holds 1.5
+// million ids, and marking them slows every cycle (and training with it)
+// all run long.
 const dedupWindow = time.Minute
 
 // beatEvery is how often an actor says it is there; an actor silent for

@@ -33,8 +33,8 @@ type Targets struct {
 // by the row's largest legal logit and in float64 sums. Built from
 // gorgonia's primitives (as the stock graph does) the loss spends most of
 // its time on exp() of the illegal actions and on broadcast copies; here
-// everything runs over the legal actions only (and reading a dense mask
-// and dense targets of 6912 values a row took most of the op's time). It
+// everything runs over the legal actions only (reading a dense mask and
+// dense targets of 6912 values a row would take most of the op's time). It
 // keeps the softmax over the legal actions for its gradient op, and its
 // mean entropy (Entropy).
 type PolicyLossOp struct {

@@ -116,9 +116,9 @@ func (u Step) Apply(i, lo int, w, g []float32, decay bool) {
 // math.SmallestNormal32 in magnitude) to zero. x86 cores compute with a
 // subnormal operand tens of times slower than with a normal one, and
 // weight decay drives the weights a network does not use, and their
-// optimiser moments, down into that range: a trained network with a
-// third of its weights subnormal evaluated 30 times slower than a fresh
-// one. What they add to any sum is below float32's resolution of it.
+// optimiser moments, down into that range: a network with a third of
+// its weights subnormal evaluates tens of times slower than one without.
+// What they add to any sum is below float32's resolution of it.
 func FlushSubnormals(x []float32) {
 	for i, v := range x {
 		if v != 0 && math.Abs(float64(v)) < smallestNormal32 {
