@@ -259,7 +259,9 @@ func (c TrainConfig) Validate() error {
 		check(finite(c.StepGamma) && c.StepGamma > 0 && c.StepGamma <= 1, "step_gamma", c.StepGamma, "more than 0, at most 1")
 	case scheduleCosine:
 		ch.AtLeast("total_steps", c.TotalSteps, 1)
-		check(finite(c.MinLR) && c.MinLR >= 0 && c.MinLR <= c.LR, "min_lr", c.MinLR, "0 to lr")
+		if !ch.Reported("lr") { // a bad lr is one problem, not min_lr's too
+			check(finite(c.MinLR) && c.MinLR >= 0 && c.MinLR <= c.LR, "min_lr", c.MinLR, "0 to lr")
+		}
 	default:
 		ch.Check(false, "schedule", "is %q: want %q, %q or %q", c.Schedule, scheduleConstant, scheduleStep, scheduleCosine)
 	}

@@ -143,6 +143,33 @@ func TestParseEmptyKeepsDefaults(t *testing.T) {
 	}
 }
 
+// A bad value is reported once, at its own key and line: the checks that
+// compare another key with it stay silent.
+func TestParseReportsOnlyTheBadKey(t *testing.T) {
+	for _, tc := range []struct{ text, want string }{
+		{"optim:\n  lr: -0.01\n", "line 2: optim.lr is -0.01: want more than 0"},
+		{"optim:\n  lr: .nan\n", `line 2: optim.lr is ".nan": want a finite number`},
+		{"optim:\n  total_steps: -1\n", "line 2: optim.total_steps is -1: want 0 or more"},
+		{"iterations: 0\ntime_limit: 0\n", "line 1: iterations and time_limit are both 0: the run would never stop"},
+	} {
+		t.Run(tc.text, func(t *testing.T) {
+			if _, err := Parse([]byte(tc.text)); err == nil || err.Error() != tc.want {
+				t.Errorf("error %v, want exactly %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// Every duration key documented with "0 = none" takes a plain 0.
+func TestParseZeroDurations(t *testing.T) {
+	for _, text := range []string{"iterations: 3\ntime_limit: 0\n", "server:\n  flush_delay: 0\n", "search:\n  time: 0\n"} {
+		cfg, err := Parse([]byte(text))
+		if err != nil || cfg.Server.FlushDelay != 0 || cfg.Search.Time != 0 || strings.HasPrefix(text, "iter") && cfg.TimeLimit != 0 {
+			t.Errorf("%q: %v, time_limit %v, flush_delay %v, time %v: want them 0", text, err, cfg.TimeLimit, cfg.Server.FlushDelay, cfg.Search.Time)
+		}
+	}
+}
+
 func TestParseErrors(t *testing.T) {
 	tests := []struct {
 		name, text string

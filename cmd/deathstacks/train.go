@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -120,7 +121,7 @@ func trainConfig(arg, out string, resume bool) (train.Config, error) {
 			}
 			return train.Config{}, fmt.Errorf("config: %w", err)
 		}
-		what = "config " + arg
+		what = arg
 	}
 	parse := train.Parse
 	if resume {
@@ -128,9 +129,29 @@ func trainConfig(arg, out string, resume bool) (train.Config, error) {
 	}
 	cfg, err := parse(data)
 	if err != nil {
-		return cfg, fmt.Errorf("%s: %w", what, err)
+		return cfg, inConfig(what, err)
 	}
 	return cfg, nil
+}
+
+// inConfig says where in the config what (a file's path, or "built-in
+// config NAME") the settings err finds fault with are, one a line as a
+// compiler does, "FILE:LINE: key is ...", in the file's order: every line
+// names the file.
+func inConfig(what string, err error) error {
+	problems, ok := fieldErrors(err)
+	if !ok {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	sort.SliceStable(problems, func(i, j int) bool { return problems[i].Line < problems[j].Line })
+	lines := make([]string, len(problems))
+	for i, p := range problems {
+		lines[i] = fmt.Sprintf("%s: %s %s", what, p.Key, p.Msg)
+		if p.Line > 0 {
+			lines[i] = fmt.Sprintf("%s:%d: %s %s", what, p.Line, p.Key, p.Msg)
+		}
+	}
+	return errors.New(strings.Join(lines, "\n"))
 }
 
 func runPlot(args []string, s stdio) error {

@@ -161,3 +161,28 @@ func TestExportMetaAndInspect(t *testing.T) {
 		t.Errorf("inspect of the built-in player: status %d, stderr %q, output:\n%s", code, errOut, text)
 	}
 }
+
+// A bad setting in a config file is said once, at its key, with the file
+// and the line: FILE:LINE: key is ...: want ...
+func TestTrainConfigErrors(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct{ name, text, want string }{
+		{"bad lr", "optim:\n  lr: -0.01\n", "CONFIG:2: optim.lr is -0.01: want more than 0"},
+		{"two problems", "optim:\n  lr: 0\nselfplay:\n  games_per_iteration: 0\n",
+			"CONFIG:2: optim.lr is 0: want more than 0\nCONFIG:4: selfplay.games_per_iteration is 0: want 1 or more"},
+		{"unknown key", "seed: 1\nsed: 2\n", "CONFIG:2: sed is not a known key"},
+		{"bare duration", "time_limit: 90\n", `CONFIG:1: time_limit is "90": want a duration such as 90s`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "-")+".yaml")
+			if err := os.WriteFile(path, []byte(tc.text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, errOut, code := runBotCLI("", "train", "--config", path, "--out", filepath.Join(dir, "run"))
+			want := "deathstacks train: " + strings.ReplaceAll(tc.want, "CONFIG", path)
+			if code != 2 || !strings.HasPrefix(errOut, want) || strings.Count(errOut, "\n") != strings.Count(want, "\n")+1 {
+				t.Errorf("status %d, stderr %q: want 2 and %q", code, errOut, want)
+			}
+		})
+	}
+}

@@ -176,6 +176,12 @@ func (d *strictDecoder) leaf(n *yaml.Node, v reflect.Value, path string, isNull 
 		d.fail(n, path, "is %s: want %s", describeNode(n), describeType(v.Type()))
 		return
 	}
+	if v.Type() == durationType && n.ShortTag() == "!!int" && n.Value == "0" {
+		// A plain 0 is no time at all ("time_limit: 0", none), in every
+		// unit; any other number needs its unit.
+		v.SetInt(0)
+		return
+	}
 	target := reflect.New(v.Type())
 	if !tagFits(n, v.Type()) {
 		d.fail(n, path, "is %s: want %s", describeNode(n), describeType(v.Type()))

@@ -36,6 +36,34 @@ func TestDecode(t *testing.T) {
 	}
 }
 
+// A duration is written with its unit, but a plain 0, which the configs
+// document as "0 = none", is no time in any unit.
+func TestDecodeDuration(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		want time.Duration
+		err  string
+	}{
+		{"wait: 0", 0, ""},
+		{"wait: 0s", 0, ""},
+		{"wait: 1h30m", 90 * time.Minute, ""},
+		{"wait: 90", 0, `line 1: wait is "90": want a duration such as 90s`},
+		{"wait: 0.5", 0, `line 1: wait is "0.5": want a duration such as 90s`},
+		{"wait: soon", 0, `line 1: wait is "soon": want a duration such as 90s`},
+	} {
+		t.Run(tc.text, func(t *testing.T) {
+			v := doc{Wait: time.Minute}
+			_, err := Decode([]byte(tc.text), &v)
+			switch {
+			case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
+				t.Errorf("error %v, want %q", err, tc.err)
+			case tc.err == "" && (err != nil || v.Wait != tc.want):
+				t.Errorf("wait %v, error %v: want %v", v.Wait, err, tc.want)
+			}
+		})
+	}
+}
+
 func TestDecodeErrors(t *testing.T) {
 	cases := []struct {
 		name, text, want string
