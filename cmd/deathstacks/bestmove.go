@@ -15,7 +15,8 @@ func runBestmove(args []string, s stdio) error {
 
 Prints the player's move for the position in notation on the first line,
 then what the player knows about it, a "key: value" a line: value (the
-expected outcome for the mover, -1 to 1), visits and simulations (MCTS
+expected outcome, -1 to 1, for the side of value_for, the mover: red or
+blue), visits and simulations (MCTS
 players), depth and score (alpha-beta and greedy), pv (the principal
 variation) and nodes (positions searched). A finished position prints
 "none". The game starts at --fen, at ply 0, and goes on with --moves, so
@@ -53,17 +54,19 @@ that the search sees repetitions and the move limit.`, s)
 	if err != nil {
 		return err
 	}
-	_, err = io.WriteString(s.out, describeDecision(d))
+	now := g.Position()
+	_, err = io.WriteString(s.out, describeDecision(d, now.SideToMove()))
 	return err
 }
 
-// describeDecision writes a decision as bestmove prints it: the move, then
-// one "key: value" line for each thing the player knows.
-func describeDecision(d mcts.Decision) string {
+// describeDecision writes a decision of mover's as bestmove prints it:
+// the move, then one "key: value" line for each thing the player knows,
+// the value followed by the side it is for.
+func describeDecision(d mcts.Decision, mover env.Color) string {
 	var b strings.Builder
 	fmt.Fprintln(&b, d.Move)
 	if !math.IsNaN(d.Value) {
-		fmt.Fprintf(&b, "value: %.4f\n", d.Value)
+		fmt.Fprintf(&b, "value: %.4f\nvalue_for: %v\n", d.Value, mover)
 	}
 	if d.Simulations > 0 {
 		visits := 0

@@ -3,6 +3,8 @@ package main
 import (
 	"strings"
 	"testing"
+
+	"github.com/deathstacks/deathstacks/env"
 )
 
 func TestBestmove(t *testing.T) {
@@ -10,9 +12,9 @@ func TestBestmove(t *testing.T) {
 		spec string
 		keys []string
 	}{
-		{"alphabeta:depth=3", []string{"value", "depth", "score", "pv", "nodes"}},
-		{"mcts:sims=100", []string{"value", "visits", "simulations", "pv", "nodes"}},
-		{"greedy", []string{"value", "depth", "score", "pv", "nodes"}},
+		{"alphabeta:depth=3", []string{"value", "value_for", "depth", "score", "pv", "nodes"}},
+		{"mcts:sims=100", []string{"value", "value_for", "visits", "simulations", "pv", "nodes"}},
+		{"greedy", []string{"value", "value_for", "depth", "score", "pv", "nodes"}},
 		{"random", []string{"pv"}},
 	}
 	for _, tc := range cases {
@@ -32,6 +34,9 @@ func TestBestmove(t *testing.T) {
 					t.Errorf("line %q: want key: value", l)
 				}
 				keys = append(keys, k)
+				if v, _ := strings.CutPrefix(l, "value_for: "); k == "value_for" && v != "red" {
+					t.Errorf("%q: want the value for red, the side to move of winFEN", l)
+				}
 			}
 			if strings.Join(keys, ",") != strings.Join(tc.keys, ",") {
 				t.Errorf("keys %v, want %v", keys, tc.keys)
@@ -80,5 +85,26 @@ func TestBestmoveMoves(t *testing.T) {
 	_, errOut, code = runBotCLI("", "bestmove", "--fen", cycleFEN, "--moves", "a6-1-a5 a5-1-a4", "--player", "greedy")
 	if code != 2 || !strings.Contains(errOut, "--moves: move 2 (a5-1-a4)") {
 		t.Errorf("an illegal move: status %d, stderr %q", code, errOut)
+	}
+}
+
+// The value is said for the side to move after --moves.
+func TestBestmoveValueFor(t *testing.T) {
+	for _, tc := range []struct{ fen, moves, want string }{
+		{winFEN, "", "red"},
+		{strings.TrimSuffix(winFEN, "r") + "b", "", "blue"},
+		{env.StartFEN, "a6-1-a5", "blue"},
+		{env.StartFEN, "a6-1-a5 a1-1-a2", "red"},
+	} {
+		t.Run(tc.fen+" "+tc.moves, func(t *testing.T) {
+			args := []string{"bestmove", "--fen", tc.fen, "--player", "greedy"}
+			if tc.moves != "" {
+				args = append(args, "--moves", tc.moves)
+			}
+			out, errOut, code := runBotCLI("", args...)
+			if code != 0 || !strings.Contains(out, "\nvalue_for: "+tc.want+"\n") {
+				t.Errorf("status %d, output %q, stderr %q: want value_for: %s", code, out, errOut, tc.want)
+			}
+		})
 	}
 }
