@@ -239,7 +239,7 @@ func TestTimedSearchRunsABatch(t *testing.T) {
 // move ends the game, so after one batch no simulation reaches the
 // evaluator; a search with a time and no simulation limit must still stop
 // rather than go round the proven tree for ever. Here the clock moves on a
-// millisecond at every reading too, as the evaluator no longer moves it:
+// millisecond at every reading too, since no evaluation moves it:
 // the search must come back to read it (a search that did not would hang
 // until go test's timeout).
 func TestTimedSearchOfAProvenTree(t *testing.T) {

@@ -415,7 +415,8 @@ func (r *Buffer) Snapshot() *Snapshot {
 	defer r.mu.Unlock()
 	n := len(r.slots)
 	s := &Snapshot{r: r, first: r.slotIndex(0), added: r.added, slots: r.slots[:n:n], obs: r.obs[:len(r.obs):len(r.obs)]}
-	// Without optional targets the file is version 1, as before them.
+	// Without optional targets the file is version 1, which readers that
+	// predate the optional targets read too.
 	s.version = 1
 	for i := range s.slots {
 		if s.slots[i].hasTargets() {
