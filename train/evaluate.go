@@ -55,7 +55,7 @@ func (r *runner) evaluate(ctx context.Context, it int, m *metrics.Iteration) err
 	baselines := len(e.Baselines)
 	results := make([]metrics.EvalResult, len(opponents))
 	m.Eval = map[string]metrics.EvalResult{}
-	bar := progress.New(r.log, e.Games*len(opponents), fmt.Sprintf("iteration %d evaluation", it), "games", r.opts.Quiet)
+	bar := progress.New(r.log, e.Games*len(opponents), r.cfg.stage(it, "evaluation", r.shownElapsed()), "games", r.opts.Quiet)
 	for i, opp := range opponents {
 		games := r.cfg.arenaConfig(iterationSeed(r.cfg.Seed, it) ^ uint64(i+1)<<32)
 		games.OnGame = func(arena.GameRecord) { bar.Add(1) }

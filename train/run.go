@@ -192,6 +192,9 @@ type runner struct {
 	// carry takes the remote games from the start of a checkpoint's write
 	// to the next iteration's Collect; nil when none does.
 	carry *feeding
+	// started is when the iteration in progress started, by the wall
+	// clock: for [runner.shownElapsed].
+	started time.Time
 }
 
 func metricsPath(dir string) string { return filepath.Join(dir, metrics.File) }
@@ -393,6 +396,7 @@ func (r *runner) loop(ctx context.Context) (Summary, error) {
 // before anything was saved.
 func (r *runner) iteration(ctx context.Context, srv *model.Server, elapsed func() float64) (stopped bool, err error) {
 	it := r.state.Iteration + 1
+	r.started = time.Now()
 	m := metrics.Iteration{Iteration: it}
 	seed := iterationSeed(r.cfg.Seed, it)
 
@@ -404,13 +408,14 @@ func (r *runner) iteration(ctx context.Context, srv *model.Server, elapsed func(
 			m.SelfPlaySimulations = sp.search.Simulations
 		}
 		evals0 := srv.Stats().Positions
-		bar := progress.New(r.log, r.cfg.SelfPlay.GamesPerIteration, fmt.Sprintf("iteration %d self-play", it), "games", r.opts.Quiet)
+		bar := progress.New(r.log, r.cfg.SelfPlay.GamesPerIteration, r.cfg.stage(it, "self-play", r.shownElapsed()), "games", r.opts.Quiet)
 		stats, err = sp.runSelfPlay(ctx, r.cfg.SelfPlay.GamesPerIteration, r.cfg.SelfPlay.ParallelGames, seed, func(_ int, g SelfPlayGame) error {
 			for _, s := range g.Samples {
 				if err := r.replay.Add(s); err != nil {
 					return err
 				}
 			}
+			bar.Describe(r.cfg.stage(it, "self-play", r.shownElapsed()))
 			bar.Add(1)
 			return nil
 		})
@@ -577,6 +582,14 @@ func (r *runner) publish() error {
 	return nil
 }
 
+// shownElapsed is the run's training time for the progress bars: that
+// of the iteration before this one, and the wall time since this one
+// started, read without the run's clock (RunOptions.Now), which the bars
+// must not advance.
+func (r *runner) shownElapsed() float64 {
+	return r.state.ElapsedSec + time.Since(r.started).Seconds()
+}
+
 // train takes the iteration's training steps and records their mean
 // losses; a schedule that follows the run is moved to the run's progress
 // before every step.
@@ -587,7 +600,7 @@ func (r *runner) train(it int, m *metrics.Iteration, elapsed func() float64) (er
 		return nil
 	}
 	rng := rand.New(rand.NewPCG(r.cfg.Seed, uint64(it)))
-	bar := progress.New(r.log, steps, fmt.Sprintf("iteration %d training", it), "steps", r.opts.Quiet)
+	bar := progress.New(r.log, steps, r.cfg.stage(it, "training", r.shownElapsed()), "steps", r.opts.Quiet)
 	defer func() {
 		if err != nil {
 			bar.Stop("failed") // the bar stays where the steps stopped
@@ -622,6 +635,7 @@ func (r *runner) train(it int, m *metrics.Iteration, elapsed func() float64) (er
 		sum.Score += l.Score
 		sum.SoftPolicy += l.SoftPolicy
 		m.LR = l.LR
+		bar.Describe(r.cfg.stage(it, "training", r.shownElapsed()))
 		bar.Add(1)
 	}
 	n := float64(steps)
@@ -663,7 +677,7 @@ const summaryWidth = 120
 // the later ones indented by four spaces.
 func summaryLine(m metrics.Iteration, cfg Config) string {
 	var s summary
-	s.add("", "iteration %d: %d games", m.Iteration, m.SelfPlayGames)
+	s.add("", "%s: %d games", cfg.iterationName(m.Iteration), m.SelfPlayGames)
 	if m.RemoteGames > 0 || m.Actors > 0 {
 		s.extend(" + %d from %s (%.0f positions/s)", m.RemoteGames, table.Count(m.Actors, "actor", "actors"), m.ActorPositionsPerSec)
 	}
@@ -685,16 +699,65 @@ func summaryLine(m metrics.Iteration, cfg Config) string {
 	if m.TrainSteps > 0 {
 		s.add("; ", "loss policy %.3f value %.3f", m.PolicyLoss, m.ValueLoss)
 	}
+	// One Elo figure: on the anchor's scale, the project's, when the
+	// evaluation rated the network against the anchor; else each
+	// baseline's own, from the score against it.
 	for _, base := range cfg.Eval.Baselines {
-		if r, ok := m.Eval[base]; ok {
+		if r, ok := m.Eval[base]; ok && m.Rating != nil {
+			s.add("; ", "vs %s %.0f%%", base, 100*r.Score)
+		} else if ok {
 			s.add("; ", "vs %s %.0f%% (%+.0f Elo)", base, 100*r.Score, r.Elo)
 		}
 	}
 	if r := m.Rating; r != nil {
 		s.add("; ", "Elo %+.0f ±%.0f (anchor 0)", r.Elo, (r.EloHigh-r.EloLow)/2)
 	}
-	s.add("; ", "%s elapsed", time.Duration(m.ElapsedSec*float64(time.Second)).Round(time.Second))
+	s.add("; ", "%s", cfg.runClock(m.ElapsedSec))
 	return s.wrap(summaryWidth)
+}
+
+// iterationName names iteration it with the run's target when it has
+// one: "iteration 3 of 10", else "iteration 3".
+func (c Config) iterationName(it int) string {
+	if c.Iterations > 0 {
+		return fmt.Sprintf("iteration %d of %d", it, c.Iterations)
+	}
+	return fmt.Sprintf("iteration %d", it)
+}
+
+// runClock says how much training time the run has had after elapsedSec,
+// with its time limit and the time left when it has one: "12m3s elapsed
+// of 55m, 42m57s left", else "12m3s elapsed".
+func (c Config) runClock(elapsedSec float64) string {
+	elapsed := time.Duration(elapsedSec * float64(time.Second))
+	if c.TimeLimit <= 0 {
+		return shortDuration(elapsed) + " elapsed"
+	}
+	return fmt.Sprintf("%s elapsed of %s, %s left", shortDuration(elapsed), shortDuration(c.TimeLimit), shortDuration(max(c.TimeLimit-elapsed, 0)))
+}
+
+// stage is what a progress bar of iteration it's stage ("self-play",
+// "training") says after elapsedSec of the run's training time: the
+// iteration of the target, and the time of the limit when there is one,
+// "iteration 3 of 10 self-play (12m3s elapsed of 55m, 42m57s left)".
+func (c Config) stage(it int, what string, elapsedSec float64) string {
+	if c.TimeLimit <= 0 {
+		return c.iterationName(it) + " " + what
+	}
+	return fmt.Sprintf("%s %s (%s)", c.iterationName(it), what, c.runClock(elapsedSec))
+}
+
+// shortDuration writes d to the second without the zero units at its
+// end: 55m, 1h30m, 12m3s, 0s.
+func shortDuration(d time.Duration) string {
+	text := d.Round(time.Second).String()
+	if strings.HasSuffix(text, "m0s") {
+		text = strings.TrimSuffix(text, "0s")
+	}
+	if strings.HasSuffix(text, "h0m") {
+		text = strings.TrimSuffix(text, "0m")
+	}
+	return text
 }
 
 // summary is the parts of an iteration's summary, each with the
@@ -721,7 +784,11 @@ func (s *summary) wrap(width int) string {
 	line := 0 // the columns of the current line
 	for i, part := range s.parts {
 		sep := s.seps[i]
-		if i > 0 && line+len(sep)+len(part) > width {
+		end := line + len(sep) + len(part)
+		if i < len(s.parts)-1 {
+			end++ // the separator a break after this part would leave
+		}
+		if i > 0 && end > width {
 			b.WriteString(strings.TrimRight(sep, " ") + "\n" + indent)
 			line = len(indent)
 			sep = ""

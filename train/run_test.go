@@ -92,7 +92,7 @@ func TestRunSmokeEndToEnd(t *testing.T) {
 	if len(ckpts) != min(cfg.Iterations, cfg.Output.KeepLast) || len(nets) != cfg.Iterations {
 		t.Errorf("%d checkpoints and %d network snapshots", len(ckpts), len(nets))
 	}
-	if !strings.Contains(log.String(), "iteration 2:") {
+	if !strings.Contains(log.String(), "iteration 2 of 2:") {
 		t.Errorf("log lacks the summary line of iteration 2:\n%s", log.String())
 	}
 }

@@ -3,6 +3,7 @@ package train
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/deathstacks/deathstacks/train/metrics"
 )
@@ -87,7 +88,7 @@ func TestSummaryLineWidth(t *testing.T) {
 		}
 	}
 	for _, w := range []string{"iteration 12345: 1024 games + 4096 from 16 actors (123456 positions/s)", "12345 positions/s recorded of 12595 plies/s",
-		"vs alphabeta:time=200ms 1% (-1234 Elo); Elo -1234 ±222 (anchor 0); 999h0m0s elapsed"} {
+		"vs alphabeta:time=200ms 1%; Elo -1234 ±222 (anchor 0); 999h elapsed of 55m, 0s left"} {
 		if !strings.Contains(unwrapSummary(text), w) {
 			t.Errorf("%q lacks %q", text, w)
 		}
@@ -95,5 +96,61 @@ func TestSummaryLineWidth(t *testing.T) {
 	short := metrics.Iteration{Iteration: 3, SelfPlayGames: 32, MeanGameLength: 81, PositionsPerSec: 200, ElapsedSec: 60}
 	if line := summaryLine(short, Defaults()); strings.Contains(line, "\n") {
 		t.Errorf("a short summary wrapped: %q", line)
+	}
+}
+
+// The summary says how far the run is towards its target and its time
+// limit, and gives one Elo figure: on the anchor's scale when the
+// evaluation rated the network against the anchor, else against each
+// baseline.
+func TestSummaryLineTarget(t *testing.T) {
+	rated := metrics.Iteration{Iteration: 3, SelfPlayGames: 4, ElapsedSec: 723,
+		Eval:   map[string]metrics.EvalResult{"random": {Score: 0.5, Elo: 0}},
+		Rating: &metrics.Rating{Elo: -120, EloLow: -537, EloHigh: 297}}
+	unrated := rated
+	unrated.Rating = nil
+	for _, tc := range []struct {
+		name           string
+		iterations     int
+		limit          time.Duration
+		m              metrics.Iteration
+		want, wantNone string
+	}{
+		{"time limit", 0, 55 * time.Minute, rated, "iteration 3: 4 games", "of 0"},
+		{"time left", 0, 55 * time.Minute, rated, "; 12m3s elapsed of 55m, 42m57s left", "elapsed;"},
+		{"target", 10, 0, rated, "iteration 3 of 10: 4 games", "left"},
+		{"no limit", 10, 0, rated, "; 12m3s elapsed", "elapsed of"},
+		{"both", 10, 90 * time.Minute, rated, "iteration 3 of 10: 4 games", ""},
+		{"one scale rated", 10, 0, rated, "vs random 50%; Elo -120 ±417 (anchor 0)", "(+0 Elo)"},
+		{"one scale unrated", 10, 0, unrated, "vs random 50% (+0 Elo); 12m3s", "anchor"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := Defaults()
+			cfg.Eval.Baselines = []string{"random"}
+			cfg.Iterations, cfg.TimeLimit = tc.iterations, tc.limit
+			line := unwrapSummary(summaryLine(tc.m, cfg))
+			if !strings.Contains(line, tc.want) || tc.wantNone != "" && strings.Contains(line, tc.wantNone) {
+				t.Errorf("%q: want %q in it and no %q", line, tc.want, tc.wantNone)
+			}
+		})
+	}
+}
+
+// A progress bar names the iteration of the target and the run's time.
+func TestStage(t *testing.T) {
+	for _, tc := range []struct {
+		iterations int
+		limit      time.Duration
+		want       string
+	}{
+		{10, 0, "iteration 3 of 10 self-play"},
+		{0, 55 * time.Minute, "iteration 3 self-play (12m3s elapsed of 55m, 42m57s left)"},
+		{10, 2 * time.Hour, "iteration 3 of 10 self-play (12m3s elapsed of 2h, 1h47m57s left)"},
+		{0, 10 * time.Minute, "iteration 3 self-play (12m3s elapsed of 10m, 0s left)"},
+	} {
+		cfg := Config{Iterations: tc.iterations, TimeLimit: tc.limit}
+		if got := cfg.stage(3, "self-play", 723); got != tc.want {
+			t.Errorf("stage %q, want %q", got, tc.want)
+		}
 	}
 }

@@ -156,7 +156,7 @@ func TestTrainResumeKeepsTarget(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "run")
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
-	out := &stopWriter{at: "iteration 1: ", sig: syscall.SIGTERM, cancel: cancel}
+	out := &stopWriter{at: "iteration 1 of 3: ", sig: syscall.SIGTERM, cancel: cancel}
 	var errOut bytes.Buffer
 	code := run([]string{"train", "--config", "smoke", "--iterations", "3", "--out", dir, "--quiet"},
 		stdio{in: strings.NewReader(""), out: out, err: &errOut, stop: ctx})
