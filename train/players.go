@@ -1,6 +1,8 @@
 package train
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -57,6 +59,10 @@ type trained struct {
 	iteration int
 	run       string
 	runDir    string
+	// file is the file the network was read from: the checkpoint a run
+	// directory resolved to, or the network file; "" for the built-in
+	// networks.
+	file string
 	// warnings say what was passed over on the way: a damaged newer
 	// checkpoint of a run directory.
 	warnings []string
@@ -114,7 +120,7 @@ func loadTrained(path string) (*trained, error) {
 		if err != nil {
 			return nil, fmt.Errorf("load model %s: its config: %w", file, err)
 		}
-		t.net, t.search, t.iteration, t.run, t.runDir = net, strongSearch(cfg.Search), st.Iteration, cfg.Name, filepath.Dir(file)
+		t.net, t.search, t.iteration, t.run, t.runDir, t.file = net, strongSearch(cfg.Search), st.Iteration, cfg.Name, filepath.Dir(file), file
 		if len(skipped) > 0 {
 			t.warnings = append(t.warnings, fmt.Sprintf("model %s: using iteration %d (%s) instead", path, st.Iteration, file))
 		}
@@ -127,6 +133,7 @@ func loadTrained(path string) (*trained, error) {
 	if err := t.fromNetwork(net, file); err != nil {
 		return nil, err
 	}
+	t.file = file
 	if dir, it, ok := snapshotOf(file); ok {
 		t.runDir = dir
 		if t.iteration == 0 {
@@ -279,6 +286,7 @@ type Models struct {
 type loadedModel struct {
 	srv    *model.Server
 	search mcts.Config
+	file   string // trained.file
 }
 
 // NewModels returns an empty cache whose servers use cfg. What a load
@@ -310,8 +318,32 @@ func (m *Models) Load(path string) (mcts.Evaluator, mcts.Config, error) {
 	if err != nil {
 		return nil, mcts.Config{}, err
 	}
-	m.loaded[path] = loadedModel{srv: srv, search: t.search}
+	m.loaded[path] = loadedModel{srv: srv, search: t.search, file: t.file}
 	return srv, t.search, nil
+}
+
+// File returns the file that the model path, loaded before, was read
+// from (a run directory's checkpoint, a network file) and the SHA-256 of
+// its bytes in hex, so that a record of the games names the network they
+// played, not a run directory that goes on training; ok is false for a
+// path not loaded, or a built-in network, which has no file.
+func (m *Models) File(path string) (file, sha256Hex string, ok bool, err error) {
+	m.mu.Lock()
+	l, loaded := m.loaded[path]
+	m.mu.Unlock()
+	if !loaded || l.file == "" {
+		return "", "", false, nil
+	}
+	f, err := os.Open(l.file)
+	if err != nil {
+		return "", "", false, err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", "", false, fmt.Errorf("checksum of %s: %w", l.file, err)
+	}
+	return l.file, hex.EncodeToString(h.Sum(nil)), true, nil
 }
 
 // Release stops the server of a path loaded before, if any, and forgets

@@ -7,6 +7,7 @@ import (
 	"io"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -128,10 +129,12 @@ finished eval is refused (status 2).`, s)
 	}
 	models := newModels(s.err)
 	defer models.Close()
-	contenders, err := buildContenders(models, "--player", players)
+	contenders, resolved, networks, err := buildContenders(models, "--player", players)
 	if err != nil {
 		return err
 	}
+	// The record and the continue command name the networks played.
+	args = withPlayers(args, "player", resolved)
 	header := arena.NewJournalHeader(contenders, cfg, commandLine("eval", args))
 	header.SPRT = test
 	journal, played, command, err := res.open(header)
@@ -168,6 +171,7 @@ finished eval is refused (status 2).`, s)
 		return err
 	}
 	rep.SPRT = outcome
+	rep.Networks = networks
 	if err := publish(s, rep, &rep.Settings, command, start, dir, records,
 		report.ResultsFile, report.ReportFile, report.GamesFile, report.EloChart); err != nil {
 		return err
@@ -235,18 +239,41 @@ func publish(s stdio, rep savable, settings *report.Settings, command string, st
 
 // buildContenders reads player arguments (SPEC or NAME=SPEC), names them
 // uniquely and builds each player once, so that a bad spec or model stops
-// the command before any game: a usage error naming the flag.
-func buildContenders(models *train.Models, flagName string, args []string) ([]arena.Contender, error) {
+// the command before any game: a usage error naming the flag. An az
+// player's model is the file it resolved to (a run directory's latest
+// checkpoint), so that the record names the network the games played;
+// played holds the arguments so rewritten, and networks each file's
+// SHA-256.
+func buildContenders(models *train.Models, flagName string, args []string) (out []arena.Contender, played []string, networks map[string]string, err error) {
 	taken := map[string]bool{}
-	var out []arena.Contender
 	for _, arg := range args {
 		name, spec, err := parsePlayerArg(flagName, arg)
 		if err != nil {
-			return nil, err
+			return nil, nil, nil, err
 		}
 		if _, err := players.NewPlayer(spec, 0, models.Load); err != nil {
-			return nil, usageErr("%s: %v", flagName, err)
+			return nil, nil, nil, usageErr("%s: %v", flagName, err)
 		}
+		if m := spec.Model(); m != "" {
+			file, sum, ok, err := models.File(m)
+			if err != nil {
+				return nil, nil, nil, err
+			}
+			if ok && networks == nil {
+				networks = map[string]string{}
+			}
+			if ok {
+				networks[file] = sum
+			}
+			if ok && file != m {
+				spec = withModel(spec, file)
+				arg = spec.String()
+				if name != "" {
+					arg = name + "=" + arg
+				}
+			}
+		}
+		played = append(played, arg)
 		if name == "" {
 			name = spec.String()
 		}
@@ -260,7 +287,44 @@ func buildContenders(models *train.Models, flagName string, args []string) ([]ar
 			return players.NewPlayer(spec, seed, models.Load)
 		}}})
 	}
-	return out, nil
+	return out, played, networks, nil
+}
+
+// withModel returns spec with its model key set to file.
+func withModel(spec players.Spec, file string) players.Spec {
+	params := slices.Clone(spec.Params)
+	for i := range params {
+		if params[i].Key == "model" {
+			params[i].Value = file
+		}
+	}
+	spec.Params = params
+	return spec
+}
+
+// withPlayers returns args with the values of flag (such as --player),
+// given as "--flag V", "--flag=V" or with one dash, replaced in order by
+// values.
+func withPlayers(args []string, flag string, values []string) []string {
+	out := slices.Clone(args)
+	k := 0
+	for i := 0; i < len(out) && k < len(values); i++ {
+		name, _, inline := strings.Cut(out[i], "=")
+		if out[i] == "--" {
+			break
+		}
+		if strings.TrimLeft(name, "-") != flag || !strings.HasPrefix(name, "-") {
+			continue
+		}
+		if inline {
+			out[i] = name + "=" + values[k]
+		} else if i+1 < len(out) {
+			i++
+			out[i] = values[k]
+		}
+		k++
+	}
+	return out
 }
 
 // parsePlayerArg reads SPEC or NAME=SPEC: the text before the first "="

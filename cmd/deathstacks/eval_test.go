@@ -1,7 +1,9 @@
 package main
 
 import (
+	"crypto/sha256"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -247,4 +249,62 @@ func FuzzParsePlayerArg(f *testing.F) {
 			t.Errorf("%q: spec %s does not read back (%v)", arg, spec, err)
 		}
 	})
+}
+
+// An eval records the network file a run directory resolved to, with its
+// SHA-256, in results.json, report.md and games.jsonl, and its Reproduce
+// command names that file: it plays the same network after the run goes
+// on.
+func TestEvalRecordsTheNetworkPlayed(t *testing.T) {
+	run := filepath.Join("..", "..", "train", "testdata", "run-v2")
+	ckpt := filepath.Join(run, "ckpt-000001.dsck")
+	data, err := os.ReadFile(ckpt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := fmt.Sprintf("%x", sha256.Sum256(data))
+	for _, tc := range []struct{ name, player string }{
+		{"run directory", "az:model=" + run + ",sims=4"},
+		{"named", "mine=az:model=" + run + ",sims=4"},
+		{"checkpoint", "az:model=" + ckpt + ",sims=4"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "ev")
+			if _, errOut, code := runBotCLI("", "eval", "--player", tc.player, "--player=random", "--games", "2", "--out", out, "--quiet"); code != 0 {
+				t.Fatalf("status %d: %s", code, errOut)
+			}
+			var res struct {
+				Command  string            `json:"command"`
+				Networks map[string]string `json:"networks"`
+			}
+			data, err := os.ReadFile(filepath.Join(out, "results.json"))
+			if err == nil {
+				err = json.Unmarshal(data, &res)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Networks[ckpt] != sum || !strings.Contains(res.Command, "--player "+strings.Replace(tc.player, run+",", ckpt+",", 1)+" --player=random") {
+				t.Errorf("networks %v, command %q: want %s with sha256 %s, played by the command", res.Networks, res.Command, ckpt, sum)
+			}
+			md, _ := os.ReadFile(filepath.Join(out, "report.md"))
+			games, _ := os.ReadFile(filepath.Join(out, "games.jsonl"))
+			named := strings.HasPrefix(tc.player, "mine=") // games.jsonl names the player
+			if !strings.Contains(string(md), "network `"+ckpt+"`: sha256 "+sum) || !named && !strings.Contains(string(games), "az:model="+ckpt) {
+				t.Errorf("report.md or games.jsonl do not name %s with its checksum:\n%s", ckpt, md)
+			}
+		})
+	}
+}
+
+func TestWithPlayers(t *testing.T) {
+	for _, tc := range []struct{ args, want []string }{
+		{[]string{"--player", "a", "--games", "2", "--player=b"}, []string{"--player", "A", "--games", "2", "--player=B"}},
+		{[]string{"-player", "a", "-player", "b", "--", "--player"}, []string{"-player", "A", "-player", "B", "--", "--player"}},
+		{[]string{"--players", "a", "--player", "b"}, []string{"--players", "a", "--player", "A"}},
+	} {
+		if got := withPlayers(tc.args, "player", []string{"A", "B"}); !slices.Equal(got, tc.want) {
+			t.Errorf("withPlayers(%q) = %q, want %q", tc.args, got, tc.want)
+		}
+	}
 }

@@ -52,7 +52,7 @@ func exportNetwork(format string, fs *flag.FlagSet, ckpt, out string, meta map[s
 	if ckpt != "" {
 		source = filepath.Base(filepath.Clean(ckpt))
 	}
-	how := onnx.Provenance{Command: commandLine("export", portableArgs(args)), Source: source, Date: time.Now(), Meta: meta}
+	how := onnx.Provenance{Command: commandLine("export", args), Source: source, Date: time.Now(), Meta: meta}
 	if err := onnx.Write(out, net, how); err != nil {
 		if errors.Is(err, onnx.ErrReservedMeta) {
 			return usageErr("--meta: %v", err)

@@ -106,7 +106,7 @@ unfinished games or a finished ladder is refused (status 2).`, s)
 	models := newModels(s.err)
 	defer models.Close()
 	opts.Networks = models
-	baselines, err := buildContenders(models, "--vs", vs)
+	baselines, _, _, err := buildContenders(models, "--vs", vs)
 	if err != nil {
 		return err
 	}

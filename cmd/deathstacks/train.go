@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -171,7 +170,7 @@ func runPlot(args []string, s stdio) error {
 }
 
 func runExport(args []string, s stdio) error {
-	fs := newFlags("export", "export --checkpoint PATH --out FILE [--simulations N] [--search KEY=VALUE]... [--meta KEY=VALUE]...\n\nWrites a self-contained player file (network, architecture, encoding version,\nsearch settings, metadata, checksum) that az:model=FILE and train.LoadPlayer read.\nPATH is a checkpoint, a run directory (its latest checkpoint) or a network\nsnapshot of a run (DIR/nets/net-N.dsnn). The metadata records this command\nline (export_command, with each absolute path cut to its last element)\nand each --meta entry, such as\n--meta trained_by='deathstacks train --config long'.", s)
+	fs := newFlags("export", "export --checkpoint PATH --out FILE [--simulations N] [--search KEY=VALUE]... [--meta KEY=VALUE]...\n\nWrites a self-contained player file (network, architecture, encoding version,\nsearch settings, metadata, checksum) that az:model=FILE and train.LoadPlayer read.\nPATH is a checkpoint, a run directory (its latest checkpoint) or a network\nsnapshot of a run (DIR/nets/net-N.dsnn). The metadata records this command\nline (export_command, its paths as typed)\nand each --meta entry, such as\n--meta trained_by='deathstacks train --config long'.", s)
 	ckpt := fs.String("checkpoint", "", "a checkpoint file, a run directory or a network snapshot")
 	out := fs.String("out", "", "the player file to write")
 	sims := simulationsFlag(fs, 0, "simulations per move (default: the run's self-play setting); 0 for no limit, with --search time=D")
@@ -191,7 +190,7 @@ func runExport(args []string, s stdio) error {
 	if _, ok := meta[exportCommandKey]; ok {
 		return usageErr("--meta %s: export writes that entry itself", exportCommandKey)
 	}
-	meta[exportCommandKey] = commandLine("export", portableArgs(args))
+	meta[exportCommandKey] = commandLine("export", args)
 	// --simulations (--sims) is the search setting simulations, so that an
 	// explicit 0 (no limit, for a timed player) is not taken for "the
 	// run's setting".
@@ -242,26 +241,6 @@ func keyValues(m map[string]string) func(string) error {
 		m[k] = v
 		return nil
 	}
-}
-
-// portableArgs returns args with every absolute path, alone or as a
-// flag's --name=value, cut to its last element: what an exported player
-// records of its export command names the files, not the directories of
-// the machine it was made on.
-func portableArgs(args []string) []string {
-	out := make([]string, len(args))
-	for i, a := range args {
-		name, value, isFlag := strings.Cut(a, "=")
-		switch {
-		case filepath.IsAbs(a):
-			out[i] = filepath.Base(a)
-		case isFlag && strings.HasPrefix(name, "-") && filepath.IsAbs(value):
-			out[i] = name + "=" + filepath.Base(value)
-		default:
-			out[i] = a
-		}
-	}
-	return out
 }
 
 // exportCommandKey is the metadata entry of an exported player that holds

@@ -124,9 +124,8 @@ func TestExportMetaAndInspect(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("inspect: status %d: %s", code, errOut)
 	}
-	// The command names the files by their last element, not by the
-	// directories of this machine.
-	for _, want := range []string{"note: a test\n", "trained_by: deathstacks train\n", "export_command: deathstacks export --checkpoint run-v1 --out player.dsnn --meta 'note=a test' --meta 'trained_by=deathstacks train'\n"} {
+	// The command records the paths as they were typed, absolute ones too.
+	for _, want := range []string{"note: a test\n", "trained_by: deathstacks train\n", "export_command: deathstacks export --checkpoint " + run + " --out " + out + " --meta 'note=a test' --meta 'trained_by=deathstacks train'\n"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("inspect output lacks %q:\n%s", want, text)
 		}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"path/filepath"
 	"slices"
@@ -104,6 +105,9 @@ type Settings struct {
 	GamesPerPair    int               `json:"games_per_pair"`
 	OpeningPlies    int               `json:"opening_plies"`
 	Rules           arena.RulesRecord `json:"rules"`
+	// Networks maps each network file the players played (a checkpoint or
+	// a network file) to the SHA-256 of its bytes, in hex.
+	Networks map[string]string `json:"networks,omitempty"`
 }
 
 // Report is the outcome of a tournament: ratings fitted by [elo.Fit] with
@@ -411,6 +415,9 @@ func (r *Report) markdownSettings(b *strings.Builder, extra ...string) {
 		fmt.Sprintf("rules: too-tall rule %s, draw on the %s occurrence of a position, move limit %s",
 			onOff(r.Rules.TooTall), ordinal(r.Rules.RepetitionLimit), limit(r.Rules.MaxPlies)),
 		fmt.Sprintf("seed: %d", r.Seed),
+	}
+	for _, file := range slices.Sorted(maps.Keys(r.Networks)) {
+		lines = append(lines, fmt.Sprintf("network `%s`: sha256 %s", file, r.Networks[file]))
 	}
 	for _, l := range append(lines, extra...) {
 		fmt.Fprintf(b, "- %s\n", l)
