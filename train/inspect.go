@@ -9,9 +9,12 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/advancedclimatesystems/gonnx"
+	pb "github.com/advancedclimatesystems/gonnx/onnx"
 	"gopkg.in/yaml.v3"
 
 	"github.com/deathstacks/deathstacks/env"
@@ -30,6 +33,7 @@ const (
 	KindMetrics    = "metrics"         // a run's metrics.jsonl
 	KindConfig     = "run config"      // a run's config.yaml
 	KindPlot       = "plot"            // a PNG chart of a run, an eval or a ladder
+	KindONNX       = "onnx model"      // a network exported by export --format onnx
 )
 
 // FileInfo describes a checkpoint, network or player file, every field
@@ -228,6 +232,7 @@ var runFiles = map[string]func(path string) (FileInfo, error){
 	KindMetrics: describeMetrics,
 	KindConfig:  describeConfig,
 	KindPlot:    describePlot,
+	KindONNX:    describeONNX,
 }
 
 // runFileKind tells by its name which file of a run directory without a
@@ -240,6 +245,8 @@ func runFileKind(path string) string {
 		return KindConfig
 	case strings.EqualFold(filepath.Ext(base), ".png"):
 		return KindPlot
+	case strings.EqualFold(filepath.Ext(base), ".onnx"):
+		return KindONNX
 	}
 	return ""
 }
@@ -342,6 +349,46 @@ var plots = map[string]string{
 
 // describePlot describes a PNG image: its size and, for a chart the
 // commands draw, what it shows.
+// describeONNX describes an ONNX model: its producer, opset, inputs and
+// outputs, and the metadata export --format onnx writes (architecture,
+// observation, source, command...), each a fact of one line.
+func describeONNX(path string) (FileInfo, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return FileInfo{}, err
+	}
+	m, err := gonnx.ModelProtoFromBytes(data)
+	if err != nil || m.GetGraph() == nil {
+		return FileInfo{}, fmt.Errorf("%w, nor an ONNX model", model.ErrNotNetwork)
+	}
+	producer := strings.TrimSpace(m.GetProducerName() + " " + m.GetProducerVersion())
+	opsets := make([]string, 0, len(m.GetOpsetImport()))
+	for _, o := range m.GetOpsetImport() {
+		opsets = append(opsets, strconv.FormatInt(o.GetVersion(), 10))
+	}
+	values := func(vs []*pb.ValueInfoProto) string {
+		names := make([]string, len(vs))
+		for i, v := range vs {
+			names[i] = v.GetName()
+		}
+		return strings.Join(names, ", ")
+	}
+	info := FileInfo{Path: path, Kind: KindONNX, Facts: []Fact{
+		{"producer", producer},
+		{"opset", strings.Join(opsets, ", ")},
+		{"graph inputs", values(m.GetGraph().GetInput())},
+		{"graph outputs", values(m.GetGraph().GetOutput())},
+	}}
+	for _, p := range m.GetMetadataProps() {
+		v := p.GetValue()
+		if strings.Contains(v, "\n") { // flat YAML, such as network.search
+			v = oneLine(v)
+		}
+		info.Facts = append(info.Facts, Fact{p.GetKey(), v})
+	}
+	return info, nil
+}
+
 func describePlot(path string) (FileInfo, error) {
 	f, err := os.Open(path)
 	if err != nil {

@@ -107,3 +107,41 @@ func TestExportONNXRefuses(t *testing.T) {
 		})
 	}
 }
+
+// inspect reads the project's own ONNX export: one "key: value" a line,
+// the graph's interface and the metadata export wrote; another file named
+// .onnx is bad input.
+func TestInspectONNX(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "net.onnx")
+	run := filepath.Join("..", "..", "train", "testdata", "run-v1")
+	if _, errOut, code := runBotCLI("", "export", "--format", "onnx", "--checkpoint", run, "--out", out); code != 0 {
+		t.Fatalf("export: status %d: %s", code, errOut)
+	}
+	junk := filepath.Join(dir, "junk.onnx")
+	if err := os.WriteFile(junk, []byte("not a model"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		path string
+		code int
+		want []string
+	}{
+		{out, 0, []string{"kind: onnx model\n", "graph inputs: observation, action_mask\n", "graph outputs: logits, value\n", "\nsource: run-v1\n", "\narchitecture: 0x2 (value 1/2)\n"}},
+		{junk, 2, []string{"not a deathstacks network file, nor an ONNX model"}},
+	} {
+		t.Run(filepath.Base(tc.path), func(t *testing.T) {
+			text, errOut, code := runBotCLI("", "inspect", tc.path)
+			for _, w := range tc.want {
+				if code != tc.code || !strings.Contains(text+errOut, w) {
+					t.Errorf("status %d, output %q %q: want %d and %q", code, text, errOut, tc.code, w)
+				}
+			}
+			for _, l := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
+				if _, _, ok := strings.Cut(l, ": "); !ok && code == 0 {
+					t.Errorf("line %q: want key: value", l)
+				}
+			}
+		})
+	}
+}
