@@ -164,12 +164,20 @@ func (l *Learner) Publish(version int, net *model.Network) error {
 	if _, err := net.WriteTo(&buf); err != nil {
 		return err
 	}
+	// A cluster that lost the server leading the bucket answers no request
+	// until it has elected another: each put is made again until then.
 	name := networkObject(version)
-	if _, err := l.obj.PutBytes(ctx, name, buf.Bytes()); err != nil {
+	if err := retry(ctx, func(ctx context.Context) error {
+		_, err := l.obj.PutBytes(ctx, name, buf.Bytes())
+		return err
+	}); err != nil {
 		return fmt.Errorf("network store: %w", err)
 	}
 	info, _ := json.Marshal(networkInfo{RunID: l.runID, Version: version, Object: name, Published: start})
-	if _, err := l.kv.Put(ctx, networkKey, info); err != nil {
+	if err := retry(ctx, func(ctx context.Context) error {
+		_, err := l.kv.Put(ctx, networkKey, info)
+		return err
+	}); err != nil {
 		return fmt.Errorf("network entry: %w", err)
 	}
 	// Actors fetch the newest network only; an older one some actor is
