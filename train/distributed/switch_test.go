@@ -14,7 +14,7 @@ import (
 
 // TestNetworkSwitchDelay publishes a series of networks to two playing
 // actors and reports how long each took, from the publish to playing with
-// the new network: the distribution is the figure in README.md here.
+// the new network (logged with -v).
 func TestNetworkSwitchDelay(t *testing.T) {
 	const actors, versions = 2, 6
 	dir := t.TempDir()
