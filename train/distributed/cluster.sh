@@ -21,12 +21,15 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 [ $# -eq 3 ] || usage
-DS=${DS:?set DS=path/to/deathstacks}; NATS=${NATS:?set NATS=path/to/nats-server}; RUN=${RUN:-/tmp/cluster-run}
+need DS path/to/deathstacks; need NATS path/to/nats-server; RUN=${RUN:-/tmp/cluster-run}
 ACTORS=$1 RATE=$2 SECONDS_=$3
+[[ $SECONDS_ =~ ^[0-9]+$ ]] || { echo "SECONDS $SECONDS_: want whole seconds, such as 120" >&2; exit 2; }
 [ -n "$RUN" ] && [ "$RUN" != / ] || { echo "RUN=$RUN: want a folder to create" >&2; exit 2; }
 read -r -a CP <<< "${CLIENT_PORTS:-4241 4242 4243}"
 read -r -a RP <<< "${ROUTE_PORTS:-6241 6242 6243}"
 read -r -a MP <<< "${MONITOR_PORTS:-8241 8242 8243}"
+[ ${#CP[@]} -eq 3 ] && [ ${#RP[@]} -eq 3 ] && [ ${#MP[@]} -eq 3 ] ||
+  { echo "CLIENT_PORTS, ROUTE_PORTS, MONITOR_PORTS: want 3 ports each" >&2; exit 2; }
 TOKEN=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')  # the servers' token; clients give it in the URLs
 URLS=nats://$TOKEN@127.0.0.1:${CP[0]},nats://$TOKEN@127.0.0.1:${CP[1]},nats://$TOKEN@127.0.0.1:${CP[2]}
 ROUTES=nats://127.0.0.1:${RP[0]},nats://127.0.0.1:${RP[1]},nats://127.0.0.1:${RP[2]}

@@ -4,6 +4,9 @@
 # usage: prints the calling script's usage (its comment from "# usage:" on) and exits with status 2.
 usage() { awk '/^# usage:/ { p = 1 } p && !/^#/ { exit } p { sub(/^# ?/, ""); print }' "$0" >&2; exit 2; }
 
+# need VAR WANT: exits with status 2 unless the environment variable VAR is set.
+need() { [ -n "${!1:-}" ] || { echo "$1 is not set: want $1=$2" >&2; exit 2; }; }
+
 # write_config FILE STREAM_MAX_GAMES REPLICAS: the learner's config, a pure
 # learner that takes every game there is at each iteration, with $EXTRA
 # (YAML of other top-level keys, such as model or optim) appended. Written

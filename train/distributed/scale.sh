@@ -15,7 +15,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 [ $# -ge 3 ] && [ $# -le 4 ] || usage
-DS=${DS:?set DS=path/to/deathstacks}; RUN=${RUN:-/tmp/scale-run}; LISTEN=${LISTEN:-127.0.0.1:4333}
+need DS path/to/deathstacks; RUN=${RUN:-/tmp/scale-run}; LISTEN=${LISTEN:-127.0.0.1:4333}
 ACTORS=$1 RATE=$2 DURATION=$3 STREAM=${4:-1000000}
 [ -n "$RUN" ] && [ "$RUN" != / ] || { echo "RUN=$RUN: want a run folder to create" >&2; exit 2; }
 

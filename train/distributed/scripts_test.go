@@ -32,7 +32,8 @@ var verdictLine = regexp.MustCompile(`(?m)^(\d+) acknowledged, (\d+) taken, (\d+
 // actors, 20 games a second, a few seconds, loopback ports free a moment
 // before) with the binaries built from this module, and checks what they
 // print: the generator's count, the node killed and back (cluster.sh), and
-// every acknowledged game read once. Without arguments they print their usage.
+// every acknowledged game read once. Without arguments, without DS or
+// with a bad argument they say what is wanted, with status 2.
 func TestScripts(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the built binaries for about 30 s")
@@ -62,6 +63,8 @@ func TestScripts(t *testing.T) {
 	}{
 		{script: "scale.sh", wantStatus: 2, want: []string{`^usage: DS=path/to/deathstacks train/distributed/scale.sh ACTORS RATE DURATION`}},
 		{script: "cluster.sh", wantStatus: 2, want: []string{`^usage: DS=path/to/deathstacks NATS=path/to/nats-server train/distributed/cluster.sh ACTORS RATE SECONDS$`}},
+		{script: "scale.sh", args: []string{"3", "20", "3s"}, env: func() []string { return []string{"DS="} }, wantStatus: 2, want: []string{`^DS is not set: want DS=path/to/deathstacks$`}},
+		{script: "cluster.sh", args: []string{"3", "20", "2m"}, env: func() []string { return []string{"NATS=" + natsServer} }, wantStatus: 2, want: []string{`^SECONDS 2m: want whole seconds, such as 120$`}},
 		{
 			script: "scale.sh", args: []string{"3", "20", "3s"},
 			env: func() []string { return []string{"LISTEN=127.0.0.1:" + ports(1)} },
@@ -81,8 +84,8 @@ func TestScripts(t *testing.T) {
 	}
 	for _, tt := range tests {
 		name := strings.Join(append([]string{tt.script}, tt.args...), " ")
-		if len(tt.args) == 0 {
-			name += " usage"
+		if tt.wantStatus != 0 {
+			name += " refused"
 		}
 		t.Run(name, func(t *testing.T) {
 			env := append(os.Environ(), "DS="+ds, "RUN="+filepath.Join(t.TempDir(), "run"), "REAL_GAMES=2", "TAKE_WAIT=120", "EXTRA="+tinyRun)
