@@ -26,7 +26,7 @@ replay: {window: 2000}
 optim: {batch_size: 16, steps_per_iteration: 4, warmup_steps: 2, total_steps: 8}`
 
 // verdictLine is the scripts' last line.
-var verdictLine = regexp.MustCompile(`(?m)^(\d+) acknowledged, (\d+) taken, (\d+) stale, 0 invalid, \d+ duplicate: every acknowledged game taken once or dropped as stale$`)
+var verdictLine = regexp.MustCompile(`(?m)^(\d+) acknowledged, \d+ taken, \d+ stale, 0 invalid, \d+ duplicate: every acknowledged game taken once or dropped as stale$`)
 
 // TestScripts runs scale.sh and cluster.sh at a tiny scale (3 simulated
 // actors, 20 games a second, a few seconds, loopback ports free a moment
