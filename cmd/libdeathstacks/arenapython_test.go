@@ -156,7 +156,7 @@ func TestPythonPlayerFailures(t *testing.T) {
 		}
 		return v, nil
 	}
-	if _, err := runPython(t, arenaCaller{values: nan, policy: greedyPolicy(t)}); err == nil || !strings.Contains(err.Error(), "evaluate: player net: feed: values[") || !strings.Contains(err.Error(), "is NaN") {
+	if _, err := runPython(t, arenaCaller{values: nan, policy: greedyPolicy(t)}); err == nil || !strings.Contains(err.Error(), "evaluate: player net: the evaluator returned NaN for the value of position ") || !strings.Contains(err.Error(), "values must be finite, in [-1, 1]") {
 		t.Errorf("an evaluator's NaN: error %v", err)
 	}
 	boom := fmt.Errorf("boom")
@@ -215,8 +215,8 @@ func TestPythonRequestErrors(t *testing.T) {
 		{"settings of a spec", `{"name": "a", "spec": "random", "settings": {"sims": 2}}`, "settings are a Python evaluator's"},
 		{"settings of a policy", `{"name": "a", "python": "policy", "settings": {"sims": 2}}`, "settings are a Python evaluator's"},
 		{"unknown setting", `{"name": "a", "python": "evaluator", "settings": {"simz": 2}}`, `simz`},
-		{"model setting", `{"name": "a", "python": "evaluator", "settings": {"model": "x"}}`, "model is no search setting"},
-		{"bad value", `{"name": "a", "python": "evaluator", "settings": {"sims": -2}}`, "sims"},
+		{"model setting", `{"name": "a", "python": "evaluator", "settings": {"model": "x"}}`, "model: no search setting"},
+		{"bad value", `{"name": "a", "python": "evaluator", "settings": {"sims": -2}}`, "sims=-2: want a whole number"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -267,16 +267,16 @@ func (q *leafQueue) feed(logits, values []float32, n int) error {
 // make of the logits.
 func setLeaf(legal []env.Action, priors []float32, value *float32, logits []float32, v float32, row int) error {
 	if !(v >= -1 && v <= 1) {
-		return fmt.Errorf("feed: values[%d] is %v: want a number in [-1, 1]", row, v)
+		return fmt.Errorf("the evaluator returned %v for the value of position %d of the batch: values must be finite, in [-1, 1]", v, row)
 	}
 	*value = v
 	if err := model.LegalSoftmax(priors, logits, legal); err != nil {
 		for _, a := range legal {
 			if l := float64(logits[a]); math.IsNaN(l) || math.IsInf(l, 0) {
-				return fmt.Errorf("feed: logits[%d, %d] is %v: the logits of legal actions must be finite", row, a, l)
+				return fmt.Errorf("the evaluator returned %v for the logit of legal action %d of position %d of the batch: the logits of legal actions must be finite", l, a, row)
 			}
 		}
-		return fmt.Errorf("feed: row %d: %w", row, err)
+		return fmt.Errorf("the evaluator's logits for position %d of the batch: %w", row, err)
 	}
 	return nil
 }

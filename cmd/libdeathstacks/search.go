@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/deathstacks/deathstacks/configs"
 	"github.com/deathstacks/deathstacks/env"
 	"github.com/deathstacks/deathstacks/mcts"
 	"github.com/deathstacks/deathstacks/mcts/players"
@@ -81,7 +83,7 @@ func searchSettings(text string) ([]players.Param, error) {
 			s = string(v) // a number or a boolean, as written
 		}
 		if strings.ContainsAny(s, ",=") {
-			return nil, fmt.Errorf("settings: %s is %q: want a number, a boolean or a duration", key, s)
+			return nil, fmt.Errorf("%s=%s: want a number, a boolean or a duration", key, s)
 		}
 		params = append(params, players.Param{Key: key, Value: s})
 	}
@@ -97,7 +99,9 @@ func searchSettings(text string) ([]players.Param, error) {
 		}
 		return len(order)
 	}
-	slices.SortStableFunc(params, func(a, b players.Param) int { return rank(a.Key) - rank(b.Key) })
+	slices.SortFunc(params, func(a, b players.Param) int {
+		return cmp.Or(rank(a.Key)-rank(b.Key), strings.Compare(a.Key, b.Key))
+	})
 	return params, nil
 }
 
@@ -109,10 +113,25 @@ func newSearcher(settings string, seed uint64, rules env.Rules) (*searcher, erro
 	if err != nil {
 		return nil, err
 	}
+	// Each setting is checked on its own first, so that an error names it
+	// as the caller wrote it (simulations=-1), not as the az spec below.
+	given := map[string]string{}
 	for _, p := range params {
 		if p.Key == "model" {
-			return nil, errors.New("settings: model is no search setting: the caller's evaluator is the network")
+			return nil, errors.New("model: no search setting: the caller's evaluator is the network")
 		}
+		key, ok := mcts.CanonicalKey(p.Key)
+		if !ok {
+			return nil, fmt.Errorf("%s=%s: no search setting: want one of %s", p.Key, p.Value, searchKeyNames())
+		}
+		probe := mcts.DefaultConfig()
+		if err := probe.Set(p.Key, p.Value); err != nil {
+			return nil, settingError(p, err)
+		}
+		if other, twice := given[key]; twice {
+			return nil, fmt.Errorf("%s and %s: both set %s: give one", other, p.Key, key)
+		}
+		given[key] = p.Key
 	}
 	spec, err := players.ParseSpec(players.Spec{Kind: players.KindAZ, Params: params}.String())
 	if err != nil {
@@ -120,9 +139,24 @@ func newSearcher(settings string, seed uint64, rules env.Rules) (*searcher, erro
 	}
 	cfg := spec.SearchConfig(mcts.DefaultConfig())
 	if err := cfg.Validate(); err != nil {
-		return nil, fmt.Errorf("settings: %w", err)
+		return nil, err
 	}
 	return &searcher{cfg: cfg, rules: rules, seed: seed}, nil
+}
+
+// settingError says what is wrong with the value of the setting p, named
+// as the caller wrote it: "simulations=-1: want a whole number, 0 (no
+// limit, with a time) or more".
+func settingError(p players.Param, err error) error {
+	var fe *configs.FieldError
+	if !errors.As(err, &fe) {
+		return fmt.Errorf("%s=%s: %w", p.Key, p.Value, err)
+	}
+	// fe.Msg is `is "-1": want ...`: the value is in the name already.
+	if _, want, ok := strings.Cut(fe.Msg, ": "); ok {
+		return fmt.Errorf("%s=%s: %s", p.Key, p.Value, want)
+	}
+	return fmt.Errorf("%s=%s: %s", p.Key, p.Value, fe.Msg)
 }
 
 // searchPosition is one position to search: a FEN ("" for the start

@@ -306,11 +306,13 @@ func TestSelfPlayMatchesTrainer(t *testing.T) {
 // a run stopped by one (or by the caller) leaves the handle usable.
 func TestBatchRefusals(t *testing.T) {
 	settingsTests := []struct{ settings, want string }{
-		{`{"sims": -1}`, "simulations"},
-		{`{"c_puct": 0}`, "c_puct"},
-		{`{"no_such_key": 1}`, "no_such_key"},
-		{`{"model": "x"}`, "model"},
-		{`{"time": "soon"}`, "time"},
+		{`{"sims": -1}`, "sims=-1: want a whole number, 0 (no limit, with a time) or more"},
+		{`{"simulations": -1}`, "simulations=-1: want a whole number"},
+		{`{"c_puct": 0}`, "c_puct=0: want a number, a number above 0"},
+		{`{"no_such_key": 1}`, "no_such_key=1: no search setting: want one of simulations, "},
+		{`{"model": "x"}`, "model: no search setting"},
+		{`{"time": "soon"}`, "time=soon: want a duration"},
+		{`{"simulations": 2, "sims": 1}`, "sims and simulations: both set simulations: give one"},
 		{`{"sims": "1,c_puct=2"}`, "sims"},
 		{`[1]`, "settings"},
 	}
@@ -356,12 +358,12 @@ func TestBatchRefusals(t *testing.T) {
 		eval func(obs []float32, mask []bool, logits, values []float32)
 		want string
 	}{
-		{"nan value", func(_ []float32, _ []bool, _, values []float32) { values[len(values)-1] = float32(math.NaN()) }, "values["},
-		{"value above 1", func(_ []float32, _ []bool, _, values []float32) { values[0] = 1.5 }, "values[0] is 1.5"},
+		{"nan value", func(_ []float32, _ []bool, _, values []float32) { values[len(values)-1] = float32(math.NaN()) }, "the evaluator returned NaN for the value of position "},
+		{"value above 1", func(_ []float32, _ []bool, _, values []float32) { values[0] = 1.5 }, "the evaluator returned 1.5 for the value of position 0 of the batch: values must be finite, in [-1, 1]"},
 		{"infinite legal logit", func(_ []float32, mask []bool, logits, _ []float32) {
 			a := slices.Index(mask, true)
 			logits[a] = float32(math.Inf(1))
-		}, "logits[0, "},
+		}, "for the logit of legal action "},
 	}
 	for _, tt := range evalTests {
 		for _, mode := range callerModes {

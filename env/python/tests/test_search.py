@@ -144,20 +144,6 @@ def test_every_setting(settings):
     assert r.moves[0] in ds.legal_moves()
 
 
-@pytest.mark.parametrize("settings, key", [
-    (dict(sims=-1), "simulations"),
-    (dict(c_puct=0), "c_puct"),
-    (dict(no_such_key=1), "no_such_key"),
-    (dict(gumbel=True, dirichlet_epsilon=0.25), "dirichlet_epsilon"),
-    (dict(time="soon"), "time"),
-    (dict(sims=float("nan")), "sims"),
-    (dict(model="x"), "model"),
-])
-def test_bad_settings(settings, key):
-    with pytest.raises(ds.DeathStacksError, match=key):
-        ds.Search(Uniform(), **settings)
-
-
 def test_bad_positions_name_their_index():
     s = ds.Search(Uniform(), sims=10)
     with pytest.raises(ds.DeathStacksError, match="position 1"):
@@ -199,6 +185,11 @@ def test_evaluator_exception_reaches_the_caller_and_the_search_goes_on():
         s.run([ds.START_FEN])
 
 
+VALUE = "the evaluator returned {} for the value of position 0 of the batch: values must be finite, in \\[-1, 1\\]$"
+LOGIT = (r"the evaluator returned {} for the logit of legal action \d+ of position 0 of the batch: "
+         "the logits of legal actions must be finite$")
+
+
 @pytest.mark.parametrize("bad, match", [
     (lambda n: None, "want a pair"),
     (lambda n: (np.zeros((n, N), np.float32),), "want a pair"),
@@ -207,10 +198,10 @@ def test_evaluator_exception_reaches_the_caller_and_the_search_goes_on():
     (lambda n: (np.zeros((n, N), np.float32), np.zeros(n, np.float64)), "values of dtype float64"),
     (lambda n: (np.zeros((n, 100), np.float32), np.zeros(n, np.float32)), r"logits of shape \(\d+, 100\)"),
     (lambda n: (np.zeros((n, N), np.float32), np.zeros((n, 1), np.float32)), r"values of shape \(\d+, 1\)"),
-    (lambda n: (np.zeros((n, N), np.float32), np.full(n, np.nan, np.float32)), r"values\[0\] is NaN"),
-    (lambda n: (np.zeros((n, N), np.float32), np.full(n, 2, np.float32)), r"values\[0\] is 2"),
-    (lambda n: (np.full((n, N), np.nan, np.float32), np.zeros(n, np.float32)), r"logits\[0, \d+\] is NaN"),
-    (lambda n: (np.full((n, N), np.inf, np.float32), np.zeros(n, np.float32)), r"logits\[0, \d+\] is \+Inf"),
+    (lambda n: (np.zeros((n, N), np.float32), np.full(n, np.nan, np.float32)), "^" + VALUE.format("NaN")),
+    (lambda n: (np.zeros((n, N), np.float32), np.full(n, 2, np.float32)), "^" + VALUE.format("2")),
+    (lambda n: (np.full((n, N), np.nan, np.float32), np.zeros(n, np.float32)), "^" + LOGIT.format("NaN")),
+    (lambda n: (np.full((n, N), np.inf, np.float32), np.zeros(n, np.float32)), "^" + LOGIT.format(r"\+Inf")),
 ])
 def test_bad_results_say_which(bad, match):
     s = ds.Search(lambda obs, masks: bad(len(obs)), sims=20)
@@ -218,6 +209,35 @@ def test_bad_results_say_which(bad, match):
         s.run([ds.START_FEN] * 2)
     s.evaluate = Uniform()
     assert s.run([ds.START_FEN]).moves[0] in ds.legal_moves()
+
+
+WANT_SIMULATIONS = "want a whole number, 0 (no limit, with a time) or more"
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda: ds.Search(Uniform(), simulations=-1), "simulations=-1: " + WANT_SIMULATIONS),
+    (lambda: ds.Search(Uniform(), sims=-1), "sims=-1: " + WANT_SIMULATIONS),
+    (lambda: ds.Search(Uniform(), c_puct=0), "c_puct=0: want a number, a number above 0"),
+    (lambda: ds.Search(Uniform(), time="soon"), "time=soon: want a duration of 0s (none) or more, such as 500ms"),
+    (lambda: ds.Search(Uniform(), sims=10, simulations=20), "sims and simulations: both set simulations: give one"),
+    (lambda: ds.Search(Uniform(), model="x"), "model: no search setting: the caller's evaluator is the network"),
+    (lambda: ds.Search(Uniform(), sims=float("nan")), "sims=nan: want a finite number"),
+    (lambda: ds.Search(Uniform(), sims="1,c_puct=2"), "sims=1,c_puct=2: want a number, a boolean or a duration"),
+    (lambda: ds.Search(Uniform(), gumbel=True, dirichlet_epsilon=0.25),
+     "dirichlet_epsilon is 0.25: want 0 with gumbel, whose own noise explores"),
+    (lambda: ds.Player(evaluate=Uniform(), simulations=-1), "simulations=-1: " + WANT_SIMULATIONS),
+])
+def test_bad_settings_are_named_as_written(make, message):
+    """A bad setting is named as the caller wrote it, with what is wanted:
+    no player spec the caller never wrote."""
+    with pytest.raises(ds.DeathStacksError) as info:
+        make()
+    assert str(info.value) == message
+
+
+def test_unknown_setting_lists_the_settings():
+    with pytest.raises(ds.DeathStacksError, match=r"^simz=3: no search setting: want one of simulations, time, c_puct, "):
+        ds.Search(Uniform(), simz=3)
 
 
 def test_illegal_logits_are_never_read():

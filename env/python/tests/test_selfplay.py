@@ -109,7 +109,7 @@ def test_evaluator_failure_stops_the_games():
     sp = ds.SelfPlay(failing, 3, **SMALL)
     with pytest.raises(RuntimeError, match="out of memory"):
         sp.play()
-    with pytest.raises(ValueError, match=r"values\[\d+\] is NaN"):
+    with pytest.raises(ValueError, match=r"the evaluator returned NaN for the value of position \d+ of the batch"):
         ds.SelfPlay(lambda o, m: (material(o, m)[0], np.full(len(o), np.nan, np.float32)), 2, **SMALL).play()
     sp.evaluate = material
     assert len(sp.play()["value"]) > 0  # the handle is usable again

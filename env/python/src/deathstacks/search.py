@@ -54,7 +54,7 @@ def settings_json(settings: dict) -> bytes:
         elif isinstance(value, numbers.Real):
             value = float(value)
             if not math.isfinite(value):
-                raise DeathStacksError(f"setting {key} is {value}: want a finite number")
+                raise DeathStacksError(f"{key}={value}: want a finite number")
         elif isinstance(value, datetime.timedelta):
             value = f"{value.total_seconds()}s"
         elif not isinstance(value, str):
@@ -181,8 +181,8 @@ class Search(Handle):
     root with ``gumbel=True``; the win search; everything an ``az``
     player's search has), the network replaced by ``evaluate``.
 
-    ``settings`` are the keys of the search settings table (README's
-    table; ``deathstacks bot --help``), such as ``simulations=200``
+    ``settings`` are the keys of the search settings table (the player
+    specs of cmd/deathstacks/README.md; ``deathstacks bot --help``), such as ``simulations=200``
     (alias ``sims``), ``c_puct=2``, ``gumbel=True``, ``time="500ms"``,
     over the defaults of an ``az`` player (800 simulations, the most
     visited move), checked in Go: a bad key or value raises a
