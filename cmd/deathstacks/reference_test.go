@@ -74,8 +74,8 @@ func addCommandFlags(t *testing.T, defined map[string]map[string]bool, path stri
 
 // docSection is the section of the reference about one command.
 type docSection struct {
-	line   int            // of its heading
-	listed map[string]int // the flags its tables list, each with its line
+	line   int             // of its heading
+	listed map[string]bool // the flags the first column of its tables lists
 }
 
 var (
@@ -115,7 +115,7 @@ func referenceProblems(text string, defined map[string]map[string]bool) []string
 				case defined[current] == nil:
 					say(n, "a section of `deathstacks %s`, which is no command (the commands: %s)", current, strings.Join(sortedKeys(defined), ", "))
 				}
-				sections[current] = &docSection{line: n, listed: map[string]int{}}
+				sections[current] = &docSection{line: n, listed: map[string]bool{}}
 			}
 			continue
 		}
@@ -123,7 +123,7 @@ func referenceProblems(text string, defined map[string]map[string]bool) []string
 			cells := unescapedPipe.Split(line, 3)
 			if len(cells) == 3 {
 				for _, m := range codeFlag.FindAllStringSubmatch(cells[1], -1) {
-					sections[current].listed[m[1]] = n
+					sections[current].listed[m[1]] = true
 				}
 			}
 		}
@@ -144,7 +144,7 @@ func referenceProblems(text string, defined map[string]map[string]bool) []string
 			continue
 		}
 		for _, name := range sortedKeys(defined[command]) {
-			if _, ok := s.listed[name]; !ok {
+			if !s.listed[name] {
 				say(s.line, "`deathstacks %s` defines --%s, which the table of its section does not list", command, name)
 			}
 		}
