@@ -111,7 +111,7 @@ pyrun() { DEATHSTACKS_LIB=$W/libdeathstacks.so PYTHONPATH=env/python/src run "$P
 DESC=$("$DS" bench nn --batches 1 --clients 1 --train-batch 0 --seconds 0.1 2>&1 >/dev/null | sed -n 1p)
 KERNELS=$(sed -n 's/.*kernels \([a-z0-9]*\).*/\1/p' <<<"$DESC")
 LOAD0=$(cut -d' ' -f1-3 /proc/loadavg)
-START=$(date -u '+%Y-%m-%d %H:%M UTC')
+START=$(date -u +%F)
 
 # ---------------------------------------------------------------- rules engine
 for _ in $(seq "$ROUNDS"); do
@@ -279,7 +279,7 @@ row() {
 		{ v[NR] = $1 }
 		END {
 			m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-			c = cmd == "the same" ? cmd : "`" cmd "`"; printf "| %s | %s %s | %s-%s (%d runs) | %s |\n", what, fmt(m), unit, fmt(v[1]), fmt(v[NR]), NR, c
+			c = index(cmd, "the same") == 1 ? cmd : "`" cmd "`"; printf "| %s | %s %s | %s-%s (%d runs) | %s |\n", what, fmt(m), unit, fmt(v[1]), fmt(v[NR]), NR, c
 		}'
 }
 
