@@ -1,5 +1,5 @@
 // Network evaluations per second of onnxruntime for Node on an exported
-// model, one line per batch size, for the table in README.md ("ONNX"):
+// model, one line per batch size, for cmd/PERFORMANCE.md:
 //
 //   npm install --ignore-scripts onnxruntime-node@1.30.0   (in a temporary folder)
 //   NODE_PATH=FOLDER/node_modules node ort_bench.js MODEL.onnx SECONDS THREADS BATCH...
