@@ -214,11 +214,28 @@ if [[ -n $PY ]]; then
 			add py_selfplay_share "$(sed -n 's/^selfplay torch: .*, \([0-9.]*\)% of the time in the evaluator/\1/p' <<<"$out")"
 			add py_selfplay_positions "$(sed -n 's/^selfplay torch: .* s: \([0-9,.]*\) positions\/s.*/\1/p' <<<"$out" | tr -d ,)"
 		done
+		for _ in $(seq "$ROUNDS"); do
+			out=$(OMP_NUM_THREADS=1 pyrun torch "$SECS")
+			add torch8 "$(field "$out" 'torch: inference batch=8 ' positions/s)"
+			add torch256 "$(field "$out" 'torch: inference batch=256 ' positions/s)"
+			add torch_train "$(field "$out" 'torch: train batch=256 ' ms/step)"
+		done
 	else
-		for r in py_selfplay_share py_selfplay_positions; do skip $r "$PYTHON has no torch (Debian's python3-torch)"; done
+		for r in py_selfplay_share py_selfplay_positions torch8 torch256 torch_train; do skip $r "$PYTHON has no torch (Debian's python3-torch)"; done
 	fi
 else
-	for r in py_aec py_vector py_az py_search py_search_go py_search_share py_selfplay_share py_selfplay_positions; do skip $r "$PYWHY"; done
+	for r in py_aec py_vector py_az py_search py_search_go py_search_share py_selfplay_share py_selfplay_positions torch8 torch256 torch_train; do skip $r "$PYWHY"; done
+fi
+
+# ---------------------------------------------------------------- the web app
+if command -v chromium-headless-shell >/dev/null || [[ -n ${DEATHSTACKS_CHROME:-} ]]; then
+	for _ in $(seq "$SLOW"); do
+		out=$(run go test -count 1 -run 'TestBrowser$' -v ./train/web)
+		add web_reply "$(sed -n 's/.*click to reply at 200 simulations: \([0-9.]*\) ms.*/\1/p' <<<"$out")"
+		add web_bytes "$(sed -n 's/.*page weight: \([0-9]*\) bytes.*/\1/p' <<<"$out")"
+	done
+else
+	for r in web_reply web_bytes; do skip $r "no chromium-headless-shell (Debian's package; or DEATHSTACKS_CHROME)"; done
 fi
 
 # ---------------------------------------------------------------- ONNX
@@ -325,8 +342,13 @@ row py_search , "sims/s" 1 "the search from Python, 16 positions, a trivial eval
 row py_search_share 0 "% of bench mcts" 1 "... against \`bench mcts\` beside it (each round)" "the same"
 row py_selfplay_share 1 "%" 1 "self-play from Python, the built-in network in PyTorch (1 thread), $PY_GAMES games: wall time in the evaluator" "OMP_NUM_THREADS=1 python3 env/python/bench.py selfplay torch $PY_GAMES"
 row py_selfplay_positions 1 "positions/s" 1 "... its training positions" "the same"
+row torch8 , "positions/s" 1 "the built-in network as \`deathstacks.torch\`'s module (1 thread), inference at batch 8" "OMP_NUM_THREADS=1 python3 env/python/bench.py torch"
+row torch256 , "positions/s" 1 "... inference at batch 256" "the same"
+row torch_train 1 "ms a step" 1 "... a training step at batch 256 (Adam)" "the same"
 row ort8 , "evals/s" 1 "onnxruntime-node 1.30.0, 1 thread, batch 8 (the exported built-in player)" "node model/onnx/testdata/ort_bench.js builtin.onnx 3 1 8 256"
 row ort256 , "evals/s" 1 "onnxruntime-node 1.30.0, 1 thread, batch 256" "the same"
+row web_reply 0 ms 1 "the web app: a click on the board to the engine's reply (az:sims=200 on a 1x8 test network, 3 moves)" "go test -run TestBrowser -v ./train/web"
+row web_bytes 0 bytes 1 "... the page's weight (HTML, CSS, JavaScript, uncompressed)" "the same"
 row ingest , "games/s" 1 "NATS ingest: the learner reads, checks and replays smoke games from the embedded server" "go test -run '^\$' -bench 'Ingest\$' -benchtime 1000x ./train/distributed"
 row publish 0 "us of one core" 0.001 "an actor makes, encodes and publishes a game and awaits its acknowledgement" "go test -run '^\$' -bench 'PublishGame\$' -benchtime 3000x -cpu 1 ./train/distributed"
 

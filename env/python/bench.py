@@ -1,8 +1,9 @@
-"""The Python-side benchmarks of README's "From Python" section.
+"""The Python package's benchmarks, rows of cmd/PERFORMANCE.md.
 
     DEATHSTACKS_LIB=... python3 bench.py [aec] [vector] [az [MODEL [NUM_ENVS]]]
     DEATHSTACKS_LIB=... python3 bench.py search [BINARY [ROUNDS [PAIRS]]]
     DEATHSTACKS_LIB=... python3 bench.py selfplay [torch|mlp|network [GAMES]]
+    DEATHSTACKS_LIB=... python3 bench.py torch [SECONDS]
 
 MODEL "-" is the built-in player's network. BINARY is the deathstacks
 command (default: deathstacks on the PATH), whose `bench mcts` the search
@@ -205,12 +206,63 @@ def bench_selfplay(evaluator="mlp", games=256):
                   f"{inside / (inside + outside):.1%} inside")
 
 
+def bench_torch(seconds=3.0):
+    """The built-in network as deathstacks.torch's module on the CPU:
+    inference at batches of 8 and 256 (positions a second, no gradient)
+    and a training step at a batch of 256 (Adam on the policy's cross
+    entropy against a random legal target and the value's squared error),
+    on observations of random games."""
+    import torch
+    import torch.nn.functional as F
+
+    import deathstacks.torch as dt
+
+    net = dt.load()
+    vec = ds.VectorEnv(256, copy=True)
+    obs, _ = vec.reset(seed=0)
+    for _ in range(20):
+        obs, *_ = vec.step(vec.sample_actions())
+    x = torch.from_numpy(obs["observation"])
+    mask = torch.from_numpy(obs["action_mask"].astype(bool))
+
+    def timed(step):
+        step()  # warm-up
+        n, t = 0, time.perf_counter()
+        while time.perf_counter() - t < seconds:
+            step()
+            n += 1
+        return n, time.perf_counter() - t
+
+    net.eval()
+    with torch.no_grad():
+        for b in (8, 256):
+            n, elapsed = timed(lambda: net(x[:b], mask[:b]))
+            print(f"torch: inference batch={b} positions/s={n * b / elapsed:.0f}")
+    net.train()
+    opt = torch.optim.Adam(net.parameters(), lr=1e-4)
+    target = torch.multinomial(mask.float(), 1).squeeze(1)
+    z = torch.linspace(-1, 1, len(x))
+
+    def train_step():
+        logits, value = net(x, mask)
+        loss = F.cross_entropy(logits, target) + F.mse_loss(value, z)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+
+    n, elapsed = timed(train_step)
+    print(f"torch: train batch=256 ms/step={elapsed / n * 1e3:.1f} threads={torch.get_num_threads()}")
+    vec.close()
+
+
 if __name__ == "__main__":
     args = sys.argv[1:] or ["aec", "vector", "az"]
     if args[0] == "search":
         bench_search(*args[1:2], *(int(n) for n in args[2:4]))
     elif args[0] == "selfplay":
         bench_selfplay(*args[1:2], *(int(n) for n in args[2:3]))
+    elif args[0] == "torch":
+        bench_torch(*(float(n) for n in args[1:2]))
     elif args[0] == "az":
         model = args[1] if len(args) > 1 and args[1] != "-" else None
         bench_az(model, *(int(n) for n in args[2:3]))
