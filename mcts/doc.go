@@ -15,7 +15,11 @@
 // proves is played by its shortest line: the network's value is near +1
 // in every won endgame, so the tree alone shuffles there. Config's
 // MaterialUtility mixes the material lead into leaf values for the same
-// reason, further from the end. [Settings] names every
+// reason, further from the end. [Stepped] runs many searches (of
+// positions, or of self-play games) guided by one evaluator outside
+// them: the caller gathers their leaves into its own buffers, evaluates
+// them in one batch and feeds the results back, round after round.
+// [Settings] names every
 // field of Config once: its key in config files and player specs. Values
 // are always for the side to move, in [-1, 1].
 //

@@ -602,7 +602,7 @@ func (s *search) flush() error {
 	}
 	for i, leaf := range p.nodes {
 		v := b.values[i]
-		if !(v >= -1.001 && v <= 1.001) {
+		if !validValue(v) {
 			return fmt.Errorf("search: evaluator value %v: want a number in [-1, 1]", v)
 		}
 		nd := s.nodes.at(leaf)
@@ -612,7 +612,6 @@ func (s *search) flush() error {
 		nd.state = expanded
 		s.known++
 		lo, hi := span(p.pathEnd, i)
-		v = max(-1, min(1, v))
 		if m := float32(s.cfg.MaterialUtility); m > 0 {
 			v = (1-m)*v + m*materialShare(&p.pos[i])
 		}

@@ -1,0 +1,608 @@
+package mcts
+
+import (
+	"errors"
+	"fmt"
+	"iter"
+	"math"
+	"runtime"
+	"runtime/debug"
+	"sync/atomic"
+
+	"github.com/deathstacks/deathstacks/env"
+)
+
+// Stepped runs searches guided by one evaluator outside them, stepped by
+// the caller: the search of many positions at once, or many self-play
+// games, with a network the caller runs on batches of its own making (a
+// Python network, a batch on another machine). The caller owns the
+// evaluation and its buffers, as with mctx's batched search or lc0's
+// computation object; Stepped never calls into the caller.
+//
+// The searches belong to works, one a slot: a work searches with the
+// evaluator it is given (one search, or game after game), and each slot
+// runs as a coroutine. When a search asks for an evaluation, its leaves'
+// observations and legal masks go into the caller's buffers and the slot
+// is suspended. A round is the caller's call of [Stepped.Next] (after
+// [Stepped.Feed]) or [Stepped.Round]: it turns the logits and values of the
+// batch evaluated last into the priors and values of those leaves, resumes
+// the slots until each asks for leaves again or ends, and returns the new
+// batch's size: one batch a round across all the searches.
+//
+// The calling goroutine steps a share of the slots itself and a worker
+// goroutine for each further processor (GOMAXPROCS) steps the rest, each
+// share in rows of its own of the caller's buffers, so a round runs on
+// every core. A worker waits for the next round spinning a little before
+// it sleeps, and so does the caller for the workers' shares: on a thread
+// locked by a call from C, every wait hands the processor to another
+// thread and back, which costs tens of microseconds a round. Make every
+// call from one goroutine: a coroutine created by a goroutine locked to
+// its thread can only be resumed on that thread.
+//
+// A leaf's value must lie in [-1, 1], the range of the network's tanh
+// value head and what every [Evaluator] promises: the one rule, here as
+// in the search itself, so a value out of range (or NaN) is the caller's
+// error at once, never clamped.
+type Stepped struct {
+	maxLeaves int
+	priors    PriorsFunc
+	slots     []*stepSlot
+	// drivers step the slots: drivers[0] on the caller's goroutine, the
+	// rest on workers; slot i belongs to driver i % len(drivers).
+	drivers []*stepDriver
+	workers []*stepWorker
+	// taken is the size of the batch the caller is evaluating, fed says
+	// it has been fed back with logits and values.
+	taken          int
+	fed            bool
+	logits, values []float32
+	// obs and mask are the caller's buffers during a round; used counts
+	// the rows written; rounds counts the rounds.
+	obs    []float32
+	mask   []bool
+	used   atomic.Int64
+	rounds int
+	// over says the run has ended, err with its outcome.
+	over bool
+	err  error
+}
+
+// Work is the searching of one slot of a [Stepped]: its searches evaluate
+// their leaves with eval, which suspends the slot until the caller's next
+// round. A work that returns an error ends the run.
+type Work func(eval Evaluator) error
+
+// PriorsFunc writes the priors of a leaf's legal actions into dst (compact
+// over legal) from the caller's row of env.NumActions logits, or says why
+// it cannot: model.LegalSoftmax, for the priors the network's own
+// evaluator gives.
+type PriorsFunc func(dst, logits []float32, legal []env.Action) error
+
+// ErrAborted is the error the searches of an aborted run get from their
+// evaluator.
+var ErrAborted = errors.New("the evaluator failed: the searches were stopped")
+
+// NewStepped returns a run of one slot per work, whose searches ask for
+// at most maxLeaves leaves at once (Config.BatchSize) and whose priors are
+// made by priors. The run starts with the caller's first round.
+func NewStepped(works []Work, maxLeaves int, priors PriorsFunc) *Stepped {
+	r := &Stepped{maxLeaves: maxLeaves, priors: priors}
+	nDrivers := max(1, min(runtime.GOMAXPROCS(0), len(works)))
+	r.drivers = make([]*stepDriver, nDrivers)
+	for i := range r.drivers {
+		r.drivers[i] = &stepDriver{}
+	}
+	for i, w := range works {
+		s := &stepSlot{run: r, work: w, row: -1}
+		r.slots = append(r.slots, s)
+		d := r.drivers[i%nDrivers]
+		d.slots = append(d.slots, s)
+		d.live++
+	}
+	for _, d := range r.drivers[1:] {
+		w := newStepWorker(d)
+		r.workers = append(r.workers, w)
+		go w.serve()
+	}
+	if len(works) == 0 {
+		r.over = true
+	}
+	return r
+}
+
+// MaxLeaves is the most leaves one search asks for at once: the caller's
+// buffers must have room for that many.
+func (r *Stepped) MaxLeaves() int { return r.maxLeaves }
+
+// Over reports whether the run has ended: every work has returned, or the
+// run failed or was aborted.
+func (r *Stepped) Over() bool { return r.over }
+
+// Err reports why the results of the works cannot be read: the run is
+// under way, or it failed (with the error of the works that failed, or
+// the caller's first bad result); nil once it has ended well.
+func (r *Stepped) Err() error {
+	switch {
+	case !r.over:
+		return errors.New("the run is under way: evaluate its leaves to the end first")
+	case r.err != nil:
+		return fmt.Errorf("the last run failed: %w", r.err)
+	}
+	return nil
+}
+
+// Next runs a round: it sets the priors and values of the batch fed last
+// (if any), steps the searches and writes the observations and legal
+// masks of the leaves they ask for into obs and mask, room for capacity
+// positions (capacity*env.ObservationSize and capacity*env.NumActions
+// entries, capacity at least MaxLeaves). It returns their number, and 0
+// once every work has returned (or the run's error). The caller then
+// evaluates the leaves and feeds their logits and values back with Feed.
+func (r *Stepped) Next(obs []float32, mask []bool) (int, error) {
+	if err := r.checkBuffers(obs, mask); err != nil {
+		return 0, err
+	}
+	if r.over {
+		return 0, r.err
+	}
+	if r.taken > 0 && !r.fed {
+		return 0, fmt.Errorf("next batch: the batch of %d positions was not fed back (call feed, or abort)", r.taken)
+	}
+	r.obs, r.mask = obs, mask
+	defer func() { r.obs, r.mask, r.logits, r.values = nil, nil, nil, nil }()
+	for {
+		r.used.Store(0)
+		units := r.shares(len(mask) / env.NumActions / r.maxLeaves)
+		for i, w := range r.workers {
+			w.post(jobStep, units[i+1])
+		}
+		r.drivers[0].step(units[0])
+		for _, w := range r.workers {
+			w.wait()
+		}
+		r.taken, r.fed = 0, false
+		if done, err := r.settle(); done {
+			return 0, err
+		}
+		if n := int(r.used.Load()); n > 0 {
+			r.taken = n
+			return n, nil
+		}
+		// Every slot resumed finished without asking for leaves: on.
+	}
+}
+
+// settle ends the run after a round when a fed row was bad, a work failed
+// or every work has returned, and reports whether it did, with the run's
+// error.
+func (r *Stepped) settle() (bool, error) {
+	var feedErr error
+	badRow, failed, live := 0, false, 0
+	for _, d := range r.drivers {
+		if d.feedErr != nil && (feedErr == nil || d.badRow < badRow) {
+			feedErr, badRow = d.feedErr, d.badRow
+		}
+		failed = failed || d.failed
+		live += d.live
+	}
+	switch {
+	case feedErr != nil:
+		r.stop(feedErr)
+		return true, feedErr
+	case failed:
+		r.stop(nil)
+		return true, r.err
+	case live == 0:
+		r.end(nil)
+		return true, nil
+	}
+	return false, nil
+}
+
+// checkBuffers checks the caller's buffers for a batch.
+func (r *Stepped) checkBuffers(obs []float32, mask []bool) error {
+	capacity := len(mask) / env.NumActions
+	if len(mask) != capacity*env.NumActions || len(obs) != capacity*env.ObservationSize {
+		return fmt.Errorf("next batch: %d observation values and %d mask entries: want %d and %d a position", len(obs), len(mask), env.ObservationSize, env.NumActions)
+	}
+	if capacity < r.maxLeaves {
+		return fmt.Errorf("next batch: arrays for %d positions: want at least batch_size, %d, as one search asks for that many leaves at once", capacity, r.maxLeaves)
+	}
+	return nil
+}
+
+// Feed takes the caller's logits (env.NumActions a position, in action
+// order) and values of the batch Next returned last; the next round turns
+// them into the leaves' priors and values, and the caller keeps the
+// buffers unchanged until then.
+func (r *Stepped) Feed(logits, values []float32) error {
+	if r.taken == 0 || r.fed {
+		return errors.New("feed: no batch to feed (call next first)")
+	}
+	if n := len(values); n != r.taken {
+		return fmt.Errorf("feed: %d positions for a batch of %d", n, r.taken)
+	}
+	if len(logits) != r.taken*env.NumActions {
+		return fmt.Errorf("feed: %d logits for a batch of %d positions: want %d", len(logits), r.taken, r.taken*env.NumActions)
+	}
+	r.logits, r.values, r.fed = logits, values, true
+	return nil
+}
+
+// Round feeds the logits and values of the batch taken last (none before
+// the first batch) and runs the next round into obs and mask: Feed and
+// Next in one call.
+func (r *Stepped) Round(logits, values, obs []float32, mask []bool) (int, error) {
+	if err := r.checkBuffers(obs, mask); err != nil {
+		return 0, err
+	}
+	if len(values) > 0 {
+		if err := r.Feed(logits, values); err != nil {
+			return 0, err
+		}
+	}
+	return r.Next(obs, mask)
+}
+
+// Abort stops a run under way (the caller's evaluation failed): the
+// searches get ErrAborted from their evaluator, and the run ends with
+// ErrAborted.
+func (r *Stepped) Abort() {
+	if !r.over {
+		r.stop(ErrAborted)
+	}
+}
+
+// Abandon stops a run under way as Abort does, from a goroutine that
+// cannot resume the caller's share of the searches (one on another
+// thread than the rounds', the caller's being locked to its own): that
+// share is left suspended, and the run ends all the same.
+func (r *Stepped) Abandon() {
+	if !r.over {
+		r.drivers[0].slots = nil
+		r.stop(ErrAborted)
+	}
+}
+
+// shares splits units (room for that many slots' leaves) among the
+// drivers, in proportion to their live slots.
+func (r *Stepped) shares(units int) []int {
+	out := make([]int, len(r.drivers))
+	live := 0
+	for _, d := range r.drivers {
+		live += d.live
+	}
+	if units >= live {
+		for i, d := range r.drivers {
+			out[i] = d.live
+		}
+		return out
+	}
+	given := 0
+	for i, d := range r.drivers {
+		out[i] = units * d.live / live
+		given += out[i]
+	}
+	// What rounding leaves goes to the drivers with live slots beyond
+	// their share, in turn, starting with another driver each round.
+	r.rounds++
+	for i := r.rounds % len(out); given < units; i = (i + 1) % len(out) {
+		if out[i] < r.drivers[i].live {
+			out[i]++
+			given++
+		}
+	}
+	return out
+}
+
+// stop ends the run early: the slots that go on are aborted, and the run
+// ends with err, or with the errors of the slots that failed.
+func (r *Stepped) stop(err error) {
+	for _, w := range r.workers {
+		w.post(jobAbort, 0)
+	}
+	r.drivers[0].abort()
+	for _, w := range r.workers {
+		w.wait()
+	}
+	if err == nil {
+		err = slotErrors(r.slots)
+	}
+	r.end(err)
+}
+
+// slotErrors joins the errors of the first three slots that failed other
+// than by an abort, and counts the rest.
+func slotErrors(slots []*stepSlot) error {
+	var errs []error
+	more := 0
+	for _, s := range slots {
+		if s.err == nil || errors.Is(s.err, ErrAborted) {
+			continue
+		}
+		if len(errs) == 3 {
+			more++
+			continue
+		}
+		errs = append(errs, s.err)
+	}
+	if more > 0 {
+		errs = append(errs, fmt.Errorf("and %d more", more))
+	}
+	return errors.Join(errs...)
+}
+
+// end records the run's end and lets the workers go.
+func (r *Stepped) end(err error) {
+	for _, w := range r.workers {
+		w.post(jobQuit, 0)
+	}
+	r.workers = nil
+	r.over, r.err = true, err
+}
+
+// stepSlot is one coroutine of a run.
+type stepSlot struct {
+	run   *Stepped
+	work  Work
+	next  func() (struct{}, bool)
+	stop  func()
+	yield func(struct{}) bool
+	// done says the work has returned, err its error.
+	done bool
+	err  error
+	// row is the first row of its leaves in the batch being evaluated, -1
+	// for none; legal, priors and values are the leaves' own.
+	row    int
+	legal  [][]env.Action
+	priors [][]float32
+	values []float32
+}
+
+// Evaluate implements Evaluator for the slot's searches: it writes the
+// leaves into the caller's buffers and waits for the next round, which
+// sets their priors and values.
+func (s *stepSlot) Evaluate(obs []float32, legal [][]env.Action, priors [][]float32, values []float32) error {
+	r := s.run
+	k := len(values)
+	if k > r.maxLeaves {
+		return fmt.Errorf("%d leaves at once: want at most %d", k, r.maxLeaves)
+	}
+	row := int(r.used.Add(int64(k))) - k
+	copy(r.obs[row*env.ObservationSize:], obs)
+	m := r.mask[row*env.NumActions : (row+k)*env.NumActions]
+	clear(m)
+	for j, acts := range legal {
+		for _, a := range acts {
+			m[j*env.NumActions+int(a)] = true
+		}
+	}
+	s.row, s.legal, s.priors, s.values = row, legal, priors, values
+	if !s.yield(struct{}{}) {
+		return ErrAborted
+	}
+	return nil
+}
+
+// resume runs the slot until its search asks for leaves, or its work
+// ends. Its coroutine is created by its first resume, on the goroutine of
+// its driver.
+func (s *stepSlot) resume() {
+	if s.next == nil {
+		s.next, s.stop = iter.Pull(func(yield func(struct{}) bool) {
+			s.yield = yield
+			s.err = recovered(func() error { return s.work(s) })
+		})
+	}
+	if _, ok := s.next(); !ok {
+		s.done = true
+	}
+}
+
+// abort stops the slot's work: its search's evaluation fails.
+func (s *stepSlot) abort() {
+	if s.stop != nil {
+		s.stop()
+	}
+	s.done = true
+}
+
+// setFed turns the caller's rows for the slot's leaves into their priors
+// and values, or returns the first bad row and its error.
+func (s *stepSlot) setFed() (int, error) {
+	r := s.run
+	for j := range s.values {
+		row := s.row + j
+		if err := r.priors.SetLeaf(s.priors[j], &s.values[j], s.legal[j], r.logits[row*env.NumActions:(row+1)*env.NumActions], r.values[row], row); err != nil {
+			return row, err
+		}
+	}
+	s.row, s.legal, s.priors, s.values = -1, nil, nil, nil
+	return 0, nil
+}
+
+// SetLeaf sets a leaf's priors over its legal actions and its value from
+// its row of a caller's batch, row number row (named in errors): logits,
+// env.NumActions of them in action order, through f, and v, which must
+// obey the one rule for leaf values (see [Stepped]).
+func (f PriorsFunc) SetLeaf(priors []float32, value *float32, legal []env.Action, logits []float32, v float32, row int) error {
+	if !validValue(v) {
+		return fmt.Errorf("the evaluator returned %v for the value of position %d of the batch: values must be finite, in [-1, 1]", v, row)
+	}
+	*value = v
+	if err := f(priors, logits, legal); err != nil {
+		for _, a := range legal {
+			if l := float64(logits[a]); math.IsNaN(l) || math.IsInf(l, 0) {
+				return fmt.Errorf("the evaluator returned %v for the logit of legal action %d of position %d of the batch: the logits of legal actions must be finite", l, a, row)
+			}
+		}
+		return fmt.Errorf("the evaluator's logits for position %d of the batch: %w", row, err)
+	}
+	return nil
+}
+
+// validValue is the one rule for a leaf's value: finite, in [-1, 1], the
+// range of the network's value head and what every [Evaluator] promises.
+// A value out of range is its evaluator's error, never clamped.
+func validValue(v float32) bool { return v >= -1 && v <= 1 }
+
+// recovered runs f, a panic in it coming back as its error: a panic on a
+// worker's goroutine would end the caller's process.
+func recovered(f func() error) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("internal error (please report): %v\n%s", p, debug.Stack())
+		}
+	}()
+	return f()
+}
+
+// stepDriver steps a share of a run's slots, on one goroutine.
+type stepDriver struct {
+	slots []*stepSlot
+	// live counts the slots whose work goes on; from is where the next
+	// round starts resuming, so that no slot waits behind another when
+	// the caller's buffers do not hold every slot's leaves.
+	live, from int
+	// The outcome of its last step: the first bad row of the batch fed
+	// (badRow, feedErr), and whether a slot failed.
+	badRow  int
+	feedErr error
+	failed  bool
+}
+
+// step feeds the driver's slots whose leaves were in the batch evaluated
+// last and resumes up to units of the live ones, each sure of maxLeaves
+// rows of the caller's buffers.
+func (d *stepDriver) step(units int) {
+	d.feedErr, d.failed = nil, false
+	for _, s := range d.slots {
+		if s.row < 0 {
+			continue
+		}
+		if row, err := s.setFed(); err != nil && (d.feedErr == nil || row < d.badRow) {
+			d.feedErr, d.badRow = err, row
+		}
+	}
+	if d.feedErr != nil {
+		return
+	}
+	n, from := len(d.slots), d.from
+	for k := 0; k < n && units > 0; k++ {
+		i := (from + k) % n
+		s := d.slots[i]
+		if s.done {
+			continue
+		}
+		units--
+		d.from = i + 1
+		s.resume()
+		if s.done {
+			d.live--
+			d.failed = d.failed || s.err != nil
+		}
+	}
+}
+
+// do does a job of a worker's.
+func (d *stepDriver) do(job, units int) {
+	switch job {
+	case jobStep:
+		d.step(units)
+	case jobAbort:
+		d.abort()
+	}
+}
+
+// abort stops the driver's slots that go on.
+func (d *stepDriver) abort() {
+	for _, s := range d.slots {
+		if !s.done {
+			s.abort()
+			d.live--
+		}
+	}
+}
+
+// Rounds of a worker: what the caller posts.
+const (
+	jobStep  = iota // step with units
+	jobAbort        // abort the slots
+	jobQuit         // return
+)
+
+// Spins of the caller and the workers before they sleep. The caller waits
+// for a worker that is working: up to a millisecond or so. A worker waits
+// for the caller's next round, which a trivial evaluator brings in some
+// tens of microseconds and a network in milliseconds, while the network
+// wants the cores: so a worker spins only a few microseconds, and a
+// longer spin takes the cores from an evaluator that runs its own threads
+// (PyTorch's) and slows self-play.
+const (
+	workerSpins = 1 << 12
+	callerSpins = 1 << 20
+)
+
+// stepWorker steps a driver's share of the slots on a goroutine of its
+// own.
+type stepWorker struct {
+	d *stepDriver
+	// posted counts the rounds the caller posted, job and units being the
+	// last one's; finished the rounds done.
+	posted, finished atomic.Int64
+	job, units       int
+	// wake and done carry a token when a round is posted and done, for a
+	// side that stopped spinning.
+	wake, done chan struct{}
+}
+
+func newStepWorker(d *stepDriver) *stepWorker {
+	return &stepWorker{d: d, wake: make(chan struct{}, 1), done: make(chan struct{}, 1)}
+}
+
+// post hands the worker its next round.
+func (w *stepWorker) post(job, units int) {
+	w.job, w.units = job, units
+	w.posted.Add(1)
+	signal(w.wake)
+}
+
+// serve does the rounds the caller posts until told to quit.
+func (w *stepWorker) serve() {
+	for round := int64(1); ; round++ {
+		for i := 0; w.posted.Load() < round; i++ {
+			if i >= workerSpins {
+				<-w.wake
+			} else if i%1024 == 1023 {
+				runtime.Gosched()
+			}
+		}
+		job := w.job
+		if err := recovered(func() error { w.d.do(job, w.units); return nil }); err != nil {
+			w.d.feedErr, w.d.badRow = err, -1
+		}
+		w.finished.Store(round)
+		signal(w.done)
+		if job == jobQuit {
+			return
+		}
+	}
+}
+
+// wait waits for the worker to finish the round posted last.
+func (w *stepWorker) wait() {
+	round := w.posted.Load()
+	for i := 0; w.finished.Load() < round; i++ {
+		if i >= callerSpins {
+			<-w.done
+		}
+	}
+}
+
+// signal leaves a token in c unless one waits there.
+func signal(c chan struct{}) {
+	select {
+	case c <- struct{}{}:
+	default:
+	}
+}

@@ -1,0 +1,70 @@
+package mcts_test
+
+import (
+	"fmt"
+
+	"github.com/deathstacks/deathstacks/env"
+	"github.com/deathstacks/deathstacks/mcts"
+)
+
+func ExampleStepped() {
+	// Three searches of the start position, guided by the caller's own
+	// network, which evaluates each round's leaves in one batch: here a
+	// network that gives every legal action the same logit and every
+	// position the value 0. A caller of a Go network passes
+	// model.LegalSoftmax as the priors.
+	cfg := mcts.DefaultConfig()
+	cfg.Simulations = 100
+	decisions := make([]mcts.Decision, 3)
+	works := make([]mcts.Work, len(decisions))
+	for i := range works {
+		works[i] = func(eval mcts.Evaluator) error {
+			p, err := mcts.NewPUCTPlayer(eval, cfg, uint64(i))
+			if err != nil {
+				return err
+			}
+			decisions[i], err = p.Choose(env.NewGame(env.DefaultRules()))
+			return err
+		}
+	}
+	uniform := func(dst, _ []float32, legal []env.Action) error {
+		for j := range legal {
+			dst[j] = 1 / float32(len(legal))
+		}
+		return nil
+	}
+	run := mcts.NewStepped(works, cfg.BatchSize, uniform)
+
+	// The caller's buffers: room for every search's leaves at once.
+	capacity := len(works) * cfg.BatchSize
+	obs := make([]float32, capacity*env.ObservationSize)
+	mask := make([]bool, capacity*env.NumActions)
+	logits := make([]float32, capacity*env.NumActions)
+	values := make([]float32, capacity)
+	batches, n := 0, 0
+	for {
+		var err error
+		// Feed the last batch's results, take the next batch of leaves.
+		n, err = run.Round(logits[:n*env.NumActions], values[:n], obs, mask)
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		if n == 0 {
+			break // every search has ended
+		}
+		batches++
+		// The network reads obs[:n*env.ObservationSize] and
+		// mask[:n*env.NumActions] and writes logits[:n*env.NumActions]
+		// and values[:n]; this one's stay 0.
+	}
+	for _, d := range decisions {
+		fmt.Println(d.Simulations, len(d.Visits))
+	}
+	fmt.Println(batches > 1)
+	// Output:
+	// 100 48
+	// 100 48
+	// 100 48
+	// true
+}
