@@ -151,3 +151,15 @@ func DefaultConfig() Config {
 		MaterialUtility: 0.3,
 	}
 }
+
+// WithSimulations returns c for a search of sims simulations instead of
+// c.Simulations, such as the fast searches of playout cap randomization:
+// the root's win search gets the same share of its positions
+// (WinSearchNodes) as of the simulations, when sims is fewer.
+func (c Config) WithSimulations(sims int) Config {
+	if c.Simulations > 0 && sims < c.Simulations {
+		c.WinSearchNodes = int(int64(c.WinSearchNodes) * int64(sims) / int64(c.Simulations))
+	}
+	c.Simulations = sims
+	return c
+}

@@ -36,32 +36,31 @@ func NewPUCTPlayer(eval Evaluator, cfg Config, seed uint64) (*PUCTPlayer, error)
 // The temperature is Config.Temperature before ply Config.TemperaturePlies
 // and from ply Config.LateTemperaturePly on (when set),
 // Config.FinalTemperature in between.
-func (p *PUCTPlayer) Choose(g *env.Game) (Decision, error) {
-	pos := g.Position()
-	temp, ply := p.cfg.FinalTemperature, pos.Ply()
-	if late := p.cfg.LateTemperaturePly; ply < p.cfg.TemperaturePlies || (late > 0 && ply >= late) {
-		temp = p.cfg.Temperature
-	}
-	return p.s.run(g, temp)
-}
+func (p *PUCTPlayer) Choose(g *env.Game) (Decision, error) { return p.choose(g, p.cfg) }
 
 // ChooseSimulations is Choose with a budget of sims simulations instead of
 // Config.Simulations (Config.Time still applies): the cheap searches of
 // playout cap randomization, which self-play plays but does not train on.
 // The tree is kept between both kinds of search, as Choose keeps it, and
-// the root's win search (Config.WinSearchNodes) gets the same share of its
-// positions as of the simulations.
+// the root's win search gets the same share of its positions as of the
+// simulations (see [Config.WithSimulations]).
 func (p *PUCTPlayer) ChooseSimulations(g *env.Game, sims int) (Decision, error) {
 	if sims < 1 {
 		return Decision{}, fmt.Errorf("search: %d simulations: want 1 or more", sims)
 	}
-	full, nodes := p.s.cfg.Simulations, p.s.cfg.WinSearchNodes
-	p.s.cfg.Simulations = sims
-	if full > 0 && sims < full {
-		p.s.cfg.WinSearchNodes = int(int64(nodes) * int64(sims) / int64(full))
+	return p.choose(g, p.cfg.WithSimulations(sims))
+}
+
+// choose searches the current position of g with the settings cfg, the
+// player's own or their variant for one search.
+func (p *PUCTPlayer) choose(g *env.Game, cfg Config) (Decision, error) {
+	pos := g.Position()
+	temp, ply := cfg.FinalTemperature, pos.Ply()
+	if late := cfg.LateTemperaturePly; ply < cfg.TemperaturePlies || (late > 0 && ply >= late) {
+		temp = cfg.Temperature
 	}
-	defer func() { p.s.cfg.Simulations, p.s.cfg.WinSearchNodes = full, nodes }()
-	return p.Choose(g)
+	p.s.cfg = cfg
+	return p.s.run(g, temp)
 }
 
 // Reset drops the search tree, as before a new game. Choose also starts a

@@ -1,8 +1,11 @@
 package mcts
 
 import (
+	"errors"
+	"fmt"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/deathstacks/deathstacks/configs"
 )
@@ -117,4 +120,83 @@ func (c Config) Validate() error {
 	ch.Check(c.Simulations != 0 || c.Time != 0, "simulations", "is 0 without a time: want 1 or more, or a time per move")
 	ch.Check(!c.Gumbel || c.DirichletEpsilon == 0, "dirichlet_epsilon", "is %v: want 0 with gumbel, whose own noise explores", c.DirichletEpsilon)
 	return ch.Err()
+}
+
+// Given is a search setting as its user wrote it: a key of the table or
+// one of its aliases ("sims"), and the value's text ("200").
+type Given struct{ Key, Value string }
+
+// winNodesPerSimulation bounds the win search of settings that give
+// simulations and no win_search_nodes: positions per simulation. A
+// simulation's network evaluation costs about as much as 650 positions
+// of the win search (3x32 network, 2-core x86-64), so the win search
+// costs at most about 15% of the tree search. Most of its positions go
+// to searches that run out of budget without a proof, and the wins it
+// finds only within a larger budget are nine-ply wins, most of them
+// proven two plies later: at 50 simulations, 100 a simulation against
+// 400 searched 39% of the positions, found 94% of the wins, and played
+// even (-4 +-15 Elo over 2,000 games;
+// train/EXPERIMENTS.md#player-win-search).
+const winNodesPerSimulation = 100
+
+// Resolve returns c with the settings given applied over it, each value
+// read and checked on its own by the table, and with the settings they
+// imply without giving them:
+//   - a time without simulations searches for that time with timed
+//     simulations rather than c's: 0 (no simulation limit) for a player,
+//     or the most a caller that needs a count allows;
+//   - simulations without win_search_nodes give the win search at most
+//     winNodesPerSimulation positions a simulation, rather than c's
+//     budget, which was sized for c's own search (the built-in player's
+//     is for a second a move): az:sims=50 stays a cheap player.
+//
+// An error names the setting as written: "sims=-1: want ...". Settings
+// are not checked against each other: [Config.Validate] does that.
+func (c Config) Resolve(given []Given, timed int) (Config, error) {
+	set := map[string]string{} // canonical key -> the key as given
+	for _, g := range given {
+		key, ok := CanonicalKey(g.Key)
+		if !ok {
+			return Config{}, fmt.Errorf("%s=%s: no search setting: want one of %s", g.Key, g.Value, strings.Join(settingKeys(), ", "))
+		}
+		if err := c.Set(g.Key, g.Value); err != nil {
+			return Config{}, givenError(g, err)
+		}
+		if other, twice := set[key]; twice {
+			return Config{}, fmt.Errorf("%s and %s: both set %s: give one", other, g.Key, key)
+		}
+		set[key] = g.Key
+	}
+	_, sims := set["simulations"]
+	if _, time := set["time"]; time && !sims {
+		c.Simulations = timed
+	}
+	if _, nodes := set["win_search_nodes"]; sims && !nodes && c.Simulations > 0 {
+		c.WinSearchNodes = min(c.WinSearchNodes, c.Simulations*winNodesPerSimulation)
+	}
+	return c, nil
+}
+
+// givenError says what is wrong with the value of the setting g, named
+// as written: "simulations=-1: want a whole number, 0 (no limit, with a
+// time) or more".
+func givenError(g Given, err error) error {
+	var fe *configs.FieldError
+	if !errors.As(err, &fe) {
+		return fmt.Errorf("%s=%s: %w", g.Key, g.Value, err)
+	}
+	// fe.Msg is `is "-1": want ...`: the value is in the name already.
+	if _, want, ok := strings.Cut(fe.Msg, ": "); ok {
+		return fmt.Errorf("%s=%s: %s", g.Key, g.Value, want)
+	}
+	return fmt.Errorf("%s=%s: %s", g.Key, g.Value, fe.Msg)
+}
+
+// settingKeys lists the keys of the settings in the table's order.
+func settingKeys() []string {
+	var keys []string
+	for _, st := range Settings() {
+		keys = append(keys, st.Key)
+	}
+	return keys
 }

@@ -98,42 +98,18 @@ func (s Spec) uctConfig() mcts.UCTConfig {
 	return cfg
 }
 
-// winNodesPerSimulation bounds the win search of an az spec that sets
-// simulations and no win_search_nodes: positions per simulation. A
-// simulation's network evaluation costs about as much as 650 positions
-// of the win search (3x32 network, 2-core x86-64), so the win search
-// costs at most about 15% of the tree search. Most of its positions go
-// to searches that run out of budget without a proof, and the wins it
-// finds only within a larger budget are nine-ply wins, most of them
-// proven two plies later: at 50 simulations, 100 a simulation against
-// 400 searched 39% of the positions, found 94% of the wins, and played
-// even (-4 +-15 Elo over 2,000 games;
-// train/EXPERIMENTS.md#player-win-search).
-const winNodesPerSimulation = 100
-
-// SearchConfig returns base with the search keys of an az spec applied. A
-// spec with a time and no simulations searches for that time without a
-// simulation limit, rather than stopping at base's simulations. A spec
-// with simulations and no win_search_nodes gives the win search at most
-// winNodesPerSimulation positions a simulation, rather than base's budget,
-// which was sized for base's own search (the built-in player's is for a
-// second a move): az:sims=50 stays a cheap player.
+// SearchConfig returns base with the search keys of an az spec applied,
+// and the settings they imply (see [mcts.Config.Resolve]): a time alone
+// searches without a simulation limit, and simulations alone bound the
+// win search by their number.
 func (s Spec) SearchConfig(base mcts.Config) mcts.Config {
-	c := base
-	keys := map[string]bool{}
+	var given []mcts.Given
 	for _, p := range s.Params {
-		if key, ok := mcts.CanonicalKey(p.Key); ok {
-			// ParseSpec or validate has checked the value.
-			_ = c.Set(p.Key, p.Value)
-			keys[key] = true
+		if _, ok := mcts.CanonicalKey(p.Key); ok {
+			given = append(given, mcts.Given{Key: p.Key, Value: p.Value})
 		}
 	}
-	if keys["time"] && !keys["simulations"] {
-		c.Simulations = 0
-	}
-	if keys["simulations"] && !keys["win_search_nodes"] && c.Simulations > 0 {
-		c.WinSearchNodes = min(c.WinSearchNodes, c.Simulations*winNodesPerSimulation)
-	}
+	c, _ := base.Resolve(given, 0) // ParseSpec or validate has checked every key and value
 	return c
 }
 

@@ -160,60 +160,6 @@ func TestSpecConfigs(t *testing.T) {
 	}
 }
 
-func TestAZTimeKey(t *testing.T) {
-	base := mcts.DefaultConfig() // 800 simulations, no time limit
-	cases := []struct {
-		spec string
-		sims int
-		time time.Duration
-	}{
-		{"az:model=m", 800, 0},
-		{"az:model=m,time=500ms", 0, 500 * time.Millisecond},
-		{"az:model=m,time=0.25s,sims=100", 100, 250 * time.Millisecond},
-		{"az:model=m,simulations=100,time=2s", 100, 2 * time.Second},
-		{"az:model=m,sims=50", 50, 0},
-		{"az:model=m,time=0s,sims=50", 50, 0},
-	}
-	for _, tc := range cases {
-		t.Run(tc.spec, func(t *testing.T) {
-			c := mustSpec(t, tc.spec).SearchConfig(base)
-			if c.Simulations != tc.sims || c.Time != tc.time {
-				t.Errorf("simulations %d, time %v: want %d, %v", c.Simulations, c.Time, tc.sims, tc.time)
-			}
-			if err := c.Validate(); err != nil {
-				t.Errorf("Validate: %v", err)
-			}
-		})
-	}
-	if err := mustSpec(t, "az:model=m,sims=0").SearchConfig(base).Validate(); err == nil || !strings.Contains(err.Error(), "without a time") {
-		t.Errorf("sims=0 without a time: error %v", err)
-	}
-}
-
-func TestAZWinSearchBudget(t *testing.T) {
-	base := mcts.DefaultConfig() // 800 simulations, 500,000 positions
-	base.Simulations, base.Time = 0, time.Second
-	cases := []struct {
-		spec  string
-		nodes int
-	}{
-		{"az:model=m", 500_000},
-		{"az:model=m,time=100ms", 500_000},
-		{"az:model=m,sims=50", 50 * winNodesPerSimulation},
-		{"az:model=m,simulations=200,time=1s", 200 * winNodesPerSimulation},
-		{"az:model=m,sims=50,win_search_nodes=100000", 100_000},
-		{"az:model=m,win_search_nodes=7,sims=50", 7},
-		{"az:model=m,sims=100000", 500_000},
-	}
-	for _, tc := range cases {
-		t.Run(tc.spec, func(t *testing.T) {
-			if c := mustSpec(t, tc.spec).SearchConfig(base); c.WinSearchNodes != tc.nodes {
-				t.Errorf("win search of %d positions, want %d", c.WinSearchNodes, tc.nodes)
-			}
-		})
-	}
-}
-
 // errLoad is the failure of a model loader.
 var errLoad = errors.New("load failure")
 
