@@ -3,8 +3,10 @@ package web
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -104,49 +106,34 @@ type searchParams struct {
 
 // parseSearch reads and checks the query: fen, start_ply and moves (comma
 // separated) name the position; the search settings simulations (default
-// 800), time (a duration, default and most the server's bound) and gumbel
-// (true for a Gumbel root) the search, under their keys of the search's
-// table (mcts.Settings), with the names of earlier versions still read:
-// sims, seconds (a number of seconds) and root=puct|gumbel; top the number
-// of moves to report (default 10).
+// 800, at most the server's most), time (a duration, default and most the
+// server's bound) and gumbel (true for a Gumbel root) the search, under
+// their keys of the search's table or its aliases (mcts.Settings); top the
+// number of moves to report (default 10). A time without simulations
+// searches for that time, within the server's most simulations.
 func (s *Server) parseSearch(r *http.Request) (searchParams, error) {
 	q := r.URL.Query()
-	search := map[string]string{} // search setting key -> value text
-	named := map[string]string{}  // search setting key -> its name in the query
-	for key := range q {
-		name, text := key, q.Get(key)
-		switch key {
-		case "fen", "start_ply", "moves", "top":
-			continue
-		case "seconds":
-			sec, err := strconv.ParseFloat(text, 64)
-			if max := s.opts.MaxSearchTime.Seconds(); err != nil || !(sec > 0 && sec <= max) {
-				return searchParams{}, badRequest("seconds %q: want a number above 0 and at most %g", text, max)
-			}
-			key, text = "time", time.Duration(sec*float64(time.Second)).String()
-		case "root":
-			switch text {
-			case "puct":
-				text = "false"
-			case "gumbel":
-				text = "true"
-			default:
-				return searchParams{}, badRequest("root %q: want puct or gumbel", text)
-			}
-			key = "gumbel"
+	var given []mcts.Given
+	named := map[string]string{} // search setting key -> its name in the query
+	for _, key := range slices.Sorted(maps.Keys(q)) {
+		switch canon, _ := mcts.CanonicalKey(key); {
+		case key == "fen" || key == "start_ply" || key == "moves" || key == "top":
+		case canon == "simulations" || canon == "time" || canon == "gumbel":
+			given, named[canon] = append(given, mcts.Given{Key: key, Value: q.Get(key)}), key
+		default:
+			return searchParams{}, badRequest("query: unknown parameter %q (want fen, start_ply, moves, simulations, time, gumbel, top)", key)
 		}
-		canon, ok := mcts.CanonicalKey(key)
-		if !ok || (canon != "simulations" && canon != "time" && canon != "gumbel") {
-			return searchParams{}, badRequest("query: unknown parameter %q (want fen, start_ply, moves, simulations, time, gumbel, top; or sims, seconds, root)", key)
-		}
-		if _, twice := search[canon]; twice {
-			return searchParams{}, badRequest("query: %s given twice (under its name and an earlier one)", canon)
-		}
-		var c mcts.Config
-		if err := c.Set(key, text); err != nil {
-			return searchParams{}, badRequest("query: %v", err)
-		}
-		search[canon], named[canon] = c.Get(canon), name
+	}
+	base := mcts.Config{Simulations: min(800, s.opts.MaxSimulations), Time: s.opts.MaxSearchTime}
+	cfg, err := base.Resolve(given, s.opts.MaxSimulations)
+	if err != nil {
+		return searchParams{}, badRequest("query: %v", err)
+	}
+	if _, ok := named["simulations"]; ok && !(cfg.Simulations >= 1 && cfg.Simulations <= s.opts.MaxSimulations) {
+		return searchParams{}, badRequest("%s %q: want a whole number from 1 to %d", named["simulations"], strconv.Itoa(cfg.Simulations), s.opts.MaxSimulations)
+	}
+	if _, ok := named["time"]; ok && !(cfg.Time > 0 && cfg.Time <= s.opts.MaxSearchTime) {
+		return searchParams{}, badRequest("%s %v: want a duration above 0 and at most %v", named["time"], cfg.Time, s.opts.MaxSearchTime)
 	}
 	atoi := func(key string, def, lo, hi int) (int, error) {
 		text := q.Get(key)
@@ -159,7 +146,7 @@ func (s *Server) parseSearch(r *http.Request) (searchParams, error) {
 		}
 		return n, nil
 	}
-	var p searchParams
+	p := searchParams{sims: cfg.Simulations, limit: cfg.Time, gumbel: cfg.Gumbel}
 	startPly, err := atoi("start_ply", 0, 0, maxPlies)
 	if err != nil {
 		return p, err
@@ -177,26 +164,6 @@ func (s *Server) parseSearch(r *http.Request) (searchParams, error) {
 	if p.topMove, err = atoi("top", 10, 1, 50); err != nil {
 		return p, err
 	}
-	p.sims = min(800, s.opts.MaxSimulations)
-	if text, ok := search["simulations"]; ok {
-		n, _ := strconv.Atoi(text) // the table has read it
-		if n < 1 || n > s.opts.MaxSimulations {
-			return p, badRequest("%s %q: want a whole number from 1 to %d", named["simulations"], text, s.opts.MaxSimulations)
-		}
-		p.sims = n
-	}
-	p.limit = s.opts.MaxSearchTime
-	if text, ok := search["time"]; ok {
-		d, _ := time.ParseDuration(text) // the table has read it
-		if d <= 0 || d > s.opts.MaxSearchTime {
-			return p, badRequest("%s %s: want a duration above 0 and at most %v", named["time"], text, s.opts.MaxSearchTime)
-		}
-		p.limit = d
-		if _, ok := search["simulations"]; !ok {
-			p.sims = s.opts.MaxSimulations
-		}
-	}
-	p.gumbel = search["gumbel"] == "true"
 	return p, nil
 }
 
