@@ -9,10 +9,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/deathstacks/deathstacks/configs"
 	"github.com/deathstacks/deathstacks/env"
 	"github.com/deathstacks/deathstacks/mcts"
-	"github.com/deathstacks/deathstacks/mcts/players"
 )
 
 // searcher searches many positions at once, each with its own PUCT
@@ -70,25 +68,21 @@ func stopRun(r *stepRun) {
 
 // searchSettings reads a JSON object of search settings (keys of the
 // search settings table or their aliases, values numbers, booleans or
-// strings such as "500ms") into params of an az spec.
-func searchSettings(text string) ([]players.Param, error) {
+// strings such as "500ms") in the order of the table, for errors that do
+// not depend on the order of a map.
+func searchSettings(text string) ([]mcts.Given, error) {
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal([]byte(text), &raw); err != nil {
 		return nil, fmt.Errorf("settings: %w", err)
 	}
-	params := make([]players.Param, 0, len(raw))
+	given := make([]mcts.Given, 0, len(raw))
 	for key, v := range raw {
 		var s string
 		if err := json.Unmarshal(v, &s); err != nil {
 			s = string(v) // a number or a boolean, as written
 		}
-		if strings.ContainsAny(s, ",=") {
-			return nil, fmt.Errorf("%s=%s: want a number, a boolean or a duration", key, s)
-		}
-		params = append(params, players.Param{Key: key, Value: s})
+		given = append(given, mcts.Given{Key: key, Value: s})
 	}
-	// In the order of the table, for errors that do not depend on the
-	// order of a map.
 	order := map[string]int{}
 	for i, st := range mcts.Settings() {
 		order[st.Key] = i
@@ -99,64 +93,30 @@ func searchSettings(text string) ([]players.Param, error) {
 		}
 		return len(order)
 	}
-	slices.SortFunc(params, func(a, b players.Param) int {
+	slices.SortFunc(given, func(a, b mcts.Given) int {
 		return cmp.Or(rank(a.Key)-rank(b.Key), strings.Compare(a.Key, b.Key))
 	})
-	return params, nil
+	return given, nil
 }
 
-// newSearcher checks the settings: those of an az spec's search (every
-// key of the search settings table), over mcts.DefaultConfig as an az
-// player with that spec has them.
+// newSearcher resolves the settings over mcts.DefaultConfig, as an az
+// player's spec with the same keys resolves them, and checks them.
 func newSearcher(settings string, seed uint64, rules env.Rules) (*searcher, error) {
-	params, err := searchSettings(settings)
+	given, err := searchSettings(settings)
 	if err != nil {
 		return nil, err
 	}
-	// Each setting is checked on its own first, so that an error names it
-	// as the caller wrote it (simulations=-1), not as the az spec below.
-	given := map[string]string{}
-	for _, p := range params {
-		if p.Key == "model" {
-			return nil, errors.New("model: no search setting: the caller's evaluator is the network")
-		}
-		key, ok := mcts.CanonicalKey(p.Key)
-		if !ok {
-			return nil, fmt.Errorf("%s=%s: no search setting: want one of %s", p.Key, p.Value, searchKeyNames())
-		}
-		probe := mcts.DefaultConfig()
-		if err := probe.Set(p.Key, p.Value); err != nil {
-			return nil, settingError(p, err)
-		}
-		if other, twice := given[key]; twice {
-			return nil, fmt.Errorf("%s and %s: both set %s: give one", other, p.Key, key)
-		}
-		given[key] = p.Key
+	if slices.ContainsFunc(given, func(g mcts.Given) bool { return g.Key == "model" }) {
+		return nil, errors.New("model: no search setting: the caller's evaluator is the network")
 	}
-	spec, err := players.ParseSpec(players.Spec{Kind: players.KindAZ, Params: params}.String())
+	cfg, err := mcts.DefaultConfig().Resolve(given, 0)
 	if err != nil {
-		return nil, fmt.Errorf("settings: %w", err)
+		return nil, err
 	}
-	cfg := spec.SearchConfig(mcts.DefaultConfig())
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	return &searcher{cfg: cfg, rules: rules, seed: seed}, nil
-}
-
-// settingError says what is wrong with the value of the setting p, named
-// as the caller wrote it: "simulations=-1: want a whole number, 0 (no
-// limit, with a time) or more".
-func settingError(p players.Param, err error) error {
-	var fe *configs.FieldError
-	if !errors.As(err, &fe) {
-		return fmt.Errorf("%s=%s: %w", p.Key, p.Value, err)
-	}
-	// fe.Msg is `is "-1": want ...`: the value is in the name already.
-	if _, want, ok := strings.Cut(fe.Msg, ": "); ok {
-		return fmt.Errorf("%s=%s: %s", p.Key, p.Value, want)
-	}
-	return fmt.Errorf("%s=%s: %s", p.Key, p.Value, fe.Msg)
 }
 
 // searchPosition is one position to search: a FEN ("" for the start

@@ -57,7 +57,7 @@ func TestSearchSettings(t *testing.T) {
 		{`{"sims":1.5}`, "error: sims=1.5: want a whole number, 0 (no limit, with a time) or more"},
 		{`{"sims":10,"simulations":20}`, "error: sims and simulations: both set simulations: give one"},
 		{`{"model":"x"}`, "error: model: no search setting: the caller's evaluator is the network"},
-		{`{"sims":"1,c_puct=2"}`, "error: sims=1,c_puct=2: want a number, a boolean or a duration"},
+		{`{"sims":"1,c_puct=2"}`, "error: sims=1,c_puct=2: want a whole number, 0 (no limit, with a time) or more"},
 		{`{"gumbel":true,"dirichlet_epsilon":0.25}`, "error: dirichlet_epsilon is 0.25: want 0 with gumbel, whose own noise explores"},
 		{`{"simz":3}`, "error: simz=3: no search setting: want one of simulations, time, c_puct, c_puct_base, fpu_reduction, dirichlet_alpha, dirichlet_epsilon, temperature, temperature_plies, final_temperature, late_temperature_ply, batch_size, virtual_loss, reuse_tree, contempt, draw_cost, gumbel, gumbel_considered, gumbel_c_visit, gumbel_c_scale, win_search_plies, win_search_nodes, material_utility"},
 		{`[]`, "error: settings: json: cannot unmarshal array into Go value of type map[string]json.RawMessage"},

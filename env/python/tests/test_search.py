@@ -222,7 +222,7 @@ WANT_SIMULATIONS = "want a whole number, 0 (no limit, with a time) or more"
     (lambda: ds.Search(Uniform(), sims=10, simulations=20), "sims and simulations: both set simulations: give one"),
     (lambda: ds.Search(Uniform(), model="x"), "model: no search setting: the caller's evaluator is the network"),
     (lambda: ds.Search(Uniform(), sims=float("nan")), "sims=nan: want a finite number"),
-    (lambda: ds.Search(Uniform(), sims="1,c_puct=2"), "sims=1,c_puct=2: want a number, a boolean or a duration"),
+    (lambda: ds.Search(Uniform(), sims="1,c_puct=2"), "sims=1,c_puct=2: " + WANT_SIMULATIONS),
     (lambda: ds.Search(Uniform(), gumbel=True, dirichlet_epsilon=0.25),
      "dirichlet_epsilon is 0.25: want 0 with gumbel, whose own noise explores"),
     (lambda: ds.Player(evaluate=Uniform(), simulations=-1), "simulations=-1: " + WANT_SIMULATIONS),
