@@ -138,44 +138,32 @@ func goldenConfigs(sims int) []struct {
 	}
 }
 
-func TestGoldenSearchesHashed(t *testing.T) {
-	want := map[string]string{
-		"puct":                               "9da2b3c23a8ea940",
-		"puct without win search or reuse":   "3e35e780b60daa4d",
-		"puct with noise and temperature":    "ffb1beb75ea83ffa",
-		"gumbel with fast searches":          "c98f3b7e2d2b637f",
-		"gumbel without win search or reuse": "46f1d334678e03fa",
-	}
-	games := goldenGames(t)
-	for _, tc := range goldenConfigs(200) {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := goldenSearches(t, hashEvaluator{}, tc.cfg, games, 4, tc.fast); got != want[tc.name] {
-				t.Errorf("digest %s, want %s", got, want[tc.name])
-			}
-		})
-	}
-}
-
-// TestGoldenSearchesNetwork guides the searches by the built-in player's
-// network, read as every command reads it.
-func TestGoldenSearchesNetwork(t *testing.T) {
+// TestGoldenSearches guides the searches by a hashed evaluator and by the
+// built-in player's network, read as every command reads it.
+func TestGoldenSearches(t *testing.T) {
 	net, err := model.ReadNetwork(builtin.Open())
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]string{
-		"puct":                               "cd7b07d0a46ca8a7",
-		"puct without win search or reuse":   "56ba38cbd0f05bae",
-		"puct with noise and temperature":    "2995acae7ddf0681",
-		"gumbel with fast searches":          "0138a16380be21bd",
-		"gumbel without win search or reuse": "0389073e52910c8c",
+	want := map[string][2]string{ // the hashed evaluator's, the network's
+		"puct":                               {"9da2b3c23a8ea940", "cd7b07d0a46ca8a7"},
+		"puct without win search or reuse":   {"3e35e780b60daa4d", "56ba38cbd0f05bae"},
+		"puct with noise and temperature":    {"ffb1beb75ea83ffa", "2995acae7ddf0681"},
+		"gumbel with fast searches":          {"c98f3b7e2d2b637f", "0138a16380be21bd"},
+		"gumbel without win search or reuse": {"46f1d334678e03fa", "0389073e52910c8c"},
 	}
 	games := goldenGames(t)
-	for _, tc := range goldenConfigs(64) {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := goldenSearches(t, net, tc.cfg, games, 3, tc.fast); got != want[tc.name] {
-				t.Errorf("digest %s, want %s", got, want[tc.name])
-			}
-		})
+	for k, ev := range []struct {
+		name        string
+		eval        Evaluator
+		sims, plies int
+	}{{"hashed", hashEvaluator{}, 200, 4}, {"network", net, 64, 3}} {
+		for _, tc := range goldenConfigs(ev.sims) {
+			t.Run(ev.name+" "+tc.name, func(t *testing.T) {
+				if got := goldenSearches(t, ev.eval, tc.cfg, games, ev.plies, tc.fast); got != want[tc.name][k] {
+					t.Errorf("digest %s, want %s", got, want[tc.name][k])
+				}
+			})
+		}
 	}
 }
