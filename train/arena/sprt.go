@@ -55,11 +55,8 @@ func (s *sprtState) advance(records []GameRecord, done []bool) bool {
 // the test's outcome; on an error (see [RoundRobin]) the records are those
 // of every game finished.
 func PlaySPRT(ctx context.Context, a, b Entrant, cfg Config, test elo.SPRT, onTest func(elo.SPRTResult)) ([]GameRecord, elo.SPRTResult, error) {
-	if err := test.Validate(); err != nil {
-		return nil, elo.SPRTResult{}, fmt.Errorf("sprt: %w", err)
-	}
-	if cfg.Games%2 != 0 {
-		return nil, elo.SPRTResult{}, fmt.Errorf("sprt: %w", configs.Errorf("games", "is %d: want an even number, for pairs of games", cfg.Games))
+	if err := checkSPRT(cfg, test); err != nil {
+		return nil, elo.SPRTResult{}, err
 	}
 	jobs, records, done, err := prepare([]Entrant{a, b}, cfg)
 	if err != nil {
@@ -78,4 +75,16 @@ func PlaySPRT(ctx context.Context, a, b Entrant, cfg Config, test elo.SPRT, onTe
 	}
 	counted := slices.DeleteFunc(finished, func(r GameRecord) bool { return r.Game >= 2*state.result.Pairs })
 	return counted, state.result, nil
+}
+
+// checkSPRT reports a test that cannot run with the settings cfg: one out
+// of range, or an odd number of games, which pairs of games cannot make.
+func checkSPRT(cfg Config, test elo.SPRT) error {
+	if err := test.Validate(); err != nil {
+		return fmt.Errorf("sprt: %w", err)
+	}
+	if cfg.Games%2 != 0 {
+		return fmt.Errorf("sprt: %w", configs.Errorf("games", "is %d: want an even number, for pairs of games", cfg.Games))
+	}
+	return nil
 }
