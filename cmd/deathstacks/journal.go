@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
-	"os"
 
 	"github.com/deathstacks/deathstacks/train/arena"
 	"github.com/deathstacks/deathstacks/train/progress"
@@ -20,27 +18,19 @@ type resumable struct {
 	resume bool          // --resume
 }
 
+// output is the output directory with what the command asks of it.
+func (r resumable) output() report.Output {
+	return report.Output{Folder: r.out, What: r.what, Resume: r.resume, OutName: "--out", Continue: "the same command and --resume"}
+}
+
 func (r resumable) path() string { return r.out.Path(r.out.Journal) }
 
 // check refuses, before any player is built, to resume what has no
 // journal, and to start afresh over a journal or a finished result, which
-// would be lost.
+// would be lost ([report.Output.Check]): a usage error.
 func (r resumable) check() error {
-	dir := r.out.Dir
-	switch held := r.out.Holding(); {
-	case !r.resume && held == r.out.Results:
-		return refuseOverwrite(r.out.Path(held), fmt.Sprintf("%s holds a finished %s (%s)", dir, r.what, held), "--out")
-	case r.resume && held == r.out.Results:
-		return usageErr("%s holds a finished %s; nothing to resume", dir, r.what)
-	case r.resume && held == "":
-		return usageErr("no unfinished %s in %s", r.what, dir)
-	case !r.resume && held == r.out.Journal:
-		h, played, err := arena.ReadJournal(r.path())
-		if err != nil {
-			return usageErr("%s holds an unfinished %s whose journal does not read: %v", dir, r.what, err)
-		}
-		return usageErr("%s holds an unfinished %s (%s played of %d): continue it with the same command and --resume, or choose another --out",
-			dir, r.what, count(len(played), "game", "games"), h.Total)
+	if err := r.output().Check(); err != nil {
+		return usageErr("%v", err)
 	}
 	return nil
 }
@@ -50,22 +40,11 @@ func (r resumable) check() error {
 // It returns the games played so far and the command line that started
 // them, which is the one that replays them.
 func (r resumable) open(header arena.JournalHeader) (*arena.Journal, []arena.GameRecord, string, error) {
-	if !r.resume {
-		if err := os.MkdirAll(r.out.Dir, 0o755); err != nil {
-			return nil, nil, "", err
-		}
-		j, err := arena.CreateJournal(r.path(), header)
-		return j, nil, header.Command, err
-	}
-	j, was, played, err := arena.ContinueJournal(r.path())
-	if err != nil {
+	j, played, command, _, err := r.output().Open(header)
+	if err != nil && r.resume {
 		return nil, nil, "", usageErr("%v", err)
 	}
-	if err := was.Mismatch(header); err != nil {
-		j.Close()
-		return nil, nil, "", usageErr("%s: %v", r.path(), err)
-	}
-	return j, played, was.Command, nil
+	return j, played, command, err
 }
 
 // play runs play, which plays the games not in the journal, with a context

@@ -26,8 +26,11 @@ type arenaRequest struct {
 	Seed    uint64        `json:"seed"`
 	// SPRT is the test as eval's --sprt takes it, or nil for none.
 	SPRT *string `json:"sprt"`
-	// Out is the folder to write the files of eval --out into, or nil.
+	// Out is the folder to write the files of eval --out into, or nil;
+	// the games are journalled there while they play. Resume continues
+	// the unfinished evaluation there, as eval --resume does.
 	Out          *string `json:"out"`
+	Resume       bool    `json:"resume"`
 	Parallel     int     `json:"parallel"`
 	OpeningPlies int     `json:"opening_plies"`
 	MaxPlies     int     `json:"max_plies"`
@@ -190,20 +193,79 @@ func parseRequest(request string) (parsedRequest, error) {
 }
 
 // newEvaluation reads the request, builds each player once (so that a bad
-// model or program fails here, before any game) and starts the games.
+// model or program fails here, before any game), starts or continues the
+// journal of the games in the request's folder, and starts the games.
 func newEvaluation(request string) (*evaluation, error) {
 	req, err := parseRequest(request)
 	if err != nil {
 		return nil, err
 	}
-	if req.Out != nil {
-		// As eval's --out: finished results are never replaced.
-		if held := report.EvaluationFolder(*req.Out).Holding(); held != "" {
-			return nil, fmt.Errorf("evaluate: out %s holds an evaluation (%s): choose another folder", *req.Out, held)
-		}
+	out, err := req.output()
+	if err != nil {
+		return nil, err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	python := newPythonSide(len(req.Players), cancel)
+	contenders, err := req.contenders(python)
+	if err == nil {
+		err = arena.CheckEvaluation(contenders, req.cfg, req.test)
+	}
+	if err != nil {
+		cancel()
+		return nil, fmt.Errorf("evaluate: %w", err)
+	}
+	j, err := req.open(out, contenders)
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	e := &evaluation{python: python, done: make(chan struct{}), total: int64(len(contenders)*(len(contenders)-1)/2) * int64(j.cfg.Games)}
+	e.played.Store(int64(len(j.cfg.Played)))
+	j.cfg.OnGame = func(r arena.GameRecord) {
+		if j.journal != nil {
+			if err := j.journal.Append(r); err != nil {
+				python.stop(fmt.Errorf("evaluate: %w", err)) // a game that cannot be kept is not worth playing on for
+				return
+			}
+		}
+		e.played.Add(1)
+	}
+	go func() {
+		defer close(e.done)
+		e.err = offThread(func() error {
+			var err error
+			e.result, err = evaluate(ctx, contenders, j, req, python)
+			return err
+		})
+		if cause := python.failure(); cause != nil && cause != errClosed {
+			e.err = cause
+		}
+		cancel()
+	}()
+	return e, nil
+}
+
+// output is the request's folder, or nil for none. Its check refuses, as
+// eval's does before any player is built, to resume what has no journal
+// and to start afresh over a journal or finished results.
+func (req parsedRequest) output() (*report.Output, error) {
+	if req.Out == nil {
+		if req.Resume {
+			return nil, errors.New("evaluate: resume: give the out folder of the evaluation to continue")
+		}
+		return nil, nil
+	}
+	out := &report.Output{Folder: report.EvaluationFolder(*req.Out), What: "evaluation", Resume: req.Resume,
+		OutName: "out", Continue: "the same call and resume=True"}
+	if err := out.Check(); err != nil {
+		return nil, fmt.Errorf("evaluate: %w", err)
+	}
+	return out, nil
+}
+
+// contenders builds the request's players: those of Go once, to check
+// them, and the Python ones in python.
+func (req parsedRequest) contenders(python *pythonSide) ([]arena.Contender, error) {
 	contenders := make([]arena.Contender, len(req.Players))
 	for i, p := range req.Players {
 		var err error
@@ -221,52 +283,71 @@ func newEvaluation(request string) (*evaluation, error) {
 			contenders[i] = arena.SpecContender(p.Name, req.specs[i], models().Load)
 		}
 		if err != nil {
-			cancel()
-			return nil, fmt.Errorf("evaluate: player %s: %w", p.Name, err)
+			return nil, fmt.Errorf("player %s: %w", p.Name, err)
 		}
 	}
-	cfg := req.cfg
-	e := &evaluation{python: python, done: make(chan struct{}), total: int64(len(contenders)*(len(contenders)-1)/2) * int64(cfg.Games)}
-	cfg.OnGame = func(arena.GameRecord) { e.played.Add(1) }
-	go func() {
-		defer close(e.done)
-		e.err = offThread(func() error {
-			var err error
-			e.result, err = evaluate(ctx, contenders, cfg, req.test, req.arenaRequest, python)
-			return err
-		})
-		if cause := python.failure(); cause != nil && cause != errClosed {
-			e.err = cause
-		}
-		cancel()
-	}()
-	return e, nil
+	return contenders, nil
+}
+
+// journalled is an evaluation's games with their journal: the arena's
+// settings, the games played before among them; the journal, nil without
+// a folder; and the call that started the games, in its language.
+type journalled struct {
+	cfg               arena.Config
+	journal           *arena.Journal
+	command, language string
+}
+
+// open starts the journal of the contenders' games in out, or continues
+// the one there after checking it is of the same games; without out, it
+// keeps none.
+func (req parsedRequest) open(out *report.Output, contenders []arena.Contender) (journalled, error) {
+	j := journalled{cfg: req.cfg, command: req.Command, language: req.CommandLanguage}
+	if out == nil {
+		return j, nil
+	}
+	header := arena.NewJournalHeader(contenders, req.cfg, req.Command)
+	header.CommandLanguage, header.SPRT = req.CommandLanguage, req.test
+	var err error
+	j.journal, j.cfg.Played, j.command, j.language, err = out.Open(header)
+	if err != nil {
+		return j, fmt.Errorf("evaluate: %w", err)
+	}
+	return j, nil
 }
 
 // evaluate plays the games and reports on them as the eval command does,
-// writing the files of eval --out when the request has a folder.
-func evaluate(ctx context.Context, contenders []arena.Contender, cfg arena.Config, test *elo.SPRT, req arenaRequest, python *pythonSide) (string, error) {
+// writing the files of eval --out when the request has a folder, and then
+// removing the journal; a failure keeps the journal, to resume from.
+func evaluate(ctx context.Context, contenders []arena.Contender, j journalled, req parsedRequest, python *pythonSide) (string, error) {
 	start := time.Now()
-	records, outcome, err := arena.PlayEvaluation(ctx, contenders, cfg, test, nil)
+	records, outcome, err := arena.PlayEvaluation(ctx, contenders, j.cfg, req.test, nil)
 	python.end(err)
 	if err != nil {
+		if j.journal != nil {
+			j.journal.Close()
+		}
+		if errors.Is(err, arena.ErrPlayedGame) {
+			return "", fmt.Errorf("evaluate: %s: %w", report.EvaluationFolder(*req.Out).Path(report.GamesJournal), err)
+		}
 		return "", fmt.Errorf("evaluate: %w", err)
 	}
-	rep, err := report.New(records, contenders, report.DefaultAnchor(contenders), cfg)
+	rep, err := report.New(records, contenders, report.DefaultAnchor(contenders), j.cfg)
 	if err != nil {
 		return "", fmt.Errorf("evaluate: %w", err)
 	}
 	rep.SPRT = outcome
-	rep.Date, rep.DurationSec, rep.Command, rep.CommandLanguage = start, time.Since(start).Seconds(), req.Command, req.CommandLanguage
+	rep.Date, rep.DurationSec, rep.Command, rep.CommandLanguage = start, time.Since(start).Seconds(), j.command, j.language
 	var text bytes.Buffer
 	if err := rep.WriteText(&text); err != nil {
 		return "", err
 	}
-	if req.Out != nil {
-		if err := os.MkdirAll(*req.Out, 0o755); err != nil {
+	if j.journal != nil {
+		if err := rep.Save(*req.Out, records); err != nil {
+			j.journal.Close()
 			return "", fmt.Errorf("evaluate: out: %w", err)
 		}
-		if err := rep.Save(*req.Out, records); err != nil {
+		if err := j.journal.Remove(); err != nil {
 			return "", fmt.Errorf("evaluate: out: %w", err)
 		}
 	}

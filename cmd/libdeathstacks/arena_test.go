@@ -2,10 +2,15 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/deathstacks/deathstacks/train/arena"
+	"github.com/deathstacks/deathstacks/train/report"
 )
 
 // runEvaluation starts the evaluation of a request, waits for it and
@@ -71,8 +76,109 @@ func TestEvaluation(t *testing.T) {
 		t.Errorf("results.json %s (%v), want the result's", saved, err)
 	}
 	// Finished results are never replaced.
-	if _, err := newEvaluation(request); err == nil || !strings.Contains(err.Error(), "holds an evaluation (results.json)") {
+	if _, err := newEvaluation(request); err == nil || !strings.Contains(err.Error(), dir+" holds a finished evaluation (results.json): choose another out") {
 		t.Errorf("a second evaluation into %s: error %v", dir, err)
+	}
+}
+
+// untimed is the games (from games.jsonl in the folder dir, as the
+// result's numbers are float64) and the players' and pairs' results of an
+// evaluation's result, without what the clock decides.
+func untimed(t *testing.T, dir string, res map[string]any) (games []arena.GameRecord, players, pairs any) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, report.GamesFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var g arena.GameRecord
+		if err := json.Unmarshal([]byte(line), &g); err != nil {
+			t.Fatal(err)
+		}
+		g.MoveMS = nil
+		games = append(games, g)
+	}
+	results := res["results"].(map[string]any)
+	for _, p := range results["players"].([]any) {
+		delete(p.(map[string]any), "mean_move_ms")
+	}
+	return games, results["players"], results["pairs"]
+}
+
+// An evaluation whose folder holds the journal of some of its games (as a
+// stop leaves it), continued with resume, plays the missing games only, for
+// the games and results of one played in one go; the refusals on the way
+// say what the folder holds and what to do.
+func TestEvaluationResume(t *testing.T) {
+	base := t.TempDir()
+	request := func(dir string, seed int, resume bool) string {
+		return fmt.Sprintf(`{"players": [{"name": "r", "spec": "random"}, {"name": "g", "spec": "greedy"}, {"name": "ab", "spec": "alphabeta:depth=1"}],
+			"games": 2, "seed": %d, "parallel": 2, "opening_plies": 2, "max_plies": 60, "out": %q, "resume": %t,
+			"command": "the call", "command_language": "python"}`, seed, dir, resume)
+	}
+	one := filepath.Join(base, "one")
+	oneGo, _, err := runEvaluation(t, request(one, 5, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	games, players, pairs := untimed(t, one, oneGo)
+	if len(games) != 6 {
+		t.Fatalf("%d games in one go, want 6", len(games))
+	}
+	// The journal of an evaluation stopped after two of its six games.
+	dir := filepath.Join(base, "resumed")
+	req, err := parseRequest(request(dir, 5, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := req.output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	contenders, err := req.contenders(newPythonSide(len(req.Players), func() {}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, err := req.open(out, contenders)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range []arena.GameRecord{games[4], games[1]} {
+		if err := j.journal.Append(g); err != nil {
+			t.Fatal(err)
+		}
+	}
+	j.journal.Close()
+
+	for _, refused := range []struct{ name, request, want string }{
+		{"afresh over it", request(dir, 5, false), dir + " holds an unfinished evaluation (2 games played of 6): continue it with the same call and resume=True, or choose another out"},
+		{"with another seed", request(dir, 6, true), `seed is "6" here but "5" in the games played so far, which this command started: the call`},
+		{"without a folder", `{"players": [{"name": "r", "spec": "random"}, {"name": "g", "spec": "greedy"}], "games": 2, "parallel": 1, "resume": true}`, "resume: give the out folder"},
+		{"from an empty folder", request(base, 5, true), "no unfinished evaluation in " + base},
+	} {
+		if _, err := newEvaluation(refused.request); err == nil || !strings.Contains(err.Error(), refused.want) {
+			t.Errorf("resume %s: error %v, want %q", refused.name, err, refused.want)
+		}
+	}
+	resumed, progress, err := runEvaluation(t, request(dir, 5, true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if progress != [2]int64{6, 6} {
+		t.Errorf("progress %v, want 6 of 6", progress)
+	}
+	g, pl, pa := untimed(t, dir, resumed)
+	if !reflect.DeepEqual(g, games) || !reflect.DeepEqual(pl, players) || !reflect.DeepEqual(pa, pairs) {
+		t.Errorf("resumed:\n%v\n%v\nwant, as in one go:\n%v\n%v", pl, pa, players, pairs)
+	}
+	if held, _ := report.EvaluationFolder(dir).Holds(); held != report.HoldsFinished {
+		t.Errorf("the folder holds %v after the resumed evaluation, want its results and no journal", held)
+	}
+	if results := resumed["results"].(map[string]any); results["command"] != "the call" || results["command_language"] != "python" {
+		t.Errorf("command %v in %v, want the call that started the games", results["command"], results["command_language"])
+	}
+	if _, err := newEvaluation(request(dir, 5, true)); err == nil || !strings.Contains(err.Error(), dir+" holds a finished evaluation; nothing to resume") {
+		t.Errorf("resume a finished evaluation: error %v", err)
 	}
 }
 
@@ -90,9 +196,9 @@ func TestEvaluationErrors(t *testing.T) {
 		{"two forms", `{"players": [{"name": "a", "spec": "random", "text": "random"}, {"name": "b", "spec": "greedy"}], "games": 2, "parallel": 1}`, "want exactly one of spec, model, text and python", true},
 		{"no name", `{"players": [{"spec": "random"}, {"name": "b", "spec": "greedy"}], "games": 2, "parallel": 1}`, "player 1 has no name", true},
 		{"bad sprt", `{` + two + `, "games": 2, "parallel": 1, "sprt": "elo0=1"}`, "sprt: elo1", true},
-		{"no games", `{` + two + `, "games": 0, "parallel": 1}`, "games is 0: want 1 or more", false},
-		{"sprt of three", `{"players": [{"name": "a", "spec": "random"}, {"name": "b", "spec": "greedy"}, {"name": "c", "spec": "greedy"}], "games": 2, "parallel": 1, "sprt": "elo0=0,elo1=20"}`, "want exactly 2", false},
-		{"same name", `{"players": [{"name": "a", "spec": "random"}, {"name": "a", "spec": "greedy"}], "games": 2, "parallel": 1}`, "two entrants are called a", false},
+		{"no games", `{` + two + `, "games": 0, "parallel": 1}`, "games is 0: want 1 or more", true},
+		{"sprt of three", `{"players": [{"name": "a", "spec": "random"}, {"name": "b", "spec": "greedy"}, {"name": "c", "spec": "greedy"}], "games": 2, "parallel": 1, "sprt": "elo0=0,elo1=20"}`, "want exactly 2", true},
+		{"same name", `{"players": [{"name": "a", "spec": "random"}, {"name": "a", "spec": "greedy"}], "games": 2, "parallel": 1}`, "two entrants are called a", true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -27,8 +27,11 @@ const (
 type JournalHeader struct {
 	// Journal is JournalEval or JournalLadder.
 	Journal string `json:"journal"`
-	// Command is the command line that started the games.
-	Command string `json:"command"`
+	// Command is the command line that started the games, in the
+	// language CommandLanguage names: "python" for a call of
+	// deathstacks.evaluate, "" for a shell's.
+	Command         string `json:"command"`
+	CommandLanguage string `json:"command_language,omitempty"`
 	// Total is the number of games of the whole evaluation or ladder.
 	Total int `json:"total"`
 	// Players are the players in order: an evaluation's, or a ladder's

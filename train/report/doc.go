@@ -8,6 +8,9 @@
 // ladder-games.jsonl and ladder.png. The names of these files, and of the
 // journals that hold the games while they play, are the constants that
 // the eval and ladder commands write and the web app's replay reads.
+// [Folder.Holds] says what an output folder holds (nothing, an unfinished
+// evaluation or ladder, a finished one), and [Output] whether it takes the
+// games asked for, for those commands and the C library's evaluate alike.
 //
 // Both reports live here, beside the tables, captions and file writing
 // they share; package ladder, which plays a ladder, fills in its report.

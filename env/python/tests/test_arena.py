@@ -45,8 +45,63 @@ def test_round_robin_of_specs(tmp_path):
     assert (out / "elo.png").stat().st_size > 0
     with pytest.raises(KeyError, match="no player called 'nobody'"):
         res.elo("nobody")
-    with pytest.raises(ds.DeathStacksError, match="holds an evaluation"):  # as eval --out, never replaced
-        ds.evaluate({"random": "random", "greedy": "greedy"}, games=2, out=out)
+    with pytest.raises(ds.DeathStacksError, match=r"holds a finished evaluation \(results.json\): choose another out"):
+        ds.evaluate({"random": "random", "greedy": "greedy"}, games=2, out=out)  # as eval --out, never replaced
+
+
+def _untimed(games: list) -> list:
+    return [{k: v for k, v in g.items() if k != "move_ms"} for g in games]
+
+
+def _ratings(res) -> tuple:
+    return [{k: v for k, v in p.items() if k != "mean_move_ms"} for p in res.players], res.pairs
+
+
+def test_resume(tmp_path):
+    """An evaluation stopped by a policy's KeyboardInterrupt keeps its
+    finished games in out; the same call with resume=True plays only the
+    missing ones, for the games and ratings of one uninterrupted run. As
+    with eval --resume, other settings, a new evaluation over it and a
+    resume of a finished one are refused."""
+    def greedy(fen, moves):  # a policy whose move depends only on the game
+        return ds.Player("greedy", seed=len(moves)).choose(fen, moves)
+
+    def policy(calls: list, stop: int | None = None):
+        def choose(fen, moves):
+            calls.append(fen)
+            if stop is not None and len(calls) > stop:
+                raise KeyboardInterrupt
+            return greedy(fen, moves)
+        return choose
+
+    def play(p, out, **kwargs):
+        kwargs = {"games": 4, "seed": 7, "max_plies": 60, "parallel": 1, **kwargs}
+        return ds.evaluate({"p": p, "r": "random", "ab": "alphabeta:depth=1"}, out=out, **kwargs)
+
+    whole = []
+    one = play(policy(whole), tmp_path / "one")
+    out, stopped = tmp_path / "resumed", []
+    with pytest.raises(KeyboardInterrupt):
+        play(policy(stopped, stop=len(whole) // 2), out)
+    journal = out / "games.partial.jsonl"
+    played = len(journal.read_text().splitlines()) - 1  # its header, then a game a line
+    assert 0 < played < 12 and not (out / "results.json").exists()
+    with pytest.raises(ds.DeathStacksError, match=rf"holds an unfinished evaluation \({played} games? played of 12\): "
+                                                  "continue it with the same call and resume=True"):
+        play(greedy, out)
+    with pytest.raises(ds.DeathStacksError, match='seed is "8" here but "7" in the games played so far'):
+        play(greedy, out, seed=8, resume=True)
+    with pytest.raises(ds.DeathStacksError, match="resume: give the out folder"):
+        play(greedy, None, resume=True)
+    rest = []
+    res = play(policy(rest), out, resume=True, parallel=3)
+    assert _untimed(res.games) == _untimed(one.games) and _ratings(res) == _ratings(one)
+    assert len(rest) < len(whole) and not journal.exists()
+    assert "'p': test_resume.<locals>.policy.<locals>.choose" in (out / "report.md").read_text()
+    with pytest.raises(ds.DeathStacksError, match="holds a finished evaluation; nothing to resume"):
+        play(greedy, out, resume=True)
+    with pytest.raises(ds.DeathStacksError, match="no unfinished evaluation in"):
+        play(greedy, tmp_path / "none", resume=True)
 
 
 def test_same_seed_same_games():
@@ -127,6 +182,7 @@ def test_external_programs(tmp_path, engine):
     (["random", "greedy"], {}, TypeError, "players must be a dict"),
     ({"a": "random", "b": "greedy"}, {"games": "4"}, TypeError, "games must be an integer"),
     ({"a": "random", "b": "greedy"}, {"seed": -1}, ds.DeathStacksError, "seed -1 is out of range"),
+    ({"a": "random", "b": "greedy"}, {"resume": 1}, TypeError, "resume must be True or False"),
 ])
 def test_bad_input(players, kwargs, error, match):
     kwargs = {"games": 2, **kwargs}

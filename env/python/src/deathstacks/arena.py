@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._lib import INFO, DeathStacksError, Handle, check, cstr, integer, lib, ptr, seed_of, text
+from ._lib import INFO, DeathStacksError, Handle, check, cstr, flag, integer, lib, ptr, seed_of, text
 from .players import Player, move_of
 from .search import Stats, _Batches, _capacity, _outputs, settings_json
 
@@ -237,7 +237,8 @@ def _command(players: dict, request: dict) -> str:
 
 
 def evaluate(players: dict, games: int, seed: int = 0, sprt=None, out: str | os.PathLike | None = None, *,
-             parallel: int | None = None, opening_plies: int = 4, max_plies: int = INFO["max_plies"]) -> Evaluation:
+             resume: bool = False, parallel: int | None = None, opening_plies: int = 4,
+             max_plies: int = INFO["max_plies"]) -> Evaluation:
     """Plays a round robin among players and rates them, as ``deathstacks
     eval`` does: games games for every pair, colours alternating, each two
     games from the same opening_plies random plies; Elo with 95% intervals
@@ -261,10 +262,17 @@ def evaluate(players: dict, games: int, seed: int = 0, sprt=None, out: str | os.
     or the CLI's ``"elo0=0,elo1=20"``) and exactly two players, it plays
     pairs of games until the test decides or games (even) are played. With
     out, it writes results.json, report.md, games.jsonl and elo.png there,
-    the files of ``deathstacks eval --out``; as there, a folder that holds
-    an evaluation is refused, never overwritten. The same seed plays the same
-    games. Ctrl-C stops the games (external programs are killed) and raises
-    KeyboardInterrupt."""
+    the files of ``deathstacks eval --out``, and while the games play keeps
+    each finished one in out/games.partial.jsonl, as eval does. The same seed
+    plays the same games. Ctrl-C stops the games (external programs are
+    killed) and raises KeyboardInterrupt. Stopped so, or by a Python
+    player's exception, an evaluation with out keeps its finished games
+    there: the same call with resume=True (parallel may differ) plays only
+    the missing games, for the same games and ratings as one uninterrupted
+    run. As with eval, a resume with other settings or where nothing is
+    unfinished, and a new evaluation into a folder that holds an unfinished
+    or finished one, are refused with a DeathStacksError that says why;
+    nothing is overwritten."""
     if not isinstance(players, dict):
         raise TypeError(f"players must be a dict of name to player, not {type(players).__name__}")
     parallel = (os.cpu_count() or 1) if parallel is None else integer(parallel, "parallel")
@@ -280,6 +288,7 @@ def evaluate(players: dict, games: int, seed: int = 0, sprt=None, out: str | os.
         "seed": seed_of(seed),
         "sprt": None if sprt is None else _sprt_text(sprt),
         "out": None if out is None else cstr(os.fspath(out), "out").decode(),
+        "resume": bool(flag(resume, "resume")),
         "parallel": parallel,
         "opening_plies": integer(opening_plies, "opening_plies"),
         "max_plies": integer(max_plies, "max_plies"),
