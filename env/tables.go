@@ -55,7 +55,7 @@ func buildReachTables() (reachTable [NumSquares][period]reach, movesUpTo [NumSqu
 
 func buildZobrist() (piece [NumSquares][maxHeight][2]uint64, blueToMove uint64) {
 	// A fixed seed keeps hashes identical across runs and machines.
-	state := uint64(0x9E3779B97F4A7C15)
+	state := uint64(goldenGamma)
 	for s := range piece {
 		for l := range piece[s] {
 			for c := range piece[s][l] {
@@ -69,9 +69,6 @@ func buildZobrist() (piece [NumSquares][maxHeight][2]uint64, blueToMove uint64) 
 // splitmix64 is a small, well-mixed generator used only to fill the Zobrist
 // table.
 func splitmix64(state *uint64) uint64 {
-	*state += 0x9E3779B97F4A7C15
-	z := *state
-	z = (z ^ z>>30) * 0xBF58476D1CE4E5B9
-	z = (z ^ z>>27) * 0x94D049BB133111EB
-	return z ^ z>>31
+	*state += goldenGamma
+	return finalize(*state)
 }

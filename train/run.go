@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/deathstacks/deathstacks/configs"
+	"github.com/deathstacks/deathstacks/env"
 	"github.com/deathstacks/deathstacks/model"
 	"github.com/deathstacks/deathstacks/model/codec"
 	"github.com/deathstacks/deathstacks/train/internal/table"
@@ -649,7 +650,7 @@ func (r *runner) train(it int, m *metrics.Iteration, elapsed func() float64) (er
 }
 
 // iterationSeed derives the seed of an iteration's games from the run's.
-func iterationSeed(seed uint64, it int) uint64 { return gameSeed(seed, -it-1) }
+func iterationSeed(seed uint64, it int) uint64 { return env.GameSeed(seed, -it-1) }
 
 // fill copies the self-play figures into the metrics.
 func (s selfPlayStats) fill(m *metrics.Iteration) {

@@ -382,13 +382,13 @@ func (s *selfPlayStats) add(g *SelfPlayGame) {
 // runSelfPlay plays n games, atOnce at a time, and hands each finished
 // game with its number to done in the order they finish, one call at a
 // time; an error of done stops the games. Game i uses seed
-// gameSeed(seed, i), so an iteration's games do not depend on how the
+// env.GameSeed(seed, i), so an iteration's games do not depend on how the
 // goroutines interleave.
 func (sp *selfPlayer) runSelfPlay(ctx context.Context, n, atOnce int, seed uint64, done func(int, SelfPlayGame) error) (selfPlayStats, error) {
 	start := time.Now()
 	var stats selfPlayStats
 	err := parallel.Run(ctx, n, atOnce, func(ctx context.Context, i int) (SelfPlayGame, error) {
-		return sp.play(ctx, gameSeed(seed, i))
+		return sp.play(ctx, env.GameSeed(seed, i))
 	}, func(i int, g SelfPlayGame) error {
 		stats.add(&g)
 		return done(i, g)
@@ -422,13 +422,5 @@ func SelfPlayGames(ctx context.Context, cfg Config, eval mcts.Evaluator, seed ui
 // seed, on eval: the same game, whichever evaluator runs the network, for
 // a caller that schedules the games itself.
 func PlaySelfPlayGame(ctx context.Context, cfg Config, eval mcts.Evaluator, seed uint64, i int) (SelfPlayGame, error) {
-	return newSelfPlayer(eval, cfg, 1).play(ctx, gameSeed(seed, i))
-}
-
-// gameSeed derives the seed of game i of an iteration.
-func gameSeed(seed uint64, i int) uint64 {
-	x := seed ^ uint64(i+1)*0x9E3779B97F4A7C15
-	x ^= x >> 31
-	x *= 0xBF58476D1CE4E5B9
-	return x ^ x>>29
+	return newSelfPlayer(eval, cfg, 1).play(ctx, env.GameSeed(seed, i))
 }

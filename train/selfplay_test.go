@@ -368,7 +368,7 @@ func TestSelfPlayGamesNumbered(t *testing.T) {
 	}
 	sp := &selfPlayer{eval: eval, opts: cfg.Env, search: cfg.Search, cfg: cfg.SelfPlay}
 	for i, g := range got {
-		want, err := sp.play(context.Background(), gameSeed(5, i))
+		want, err := sp.play(context.Background(), env.GameSeed(5, i))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -152,7 +152,7 @@ func (s *searcher) start(text string) (int64, error) {
 	}
 	for i := len(s.players); i < n; i++ {
 		e := &slotEvaluator{}
-		p, err := mcts.NewPUCTPlayer(e, s.cfg, mix(s.seed, uint64(i), 0))
+		p, err := mcts.NewPUCTPlayer(e, s.cfg, env.MixSeed(s.seed, uint64(i), 0))
 		if err != nil {
 			return 0, fmt.Errorf("search: %w", err)
 		}

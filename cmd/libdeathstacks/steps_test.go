@@ -202,7 +202,7 @@ func testSearcherMatches(t *testing.T, settings string, oneCall bool, eval func(
 		t.Errorf("%d batches of %.1f positions on average: want at least one leaf of every search", c.batches, float64(c.evaluations)/float64(c.batches))
 	}
 	for i, g := range games {
-		p, err := mcts.NewPUCTPlayer(goSide, s.cfg, mix(seed, uint64(i), 0))
+		p, err := mcts.NewPUCTPlayer(goSide, s.cfg, env.MixSeed(seed, uint64(i), 0))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -133,7 +133,7 @@ func (v *vector) seedAll(seed uint64) error {
 		v.episodes[i] = 0
 		v.rngs[i] = rand.New(rand.NewPCG(seed, uint64(i)))
 		if v.opponents != nil {
-			p, _, err := newPlayerOf(v.spec, mix(seed, uint64(i), 1<<63))
+			p, _, err := newPlayerOf(v.spec, env.MixSeed(seed, uint64(i), 1<<63))
 			if err != nil {
 				return fmt.Errorf("opponent: %w", err)
 			}
@@ -141,14 +141,6 @@ func (v *vector) seedAll(seed uint64) error {
 		}
 	}
 	return nil
-}
-
-// mix derives a seed from a vector's seed, an environment and an episode.
-func mix(seed, i, episode uint64) uint64 {
-	x := seed ^ 0x9E3779B97F4A7C15*(i+1) ^ 0xBF58476D1CE4E5B9*(episode+1)
-	x = (x ^ x>>30) * 0xBF58476D1CE4E5B9
-	x = (x ^ x>>27) * 0x94D049BB133111EB
-	return x ^ x>>31
 }
 
 // buffers are the caller's arrays of one call, for all environments.
@@ -295,7 +287,7 @@ func (v *vector) startOnce(i int) (int64, error) {
 	v.episodes[i]++
 	v.done[i] = false
 	o := env.ResetOptions{OpeningPlies: v.opts.OpeningPlies}
-	if _, err := e.ResetInto(mix(v.seed, uint64(i), k), o, nil, nil); err != nil {
+	if _, err := e.ResetInto(env.MixSeed(v.seed, uint64(i), k), o, nil, nil); err != nil {
 		return -1, fmt.Errorf("environment %d: %w", i, err)
 	}
 	if v.opponents == nil {

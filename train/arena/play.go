@@ -145,7 +145,7 @@ func prepare(entrants []Entrant, cfg Config) (jobs []gameJob, records []GameReco
 func roundRobinJobs(entrants []Entrant, cfg Config) []gameJob {
 	openings := make([][]env.Move, (cfg.Games+1)/2)
 	for k := range openings {
-		openings[k] = randomOpening(cfg.Rules, cfg.OpeningPlies, mixSeed(cfg.Seed, 0x6f70656e, uint64(k)))
+		openings[k] = randomOpening(cfg.Rules, cfg.OpeningPlies, env.MixSeed(cfg.Seed, 0x6f70656e, uint64(k)))
 	}
 	var jobs []gameJob
 	for i := range entrants {
@@ -158,7 +158,7 @@ func roundRobinJobs(entrants []Entrant, cfg Config) []gameJob {
 				n := uint64(len(jobs))
 				jobs = append(jobs, gameJob{
 					index: len(jobs), red: red, blue: blue, opening: openings[k/2],
-					redSeed: mixSeed(cfg.Seed, n, 0), blueSeed: mixSeed(cfg.Seed, n, 1),
+					redSeed: env.MixSeed(cfg.Seed, n, 0), blueSeed: env.MixSeed(cfg.Seed, n, 1),
 				})
 			}
 		}
@@ -417,15 +417,6 @@ func choose(p mcts.Player, g *env.Game) (d mcts.Decision, err error) {
 // opening of an environment reset (see [env.PlayOpening]).
 func randomOpening(rules env.Rules, plies int, seed uint64) []env.Move {
 	return env.PlayOpening(env.NewGame(rules), plies, rand.New(rand.NewPCG(seed, 0x61726e61)))
-}
-
-// mixSeed derives an independent seed from a base seed and two numbers
-// (splitmix64's finaliser over their combination).
-func mixSeed(seed, a, b uint64) uint64 {
-	x := seed ^ (a+1)*0x9e3779b97f4a7c15 ^ (b+1)*0xbf58476d1ce4e5b9
-	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
-	x = (x ^ x>>27) * 0x94d049bb133111eb
-	return x ^ x>>31
 }
 
 // CheckPlayed checks the games of cfg.Played as [RoundRobin] of players
