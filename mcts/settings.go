@@ -167,11 +167,11 @@ func (c Config) Resolve(given []Given, timed int) (Config, error) {
 		}
 		set[key] = g.Key
 	}
-	_, sims := set["simulations"]
-	if _, time := set["time"]; time && !sims {
+	_, hasSims := set["simulations"]
+	if _, hasTime := set["time"]; hasTime && !hasSims {
 		c.Simulations = timed
 	}
-	if _, nodes := set["win_search_nodes"]; sims && !nodes && c.Simulations > 0 {
+	if _, hasNodes := set["win_search_nodes"]; hasSims && !hasNodes && c.Simulations > 0 {
 		c.WinSearchNodes = min(c.WinSearchNodes, c.Simulations*winNodesPerSimulation)
 	}
 	return c, nil
