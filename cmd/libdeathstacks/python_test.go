@@ -1,6 +1,7 @@
 package main
 
 import (
+	"archive/zip"
 	"bytes"
 	"io"
 	"io/fs"
@@ -20,9 +21,11 @@ const systemPython = "/usr/bin/python3"
 var pythonDir = filepath.Join("..", "..", "env", "python")
 
 // TestPython builds the shared library once and runs the Python package's
-// tests against it (env/python/tests), then installs the package into a
-// virtual environment as a user would, offline. It skips, saying why, when
-// Debian's Python lacks numpy or pytest, and in -short mode.
+// tests against it (env/python/tests), then builds the package's wheel
+// with it as README's Install says, installs that into a virtual
+// environment without Go on the PATH, offline, and runs an import check and
+// the examples there. It skips, saying why, when Debian's Python lacks
+// numpy or pytest, and in -short mode.
 func TestPython(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: the shared library's build takes a minute or two")
@@ -44,12 +47,10 @@ func TestPython(t *testing.T) {
 		cmd.Env = append(os.Environ(), "DEATHSTACKS_LIB="+lib, "PYTHONDONTWRITEBYTECODE=1")
 		run(t, cmd)
 	})
-	t.Run("pip install", func(t *testing.T) {
-		if err := exec.Command(systemPython, "-c", "import venv, ensurepip, setuptools, wheel").Run(); err != nil {
-			t.Skipf("%s cannot make virtual environments with setuptools (%v): apt-get install python3-venv python3-setuptools python3-wheel", systemPython, err)
+	t.Run("wheel", func(t *testing.T) {
+		if err := exec.Command(systemPython, "-c", "import venv, ensurepip, setuptools, wheel, pip").Run(); err != nil {
+			t.Skipf("%s cannot make virtual environments and wheels (%v): apt-get install python3-venv python3-setuptools python3-wheel python3-pip", systemPython, err)
 		}
-		venv := filepath.Join(dir, "venv")
-		run(t, exec.Command(systemPython, "-m", "venv", "--system-site-packages", venv))
 		src, err := filepath.Abs(pythonDir)
 		if err != nil {
 			t.Fatal(err)
@@ -59,17 +60,119 @@ func TestPython(t *testing.T) {
 		if err := os.CopyFS(tree, os.DirFS(src)); err != nil {
 			t.Fatal(err)
 		}
-		pip := exec.Command(filepath.Join(venv, "bin", "pip"), "install", "--no-build-isolation", "--no-index", "-q", tree)
-		pip.Env = append(os.Environ(), "DEATHSTACKS_PREBUILT="+lib, "PIP_DISABLE_PIP_VERSION_CHECK=1")
-		run(t, pip)
-		check := exec.Command(filepath.Join(venv, "bin", "python"), "-c",
-			"import deathstacks as ds; e = ds.env(); e.reset(seed=1); print(ds.legal_moves()[0], ds.__file__)")
-		check.Dir = dir
-		out := run(t, check)
-		if !strings.HasPrefix(out, "a6-1-a5 ") || !strings.Contains(out, "venv") {
-			t.Fatalf("the installed package answered %q", out)
+		// README's command (Install), with the library built above.
+		dist := filepath.Join(dir, "dist")
+		build := exec.Command(systemPython, "-m", "pip", "wheel", "--no-build-isolation", "--no-deps", "--no-index", "-q", "-w", dist, tree)
+		build.Env = append(os.Environ(), "DEATHSTACKS_PREBUILT="+lib, "PIP_DISABLE_PIP_VERSION_CHECK=1")
+		run(t, build)
+		wheel := checkWheel(t, dist, lib)
+
+		venv := filepath.Join(dir, "venv")
+		run(t, exec.Command(systemPython, "-m", "venv", "--system-site-packages", venv))
+		env := withoutGo(venv)
+		inVenv := func(name string, args ...string) *exec.Cmd {
+			cmd := exec.Command(name, args...)
+			cmd.Dir, cmd.Env = dir, env
+			return cmd
+		}
+		if out, err := inVenv("/bin/sh", "-c", "command -v go").CombinedOutput(); err == nil {
+			t.Fatalf("go is on the virtual environment's PATH: %s", out)
+		}
+		python := filepath.Join(venv, "bin", "python")
+		run(t, inVenv(python, "-m", "pip", "install", "--no-index", "-q", wheel))
+		out := run(t, inVenv(python, "-c", `import os, deathstacks as ds
+e = ds.env(); e.reset(seed=1)
+print(ds.legal_moves()[0], ds.Player("greedy").choose(ds.START_FEN).move in ds.legal_moves())
+print(os.path.dirname(ds.__file__)); print(ds._lib.lib._name)`))
+		lines := strings.Fields(out)
+		want := filepath.Join(venv, "lib")
+		if len(lines) != 4 || lines[0] != "a6-1-a5" || lines[1] != "True" ||
+			!strings.HasPrefix(lines[2], want) || lines[3] != filepath.Join(lines[2], "libdeathstacks.so") {
+			t.Fatalf("the installed package answered %q, want its first move, a greedy move and itself with its library under %s", out, want)
+		}
+		// The examples at their smallest, from a folder outside the sources.
+		out = run(t, inVenv(python, filepath.Join(tree, "examples", "reinforce_numpy.py"),
+			"--minutes", "0.002", "--eval-games", "2", "--max-plies", "20"))
+		if !strings.Contains(out, "score (win 1, draw 0.5) ") {
+			t.Fatalf("examples/reinforce_numpy.py printed no score:\n%s", out)
+		}
+		if err := inVenv(python, "-c", "import torch").Run(); err != nil {
+			t.Logf("examples/alphazero_torch.py not run: the virtual environment cannot import torch (%v): apt-get install python3-torch", err)
+			return
+		}
+		out = run(t, inVenv(python, filepath.Join(tree, "examples", "alphazero_torch.py"),
+			"--device", "cpu", "--threads", "1", "--blocks", "1", "--channels", "8", "--games", "2", "--steps", "3",
+			"--batch", "16", "--window", "2000", "--minutes", "0.00001", "--eval-every", "0", "--final-games", "2",
+			"--eval-sims", "8", "--out", filepath.Join(dir, "az.dsnn")))
+		if !strings.Contains(out, "final: ") || !strings.Contains(out, "saved ") {
+			t.Fatalf("examples/alphazero_torch.py printed no final score or saved file:\n%s", out)
 		}
 	})
+}
+
+// checkWheel returns the one wheel in dist after checking that it is a
+// platform wheel for any Python 3 (py3-none-PLATFORM), installs into
+// platlib and carries the library lib.
+func checkWheel(t *testing.T, dist, lib string) string {
+	t.Helper()
+	wheels, err := filepath.Glob(filepath.Join(dist, "*.whl"))
+	if err != nil || len(wheels) != 1 {
+		t.Fatalf("%s holds the wheels %q (%v), want one", dist, wheels, err)
+	}
+	wheel := wheels[0]
+	if name := filepath.Base(wheel); !strings.HasPrefix(name, "deathstacks-") || !strings.Contains(name, "-py3-none-") ||
+		strings.HasSuffix(name, "-any.whl") {
+		t.Fatalf("the wheel is %s, want deathstacks-VERSION-py3-none-PLATFORM.whl", name)
+	}
+	info, err := os.Stat(lib)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := zip.OpenReader(wheel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var carries, platlib bool
+	for _, f := range r.File {
+		switch {
+		case f.Name == "deathstacks/libdeathstacks.so":
+			carries = f.UncompressedSize64 == uint64(info.Size())
+		case strings.HasSuffix(f.Name, ".dist-info/WHEEL"):
+			text, err := fs.ReadFile(r, f.Name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			platlib = strings.Contains(string(text), "Root-Is-Purelib: false")
+		}
+	}
+	if !carries || !platlib {
+		t.Fatalf("%s: the library %s inside: %v; Root-Is-Purelib: false: %v; want both", wheel, lib, carries, platlib)
+	}
+	return wheel
+}
+
+// withoutGo is the environment of a user of the virtual environment venv
+// who has no Go: PATH starts with venv's bin and lacks every folder holding
+// a go command; nothing points at a library or at the sources.
+func withoutGo(venv string) []string {
+	path := []string{filepath.Join(venv, "bin")}
+	for _, d := range filepath.SplitList(os.Getenv("PATH")) {
+		if _, err := os.Stat(filepath.Join(d, "go")); err != nil && d != "" {
+			path = append(path, d)
+		}
+	}
+	var env []string
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		switch name {
+		case "PATH", "DEATHSTACKS_LIB", "DEATHSTACKS_PREBUILT", "PYTHONPATH", "VIRTUAL_ENV":
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(env, "PATH="+strings.Join(path, string(filepath.ListSeparator)), "VIRTUAL_ENV="+venv,
+		"PIP_DISABLE_PIP_VERSION_CHECK=1", "PYTHONDONTWRITEBYTECODE=1")
 }
 
 // run runs cmd and fails the test with its output if it fails.

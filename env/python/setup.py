@@ -4,17 +4,28 @@ It needs Go 1.26 and a C compiler (cgo's: gcc or clang, or the one CC
 names), and takes about a minute.
 
 DEATHSTACKS_PREBUILT=/path/to/libdeathstacks.so copies a library built
-before instead of building it again."""
+before instead of building it again.
+
+The wheel is a platform wheel for any Python 3, py3-none-<platform>: it
+carries a native library, which ctypes loads, so it depends on the
+platform but on no Python ABI. It installs where there is neither Go nor a
+C compiler."""
 
 import os
 import shlex
 import shutil
 import subprocess
 import sys
+import tempfile
 
 from setuptools import setup
 from setuptools.command.build_py import build_py
 from setuptools.dist import Distribution
+
+try:  # setuptools 70.1 and later have the command; before, the wheel package has it
+    from setuptools.command.bdist_wheel import bdist_wheel
+except ImportError:
+    from wheel.bdist_wheel import bdist_wheel
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
@@ -64,16 +75,29 @@ class BuildWithGo(build_py):
         check_tools()
         say("compiling the Go shared library (go build -buildmode=c-shared ./cmd/libdeathstacks): "
             "about a minute, more on the first build, which downloads the Go modules")
-        subprocess.check_call(["go", "build", "-buildmode=c-shared", "-o", out, "./cmd/libdeathstacks"],
-                              cwd=ROOT)
+        # Built beside its C header, which the package does not need.
+        with tempfile.TemporaryDirectory() as tmp:
+            built = os.path.join(tmp, LIBRARY)
+            subprocess.check_call(["go", "build", "-buildmode=c-shared", "-o", built, "./cmd/libdeathstacks"],
+                                  cwd=ROOT)
+            shutil.copyfile(built, out)
         say(f"built {out}")
 
 
 class BinaryDistribution(Distribution):
-    """A platform wheel: it carries a native library."""
+    """A distribution with a native library: its wheel is not pure Python,
+    it installs into platlib and names the platform."""
 
     def has_ext_modules(self):
         return True
 
 
-setup(cmdclass={"build_py": BuildWithGo}, distclass=BinaryDistribution)
+class PlatformWheel(bdist_wheel):
+    """The platform's wheel for any Python 3: the library is loaded with
+    ctypes, so no CPython ABI tag applies."""
+
+    def get_tag(self):
+        return "py3", "none", super().get_tag()[2]
+
+
+setup(cmdclass={"build_py": BuildWithGo, "bdist_wheel": PlatformWheel}, distclass=BinaryDistribution)
