@@ -127,7 +127,8 @@ def _load() -> ctypes.CDLL:
     except OSError as err:
         raise ImportError(
             f"deathstacks: cannot load the shared library {path} ({err}); "
-            "install the package with pip (its build runs the Go build), "
+            "install the package with pip (a wheel holds the library; "
+            "building from source runs the Go build), "
             "or set DEATHSTACKS_LIB to a libdeathstacks.so built with "
             "go build -buildmode=c-shared ./cmd/libdeathstacks"
         ) from None
