@@ -3,11 +3,9 @@ package main
 import (
 	"errors"
 	"fmt"
-	"math"
 	"sync"
 
 	"github.com/deathstacks/deathstacks/env"
-	"github.com/deathstacks/deathstacks/model"
 )
 
 // The leaves of a Python evaluator player's searches in an evaluation
@@ -102,7 +100,7 @@ func (a leafArrays) check(maxLeaves int) error {
 // returns the first bad row and its error.
 func (r *leafRequest) set() (int, error) {
 	for j := range r.values {
-		if err := setLeaf(r.legal[j], r.priors[j], &r.values[j], r.fedLogits[j*env.NumActions:(j+1)*env.NumActions], r.fedValues[j], r.fedRow+j); err != nil {
+		if err := softmax.SetLeaf(r.priors[j], &r.values[j], r.legal[j], r.fedLogits[j*env.NumActions:(j+1)*env.NumActions], r.fedValues[j], r.fedRow+j); err != nil {
 			return r.fedRow + j, err
 		}
 	}
@@ -259,24 +257,5 @@ func (q *leafQueue) feed(logits, values []float32, n int) error {
 		r.done <- nil
 	}
 	q.taken, q.nTaken = q.taken[:0], 0
-	return nil
-}
-
-// setLeaf sets a leaf's priors over its legal actions and its value from
-// its row of the caller's batch: the priors the network's evaluator would
-// make of the logits.
-func setLeaf(legal []env.Action, priors []float32, value *float32, logits []float32, v float32, row int) error {
-	if !(v >= -1 && v <= 1) {
-		return fmt.Errorf("the evaluator returned %v for the value of position %d of the batch: values must be finite, in [-1, 1]", v, row)
-	}
-	*value = v
-	if err := model.LegalSoftmax(priors, logits, legal); err != nil {
-		for _, a := range legal {
-			if l := float64(logits[a]); math.IsNaN(l) || math.IsInf(l, 0) {
-				return fmt.Errorf("the evaluator returned %v for the logit of legal action %d of position %d of the batch: the logits of legal actions must be finite", l, a, row)
-			}
-		}
-		return fmt.Errorf("the evaluator's logits for position %d of the batch: %w", row, err)
-	}
 	return nil
 }

@@ -159,7 +159,7 @@ func (s *searcher) start(text string) (int64, error) {
 		s.players, s.evals = append(s.players, p), append(s.evals, e)
 	}
 	s.decisions = make([]mcts.Decision, n)
-	works := make([]slotWork, n)
+	works := make([]mcts.Work, n)
 	for i := range n {
 		works[i] = func(eval mcts.Evaluator) error {
 			s.evals[i].Evaluator = eval

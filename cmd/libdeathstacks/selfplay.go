@@ -186,7 +186,7 @@ func (r *selfPlayRun) start(n int64, seed uint64) (int64, error) {
 	}
 	cfg, games := r.cfg, make([]train.SelfPlayGame, n)
 	var claimed atomic.Int64
-	works := make([]slotWork, min(int64(cfg.SelfPlay.ParallelGames), n))
+	works := make([]mcts.Work, min(int64(cfg.SelfPlay.ParallelGames), n))
 	for k := range works {
 		works[k] = func(eval mcts.Evaluator) error {
 			for {
