@@ -19,22 +19,21 @@ import (
 type Sample = model.Sample
 
 // SelfPlayGame is one finished self-play game, as [SelfPlay] hands it out:
-// its training samples (value targets filled in from the result), how it
-// ended and what resignation did.
+// the game as played, its training samples (built by
+// [PlayedGame.Samples]), how it ended and what resignation did.
 type SelfPlayGame struct {
-	// Samples are the searched positions with their targets, in order.
+	// PlayedGame is the game as played: its moves, whether it ended by
+	// resignation (the last sample's position is then the one after all
+	// the moves, where the side to move gave up; winner is the other
+	// side) and what the search of each recorded position gave.
+	PlayedGame
+	// Samples are the recorded positions with their targets, in order.
 	Samples []Sample
 	// SamplePlies holds the number of moves played before each sample's
 	// position (random opening plies included): every ply after the
 	// opening, or a share of them with playout cap randomization
 	// (selfplay.fast_simulations).
 	SamplePlies []int
-	// Moves are all the moves played, random opening plies included.
-	Moves []env.Move
-	// Resigned says the game ended by resignation: the last sample's
-	// position is then the one after all the moves, where the side to move
-	// gave up; winner is the other side.
-	Resigned bool
 	// status is the status of the game's last position.
 	status env.Status
 	// adjudicated is set when the game ended without a winner (move limit
@@ -84,12 +83,16 @@ func newSelfPlayer(eval mcts.Evaluator, cfg Config, progress float64) *selfPlaye
 	search := cfg.Search
 	search.Simulations = cfg.SelfPlay.simulations(search.Simulations, progress)
 	return &selfPlayer{
-		eval: eval, opts: cfg.Env, search: search, cfg: cfg.SelfPlay,
-		targets: targetSet{
-			reply:    cfg.Model.ReplyHead,
-			final:    cfg.Model.OwnershipHead || cfg.Model.ScoreHead,
-			surprise: cfg.Replay.SurpriseShare > 0,
-		},
+		eval: eval, opts: cfg.Env, search: search, cfg: cfg.SelfPlay, targets: targetsOf(cfg),
+	}
+}
+
+// targetsOf is the optional targets cfg's network and replay use.
+func targetsOf(cfg Config) targetSet {
+	return targetSet{
+		reply:    cfg.Model.ReplyHead,
+		final:    cfg.Model.OwnershipHead || cfg.Model.ScoreHead,
+		surprise: cfg.Replay.SurpriseShare > 0,
 	}
 }
 
@@ -118,46 +121,36 @@ func (sp *selfPlayer) play(ctx context.Context, seed uint64) (SelfPlayGame, erro
 	}
 	game := env.NewGame(sp.opts.Rules)
 	env.PlayOpening(game, sp.opts.OpeningPlies, rng) // as an environment reset starts
-	opening := len(game.Moves())                     // seen starts after these plies
 	canResign := sp.cfg.ResignThreshold > -1 && rng.Float64() >= sp.cfg.ResignPlayoutShare
 	var (
-		out     SelfPlayGame
-		seen    []env.Position // the position before each move, then the last one
-		doubter = -1           // the side that would have resigned, in a played-out game
-		// replies holds each searched position's target by its index
-		// in seen, for the reply targets.
-		replies []map[env.Action]float32
-		// searched holds each sample's root value, for
-		// selfplay.search_value_share.
-		searched []float64
+		played  PlayedGame
+		doubter = -1 // the side that would have resigned, in a played-out game
+		// recordedLast says the last searched position was recorded: the
+		// next search is its reply target.
+		recordedLast bool
 	)
 	for !game.Status().Over() {
 		if err := ctx.Err(); err != nil {
 			return SelfPlayGame{}, err
 		}
 		pos := game.Position()
-		seen = append(seen, pos)
 		d, recorded, err := sp.choose(player, game, rng)
 		if err != nil {
 			return SelfPlayGame{}, fmt.Errorf("self-play ply %d: %w", pos.Ply(), err)
 		}
-		if recorded {
-			s := searchSample(&pos, game, d)
-			if sp.targets.surprise {
-				if s.Surprise, err = sp.surprise(s); err != nil {
-					return SelfPlayGame{}, fmt.Errorf("self-play ply %d: %w", pos.Ply(), err)
-				}
-			}
-			out.Samples = append(out.Samples, s)
-			out.SamplePlies = append(out.SamplePlies, len(game.Moves()))
-			searched = append(searched, d.Value)
+		if sp.targets.reply && recordedLast {
+			_, played.Positions[len(played.Positions)-1].Reply = compactTarget(&pos, game.Rules(), d.Target)
 		}
-		if sp.targets.reply {
-			replies = append(replies, d.Target)
+		if recordedLast = recorded; recorded {
+			p, err := sp.searched(&pos, game, d)
+			if err != nil {
+				return SelfPlayGame{}, fmt.Errorf("self-play ply %d: %w", pos.Ply(), err)
+			}
+			played.Positions = append(played.Positions, p)
 		}
 		if sp.cfg.ResignThreshold > -1 && !math.IsNaN(d.Value) && d.Value < sp.cfg.ResignThreshold {
 			if canResign {
-				out.Resigned, out.won, out.winner = true, true, pos.SideToMove().Other()
+				played.Resigned = true
 				break
 			}
 			if doubter < 0 {
@@ -168,46 +161,31 @@ func (sp *selfPlayer) play(ctx context.Context, seed uint64) (SelfPlayGame, erro
 			return SelfPlayGame{}, fmt.Errorf("self-play: search chose an illegal move: %w", err)
 		}
 	}
-	out.Moves = append([]env.Move(nil), game.Moves()...)
-	out.status = game.Status()
-	if !out.Resigned {
-		out.winner, out.won = out.status.Winner()
-		seen = append(seen, game.Position())
+	played.Moves = append([]env.Move(nil), game.Moves()...)
+	out, err := played.samples(sp.opts.Rules, sp.cfg, sp.targets, nil)
+	if err != nil {
+		return SelfPlayGame{}, fmt.Errorf("self-play: %w", err)
 	}
 	if doubter >= 0 {
 		out.wouldResign = true
 		out.resignWrong = !out.won || out.winner == env.Color(doubter)
 	}
-	out.adjudicated = sp.cfg.Adjudicate && !out.won && (out.status == env.MoveLimit || out.status == env.DrawRepetition)
-	for i, ply := range out.SamplePlies {
-		// An adjudicated position is scored on the board the horizon later
-		// (or the last one): close enough to be predictable from it, far
-		// enough to see the exchanges under way.
-		at, later := ply-opening, len(seen)-1
-		if h := sp.cfg.AdjudicateHorizon; h > 0 {
-			later = min(later, at+h)
-		}
-		s := &out.Samples[i]
-		s.Value = outcome(&out, &seen[later], seen[at].SideToMove(), sp.cfg)
-		if w := sp.cfg.SearchValueShare; w > 0 && !math.IsNaN(searched[i]) {
-			s.Value = float32((1-w)*float64(s.Value) + w*searched[i])
-		}
-		if sp.targets.final {
-			// Ownership on the board the value is judged on (the final
-			// one, or the horizon's of an adjudicated game); the score on
-			// the final board, which an adjudicated value does not see.
-			mover, last := seen[at].SideToMove(), &seen[len(seen)-1]
-			judged := last
-			if out.adjudicated {
-				judged = &seen[later]
-			}
-			s.Ownership, s.Score, s.Final = ownership(judged, mover), materialScore(last, mover), true
-		}
-		if sp.targets.reply && at+1 < len(replies) {
-			s.ReplyLegal, s.Reply = compactTarget(&seen[at+1], game.Rules(), replies[at+1])
+	return out, nil
+}
+
+// searched is what the search d of pos, a recorded position of game,
+// gave: its policy target, root value and, when the replay weighs
+// samples by it, its surprise.
+func (sp *selfPlayer) searched(pos *env.Position, game *env.Game, d mcts.Decision) (SearchedPosition, error) {
+	s := searchSample(pos, game, d)
+	p := SearchedPosition{Ply: len(game.Moves()), Policy: s.Policy, Value: d.Value}
+	if sp.targets.surprise {
+		var err error
+		if p.Surprise, err = sp.surprise(s); err != nil {
+			return SearchedPosition{}, err
 		}
 	}
-	return out, nil
+	return p, nil
 }
 
 // ownership is the owner of each square of the judged board from mover's

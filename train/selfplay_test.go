@@ -35,8 +35,8 @@ func TestOutcome(t *testing.T) {
 	}{
 		{"winner", SelfPlayGame{won: true, winner: env.Red, status: env.RedWins}, env.Red, 0, 0, 1},
 		{"loser", SelfPlayGame{won: true, winner: env.Red, status: env.RedWins}, env.Blue, 0, 0, -1},
-		{"resigned", SelfPlayGame{won: true, winner: env.Blue, Resigned: true}, env.Red, 0, 0, -1},
-		{"resignation won", SelfPlayGame{won: true, winner: env.Blue, Resigned: true}, env.Blue, 0, 0, 1},
+		{"resigned", SelfPlayGame{PlayedGame: PlayedGame{Resigned: true}, won: true, winner: env.Blue}, env.Red, 0, 0, -1},
+		{"resignation won", SelfPlayGame{PlayedGame: PlayedGame{Resigned: true}, won: true, winner: env.Blue}, env.Blue, 0, 0, 1},
 		{"repetition", SelfPlayGame{status: env.DrawRepetition}, env.Red, 0, 0, 0},
 		{"repetition, adjudicated", SelfPlayGame{status: env.DrawRepetition, adjudicated: true}, env.Red, 0, 0, lead},
 		{"move limit, leader", SelfPlayGame{status: env.MoveLimit, adjudicated: true}, env.Red, 0, 0, lead},

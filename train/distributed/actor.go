@@ -299,10 +299,7 @@ func (a *actor) finished(ctx context.Context, g train.SelfPlayGame) error {
 	a.counter++
 	n, version := a.counter, a.eval.version()
 	a.mu.Unlock()
-	r, err := newRecord(g, a.run.RunID, a.id, n, version)
-	if err != nil {
-		return err
-	}
+	r := newRecord(g, a.run.RunID, a.id, n, version)
 	data, err := r.encode()
 	if err != nil {
 		return err

@@ -147,10 +147,7 @@ func selfPlayGames(t testing.TB, cfg train.Config, n int) []train.SelfPlayGame {
 // network 0, as its publisher would send it.
 func gameMessage(t testing.TB, g train.SelfPlayGame, runID, actor string, counter uint64) message {
 	t.Helper()
-	r, err := newRecord(g, runID, actor, counter, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := newRecord(g, runID, actor, counter, 0)
 	data, err := r.encode()
 	if err != nil {
 		t.Fatal(err)

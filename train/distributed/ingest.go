@@ -126,7 +126,7 @@ type checked struct {
 	err     error
 	// mem holds the samples' observations and legal actions: the
 	// learner's to reuse once they are added.
-	mem *sampleMemory
+	mem *train.SampleMemory
 	// queued is when the actor queued the game (its clock), stored when
 	// the server stored it (the server's), fetched when the learner had
 	// read its batch, checkedAt when the learner had replayed it.
@@ -332,10 +332,10 @@ func (l *Learner) check(m jetstream.Msg) checked {
 	default:
 		c.rec = r
 		var ok bool
-		if c.mem, ok = l.memory.Get().(*sampleMemory); !ok {
-			c.mem = new(sampleMemory)
+		if c.mem, ok = l.memory.Get().(*train.SampleMemory); !ok {
+			c.mem = new(train.SampleMemory)
 		}
-		if c.samples, c.decided, err = r.samples(l.cfg.Env.Rules, c.mem); err != nil {
+		if c.samples, c.decided, err = r.samples(l.cfg, c.mem); err != nil {
 			c.err = fmt.Errorf("game %s: %w", r.id(), err)
 		}
 	}
@@ -576,7 +576,7 @@ func (h *handover) take(c checked) error {
 	}
 	h.res.Games++
 	h.res.Positions += len(c.samples)
-	h.res.Plies += len(r.Moves)
+	h.res.Plies += len(r.Game.Moves)
 	if c.decided {
 		h.res.Decided++
 	}

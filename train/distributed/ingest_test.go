@@ -3,11 +3,13 @@ package distributed
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/deathstacks/deathstacks/model"
 	"github.com/deathstacks/deathstacks/train"
 	"github.com/deathstacks/deathstacks/train/replay"
 	"github.com/deathstacks/deathstacks/train/testctx"
@@ -72,6 +74,52 @@ func TestLearnerReadsAhead(t *testing.T) {
 	}
 	if l.ing != g {
 		t.Error("the first Collect started another ingester: the games read ahead were read again")
+	}
+}
+
+// TestLearnerTakesEveryTarget: games played on this machine, sent over
+// NATS and taken by a learner, reach the run with every sample and
+// target self-play built for them: a learner that plays no games itself
+// trains its auxiliary heads and weighs by surprise on the actors'.
+func TestLearnerTakesEveryTarget(t *testing.T) {
+	dir := t.TempDir()
+	cfg := testConfig(t, dir)
+	allTargets(&cfg)
+	s := startServer(t, dir)
+	l, nc := newLearner(t, s, cfg, dir)
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	var want []model.Sample
+	sent := 0
+	for i, g := range selfPlayGames(t, cfg, 6) {
+		if len(g.Samples) == 0 {
+			continue // an actor sends none such
+		}
+		m := gameMessage(t, g, l.runID, "actor", uint64(i+1))
+		if _, err := js.Publish(ctx, gamesSubject, m.data, jetstream.WithMsgID(m.id)); err != nil {
+			t.Fatal(err)
+		}
+		want, sent = append(want, g.Samples...), sent+1
+	}
+	var got []model.Sample
+	res, err := l.Collect(ctx, train.RemoteRequest{MinGames: sent, First: true}, func(s train.Sample) error {
+		// The learner's memory goes to the next games: the buffer copies.
+		s.Obs, s.Legal, s.Policy = slices.Clone(s.Obs), slices.Clone(s.Legal), slices.Clone(s.Policy)
+		s.ReplyLegal, s.Reply, s.Ownership = slices.Clone(s.ReplyLegal), slices.Clone(s.Reply), slices.Clone(s.Ownership)
+		got = append(got, s)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Games != sent || res.Invalid != 0 {
+		t.Fatalf("took %d games (%d invalid), want %d", res.Games, res.Invalid, sent)
+	}
+	if j, diff := firstDifference(got, want); diff != "" {
+		t.Fatalf("sample %d: %s differs from the one played", j, diff)
 	}
 }
 

@@ -43,7 +43,7 @@ type Learner struct {
 	ing  *ingester
 	iter iteration
 	// memory keeps the memory of the samples of games added (a
-	// *sampleMemory each) for the games checked next: a game's
+	// *train.SampleMemory each) for the games checked next: a game's
 	// observations are about 75 KB, thousands of games a second.
 	memory sync.Pool
 	// purged is the stream sequence up to which this learner removed the

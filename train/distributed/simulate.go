@@ -274,11 +274,8 @@ func (s *simulator) make(ctx context.Context, start time.Time) {
 			sa := s.actors[k%int64(len(s.actors))]
 			g := s.pool[rng.IntN(len(s.pool))]
 			sa.counter++
-			r, err := newRecord(g, s.a.run.RunID, sa.id, sa.counter, s.a.eval.version())
-			var data []byte
-			if err == nil {
-				data, err = r.encode()
-			}
+			r := newRecord(g, s.a.run.RunID, sa.id, sa.counter, s.a.eval.version())
+			data, err := r.encode()
 			if err != nil {
 				fmt.Fprintf(s.o.Log, "simulate: %v\n", err) // a real game: cannot happen
 				continue
