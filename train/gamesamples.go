@@ -44,11 +44,13 @@ type SearchedPosition struct {
 }
 
 // SampleMemory holds the observations and legal actions of the samples
-// [PlayedGame.Samples] builds, for a caller that builds many games' in
-// turn: the next game's go where the last one's were.
+// [PlayedGame.Samples] builds, and the positions it replays, for a caller
+// that builds many games' in turn: the next game's go where the last
+// one's were.
 type SampleMemory struct {
-	obs   []float32
-	legal []env.Action
+	obs       []float32
+	legal     []env.Action
+	positions []env.Position
 }
 
 // Samples replays g under cfg's rules and builds its training samples:
@@ -96,7 +98,8 @@ func (g *PlayedGame) samples(rules env.Rules, cfg SelfPlayConfig, targets target
 		return mem.legal[at:len(mem.legal):len(mem.legal)]
 	}
 	game := env.NewGame(rules)
-	positions := make([]env.Position, 0, len(g.Moves)+1)
+	mem.positions = slices.Grow(mem.positions[:0], len(g.Moves)+1)
+	positions := mem.positions // within its capacity: the same array
 	out.Samples = make([]Sample, 0, len(g.Positions))
 	out.SamplePlies = make([]int, 0, len(g.Positions))
 	for ply, next := 0, 0; ; ply++ {

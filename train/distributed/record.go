@@ -135,7 +135,10 @@ func decodeRecord(data []byte) (*record, error) {
 	default:
 		g.Resigned = b[0] == 1
 	}
+	// The counts come from the data: room for as many as its bytes can
+	// hold (a move takes 2, a position at least 8), not more.
 	n := int(d.U16())
+	g.Moves = make([]env.Move, 0, min(n, len(data)/2))
 	for i := 0; i < n && d.Err() == nil; i++ {
 		m, err := env.MoveOf(env.Action(d.U16()))
 		if d.Err() == nil && err != nil {
@@ -144,15 +147,16 @@ func decodeRecord(data []byte) (*record, error) {
 		g.Moves = append(g.Moves, m)
 	}
 	n = int(d.U16())
+	g.Positions = make([]train.SearchedPosition, 0, min(n, len(data)/8))
 	for i := 0; i < n && d.Err() == nil; i++ {
 		p := train.SearchedPosition{Ply: int(d.U16()), Value: math.NaN()}
-		p.Policy = readPolicy(d, fmt.Sprintf("position %d", i))
+		p.Policy = readPolicy(d, "position %d", i)
 		if format == 2 {
 			r.values = append(r.values, d.F32())
 		} else {
 			p.Value = math.Float64frombits(d.U64())
 			p.Surprise = d.F32()
-			if p.Reply = readPolicy(d, fmt.Sprintf("position %d's reply", i)); len(p.Reply) == 0 {
+			if p.Reply = readPolicy(d, "position %d's reply", i); len(p.Reply) == 0 {
 				p.Reply = nil
 			}
 		}
@@ -168,14 +172,15 @@ func decodeRecord(data []byte) (*record, error) {
 }
 
 // readPolicy reads a count and as many probabilities, at most one for
-// each action; what names them in an error.
-func readPolicy(d *codec.Reader, what string) []float32 {
+// each action; what, with the position's index i, names them in an
+// error.
+func readPolicy(d *codec.Reader, what string, i int) []float32 {
 	k := int(d.U16())
 	if d.Err() != nil {
 		return nil
 	}
 	if k > env.NumActions {
-		d.Fail(fmt.Errorf("%w: %s has %d policy values", errCorrupt, what, k))
+		d.Fail(fmt.Errorf("%w: "+what+" has %d policy values", errCorrupt, i, k))
 		return nil
 	}
 	p := make([]float32, k)
