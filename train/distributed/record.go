@@ -119,8 +119,11 @@ func (r *record) encode() ([]byte, error) {
 func decodeRecord(data []byte) (*record, error) {
 	d := codec.NewReader(bytes.NewReader(data), errCorrupt, errTruncated)
 	format, err := d.HeaderVersions(recordMagic, oldestRecordVersion, recordVersion)
+	if ve := (*codec.VersionError)(nil); errors.As(err, &ve) {
+		return nil, recordVersionError{ve}
+	}
 	if err != nil {
-		return nil, fmt.Errorf("game record: %w (versions %d to %d are read)", err, oldestRecordVersion, recordVersion)
+		return nil, fmt.Errorf("game record: %w", err)
 	}
 	r := &record{format: format}
 	g := &r.Game
@@ -170,6 +173,16 @@ func decodeRecord(data []byte) (*record, error) {
 	}
 	return r, nil
 }
+
+// recordVersionError is a record of a format version the learner does
+// not read.
+type recordVersionError struct{ *codec.VersionError }
+
+func (e recordVersionError) Error() string {
+	return fmt.Sprintf("game record of format version %d: this learner reads versions %d to %d", e.Got, oldestRecordVersion, recordVersion)
+}
+
+func (e recordVersionError) Unwrap() error { return e.VersionError }
 
 // readPolicy reads a count and as many probabilities, at most one for
 // each action; what, with the position's index i, names them in an

@@ -9,6 +9,7 @@ import (
 	"os"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/deathstacks/deathstacks/env"
@@ -202,6 +203,9 @@ func TestRecordRefusesBadGames(t *testing.T) {
 			}
 			if !ok {
 				t.Errorf("decode: %v, want %v", err, tc.want)
+			}
+			if newer != nil && !strings.Contains(err.Error(), fmt.Sprintf("format version %d: this learner reads versions 2 to %d", newer.Got, recordVersion)) {
+				t.Errorf("decode: %q does not name the versions", err)
 			}
 		})
 	}
