@@ -399,38 +399,11 @@ func (r *runner) iteration(ctx context.Context, srv *model.Server, elapsed func(
 	it := r.state.Iteration + 1
 	r.started = time.Now()
 	m := metrics.Iteration{Iteration: it}
-	seed := iterationSeed(r.cfg.Seed, it)
-
-	// Self-play.
 	var stats selfPlayStats
 	if !r.opts.NoSelfPlay {
-		sp := newSelfPlayer(srv, r.cfg, r.cfg.runProgress(r.state.ElapsedSec, float64(it-1)))
-		if r.cfg.SelfPlay.ProgressiveSimulations > 0 {
-			m.SelfPlaySimulations = sp.search.Simulations
+		if stats, stopped, err = r.selfPlay(ctx, srv, it, &m); stopped || err != nil {
+			return stopped, err
 		}
-		evals0 := srv.Stats().Positions
-		bar := progress.New(r.log, r.cfg.SelfPlay.GamesPerIteration, r.cfg.stage(it, "self-play", r.shownElapsed()), "games", r.opts.Quiet)
-		stats, err = sp.runSelfPlay(ctx, r.cfg.SelfPlay.GamesPerIteration, r.cfg.SelfPlay.ParallelGames, seed, func(_ int, g SelfPlayGame) error {
-			for _, s := range g.Samples {
-				if err := r.replay.Add(s); err != nil {
-					return err
-				}
-			}
-			bar.Describe(r.cfg.stage(it, "self-play", r.shownElapsed()))
-			bar.Add(1)
-			return nil
-		})
-		if ctx.Err() != nil {
-			bar.Stop("interrupted")
-			return true, nil
-		}
-		if err != nil {
-			bar.Stop("failed")
-			return false, err
-		}
-		bar.Finish()
-		stats.fill(&m)
-		m.EvalsPerSec = float64(srv.Stats().Positions-evals0) / stats.Seconds
 	}
 	var remote RemoteResult
 	if r.opts.Remote != nil {
@@ -438,26 +411,9 @@ func (r *runner) iteration(ctx context.Context, srv *model.Server, elapsed func(
 			return ctx.Err() != nil, err
 		}
 	}
-
-	// Training: not interrupted, so that a stop during it still saves.
-	// The remote games go on entering the replay buffer meanwhile.
-	feeding := r.feed(RemoteRequest{Saved: r.state.Remote, Version: r.state.Iteration}, remote)
-	err = r.train(it, &m, elapsed)
-	remote, _, ferr := feeding.stop()
-	if err == nil {
-		err = ferr
-	}
-	if err != nil {
+	if remote, err = r.trainAndAverage(it, &m, elapsed, remote); err != nil {
 		return false, err
 	}
-	if r.opts.Remote != nil {
-		remote.fill(&m)
-	}
-	if err := r.player.Blend(r.trainer.Network(), r.cfg.Optim.averageShare(it)); err != nil {
-		return false, err
-	}
-
-	// Evaluation.
 	if e := r.cfg.Eval; e.Every > 0 && it%e.Every == 0 {
 		if err := r.evaluate(ctx, it, &m); err != nil {
 			if ctx.Err() == nil {
@@ -466,36 +422,105 @@ func (r *runner) iteration(ctx context.Context, srv *model.Server, elapsed func(
 			fmt.Fprintf(r.log, "evaluation of iteration %d cut short\n", it)
 		}
 	}
-
-	// Save: metrics first, so that a crash before the checkpoint leaves a
-	// line that resuming cuts off again.
 	saved := r.state.Remote
+	r.advance(it, elapsed(), stats, remote, &m)
+	if err := r.save(it, saved, m); err != nil {
+		return false, err
+	}
+	fmt.Fprintln(r.log, summaryLine(m, r.cfg))
+	return false, r.publish()
+}
+
+// selfPlay plays the iteration's games into the replay buffer and fills
+// their figures into m; stopped reports that ctx cut it short.
+func (r *runner) selfPlay(ctx context.Context, srv *model.Server, it int, m *metrics.Iteration) (stats selfPlayStats, stopped bool, err error) {
+	sp := newSelfPlayer(srv, r.cfg, r.cfg.runProgress(r.state.ElapsedSec, float64(it-1)))
+	if r.cfg.SelfPlay.ProgressiveSimulations > 0 {
+		m.SelfPlaySimulations = sp.search.Simulations
+	}
+	evals0 := srv.Stats().Positions
+	bar := progress.New(r.log, r.cfg.SelfPlay.GamesPerIteration, r.cfg.stage(it, "self-play", r.shownElapsed()), "games", r.opts.Quiet)
+	seed := iterationSeed(r.cfg.Seed, it)
+	stats, err = sp.runSelfPlay(ctx, r.cfg.SelfPlay.GamesPerIteration, r.cfg.SelfPlay.ParallelGames, seed, func(_ int, g SelfPlayGame) error {
+		for _, s := range g.Samples {
+			if err := r.replay.Add(s); err != nil {
+				return err
+			}
+		}
+		bar.Describe(r.cfg.stage(it, "self-play", r.shownElapsed()))
+		bar.Add(1)
+		return nil
+	})
+	if ctx.Err() != nil {
+		bar.Stop("interrupted")
+		return stats, true, nil
+	}
+	if err != nil {
+		bar.Stop("failed")
+		return stats, false, err
+	}
+	bar.Finish()
+	stats.fill(m)
+	m.EvalsPerSec = float64(srv.Stats().Positions-evals0) / stats.Seconds
+	return stats, false, nil
+}
+
+// trainAndAverage trains the network, not interrupted, so that a stop
+// during it still saves; the remote games go on entering the replay buffer
+// meanwhile and are added to remote. Then it blends the trained network
+// into the averaged player.
+func (r *runner) trainAndAverage(it int, m *metrics.Iteration, elapsed func() float64, remote RemoteResult) (RemoteResult, error) {
+	feeding := r.feed(RemoteRequest{Saved: r.state.Remote, Version: r.state.Iteration}, remote)
+	err := r.train(it, m, elapsed)
+	remote, _, ferr := feeding.stop()
+	if err == nil {
+		err = ferr
+	}
+	if err != nil {
+		return remote, err
+	}
+	if r.opts.Remote != nil {
+		remote.fill(m)
+	}
+	return remote, r.player.Blend(r.trainer.Network(), r.cfg.Optim.averageShare(it))
+}
+
+// advance records iteration it as done in the run's state, with
+// elapsedSec of training time and the games played and taken, and fills
+// the run's totals into m.
+func (r *runner) advance(it int, elapsedSec float64, stats selfPlayStats, remote RemoteResult, m *metrics.Iteration) {
 	r.state.Iteration = it
-	r.state.ElapsedSec = elapsed()
+	r.state.ElapsedSec = elapsedSec
 	r.state.ScheduleProgress = r.plan.progress(r.cfg.runProgress(r.state.ElapsedSec, float64(it)))
 	r.state.Created = time.Now().UTC()
-	r.state.Games += int64(stats.Games)
+	r.state.Games += int64(stats.Games + remote.Games)
 	r.state.Positions += int64(stats.Positions + remote.Positions)
-	r.state.Games += int64(remote.Games)
 	if remote.Cursor != nil {
 		r.state.Remote = remote.Cursor
 	}
 	r.state.TrainSteps = r.trainer.Network().Steps()
 	m.ElapsedSec = r.state.ElapsedSec
 	m.BufferSize = r.replay.Len()
+}
+
+// save writes iteration it: its metrics line first, so that a crash before
+// the checkpoint leaves a line that resuming cuts off again, then the
+// network's snapshot and the checkpoint, pruning the older ones, and the
+// plots. saved is the remote cursor of the previous checkpoint.
+func (r *runner) save(it int, saved json.RawMessage, m metrics.Iteration) error {
 	if err := metrics.Append(metricsPath(r.dir), m); err != nil {
-		return false, err
+		return err
 	}
 	// The network carries the run's search settings, in its snapshot and
 	// in the checkpoint alike, so that either plays as the run searched.
 	meta, err := snapshotMeta(r.cfg, it)
 	if err != nil {
-		return false, err
+		return err
 	}
 	maps.Copy(r.trainer.Network().Meta, meta)
 	maps.Copy(r.player.Meta, meta)
 	if err := r.player.Save(netPath(r.dir, it)); err != nil {
-		return false, err
+		return err
 	}
 	// The checkpoint holds the buffer as it is now, the games up to its
 	// cursor: the snapshot is taken before the next games come in.
@@ -507,18 +532,17 @@ func (r *runner) iteration(ctx context.Context, srv *model.Server, elapsed func(
 		r.carry = r.feed(RemoteRequest{Saved: saved, Version: it, First: true}, RemoteResult{Cursor: r.state.Remote})
 	}
 	if err := saveCheckpoint(checkpointPath(r.dir, it), r.state, r.player, r.trainer, snap); err != nil {
-		return false, err
+		return err
 	}
 	if err := pruneCheckpoints(r.dir, r.cfg.Output.KeepLast); err != nil {
-		return false, fmt.Errorf("prune checkpoints: %w", err)
+		return fmt.Errorf("prune checkpoints: %w", err)
 	}
 	if r.cfg.Output.Plot {
 		if err := metrics.PlotRun(r.dir); err != nil {
 			fmt.Fprintf(r.log, "warning: plots: %v\n", err)
 		}
 	}
-	fmt.Fprintln(r.log, summaryLine(m, r.cfg))
-	return false, r.publish()
+	return nil
 }
 
 // last reports that the run stops after the iteration it has just
