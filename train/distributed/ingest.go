@@ -199,100 +199,132 @@ type batch struct {
 // made again after the last game read.
 func (g *ingester) fetch(ctx context.Context, from uint64, out chan<- batch) {
 	defer close(out)
-	var cons jetstream.Consumer
-	// delivered counts the consumer's deliveries: one missing (sent to a
-	// fetch request that had expired) would be a game skipped, so the
-	// consumer is made again after the last game read.
-	var delivered uint64
+	f := fetcher{stream: g.l.stream, from: from, out: out}
 	for ctx.Err() == nil {
-		if cons == nil {
-			delivered = 0
-			// An ephemeral consumer of our own, not an ordered one: that one
-			// remakes itself after a server is gone, with requests that
-			// may wait forever.
-			try, cancel := context.WithTimeout(ctx, apiWait)
-			c, err := g.l.stream.CreateConsumer(try, jetstream.ConsumerConfig{
-				DeliverPolicy: jetstream.DeliverByStartSequencePolicy, OptStartSeq: from,
-				AckPolicy: jetstream.AckNonePolicy, MemoryStorage: true, Replicas: 1,
-				InactiveThreshold: time.Minute,
-			})
-			cancel()
-			if err != nil {
-				sleep(ctx, 250*time.Millisecond)
-				continue
-			}
-			cons = c
-		}
-		b, err := cons.Fetch(fetchBatch, jetstream.FetchMaxWait(time.Second))
-		if err != nil {
-			cons = nil
+		if f.cons == nil && !f.connect(ctx) {
 			sleep(ctx, 250*time.Millisecond)
 			continue
 		}
-		var msgs []jetstream.Msg
-		// A batch cut off by a server gone may never end: after the
-		// longest wait the server was asked for, and a margin, without a
-		// game, the consumer is made again.
-		stuck := time.NewTimer(apiWait)
-		// The games go on in parts, as they come (see handoverGames).
-		part := time.NewTimer(handoverWait)
-		part.Stop()
-		var partDue <-chan time.Time
-		handOn := func() bool {
-			if len(msgs) == 0 {
-				return true
-			}
-			select {
-			case out <- batch{msgs: msgs, fetched: time.Now()}:
-			case <-ctx.Done():
-				return false
-			}
-			msgs, partDue = nil, nil
-			stuck.Reset(apiWait)
-			return true
+		b, err := f.cons.Fetch(fetchBatch, jetstream.FetchMaxWait(time.Second))
+		if err != nil {
+			f.cons = nil
+			sleep(ctx, 250*time.Millisecond)
+			continue
 		}
-		ok := true
-	read:
-		for ok {
-			select {
-			case m, more := <-b.Messages():
-				if !more {
-					break read
-				}
-				md, err := m.Metadata()
-				if err != nil || md.Sequence.Consumer != delivered+1 {
-					cons = nil
-					break read
-				}
-				delivered++
-				from = md.Sequence.Stream + 1
-				msgs = append(msgs, m)
-				stuck.Reset(apiWait)
-				if len(msgs) == 1 {
-					part.Reset(handoverWait)
-					partDue = part.C
-				}
-				if len(msgs) == handoverGames {
-					ok = handOn()
-				}
-			case <-partDue:
-				ok = handOn()
-			case <-stuck.C:
-				cons = nil
-				break read
-			case <-ctx.Done():
-				ok = false
-			}
-		}
-		stuck.Stop()
-		part.Stop()
-		if !ok || !handOn() {
+		ok, keep := f.read(ctx, b)
+		if !ok {
 			return
 		}
-		if err := b.Error(); cons != nil && err != nil && !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, jetstream.ErrNoMessages) {
-			cons = nil
+		if !keep {
+			f.cons = nil
 		}
 	}
+}
+
+// fetcher is the state of one fetch: where it reads, and through which
+// consumer.
+type fetcher struct {
+	stream jetstream.Stream
+	out    chan<- batch
+	// from is the sequence of the next game to read.
+	from uint64
+	// cons is the consumer read from, nil when it is to be made again.
+	cons jetstream.Consumer
+	// delivered counts the consumer's deliveries: one missing (sent to a
+	// fetch request that had expired) would be a game skipped, so the
+	// consumer is made again after the last game read.
+	delivered uint64
+}
+
+// connect makes a consumer reading from f.from; false if the server did
+// not make it.
+func (f *fetcher) connect(ctx context.Context) bool {
+	// An ephemeral consumer of our own, not an ordered one: that one
+	// remakes itself after a server is gone, with requests that may wait
+	// forever.
+	try, cancel := context.WithTimeout(ctx, apiWait)
+	defer cancel()
+	c, err := f.stream.CreateConsumer(try, jetstream.ConsumerConfig{
+		DeliverPolicy: jetstream.DeliverByStartSequencePolicy, OptStartSeq: f.from,
+		AckPolicy: jetstream.AckNonePolicy, MemoryStorage: true, Replicas: 1,
+		InactiveThreshold: time.Minute,
+	})
+	if err != nil {
+		return false
+	}
+	f.cons, f.delivered = c, 0
+	return true
+}
+
+// read hands the games of one fetch request on, in parts as they come
+// (see handoverGames); ok is false if ctx ended first, keep false if the
+// consumer is to be made again: a delivery missing, the batch stuck or
+// failed.
+func (f *fetcher) read(ctx context.Context, b jetstream.MessageBatch) (ok, keep bool) {
+	// A batch cut off by a server gone may never end: after the longest
+	// wait the server was asked for, and a margin, without a game, the
+	// consumer is made again.
+	stuck := time.NewTimer(apiWait)
+	defer stuck.Stop()
+	part := time.NewTimer(handoverWait)
+	part.Stop()
+	defer part.Stop()
+	var msgs []jetstream.Msg
+	var partDue <-chan time.Time
+	handOn := func() bool {
+		if len(msgs) == 0 {
+			return true
+		}
+		select {
+		case f.out <- batch{msgs: msgs, fetched: time.Now()}:
+		case <-ctx.Done():
+			return false
+		}
+		msgs, partDue = nil, nil
+		stuck.Reset(apiWait)
+		return true
+	}
+	for {
+		select {
+		case m, more := <-b.Messages():
+			if !more {
+				err := b.Error()
+				return handOn(), err == nil || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, jetstream.ErrNoMessages)
+			}
+			if !f.next(m) {
+				return handOn(), false
+			}
+			msgs = append(msgs, m)
+			stuck.Reset(apiWait)
+			if len(msgs) == 1 {
+				part.Reset(handoverWait)
+				partDue = part.C
+			}
+			if len(msgs) == handoverGames && !handOn() {
+				return false, false
+			}
+		case <-partDue:
+			if !handOn() {
+				return false, false
+			}
+		case <-stuck.C:
+			return handOn(), false
+		case <-ctx.Done():
+			return false, false
+		}
+	}
+}
+
+// next moves the read position past m; false if m is not the consumer's
+// next delivery.
+func (f *fetcher) next(m jetstream.Msg) bool {
+	md, err := m.Metadata()
+	if err != nil || md.Sequence.Consumer != f.delivered+1 {
+		return false
+	}
+	f.delivered++
+	f.from = md.Sequence.Stream + 1
+	return true
 }
 
 // check checks and replays a batch of games on every core.
@@ -426,27 +458,9 @@ func (l *Learner) Collect(ctx context.Context, req train.RemoteRequest, add func
 		l.iter = iteration{start: start} // the iteration's figures start here
 	}
 	h := handover{l: l, version: req.Version, cur: &cur, res: &res, add: add}
-	defer func() {
-		res.Cursor, _ = json.Marshal(cur)
-		res.Actors, res.ActorPositionsPerSec, res.ActorsHeldBack = l.actors()
-		if d := l.switchDelays(req.Version); len(d) > 0 {
-			res.NetworkSwitchMs = float64(slices.Max(d)) / float64(time.Millisecond)
-		}
-		h.figures()
-		if res.ActorsHeldBack > 0 {
-			fmt.Fprintf(l.log, "%d of %d actors held back: the learner is behind (%d games wait in the stream)\n", res.ActorsHeldBack, res.Actors, res.Backlog)
-		}
-	}()
-	// The games before the last checkpoint's cursor are taken for good,
-	// and their room goes to new ones.
-	if saved > l.purged {
-		err := retry(ctx, func(ctx context.Context) error {
-			return l.stream.Purge(ctx, jetstream.WithPurgeSequence(saved+1))
-		})
-		if err != nil {
-			return res, fmt.Errorf("games stream: remove the games taken: %w", err)
-		}
-		l.purged = saved
+	defer h.report()
+	if err := l.purge(ctx, saved); err != nil {
+		return res, err
 	}
 	var info *jetstream.StreamInfo
 	err = retry(ctx, func(ctx context.Context) (err error) {
@@ -460,16 +474,38 @@ func (l *Learner) Collect(ctx context.Context, req train.RemoteRequest, add func
 	if cur.Seq >= last && req.MinGames == 0 {
 		return res, nil
 	}
-	g := l.ingestFrom(cur.Seq)
-	span := start.Add(collectSpan)
+	return res, h.takeFrom(ctx, l.ingestFrom(cur.Seq), last, req.MinGames, start.Add(collectSpan))
+}
+
+// purge removes the games up to saved, the last checkpoint's cursor, from
+// the stream: they are taken for good, and their room goes to new ones.
+func (l *Learner) purge(ctx context.Context, saved uint64) error {
+	if saved <= l.purged {
+		return nil
+	}
+	err := retry(ctx, func(ctx context.Context) error {
+		return l.stream.Purge(ctx, jetstream.WithPurgeSequence(saved+1))
+	})
+	if err != nil {
+		return fmt.Errorf("games stream: remove the games taken: %w", err)
+	}
+	l.purged = saved
+	return nil
+}
+
+// takeFrom takes the games g has ready until those owed are taken, the
+// games up to the stream's sequence last and minGames of them, and then
+// those that come until span; it stops early when ctx ends or when the
+// stream is full.
+func (h *handover) takeFrom(ctx context.Context, g *ingester, last uint64, minGames int, span time.Time) error {
 	for {
-		owed := cur.Seq < last || res.Games < req.MinGames
+		owed := h.cur.Seq < last || h.res.Games < minGames
 		wait := time.Second
 		if !owed {
 			// Games keep coming: take them as they come until the span is
 			// over.
 			if wait = time.Until(span); wait <= 0 {
-				break
+				return nil
 			}
 		}
 		games := g.next(ctx, wait)
@@ -478,28 +514,24 @@ func (l *Learner) Collect(ctx context.Context, req train.RemoteRequest, add func
 		// again from the cursor, reading and checking them again).
 		for _, c := range games {
 			if err := h.take(c); err != nil {
-				return res, err
+				return err
 			}
 		}
 		if ctx.Err() != nil {
-			return res, ctx.Err()
+			return ctx.Err()
 		}
 		if len(games) == 0 && !owed {
-			break
+			return nil
 		}
-		if len(games) == 0 {
-			// Nothing yet, or the server is away: the ingester goes on.
-			// But a stream full of games read, dropped ones among them,
-			// takes no more until the checkpoint frees it: train on what
-			// came.
-			if cur.Seq >= last && l.full(ctx, cur.Seq) {
-				fmt.Fprintf(l.log, "games stream full (%d games kept until the checkpoint): going on with %d games of %d\n",
-					l.cfg.Distributed.StreamMaxGames, res.Games, req.MinGames)
-				break
-			}
+		// Nothing yet, or the server is away: the ingester goes on. But a
+		// stream full of games read, dropped ones among them, takes no
+		// more until the checkpoint frees it: train on what came.
+		if len(games) == 0 && h.cur.Seq >= last && h.l.full(ctx, h.cur.Seq) {
+			fmt.Fprintf(h.l.log, "games stream full (%d games kept until the checkpoint): going on with %d games of %d\n",
+				h.l.cfg.Distributed.StreamMaxGames, h.res.Games, minGames)
+			return nil
 		}
 	}
-	return res, nil
 }
 
 // full reports that the stream holds as many games as it may, all of
@@ -582,6 +614,21 @@ func (h *handover) take(c checked) error {
 	}
 	h.lag += h.version - r.Version
 	return nil
+}
+
+// report fills in the result's cursor, actors and figures, and says when
+// actors are held back.
+func (h *handover) report() {
+	l, res := h.l, h.res
+	res.Cursor, _ = json.Marshal(*h.cur)
+	res.Actors, res.ActorPositionsPerSec, res.ActorsHeldBack = l.actors()
+	if d := l.switchDelays(h.version); len(d) > 0 {
+		res.NetworkSwitchMs = float64(slices.Max(d)) / float64(time.Millisecond)
+	}
+	h.figures()
+	if res.ActorsHeldBack > 0 {
+		fmt.Fprintf(l.log, "%d of %d actors held back: the learner is behind (%d games wait in the stream)\n", res.ActorsHeldBack, res.Actors, res.Backlog)
+	}
 }
 
 // figures fills in the result's rates and delays: the games taken per
