@@ -41,8 +41,8 @@ func (l *stringList) Set(v string) error {
 	return nil
 }
 
-func runEval(args []string, s stdio) error {
-	fs := newFlags("eval", `eval --player SPEC --player SPEC [...] --games N [--sprt elo0=E0,elo1=E1[,alpha=A,beta=B]] [--parallel P] [--seed S] [--out DIR] [--opening-plies K] [--max-plies M] [--resume] [--quiet]
+// evalSynopsis is eval's help: its synopsis and what it does.
+const evalSynopsis = `eval --player SPEC --player SPEC [...] --games N [--sprt elo0=E0,elo1=E1[,alpha=A,beta=B]] [--parallel P] [--seed S] [--out DIR] [--opening-plies K] [--max-plies M] [--resume] [--quiet]
 
 Plays a round robin among the players: N games for every pair, colours
 alternating, each two games from the same K random opening plies (shared by
@@ -88,78 +88,55 @@ once the files above are written. Ctrl-C (or SIGTERM) stops it, dropping the
 games in progress (status 130 after Ctrl-C, 143 after SIGTERM); the same
 command with --resume (--parallel and --quiet may differ) plays only the
 games missing. Without --resume, a DIR holding unfinished games or a
-finished eval is refused (status 2).`, s)
-	var players stringList
-	fs.Var(&players, "player", "a player: "+playerListHelp)
-	games := fs.Int("games", 20, "games per pair of players")
-	parallel := fs.Int("parallel", runtime.NumCPU(), "games played at once")
-	seed := fs.Uint64("seed", 1, "seed of the openings and players: the same seed replays the same games")
-	out := fs.String("out", "", "the directory to write (default checkpoints/eval-<UTC time>)")
-	openingPlies := fs.Int("opening-plies", 4, "random plies that start each pair of games")
-	maxPlies := fs.Int("max-plies", env.DefaultRules().MaxPlies, "move limit: a game this long is a draw; 0 for none")
-	quiet := fs.Bool("quiet", false, "no progress bar")
-	resume := fs.Bool("resume", false, "continue the unfinished eval in --out: play the games it lacks")
-	sprt := fs.String("sprt", "", "elo0=E0,elo1=E1[,alpha=A,beta=B]: play pairs of games between the two players until this SPRT decides, or --games are played")
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	rules := env.DefaultRules()
-	rules.MaxPlies = *maxPlies
-	cfg := arena.Config{Rules: rules, Games: *games, Parallel: *parallel, OpeningPlies: *openingPlies, Seed: *seed}
-	if err := cfg.Validate(); err != nil {
-		return flagErr(err, map[string]string{"games": "games", "parallel": "parallel", "opening_plies": "opening-plies", "rules": "max-plies"})
-	}
-	if len(players) < 2 {
-		return usageErr("--player: %d given: want 2 or more", len(players))
-	}
-	test, err := parseSPRTFlag(fs, *sprt, len(players), cfg.Games)
+finished eval is refused (status 2).`
+
+// evalFlags are eval's flags, read and checked.
+type evalFlags struct {
+	players  stringList
+	cfg      arena.Config
+	test     *elo.SPRT // nil without --sprt
+	dir      string    // --out, or the default directory
+	outGiven bool      // --out was given
+	resume   bool
+	quiet    bool
+}
+
+func runEval(args []string, s stdio) error {
+	f, err := parseEvalFlags(args, s)
 	if err != nil {
 		return err
 	}
-	dir := *out
-	if dir == "" {
-		if *resume {
-			return usageErr("--resume: give the --out DIR of the eval to continue")
-		}
-		dir = filepath.Join("checkpoints", "eval-"+time.Now().UTC().Format("20060102-150405"))
-	}
-	res := resumable{what: "eval", out: report.EvaluationFolder(dir), resume: *resume}
+	res := resumable{what: "eval", out: report.EvaluationFolder(f.dir), resume: f.resume}
 	if err := res.check(); err != nil {
 		return err
 	}
 	models := newModels(s.err)
 	defer models.Close()
-	contenders, resolved, networks, err := buildContenders(models, "--player", players)
+	contenders, resolved, networks, err := buildContenders(models, "--player", f.players)
 	if err != nil {
 		return err
 	}
 	// The record and the continue command name the networks played.
 	args = withPlayers(args, "player", resolved)
+	cfg := f.cfg
 	header := arena.NewJournalHeader(contenders, cfg, commandLine("eval", args))
-	header.SPRT = test
+	header.SPRT = f.test
 	journal, played, command, err := res.open(header)
 	if err != nil {
 		return err
 	}
 	defer journal.Close()
 	cfg.Played = played
-	pairs := len(contenders) * (len(contenders) - 1) / 2
-	total := pairs * cfg.Games
-	until := ""
-	if test != nil {
-		until = ", until the sprt " + test.String() + " decides"
-	}
-	fmt.Fprintf(s.out, "eval: %d players, %s, %s each: %s, %d at once%s%s\n", len(contenders), count(pairs, "pair", "pairs"),
-		count(cfg.Games, "game", "games"), count(total, "game", "games"), cfg.Parallel, until, resumed(len(played)))
+	total := announceEval(s, len(contenders), cfg, f.test, len(played))
 	start := time.Now()
 	var (
 		records []arena.GameRecord
 		outcome *elo.SPRTResult
 	)
-	err = res.play(s, journal, len(played), total, *quiet, resumeCommand("eval", args, *resume, *out != "", dir),
+	err = res.play(s, journal, len(played), total, f.quiet, resumeCommand("eval", args, f.resume, f.outGiven, f.dir),
 		func(ctx context.Context, onGame func(arena.GameRecord), bar *progress.Bar) (err error) {
 			cfg.OnGame = onGame
-			records, outcome, err = arena.PlayEvaluation(ctx, contenders, cfg, test,
+			records, outcome, err = arena.PlayEvaluation(ctx, contenders, cfg, f.test,
 				func(r elo.SPRTResult) { bar.Describe("eval, " + r.Progress()) })
 			return err
 		})
@@ -172,7 +149,7 @@ finished eval is refused (status 2).`, s)
 	}
 	rep.SPRT = outcome
 	rep.Networks = networks
-	if err := publish(s, rep, &rep.Settings, command, start, dir, records,
+	if err := publish(s, rep, &rep.Settings, command, start, f.dir, records,
 		report.ResultsFile, report.ReportFile, report.GamesFile, report.EloChart); err != nil {
 		return err
 	}
@@ -180,6 +157,61 @@ finished eval is refused (status 2).`, s)
 		fmt.Fprintln(s.out, rep.SPRT.Line())
 	}
 	return journal.Remove()
+}
+
+// parseEvalFlags reads eval's flags and checks them; every problem is a
+// usage error naming its flag.
+func parseEvalFlags(args []string, s stdio) (evalFlags, error) {
+	fs := newFlags("eval", evalSynopsis, s)
+	var f evalFlags
+	fs.Var(&f.players, "player", "a player: "+playerListHelp)
+	games := fs.Int("games", 20, "games per pair of players")
+	parallel := fs.Int("parallel", runtime.NumCPU(), "games played at once")
+	seed := fs.Uint64("seed", 1, "seed of the openings and players: the same seed replays the same games")
+	out := fs.String("out", "", "the directory to write (default checkpoints/eval-<UTC time>)")
+	openingPlies := fs.Int("opening-plies", 4, "random plies that start each pair of games")
+	maxPlies := fs.Int("max-plies", env.DefaultRules().MaxPlies, "move limit: a game this long is a draw; 0 for none")
+	fs.BoolVar(&f.quiet, "quiet", false, "no progress bar")
+	fs.BoolVar(&f.resume, "resume", false, "continue the unfinished eval in --out: play the games it lacks")
+	sprt := fs.String("sprt", "", "elo0=E0,elo1=E1[,alpha=A,beta=B]: play pairs of games between the two players until this SPRT decides, or --games are played")
+	if err := parseFlags(fs, args); err != nil {
+		return f, err
+	}
+	rules := env.DefaultRules()
+	rules.MaxPlies = *maxPlies
+	f.cfg = arena.Config{Rules: rules, Games: *games, Parallel: *parallel, OpeningPlies: *openingPlies, Seed: *seed}
+	if err := f.cfg.Validate(); err != nil {
+		return f, flagErr(err, map[string]string{"games": "games", "parallel": "parallel", "opening_plies": "opening-plies", "rules": "max-plies"})
+	}
+	if len(f.players) < 2 {
+		return f, usageErr("--player: %d given: want 2 or more", len(f.players))
+	}
+	var err error
+	if f.test, err = parseSPRTFlag(fs, *sprt, len(f.players), f.cfg.Games); err != nil {
+		return f, err
+	}
+	f.dir, f.outGiven = *out, *out != ""
+	if !f.outGiven {
+		if f.resume {
+			return f, usageErr("--resume: give the --out DIR of the eval to continue")
+		}
+		f.dir = filepath.Join("checkpoints", "eval-"+time.Now().UTC().Format("20060102-150405"))
+	}
+	return f, nil
+}
+
+// announceEval says what the eval of n players plays, and returns how
+// many games that is in all.
+func announceEval(s stdio, n int, cfg arena.Config, test *elo.SPRT, played int) (total int) {
+	pairs := n * (n - 1) / 2
+	total = pairs * cfg.Games
+	until := ""
+	if test != nil {
+		until = ", until the sprt " + test.String() + " decides"
+	}
+	fmt.Fprintf(s.out, "eval: %d players, %s, %s each: %s, %d at once%s%s\n", n, count(pairs, "pair", "pairs"),
+		count(cfg.Games, "game", "games"), count(total, "game", "games"), cfg.Parallel, until, resumed(played))
+	return total
 }
 
 // parseSPRTFlag reads --sprt, if given, and checks that the eval can run

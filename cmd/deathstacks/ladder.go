@@ -16,8 +16,8 @@ import (
 	"github.com/deathstacks/deathstacks/train/report"
 )
 
-func runLadder(args []string, s stdio) error {
-	fs := newFlags("ladder", `ladder --run [NAME=]DIR [--run [NAME=]DIR ...] [--vs SPEC ...] [--games N] [--parallel P] [--every K] [--simulations N] [--time D] [--seed S] [--out DIR] [--resume] [--quiet]
+// ladderSynopsis is ladder's help: its synopsis and what it does.
+const ladderSynopsis = `ladder --run [NAME=]DIR [--run [NAME=]DIR ...] [--vs SPEC ...] [--games N] [--parallel P] [--every K] [--simulations N] [--time D] [--seed S] [--out DIR] [--resume] [--quiet]
 
 Rates the network snapshots of a training run (DIR/nets/net-<iteration>.dsnn)
 on one Elo scale and plots Elo against training time. Each snapshot plays as
@@ -58,65 +58,37 @@ game, and goes once the files above are written. Ctrl-C (or SIGTERM) stops
 it, dropping the games in progress (status 130 after Ctrl-C, 143 after
 SIGTERM); the same command with --resume (--parallel and --quiet may
 differ) plays only the games missing. Without --resume, an --out holding
-unfinished games or a finished ladder is refused (status 2).`, s)
-	var runs stringList
-	fs.Var(&runs, "run", "a run directory, DIR or NAME=DIR (repeat for several runs)")
-	var vs stringList
-	fs.Var(&vs, "vs", "a baseline player (default random, greedy and anchor="+report.AnchorSpec+"): "+playerListHelp)
-	games := fs.Int("games", 10, "games per pair of players")
-	parallel := fs.Int("parallel", runtime.NumCPU(), "games played at once")
-	every := fs.Int("every", 1, "rate the snapshots whose iteration is a multiple of K, and the latest, of each run")
-	sims := simulationsFlag(fs, 100, "simulations per move of the network players")
-	moveTime := fs.Duration("time", 0, "search time per move of the network players, such as 1s (then no simulation limit unless --simulations is given); 0 = none")
-	seed := fs.Uint64("seed", 1, "seed of the openings and players")
-	out := fs.String("out", "", "the directory to write (default the run directory; required with several runs)")
-	quiet := fs.Bool("quiet", false, "no progress bar")
-	resume := fs.Bool("resume", false, "continue the unfinished ladder in --out: play the games it lacks")
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	if len(runs) == 0 {
-		return usageErr("--run is required")
-	}
-	named, err := parseRunArgs(runs)
+unfinished games or a finished ladder is refused (status 2).`
+
+// ladderFlags are ladder's flags, read and checked.
+type ladderFlags struct {
+	runs   []runArg
+	vs     stringList     // the baselines' specs
+	opts   ladder.Options // without its runs and networks
+	dir    string         // --out, or the first run's directory
+	resume bool
+	quiet  bool
+}
+
+func runLadder(args []string, s stdio) error {
+	f, err := parseLadderFlags(args, s)
 	if err != nil {
 		return err
 	}
-	if len(named) > 1 && *out == "" {
-		return usageErr("--out is required with several runs: there is no one run directory to write into")
-	}
-	if *moveTime != 0 && !flagGiven(fs, "simulations") {
-		*sims = 0
-	}
-	opts := ladder.Options{Every: *every, Simulations: *sims, Time: *moveTime, Games: *games, Parallel: *parallel, Seed: *seed}
-	if err := opts.Validate(); err != nil {
-		return flagErr(err, map[string]string{"every": "every", "simulations": givenName(fs, "simulations"), "time": "time", "games": "games", "parallel": "parallel"})
-	}
-	if len(vs) == 0 {
-		vs = stringList{"random", "greedy", builtin.AnchorModel + "=" + report.AnchorSpec}
-	}
-	dir := *out
-	if dir == "" {
-		dir = named[0].dir
-	}
-	res := resumable{what: "ladder", out: report.LadderFolder(dir), resume: *resume}
+	res := resumable{what: "ladder", out: report.LadderFolder(f.dir), resume: f.resume}
 	if err := res.check(); err != nil {
 		return err
 	}
 	models := newModels(s.err)
 	defer models.Close()
+	opts := f.opts
 	opts.Networks = models
-	baselines, _, _, err := buildContenders(models, "--vs", vs)
+	baselines, _, _, err := buildContenders(models, "--vs", f.vs)
 	if err != nil {
 		return err
 	}
-	for _, r := range named {
-		info, err := train.LadderRun(r.dir)
-		if err != nil {
-			return usageErr("%v", err)
-		}
-		info.Name = r.name
-		opts.Runs = append(opts.Runs, info)
+	if opts.Runs, err = readLadderRuns(f.runs); err != nil {
+		return err
 	}
 	ladder, err := ladder.New(opts)
 	if err != nil {
@@ -129,13 +101,13 @@ unfinished games or a finished ladder is refused (status 2).`, s)
 	defer journal.Close()
 	total := ladder.Games(len(baselines))
 	fmt.Fprintf(s.out, "ladder: %s, %s: %s, %d at once%s\n", describeRuns(ladder.Runs()),
-		count(len(baselines), "baseline", "baselines"), count(total, "game", "games"), *parallel, resumed(len(played)))
+		count(len(baselines), "baseline", "baselines"), count(total, "game", "games"), opts.Parallel, resumed(len(played)))
 	start := time.Now()
 	var (
 		rep     *report.LadderReport
 		records []arena.GameRecord
 	)
-	err = res.play(s, journal, len(played), total, *quiet, resumeCommand("ladder", args, *resume, true, dir),
+	err = res.play(s, journal, len(played), total, f.quiet, resumeCommand("ladder", args, f.resume, true, f.dir),
 		func(ctx context.Context, onGame func(arena.GameRecord), _ *progress.Bar) (err error) {
 			rep, records, err = ladder.Play(ctx, baselines, played, onGame)
 			return err
@@ -143,11 +115,72 @@ unfinished games or a finished ladder is refused (status 2).`, s)
 	if err != nil {
 		return err
 	}
-	if err := publish(s, rep, &rep.Settings, command, start, dir, records,
+	if err := publish(s, rep, &rep.Settings, command, start, f.dir, records,
 		report.LadderResultsFile, report.LadderReportFile, report.LadderGamesFile, report.LadderChart); err != nil {
 		return err
 	}
 	return journal.Remove()
+}
+
+// parseLadderFlags reads ladder's flags and checks them; every problem is
+// a usage error naming its flag.
+func parseLadderFlags(args []string, s stdio) (ladderFlags, error) {
+	fs := newFlags("ladder", ladderSynopsis, s)
+	var f ladderFlags
+	var runs stringList
+	fs.Var(&runs, "run", "a run directory, DIR or NAME=DIR (repeat for several runs)")
+	fs.Var(&f.vs, "vs", "a baseline player (default random, greedy and anchor="+report.AnchorSpec+"): "+playerListHelp)
+	games := fs.Int("games", 10, "games per pair of players")
+	parallel := fs.Int("parallel", runtime.NumCPU(), "games played at once")
+	every := fs.Int("every", 1, "rate the snapshots whose iteration is a multiple of K, and the latest, of each run")
+	sims := simulationsFlag(fs, 100, "simulations per move of the network players")
+	moveTime := fs.Duration("time", 0, "search time per move of the network players, such as 1s (then no simulation limit unless --simulations is given); 0 = none")
+	seed := fs.Uint64("seed", 1, "seed of the openings and players")
+	out := fs.String("out", "", "the directory to write (default the run directory; required with several runs)")
+	fs.BoolVar(&f.quiet, "quiet", false, "no progress bar")
+	fs.BoolVar(&f.resume, "resume", false, "continue the unfinished ladder in --out: play the games it lacks")
+	if err := parseFlags(fs, args); err != nil {
+		return f, err
+	}
+	if len(runs) == 0 {
+		return f, usageErr("--run is required")
+	}
+	var err error
+	if f.runs, err = parseRunArgs(runs); err != nil {
+		return f, err
+	}
+	if len(f.runs) > 1 && *out == "" {
+		return f, usageErr("--out is required with several runs: there is no one run directory to write into")
+	}
+	if *moveTime != 0 && !flagGiven(fs, "simulations") {
+		*sims = 0
+	}
+	f.opts = ladder.Options{Every: *every, Simulations: *sims, Time: *moveTime, Games: *games, Parallel: *parallel, Seed: *seed}
+	if err := f.opts.Validate(); err != nil {
+		return f, flagErr(err, map[string]string{"every": "every", "simulations": givenName(fs, "simulations"), "time": "time", "games": "games", "parallel": "parallel"})
+	}
+	if len(f.vs) == 0 {
+		f.vs = stringList{"random", "greedy", builtin.AnchorModel + "=" + report.AnchorSpec}
+	}
+	if f.dir = *out; f.dir == "" {
+		f.dir = f.runs[0].dir
+	}
+	return f, nil
+}
+
+// readLadderRuns reads what the ladder needs of each run from its
+// directory.
+func readLadderRuns(runs []runArg) ([]ladder.Run, error) {
+	out := make([]ladder.Run, 0, len(runs))
+	for _, r := range runs {
+		info, err := train.LadderRun(r.dir)
+		if err != nil {
+			return nil, usageErr("%v", err)
+		}
+		info.Name = r.name
+		out = append(out, info)
+	}
+	return out, nil
 }
 
 // runArg is a run of the ladder command: its name and directory.
