@@ -193,55 +193,90 @@ func writeFile(w io.Writer, n *Network, opt *optim.State) (int64, error) {
 // returning: a network is never returned from data that fails a check.
 func readFile(r io.Reader) (*Network, *optim.State, error) {
 	d := codec.NewReader(r, ErrCorrupt, ErrTruncated)
+	cfg, steps, err := readHeader(d)
+	if err != nil {
+		return nil, nil, err
+	}
+	meta := readMeta(d)
+	specs := cfg.specs()
+	weights, err := readWeights(d, cfg, specs)
+	if err != nil {
+		return nil, nil, err
+	}
+	opt := readOptimiser(d, specs)
+	if d.Err() != nil {
+		return nil, nil, d.Err()
+	}
+	if err := d.Sum(); err != nil {
+		return nil, nil, err
+	}
+	return newNetwork(cfg, weights, steps, meta), opt, nil
+}
+
+// readHeader reads and checks the section's header: its magic and format
+// version, the encoding it was trained for, the architecture and the
+// training steps.
+func readHeader(d *codec.Reader) (cfg Config, steps int64, err error) {
 	var version *codec.VersionError
 	format, err := d.HeaderVersions(fileMagic, FormatVersion, formatVersionAux)
 	switch {
 	case errors.Is(err, codec.ErrBadMagic):
-		return nil, nil, ErrNotNetwork
+		return cfg, 0, ErrNotNetwork
 	case errors.As(err, &version):
-		return nil, nil, fmt.Errorf("%w: file has version %d, this program reads %d to %d", ErrFormatVersion, version.Got, FormatVersion, formatVersionAux)
+		return cfg, 0, fmt.Errorf("%w: file has version %d, this program reads %d to %d", ErrFormatVersion, version.Got, FormatVersion, formatVersionAux)
 	}
 	enc, planes, actions := d.U32(), d.U32(), d.U32()
 	if d.Err() == nil && (enc != env.EncodingVersion || planes != env.NumPlanes || actions != env.NumActions) {
-		return nil, nil, fmt.Errorf("%w: file has encoding %d with %d planes and %d actions, this program uses encoding %d with %d and %d",
+		return cfg, 0, fmt.Errorf("%w: file has encoding %d with %d planes and %d actions, this program uses encoding %d with %d and %d",
 			ErrEncoding, enc, planes, actions, env.EncodingVersion, env.NumPlanes, env.NumActions)
 	}
-	cfg := Config{Blocks: int(d.U32()), Channels: int(d.U32()), ValuePlanes: int(d.U32()), ValueHidden: int(d.U32())}
+	cfg = Config{Blocks: int(d.U32()), Channels: int(d.U32()), ValuePlanes: int(d.U32()), ValueHidden: int(d.U32())}
 	if format == formatVersionAux {
 		bits := d.U32()
 		if d.Err() == nil && (bits == 0 || bits&^auxAll != 0) {
-			return nil, nil, fmt.Errorf("%w: auxiliary heads %#x", ErrCorrupt, bits)
+			return cfg, 0, fmt.Errorf("%w: auxiliary heads %#x", ErrCorrupt, bits)
 		}
 		cfg = cfg.withAuxBits(bits)
 	}
-	steps := d.I64()
+	steps = d.I64()
 	if d.Err() != nil {
-		return nil, nil, d.Err()
+		return cfg, 0, d.Err()
 	}
 	if err := cfg.Validate(); err != nil {
-		return nil, nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
+		return cfg, 0, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
 	if steps < 0 {
-		return nil, nil, fmt.Errorf("%w: %d training steps", ErrCorrupt, steps)
+		return cfg, 0, fmt.Errorf("%w: %d training steps", ErrCorrupt, steps)
 	}
+	return cfg, steps, nil
+}
+
+// readMeta reads the metadata entries; damage fails d.
+func readMeta(d *codec.Reader) map[string]string {
 	meta := map[string]string{}
-	if k := d.U32(); k > maxMetaEntries {
+	k := d.U32()
+	if k > maxMetaEntries {
 		d.Fail(fmt.Errorf("%w: %d metadata entries", ErrCorrupt, k))
-	} else {
-		prev := ""
-		for i := range k {
-			key := d.String(maxMetaLen, "metadata string")
-			// Keys are written sorted and unique; anything else is damage.
-			if d.Err() == nil && i > 0 && key <= prev {
-				d.Fail(fmt.Errorf("%w: metadata keys out of order", ErrCorrupt))
-			}
-			meta[key] = d.String(maxMetaLen, "metadata string")
-			prev = key
-		}
+		return meta
 	}
-	specs := cfg.specs()
+	prev := ""
+	for i := range k {
+		key := d.String(maxMetaLen, "metadata string")
+		// Keys are written sorted and unique; anything else is damage.
+		if d.Err() == nil && i > 0 && key <= prev {
+			d.Fail(fmt.Errorf("%w: metadata keys out of order", ErrCorrupt))
+		}
+		meta[key] = d.String(maxMetaLen, "metadata string")
+		prev = key
+	}
+	return meta
+}
+
+// readWeights reads the weight tensors of cfg, whose specs are given,
+// checking their number and shapes.
+func readWeights(d *codec.Reader, cfg Config, specs []paramSpec) ([][]float32, error) {
 	if k := d.U32(); d.Err() == nil && int(k) != len(specs) {
-		return nil, nil, fmt.Errorf("%w: %d weight tensors, %v has %d", ErrArchitecture, k, cfg, len(specs))
+		return nil, fmt.Errorf("%w: %d weight tensors, %v has %d", ErrArchitecture, k, cfg, len(specs))
 	}
 	weights := make([][]float32, len(specs))
 	for i, s := range specs {
@@ -251,11 +286,17 @@ func readFile(r io.Reader) (*Network, *optim.State, error) {
 			shape = append(shape, int(d.U32()))
 		}
 		if d.Err() == nil && !slices.Equal(shape, s.shape) {
-			return nil, nil, fmt.Errorf("%w: %s has shape %v, %v needs %v", ErrArchitecture, s.name, shape, cfg, s.shape)
+			return nil, fmt.Errorf("%w: %s has shape %v, %v needs %v", ErrArchitecture, s.name, shape, cfg, s.shape)
 		}
 		weights[i] = make([]float32, s.size())
 		d.Float32s(weights[i])
 	}
+	return weights, nil
+}
+
+// readOptimiser reads the optimiser state, nil for a network saved
+// without one; damage fails d.
+func readOptimiser(d *codec.Reader, specs []paramSpec) *optim.State {
 	var opt *optim.State
 	switch kind := d.U32(); kind {
 	case optNone:
@@ -272,11 +313,5 @@ func readFile(r io.Reader) (*Network, *optim.State, error) {
 	default:
 		d.Fail(fmt.Errorf("%w: optimiser kind %d", ErrCorrupt, kind))
 	}
-	if d.Err() != nil {
-		return nil, nil, d.Err()
-	}
-	if err := d.Sum(); err != nil {
-		return nil, nil, err
-	}
-	return newNetwork(cfg, weights, steps, meta), opt, nil
+	return opt
 }
