@@ -371,9 +371,25 @@ func (c Config) Validate() error { return configs.Join(c.problems()) }
 // runName is what a run name may contain: it becomes a directory name.
 var runName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 
-// problems lists the settings out of range.
+// problems lists the settings out of range, in the order of the config's
+// sections.
 func (c Config) problems() []*configs.FieldError {
 	var ch configs.Checker
+	c.checkRun(&ch)
+	ch.Section("model", c.Model.Validate())
+	ch.Section("server", c.Server.Validate())
+	ch.Section("search", c.Search.Validate())
+	c.checkSelfPlay(&ch)
+	ch.Section("replay", c.Replay.Validate())
+	c.checkOptim(&ch)
+	c.checkEval(&ch)
+	ch.AtLeast("output.keep_last", c.Output.KeepLast, 1)
+	c.checkDistributed(&ch)
+	return ch.Problems()
+}
+
+// checkRun checks the run's name and end, and its rules.
+func (c Config) checkRun(ch *configs.Checker) {
 	ch.Check(runName.MatchString(c.Name), "name", "is %q: want letters, digits, '.', '_' or '-', starting with a letter or digit", c.Name)
 	ch.AtLeast("iterations", c.Iterations, 0)
 	ch.Check(c.TimeLimit >= 0, "time_limit", "is %v: want 0 (no limit) or more", c.TimeLimit)
@@ -389,10 +405,10 @@ func (c Config) problems() []*configs.FieldError {
 	if !ch.Reported("env.opening_plies") {
 		ch.Between("env.opening_plies", c.Env.OpeningPlies, 0, max(0, r.MaxPlies-1))
 	}
-	ch.Section("model", c.Model.Validate())
-	ch.Section("server", c.Server.Validate())
-	ch.Section("search", c.Search.Validate())
+}
 
+// checkSelfPlay checks the selfplay section.
+func (c Config) checkSelfPlay(ch *configs.Checker) {
 	s := c.SelfPlay
 	ch.AtLeast("selfplay.games_per_iteration", s.GamesPerIteration, 1)
 	ch.Between("selfplay.parallel_games", s.ParallelGames, 1, 4096)
@@ -409,12 +425,13 @@ func (c Config) problems() []*configs.FieldError {
 	} else {
 		ch.InRange("selfplay.full_search_share", s.FullSearchShare, 0, 1)
 	}
-
 	ch.AtLeast("selfplay.progressive_simulations", s.ProgressiveSimulations, 0)
 	ch.InRange("selfplay.search_value_share", s.SearchValueShare, 0, 1)
+}
 
-	ch.Section("replay", c.Replay.Validate())
-
+// checkOptim checks the optim section, and its batch against the replay
+// window.
+func (c Config) checkOptim(ch *configs.Checker) {
 	ch.AtLeast("optim.total_steps", c.Optim.TotalSteps, 0)
 	if !ch.Reported("optim.total_steps") {
 		ch.Section("optim", c.Optim.trainConfig().Validate())
@@ -422,12 +439,15 @@ func (c Config) problems() []*configs.FieldError {
 	ch.AtLeast("optim.steps_per_iteration", c.Optim.StepsPerIteration, 1)
 	ch.AtLeast("optim.average_iterations", c.Optim.AverageIterations, 1)
 	ch.Check(c.Optim.BatchSize <= c.Replay.Window, "optim.batch_size", "is %d: want at most replay.window (%d)", c.Optim.BatchSize, c.Replay.Window)
+}
 
+// checkEval checks the eval section against the rules.
+func (c Config) checkEval(ch *configs.Checker) {
 	e := c.Eval
 	ch.AtLeast("eval.every", e.Every, 0)
 	ch.AtLeast("eval.games", e.Games, 1)
 	ch.Between("eval.parallel_games", e.ParallelGames, 1, 4096)
-	ch.Between("eval.opening_plies", e.OpeningPlies, 0, max(0, r.MaxPlies-1))
+	ch.Between("eval.opening_plies", e.OpeningPlies, 0, max(0, c.Env.Rules.MaxPlies-1))
 	for i, spec := range e.Baselines {
 		if _, err := players.ParseSpec(spec); err != nil {
 			ch.Check(false, fmt.Sprintf("eval.baselines[%d]", i), "is %q: %v", spec, err)
@@ -442,9 +462,10 @@ func (c Config) problems() []*configs.FieldError {
 	ch.Check(e.Snapshots == 0 || e.Anchor != "", "eval.snapshots", "is %d without eval.anchor: the scale needs its 0", e.Snapshots)
 	ch.AtLeast("eval.simulations", e.Simulations, 1)
 	ch.Check(!e.Gating, "eval.gating", "is true: gating was removed, unmeasured (see train/README.md)")
+}
 
-	ch.AtLeast("output.keep_last", c.Output.KeepLast, 1)
-
+// checkDistributed checks the distributed section against self-play.
+func (c Config) checkDistributed(ch *configs.Checker) {
 	ch.AtLeast("distributed.max_staleness", c.Distributed.MaxStaleness, 0)
 	ch.AtLeast("distributed.queue_games", c.Distributed.QueueGames, 1)
 	ch.AtLeast("distributed.ingest_ahead_games", c.Distributed.IngestAheadGames, 1)
@@ -453,7 +474,6 @@ func (c Config) problems() []*configs.FieldError {
 	// A pure learner waits for an iteration's games: the stream must hold them.
 	ch.Check(c.Distributed.StreamMaxGames >= max(1, c.SelfPlay.GamesPerIteration), "distributed.stream_max_games",
 		"is %d: want selfplay.games_per_iteration (%d) or more", c.Distributed.StreamMaxGames, c.SelfPlay.GamesPerIteration)
-	return ch.Problems()
 }
 
 // YAML returns the configuration as YAML that [Parse] reads back to the
