@@ -282,64 +282,20 @@ func (l *Ladder) spec(g rung) string {
 // from its first pair to its last. It returns the report and the records
 // of every game, in game order.
 func (l *Ladder) Play(ctx context.Context, baselines []arena.Contender, played []arena.GameRecord, onGame func(arena.GameRecord)) (*report.LadderReport, []arena.GameRecord, error) {
-	if len(baselines) == 0 {
-		return nil, nil, errors.New("ladder: no baseline players")
+	if err := l.checkBaselines(baselines); err != nil {
+		return nil, nil, err
 	}
-	if l.opts.Networks == nil {
-		return nil, nil, errors.New("ladder: no Networks to serve the snapshots")
-	}
-	for _, b := range baselines {
-		for _, g := range l.rungs {
-			if b.Name == g.name {
-				return nil, nil, fmt.Errorf("ladder: a baseline is called %s like a snapshot", b.Name)
-			}
-		}
-	}
-	nb := len(baselines)
-	schedule := l.schedule(nb)
+	schedule := l.schedule(len(baselines))
 	byMatch, err := l.playedByMatch(played, baselines, schedule)
 	if err != nil {
 		return nil, nil, fmt.Errorf("ladder: %w", err)
 	}
-	// Each snapshot's server starts at its first match and stops after its
-	// last, so that few networks are in memory at once.
-	last := make([]int, len(l.rungs))
-	for m, pair := range schedule {
-		for _, i := range pair {
-			if i >= nb {
-				last[i-nb] = m
-			}
-		}
-	}
-	open := make([]*arena.Entrant, len(l.rungs))
-	defer func() {
-		for k, p := range open {
-			if p != nil {
-				l.opts.Networks.Release(l.rungs[k].snap.Path)
-			}
-		}
-	}()
-	entrant := func(i int) (arena.Entrant, error) {
-		if i < nb {
-			return baselines[i].Entrant, nil
-		}
-		if open[i-nb] == nil {
-			e, err := l.player(l.rungs[i-nb])
-			if err != nil {
-				return arena.Entrant{}, err
-			}
-			open[i-nb] = &e
-		}
-		return *open[i-nb], nil
-	}
+	sv := l.serve(baselines, schedule)
+	defer sv.close()
 	cfg := l.config()
 	var records []arena.GameRecord
 	for m, pair := range schedule {
-		a, err := entrant(pair[0])
-		if err != nil {
-			return nil, records, err
-		}
-		b, err := entrant(pair[1])
+		a, b, err := sv.entrants(pair)
 		if err != nil {
 			return nil, records, err
 		}
@@ -359,13 +315,8 @@ func (l *Ladder) Play(ctx context.Context, baselines []arena.Contender, played [
 		if err != nil {
 			return nil, records, fmt.Errorf("ladder: %w", err)
 		}
-		for _, i := range pair {
-			if i >= nb && last[i-nb] == m {
-				open[i-nb] = nil
-				if err := l.opts.Networks.Release(l.rungs[i-nb].snap.Path); err != nil {
-					return nil, records, fmt.Errorf("ladder: %w", err)
-				}
-			}
+		if err := sv.played(m, pair); err != nil {
+			return nil, records, fmt.Errorf("ladder: %w", err)
 		}
 	}
 	contenders := slices.Clone(baselines)
@@ -377,6 +328,101 @@ func (l *Ladder) Play(ctx context.Context, baselines []arena.Contender, played [
 		return nil, records, fmt.Errorf("ladder: %w", err)
 	}
 	return l.report(rep), records, nil
+}
+
+// checkBaselines checks that the ladder can play against baselines: one
+// at least, none called like a snapshot, and Networks to serve the
+// snapshots.
+func (l *Ladder) checkBaselines(baselines []arena.Contender) error {
+	if len(baselines) == 0 {
+		return errors.New("ladder: no baseline players")
+	}
+	if l.opts.Networks == nil {
+		return errors.New("ladder: no Networks to serve the snapshots")
+	}
+	for _, b := range baselines {
+		for _, g := range l.rungs {
+			if b.Name == g.name {
+				return fmt.Errorf("ladder: a baseline is called %s like a snapshot", b.Name)
+			}
+		}
+	}
+	return nil
+}
+
+// serving holds the players of a schedule's matches: the baselines, and
+// each snapshot's player, whose server starts at its first match and
+// stops after its last, so that few networks are in memory at once.
+type serving struct {
+	l         *Ladder
+	baselines []arena.Contender
+	last      []int            // each rung's last match
+	open      []*arena.Entrant // each rung's player while its server runs
+}
+
+// serve returns the players of the matches of schedule, none started yet.
+func (l *Ladder) serve(baselines []arena.Contender, schedule [][2]int) *serving {
+	nb := len(baselines)
+	last := make([]int, len(l.rungs))
+	for m, pair := range schedule {
+		for _, i := range pair {
+			if i >= nb {
+				last[i-nb] = m
+			}
+		}
+	}
+	return &serving{l: l, baselines: baselines, last: last, open: make([]*arena.Entrant, len(l.rungs))}
+}
+
+// entrants returns the two players of a match, starting the servers of
+// the snapshots that play their first.
+func (s *serving) entrants(pair [2]int) (a, b arena.Entrant, err error) {
+	if a, err = s.entrant(pair[0]); err != nil {
+		return a, b, err
+	}
+	b, err = s.entrant(pair[1])
+	return a, b, err
+}
+
+// entrant returns player i of the schedule: a baseline, or past them a
+// snapshot's player.
+func (s *serving) entrant(i int) (arena.Entrant, error) {
+	nb := len(s.baselines)
+	if i < nb {
+		return s.baselines[i].Entrant, nil
+	}
+	if s.open[i-nb] == nil {
+		e, err := s.l.player(s.l.rungs[i-nb])
+		if err != nil {
+			return arena.Entrant{}, err
+		}
+		s.open[i-nb] = &e
+	}
+	return *s.open[i-nb], nil
+}
+
+// played stops the servers of the snapshots whose last match, m, has
+// been played.
+func (s *serving) played(m int, pair [2]int) error {
+	nb := len(s.baselines)
+	for _, i := range pair {
+		if i >= nb && s.last[i-nb] == m {
+			s.open[i-nb] = nil
+			if err := s.l.opts.Networks.Release(s.l.rungs[i-nb].snap.Path); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// close stops the servers still running.
+func (s *serving) close() {
+	for k, p := range s.open {
+		if p != nil {
+			s.l.opts.Networks.Release(s.l.rungs[k].snap.Path)
+		}
+	}
 }
 
 // pairs returns the names of the players of each match of a schedule.
