@@ -1,9 +1,11 @@
 package mcts
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -153,19 +155,9 @@ const winNodesPerSimulation = 100
 // An error names the setting as written: "sims=-1: want ...". Settings
 // are not checked against each other: [Config.Validate] does that.
 func (c Config) Resolve(given []Given, timed int) (Config, error) {
-	set := map[string]string{} // canonical key -> the key as given
-	for _, g := range given {
-		key, ok := CanonicalKey(g.Key)
-		if !ok {
-			return Config{}, fmt.Errorf("%s=%s: no search setting: want one of %s", g.Key, g.Value, strings.Join(settingKeys(), ", "))
-		}
-		if err := c.Set(g.Key, g.Value); err != nil {
-			return Config{}, givenError(g, err)
-		}
-		if other, twice := set[key]; twice {
-			return Config{}, fmt.Errorf("%s and %s: both set %s: give one", other, g.Key, key)
-		}
-		set[key] = g.Key
+	c, set, err := c.apply(given)
+	if err != nil {
+		return Config{}, err
 	}
 	_, hasSims := set["simulations"]
 	if _, hasTime := set["time"]; hasTime && !hasSims {
@@ -175,6 +167,76 @@ func (c Config) Resolve(given []Given, timed int) (Config, error) {
 		c.WinSearchNodes = min(c.WinSearchNodes, c.Simulations*winNodesPerSimulation)
 	}
 	return c, nil
+}
+
+// Apply returns c with the settings given applied over it, each value
+// read and checked on its own by the table, and nothing else: each
+// setting means what it says, as in a config file's search section
+// (self-play's settings). Its errors are [Config.Resolve]'s.
+func (c Config) Apply(given []Given) (Config, error) {
+	c, _, err := c.apply(given)
+	return c, err
+}
+
+// apply is [Config.Apply], which also returns the key as given of each
+// setting set, by its canonical key.
+func (c Config) apply(given []Given) (Config, map[string]string, error) {
+	set := map[string]string{} // canonical key -> the key as given
+	for _, g := range given {
+		key, ok := CanonicalKey(g.Key)
+		if !ok {
+			return Config{}, nil, fmt.Errorf("%s=%s: no search setting: want one of %s", g.Key, g.Value, strings.Join(SettingKeys(), ", "))
+		}
+		if err := c.Set(g.Key, g.Value); err != nil {
+			return Config{}, nil, givenError(g, err)
+		}
+		if other, twice := set[key]; twice {
+			return Config{}, nil, fmt.Errorf("%s and %s: both set %s: give one", other, g.Key, key)
+		}
+		set[key] = g.Key
+	}
+	return c, set, nil
+}
+
+// ResolveKeywords returns the search of settings given as keyword
+// arguments (a key of the table or one of its aliases, and the value's
+// text), such as the Python Search's: resolved over c in the table's
+// order ([Keywords], [Config.Resolve] with timed) and checked
+// ([Config.Validate]).
+func (c Config) ResolveKeywords(kw map[string]string, timed int) (Config, error) {
+	c, err := c.Resolve(Keywords(kw), timed)
+	if err != nil {
+		return Config{}, err
+	}
+	if err := c.Validate(); err != nil {
+		return Config{}, err
+	}
+	return c, nil
+}
+
+// Keywords returns settings given as keyword arguments (a key of the
+// table or one of its aliases, and the value's text) in the table's
+// order, keys of no setting last by name, for errors that do not depend
+// on the order of a map.
+func Keywords(kw map[string]string) []Given {
+	rank := map[string]int{}
+	for i, key := range SettingKeys() {
+		rank[key] = i
+	}
+	order := func(key string) int {
+		if k, ok := CanonicalKey(key); ok {
+			return rank[k]
+		}
+		return len(rank)
+	}
+	given := make([]Given, 0, len(kw))
+	for key, value := range kw {
+		given = append(given, Given{Key: key, Value: value})
+	}
+	slices.SortFunc(given, func(a, b Given) int {
+		return cmp.Or(order(a.Key)-order(b.Key), strings.Compare(a.Key, b.Key))
+	})
+	return given
 }
 
 // givenError says what is wrong with the value of the setting g, named
@@ -192,8 +254,8 @@ func givenError(g Given, err error) error {
 	return fmt.Errorf("%s=%s: %s", g.Key, g.Value, fe.Msg)
 }
 
-// settingKeys lists the keys of the settings in the table's order.
-func settingKeys() []string {
+// SettingKeys lists the keys of the settings in the table's order.
+func SettingKeys() []string {
 	var keys []string
 	for _, st := range Settings() {
 		keys = append(keys, st.Key)

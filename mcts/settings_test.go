@@ -91,3 +91,85 @@ func TestWithSimulations(t *testing.T) {
 		}
 	}
 }
+
+// Apply sets what it is given and derives nothing.
+func TestApply(t *testing.T) {
+	def := DefaultConfig() // 800 simulations, no time, 500,000 positions
+	cases := []struct {
+		given       string
+		sims, nodes int
+		time        time.Duration
+	}{
+		{"", 800, 500_000, 0},
+		{"time=500ms", 800, 500_000, 500 * time.Millisecond},
+		{"sims=50", 50, 500_000, 0},
+		{"sims=0,time=1s", 0, 500_000, time.Second},
+		{"win_search_nodes=7", 800, 7, 0},
+	}
+	for _, tc := range cases {
+		c, err := def.Apply(given(tc.given))
+		if err != nil || c.Simulations != tc.sims || c.WinSearchNodes != tc.nodes || c.Time != tc.time {
+			t.Errorf("%q: %d simulations, %d positions, %v (%v): want %d, %d, %v",
+				tc.given, c.Simulations, c.WinSearchNodes, c.Time, err, tc.sims, tc.nodes, tc.time)
+		}
+	}
+	for _, tc := range []struct{ given, want string }{
+		{"sims=-1", "sims=-1: want a whole number, 0 (no limit, with a time) or more"},
+		{"sims=10,simulations=20", "sims and simulations: both set simulations: give one"},
+		{"simz=3", "simz=3: no search setting: want one of simulations, time, c_puct, "},
+	} {
+		if _, err := def.Apply(given(tc.given)); err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+			t.Errorf("%q: error %v, want %q", tc.given, err, tc.want)
+		}
+	}
+}
+
+// Keywords orders keyword settings as the table lists them, unknown keys
+// last by name, whatever the map's order.
+func TestKeywords(t *testing.T) {
+	kw := map[string]string{"zeta": "1", "gumbel": "true", "sims": "8", "alpha": "0.3", "time": "1s", "beta": "2"}
+	want := "sims=8,time=1s,alpha=0.3,gumbel=true,beta=2,zeta=1"
+	for range 20 {
+		var got []string
+		for _, g := range Keywords(kw) {
+			got = append(got, g.Key+"="+g.Value)
+		}
+		if s := strings.Join(got, ","); s != want {
+			t.Fatalf("Keywords: %s, want %s", s, want)
+		}
+	}
+}
+
+// ResolveKeywords resolves keyword settings in the table's order, the
+// derived settings included, and checks the result.
+func TestResolveKeywords(t *testing.T) {
+	cases := []struct {
+		kw   map[string]string
+		want string // the changed settings, or the error
+	}{
+		{map[string]string{"sims": "50"}, "simulations=50,win_search_nodes=5000"},
+		{map[string]string{"time": "500ms"}, "simulations=0,time=500ms"},
+		{map[string]string{"time": "0s"}, "simulations is 0 without a time: want 1 or more, or a time per move"},
+		{map[string]string{"simz": "3", "sims": "-1"}, "sims=-1: want a whole number, 0 (no limit, with a time) or more"},
+		{map[string]string{"gumbel": "true", "dirichlet_epsilon": "0.25"}, "dirichlet_epsilon is 0.25: want 0 with gumbel, whose own noise explores"},
+	}
+	def := DefaultConfig()
+	for _, tc := range cases {
+		c, err := def.ResolveKeywords(tc.kw, 0)
+		got := ""
+		if err != nil {
+			got = err.Error()
+		} else {
+			var changed []string
+			for _, key := range SettingKeys() {
+				if v := c.Get(key); v != def.Get(key) {
+					changed = append(changed, key+"="+v)
+				}
+			}
+			got = strings.Join(changed, ",")
+		}
+		if got != tc.want {
+			t.Errorf("%v: %q, want %q", tc.kw, got, tc.want)
+		}
+	}
+}

@@ -1,12 +1,10 @@
 package main
 
 import (
-	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"strings"
 
 	"github.com/deathstacks/deathstacks/env"
@@ -66,54 +64,47 @@ func stopRun(r *stepRun) {
 	}
 }
 
-// searchSettings reads a JSON object of search settings (keys of the
-// search settings table or their aliases, values numbers, booleans or
-// strings such as "500ms") in the order of the table, for errors that do
-// not depend on the order of a map.
-func searchSettings(text string) ([]mcts.Given, error) {
+// keywords reads a JSON object of keyword settings into each key's
+// value as text: a string as it is, a number or a boolean as written.
+func keywords(text string) (map[string]string, error) {
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal([]byte(text), &raw); err != nil {
 		return nil, fmt.Errorf("settings: %w", err)
 	}
-	given := make([]mcts.Given, 0, len(raw))
+	kw := make(map[string]string, len(raw))
 	for key, v := range raw {
 		var s string
 		if err := json.Unmarshal(v, &s); err != nil {
 			s = string(v) // a number or a boolean, as written
 		}
-		given = append(given, mcts.Given{Key: key, Value: s})
+		kw[key] = s
 	}
-	order := map[string]int{}
-	for i, st := range mcts.Settings() {
-		order[st.Key] = i
+	return kw, nil
+}
+
+// searchSettings reads a JSON object of search settings (keys of the
+// search settings table or their aliases, values numbers, booleans or
+// strings such as "500ms") in the order of the table (mcts.Keywords).
+func searchSettings(text string) ([]mcts.Given, error) {
+	kw, err := keywords(text)
+	if err != nil {
+		return nil, err
 	}
-	rank := func(key string) int {
-		if k, ok := mcts.CanonicalKey(key); ok {
-			return order[k]
-		}
-		return len(order)
-	}
-	slices.SortFunc(given, func(a, b mcts.Given) int {
-		return cmp.Or(rank(a.Key)-rank(b.Key), strings.Compare(a.Key, b.Key))
-	})
-	return given, nil
+	return mcts.Keywords(kw), nil
 }
 
 // newSearcher resolves the settings over mcts.DefaultConfig, as an az
 // player's spec with the same keys resolves them, and checks them.
 func newSearcher(settings string, seed uint64, rules env.Rules) (*searcher, error) {
-	given, err := searchSettings(settings)
+	kw, err := keywords(settings)
 	if err != nil {
 		return nil, err
 	}
-	if slices.ContainsFunc(given, func(g mcts.Given) bool { return g.Key == "model" }) {
+	if _, ok := kw["model"]; ok {
 		return nil, errors.New("model: no search setting: the caller's evaluator is the network")
 	}
-	cfg, err := mcts.DefaultConfig().Resolve(given, 0)
+	cfg, err := mcts.DefaultConfig().ResolveKeywords(kw, 0)
 	if err != nil {
-		return nil, err
-	}
-	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	return &searcher{cfg: cfg, rules: rules, seed: seed}, nil

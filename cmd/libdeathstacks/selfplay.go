@@ -5,13 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"reflect"
-	"slices"
-	"strings"
-	"sync"
 	"sync/atomic"
 
-	"github.com/deathstacks/deathstacks/configs"
 	"github.com/deathstacks/deathstacks/env"
 	"github.com/deathstacks/deathstacks/mcts"
 	"github.com/deathstacks/deathstacks/train"
@@ -38,139 +33,18 @@ func (r *selfPlayRun) close() error {
 	return nil
 }
 
-// selfPlayKeys maps the keys a caller may set to their key paths in the
-// trainer's config: every search setting (and its aliases), every
-// selfplay setting but games_per_iteration (the caller says how many
-// games), the rules and env's opening_plies.
-var selfPlayKeys = sync.OnceValue(func() map[string]string {
-	keys := map[string]string{}
-	for _, st := range mcts.Settings() {
-		for _, k := range append([]string{st.Key}, st.Aliases...) {
-			keys[k] = "search." + st.Key
-		}
-	}
-	for _, k := range yamlKeys(reflect.TypeFor[train.SelfPlayConfig]()) {
-		if k != "games_per_iteration" && k != "progressive_simulations" { // a run's, not a caller's
-			keys[k] = "selfplay." + k
-		}
-	}
-	for _, k := range yamlKeys(reflect.TypeFor[env.Rules]()) {
-		keys[k] = "env.rules." + k
-	}
-	keys["opening_plies"] = "env.opening_plies"
-	return keys
-})
-
-// yamlKeys lists the yaml keys of a struct's fields.
-func yamlKeys(t reflect.Type) []string {
-	var keys []string
-	for f := range t.Fields() {
-		if k, _, _ := strings.Cut(f.Tag.Get("yaml"), ","); k != "" && k != "-" {
-			keys = append(keys, k)
-		}
-	}
-	return keys
-}
-
-// newSelfPlayRun reads a JSON object of settings over the trainer's
-// defaults (configs/default.yaml), checked as the trainer checks a config
-// file. Without parallel_games, all the games of a run are played at once
-// (at most 4096), for the largest batches.
+// newSelfPlayRun reads a JSON object of keyword settings over the
+// trainer's defaults (train.SelfPlaySettings).
 func newSelfPlayRun(settings string) (*selfPlayRun, error) {
-	var raw map[string]json.RawMessage
-	if err := json.Unmarshal([]byte(settings), &raw); err != nil {
-		return nil, fmt.Errorf("settings: %w", err)
-	}
-	tree := map[string]any{}
-	for key, v := range raw {
-		path, ok := selfPlayKeys()[key]
-		if !ok {
-			return nil, fmt.Errorf("settings: no setting %q: want a search setting (%s), %s", key, searchKeyNames(), otherSelfPlayKeys())
-		}
-		parts := strings.Split(path, ".")
-		node := tree
-		for _, p := range parts[:len(parts)-1] {
-			if node[p] == nil {
-				node[p] = map[string]any{}
-			}
-			node = node[p].(map[string]any)
-		}
-		if _, twice := node[parts[len(parts)-1]]; twice {
-			return nil, fmt.Errorf("settings: %s is set twice (under two of its names)", path)
-		}
-		node[parts[len(parts)-1]] = v
-	}
-	if _, ok := raw["parallel_games"]; !ok {
-		tree["selfplay"] = withDefault(tree["selfplay"], "parallel_games", json.RawMessage("4096"))
-	}
-	// JSON is YAML: the trainer's own reader checks every key.
-	text, err := json.Marshal(tree)
+	kw, err := keywords(settings)
 	if err != nil {
-		return nil, fmt.Errorf("settings: %w", err)
+		return nil, err
 	}
-	cfg, err := train.Parse(text)
+	cfg, err := train.SelfPlaySettings(kw)
 	if err != nil {
-		return nil, fmt.Errorf("settings: %w", withoutLines(err))
+		return nil, err
 	}
-	// The games record every target the trainer's auxiliary heads have
-	// (the reply, the final ownership and score; see samples and
-	// targets). The surprise is not: it would cost the caller's evaluator
-	// a call per sample.
-	cfg.Model.ReplyHead, cfg.Model.OwnershipHead, cfg.Model.ScoreHead = true, true, true
 	return &selfPlayRun{cfg: cfg}, nil
-}
-
-// withDefault returns the section with key set to v.
-func withDefault(section any, key string, v json.RawMessage) map[string]any {
-	m, _ := section.(map[string]any)
-	if m == nil {
-		m = map[string]any{}
-	}
-	m[key] = v
-	return m
-}
-
-// withoutLines drops the line numbers of a config's errors: the caller's
-// settings are keyword arguments, not lines of a file.
-func withoutLines(err error) error {
-	var fe *configs.FieldError
-	if errors.As(err, &fe) && !isJoined(err) {
-		return &configs.FieldError{Key: fe.Key, Msg: fe.Msg}
-	}
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		var out []error
-		for _, e := range j.Unwrap() {
-			out = append(out, withoutLines(e))
-		}
-		return errors.Join(out...)
-	}
-	return err
-}
-
-func isJoined(err error) bool {
-	_, ok := err.(interface{ Unwrap() []error })
-	return ok
-}
-
-// searchKeyNames lists the search settings' keys.
-func searchKeyNames() string {
-	var names []string
-	for _, st := range mcts.Settings() {
-		names = append(names, st.Key)
-	}
-	return strings.Join(names, ", ")
-}
-
-// otherSelfPlayKeys lists the keys besides the search settings.
-func otherSelfPlayKeys() string {
-	var names []string
-	for k, path := range selfPlayKeys() {
-		if !strings.HasPrefix(path, "search.") {
-			names = append(names, k)
-		}
-	}
-	slices.Sort(names)
-	return strings.Join(names, ", ")
 }
 
 // start begins n games, seeded from seed as the trainer seeds an

@@ -324,11 +324,11 @@ func TestBatchRefusals(t *testing.T) {
 		})
 	}
 	for _, tt := range []struct{ settings, want string }{
-		{`{"resign_threshold": 2}`, "selfplay.resign_threshold"},
+		{`{"resign_threshold": 2}`, "resign_threshold=2: want -1 to 0"},
 		{`{"max_plies": 0}`, "max_plies"},
 		{`{"games_per_iteration": 3}`, "games_per_iteration"},
 		{`{"simulations": 8, "fast_simulations": 8}`, "fast_simulations"},
-		{`{"sims": 8, "simulations": 9}`, "twice"},
+		{`{"sims": 8, "simulations": 9}`, "sims and simulations: both set simulations"},
 		{`{"gumbel": "maybe"}`, "gumbel"},
 	} {
 		t.Run("self-play settings "+tt.settings, func(t *testing.T) {

@@ -85,7 +85,7 @@ def test_trainer_settings():
 
 
 @pytest.mark.parametrize("settings, key", [
-    (dict(resign_threshold=2), "selfplay.resign_threshold"),
+    (dict(resign_threshold=2), "resign_threshold=2: want -1 to 0"),
     (dict(max_plies=0), "max_plies"),
     (dict(games_per_iteration=3), "games_per_iteration"),
     (dict(simulations=8, fast_simulations=8), "fast_simulations"),
