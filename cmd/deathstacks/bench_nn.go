@@ -38,8 +38,8 @@ func runBench(args []string, s stdio) error {
 	return usageErr("%s", usage)
 }
 
-func runBenchNN(args []string, s stdio) error {
-	fs := newFlags("bench nn", `bench nn [--config FILE] [--seconds S] [--batches LIST] [--clients K] [--per-call N] [--train-batch B] [--compare]
+// benchNNSynopsis is bench nn's help: its synopsis and what it prints.
+const benchNNSynopsis = `bench nn [--config FILE] [--seconds S] [--batches LIST] [--clients K] [--per-call N] [--train-batch B] [--compare]
 
 Measures the configured network on positions from seeded random games:
   peak cores=<C> gflops=<G>         a pure FMA loop on all cores: the machine's peak
@@ -55,7 +55,10 @@ share its part of the peak. With --compare the raw, server and train lines follo
 gorgonia's stock graph and gonum's Sgemm, each starting with "stock ".
 Each line runs for --seconds after a warm-up. A description of the network
 goes to standard error. Ctrl-C (or SIGTERM) stops it, dropping the line in
-progress.`, s)
+progress.`
+
+func runBenchNN(args []string, s stdio) error {
+	fs := newFlags("bench nn", benchNNSynopsis, s)
 	configArg := fs.String("config", "default", "a training config (file or built-in name); its model and server sections are used")
 	seconds := fs.Float64("seconds", 2, "measuring time per line")
 	batches := fs.String("batches", "1,8,16,32,64", "comma-separated batch sizes of the raw graph")
