@@ -102,87 +102,34 @@ func (r *selfPlayRun) size() (int64, error) {
 // samples writes the last run's n training samples, game by game, into
 // the caller's arrays (nil to skip one): observations, legal masks,
 // policy targets over every action, value targets, and each sample's game
-// and the plies played before it.
+// and the plies played before it (train.DenseSamples).
 func (r *selfPlayRun) samples(n int, obs []float32, mask []bool, policy, value []float32, game, ply []int64) error {
-	games, err := r.finished()
-	if err != nil {
-		return err
-	}
-	if total, _ := r.size(); int64(n) != total {
-		return fmt.Errorf("self-play samples: arrays for %d samples, the games have %d", n, total)
-	}
-	if err := errors.Join(checkLen("observations", obs, n*env.ObservationSize), checkLen("masks", mask, n*env.NumActions),
-		checkLen("policy", policy, n*env.NumActions), checkLen("values", value, n), checkLen("games", game, n),
-		checkLen("plies", ply, n)); err != nil {
-		return fmt.Errorf("self-play samples: %w", err)
-	}
-	k := 0
-	for i, g := range games {
-		for j, s := range g.Samples {
-			copy(row(obs, k, env.ObservationSize), s.Obs)
-			m, p := row(mask, k, env.NumActions), row(policy, k, env.NumActions)
-			clear(m)
-			clear(p)
-			for l, a := range s.Legal {
-				if m != nil {
-					m[a] = true
-				}
-				if p != nil {
-					p[a] = s.Policy[l]
-				}
-			}
-			if value != nil {
-				value[k] = s.Value
-			}
-			if game != nil {
-				game[k] = int64(i)
-			}
-			if ply != nil {
-				ply[k] = int64(g.SamplePlies[j])
-			}
-			k++
-		}
-	}
-	return nil
+	d := train.DenseSamples{Obs: obs, Mask: mask, Policy: policy, Value: value, Game: game, Ply: ply}
+	return r.writeSamples("self-play samples", n, d)
 }
 
 // targets writes the last run's n samples' targets for the trainer's
 // auxiliary heads into the caller's arrays (nil to skip one): the
-// opponent's reply (the next sample's policy target over every action,
-// zero where hasReply is false: the game's last sample), the final owner
-// of each square from the side to move's view (n*36), on the board the
-// value target is judged on, and the material lead on the final board as
-// tanh(lead / 60) (n).
+// opponent's reply over every action and whether there is one, the final
+// owner of each square (n*36) and the material lead on the final board
+// (train.DenseSamples).
 func (r *selfPlayRun) targets(n int, reply []float32, hasReply []bool, ownership, score []float32) error {
+	d := train.DenseSamples{Reply: reply, HasReply: hasReply, Ownership: ownership, Score: score}
+	return r.writeSamples("self-play targets", n, d)
+}
+
+// writeSamples writes the last run's n samples into d's arrays; what
+// names the call in errors.
+func (r *selfPlayRun) writeSamples(what string, n int, d train.DenseSamples) error {
 	games, err := r.finished()
 	if err != nil {
 		return err
 	}
 	if total, _ := r.size(); int64(n) != total {
-		return fmt.Errorf("self-play targets: arrays for %d samples, the games have %d", n, total)
+		return fmt.Errorf("%s: arrays for %d samples, the games have %d", what, n, total)
 	}
-	if err := errors.Join(checkLen("replies", reply, n*env.NumActions), checkLen("has_reply", hasReply, n),
-		checkLen("ownership", ownership, n*env.NumSquares), checkLen("score", score, n)); err != nil {
-		return fmt.Errorf("self-play targets: %w", err)
-	}
-	k := 0
-	for _, g := range games {
-		for _, s := range g.Samples {
-			if p := row(reply, k, env.NumActions); p != nil {
-				clear(p)
-				for l, a := range s.ReplyLegal {
-					p[a] = s.Reply[l]
-				}
-			}
-			if hasReply != nil {
-				hasReply[k] = s.Reply != nil
-			}
-			copy(row(ownership, k, env.NumSquares), s.Ownership)
-			if score != nil {
-				score[k] = s.Score
-			}
-			k++
-		}
+	if err := d.Write(games); err != nil {
+		return fmt.Errorf("%s: %w", what, err)
 	}
 	return nil
 }
