@@ -45,7 +45,7 @@ type arenaRequest struct {
 // Text, a spec or else an existing file's path; Python, "evaluator" (the
 // caller's evaluator, searching with Settings, a JSON object of search
 // settings) or "policy" (the caller's policy), played through
-// ds_arena_wait (see arenapython.go).
+// ds_arena_wait (see arena.CallerPlayers).
 type arenaPlayer struct {
 	Name     string          `json:"name"`
 	Spec     string          `json:"spec"`
@@ -115,8 +115,8 @@ func checkPlayer(spec players.Spec) error {
 // evaluation is an evaluation playing in the background from
 // ds_arena_new until it ends or its handle is closed, which stops it.
 type evaluation struct {
-	// python serves the Python players; its stop ends the games.
-	python *pythonSide
+	// python serves the Python players; its Stop ends the games.
+	python *arena.CallerPlayers
 	done   chan struct{} // closed when the games and the report are done
 	played atomic.Int64
 	total  int64
@@ -129,7 +129,7 @@ type evaluation struct {
 // close stops the games (killing external programs, releasing the
 // Python players) and waits for them.
 func (e *evaluation) close() error {
-	e.python.stop(errClosed)
+	e.python.Stop(errClosed)
 	<-e.done
 	return nil
 }
@@ -205,7 +205,7 @@ func newEvaluation(request string) (*evaluation, error) {
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	python := newPythonSide(len(req.Players), cancel)
+	python := arena.NewCallerPlayers(len(req.Players), softmax, cancel)
 	contenders, err := req.contenders(python)
 	if err == nil {
 		err = arena.CheckEvaluation(contenders, req.cfg, req.test)
@@ -224,7 +224,7 @@ func newEvaluation(request string) (*evaluation, error) {
 	j.cfg.OnGame = func(r arena.GameRecord) {
 		if j.journal != nil {
 			if err := j.journal.Append(r); err != nil {
-				python.stop(fmt.Errorf("evaluate: %w", err)) // a game that cannot be kept is not worth playing on for
+				python.Stop(fmt.Errorf("evaluate: %w", err)) // a game that cannot be kept is not worth playing on for
 				return
 			}
 		}
@@ -237,7 +237,7 @@ func newEvaluation(request string) (*evaluation, error) {
 			e.result, err = evaluate(ctx, contenders, j, req, python)
 			return err
 		})
-		if cause := python.failure(); cause != nil && cause != errClosed {
+		if cause := python.Failure(); cause != nil && cause != errClosed {
 			e.err = cause
 		}
 		cancel()
@@ -265,7 +265,7 @@ func (req parsedRequest) output() (*report.Output, error) {
 
 // contenders builds the request's players: those of Go once, to check
 // them, and the Python ones in python.
-func (req parsedRequest) contenders(python *pythonSide) ([]arena.Contender, error) {
+func (req parsedRequest) contenders(python *arena.CallerPlayers) ([]arena.Contender, error) {
 	contenders := make([]arena.Contender, len(req.Players))
 	for i, p := range req.Players {
 		var err error
@@ -275,9 +275,9 @@ func (req parsedRequest) contenders(python *pythonSide) ([]arena.Contender, erro
 			if settings == "" {
 				settings = "{}" // an az player's search
 			}
-			contenders[i], err = python.evaluatorContender(i, p.Name, settings, req.cfg.Rules)
+			contenders[i], err = evaluatorContender(python, i, p.Name, settings, req.cfg.Rules)
 		case pythonPolicy:
-			contenders[i] = python.policyContender(i, p.Name)
+			contenders[i] = python.Policy(i, p.Name)
 		default:
 			err = checkPlayer(req.specs[i])
 			contenders[i] = arena.SpecContender(p.Name, req.specs[i], models().Load)
@@ -288,6 +288,26 @@ func (req parsedRequest) contenders(python *pythonSide) ([]arena.Contender, erro
 	}
 	return contenders, nil
 }
+
+// evaluatorContender adds player i, a Python evaluator searching with
+// settings (a JSON object of search settings, as Search takes them),
+// named in results.json as "python evaluator sims=100,c_puct=2".
+func evaluatorContender(python *arena.CallerPlayers, i int, name, settings string, rules env.Rules) (arena.Contender, error) {
+	searcher, err := newSearcher(settings, 0, rules)
+	if err != nil {
+		return arena.Contender{}, err
+	}
+	about, sep := "python evaluator", " "
+	params, _ := searchSettings(settings)
+	for _, pm := range params {
+		about += sep + pm.Key + "=" + pm.Value
+		sep = ","
+	}
+	return python.Evaluator(i, name, about, searcher.cfg), nil
+}
+
+// errClosed is the cause of an evaluation whose handle was closed.
+var errClosed = errors.New("evaluate: the evaluation was closed")
 
 // journalled is an evaluation's games with their journal: the arena's
 // settings, the games played before among them; the journal, nil without
@@ -319,10 +339,10 @@ func (req parsedRequest) open(out *report.Output, contenders []arena.Contender) 
 // evaluate plays the games and reports on them as the eval command does,
 // writing the files of eval --out when the request has a folder, and then
 // removing the journal; a failure keeps the journal, to resume from.
-func evaluate(ctx context.Context, contenders []arena.Contender, j journalled, req parsedRequest, python *pythonSide) (string, error) {
+func evaluate(ctx context.Context, contenders []arena.Contender, j journalled, req parsedRequest, python *arena.CallerPlayers) (string, error) {
 	start := time.Now()
 	records, outcome, err := arena.PlayEvaluation(ctx, contenders, j.cfg, req.test, nil)
-	python.end(err)
+	python.End(err)
 	if err != nil {
 		if j.journal != nil {
 			j.journal.Close()
@@ -359,7 +379,7 @@ func evaluate(ctx context.Context, contenders []arena.Contender, j journalled, r
 const (
 	waitPlaying = 0
 	waitEnded   = 1
-	// waitWork + k: Python player k has work (see arenapython.go).
+	// waitWork + k: Python player k has work (see arena.CallerPlayers).
 	waitWork = 2
 )
 
@@ -375,24 +395,11 @@ func (e *evaluation) wait(millis int64, progress []int64) (int64, error) {
 	timer := time.NewTimer(time.Duration(millis) * time.Millisecond)
 	defer timer.Stop()
 	outcome := int64(waitPlaying)
-wait:
-	for {
-		select {
-		case <-e.done:
-			outcome = waitEnded
-			break wait
-		default:
-		}
-		if k := e.python.work(); k >= 0 {
-			outcome = waitWork + int64(k)
-			break
-		}
-		select {
-		case <-e.done:
-		case <-e.python.wake:
-		case <-timer.C:
-			break wait
-		}
+	switch k, ended := e.python.Wait(e.done, timer.C); {
+	case ended:
+		outcome = waitEnded
+	case k >= 0:
+		outcome = waitWork + int64(k)
 	}
 	if progress != nil {
 		progress[0], progress[1] = e.played.Load(), e.total

@@ -135,7 +135,7 @@ func TestEvaluationResume(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	contenders, err := req.contenders(newPythonSide(len(req.Players), func() {}))
+	contenders, err := req.contenders(arena.NewCallerPlayers(len(req.Players), softmax, func() {}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/deathstacks/deathstacks/env"
 	"github.com/deathstacks/deathstacks/mcts"
 	"github.com/deathstacks/deathstacks/mcts/players"
+	"github.com/deathstacks/deathstacks/train/arena"
 )
 
 // arenaCaller plays the Python side of an evaluation as arena.py does: it
@@ -40,21 +41,21 @@ func (c arenaCaller) serve(t testing.TB, e *evaluation, capacity int) (batches [
 			continue
 		}
 		k := code - waitWork
-		if e.python.players[k].q == nil {
-			q, err := e.python.question(k)
+		if _, evaluator := e.python.EvaluatorConfig(int(k)); !evaluator {
+			q, err := e.python.Question(k)
 			if err != nil {
 				t.Fatal(err)
 			}
-			var game policyGame
+			var game arena.PolicyQuestion
 			if err := json.Unmarshal([]byte(q), &game); err != nil {
 				t.Fatal(err)
 			}
-			if err := e.python.answer(game.ID, c.policy(game.FEN, game.Moves)); err != nil {
+			if err := e.python.Answer(game.ID, c.policy(game.FEN, game.Moves)); err != nil {
 				t.Fatal(err)
 			}
 			continue
 		}
-		n, err := e.python.leaves(k, obs, mask, capacity)
+		n, err := e.python.Leaves(k, obs, mask, capacity)
 		if err != nil {
 			return batches, err
 		}
@@ -63,7 +64,7 @@ func (c arenaCaller) serve(t testing.TB, e *evaluation, capacity int) (batches [
 			return batches, err
 		}
 		batches = append(batches, n)
-		if err := e.python.feed(k, logits[:n*env.NumActions], values, n); err != nil {
+		if err := e.python.Feed(k, logits[:n*env.NumActions], values, n); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -99,7 +100,7 @@ func TestPythonEvaluatorDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer e.close()
-	if got, want := e.python.players[0].cfg, mcts.DefaultConfig(); got.Simulations != want.Simulations || got.BatchSize != want.BatchSize {
+	if got, want := first(e.python.EvaluatorConfig(0)), mcts.DefaultConfig(); got.Simulations != want.Simulations || got.BatchSize != want.BatchSize {
 		t.Errorf("search settings %+v, want an az player's %+v", got, want)
 	}
 }
@@ -231,35 +232,8 @@ func TestPythonRequestErrors(t *testing.T) {
 	}
 }
 
-// The caller's calls for a player of the wrong kind, or an answer to no
-// question, are errors; an answer to a question withdrawn is none.
-func TestPythonCallErrors(t *testing.T) {
-	e, err := newEvaluation(`{` + pythonPlayers + `, "games": 2, "parallel": 1}`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.close()
-	buf := make([]float32, 8*env.ObservationSize)
-	mask := make([]bool, 8*env.NumActions)
-	for _, tc := range []struct {
-		name string
-		err  error
-		want string
-	}{
-		{"leaves of a policy", second(e.python.leaves(1, buf, mask, 8)), "player 1 is not a Python evaluator"},
-		{"leaves of a spec", second(e.python.leaves(2, buf, mask, 8)), "player 2 is not a Python evaluator"},
-		{"leaves of no player", second(e.python.leaves(7, buf, mask, 8)), "player 7 is not a Python evaluator"},
-		{"feed of a policy", e.python.feed(1, nil, nil, 0), "player 1 is not a Python evaluator"},
-		{"question of an evaluator", second(e.python.question(0)), "player 0 is not a Python policy"},
-		{"answer to no question", e.python.answer(99, "a1-1-a2"), "question 99: no such question"},
-	} {
-		if tc.err == nil || !strings.Contains(tc.err.Error(), tc.want) {
-			t.Errorf("%s: error %v, want %q", tc.name, tc.err, tc.want)
-		}
-	}
-}
-
-func second[T any](_ T, err error) error { return err }
+// first returns the first of two results.
+func first[T, U any](v T, _ U) T { return v }
 
 // BenchmarkPythonEvaluatorArena plays a Python evaluator's games (a
 // uniform policy, zero values, served by a Go caller as arena.py serves

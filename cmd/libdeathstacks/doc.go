@@ -48,15 +48,15 @@
 //     wait loop: ds_arena_wait says which player has work, a batch of the
 //     leaves of all its games (ds_arena_leaves, ds_arena_feed) or a
 //     position to move in (ds_arena_question, ds_arena_answer); see
-//     arenapython.go.
+//     train/arena's CallerPlayers.
 //
 // The functions in Go terms, one file for each thing the API hands out:
 // env.go (the constants, one environment, the position helpers),
 // vector.go (the vector environment), player.go (players of any spec),
 // network.go and weights.go (a network's inference, weights and saving),
 // steps.go, search.go and selfplay.go (the caller's evaluator's
-// searches and self-play), arena.go, arenapython.go and arenaqueue.go (an
-// evaluation of players, and its Python players); handles.go
+// searches and self-play), arena.go (an evaluation of players, its
+// Python players being train/arena's CallerPlayers); handles.go
 // the handle table. The exported C functions in exports.go only convert
 // arguments. Its test builds the library and runs the Python package's
 // tests against it.

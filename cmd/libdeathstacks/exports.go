@@ -749,7 +749,7 @@ func ds_batch_next(h, cap C.int64_t, obs, mask unsafe.Pointer) C.int64_t {
 			if err != nil {
 				return 0, err
 			}
-			n, err := q.next(leafArrays{obs: o, mask: m, capacity: int(cap)}, callerThread())
+			n, err := q.next(leafArrays{obs: o, mask: m}, callerThread())
 			return int64(n), err
 		})
 	})
@@ -796,7 +796,7 @@ func ds_batch_round(h, n C.int64_t, logits, values unsafe.Pointer, cap C.int64_t
 			if err := errors.Join(err1, err2, err3); err != nil {
 				return 0, err
 			}
-			k, err := q.round(l, v, int(n), leafArrays{obs: o, mask: m, capacity: int(cap)}, callerThread())
+			k, err := q.round(l, v, int(n), leafArrays{obs: o, mask: m}, callerThread())
 			return int64(k), err
 		})
 	})
@@ -824,7 +824,7 @@ func ds_batch_abort(h C.int64_t) C.int64_t {
 // game records, see arenaResult), or returns the evaluation's error.
 // ds_close stops the games, killing external programs, and waits for them.
 //
-// Python players (see arenapython.go) are played by the caller's loop:
+// Python players (see arena.CallerPlayers) are played by the caller's loop:
 // when ds_arena_wait returns 2+k, player k has work. An evaluator's is a
 // batch of leaves: ds_arena_leaves writes them as ds_batch_next does and
 // returns their number, and ds_arena_feed takes their logits and values
@@ -878,7 +878,7 @@ func ds_arena_leaves(h, k, cap C.int64_t, obs, mask unsafe.Pointer) C.int64_t {
 			if err != nil {
 				return 0, err
 			}
-			n, err := e.python.leaves(int64(k), o, m, int(cap))
+			n, err := e.python.Leaves(int64(k), o, m, int(cap))
 			return int64(n), err
 		})
 	})
@@ -892,7 +892,7 @@ func ds_arena_feed(h, k, n C.int64_t, logits, values unsafe.Pointer) C.int64_t {
 			if err != nil {
 				return 0, err
 			}
-			return 0, e.python.feed(int64(k), l, v, int(n))
+			return 0, e.python.Feed(int64(k), l, v, int(n))
 		})
 	})
 }
@@ -903,7 +903,7 @@ func ds_arena_question(h, k C.int64_t, buf *C.char, cap C.int64_t) C.int64_t {
 		var out string
 		_, err := with(int64(h), "arena", func(e *evaluation) (int64, error) {
 			var err error
-			out, err = e.python.question(int64(k))
+			out, err = e.python.Question(int64(k))
 			return 0, err
 		})
 		return out, err
@@ -914,7 +914,7 @@ func ds_arena_question(h, k C.int64_t, buf *C.char, cap C.int64_t) C.int64_t {
 func ds_arena_answer(h, id C.int64_t, move *C.char) C.int64_t {
 	return do(func() (int64, error) {
 		return with(int64(h), "arena", func(e *evaluation) (int64, error) {
-			return 0, e.python.answer(int64(id), goString(move))
+			return 0, e.python.Answer(int64(id), goString(move))
 		})
 	})
 }

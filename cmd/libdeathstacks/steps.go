@@ -50,6 +50,13 @@ func (r *stepRun) onThread(thread uintptr) error {
 	return nil
 }
 
+// leafArrays are the caller's arrays for a batch: observations and legal
+// masks, room for the same number of positions.
+type leafArrays struct {
+	obs  []float32
+	mask []bool
+}
+
 // next runs a round: it sets the priors of the batch fed last (if any),
 // steps the searches and writes the leaves they ask for into dst; it
 // returns their number, 0 once every search has finished (or the run's

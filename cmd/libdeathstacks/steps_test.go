@@ -69,7 +69,7 @@ func (c *caller) drive(q *stepRun, eval func(obs []float32, mask []bool, logits,
 
 // arrays are the caller's arrays for a batch.
 func (c *caller) arrays() leafArrays {
-	return leafArrays{obs: c.obs, mask: c.mask, capacity: c.capacity}
+	return leafArrays{obs: c.obs, mask: c.mask}
 }
 
 // hashLogits is a deterministic evaluator that reads its input: each

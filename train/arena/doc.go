@@ -9,6 +9,9 @@
 // replay it; a [Journal] keeps the
 // records of the games finished while a tournament plays, so that one cut
 // short goes on from them ([Config.Played]) to the same games.
+// [CallerPlayers] are players whose moves or leaf evaluations come from
+// the caller's loop (the C library's Python players): the leaves of all
+// the games of an evaluator player go to the caller in one batch.
 //
 // It holds what playing takes and nothing of what the games mean: package
 // elo rates the players from [Results], package report writes what an

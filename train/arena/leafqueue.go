@@ -1,4 +1,4 @@
-package main
+package arena
 
 import (
 	"errors"
@@ -6,18 +6,17 @@ import (
 	"sync"
 
 	"github.com/deathstacks/deathstacks/env"
+	"github.com/deathstacks/deathstacks/mcts"
 )
 
-// The leaves of a Python evaluator player's searches in an evaluation
-// (arenapython.go). Its games play on the arena's goroutines, and so do
-// their searches: each search queues its batch of leaves in its player's
-// leafQueue, one for all the games of that player, and waits. The caller
-// takes every leaf queued with ds_arena_leaves (next), which writes their
-// observations and masks into its arrays, evaluates them at once and
-// hands the logits and values back with ds_arena_feed (feed), which lets
-// the searches go on: each turns its rows into priors as the network's
-// evaluator does (model.LegalSoftmax). Search and SelfPlay step their
-// searches themselves instead (steps.go).
+// The leaves of an evaluator player's searches (see [CallerPlayers]).
+// Its games play on the arena's goroutines, and so do their searches:
+// each search queues its batch of leaves in its player's leafQueue, one
+// for all the games of that player, and waits. The caller takes every
+// leaf queued (next), which writes their observations and masks into its
+// arrays, evaluates them at once and hands the logits and values back
+// (feed), which lets the searches go on: each turns its rows into priors
+// with the queue's PriorsFunc.
 
 // leafQueue is the evaluator of a run's searches and the queue of their
 // leaves waiting for the caller.
@@ -36,6 +35,8 @@ type leafQueue struct {
 	// maxLeaves is the most leaves one search asks for at once: the
 	// caller's arrays must hold that many.
 	maxLeaves int
+	// priors makes the priors of the caller's logits.
+	priors mcts.PriorsFunc
 	// failed is the error that stops the run, after which every request
 	// fails at once; over says the run has ended (err its outcome).
 	failed error
@@ -98,9 +99,9 @@ func (a leafArrays) check(maxLeaves int) error {
 
 // set turns the caller's rows into the leaves' priors and values, or
 // returns the first bad row and its error.
-func (r *leafRequest) set() (int, error) {
+func (r *leafRequest) set(priors mcts.PriorsFunc) (int, error) {
 	for j := range r.values {
-		if err := softmax.SetLeaf(r.priors[j], &r.values[j], r.legal[j], r.fedLogits[j*env.NumActions:(j+1)*env.NumActions], r.fedValues[j], r.fedRow+j); err != nil {
+		if err := priors.SetLeaf(r.priors[j], &r.values[j], r.legal[j], r.fedLogits[j*env.NumActions:(j+1)*env.NumActions], r.fedValues[j], r.fedRow+j); err != nil {
 			return r.fedRow + j, err
 		}
 	}
@@ -108,9 +109,9 @@ func (r *leafRequest) set() (int, error) {
 }
 
 // newLeafQueue returns the queue of a player's searches, each asking for
-// at most maxLeaves leaves at once.
-func newLeafQueue(maxLeaves int) *leafQueue {
-	q := &leafQueue{maxLeaves: maxLeaves, ended: make(chan struct{})}
+// at most maxLeaves leaves at once, whose priors priors makes.
+func newLeafQueue(maxLeaves int, priors mcts.PriorsFunc) *leafQueue {
+	q := &leafQueue{maxLeaves: maxLeaves, priors: priors, ended: make(chan struct{})}
 	q.changed = sync.NewCond(&q.mu)
 	return q
 }
@@ -133,7 +134,7 @@ func (q *leafQueue) Evaluate(obs []float32, legal [][]env.Action, priors [][]flo
 	err := <-r.done
 	if err == nil && r.fedLogits != nil {
 		var bad int
-		if bad, err = r.set(); err != nil {
+		if bad, err = r.set(q.priors); err != nil {
 			q.mu.Lock()
 			if q.feedErr == nil || bad < q.badRow {
 				q.feedErr, q.badRow = err, bad
@@ -257,5 +258,13 @@ func (q *leafQueue) feed(logits, values []float32, n int) error {
 		r.done <- nil
 	}
 	q.taken, q.nTaken = q.taken[:0], 0
+	return nil
+}
+
+// checkLen reports a buffer (nil for none) whose length is not want.
+func checkLen[T any](what string, buf []T, want int) error {
+	if buf != nil && len(buf) != want {
+		return fmt.Errorf("%s has %d entries, want %d", what, len(buf), want)
+	}
 	return nil
 }

@@ -1,38 +1,37 @@
-package main
+package arena
 
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"sync"
+	"time"
 
 	"github.com/deathstacks/deathstacks/env"
 	"github.com/deathstacks/deathstacks/mcts"
 	"github.com/deathstacks/deathstacks/mcts/players"
-	"github.com/deathstacks/deathstacks/train/arena"
 )
 
-// The Python players of an evaluation (see arena.go): an evaluator's
-// searches and a policy's moves, served from the thread that called
-// evaluate. As with Search and SelfPlay (see steps.go), the library
-// never calls into the caller. The games play on the arena's goroutines;
-// a Python player's search queues its leaves in its player's leafQueue,
-// one for all the games of that player, and a policy player queues its
-// position and waits. The caller's loop asks ds_arena_wait which player
-// has work, then takes it: a batch of leaves with ds_arena_leaves (the
+// CallerPlayers are the players of an evaluation whose moves or leaf
+// evaluations come from its caller (the C library's Python players): an
+// evaluator's searches, and a policy's moves. The games play on the
+// arena's goroutines and never call into the caller: an evaluator
+// player's search queues its leaves in its player's queue, one for all
+// the games of that player, and a policy player queues its position and
+// waits. The caller's loop asks [CallerPlayers.Wait] which player has
+// work, then takes it: a batch of leaves with [CallerPlayers.Leaves] (the
 // leaves of every game of that player, once every search of it in
-// progress waits), fed back with ds_arena_feed; or a position with
-// ds_arena_question, answered with ds_arena_answer.
-
-// pythonSide holds the Python players of one evaluation and their work.
-type pythonSide struct {
+// progress waits), fed back with [CallerPlayers.Feed]; or a position with
+// [CallerPlayers.Question], answered with [CallerPlayers.Answer].
+type CallerPlayers struct {
 	mu sync.Mutex
 	// wake is signalled, without blocking, whenever work may have come.
 	wake chan struct{}
-	// players are by the request's player index, nil for those of Go.
-	players []*pythonPlayer
+	// players are by the evaluation's player index, nil for the others.
+	players []*callerPlayer
+	// priors makes the priors of an evaluator's logits.
+	priors mcts.PriorsFunc
 	// from is where the next look for work starts, so that no player
 	// waits behind another forever.
 	from int
@@ -45,9 +44,9 @@ type pythonSide struct {
 	lastID int64
 }
 
-// pythonPlayer is one Python player: an evaluator (q is not nil) or a
-// policy.
-type pythonPlayer struct {
+// callerPlayer is one of the caller's players: an evaluator (q is not
+// nil) or a policy.
+type callerPlayer struct {
 	name string
 	// An evaluator's queue and search settings; active counts its
 	// searches in progress, waiting those of them waiting for leaves to
@@ -68,62 +67,63 @@ type question struct {
 	answer chan string
 }
 
-// errClosed is the cause of an evaluation whose handle was closed.
-var errClosed = errors.New("evaluate: the evaluation was closed")
-
-func newPythonSide(players int, cancel context.CancelFunc) *pythonSide {
-	return &pythonSide{wake: make(chan struct{}, 1), players: make([]*pythonPlayer, players), stopped: make(chan struct{}), cancel: cancel}
+// NewCallerPlayers returns the caller's players of an evaluation of n
+// players, none added yet. An evaluator's searches make the priors of the
+// caller's logits with priors (model.LegalSoftmax, as the network's own
+// evaluator does); a stop calls cancel, which must end the evaluation's
+// games.
+func NewCallerPlayers(n int, priors mcts.PriorsFunc, cancel context.CancelFunc) *CallerPlayers {
+	return &CallerPlayers{wake: make(chan struct{}, 1), players: make([]*callerPlayer, n), priors: priors, stopped: make(chan struct{}), cancel: cancel}
 }
 
 // signal wakes the caller's wait.
-func (s *pythonSide) signal() {
+func (s *CallerPlayers) signal() {
 	select {
 	case s.wake <- struct{}{}:
 	default:
 	}
 }
 
-// evaluatorContender adds player i, a Python evaluator searching with
-// settings (a JSON object of search settings, as Search takes them).
-func (s *pythonSide) evaluatorContender(i int, name, settings string, rules env.Rules) (arena.Contender, error) {
-	searcher, err := newSearcher(settings, 0, rules)
-	if err != nil {
-		return arena.Contender{}, err
-	}
-	p := &pythonPlayer{name: name, cfg: searcher.cfg}
-	// One batch as soon as a search waits; work says when all wait.
-	p.q = newLeafQueue(p.cfg.BatchSize)
+// Evaluator adds player i, called name, whose searches (with settings
+// cfg) have their leaves evaluated by the caller, and returns its
+// contender, described by spec.
+func (s *CallerPlayers) Evaluator(i int, name, spec string, cfg mcts.Config) Contender {
+	// One batch as soon as a search waits; Wait says when all wait.
+	p := &callerPlayer{name: name, cfg: cfg, q: newLeafQueue(cfg.BatchSize, s.priors)}
 	s.players[i] = p
-	// Named in results.json as "python evaluator sims=100,c_puct=2".
-	about, sep := "python evaluator", " "
-	params, _ := searchSettings(settings)
-	for _, pm := range params {
-		about += sep + pm.Key + "=" + pm.Value
-		sep = ","
-	}
-	return arena.Contender{Spec: about, Entrant: arena.Entrant{Name: name, New: func(seed uint64) (mcts.Player, error) {
+	return Contender{Spec: spec, Entrant: Entrant{Name: name, New: func(seed uint64) (mcts.Player, error) {
 		search, err := mcts.NewPUCTPlayer(evaluatorOf{s, p}, p.cfg, seed)
 		if err != nil {
 			return nil, err
 		}
 		return countedSearch{search, s, p}, nil
-	}}}, nil
+	}}}
 }
 
-// policyContender adds player i, a Python policy.
-func (s *pythonSide) policyContender(i int, name string) arena.Contender {
-	p := &pythonPlayer{name: name}
+// Policy adds player i, called name, whose moves the caller answers, and
+// returns its contender.
+func (s *CallerPlayers) Policy(i int, name string) Contender {
+	p := &callerPlayer{name: name}
 	s.players[i] = p
-	return arena.Contender{Spec: "python policy", Entrant: arena.Entrant{Name: name, New: func(uint64) (mcts.Player, error) {
+	return Contender{Spec: "python policy", Entrant: Entrant{Name: name, New: func(uint64) (mcts.Player, error) {
 		return &policyPlayer{s: s, p: p, closed: make(chan struct{})}, nil
 	}}}
 }
 
-// evaluatorOf is the evaluator of a Python evaluator player's searches:
-// it counts the searches waiting and the leaves queued for the caller.
+// EvaluatorConfig returns the search settings of evaluator k, and whether
+// player k is one.
+func (s *CallerPlayers) EvaluatorConfig(k int) (mcts.Config, bool) {
+	if k < 0 || k >= len(s.players) || s.players[k] == nil || s.players[k].q == nil {
+		return mcts.Config{}, false
+	}
+	return s.players[k].cfg, true
+}
+
+// evaluatorOf is the evaluator of an evaluator player's searches: it
+// counts the searches waiting and the leaves queued for the caller.
 type evaluatorOf struct {
-	s *pythonSide
-	p *pythonPlayer
+	s *CallerPlayers
+	p *callerPlayer
 }
 
 // Evaluate implements mcts.Evaluator. An error (a bad result of the
@@ -140,17 +140,17 @@ func (e evaluatorOf) Evaluate(obs []float32, legal [][]env.Action, priors [][]fl
 	p.waiting--
 	s.mu.Unlock()
 	if err != nil {
-		s.stop(fmt.Errorf("evaluate: player %s: %w", p.name, err))
+		s.Stop(fmt.Errorf("evaluate: player %s: %w", p.name, err))
 	}
 	return err
 }
 
-// countedSearch is a search of a Python evaluator player, counted while
-// it chooses.
+// countedSearch is a search of an evaluator player, counted while it
+// chooses.
 type countedSearch struct {
 	*mcts.PUCTPlayer
-	s *pythonSide
-	p *pythonPlayer
+	s *CallerPlayers
+	p *callerPlayer
 }
 
 func (c countedSearch) Choose(g *env.Game) (mcts.Decision, error) {
@@ -166,17 +166,17 @@ func (c countedSearch) Choose(g *env.Game) (mcts.Decision, error) {
 	return c.PUCTPlayer.Choose(g)
 }
 
-// policyPlayer is a Python policy's player in one game.
+// policyPlayer is a policy's player in one game.
 type policyPlayer struct {
-	s      *pythonSide
-	p      *pythonPlayer
+	s      *CallerPlayers
+	p      *callerPlayer
 	closed chan struct{}
 	once   sync.Once
 }
 
-// policyGame is what a policy is asked: the game's start position and
-// its moves since, as Player.choose takes them.
-type policyGame struct {
+// PolicyQuestion is what a policy is asked, as JSON: the game's start
+// position and its moves since, with the id its answer gives.
+type PolicyQuestion struct {
 	ID    int64    `json:"id"`
 	FEN   string   `json:"fen"`
 	Moves []string `json:"moves"`
@@ -190,7 +190,7 @@ func (pp *policyPlayer) Choose(g *env.Game) (mcts.Decision, error) {
 	s.mu.Lock()
 	s.lastID++
 	start := g.StartPosition()
-	ask := policyGame{ID: s.lastID, FEN: start.FEN(), Moves: []string{}}
+	ask := PolicyQuestion{ID: s.lastID, FEN: start.FEN(), Moves: []string{}}
 	for _, m := range g.Moves() {
 		ask.Moves = append(ask.Moves, m.String())
 	}
@@ -215,7 +215,7 @@ func (pp *policyPlayer) Choose(g *env.Game) (mcts.Decision, error) {
 		return mcts.Decision{}, fmt.Errorf("policy %s: the game was stopped", pp.p.name)
 	case <-s.stopped:
 		s.withdraw(pp.p, q)
-		return mcts.Decision{}, s.failure()
+		return mcts.Decision{}, s.Failure()
 	}
 }
 
@@ -227,7 +227,7 @@ func (pp *policyPlayer) Close() error {
 }
 
 // withdraw forgets a question no one waits for any more.
-func (s *pythonSide) withdraw(p *pythonPlayer, q *question) {
+func (s *CallerPlayers) withdraw(p *callerPlayer, q *question) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for i, x := range p.questions {
@@ -238,10 +238,31 @@ func (s *pythonSide) withdraw(p *pythonPlayer, q *question) {
 	}
 }
 
-// work returns the index of a player with work for the caller, or -1:
+// Wait waits until done is closed (it returns ended), a player has work
+// for the caller (it returns its index) or timeout fires (it returns -1):
 // an evaluator whose searches in progress all wait, some leaves not yet
-// taken; a policy with a question.
-func (s *pythonSide) work() int {
+// taken; a policy with a question. A closed done comes first.
+func (s *CallerPlayers) Wait(done <-chan struct{}, timeout <-chan time.Time) (k int, ended bool) {
+	for {
+		select {
+		case <-done:
+			return -1, true
+		default:
+		}
+		if k := s.work(); k >= 0 {
+			return k, false
+		}
+		select {
+		case <-done:
+		case <-s.wake:
+		case <-timeout:
+			return -1, false
+		}
+	}
+}
+
+// work returns the index of a player with work for the caller, or -1.
+func (s *CallerPlayers) work() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.cause != nil {
@@ -259,9 +280,9 @@ func (s *pythonSide) work() int {
 	return -1
 }
 
-// player returns Python player k, an evaluator when leaves is true, else
-// a policy.
-func (s *pythonSide) player(k int64, leaves bool) (*pythonPlayer, error) {
+// player returns player k, an evaluator when leaves is true, else a
+// policy.
+func (s *CallerPlayers) player(k int64, leaves bool) (*callerPlayer, error) {
 	if k < 0 || k >= int64(len(s.players)) || s.players[k] == nil || (s.players[k].q != nil) != leaves {
 		what := "a Python policy"
 		if leaves {
@@ -272,10 +293,11 @@ func (s *pythonSide) player(k int64, leaves bool) (*pythonPlayer, error) {
 	return s.players[k], nil
 }
 
-// leaves writes the next batch of evaluator k's leaves into the caller's
-// arrays (room for capacity positions) and returns its size (see
-// leafQueue.next).
-func (s *pythonSide) leaves(k int64, obs []float32, mask []bool, capacity int) (int, error) {
+// Leaves writes the next batch of evaluator k's leaves into the caller's
+// arrays, observations and legal masks with room for capacity positions,
+// and returns its size: every leaf queued that fits, once some are; 0
+// when the games have ended well, or their error.
+func (s *CallerPlayers) Leaves(k int64, obs []float32, mask []bool, capacity int) (int, error) {
 	p, err := s.player(k, true)
 	if err != nil {
 		return 0, err
@@ -290,9 +312,13 @@ func (s *pythonSide) leaves(k int64, obs []float32, mask []bool, capacity int) (
 	return n, nil
 }
 
-// feed hands the caller's evaluation of evaluator k's batch to its
-// searches (see leafQueue.feed).
-func (s *pythonSide) feed(k int64, logits, values []float32, n int) error {
+// Feed hands the caller's evaluation of evaluator k's batch of n leaves
+// (env.NumActions logits a leaf, in action order, and a value) to its
+// searches. It returns at once: the caller keeps the arrays unchanged
+// until its next call of Leaves, which waits until the searches have read
+// them. A value out of [-1, 1] or a legal logit that is not finite stops
+// the evaluation, with that error.
+func (s *CallerPlayers) Feed(k int64, logits, values []float32, n int) error {
 	p, err := s.player(k, true)
 	if err != nil {
 		return err
@@ -303,9 +329,9 @@ func (s *pythonSide) feed(k int64, logits, values []float32, n int) error {
 	return nil
 }
 
-// question returns policy k's oldest question: its game as JSON, with
-// the id its answer gives. It stays policy k's question until answered.
-func (s *pythonSide) question(k int64) (string, error) {
+// Question returns policy k's oldest question, a [PolicyQuestion] as
+// JSON. It stays policy k's question until answered.
+func (s *CallerPlayers) Question(k int64) (string, error) {
 	p, err := s.player(k, false)
 	if err != nil {
 		return "", err
@@ -318,9 +344,9 @@ func (s *pythonSide) question(k int64) (string, error) {
 	return p.questions[0].game, nil
 }
 
-// answer gives the move of question id. A question whose game has been
+// Answer gives the move of question id. A question whose game has been
 // dropped meanwhile takes no answer, and that is no error.
-func (s *pythonSide) answer(id int64, move string) error {
+func (s *CallerPlayers) Answer(id int64, move string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if id < 1 || id > s.lastID {
@@ -341,10 +367,10 @@ func (s *pythonSide) answer(id int64, move string) error {
 	return nil
 }
 
-// stop stops the evaluation before its end for cause (the first cause
+// Stop stops the evaluation before its end for cause (the first cause
 // given stays): its games end, and the searches and policies waiting for
 // the caller fail at once.
-func (s *pythonSide) stop(cause error) {
+func (s *CallerPlayers) Stop(cause error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.cause != nil {
@@ -355,22 +381,23 @@ func (s *pythonSide) stop(cause error) {
 	s.cancel()
 	for _, p := range s.players {
 		if p != nil && p.q != nil {
-			// fail waits for the run's end, which end gives.
+			// fail waits for the games' end, which End gives.
 			go p.q.fail(cause)
 		}
 	}
 	s.signal()
 }
 
-// failure returns the cause of a stop, or nil.
-func (s *pythonSide) failure() error {
+// Failure returns the cause of a stop, or nil.
+func (s *CallerPlayers) Failure() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.cause
 }
 
-// end records the end of the games, with their error, in every queue.
-func (s *pythonSide) end(err error) {
+// End records the end of the games, with their error: Leaves then returns
+// it. Call it once, when the evaluation's games have returned.
+func (s *CallerPlayers) End(err error) {
 	for _, p := range s.players {
 		if p != nil && p.q != nil {
 			p.q.end(err)
