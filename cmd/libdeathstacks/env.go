@@ -82,6 +82,15 @@ func checkLen[T any](what string, buf []T, want int) error {
 	return nil
 }
 
+// row returns item i's part of a buffer of n entries per item, nil for a
+// nil buffer.
+func row[T any](buf []T, i, n int) []T {
+	if buf == nil {
+		return nil
+	}
+	return buf[i*n : (i+1)*n]
+}
+
 // single is one environment: the AEC and Gymnasium environments' engine.
 type single struct {
 	env *env.Env

@@ -253,26 +253,26 @@ func ds_vec_new(n, tooTall, maxPlies, repetitions, openingPlies C.int64_t, oppon
 }
 
 // vecBuffers views the buffers of a vector call.
-func vecBuffers(obs, mask, rewards, term, trunc, info unsafe.Pointer, n C.int64_t) (*buffers, error) {
-	var b buffers
+func vecBuffers(obs, mask, rewards, term, trunc, info unsafe.Pointer, n C.int64_t) (*env.VectorBuffers, error) {
+	var b env.VectorBuffers
 	var err error
 	k := int64(n)
-	if b.obs, err = slice[float32](obs, C.int64_t(k*env.ObservationSize)); err != nil {
+	if b.Observations, err = slice[float32](obs, C.int64_t(k*env.ObservationSize)); err != nil {
 		return nil, err
 	}
-	if b.mask, err = slice[bool](mask, C.int64_t(k*env.NumActions)); err != nil {
+	if b.Masks, err = slice[bool](mask, C.int64_t(k*env.NumActions)); err != nil {
 		return nil, err
 	}
-	if b.rewards, err = slice[float32](rewards, n); err != nil {
+	if b.Rewards, err = slice[float32](rewards, n); err != nil {
 		return nil, err
 	}
-	if b.term, err = slice[bool](term, n); err != nil {
+	if b.Terminations, err = slice[bool](term, n); err != nil {
 		return nil, err
 	}
-	if b.trunc, err = slice[bool](trunc, n); err != nil {
+	if b.Truncations, err = slice[bool](trunc, n); err != nil {
 		return nil, err
 	}
-	if b.info, err = slice[int64](info, C.int64_t(k*infoColumns)); err != nil {
+	if b.Infos, err = slice[int64](info, C.int64_t(k*env.VectorInfoColumns)); err != nil {
 		return nil, err
 	}
 	return &b, nil
@@ -291,10 +291,10 @@ func ds_vec_reset(h C.int64_t, seed C.uint64_t, n C.int64_t, obs, mask, info uns
 			if err != nil {
 				return 0, err
 			}
-			if int(n) != len(v.envs) {
-				return 0, fmt.Errorf("reset: arrays for %d environments, have %d", int64(n), len(v.envs))
+			if int64(n) != int64(v.Len()) {
+				return 0, fmt.Errorf("reset: arrays for %d environments, have %d", int64(n), v.Len())
 			}
-			return 0, v.reset(uint64(seed), b)
+			return 0, v.Reset(uint64(seed), b)
 		})
 	})
 }

@@ -119,175 +119,73 @@ func TestHandles(t *testing.T) {
 
 // newTestVector returns a vector environment after its reset, with its
 // buffers.
-func newTestVector(tb testing.TB, n int, opts env.Options, spec string, colour int64) (*vector, *buffers) {
+func newTestVector(tb testing.TB, n int, opts env.Options, spec string, colour int64) (*vector, *env.VectorBuffers) {
 	tb.Helper()
 	v, err := newVector(int64(n), opts, spec, colour)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	b := &buffers{
-		obs: make([]float32, n*env.ObservationSize), mask: make([]bool, n*env.NumActions),
-		rewards: make([]float32, n), term: make([]bool, n), trunc: make([]bool, n), info: make([]int64, n*infoColumns),
+	b := &env.VectorBuffers{
+		Observations: make([]float32, n*env.ObservationSize), Masks: make([]bool, n*env.NumActions),
+		Rewards: make([]float32, n), Terminations: make([]bool, n), Truncations: make([]bool, n),
+		Infos: make([]int64, n*env.VectorInfoColumns),
 	}
-	if err := v.reset(1, b); err != nil {
+	if err := v.Reset(1, b); err != nil {
 		tb.Fatal(err)
 	}
 	return v, b
 }
 
-// TestVectorMatchesEnv steps a vector environment and single environments
-// alike and compares what they deliver, auto-resets included.
-func TestVectorMatchesEnv(t *testing.T) {
-	opts := env.DefaultOptions()
-	opts.Rules.MaxPlies = 10
-	const n = 3
-	v, b := newTestVector(t, n, opts, "", colourRed)
-	singles := make([]*env.Env, n)
-	for i := range singles {
-		singles[i], _ = env.NewEnv(opts)
-	}
-	obs, mask := make([]float32, env.ObservationSize), make([]bool, env.NumActions)
-	actions := make([]int64, n)
-	pending := make([]bool, n)
-	for step := range 30 {
-		for i, e := range singles {
-			if err := e.ObserveInto(obs, mask); err != nil {
-				t.Fatal(err)
-			}
-			if !slices.Equal(obs, row(b.obs, i, env.ObservationSize)) || !slices.Equal(mask, row(b.mask, i, env.NumActions)) {
-				t.Fatalf("step %d, environment %d: observation or mask differs", step, i)
-			}
-		}
-		if err := v.sample(actions); err != nil {
-			t.Fatal(err)
-		}
-		if err := v.step(actions, b); err != nil {
-			t.Fatal(err)
-		}
-		for i, e := range singles {
-			if pending[i] {
-				if _, err := e.ResetInto(0, env.ResetOptions{}, nil, nil); err != nil {
-					t.Fatal(err)
-				}
-				pending[i] = false
-				continue
-			}
-			reward, term, trunc, err := e.StepInto(env.Action(actions[i]), nil, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if reward != b.rewards[i] || term != b.term[i] || trunc != b.trunc[i] {
-				t.Fatalf("step %d, environment %d: reward or flags differ", step, i)
-			}
-			pending[i] = term || trunc
-		}
-	}
-}
-
+// TestVectorRefusals checks the refusals of the C API's numbers and
+// specs, and of action arrays of the wrong length.
 func TestVectorRefusals(t *testing.T) {
-	redMove, _ := actionOf("a6-2-a4")
-	blueMove, _ := actionOf("a1-1-a2")
-	tests := []struct {
-		name    string
-		actions []int64
-		want    string
-	}{
-		{"too few actions", []int64{redMove}, "1 actions for 2 environments"},
-		{"out of range", []int64{redMove, env.NumActions}, "environment 1: action 6912: out of range"},
-		{"illegal", []int64{blueMove, redMove}, "environment 0: action 0: move a1-1-a2: a1 is controlled by blue"},
-		{"negative", []int64{-1, -2}, "environment 0: action -1"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			v, b := newTestVector(t, 2, env.DefaultOptions(), "", colourRed)
-			before := slices.Clone(b.obs)
-			err := v.step(tt.actions, b)
-			if err == nil || !strings.Contains(err.Error(), tt.want) {
-				t.Fatalf("err = %v, want %q", err, tt.want)
-			}
-			if !slices.Equal(before, b.obs) || v.envs[0].Game().Position() != v.envs[1].Game().Position() {
-				t.Fatal("a refused step changed the environments")
-			}
-		})
-	}
-	if _, err := newVector(0, env.DefaultOptions(), "", 0); err == nil {
-		t.Error("no environments accepted")
-	}
-	if _, err := newVector(1, env.DefaultOptions(), "", 3); err == nil {
-		t.Error("colour 3 accepted")
-	}
-	if _, err := newVector(1, env.DefaultOptions(), "nope", 0); err == nil {
-		t.Error("a bad spec accepted")
-	}
-	v, err := newVector(1, env.DefaultOptions(), "", 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := v.step([]int64{0}, &buffers{}); err == nil || !strings.Contains(err.Error(), "reset first") {
-		t.Errorf("step before reset: %v", err)
-	}
-	if err := v.reset(0, &buffers{obs: make([]float32, 3)}); err == nil || !strings.Contains(err.Error(), "observations has 3") {
-		t.Errorf("a short buffer: %v", err)
-	}
-}
-
-// TestVectorParallelRecoversPanics checks that a panic in any worker,
-// the caller's own share or another's, one per core or one per
-// environment, comes back as that environment's error rather than ending
-// the process.
-func TestVectorParallelRecoversPanics(t *testing.T) {
-	const n = 8
-	v, _ := newTestVector(t, n, env.DefaultOptions(), "", colourRed)
 	for _, c := range []struct {
-		perEnv bool
-		bad    int
-	}{{false, 0}, {false, n - 1}, {true, 0}, {true, n - 1}} {
-		t.Run(fmt.Sprintf("per environment %v, environment %d", c.perEnv, c.bad), func(t *testing.T) {
-			v.perEnv = c.perEnv
-			bad := c.bad
-			ran := make([]bool, n)
-			err := v.parallel(func(i int) error {
-				ran[i] = true
-				if i == bad {
-					panic("boom")
-				}
-				return nil
-			})
-			want := fmt.Sprintf("environment %d: internal error (please report): boom", bad)
-			if err == nil || !strings.Contains(err.Error(), want) {
-				t.Fatalf("err = %v, want %q", err, want)
-			}
-			if slices.Contains(ran, false) {
-				t.Errorf("environments run: %v, want all", ran)
-			}
-		})
+		name   string
+		n      int64
+		spec   string
+		colour int64
+		want   string
+	}{
+		{"no environments", 0, "", 0, "0 environments"},
+		{"colour", 1, "", 3, "agent colour 3"},
+		{"spec", 1, "nope", 0, "opponent: "},
+	} {
+		if _, err := newVector(c.n, env.DefaultOptions(), c.spec, c.colour); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: err = %v, want %q", c.name, err, c.want)
+		}
+	}
+	v, b := newTestVector(t, 2, env.DefaultOptions(), "", 0)
+	if err := v.step([]int64{0}, b); err == nil || !strings.Contains(err.Error(), "1 actions for 2 environments") {
+		t.Errorf("step: %v", err)
+	}
+	if err := v.sample(make([]int64, 3)); err == nil || !strings.Contains(err.Error(), "3 actions for 2 environments") {
+		t.Errorf("sample: %v", err)
+	}
+	if _, err := v.fen(2); err == nil || !strings.Contains(err.Error(), "environment 2: want 0 to 1") {
+		t.Errorf("fen: %v", err)
 	}
 }
 
-// TestVectorOpponent checks that with an opponent every observation is the
-// agent's turn, that the colours alternate and rewards are the agent's;
-// an az opponent's searches run on goroutines of their own.
+// TestVectorOpponent checks the library's players as opponents: every
+// observation is the agent's turn and the colours alternate.
 func TestVectorOpponent(t *testing.T) {
 	opts := env.DefaultOptions()
 	opts.Rules.MaxPlies = 30
 	for _, c := range []struct {
 		spec   string
 		colour int64
-	}{{"greedy", colourRed}, {"greedy", colourBlue}, {"greedy", colourAlternate}, {"az:sims=4", colourAlternate}} {
+	}{{"greedy", 0}, {"greedy", 1}, {"greedy", 2}, {"az:sims=4", 2}} {
 		colour := c.colour
 		t.Run(c.spec+" "+[]string{"red", "blue", "alternate"}[colour], func(t *testing.T) {
 			const n = 4
 			v, b := newTestVector(t, n, opts, c.spec, colour)
-			if want := strings.HasPrefix(c.spec, "az"); v.perEnv != want {
-				t.Fatalf("a goroutine per environment: %v, want %v", v.perEnv, want)
-			}
 			actions := make([]int64, n)
 			agents := map[int64]bool{}
 			for range 40 {
 				for i := range n {
-					inf := row(b.info, i, infoColumns)
-					agents[inf[infoAgent]] = true
-					if inf[infoStatus] == int64(env.Ongoing) && inf[infoToMove] != inf[infoAgent] {
+					inf := row(b.Infos, i, env.VectorInfoColumns)
+					agents[inf[env.VectorInfoAgent]] = true
+					if inf[env.VectorInfoStatus] == int64(env.Ongoing) && inf[env.VectorInfoToMove] != inf[env.VectorInfoAgent] {
 						t.Fatalf("environment %d: the opponent is to move", i)
 					}
 				}
@@ -298,7 +196,7 @@ func TestVectorOpponent(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			if want := map[int64]int{colourRed: 1, colourBlue: 1, colourAlternate: 2}[colour]; len(agents) != want {
+			if want := map[int64]int{0: 1, 1: 1, 2: 2}[colour]; len(agents) != want {
 				t.Fatalf("agent colours %v, want %d of them", agents, want)
 			}
 		})
@@ -358,30 +256,13 @@ func FuzzStrings(f *testing.F) {
 	})
 }
 
-// BenchmarkVectorStep steps 256 games with random legal actions drawn by
-// the vector itself, observations and masks delivered into buffers.
-func BenchmarkVectorStep(b *testing.B) {
-	const n = 256
-	v, buf := newTestVector(b, n, env.DefaultOptions(), "", colourRed)
-	actions := make([]int64, n)
-	for b.Loop() {
-		if err := v.sample(actions); err != nil {
-			b.Fatal(err)
-		}
-		if err := v.step(actions, buf); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.ReportMetric(float64(b.N*n)/b.Elapsed().Seconds(), "steps/s")
-}
-
 // BenchmarkVectorAZ steps 128 or 256 games against the built-in player
 // at 50 simulations a move and reports the network's evaluations per
 // second.
 func BenchmarkVectorAZ(b *testing.B) {
 	for _, n := range []int{128, 256} {
 		b.Run(fmt.Sprintf("envs=%d", n), func(b *testing.B) {
-			v, buf := newTestVector(b, n, env.DefaultOptions(), "az:sims=50", colourRed)
+			v, buf := newTestVector(b, n, env.DefaultOptions(), "az:sims=50", 0)
 			actions := make([]int64, n)
 			stats := make([]int64, 2)
 			if err := serverStats("", stats); err != nil {
