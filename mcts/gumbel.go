@@ -22,46 +22,64 @@ import (
 // moves the search found good and keeps the prior for the others. Below
 // the root the search stays PUCT.
 
+// gumbelRoot is the state of a Gumbel root during one search, reused
+// between searches to avoid garbage. gumbelSearch sets it up and narrows
+// the considered moves phase by phase; descend reads forced, and
+// selectConsidered, unassign and rankConsidered the rest. base, sigma and
+// assigned are indexed by the root's children.
+type gumbelRoot struct {
+	// base is each root child's noise + logit, the fixed part of its
+	// rank; sigma is sigma(completed Q) scratch (see rootSigma).
+	base, sigma []float64
+	// considered holds the children still in the halving (offsets among
+	// the root's children), best first after each ranking; assigned
+	// counts the simulations each child got in the current phase.
+	considered, assigned []int32
+	// forced says descents start at a considered child (see
+	// selectConsidered) instead of by PUCT.
+	forced bool
+}
+
 // gumbelSearch runs the simulations of one search by sequential halving
 // over the considered root moves and returns the arena index of the chosen
 // root child. The noise is scaled by temp; with temp 0 the search and the
 // choice are deterministic.
 func (s *search) gumbelSearch(temp float64) (int32, error) {
 	children := s.rootChildren()
-	s.gumbelBase = s.gumbelBase[:0]
-	s.considered = s.considered[:0]
+	s.gumbel.base = s.gumbel.base[:0]
+	s.gumbel.considered = s.gumbel.considered[:0]
 	for i := range children {
 		g := 0.0
 		if temp > 0 {
 			g = temp * gumbelNoise(s.rng)
 		}
-		s.gumbelBase = append(s.gumbelBase, g+logit(children[i].prior))
-		s.considered = append(s.considered, int32(i))
+		s.gumbel.base = append(s.gumbel.base, g+logit(children[i].prior))
+		s.gumbel.considered = append(s.gumbel.considered, int32(i))
 	}
-	slices.SortStableFunc(s.considered, func(a, b int32) int {
-		return cmp.Compare(s.gumbelBase[b], s.gumbelBase[a])
+	slices.SortStableFunc(s.gumbel.considered, func(a, b int32) int {
+		return cmp.Compare(s.gumbel.base[b], s.gumbel.base[a])
 	})
-	s.considered = s.considered[:min(s.consideredMoves(), len(children))]
-	s.assigned = slices.Grow(s.assigned[:0], len(children))[:len(children)]
+	s.gumbel.considered = s.gumbel.considered[:min(s.consideredMoves(), len(children))]
+	s.gumbel.assigned = slices.Grow(s.gumbel.assigned[:0], len(children))[:len(children)]
 
 	// Each phase gives every considered move the same number of
 	// simulations, about Simulations / (phases * considered), and then
 	// keeps the better half; the last phase, or the last two moves, take
 	// whatever is left. A timed search gives each phase an equal slice of
 	// the time as well (see timed.go).
-	phases := max(1, bits.Len(uint(len(s.considered)-1)))
+	phases := max(1, bits.Len(uint(len(s.gumbel.considered)-1)))
 	remaining := s.simulationLimit()
-	s.forceRoot = true
-	defer func() { s.forceRoot = false }()
+	s.gumbel.forced = true
+	defer func() { s.gumbel.forced = false }()
 	// A timed search runs at least one batch, however slow the root's
 	// own evaluation was.
 	for phase := 0; remaining > 0 && (phase == 0 || !s.clock.expired()); phase++ {
-		n := len(s.considered)
+		n := len(s.gumbel.considered)
 		sims := remaining
 		if n > 2 && phase < phases-1 && s.cfg.Simulations > 0 {
 			sims = min(remaining, n*max(1, s.cfg.Simulations/(phases*n)))
 		}
-		clear(s.assigned)
+		clear(s.gumbel.assigned)
 		before := s.ran
 		if err := s.simulate(sims, s.gumbelStop(phase, phases)); err != nil {
 			return -1, err
@@ -72,11 +90,11 @@ func (s *search) gumbelSearch(temp float64) (int32, error) {
 		}
 		if remaining > 0 && n > 1 && phase < phases-1 {
 			s.rankConsidered()
-			s.considered = s.considered[:(n+1)/2]
+			s.gumbel.considered = s.gumbel.considered[:(n+1)/2]
 		}
 	}
 	s.rankConsidered()
-	return s.nodes.at(0).first + s.considered[0], nil
+	return s.nodes.at(0).first + s.gumbel.considered[0], nil
 }
 
 // simsPerConsidered widens a large search: it considers at least one move
@@ -106,21 +124,21 @@ func (s *search) gumbelStop(k, n int) func() bool {
 // fewest simulations of this phase (the better-ranked one on ties), so
 // that a phase shares its simulations evenly, batch or no batch.
 func (s *search) selectConsidered() int32 {
-	best := s.considered[0]
-	for _, c := range s.considered[1:] {
-		if s.assigned[c] < s.assigned[best] {
+	best := s.gumbel.considered[0]
+	for _, c := range s.gumbel.considered[1:] {
+		if s.gumbel.assigned[c] < s.gumbel.assigned[best] {
 			best = c
 		}
 	}
-	s.assigned[best]++
+	s.gumbel.assigned[best]++
 	return s.nodes.at(0).first + best
 }
 
 // unassign takes back the phase simulation of a descent that collided with
 // a leaf already in the batch.
 func (s *search) unassign(path []int32) {
-	if s.forceRoot && len(path) > 1 {
-		s.assigned[path[1]-s.nodes.at(0).first]--
+	if s.gumbel.forced && len(path) > 1 {
+		s.gumbel.assigned[path[1]-s.nodes.at(0).first]--
 	}
 }
 
@@ -128,8 +146,8 @@ func (s *search) unassign(path []int32) {
 // sigma(completed Q), best first.
 func (s *search) rankConsidered() {
 	sigma := s.rootSigma()
-	slices.SortStableFunc(s.considered, func(a, b int32) int {
-		return cmp.Compare(s.gumbelBase[b]+sigma[b], s.gumbelBase[a]+sigma[a])
+	slices.SortStableFunc(s.gumbel.considered, func(a, b int32) int {
+		return cmp.Compare(s.gumbel.base[b]+sigma[b], s.gumbel.base[a]+sigma[a])
 	})
 }
 
@@ -164,7 +182,7 @@ func (s *search) rootSigma() []float64 {
 	if sumP > 0 {
 		mixed = (mixed + float64(sumN)*sumPQ/sumP) / (1 + float64(sumN))
 	}
-	s.sigma = slices.Grow(s.sigma[:0], len(children))[:len(children)]
+	s.gumbel.sigma = slices.Grow(s.gumbel.sigma[:0], len(children))[:len(children)]
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for i := range children {
 		q := mixed
@@ -175,14 +193,14 @@ func (s *search) rootSigma() []float64 {
 			// A root child known without a visit (see newChildren).
 			q = float64(-s.resultValue(ch.result, 2))
 		}
-		s.sigma[i] = q
+		s.gumbel.sigma[i] = q
 		lo, hi = min(lo, q), max(hi, q)
 	}
 	scale := (s.cfg.GumbelCVisit + float64(maxN)) * s.cfg.GumbelCScale
-	for i := range s.sigma {
-		s.sigma[i] = scale * (s.sigma[i] - lo) / max(hi-lo, 1e-8)
+	for i := range s.gumbel.sigma {
+		s.gumbel.sigma[i] = scale * (s.gumbel.sigma[i] - lo) / max(hi-lo, 1e-8)
 	}
-	return s.sigma
+	return s.gumbel.sigma
 }
 
 // improvedPolicy returns the Gumbel root's training target,

@@ -59,8 +59,7 @@ func (p *PUCTPlayer) choose(g *env.Game, cfg Config) (Decision, error) {
 	if late := cfg.LateTemperaturePly; ply < cfg.TemperaturePlies || (late > 0 && ply >= late) {
 		temp = cfg.Temperature
 	}
-	p.s.cfg = cfg
-	return p.s.run(g, temp)
+	return p.s.run(g, cfg, temp)
 }
 
 // Reset drops the search tree, as before a new game. Choose also starts a

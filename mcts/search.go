@@ -28,20 +28,50 @@ import (
 // move choice, rollouts) comes from its own generator, so a search with a
 // fixed seed and a deterministic evaluator repeats itself exactly.
 type search struct {
-	cfg    Config
+	// cfg holds the settings of the search under way, which run takes
+	// as its argument (newSearch gives the first); vl is its VirtualLoss.
+	cfg Config
+	vl  float32
+	// leaves evaluates the leaves of a batch; rng draws the root noise,
+	// the move choice and the rollouts.
 	leaves leafEvaluator
+	rng    *rand.Rand
 	// ucb selects children by UCB1 without priors (the UCT baseline)
 	// instead of PUCT; ucbC is its exploration constant.
 	ucb  bool
 	ucbC float64
-	vl   float32
-	rng  *rand.Rand
 
+	tree     // the nodes and their arena
+	rootGame // the game at the root: rules, moves, history, draw value
+	descent  // the path of the descent under way
+	timing   // the clock and simulation count of the search under way
+
+	// pend is the batch of leaves being gathered, batch the same leaves
+	// as the evaluator takes them (see flush).
+	pend  pendingLeaves
+	batch leafBatch
+
+	// gumbel is the Gumbel root's state during a search (see gumbel.go).
+	gumbel gumbelRoot
+	// win proves forced wins at the root (see Config.WinSearchPlies).
+	win winSearch
+}
+
+// tree is a search's tree: its nodes and the arena it is rebuilt in. Every
+// step of a search reads and grows it; prepare keeps what the moves played
+// since the last search leave of it.
+type tree struct {
 	// nodes is the tree, root at index 0; spare is the arena the next
 	// re-rooting copies the kept subtree into.
 	nodes, spare arena
 	// known counts the nodes evaluated or found terminal.
 	known int64
+}
+
+// rootGame is the game whose position is the root: the rules, moves and
+// history that decide repetitions and the move limit below it, and what
+// the root adds to its priors and draws. prepare sets it for each search.
+type rootGame struct {
 	// hasRoot says whether nodes[0] is the root of the game recorded in
 	// rules, start, played and history.
 	hasRoot bool
@@ -54,41 +84,34 @@ type search struct {
 	// position of history: most positions of a search were never played,
 	// and the bit rules them out without a scan.
 	inHistory [historyBits / 64]uint64
-	// noised says whether the root priors already hold this root's noise.
+	// noised says whether the root priors already hold this root's
+	// noise; noise is the scratch of its Dirichlet draw (see addNoise).
 	noised bool
+	noise  []float64
 	// draw is what a drawn end is worth for the root's side to move (see
 	// Config.Contempt); the other side counts it as -draw.
 	draw float32
+}
 
-	// ran counts the simulations of the current search; clock times it
-	// and rate is the simulations per second of the last search (see
-	// timed.go). now is the time the clock reads: time.Now, or a test's
-	// clock, which drives timed searches without the wall clock.
+// descent is the scratch of the descent under way, reused to avoid
+// garbage: descend fills path and pathHashes, visitLeaf the moves of the
+// leaf in moveBuf.
+type descent struct {
+	path       []int32
+	pathHashes []uint64
+	moveBuf    []env.Move
+}
+
+// timing is the clock and count of one search (see timed.go): ran counts
+// its simulations, clock times it, and rate is the simulations per second
+// of the last search, which sizes a timed search's Gumbel root. now is the
+// time the clock reads: time.Now, or a test's clock, which drives timed
+// searches without the wall clock.
+type timing struct {
 	ran   int
 	clock clock
 	rate  float64
 	now   func() time.Time
-
-	// Scratch of the current descent and batch, reused to avoid garbage.
-	path       []int32
-	pathHashes []uint64
-	moveBuf    []env.Move
-	noise      []float64
-	pend       pendingLeaves
-	batch      leafBatch
-
-	// The Gumbel root (see gumbel.go): noise + logit of every root child,
-	// sigma(completed Q) scratch, the children still considered (offsets
-	// among the root's children), the simulations each child got in the
-	// current phase, and whether descents start at a considered child.
-	gumbelBase []float64
-	sigma      []float64
-	considered []int32
-	assigned   []int32
-	forceRoot  bool
-
-	// win proves forced wins at the root (see Config.WinSearchPlies).
-	win winSearch
 }
 
 // pendingLeaves are the leaves of the batch being gathered: their nodes,
@@ -156,16 +179,17 @@ func (e *networkLeaves) evaluate(b *leafBatch) error {
 
 // newSearch returns a search with a validated config.
 func newSearch(cfg Config, leaves leafEvaluator, rng *rand.Rand) *search {
-	return &search{cfg: cfg, leaves: leaves, vl: float32(cfg.VirtualLoss), rng: rng, now: time.Now}
+	return &search{cfg: cfg, leaves: leaves, vl: float32(cfg.VirtualLoss), rng: rng, timing: timing{now: time.Now}}
 }
 
 // reset drops the tree.
 func (s *search) reset() { s.hasRoot = false }
 
-// run searches the current position of g with cfg.Simulations simulations,
-// or for cfg.Time, and returns the decision, with the move chosen at
-// temperature temp.
-func (s *search) run(g *env.Game, temp float64) (Decision, error) {
+// run searches the current position of g with the settings cfg (their
+// Simulations simulations, or for their Time) and returns the decision,
+// with the move chosen at temperature temp.
+func (s *search) run(g *env.Game, cfg Config, temp float64) (Decision, error) {
+	s.cfg, s.vl = cfg, float32(cfg.VirtualLoss)
 	s.clock = startClock(s.cfg.Time, s.now)
 	if err := s.prepare(g); err != nil {
 		return Decision{}, err
@@ -367,7 +391,7 @@ func (s *search) descend() (int32, env.Position) {
 		}
 		s.pathHashes = append(s.pathHashes, pos.Hash())
 		switch {
-		case i == 0 && s.forceRoot:
+		case i == 0 && s.gumbel.forced:
 			i = s.selectConsidered()
 		case s.ucb:
 			i = s.selectUCB(i)

@@ -55,10 +55,11 @@ func TestProvenWinsAreFollowed(t *testing.T) {
 			g := env.NewGameFrom(pos, env.DefaultRules())
 			rng := rand.New(rand.NewPCG(uint64(i), 9))
 			for moves := 0; !g.Status().Over(); moves++ {
-				if moves == 1 {
-					p.s.cfg.Simulations = 1
+				sims := cfg.Simulations
+				if moves > 0 {
+					sims = 1
 				}
-				d, err := p.Choose(g)
+				d, err := p.ChooseSimulations(g, sims)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -64,7 +64,8 @@ func (c UCTConfig) Validate() error {
 // cut off after RolloutDepth plies. Rollouts ignore draws by repetition.
 // It plays the most visited move and keeps its tree between moves.
 type UCTPlayer struct {
-	s *search
+	s   *search
+	cfg Config
 }
 
 // NewUCTPlayer returns a UCT player; the seed drives the rollouts.
@@ -76,11 +77,11 @@ func NewUCTPlayer(cfg UCTConfig, seed uint64) (*UCTPlayer, error) {
 	sc := Config{Simulations: cfg.Simulations, BatchSize: 1, ReuseTree: true}
 	s := newSearch(sc, &rolloutLeaves{rng: rng, depth: cfg.RolloutDepth}, rng)
 	s.ucb, s.ucbC = true, cfg.Exploration
-	return &UCTPlayer{s: s}, nil
+	return &UCTPlayer{s: s, cfg: sc}, nil
 }
 
 // Choose implements [Player].
-func (p *UCTPlayer) Choose(g *env.Game) (Decision, error) { return p.s.run(g, 0) }
+func (p *UCTPlayer) Choose(g *env.Game) (Decision, error) { return p.s.run(g, p.cfg, 0) }
 
 // rolloutLeaves values leaves by random rollouts; priors are uniform (UCB1
 // does not read them).
