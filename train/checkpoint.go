@@ -74,6 +74,9 @@ type CheckpointState struct {
 	// ElapsedSec is the run's wall-clock time through this iteration,
 	// summed over its sessions.
 	ElapsedSec float64 `json:"elapsed_sec"`
+	// CPUSec is the CPU time the run's processes used through this
+	// iteration, summed over its sessions; 0 where it is not read.
+	CPUSec float64 `json:"cpu_sec,omitempty"`
 	// Created is when the checkpoint was written.
 	Created time.Time `json:"created"`
 	// Games, Positions and TrainSteps count the whole run's work.

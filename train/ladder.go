@@ -25,7 +25,7 @@ func LadderRun(dir string) (ladder.Run, error) {
 	if len(all) == 0 {
 		return ladder.Run{}, fmt.Errorf("ladder: run %s has no network snapshots (%s)", dir, filepath.Join(dir, netsDir, "net-*"+netExt))
 	}
-	elapsed, err := metrics.Elapsed(filepath.Join(dir, metrics.File))
+	elapsed, err := metrics.TrainingTime(filepath.Join(dir, metrics.File))
 	if err != nil {
 		return ladder.Run{}, fmt.Errorf("ladder: %w", err)
 	}

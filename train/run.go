@@ -11,6 +11,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 
@@ -196,6 +197,10 @@ type runner struct {
 	// started is when the iteration in progress started, by the wall
 	// clock: for [runner.shownElapsed].
 	started time.Time
+	// cpuBase is the run's CPU time at the checkpoint it went on from
+	// less the process's CPU time then: with the process's CPU time now,
+	// the run's (CheckpointState.CPUSec).
+	cpuBase float64
 }
 
 func metricsPath(dir string) string { return filepath.Join(dir, metrics.File) }
@@ -349,6 +354,7 @@ func (r *runner) loop(ctx context.Context) (Summary, error) {
 	first := r.state.Iteration
 	sessionStart, before := r.now(), r.state.ElapsedSec
 	elapsed := func() float64 { return before + r.now().Sub(sessionStart).Seconds() }
+	r.cpuBase = r.state.CPUSec - processCPUSec()
 	srv, err := model.NewServer(r.trainer.Network(), r.cfg.Server)
 	if err != nil {
 		return sum, err
@@ -491,6 +497,9 @@ func (r *runner) trainAndAverage(it int, m *metrics.Iteration, elapsed func() fl
 func (r *runner) advance(it int, elapsedSec float64, stats selfPlayStats, remote RemoteResult, m *metrics.Iteration) {
 	r.state.Iteration = it
 	r.state.ElapsedSec = elapsedSec
+	if cpu := processCPUSec(); cpu > 0 {
+		r.state.CPUSec = r.cpuBase + cpu
+	}
 	r.state.ScheduleProgress = r.plan.progress(r.cfg.runProgress(r.state.ElapsedSec, float64(it)))
 	r.state.Created = time.Now().UTC()
 	r.state.Games += int64(stats.Games + remote.Games)
@@ -500,6 +509,8 @@ func (r *runner) advance(it int, elapsedSec float64, stats selfPlayStats, remote
 	}
 	r.state.TrainSteps = r.trainer.Network().Steps()
 	m.ElapsedSec = r.state.ElapsedSec
+	m.CPUSec = r.state.CPUSec
+	m.Cores = runtime.GOMAXPROCS(0)
 	m.BufferSize = r.replay.Len()
 }
 

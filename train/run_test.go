@@ -141,6 +141,14 @@ func TestRunResumeContinues(t *testing.T) {
 		if m.Iteration != i+1 {
 			t.Fatalf("metrics iterations %v: want 1, 2, 3", ms)
 		}
+		// The run's CPU time goes on from the checkpoint's across the
+		// resume, as its wall time does.
+		if m.CPUSec <= 0 || m.Cores < 1 || (i > 0 && m.CPUSec <= ms[i-1].CPUSec) {
+			t.Errorf("iteration %d: cpu_sec %v after %v, cores %d: want a growing CPU time and the cores", m.Iteration, m.CPUSec, ms[max(i-1, 0)].CPUSec, m.Cores)
+		}
+	}
+	if last.State.CPUSec != ms[2].CPUSec {
+		t.Errorf("checkpoint's CPU time %v, the log's %v: want the same", last.State.CPUSec, ms[2].CPUSec)
 	}
 }
 

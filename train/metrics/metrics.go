@@ -108,11 +108,16 @@ type Iteration struct {
 	PublishToCheckedP99Ms float64 `json:"publish_to_checked_ms_p99"`
 
 	// Time: the seconds each phase took in this iteration, and the run's
-	// wall-clock time so far.
+	// wall-clock time so far. CPUSec is the CPU time the run has used so
+	// far and Cores the cores it ran on (GOMAXPROCS), absent in logs of
+	// earlier versions: wall time counts a stopped or crowded-out process
+	// as training, CPU time does not (see [TrainingTime]).
 	SelfPlaySec float64 `json:"selfplay_sec"`
 	TrainSec    float64 `json:"train_sec"`
 	EvalSec     float64 `json:"eval_sec"`
 	ElapsedSec  float64 `json:"elapsed_sec"`
+	CPUSec      float64 `json:"cpu_sec,omitempty"`
+	Cores       int     `json:"cores,omitempty"`
 
 	// Eval holds the evaluation results of iterations that ran one, by
 	// opponent: a baseline's player spec (in logs of earlier versions'
@@ -294,10 +299,22 @@ func Truncate(path string, lastIteration int) error {
 	})
 }
 
-// Elapsed reads the training time through each iteration from the log at
-// path; a run without a log has none. A later line of an iteration,
-// written after a resume, wins.
-func Elapsed(path string) (map[int]float64, error) {
+// TrainingSec is the run's training time through the iteration: its CPU
+// time over its cores where the log has them, so that a process stopped
+// or crowded out by other work does not count as training (on an
+// otherwise idle machine this is within a tenth of the wall time, which
+// counts the moments a core stands idle), else its wall time.
+func (m Iteration) TrainingSec() float64 {
+	if m.CPUSec > 0 && m.Cores > 0 {
+		return m.CPUSec / float64(m.Cores)
+	}
+	return m.ElapsedSec
+}
+
+// TrainingTime reads the training time through each iteration
+// ([Iteration.TrainingSec]) from the log at path; a run without a log has
+// none. A later line of an iteration, written after a resume, wins.
+func TrainingTime(path string) (map[int]float64, error) {
 	out := map[int]float64{}
 	ms, err := Read(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -307,8 +324,8 @@ func Elapsed(path string) (map[int]float64, error) {
 		return nil, err
 	}
 	for _, m := range ms {
-		if m.ElapsedSec > 0 && !math.IsInf(m.ElapsedSec, 0) {
-			out[m.Iteration] = m.ElapsedSec
+		if sec := m.TrainingSec(); sec > 0 && !math.IsInf(sec, 0) {
+			out[m.Iteration] = sec
 		}
 	}
 	return out, nil

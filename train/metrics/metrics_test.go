@@ -197,18 +197,23 @@ func TestReadsLogOfFormatVersion1(t *testing.T) {
 	}
 }
 
-func TestElapsed(t *testing.T) {
+func TestTrainingTime(t *testing.T) {
 	path, _ := writeLog(t, 3)
 	again := sampleMetrics(2) // iteration 2 again, after a resume
 	again.ElapsedSec = 500
 	if err := Append(path, again); err != nil {
 		t.Fatal(err)
 	}
-	got, err := Elapsed(path)
-	if want := map[int]float64{1: 60, 2: 500, 3: 180}; err != nil || !reflect.DeepEqual(got, want) {
-		t.Errorf("Elapsed = %v, %v; want %v", got, err, want)
+	timed := sampleMetrics(4) // a log that records CPU time: it wins
+	timed.ElapsedSec, timed.CPUSec, timed.Cores = 900, 1000, 2
+	if err := Append(path, timed); err != nil {
+		t.Fatal(err)
 	}
-	if got, err := Elapsed(filepath.Join(t.TempDir(), File)); err != nil || len(got) != 0 {
+	got, err := TrainingTime(path)
+	if want := map[int]float64{1: 60, 2: 500, 3: 180, 4: 500}; err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("TrainingTime = %v, %v; want %v", got, err, want)
+	}
+	if got, err := TrainingTime(filepath.Join(t.TempDir(), File)); err != nil || len(got) != 0 {
 		t.Errorf("a run without a log: %v, %v; want none", got, err)
 	}
 }

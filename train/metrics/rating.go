@@ -42,7 +42,8 @@ func NetworkName(iteration int) string { return fmt.Sprintf("iteration %d", iter
 
 // RatedIteration is an iteration's network rated on its run's scale.
 type RatedIteration struct {
-	Iteration  int
+	Iteration int
+	// ElapsedSec is the iteration's training time ([Iteration.TrainingSec]).
 	ElapsedSec float64
 	elo.Rating
 }
@@ -89,7 +90,7 @@ func Ratings(ms []Iteration) ([]RatedIteration, error) {
 	var out []RatedIteration
 	for _, r := range fit {
 		if m, ok := rated[r.Player]; ok {
-			out = append(out, RatedIteration{Iteration: m.Iteration, ElapsedSec: m.ElapsedSec, Rating: r})
+			out = append(out, RatedIteration{Iteration: m.Iteration, ElapsedSec: m.TrainingSec(), Rating: r})
 		}
 	}
 	slices.SortFunc(out, func(a, b RatedIteration) int { return a.Iteration - b.Iteration })
