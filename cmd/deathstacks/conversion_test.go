@@ -14,7 +14,7 @@ import (
 
 // conversionKeys are the keys each pair of results.json and ladder.json
 // gains to say how its games ended.
-var conversionKeys = []string{"draws_repetition", "draws_move_limit", "draws_a_ahead", "mean_lead_a", "draws_b_ahead", "mean_lead_b", "decided", "mean_decided_plies"}
+var conversionKeys = []string{"draws_repetition", "draws_move_limit", "draws_move_limit_far_ahead", "draws_a_ahead", "mean_lead_a", "draws_b_ahead", "mean_lead_b", "decided", "mean_decided_plies"}
 
 // readPairs returns the pairs of a results file, each as its keys and
 // values, and as a PairResult.
@@ -47,7 +47,7 @@ func checkPairs(t *testing.T, path string) []report.PairResult {
 				t.Errorf("%s: pair %s-%s lacks %q", path, p.A, p.B, key)
 			}
 		}
-		if p.Decided != p.Wins+p.Losses || p.DrawsRepetition+p.DrawsMoveLimit > p.Draws || p.DrawsAAhead+p.DrawsBAhead > p.Draws ||
+		if p.Decided != p.Wins+p.Losses || p.DrawsRepetition+p.DrawsMoveLimit > p.Draws || p.DrawsMoveLimitFarAhead > p.DrawsMoveLimit || p.DrawsAAhead+p.DrawsBAhead > p.Draws ||
 			(p.Decided > 0) != (p.MeanDecidedPlies > 0) || (p.DrawsAAhead > 0) != (p.MeanLeadA > 0) || (p.DrawsBAhead > 0) != (p.MeanLeadB > 0) {
 			t.Errorf("%s: pair %+v does not add up", path, p)
 		}
@@ -64,7 +64,7 @@ func TestEvalConversion(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	if !hasRow(out, "A", "B", "draws", "repetition", "move", "limit", "A", "ahead", "B", "ahead", "decided", "plies/decided") {
+	if !hasRow(out, "A", "B", "draws", "repetition", "move", "limit", "100+", "ahead", "A", "ahead", "B", "ahead", "decided", "plies/decided") {
 		t.Errorf("output lacks the table of draws:\n%s", out)
 	}
 	pairs := checkPairs(t, filepath.Join(dir, report.ResultsFile))

@@ -47,8 +47,9 @@ const evalSynopsis = `eval --player SPEC --player SPEC [...] --games N [--sprt e
 Plays a round robin among the players: N games for every pair, colours
 alternating, each two games from the same K random opening plies (shared by
 all pairs). Prints the results of every pair (A's wins, draws, losses and
-points per game; its draws by repetition and at the move limit, those with
-A or B ahead in material and the mean lead, the mean plies of decided
+points per game; its draws by repetition and at the move limit, those at
+the move limit with either side 100 or more ahead, those with A or B ahead
+in material and the mean lead, the mean plies of decided
 games) and every player's Elo with its 95% interval, fitted over
 all games with the anchor (az:model=anchor, the fixed point of the
 project's scale) at 0 when it plays, else random (or, without a random
@@ -56,9 +57,12 @@ player, the first player; the output names the anchor) and mean time per move. W
   results.json  {"anchor", "players": [{"name", "spec", "elo", "ci95": [low, high],
                 "games", "wins", "draws", "losses", "score", "mean_move_ms"}],
                 "pairs": [{"a", "b", "games", "wins", "draws", "losses", "score",
-                "draws_repetition", "draws_move_limit", "draws_a_ahead", "mean_lead_a",
-                "draws_b_ahead", "mean_lead_b", "decided", "mean_decided_plies"}],
+                "draws_repetition", "draws_move_limit", "draws_move_limit_far_ahead",
+                "draws_a_ahead", "mean_lead_a", "draws_b_ahead", "mean_lead_b",
+                "decided", "mean_decided_plies"}],
                 settings...} (pairs from A's side; ci95 is the interval's ends;
+                draws_move_limit_far_ahead counts the draws at the move
+                limit with either side 100 or more ahead in material,
                 draws_a_ahead counts the draws A ended ahead in material,
                 mean_lead_a is its mean lead in them, and so for B;
                 mean_decided_plies is the mean length of the won games;

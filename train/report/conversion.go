@@ -13,6 +13,10 @@ type Conversion struct {
 	// and at the move limit.
 	DrawsRepetition int `json:"draws_repetition"`
 	DrawsMoveLimit  int `json:"draws_move_limit"`
+	// DrawsMoveLimitFarAhead counts the draws at the move limit that
+	// ended with either side [FarAhead] or more ahead in material: won
+	// games that the leader failed to finish.
+	DrawsMoveLimitFarAhead int `json:"draws_move_limit_far_ahead"`
 	// DrawsAAhead counts the draws that ended with A ahead in material
 	// (env.Position.Material: 10 a piece and 5 a stack it controls, less
 	// the opponent's), MeanLeadA is A's mean lead in them (0 without
@@ -26,6 +30,10 @@ type Conversion struct {
 	Decided          int     `json:"decided"`
 	MeanDecidedPlies float64 `json:"mean_decided_plies"`
 }
+
+// FarAhead is the material lead (env.Position.Material: ten pieces' worth)
+// from which a draw at the move limit counts as a won game not finished.
+const FarAhead = 100
 
 // ConversionOf sums up how the games of records between a and another
 // player ended, from a's side (a is A). A game whose record lacks its
@@ -52,6 +60,9 @@ func ConversionOf(records []arena.GameRecord, a string) Conversion {
 		lead := float64(end.Material(env.Red))
 		if r.Red != a {
 			lead = -lead
+		}
+		if r.Reason == arena.ReasonMoveLimit && (lead >= FarAhead || lead <= -FarAhead) {
+			c.DrawsMoveLimitFarAhead++
 		}
 		switch {
 		case lead > 0:

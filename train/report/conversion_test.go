@@ -9,9 +9,12 @@ import (
 // Positions at the end of the draws of TestConversionOf, with Red's
 // material lead.
 const (
-	redAhead25  = "rr,rr,rr,rr,rr,rr/,,,,,/,,,,,/,,,,,/,,,,,/bb,bb,bb,bb,bb, r"   // 10·2 + 5·1
-	blueAhead50 = "rr,rr,rr,rr,rr,brr/,,,,,/,,,,,/,,,,,/,,,,,/bb,bb,bb,bb,bb,b r" // 10·(10-14) + 5·(5-7)
-	evenStart   = "rr,rr,rr,rr,rr,rr/,,,,,/,,,,,/,,,,,/,,,,,/bb,bb,bb,bb,bb,bb r"
+	redAhead25   = "rr,rr,rr,rr,rr,rr/,,,,,/,,,,,/,,,,,/,,,,,/bb,bb,bb,bb,bb, r"   // 10·2 + 5·1
+	blueAhead50  = "rr,rr,rr,rr,rr,brr/,,,,,/,,,,,/,,,,,/,,,,,/bb,bb,bb,bb,bb,b r" // 10·(10-14) + 5·(5-7)
+	evenStart    = "rr,rr,rr,rr,rr,rr/,,,,,/,,,,,/,,,,,/,,,,,/bb,bb,bb,bb,bb,bb r"
+	redAhead125  = "rr,rr,rr,rr,rr,rbbbbbb/,,,,,/,,,,,/,,,,,/,,,,,/bb,bb,bb,,, r" // 10·(17-6) + 5·(6-3)
+	blueAhead125 = "rr,rr,rr,,,/,,,,,/,,,,,/,,,,,/,,,,,/bb,bb,bb,bb,bb,brrrrrr r" // the same, colours swapped
+	redAhead100  = "rr,rr,rr,rr,rr,rbbbbb/,,,,,/,,,,,/,,,,,/,,,,,/bb,bb,bb,b,, r" // 10·(16-7) + 5·(6-4)
 )
 
 func TestConversionOf(t *testing.T) {
@@ -30,6 +33,13 @@ func TestConversionOf(t *testing.T) {
 		win("a", "b", arena.ResultRedWins, 40),
 		win("a", "b", arena.ResultBlueWins, 60),
 	}
+	farAhead := []arena.GameRecord{
+		draw("a", "b", arena.ReasonMoveLimit, redAhead125),  // a 125 ahead: counted
+		draw("b", "a", arena.ReasonMoveLimit, blueAhead125), // a 125 ahead: counted
+		draw("b", "a", arena.ReasonMoveLimit, redAhead100),  // b 100 ahead: counted
+		draw("a", "b", arena.ReasonRepetition, redAhead125), // not at the move limit
+		draw("a", "b", arena.ReasonMoveLimit, redAhead25),   // too close
+	}
 	for _, tc := range []struct {
 		name    string
 		records []arena.GameRecord
@@ -42,6 +52,8 @@ func TestConversionOf(t *testing.T) {
 			DrawsBAhead: 1, MeanLeadB: 25, Decided: 2, MeanDecidedPlies: 50}},
 		{"from B's side", sample, "b", Conversion{DrawsRepetition: 2, DrawsMoveLimit: 3, DrawsAAhead: 1, MeanLeadA: 25,
 			DrawsBAhead: 2, MeanLeadB: 37.5, Decided: 2, MeanDecidedPlies: 50}},
+		{"far ahead at the move limit", farAhead, "a", Conversion{DrawsRepetition: 1, DrawsMoveLimit: 4, DrawsMoveLimitFarAhead: 3,
+			DrawsAAhead: 4, MeanLeadA: 100, DrawsBAhead: 1, MeanLeadB: 100}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := ConversionOf(tc.records, tc.a); got != tc.want {

@@ -335,8 +335,8 @@ func (r *Report) pairTable() table.Table {
 // side ended ahead in, and the length of the decided games.
 func (r *Report) conversionTable() table.Table {
 	t := table.Table{
-		Head:  []string{"A", "B", "draws", "repetition", "move limit", "A ahead", "B ahead", "decided", "plies/decided"},
-		Right: []bool{false, false, true, true, true, true, true, true, true},
+		Head:  []string{"A", "B", "draws", "repetition", "move limit", "100+ ahead", "A ahead", "B ahead", "decided", "plies/decided"},
+		Right: []bool{false, false, true, true, true, true, true, true, true, true},
 	}
 	ahead := func(n int, lead float64) string {
 		if n == 0 {
@@ -349,7 +349,7 @@ func (r *Report) conversionTable() table.Table {
 		if p.Decided > 0 {
 			plies = fmt.Sprintf("%.1f", p.MeanDecidedPlies)
 		}
-		t.Rows = append(t.Rows, []string{p.A, p.B, fmt.Sprint(p.Draws), fmt.Sprint(p.DrawsRepetition), fmt.Sprint(p.DrawsMoveLimit),
+		t.Rows = append(t.Rows, []string{p.A, p.B, fmt.Sprint(p.Draws), fmt.Sprint(p.DrawsRepetition), fmt.Sprint(p.DrawsMoveLimit), fmt.Sprint(p.DrawsMoveLimitFarAhead),
 			ahead(p.DrawsAAhead, p.MeanLeadA), ahead(p.DrawsBAhead, p.MeanLeadB), fmt.Sprint(p.Decided), plies})
 	}
 	return t
@@ -376,7 +376,7 @@ func (r *Report) forfeitTable() (table.Table, bool) {
 // Captions of the tables, shared by the text and Markdown forms.
 const (
 	forfeitsCaption   = "games lost by misbehaving: an illegal move, a player's error, or an external program's timeout, exit or malformed answer (games.jsonl has each one's detail)."
-	conversionCaption = "repetition and move limit count the draws of each kind; A ahead and B ahead count the draws that ended with that side ahead in material (10 a piece and 5 a stack it controls, less the opponent's), with its mean lead; plies/decided is the mean length of the games won by either side."
+	conversionCaption = "repetition and move limit count the draws of each kind; 100+ ahead counts the draws at the move limit that ended with either side 100 or more ahead in material, won games not finished; A ahead and B ahead count the draws that ended with that side ahead in material (10 a piece and 5 a stack it controls, less the opponent's), with its mean lead; plies/decided is the mean length of the games won by either side."
 	pairsCaption      = "W/D/L and score (points per game) are A's against B."
 	eloCaption        = "Elo (Bradley-Terry fit of all games, with a prior of one virtual draw between each player and the anchor, so that a perfect score stays finite) is relative to %s = 0; ±95%% is the half-width of the 95%% interval; score is points per game; ms/move is the mean time the player took per move." // one draw: elo.PriorDraws
 )

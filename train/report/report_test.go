@@ -374,6 +374,7 @@ func TestReportConversionTable(t *testing.T) {
 		{Game: 1, Red: "weak", Blue: "strong", Result: arena.ResultDraw, Reason: arena.ReasonMoveLimit, EndFEN: blueAhead50},
 		{Game: 2, Red: "strong", Blue: "weak", Result: arena.ResultRedWins, Reason: arena.ReasonWin, StartPly: 4, Moves: make([]string, 80)},
 		{Game: 3, Red: "weak", Blue: "strong", Result: arena.ResultDraw, Reason: arena.ReasonRepetition, EndFEN: evenStart},
+		{Game: 4, Red: "strong", Blue: "weak", Result: arena.ResultDraw, Reason: arena.ReasonMoveLimit, EndFEN: redAhead125},
 	}
 	rep, err := New(records, contenders("strong", "weak"), "weak", testArena)
 	if err != nil {
@@ -387,8 +388,8 @@ func TestReportConversionTable(t *testing.T) {
 		name, text string
 		row        []string
 	}{
-		{"text", text.String(), []string{"strong", "weak", "3", "1", "2", "2", "(mean", "lead", "38)", "0", "1", "84.0"}},
-		{"markdown", rep.Markdown(), []string{"|", "strong", "|", "weak", "|", "3", "|", "1", "|", "2", "|", "2", "(mean", "lead", "38)", "|", "0", "|", "1", "|", "84.0", "|"}},
+		{"text", text.String(), []string{"strong", "weak", "4", "1", "3", "1", "3", "(mean", "lead", "67)", "0", "1", "84.0"}},
+		{"markdown", rep.Markdown(), []string{"|", "strong", "|", "weak", "|", "4", "|", "1", "|", "3", "|", "1", "|", "3", "(mean", "lead", "67)", "|", "0", "|", "1", "|", "84.0", "|"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			found := false
