@@ -93,7 +93,7 @@ func (a *AEC) Reward(agent Color) float32 { return a.env.game.Status().Reward(ag
 
 // Terminated reports whether agent's episode ended by the rules: a win,
 // no stacks or a draw by repetition. Both agents end together.
-func (a *AEC) Terminated(agent Color) bool { return endedByRules(a.env.game.Status()) }
+func (a *AEC) Terminated(agent Color) bool { return a.env.game.Status().Terminated() }
 
 // Truncated reports whether agent's episode was cut off by the move limit.
 func (a *AEC) Truncated(agent Color) bool { return a.env.game.Status().Truncated() }

@@ -71,7 +71,7 @@ func (e *Env) StepInto(a Action, obs []float32, mask []bool) (reward float32, te
 	}
 	e.observeInto(obs, mask)
 	st := e.game.status
-	return st.Reward(mover), endedByRules(st), st.Truncated(), nil
+	return st.Reward(mover), st.Terminated(), st.Truncated(), nil
 }
 
 // playAction plays the move of action a and returns it. When the legal

@@ -17,9 +17,7 @@
 // like a Gymnasium environment (Reset with a seed and [ResetOptions], Step,
 // [ObservationSpace], [ActionSpace]); [AEC] is its per-agent view in the
 // manner of PettingZoo, with the action mask delivered with the observation.
-// [Vector] steps many environments at once into the caller's buffers, with
-// next-step auto-reset and, if given, an [Opponent] answering the agent
-// inside each step.
+// Package env/vector steps many of them at once.
 //
 // Package env imports nothing else of this module.
 package env

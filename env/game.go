@@ -83,6 +83,10 @@ func (s Status) Winner() (c Color, ok bool) {
 // than ended by the rules, as reinforcement-learning environments tell apart.
 func (s Status) Truncated() bool { return s == MoveLimit }
 
+// Terminated reports whether the game ended by the rules rather than being
+// cut off: Gymnasium's terminated, the counterpart of [Status.Truncated].
+func (s Status) Terminated() bool { return s.Over() && !s.Truncated() }
+
 // Reward returns the reward of player c in a game with this status: +1 for
 // a win, -1 for a loss and 0 for a draw or an ongoing game. It is the
 // reward of [Env.Step] and [AEC] and the value target of a game played out.

@@ -185,7 +185,7 @@ func (e *Env) Step(a Action) (obs []float32, reward float32, terminated, truncat
 	if err != nil {
 		return nil, 0, false, false, Info{}, err
 	}
-	return e.Observation(), reward, endedByRules(info.Status), info.Status.Truncated(), info, nil
+	return e.Observation(), reward, info.Status.Terminated(), info.Status.Truncated(), info, nil
 }
 
 // play is Step without the observation, which the per-agent view builds
@@ -200,10 +200,6 @@ func (e *Env) play(a Action) (reward float32, info Info, err error) {
 	info.Move = m
 	return info.Status.Reward(mover), info, nil
 }
-
-// endedByRules reports whether a game with status st ended by the rules
-// rather than being cut off.
-func endedByRules(st Status) bool { return st.Over() && !st.Truncated() }
 
 // info returns the Info of the current position.
 func (e *Env) info() Info {

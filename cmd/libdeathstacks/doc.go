@@ -52,7 +52,7 @@
 //
 // The functions in Go terms, one file for each thing the API hands out:
 // env.go (the constants, one environment, the position helpers),
-// vector.go (env.Vector, opponents of a spec), player.go (players of any spec),
+// vector.go (env/vector's Vector, opponents of a spec), player.go (players of any spec),
 // network.go and weights.go (a network's inference, weights and saving),
 // steps.go, search.go and selfplay.go (the caller's evaluator's
 // searches and self-play), arena.go (an evaluation of players, its

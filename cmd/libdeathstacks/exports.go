@@ -11,6 +11,7 @@ import (
 	"unsafe"
 
 	"github.com/deathstacks/deathstacks/env"
+	vec "github.com/deathstacks/deathstacks/env/vector"
 )
 
 // The exported C functions. Each returns an int64_t: 0 or more on success
@@ -253,8 +254,8 @@ func ds_vec_new(n, tooTall, maxPlies, repetitions, openingPlies C.int64_t, oppon
 }
 
 // vecBuffers views the buffers of a vector call.
-func vecBuffers(obs, mask, rewards, term, trunc, info unsafe.Pointer, n C.int64_t) (*env.VectorBuffers, error) {
-	var b env.VectorBuffers
+func vecBuffers(obs, mask, rewards, term, trunc, info unsafe.Pointer, n C.int64_t) (*vec.Buffers, error) {
+	var b vec.Buffers
 	var err error
 	k := int64(n)
 	if b.Observations, err = slice[float32](obs, C.int64_t(k*env.ObservationSize)); err != nil {
@@ -272,7 +273,7 @@ func vecBuffers(obs, mask, rewards, term, trunc, info unsafe.Pointer, n C.int64_
 	if b.Truncations, err = slice[bool](trunc, n); err != nil {
 		return nil, err
 	}
-	if b.Infos, err = slice[int64](info, C.int64_t(k*env.VectorInfoColumns)); err != nil {
+	if b.Infos, err = slice[int64](info, C.int64_t(k*vec.InfoColumns)); err != nil {
 		return nil, err
 	}
 	return &b, nil

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/deathstacks/deathstacks/env"
+	vec "github.com/deathstacks/deathstacks/env/vector"
 	"github.com/deathstacks/deathstacks/train"
 )
 
@@ -119,16 +120,16 @@ func TestHandles(t *testing.T) {
 
 // newTestVector returns a vector environment after its reset, with its
 // buffers.
-func newTestVector(tb testing.TB, n int, opts env.Options, spec string, colour int64) (*vector, *env.VectorBuffers) {
+func newTestVector(tb testing.TB, n int, opts env.Options, spec string, colour int64) (*vector, *vec.Buffers) {
 	tb.Helper()
 	v, err := newVector(int64(n), opts, spec, colour)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	b := &env.VectorBuffers{
+	b := &vec.Buffers{
 		Observations: make([]float32, n*env.ObservationSize), Masks: make([]bool, n*env.NumActions),
 		Rewards: make([]float32, n), Terminations: make([]bool, n), Truncations: make([]bool, n),
-		Infos: make([]int64, n*env.VectorInfoColumns),
+		Infos: make([]int64, n*vec.InfoColumns),
 	}
 	if err := v.Reset(1, b); err != nil {
 		tb.Fatal(err)
@@ -183,9 +184,9 @@ func TestVectorOpponent(t *testing.T) {
 			agents := map[int64]bool{}
 			for range 40 {
 				for i := range n {
-					inf := row(b.Infos, i, env.VectorInfoColumns)
-					agents[inf[env.VectorInfoAgent]] = true
-					if inf[env.VectorInfoStatus] == int64(env.Ongoing) && inf[env.VectorInfoToMove] != inf[env.VectorInfoAgent] {
+					inf := row(b.Infos, i, vec.InfoColumns)
+					agents[inf[vec.InfoAgent]] = true
+					if inf[vec.InfoStatus] == int64(env.Ongoing) && inf[vec.InfoToMove] != inf[vec.InfoAgent] {
 						t.Fatalf("environment %d: the opponent is to move", i)
 					}
 				}

@@ -4,13 +4,14 @@ import (
 	"fmt"
 
 	"github.com/deathstacks/deathstacks/env"
+	vec "github.com/deathstacks/deathstacks/env/vector"
 	"github.com/deathstacks/deathstacks/mcts"
 )
 
-// vector is a vector environment behind a handle: an env.Vector whose
+// vector is a vector environment behind a handle: a vec.Vector whose
 // opponents are players of a spec, made by newPlayerOf.
 type vector struct {
-	*env.Vector
+	*vec.Vector
 	// actions holds the actions of a call as env.Actions.
 	actions []env.Action
 }
@@ -21,7 +22,7 @@ func (v *vector) close() error { return v.Close() }
 // newVector returns n environments whose agent plays colour (0 red, 1
 // blue, 2 alternating) against opponents of spec ("" for none).
 func newVector(n int64, opts env.Options, spec string, colour int64) (*vector, error) {
-	o := env.VectorOptions{Env: opts, Agent: env.AgentColors(colour)}
+	o := vec.Options{Env: opts, Agent: vec.AgentColors(colour)}
 	if spec != "" {
 		// Checked now; the opponents themselves are made by Reset.
 		p, s, err := newPlayerOf(spec, 0)
@@ -32,7 +33,7 @@ func newVector(n int64, opts env.Options, spec string, colour int64) (*vector, e
 			return nil, fmt.Errorf("opponent: %w", err)
 		}
 		o.OpponentWaits = waitsOnServer(s)
-		o.NewOpponent = func(seed uint64) (env.Opponent, error) {
+		o.NewOpponent = func(seed uint64) (vec.Opponent, error) {
 			p, _, err := newPlayerOf(spec, seed)
 			if err != nil {
 				return nil, err
@@ -40,7 +41,7 @@ func newVector(n int64, opts env.Options, spec string, colour int64) (*vector, e
 			return opponent{p: p, spec: spec}, nil
 		}
 	}
-	ev, err := env.NewVector(int(n), o)
+	ev, err := vec.New(int(n), o)
 	if err != nil {
 		return nil, err
 	}
@@ -48,7 +49,7 @@ func newVector(n int64, opts env.Options, spec string, colour int64) (*vector, e
 }
 
 // step plays the caller's actions.
-func (v *vector) step(actions []int64, b *env.VectorBuffers) error {
+func (v *vector) step(actions []int64, b *vec.Buffers) error {
 	if len(actions) != len(v.actions) {
 		return fmt.Errorf("step: %d actions for %d environments", len(actions), len(v.actions))
 	}

@@ -1,4 +1,4 @@
-package env
+package vector
 
 import (
 	"crypto/sha256"
@@ -11,20 +11,22 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/deathstacks/deathstacks/env"
 )
 
 // newTestVector returns a Vector after its reset with seed 1, with buffers
 // for all its outputs.
-func newTestVector(tb testing.TB, n int, o VectorOptions) (*Vector, *VectorBuffers) {
+func newTestVector(tb testing.TB, n int, o Options) (*Vector, *Buffers) {
 	tb.Helper()
-	v, err := NewVector(n, o)
+	v, err := New(n, o)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	b := &VectorBuffers{
-		Observations: make([]float32, n*ObservationSize), Masks: make([]bool, n*NumActions),
+	b := &Buffers{
+		Observations: make([]float32, n*env.ObservationSize), Masks: make([]bool, n*env.NumActions),
 		Rewards: make([]float32, n), Terminations: make([]bool, n), Truncations: make([]bool, n),
-		Infos: make([]int64, n*VectorInfoColumns),
+		Infos: make([]int64, n*InfoColumns),
 	}
 	if err := v.Reset(1, b); err != nil {
 		tb.Fatal(err)
@@ -46,7 +48,7 @@ func newRandomOpponent(seed uint64) (Opponent, error) {
 
 func (o *randomOpponent) Reset() { o.episodes++ }
 
-func (o *randomOpponent) Move(g *Game) (Move, error) {
+func (o *randomOpponent) Move(g *env.Game) (env.Move, error) {
 	moves := g.LegalMoves(nil)
 	return moves[o.rng.IntN(len(moves))], nil
 }
@@ -61,16 +63,16 @@ func (o *randomOpponent) Close() error { o.closed++; return nil }
 // environment's trajectories must keep the digest; one that means to
 // change them records the new digest with the reason in its commit.
 func TestGoldenVector(t *testing.T) {
-	opts := DefaultOptions()
+	opts := env.DefaultOptions()
 	opts.Rules.MaxPlies = 24
 	opts.OpeningPlies = 2
 	const n = 4
-	v, b := newTestVector(t, n, VectorOptions{Env: opts})
+	v, b := newTestVector(t, n, Options{Env: opts})
 	if err := v.Reset(17, b); err != nil {
 		t.Fatal(err)
 	}
 	h := sha256.New()
-	actions := make([]Action, n)
+	actions := make([]env.Action, n)
 	wide := make([]int64, n)
 	for range 60 {
 		for _, x := range []any{b.Observations, b.Masks, b.Rewards, b.Terminations, b.Truncations, b.Infos} {
@@ -99,19 +101,19 @@ func TestGoldenVector(t *testing.T) {
 // TestVectorMatchesEnv steps a Vector and single environments alike and
 // compares what they deliver, auto-resets included.
 func TestVectorMatchesEnv(t *testing.T) {
-	opts := DefaultOptions()
+	opts := env.DefaultOptions()
 	opts.Rules.MaxPlies = 10
 	const n = 3
-	v, b := newTestVector(t, n, VectorOptions{Env: opts})
-	singles := make([]*Env, n)
+	v, b := newTestVector(t, n, Options{Env: opts})
+	singles := make([]*env.Env, n)
 	for i := range singles {
-		singles[i], _ = NewEnv(opts)
-		if _, err := singles[i].ResetInto(MixSeed(1, uint64(i), 0), ResetOptions{}, nil, nil); err != nil {
+		singles[i], _ = env.NewEnv(opts)
+		if _, err := singles[i].ResetInto(env.MixSeed(1, uint64(i), 0), env.ResetOptions{}, nil, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
-	obs, mask := make([]float32, ObservationSize), make([]bool, NumActions)
-	actions := make([]Action, n)
+	obs, mask := make([]float32, env.ObservationSize), make([]bool, env.NumActions)
+	actions := make([]env.Action, n)
 	episodes := make([]uint64, n)
 	pending := make([]bool, n)
 	for step := range 40 {
@@ -119,7 +121,7 @@ func TestVectorMatchesEnv(t *testing.T) {
 			if err := e.ObserveInto(obs, mask); err != nil {
 				t.Fatal(err)
 			}
-			if !slices.Equal(obs, row(b.Observations, i, ObservationSize)) || !slices.Equal(mask, row(b.Masks, i, NumActions)) {
+			if !slices.Equal(obs, row(b.Observations, i, env.ObservationSize)) || !slices.Equal(mask, row(b.Masks, i, env.NumActions)) {
 				t.Fatalf("step %d, environment %d: observation or mask differs", step, i)
 			}
 		}
@@ -132,7 +134,7 @@ func TestVectorMatchesEnv(t *testing.T) {
 		for i, e := range singles {
 			if pending[i] {
 				episodes[i]++
-				if _, err := e.ResetInto(MixSeed(1, uint64(i), episodes[i]), ResetOptions{}, nil, nil); err != nil {
+				if _, err := e.ResetInto(env.MixSeed(1, uint64(i), episodes[i]), env.ResetOptions{}, nil, nil); err != nil {
 					t.Fatal(err)
 				}
 				pending[i] = false
@@ -151,21 +153,21 @@ func TestVectorMatchesEnv(t *testing.T) {
 }
 
 func TestVectorRefusals(t *testing.T) {
-	redMove := mustAction(t, mustMove(t, "a6-2-a4"))
-	blueMove := mustAction(t, mustMove(t, "a1-1-a2"))
+	redMove := mustAction(t, "a6-2-a4")
+	blueMove := mustAction(t, "a1-1-a2")
 	tests := []struct {
 		name    string
-		actions []Action
+		actions []env.Action
 		want    string
 	}{
-		{"too few actions", []Action{redMove}, "1 actions for 2 environments"},
-		{"out of range", []Action{redMove, NumActions}, "environment 1: action 6912: out of range"},
-		{"illegal", []Action{blueMove, redMove}, "environment 0: action 0: move a1-1-a2: a1 is controlled by blue"},
-		{"negative", []Action{-1, -2}, "environment 0: action -1"},
+		{"too few actions", []env.Action{redMove}, "1 actions for 2 environments"},
+		{"out of range", []env.Action{redMove, env.NumActions}, "environment 1: action 6912: out of range"},
+		{"illegal", []env.Action{blueMove, redMove}, "environment 0: action 0: move a1-1-a2: a1 is controlled by blue"},
+		{"negative", []env.Action{-1, -2}, "environment 0: action -1"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			v, b := newTestVector(t, 2, VectorOptions{Env: DefaultOptions()})
+			v, b := newTestVector(t, 2, Options{Env: env.DefaultOptions()})
 			before := slices.Clone(b.Observations)
 			err := v.Step(tt.actions, b)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
@@ -176,34 +178,34 @@ func TestVectorRefusals(t *testing.T) {
 			}
 		})
 	}
-	bad := DefaultOptions()
+	bad := env.DefaultOptions()
 	bad.OpeningPlies = -1
 	for _, c := range []struct {
 		name string
 		n    int
-		o    VectorOptions
+		o    Options
 		want string
 	}{
-		{"no environments", 0, VectorOptions{Env: DefaultOptions()}, "0 environments: want 1 to 1048576"},
-		{"too many", maxVector + 1, VectorOptions{Env: DefaultOptions()}, "want 1 to 1048576"},
-		{"agent colours", 1, VectorOptions{Env: DefaultOptions(), Agent: 3}, "agent colour 3"},
-		{"options", 1, VectorOptions{Env: bad}, "opening_plies"},
+		{"no environments", 0, Options{Env: env.DefaultOptions()}, "0 environments: want 1 to 1048576"},
+		{"too many", maxEnvs + 1, Options{Env: env.DefaultOptions()}, "want 1 to 1048576"},
+		{"agent colours", 1, Options{Env: env.DefaultOptions(), Agent: 3}, "agent colour 3"},
+		{"options", 1, Options{Env: bad}, "opening_plies"},
 	} {
-		if _, err := NewVector(c.n, c.o); err == nil || !strings.Contains(err.Error(), c.want) {
+		if _, err := New(c.n, c.o); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: err = %v, want %q", c.name, err, c.want)
 		}
 	}
-	v, err := NewVector(1, VectorOptions{Env: DefaultOptions()})
+	v, err := New(1, Options{Env: env.DefaultOptions()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := v.Step([]Action{0}, &VectorBuffers{}); err == nil || !strings.Contains(err.Error(), "reset first") {
+	if err := v.Step([]env.Action{0}, &Buffers{}); err == nil || !strings.Contains(err.Error(), "reset first") {
 		t.Errorf("step before reset: %v", err)
 	}
-	if err := v.Reset(0, &VectorBuffers{Observations: make([]float32, 3)}); err == nil || !strings.Contains(err.Error(), "observations has 3") {
+	if err := v.Reset(0, &Buffers{Observations: make([]float32, 3)}); err == nil || !strings.Contains(err.Error(), "observations has 3") {
 		t.Errorf("a short buffer: %v", err)
 	}
-	if err := v.Sample(make([]Action, 2)); err == nil || !strings.Contains(err.Error(), "2 actions for 1") {
+	if err := v.Sample(make([]env.Action, 2)); err == nil || !strings.Contains(err.Error(), "2 actions for 1") {
 		t.Errorf("sample into a wrong buffer: %v", err)
 	}
 }
@@ -214,7 +216,7 @@ func TestVectorRefusals(t *testing.T) {
 // the process.
 func TestVectorParallelRecoversPanics(t *testing.T) {
 	const n = 8
-	v, _ := newTestVector(t, n, VectorOptions{Env: DefaultOptions()})
+	v, _ := newTestVector(t, n, Options{Env: env.DefaultOptions()})
 	for _, c := range []struct {
 		perEnv bool
 		bad    int
@@ -242,15 +244,15 @@ func TestVectorParallelRecoversPanics(t *testing.T) {
 }
 
 // failingOpponent's moves fail, or are illegal ones.
-type failingOpponent struct{ illegal Move }
+type failingOpponent struct{ illegal env.Move }
 
 func (failingOpponent) Reset() {}
 
-func (o failingOpponent) Move(g *Game) (Move, error) {
-	if o.illegal != (Move{}) {
+func (o failingOpponent) Move(g *env.Game) (env.Move, error) {
+	if o.illegal != (env.Move{}) {
 		return o.illegal, nil
 	}
-	return Move{}, errors.New("no move")
+	return env.Move{}, errors.New("no move")
 }
 
 // TestVectorOpponentErrors checks that an opponent's failure, in making
@@ -267,11 +269,11 @@ func TestVectorOpponentErrors(t *testing.T) {
 		{"illegal", func(uint64) (Opponent, error) { return failingOpponent{illegal: illegal}, nil }, "environment 1: opponent: step: action 14: move c3-1-c4: c3 is empty"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			v, err := NewVector(2, VectorOptions{Env: DefaultOptions(), NewOpponent: c.make, Agent: AgentBlue})
+			v, err := New(2, Options{Env: env.DefaultOptions(), NewOpponent: c.make, Agent: AgentBlue})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := v.Reset(0, &VectorBuffers{}); err == nil || !strings.Contains(err.Error(), c.want) {
+			if err := v.Reset(0, &Buffers{}); err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("err = %v, want %q", err, c.want)
 			}
 		})
@@ -282,12 +284,12 @@ func TestVectorOpponentErrors(t *testing.T) {
 // agent's turn, that the agent plays its colours, that rewards are the
 // agent's and that Reset and Close renew and close the opponents.
 func TestVectorOpponent(t *testing.T) {
-	opts := DefaultOptions()
+	opts := env.DefaultOptions()
 	opts.Rules.MaxPlies = 30
 	for _, c := range []struct {
 		agent AgentColors
 		want  []int64
-	}{{AgentRed, []int64{int64(Red)}}, {AgentBlue, []int64{int64(Blue)}}, {AgentAlternating, []int64{int64(Red), int64(Blue)}}} {
+	}{{AgentRed, []int64{int64(env.Red)}}, {AgentBlue, []int64{int64(env.Blue)}}, {AgentAlternating, []int64{int64(env.Red), int64(env.Blue)}}} {
 		t.Run(fmt.Sprint(c.agent), func(t *testing.T) {
 			const n = 4
 			var made []*randomOpponent
@@ -296,18 +298,18 @@ func TestVectorOpponent(t *testing.T) {
 				made = append(made, o.(*randomOpponent))
 				return o, err
 			}
-			v, b := newTestVector(t, n, VectorOptions{Env: opts, NewOpponent: newOpponent, Agent: c.agent})
-			actions := make([]Action, n)
+			v, b := newTestVector(t, n, Options{Env: opts, NewOpponent: newOpponent, Agent: c.agent})
+			actions := make([]env.Action, n)
 			agents := map[int64]bool{}
 			for range 60 {
 				for i := range n {
-					inf := row(b.Infos, i, VectorInfoColumns)
-					agents[inf[VectorInfoAgent]] = true
-					if inf[VectorInfoStatus] == int64(Ongoing) && inf[VectorInfoToMove] != inf[VectorInfoAgent] {
+					inf := row(b.Infos, i, InfoColumns)
+					agents[inf[InfoAgent]] = true
+					if inf[InfoStatus] == int64(env.Ongoing) && inf[InfoToMove] != inf[InfoAgent] {
 						t.Fatalf("environment %d: the opponent is to move", i)
 					}
-					if st := Status(inf[VectorInfoStatus]); st.Over() && b.Rewards[i] != st.Reward(Color(inf[VectorInfoAgent])) {
-						t.Fatalf("environment %d: reward %v at %v for the agent %d", i, b.Rewards[i], st, inf[VectorInfoAgent])
+					if st := env.Status(inf[InfoStatus]); st.Over() && b.Rewards[i] != st.Reward(env.Color(inf[InfoAgent])) {
+						t.Fatalf("environment %d: reward %v at %v for the agent %d", i, b.Rewards[i], st, inf[InfoAgent])
 					}
 				}
 				if err := v.Sample(actions); err != nil {
@@ -344,11 +346,11 @@ func TestVectorOpponent(t *testing.T) {
 func TestVectorProperties(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for trial := range 12 {
-		opts := DefaultOptions()
+		opts := env.DefaultOptions()
 		opts.Rules.MaxPlies = 4 + rng.IntN(40)
 		opts.Rules.TooTall = rng.IntN(2) == 0
 		opts.OpeningPlies = rng.IntN(4)
-		o := VectorOptions{Env: opts, Agent: AgentColors(rng.IntN(3)), OpponentWaits: rng.IntN(2) == 0}
+		o := Options{Env: opts, Agent: AgentColors(rng.IntN(3)), OpponentWaits: rng.IntN(2) == 0}
 		if trial%2 == 1 {
 			o.NewOpponent = newRandomOpponent
 		}
@@ -365,7 +367,7 @@ func TestVectorProperties(t *testing.T) {
 // 80 steps, checking each step's outputs; with a chaos seed other than 0,
 // some steps first try an illegal action. It returns the trajectory's
 // digest.
-func vectorTrajectory(t *testing.T, n int, o VectorOptions, seed, chaos uint64) string {
+func vectorTrajectory(t *testing.T, n int, o Options, seed, chaos uint64) string {
 	t.Helper()
 	v, b := newTestVector(t, n, o)
 	if err := v.Reset(seed, b); err != nil {
@@ -376,16 +378,16 @@ func vectorTrajectory(t *testing.T, n int, o VectorOptions, seed, chaos uint64) 
 		rng = rand.New(rand.NewPCG(chaos, 0))
 	}
 	h := sha256.New()
-	actions := make([]Action, n)
+	actions := make([]env.Action, n)
 	episodes := make([]int64, n)
 	for step := range 80 {
 		checkVectorRows(t, v, b, o, step)
 		for i := range n {
-			inf := row(b.Infos, i, VectorInfoColumns)
-			if inf[VectorInfoEpisode] != episodes[i] && inf[VectorInfoEpisode] != episodes[i]+1 {
-				t.Fatalf("step %d, environment %d: episode %d after %d", step, i, inf[VectorInfoEpisode], episodes[i])
+			inf := row(b.Infos, i, InfoColumns)
+			if inf[InfoEpisode] != episodes[i] && inf[InfoEpisode] != episodes[i]+1 {
+				t.Fatalf("step %d, environment %d: episode %d after %d", step, i, inf[InfoEpisode], episodes[i])
 			}
-			episodes[i] = inf[VectorInfoEpisode]
+			episodes[i] = inf[InfoEpisode]
 		}
 		_ = binary.Write(h, binary.LittleEndian, b.Observations)
 		_ = binary.Write(h, binary.LittleEndian, b.Infos)
@@ -405,14 +407,14 @@ func vectorTrajectory(t *testing.T, n int, o VectorOptions, seed, chaos uint64) 
 // tryIllegal steps with one environment's action replaced by a random
 // one that is not legal there and checks that the step is refused and
 // changes nothing.
-func tryIllegal(t *testing.T, v *Vector, b *VectorBuffers, actions []Action, rng *rand.Rand) {
+func tryIllegal(t *testing.T, v *Vector, b *Buffers, actions []env.Action, rng *rand.Rand) {
 	t.Helper()
 	i := rng.IntN(len(actions))
 	if v.done[i] {
 		return
 	}
-	bad := Action(rng.IntN(NumActions+20) - 10)
-	if bad >= 0 && bad < NumActions && b.Masks[i*NumActions+int(bad)] {
+	bad := env.Action(rng.IntN(env.NumActions+20) - 10)
+	if bad >= 0 && bad < env.NumActions && b.Masks[i*env.NumActions+int(bad)] {
 		return
 	}
 	before := slices.Clone(b.Infos)
@@ -434,9 +436,9 @@ func tryIllegal(t *testing.T, v *Vector, b *VectorBuffers, actions []Action, rng
 }
 
 // checkVectorRows checks every environment's outputs against its game.
-func checkVectorRows(t *testing.T, v *Vector, b *VectorBuffers, o VectorOptions, step int) {
+func checkVectorRows(t *testing.T, v *Vector, b *Buffers, o Options, step int) {
 	t.Helper()
-	obs := make([]float32, ObservationSize)
+	obs := make([]float32, env.ObservationSize)
 	for i := range v.Len() {
 		g := v.Game(i)
 		p := g.Position()
@@ -445,11 +447,11 @@ func checkVectorRows(t *testing.T, v *Vector, b *VectorBuffers, o VectorOptions,
 			t.Helper()
 			t.Fatalf("step %d, environment %d (%s): "+format, append([]any{step, i, p.FEN()}, args...)...)
 		}
-		EncodeObservation(obs, &p, g.Rules(), g.Repetitions())
-		if !slices.Equal(obs, row(b.Observations, i, ObservationSize)) {
+		env.EncodeObservation(obs, &p, g.Rules(), g.Repetitions())
+		if !slices.Equal(obs, row(b.Observations, i, env.ObservationSize)) {
 			fail("observation differs from the position's")
 		}
-		mask := row(b.Masks, i, NumActions)
+		mask := row(b.Masks, i, env.NumActions)
 		legal := p.LegalActions(nil, g.Rules().TooTall)
 		slices.Sort(legal)
 		if st.Over() {
@@ -458,28 +460,28 @@ func checkVectorRows(t *testing.T, v *Vector, b *VectorBuffers, o VectorOptions,
 		if got := slices.Collect(trueIndices(mask)); !slices.Equal(got, legal) {
 			fail("mask has %d actions, the position %d", len(got), len(legal))
 		}
-		inf := row(b.Infos, i, VectorInfoColumns)
-		if inf[VectorInfoStatus] != int64(st) || inf[VectorInfoPly] != int64(p.Ply()) || inf[VectorInfoToMove] != int64(p.SideToMove()) {
+		inf := row(b.Infos, i, InfoColumns)
+		if inf[InfoStatus] != int64(st) || inf[InfoPly] != int64(p.Ply()) || inf[InfoToMove] != int64(p.SideToMove()) {
 			fail("info %v", inf)
 		}
 		if b.Terminations[i] != (st.Over() && !st.Truncated()) || b.Truncations[i] != st.Truncated() {
 			fail("flags %v %v at %v", b.Terminations[i], b.Truncations[i], st)
 		}
 		if o.NewOpponent == nil {
-			if inf[VectorInfoAgent] != inf[VectorInfoToMove] || inf[VectorInfoOpponentAction] != -1 {
+			if inf[InfoAgent] != inf[InfoToMove] || inf[InfoOpponentAction] != -1 {
 				fail("info %v without an opponent", inf)
 			}
-		} else if !st.Over() && inf[VectorInfoToMove] != inf[VectorInfoAgent] {
+		} else if !st.Over() && inf[InfoToMove] != inf[InfoAgent] {
 			fail("the opponent is to move")
 		}
 	}
 }
 
 // trueIndices yields the indices of the true entries of mask.
-func trueIndices(mask []bool) func(func(Action) bool) {
-	return func(yield func(Action) bool) {
+func trueIndices(mask []bool) func(func(env.Action) bool) {
+	return func(yield func(env.Action) bool) {
 		for a, ok := range mask {
-			if ok && !yield(Action(a)) {
+			if ok && !yield(env.Action(a)) {
 				return
 			}
 		}
@@ -490,8 +492,8 @@ func trueIndices(mask []bool) func(func(Action) bool) {
 // the vector itself, observations and masks delivered into buffers.
 func BenchmarkVectorStep(b *testing.B) {
 	const n = 256
-	v, buf := newTestVector(b, n, VectorOptions{Env: DefaultOptions()})
-	actions := make([]Action, n)
+	v, buf := newTestVector(b, n, Options{Env: env.DefaultOptions()})
+	actions := make([]env.Action, n)
 	for b.Loop() {
 		if err := v.Sample(actions); err != nil {
 			b.Fatal(err)
@@ -501,4 +503,24 @@ func BenchmarkVectorStep(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.N*n)/b.Elapsed().Seconds(), "steps/s")
+}
+
+// mustMove returns the move of a fixture's text or stops the test.
+func mustMove(tb testing.TB, text string) env.Move {
+	tb.Helper()
+	m, err := env.ParseMove(text)
+	if err != nil {
+		tb.Fatalf("fixture %s: %v", text, err)
+	}
+	return m
+}
+
+// mustAction returns the action of a fixture move's text or stops the test.
+func mustAction(tb testing.TB, text string) env.Action {
+	tb.Helper()
+	a, err := env.ActionOf(mustMove(tb, text))
+	if err != nil {
+		tb.Fatalf("fixture %s: %v", text, err)
+	}
+	return a
 }

@@ -1,4 +1,8 @@
-package env
+// Package vector steps many Death Stacks environments ([env.Env]) in one
+// call, into the caller's buffers, with Gymnasium's next-step auto-reset
+// and, if given, an [Opponent] answering the agent inside each step. The
+// C library's vector environments are built on it.
+package vector
 
 import (
 	"errors"
@@ -9,6 +13,8 @@ import (
 	"runtime/debug"
 	"slices"
 	"sync"
+
+	"github.com/deathstacks/deathstacks/env"
 )
 
 // Vector is many environments stepped in one call, across the cores, with
@@ -17,17 +23,17 @@ import (
 // each environment's agent plays one colour and the opponent answers
 // inside the step, so that every observation is the agent's turn and
 // every reward the agent's; without one, both sides act through the step
-// and the reward is the mover's, as [Env]'s.
+// and the reward is the mover's, as [env.Env]'s.
 //
 // Observations, masks, rewards, end flags and infos are written into the
-// caller's [VectorBuffers]. A Vector's methods must not run alongside one
+// caller's [Buffers]. A Vector's methods must not run alongside one
 // another.
 type Vector struct {
-	opts VectorOptions
-	envs []*Env
+	opts Options
+	envs []*env.Env
 	// legal[i] is environment i's legal actions, kept for the next step's
 	// check and for Sample.
-	legal [][]Action
+	legal [][]env.Action
 	// done[i] says that environment i's episode has ended: its next step
 	// resets it.
 	done []bool
@@ -38,7 +44,7 @@ type Vector struct {
 	rngs     []*rand.Rand
 	// agents[i] is environment i's agent colour, opponents[i] its
 	// opponent (nil without NewOpponent).
-	agents    []Color
+	agents    []env.Color
 	opponents []Opponent
 	// started says that Reset has been called.
 	started bool
@@ -46,10 +52,10 @@ type Vector struct {
 	errs []error
 }
 
-// VectorOptions configures a [Vector].
-type VectorOptions struct {
+// Options configures a [Vector].
+type Options struct {
 	// Env is every environment's options.
-	Env Options
+	Env env.Options
 	// NewOpponent, if not nil, makes an environment's opponent from a seed
 	// derived from the reset's; nil for none. Reset makes new opponents
 	// and Close closes them, those that are [io.Closer]s.
@@ -69,7 +75,7 @@ type Opponent interface {
 	Reset()
 	// Move returns the opponent's move in g, an ongoing game where it is
 	// to move. It must not change g.
-	Move(g *Game) (Move, error)
+	Move(g *env.Game) (env.Move, error)
 }
 
 // AgentColors says which colour a [Vector]'s agent plays against its
@@ -85,50 +91,51 @@ const (
 	AgentAlternating
 )
 
-// VectorBuffers are the caller's arrays of one [Vector] call, each for
+// Buffers are the caller's arrays of one [Vector] call, each for
 // all environments, environment i's entries at i times the size of one;
 // any may be nil to skip it.
-type VectorBuffers struct {
-	Observations []float32 // ObservationSize values an environment
-	Masks        []bool    // NumActions entries an environment
+type Buffers struct {
+	Observations []float32 // env.ObservationSize values an environment
+	Masks        []bool    // env.NumActions entries an environment
 	Rewards      []float32 // one an environment
 	Terminations []bool    // one an environment
 	Truncations  []bool    // one an environment
-	Infos        []int64   // VectorInfoColumns values an environment
+	Infos        []int64   // InfoColumns values an environment
 }
 
-// The columns of an environment's row of [VectorBuffers].Infos.
+// The columns of an environment's row of [Buffers].Infos.
 const (
-	VectorInfoStatus         = iota // the game's Status
-	VectorInfoPly                   // the position's ply
-	VectorInfoToMove                // the side to move's Color
-	VectorInfoAgent                 // the agent's Color: the side to move's without an opponent
-	VectorInfoEpisode               // the environment's episode, from 0 at Reset
-	VectorInfoOpponentAction        // the opponent's last action in the call, or -1
-	VectorInfoColumns               // the number of columns
+	InfoStatus         = iota // the game's Status
+	InfoPly                   // the position's ply
+	InfoToMove                // the side to move's Color
+	InfoAgent                 // the agent's Color: the side to move's without an opponent
+	InfoEpisode               // the environment's episode, from 0 at Reset
+	InfoOpponentAction        // the opponent's last action in the call, or -1
+	InfoColumns               // the number of columns
 )
 
-// maxVector bounds the environments of a Vector.
-const maxVector = 1 << 20
+// maxEnvs bounds the environments of a Vector.
+const maxEnvs = 1 << 20
 
-// NewVector returns n environments, to be started by [Vector.Reset].
-func NewVector(n int, o VectorOptions) (*Vector, error) {
-	if n < 1 || n > maxVector {
-		return nil, fmt.Errorf("vector: %d environments: want 1 to %d", n, maxVector)
+// New returns n environments, to be started by [Vector.Reset].
+func New(n int, o Options) (*Vector, error) {
+	if n < 1 || n > maxEnvs {
+		return nil, fmt.Errorf("vector: %d environments: want 1 to %d", n, maxEnvs)
 	}
 	if o.Agent < AgentRed || o.Agent > AgentAlternating {
 		return nil, fmt.Errorf("vector: agent colour %d: want 0 (red), 1 (blue) or 2 (alternate)", o.Agent)
 	}
-	if err := o.Env.Validate(); err != nil {
-		return nil, err
-	}
 	v := &Vector{
-		opts: o, envs: make([]*Env, n), legal: make([][]Action, n), done: make([]bool, n),
-		episodes: make([]uint64, n), rngs: make([]*rand.Rand, n), agents: make([]Color, n), errs: make([]error, n),
+		opts: o, envs: make([]*env.Env, n), legal: make([][]env.Action, n), done: make([]bool, n),
+		episodes: make([]uint64, n), rngs: make([]*rand.Rand, n), agents: make([]env.Color, n), errs: make([]error, n),
 	}
 	for i := range v.envs {
-		v.envs[i] = &Env{opts: o.Env, game: NewGame(o.Env.Rules)}
-		v.legal[i] = make([]Action, 0, 256)
+		e, err := env.NewEnv(o.Env)
+		if err != nil {
+			return nil, err
+		}
+		v.envs[i] = e
+		v.legal[i] = make([]env.Action, 0, 256)
 	}
 	if o.NewOpponent != nil {
 		v.opponents = make([]Opponent, n)
@@ -141,7 +148,7 @@ func (v *Vector) Len() int { return len(v.envs) }
 
 // Game returns environment i's game, for 0 <= i < Len(); it follows the
 // environment's next episodes.
-func (v *Vector) Game(i int) *Game { return v.envs[i].game }
+func (v *Vector) Game(i int) *env.Game { return v.envs[i].Game() }
 
 // Close closes the opponents that are [io.Closer]s and forgets them all;
 // Step then waits for a Reset, which makes new ones.
@@ -172,7 +179,7 @@ func (v *Vector) seedAll(seed uint64) error {
 		v.episodes[i] = 0
 		v.rngs[i] = rand.New(rand.NewPCG(seed, uint64(i)))
 		if v.opponents != nil {
-			p, err := v.opts.NewOpponent(MixSeed(seed, uint64(i), opponentStream))
+			p, err := v.opts.NewOpponent(env.MixSeed(seed, uint64(i), opponentStream))
 			if err != nil {
 				return fmt.Errorf("opponent: %w", err)
 			}
@@ -183,19 +190,19 @@ func (v *Vector) seedAll(seed uint64) error {
 }
 
 // check reports an array of the wrong size for n environments.
-func (b *VectorBuffers) check(n int) error {
+func (b *Buffers) check(n int) error {
 	var errs []error
 	for _, c := range []struct {
 		what      string
 		nil       bool
 		len, want int
 	}{
-		{"observations", b.Observations == nil, len(b.Observations), n * ObservationSize},
-		{"masks", b.Masks == nil, len(b.Masks), n * NumActions},
+		{"observations", b.Observations == nil, len(b.Observations), n * env.ObservationSize},
+		{"masks", b.Masks == nil, len(b.Masks), n * env.NumActions},
 		{"rewards", b.Rewards == nil, len(b.Rewards), n},
 		{"terminations", b.Terminations == nil, len(b.Terminations), n},
 		{"truncations", b.Truncations == nil, len(b.Truncations), n},
-		{"infos", b.Infos == nil, len(b.Infos), n * VectorInfoColumns},
+		{"infos", b.Infos == nil, len(b.Infos), n * InfoColumns},
 	} {
 		if !c.nil && c.len != c.want {
 			errs = append(errs, fmt.Errorf("%s has %d entries, want %d", c.what, c.len, c.want))
@@ -217,7 +224,7 @@ func row[T any](buf []T, i, n int) []T {
 // opponents renewed from seed: environment i's episode k starts from
 // MixSeed(seed, i, k), its opponent is made from MixSeed(seed, i, 1<<63)
 // and Sample draws its actions from a generator of seed and i.
-func (v *Vector) Reset(seed uint64, b *VectorBuffers) error {
+func (v *Vector) Reset(seed uint64, b *Buffers) error {
 	if err := b.check(len(v.envs)); err != nil {
 		return fmt.Errorf("reset: %w", err)
 	}
@@ -238,7 +245,7 @@ func (v *Vector) Reset(seed uint64, b *VectorBuffers) error {
 // Step plays actions[i] in every environment whose episode goes on and
 // resets those whose episode has ended. An illegal action in any
 // environment returns an error naming it and changes nothing.
-func (v *Vector) Step(actions []Action, b *VectorBuffers) error {
+func (v *Vector) Step(actions []env.Action, b *Buffers) error {
 	n := len(v.envs)
 	if !v.started {
 		return errors.New("step: call reset first")
@@ -264,7 +271,7 @@ func (v *Vector) Step(actions []Action, b *VectorBuffers) error {
 }
 
 // stepOne is Step's work for environment i.
-func (v *Vector) stepOne(i int, a Action, b *VectorBuffers) error {
+func (v *Vector) stepOne(i int, a env.Action, b *Buffers) error {
 	if v.done[i] {
 		opp, err := v.start(i)
 		if err != nil {
@@ -278,14 +285,14 @@ func (v *Vector) stepOne(i int, a Action, b *VectorBuffers) error {
 	if err != nil {
 		return fmt.Errorf("environment %d: %w", i, err) // checked by Step: cannot happen
 	}
-	opp := Action(-1)
+	opp := env.Action(-1)
 	if v.opponents != nil {
 		if opp, err = v.answer(i); err != nil {
 			return err
 		}
-		reward = e.game.Status().Reward(v.agents[i])
+		reward = e.Game().Status().Reward(v.agents[i])
 	}
-	v.done[i] = e.game.Status().Over()
+	v.done[i] = e.Game().Status().Over()
 	v.write(i, b, reward, opp)
 	return nil
 }
@@ -293,7 +300,7 @@ func (v *Vector) stepOne(i int, a Action, b *VectorBuffers) error {
 // Sample writes a uniformly random legal action of each environment into
 // actions, drawn from its own generator (0 for an environment about to
 // reset, whose action is ignored).
-func (v *Vector) Sample(actions []Action) error {
+func (v *Vector) Sample(actions []env.Action) error {
 	if len(actions) != len(v.envs) {
 		return fmt.Errorf("sample: %d actions for %d environments", len(actions), len(v.envs))
 	}
@@ -377,28 +384,28 @@ func firstErrors(errs []error) error {
 // until it is the agent's turn, returning the opponent's action (-1 for
 // none). An episode the opponent's first reply ends is passed over for
 // the next.
-func (v *Vector) start(i int) (Action, error) {
+func (v *Vector) start(i int) (env.Action, error) {
 	for range maxStarts - 1 {
 		opp, err := v.startOnce(i)
-		if err != nil || !v.envs[i].game.Status().Over() {
+		if err != nil || !v.envs[i].Game().Status().Over() {
 			return opp, err
 		}
 	}
 	opp, err := v.startOnce(i)
-	v.done[i] = v.envs[i].game.Status().Over() // the next step starts again
+	v.done[i] = v.envs[i].Game().Status().Over() // the next step starts again
 	return opp, err
 }
 
 // maxStarts bounds the episodes start passes over.
 const maxStarts = 100
 
-func (v *Vector) startOnce(i int) (Action, error) {
+func (v *Vector) startOnce(i int) (env.Action, error) {
 	e := v.envs[i]
 	k := v.episodes[i]
 	v.episodes[i]++
 	v.done[i] = false
-	o := ResetOptions{OpeningPlies: v.opts.Env.OpeningPlies}
-	if _, err := e.ResetInto(MixSeed(v.seed, uint64(i), k), o, nil, nil); err != nil {
+	o := env.ResetOptions{OpeningPlies: v.opts.Env.OpeningPlies}
+	if _, err := e.ResetInto(env.MixSeed(v.seed, uint64(i), k), o, nil, nil); err != nil {
 		return -1, fmt.Errorf("environment %d: %w", i, err)
 	}
 	if v.opponents == nil {
@@ -406,11 +413,11 @@ func (v *Vector) startOnce(i int) (Action, error) {
 	}
 	switch v.opts.Agent {
 	case AgentRed:
-		v.agents[i] = Red
+		v.agents[i] = env.Red
 	case AgentBlue:
-		v.agents[i] = Blue
+		v.agents[i] = env.Blue
 	default:
-		v.agents[i] = Color(k % 2)
+		v.agents[i] = env.Color(k % 2)
 	}
 	v.opponents[i].Reset()
 	return v.answer(i)
@@ -419,15 +426,16 @@ func (v *Vector) startOnce(i int) (Action, error) {
 // answer plays the opponent's moves in environment i until it is the
 // agent's turn or the game is over, and returns the last action it played
 // (-1 for none).
-func (v *Vector) answer(i int) (Action, error) {
+func (v *Vector) answer(i int) (env.Action, error) {
 	e := v.envs[i]
-	last := Action(-1)
-	for !e.game.Status().Over() && e.game.pos.SideToMove() != v.agents[i] {
-		m, err := v.opponents[i].Move(e.game)
+	g := e.Game()
+	last := env.Action(-1)
+	for !g.Status().Over() && sideToMove(g) != v.agents[i] {
+		m, err := v.opponents[i].Move(g)
 		if err != nil {
 			return last, fmt.Errorf("environment %d: opponent: %w", i, err)
 		}
-		a, err := ActionOf(m)
+		a, err := env.ActionOf(m)
 		if err == nil {
 			_, _, _, err = e.StepInto(a, nil, nil)
 		}
@@ -441,48 +449,55 @@ func (v *Vector) answer(i int) (Action, error) {
 
 // write delivers environment i's observation, mask, reward, end flags and
 // info into the caller's buffers, and keeps its legal actions.
-func (v *Vector) write(i int, b *VectorBuffers, reward float32, opponent Action) {
+func (v *Vector) write(i int, b *Buffers, reward float32, opponent env.Action) {
 	e := v.envs[i]
-	g := e.game
+	g := e.Game()
 	st := g.Status()
-	e.observeInto(row(b.Observations, i, ObservationSize), row(b.Masks, i, NumActions)) // the sizes are checked
+	_ = e.ObserveInto(row(b.Observations, i, env.ObservationSize), row(b.Masks, i, env.NumActions)) // the sizes are checked
 	v.legal[i] = e.AppendLegalActions(v.legal[i][:0])
 	if b.Rewards != nil {
 		b.Rewards[i] = reward
 	}
 	if b.Terminations != nil {
-		b.Terminations[i] = endedByRules(st)
+		b.Terminations[i] = st.Terminated()
 	}
 	if b.Truncations != nil {
 		b.Truncations[i] = st.Truncated()
 	}
-	if inf := row(b.Infos, i, VectorInfoColumns); inf != nil {
-		p := &g.pos
-		inf[VectorInfoStatus], inf[VectorInfoPly], inf[VectorInfoToMove] = int64(st), int64(p.Ply()), int64(p.SideToMove())
-		inf[VectorInfoAgent], inf[VectorInfoEpisode] = int64(v.agents[i]), int64(v.episodes[i]-1)
-		inf[VectorInfoOpponentAction] = int64(opponent)
+	if inf := row(b.Infos, i, InfoColumns); inf != nil {
+		p := g.Position()
+		inf[InfoStatus], inf[InfoPly], inf[InfoToMove] = int64(st), int64(p.Ply()), int64(p.SideToMove())
+		inf[InfoAgent], inf[InfoEpisode] = int64(v.agents[i]), int64(v.episodes[i]-1)
+		inf[InfoOpponentAction] = int64(opponent)
 		if v.opponents == nil {
-			inf[VectorInfoAgent] = int64(p.SideToMove())
+			inf[InfoAgent] = int64(p.SideToMove())
 		}
 	}
 }
 
 // checkAction reports whether a is legal in environment i: one of the
 // legal actions write kept.
-func (v *Vector) checkAction(i int, a Action) error {
-	if a < 0 || a >= NumActions {
-		return fmt.Errorf("environment %d: action %d: out of range [0, %d)", i, a, NumActions)
+func (v *Vector) checkAction(i int, a env.Action) error {
+	if a < 0 || a >= env.NumActions {
+		return fmt.Errorf("environment %d: action %d: out of range [0, %d)", i, a, env.NumActions)
 	}
 	if slices.Contains(v.legal[i], a) {
 		return nil
 	}
-	m, err := MoveOf(a)
+	m, err := env.MoveOf(a)
 	if err == nil {
-		g := v.envs[i].game
-		err = g.pos.CheckMove(m, g.rules.TooTall)
+		g := v.envs[i].Game()
+		p := g.Position()
+		err = p.CheckMove(m, g.Rules().TooTall)
 	}
 	if err == nil { // cannot happen: the legal actions are the position's
 		err = errors.New("not among the legal actions")
 	}
 	return fmt.Errorf("environment %d: action %d: %w", i, a, err)
+}
+
+// sideToMove returns the colour to move in g.
+func sideToMove(g *env.Game) env.Color {
+	p := g.Position()
+	return p.SideToMove()
 }
