@@ -1,14 +1,10 @@
 package main
 
 import (
-	"fmt"
-	"github.com/deathstacks/deathstacks/configs"
-	"math/rand/v2"
 	"time"
 
-	"github.com/deathstacks/deathstacks/env"
-	"github.com/deathstacks/deathstacks/mcts"
-	"github.com/deathstacks/deathstacks/mcts/players"
+	"github.com/deathstacks/deathstacks/cmd/deathstacks/internal/bench"
+	"github.com/deathstacks/deathstacks/configs"
 )
 
 func runBenchMCTS(args []string, s stdio) error {
@@ -35,71 +31,17 @@ progress.`, s)
 	if err := flagErr(ch.Err(), map[string]string{"seconds": "seconds", "simulations": givenName(fs, "simulations"), "depth": "depth"}); err != nil {
 		return err
 	}
-	dur := time.Duration(*seconds * float64(time.Second))
-	games := benchGames(rand.New(rand.NewPCG(*seed, 1)), 16)
-
-	cfg := mcts.DefaultConfig()
-	cfg.Simulations, cfg.ReuseTree = *sims, false
-	puct, err := mcts.NewPUCTPlayer(mcts.UniformEvaluator{}, cfg, *seed)
+	b, err := bench.NewSearch(bench.SearchSettings{
+		Duration: time.Duration(*seconds * float64(time.Second)), Simulations: *sims, Depth: *depth, Seed: *seed,
+	})
 	if err != nil {
 		return err
-	}
-	uctCfg := mcts.DefaultUCTConfig()
-	uctCfg.Simulations = *sims
-	uct, err := mcts.NewUCTPlayer(uctCfg, *seed)
-	if err != nil {
-		return err
-	}
-	ab, err := players.NewAlphaBetaPlayer(players.AlphaBetaConfig{Depth: *depth}, *seed)
-	if err != nil {
-		return err
-	}
-	lines := []struct {
-		label string
-		count func(mcts.Decision) int
-		p     mcts.Player
-	}{
-		{"puct sims/s", func(d mcts.Decision) int { return d.Simulations }, puct},
-		{"uct-rollout sims/s", func(d mcts.Decision) int { return d.Simulations }, uct},
-		{"alphabeta nodes/s", func(d mcts.Decision) int { return int(d.Nodes) }, ab},
 	}
 	ctx, release := onStop(s, "the line in progress is dropped")
 	defer release()
-	for i, l := range lines {
-		next := 0
-		rate, err := measure(ctx, dur, func() (int, error) {
-			g := games[next%len(games)]
-			next++
-			d, err := l.p.Choose(g)
-			return l.count(d), err
-		})
-		if ctx.Err() != nil {
-			return stoppedError(ctx, ofTotal(i, len(lines), "line", "lines"), "")
-		}
-		if err != nil {
-			return fmt.Errorf("%s: %w", l.label, err)
-		}
-		fmt.Fprintf(s.out, "%s=%.0f\n", l.label, rate)
+	written, err := b.Write(ctx, s.out)
+	if ctx.Err() != nil {
+		return stoppedError(ctx, ofTotal(written, b.Lines(), "line", "lines"), "")
 	}
-	return nil
-}
-
-// benchGames returns n games of seeded random play, ongoing, cut at plies
-// spread from the opening to the middle game.
-func benchGames(rng *rand.Rand, n int) []*env.Game {
-	var games []*env.Game
-	for len(games) < n {
-		g := env.NewGame(env.DefaultRules())
-		plies := 4 * len(games)
-		for i := 0; i < plies && !g.Status().Over(); i++ {
-			moves := g.LegalMoves(nil)
-			if g.Play(moves[rng.IntN(len(moves))]) != nil {
-				break // cannot happen for a generated move
-			}
-		}
-		if !g.Status().Over() {
-			games = append(games, g)
-		}
-	}
-	return games
+	return err
 }
