@@ -1,8 +1,6 @@
 package main
 
 import (
-	"fmt"
-	"math"
 	"regexp"
 	"strings"
 	"testing"
@@ -92,20 +90,5 @@ func TestPlayValuesSaySide(t *testing.T) {
 	}
 	if strings.Contains(out, "-0.00") {
 		t.Errorf("output says -0.00:\n%s", out)
-	}
-}
-
-func TestSignedValue(t *testing.T) {
-	for _, tc := range []struct {
-		v    float64
-		want string
-	}{
-		{0.25, "+0.25"}, {-0.04, "-0.04"}, {0, "0.00"}, {-0.001, "0.00"}, {0.004, "0.00"}, {math.Copysign(0, -1), "0.00"}, {-1, "-1.00"}, {1, "+1.00"},
-	} {
-		t.Run(fmt.Sprint(tc.v), func(t *testing.T) {
-			if got := signedValue(tc.v); got != tc.want {
-				t.Errorf("signedValue(%v) = %q, want %q", tc.v, got, tc.want)
-			}
-		})
 	}
 }
