@@ -12,10 +12,11 @@ import (
 	"github.com/deathstacks/deathstacks/mcts"
 	"github.com/deathstacks/deathstacks/model"
 	"github.com/deathstacks/deathstacks/train/metrics"
+	"github.com/deathstacks/deathstacks/train/runconfig"
 )
 
 // playGames plays n self-play games of cfg on the tiny network.
-func playGames(t *testing.T, cfg Config, n int) []SelfPlayGame {
+func playGames(t *testing.T, cfg runconfig.Config, n int) []SelfPlayGame {
 	t.Helper()
 	var games []SelfPlayGame
 	err := SelfPlayGames(context.Background(), cfg, tinyNetwork(t), 5, n, func(_ int, g SelfPlayGame) error {
@@ -142,8 +143,8 @@ func TestProgressiveSimulations(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			c := SelfPlayConfig{ProgressiveSimulations: tc.start, FastSimulations: tc.fast}
-			if got := c.simulations(tc.full, tc.progress); got != tc.want {
+			c := runconfig.SelfPlayConfig{ProgressiveSimulations: tc.start, FastSimulations: tc.fast}
+			if got := simulations(c, tc.full, tc.progress); got != tc.want {
 				t.Errorf("simulations = %d, want %d", got, tc.want)
 			}
 		})
@@ -175,13 +176,13 @@ func TestCandidateConfigErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := Parse([]byte(tc.yaml))
+			_, err := runconfig.Parse([]byte(tc.yaml))
 			if err == nil || !strings.Contains(err.Error(), tc.key) {
 				t.Errorf("Parse = %v, want an error naming %s", err, tc.key)
 			}
 		})
 	}
-	if _, err := Parse([]byte("model: {reply_head: true, ownership_head: true, score_head: true}\nselfplay: {progressive_simulations: 32}\nreplay: {surprise_share: 0.5}\noptim: {soft_policy_weight: 8}")); err != nil {
+	if _, err := runconfig.Parse([]byte("model: {reply_head: true, ownership_head: true, score_head: true}\nselfplay: {progressive_simulations: 32}\nreplay: {surprise_share: 0.5}\noptim: {soft_policy_weight: 8}")); err != nil {
 		t.Errorf("every candidate on: %v", err)
 	}
 }

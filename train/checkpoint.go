@@ -17,6 +17,7 @@ import (
 	"github.com/deathstacks/deathstacks/model"
 	"github.com/deathstacks/deathstacks/model/codec"
 	"github.com/deathstacks/deathstacks/train/replay"
+	"github.com/deathstacks/deathstacks/train/runconfig"
 )
 
 // A checkpoint file holds everything a run needs to go on:
@@ -29,7 +30,7 @@ import (
 //	CRC-32C (uint32) of all the bytes before it
 //
 // The run's player is the network a checkpoint plays, exports and starts
-// another run from (see OptimConfig.AverageIterations); the trainer's
+// another run from (see runconfig.OptimConfig.AverageIterations); the trainer's
 // network goes on training. A version-1 checkpoint has no player of its
 // own: its trainer's network is its player. Checkpoints are written
 // atomically as <run>/ckpt-<iteration>.dsck; the player alone is also
@@ -90,7 +91,7 @@ type CheckpointState struct {
 	// ScheduleProgress is how far the learning-rate schedule that follows
 	// the run (optim.total_steps 0) has gone at the end of this iteration,
 	// from 0 (1 is the end): a resumed run goes on from it (see
-	// schedulePlan).
+	// runconfig.SchedulePlan).
 	ScheduleProgress float64 `json:"schedule_progress,omitempty"`
 	// Config is the run's configuration in YAML.
 	Config string `json:"config"`
@@ -191,7 +192,7 @@ type checkpointRest struct {
 
 // loadCheckpoint reads a whole checkpoint: state, player, trainer (with
 // the training settings of cfg) and replay buffer (sized by cfg).
-func loadCheckpoint(path string, cfg Config) (*loadedCheckpoint, error) {
+func loadCheckpoint(path string, cfg runconfig.Config) (*loadedCheckpoint, error) {
 	st, r, err := checkpointBody(path)
 	if err != nil {
 		return nil, fmt.Errorf("load checkpoint %s: %w", path, err)
@@ -201,7 +202,7 @@ func loadCheckpoint(path string, cfg Config) (*loadedCheckpoint, error) {
 
 // decodeCheckpoint reads the player, trainer and replay buffer of the
 // checkpoint at path, whose state st [checkpointBody] read, from r.
-func decodeCheckpoint(path string, st CheckpointState, r *checkpointRest, cfg Config) (*loadedCheckpoint, error) {
+func decodeCheckpoint(path string, st CheckpointState, r *checkpointRest, cfg runconfig.Config) (*loadedCheckpoint, error) {
 	var player *model.Network
 	if r.version >= 2 {
 		var err error
@@ -209,7 +210,7 @@ func decodeCheckpoint(path string, st CheckpointState, r *checkpointRest, cfg Co
 			return nil, fmt.Errorf("load checkpoint %s: the player: %w", path, err)
 		}
 	}
-	tr, err := model.ReadTrainer(r, cfg.Optim.trainConfig())
+	tr, err := model.ReadTrainer(r, cfg.Optim.TrainerConfig())
 	if err != nil {
 		return nil, fmt.Errorf("load checkpoint %s: %w", path, err)
 	}

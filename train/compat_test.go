@@ -9,6 +9,7 @@ import (
 
 	"github.com/deathstacks/deathstacks/model"
 	"github.com/deathstacks/deathstacks/train/internal/encodingsum"
+	"github.com/deathstacks/deathstacks/train/runconfig"
 )
 
 // fixtureRun is a run directory written by the release that introduced
@@ -61,9 +62,9 @@ func TestReadsRunOfFormatVersion2(t *testing.T) {
 
 // loadFixtureRun loads the fixture run in dir: its config and its one
 // checkpoint, of iteration 1 with its positions in the replay.
-func loadFixtureRun(t *testing.T, dir string) (Config, string, *loadedCheckpoint) {
+func loadFixtureRun(t *testing.T, dir string) (runconfig.Config, string, *loadedCheckpoint) {
 	t.Helper()
-	cfg, err := LoadSaved(filepath.Join(dir, ConfigFile))
+	cfg, err := runconfig.LoadSaved(filepath.Join(dir, runconfig.File))
 	if err != nil {
 		t.Fatal(err)
 	}

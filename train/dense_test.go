@@ -7,12 +7,13 @@ import (
 
 	"github.com/deathstacks/deathstacks/env"
 	"github.com/deathstacks/deathstacks/mcts"
+	"github.com/deathstacks/deathstacks/train/runconfig"
 )
 
 // Write puts each sample's targets at its actions' columns, zero
 // elsewhere, game after game, and refuses arrays of the wrong length.
 func TestDenseSamples(t *testing.T) {
-	cfg, err := SelfPlaySettings(map[string]string{"sims": "8", "fast_simulations": "0", "max_plies": "30"})
+	cfg, err := runconfig.SelfPlaySettings(map[string]string{"sims": "8", "fast_simulations": "0", "max_plies": "30"})
 	if err != nil {
 		t.Fatal(err)
 	}

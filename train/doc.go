@@ -7,9 +7,6 @@
 // of the run (with package train/arena, rated by package train/elo),
 // metrics, plots and atomic checkpoints that a run resumes from. Around it:
 //
-//   - [Config]: the whole run as YAML; configs/default.yaml is the
-//     defaults. [Load] and [Parse] read a config strictly, with errors that
-//     name the key path and line; [LoadSaved] reads a run's own copy.
 //   - [LoadPlayer], [Export] and [Models]: trained networks from
 //     checkpoints, run directories, network snapshots and exported player
 //     files, as players for every command, all read by one function with
@@ -19,7 +16,9 @@
 //   - [LadderRun]: a run as package train/ladder sees it, whose
 //     snapshots [Models] serves.
 //
-// The replay window of training positions is package train/replay; the
+// The run's configuration (the whole run as YAML, read strictly, and its
+// learning-rate schedule) is package train/runconfig. The replay window of
+// training positions is package train/replay; the
 // run's metrics log and plots are package train/metrics; the progress
 // reports of its phases are package train/progress.
 //

@@ -13,6 +13,7 @@ import (
 	"github.com/deathstacks/deathstacks/train/metrics"
 	"github.com/deathstacks/deathstacks/train/progress"
 	"github.com/deathstacks/deathstacks/train/report"
+	"github.com/deathstacks/deathstacks/train/runconfig"
 )
 
 // networkName is the name of the trained network in evaluation records.
@@ -55,9 +56,9 @@ func (r *runner) evaluate(ctx context.Context, it int, m *metrics.Iteration) err
 	baselines := len(e.Baselines)
 	results := make([]metrics.EvalResult, len(opponents))
 	m.Eval = map[string]metrics.EvalResult{}
-	bar := progress.New(r.log, e.Games*len(opponents), r.cfg.stage(it, "evaluation", r.shownElapsed()), "games", r.opts.Quiet)
+	bar := progress.New(r.log, e.Games*len(opponents), stage(r.cfg, it, "evaluation", r.shownElapsed()), "games", r.opts.Quiet)
 	for i, opp := range opponents {
-		games := r.cfg.arenaConfig(iterationSeed(r.cfg.Seed, it) ^ uint64(i+1)<<32)
+		games := arenaConfig(r.cfg, iterationSeed(r.cfg.Seed, it)^uint64(i+1)<<32)
 		games.OnGame = func(arena.GameRecord) { bar.Add(1) }
 		records, err := arena.PlayMatch(ctx, current, opp, games)
 		if err != nil {
@@ -86,7 +87,7 @@ func (r *runner) evaluate(ctx context.Context, it int, m *metrics.Iteration) err
 }
 
 // arenaConfig returns the arena settings of the evaluation section, with seed.
-func (c Config) arenaConfig(seed uint64) arena.Config {
+func arenaConfig(c runconfig.Config, seed uint64) arena.Config {
 	return arena.Config{
 		Rules:        c.Env.Rules,
 		Games:        c.Eval.Games,

@@ -13,6 +13,7 @@ import (
 	"github.com/deathstacks/deathstacks/train/arena"
 	"github.com/deathstacks/deathstacks/train/metrics"
 	"github.com/deathstacks/deathstacks/train/report"
+	"github.com/deathstacks/deathstacks/train/runconfig"
 )
 
 func TestEvalAgainst(t *testing.T) {
@@ -38,8 +39,8 @@ func TestEvalAgainst(t *testing.T) {
 }
 
 func TestConfigArena(t *testing.T) {
-	cfg := Defaults()
-	a := cfg.arenaConfig(9)
+	cfg := runconfig.Defaults()
+	a := arenaConfig(cfg, 9)
 	if a.Games != cfg.Eval.Games || a.Parallel != cfg.Eval.ParallelGames || a.OpeningPlies != cfg.Eval.OpeningPlies ||
 		a.Rules != cfg.Env.Rules || a.Seed != 9 {
 		t.Errorf("Arena(9) = %+v", a)

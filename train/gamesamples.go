@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/deathstacks/deathstacks/env"
+	"github.com/deathstacks/deathstacks/train/runconfig"
 )
 
 // PlayedGame is a finished self-play game as its searches left it: the
@@ -63,13 +64,13 @@ type SampleMemory struct {
 // moves, a game that ends too early or not at all, or a target that is
 // not one. The samples' observations and legal actions go to mem, grown
 // as needed (nil: new memory), and share its memory.
-func (g *PlayedGame) Samples(cfg Config, mem *SampleMemory) (SelfPlayGame, error) {
+func (g *PlayedGame) Samples(cfg runconfig.Config, mem *SampleMemory) (SelfPlayGame, error) {
 	return g.samples(cfg.Env.Rules, cfg.SelfPlay, targetsOf(cfg), mem)
 }
 
 // samples is [PlayedGame.Samples] under rules and cfg, with the optional
 // targets of targets that come from the game's end.
-func (g *PlayedGame) samples(rules env.Rules, cfg SelfPlayConfig, targets targetSet, mem *SampleMemory) (SelfPlayGame, error) {
+func (g *PlayedGame) samples(rules env.Rules, cfg runconfig.SelfPlayConfig, targets targetSet, mem *SampleMemory) (SelfPlayGame, error) {
 	out := SelfPlayGame{PlayedGame: *g}
 	last := len(g.Moves) - 1 // the last ply searched
 	if g.Resigned {
@@ -152,7 +153,7 @@ func (g *PlayedGame) samples(rules env.Rules, cfg SelfPlayConfig, targets target
 // position p, that come from the game's end: its value and, with final,
 // the final ownership and score. positions holds every position of the
 // game, the one after all its moves last.
-func setResultTargets(s *Sample, g *SelfPlayGame, positions []env.Position, p SearchedPosition, cfg SelfPlayConfig, final bool) {
+func setResultTargets(s *Sample, g *SelfPlayGame, positions []env.Position, p SearchedPosition, cfg runconfig.SelfPlayConfig, final bool) {
 	// An adjudicated position is scored on the board the horizon later
 	// (or the last one): close enough to be predictable from it, far
 	// enough to see the exchanges under way.

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/deathstacks/deathstacks/env"
+	"github.com/deathstacks/deathstacks/train/runconfig"
 )
 
 // The reference games: seeded self-play games, their every sample and
@@ -51,7 +52,7 @@ func goldenDigest(text string) string {
 }
 
 func TestGoldenSelfPlay(t *testing.T) {
-	cfg, err := Parse([]byte(goldenSelfPlay))
+	cfg, err := runconfig.Parse([]byte(goldenSelfPlay))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/deathstacks/deathstacks/train/internal/table"
 	"github.com/deathstacks/deathstacks/train/metrics"
 	"github.com/deathstacks/deathstacks/train/report"
+	"github.com/deathstacks/deathstacks/train/runconfig"
 )
 
 // The kinds of file [Inspect] tells apart.
@@ -112,7 +113,7 @@ func inspectFile(path string) (FileInfo, error) {
 		if err != nil {
 			return FileInfo{}, fmt.Errorf("inspect %s: %w", path, err)
 		}
-		cfg, err := parseSaved([]byte(st.Config))
+		cfg, err := runconfig.ParseSaved([]byte(st.Config))
 		if err != nil {
 			return FileInfo{}, fmt.Errorf("inspect %s: its config: %w", path, err)
 		}
@@ -133,7 +134,7 @@ func inspectFile(path string) (FileInfo, error) {
 	var named *ModelError
 	switch {
 	case errors.Is(err, model.ErrNotNetwork):
-		return FileInfo{}, fmt.Errorf("inspect %s: %w, nor a run's %s, %s or PNG chart", path, model.ErrNotNetwork, metrics.File, ConfigFile)
+		return FileInfo{}, fmt.Errorf("inspect %s: %w, nor a run's %s, %s or PNG chart", path, model.ErrNotNetwork, metrics.File, runconfig.File)
 	case errors.As(err, &named):
 		return FileInfo{}, fmt.Errorf("inspect %s: %w", path, named.Err) // the path once
 	case err != nil:
@@ -241,7 +242,7 @@ func runFileKind(path string) string {
 	switch base := filepath.Base(path); {
 	case base == metrics.File:
 		return KindMetrics
-	case base == ConfigFile:
+	case base == runconfig.File:
 		return KindConfig
 	case strings.EqualFold(filepath.Ext(base), ".png"):
 		return KindPlot
@@ -303,7 +304,7 @@ func describeMetrics(path string) (FileInfo, error) {
 // describeConfig describes a run's config.yaml: its name and the settings
 // that say most about the run.
 func describeConfig(path string) (FileInfo, error) {
-	cfg, err := LoadSaved(path)
+	cfg, err := runconfig.LoadSaved(path)
 	if err != nil {
 		return FileInfo{}, err
 	}

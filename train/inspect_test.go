@@ -10,6 +10,7 @@ import (
 
 	"github.com/deathstacks/deathstacks/model"
 	"github.com/deathstacks/deathstacks/train/metrics"
+	"github.com/deathstacks/deathstacks/train/runconfig"
 )
 
 func TestInspect(t *testing.T) {
@@ -78,12 +79,12 @@ func TestInspect(t *testing.T) {
 // opponents, and its metrics' latest Elo on the anchor's scale.
 func TestInspectRating(t *testing.T) {
 	dir := t.TempDir()
-	cfg := Defaults()
-	text, err := cfg.yamlText()
+	cfg := runconfig.Defaults()
+	text, err := cfg.YAML()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, ConfigFile), text, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, runconfig.File), text, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	for _, m := range ratedAt(16, 8, 16) {
@@ -92,7 +93,7 @@ func TestInspectRating(t *testing.T) {
 		}
 	}
 	for _, tc := range []struct{ file, want string }{
-		{ConfigFile, "evaluation: every 16 iterations, 8 games against each of greedy, the anchor az:model=anchor,sims=100,time=0s, 1 earlier network\n"},
+		{runconfig.File, "evaluation: every 16 iterations, 8 games against each of greedy, the anchor az:model=anchor,sims=100,time=0s, 1 earlier network\n"},
 		{metrics.File, " Elo ±205, the anchor at 0 (one fit of the rating games of 2 evaluations)\n"},
 	} {
 		info, err := Inspect(filepath.Join(dir, tc.file))

@@ -6,6 +6,7 @@ import (
 
 	"github.com/deathstacks/deathstacks/train/ladder"
 	"github.com/deathstacks/deathstacks/train/metrics"
+	"github.com/deathstacks/deathstacks/train/runconfig"
 )
 
 // LadderRun reads what a ladder needs from a run directory: the run's
@@ -14,7 +15,7 @@ import (
 // loadTrained: a snapshot's own settings, else the run's config.yaml,
 // turned to a player's), and their training times.
 func LadderRun(dir string) (ladder.Run, error) {
-	cfg, err := LoadSaved(filepath.Join(dir, ConfigFile))
+	cfg, err := runconfig.LoadSaved(filepath.Join(dir, runconfig.File))
 	if err != nil {
 		return ladder.Run{}, fmt.Errorf("ladder: run %s: %w", dir, err)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/deathstacks/deathstacks/model"
 	"github.com/deathstacks/deathstacks/train/metrics"
+	"github.com/deathstacks/deathstacks/train/runconfig"
 )
 
 func TestLadderRun(t *testing.T) {
@@ -16,7 +17,7 @@ func TestLadderRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := LoadSaved(filepath.Join(fixtureRun, ConfigFile))
+	cfg, err := runconfig.LoadSaved(filepath.Join(fixtureRun, runconfig.File))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,10 +40,10 @@ func TestLadderRun(t *testing.T) {
 // another config rewrites it).
 func TestLadderRunSearchIsTheSnapshots(t *testing.T) {
 	snapshot := filepath.Join(netsDir, "net-000001.dsnn")
-	dir := copyRun(t, ConfigFile, snapshot, metrics.File)
+	dir := copyRun(t, runconfig.File, snapshot, metrics.File)
 	// The fixture's snapshot predates the settings snapshots carry: give
 	// it those of its run.
-	cfg, err := LoadSaved(filepath.Join(dir, ConfigFile))
+	cfg, err := runconfig.LoadSaved(filepath.Join(dir, runconfig.File))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +59,7 @@ func TestLadderRunSearchIsTheSnapshots(t *testing.T) {
 	if err := net.Save(filepath.Join(dir, snapshot)); err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(dir, ConfigFile)
+	path := filepath.Join(dir, runconfig.File)
 	text, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -105,15 +106,15 @@ func copyRun(t *testing.T, keep ...string) string {
 
 func TestLadderRunErrors(t *testing.T) {
 	snapshot := filepath.Join(netsDir, "net-000001.dsnn")
-	badMetrics := copyRun(t, ConfigFile, snapshot)
+	badMetrics := copyRun(t, runconfig.File, snapshot)
 	if err := os.WriteFile(filepath.Join(badMetrics, metrics.File), []byte("{\n{}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	cases := []struct {
 		name, dir, want string
 	}{
-		{"no config", copyRun(t, snapshot), ConfigFile},
-		{"no snapshots", copyRun(t, ConfigFile), "no network snapshots"},
+		{"no config", copyRun(t, snapshot), runconfig.File},
+		{"no snapshots", copyRun(t, runconfig.File), "no network snapshots"},
 		{"bad metrics", badMetrics, "line 1"},
 	}
 	for _, tc := range cases {

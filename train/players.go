@@ -21,6 +21,7 @@ import (
 	"github.com/deathstacks/deathstacks/model"
 	"github.com/deathstacks/deathstacks/train/builtin"
 	"github.com/deathstacks/deathstacks/train/metrics"
+	"github.com/deathstacks/deathstacks/train/runconfig"
 )
 
 // Metadata keys of the network files a run writes (its snapshots in nets/)
@@ -116,7 +117,7 @@ func loadTrained(path string) (*trained, error) {
 		if err != nil {
 			return nil, &ModelError{Path: path, Err: err}
 		}
-		cfg, err := parseSaved([]byte(st.Config))
+		cfg, err := runconfig.ParseSaved([]byte(st.Config))
 		if err != nil {
 			return nil, fmt.Errorf("load model %s: its config: %w", file, err)
 		}
@@ -140,7 +141,7 @@ func loadTrained(path string) (*trained, error) {
 			t.iteration = it
 		}
 		if _, ok := net.Meta[metaSearch]; !ok {
-			cfg, err := LoadSaved(filepath.Join(dir, ConfigFile))
+			cfg, err := runconfig.LoadSaved(filepath.Join(dir, runconfig.File))
 			if err != nil {
 				return nil, fmt.Errorf("load model %s: the run's config: %w", file, err)
 			}
@@ -239,7 +240,7 @@ func snapshotOf(file string) (runDir string, iteration int, ok bool) {
 
 // snapshotMeta is the metadata of the network snapshot of an iteration:
 // the search settings for strong play, the iteration and the run.
-func snapshotMeta(cfg Config, iteration int) (map[string]string, error) {
+func snapshotMeta(cfg runconfig.Config, iteration int) (map[string]string, error) {
 	text, err := yaml.Marshal(strongSearch(cfg.Search))
 	if err != nil {
 		return nil, err

@@ -20,10 +20,11 @@ import (
 	"github.com/deathstacks/deathstacks/mcts/players"
 	"github.com/deathstacks/deathstacks/model"
 	"github.com/deathstacks/deathstacks/train/builtin"
+	"github.com/deathstacks/deathstacks/train/runconfig"
 )
 
 // smokeRun trains one smoke iteration into a temporary directory.
-func smokeRun(t testing.TB) (dir string, cfg Config) {
+func smokeRun(t testing.TB) (dir string, cfg runconfig.Config) {
 	t.Helper()
 	dir = t.TempDir()
 	cfg = plainSmokeConfig(t, dir)
@@ -207,7 +208,7 @@ func TestModelsShareOneServer(t *testing.T) {
 // takes them from its run's config.
 func TestOldSnapshotTakesItsRunsSearch(t *testing.T) {
 	snapshot := netPath(fixtureRun, 1)
-	cfg, err := LoadSaved(filepath.Join(fixtureRun, ConfigFile))
+	cfg, err := runconfig.LoadSaved(filepath.Join(fixtureRun, runconfig.File))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,7 +231,7 @@ func TestOldSnapshotTakesItsRunsSearch(t *testing.T) {
 // warning that names the file, the damage and the iteration used instead.
 func TestDamagedLatestCheckpointIsReported(t *testing.T) {
 	// The fixture's checkpoint as iteration 1, and a damaged copy as 2.
-	dir := copyRun(t, ConfigFile, filepath.Base(checkpointPath(fixtureRun, 1)))
+	dir := copyRun(t, runconfig.File, filepath.Base(checkpointPath(fixtureRun, 1)))
 	data, err := os.ReadFile(checkpointPath(dir, 1))
 	if err != nil {
 		t.Fatal(err)

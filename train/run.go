@@ -23,11 +23,8 @@ import (
 	"github.com/deathstacks/deathstacks/train/metrics"
 	"github.com/deathstacks/deathstacks/train/progress"
 	"github.com/deathstacks/deathstacks/train/replay"
+	"github.com/deathstacks/deathstacks/train/runconfig"
 )
-
-// ConfigFile is the name of the copy of the config a run keeps in its
-// directory.
-const ConfigFile = "config.yaml"
 
 // RunOptions are the settings of one training session beyond the config.
 type RunOptions struct {
@@ -94,7 +91,7 @@ type Summary struct {
 // is dropped and Run returns with Stopped set: the last checkpoint is
 // complete. When it ends during training, the iteration is finished and
 // saved first.
-func Run(ctx context.Context, cfg Config, opts RunOptions) (Summary, error) {
+func Run(ctx context.Context, cfg runconfig.Config, opts RunOptions) (Summary, error) {
 	if opts.Iterations > 0 {
 		cfg.Iterations = opts.Iterations
 	}
@@ -167,7 +164,7 @@ func checkRunDir(dir, name string, resume bool) error {
 	case !resume:
 		return nil
 	}
-	saved, err := LoadSaved(filepath.Join(dir, ConfigFile))
+	saved, err := runconfig.LoadSaved(filepath.Join(dir, runconfig.File))
 	if err == nil && saved.Name != name {
 		return bad("holds a run of config %q, not %q: resume it with its own config, or choose another --out", saved.Name, name)
 	}
@@ -176,7 +173,7 @@ func checkRunDir(dir, name string, resume bool) error {
 
 // runner is one training session.
 type runner struct {
-	cfg     Config
+	cfg     runconfig.Config
 	dir     string
 	opts    RunOptions
 	log     io.Writer
@@ -190,7 +187,7 @@ type runner struct {
 	now    func() time.Time
 	// plan maps the run's progress to the learning-rate schedule's when
 	// that follows the run (optim.total_steps 0).
-	plan schedulePlan
+	plan runconfig.SchedulePlan
 	// carry takes the remote games from the start of a checkpoint's write
 	// to the next iteration's Collect; nil when none does.
 	carry *feeding
@@ -232,12 +229,12 @@ func (r *runner) open() error {
 		// memory is taken now, not while they wait.
 		r.replay.Reserve()
 	}
-	text, err := r.cfg.yamlText()
+	text, err := r.cfg.YAML()
 	if err != nil {
 		return err
 	}
 	r.state.Config = string(text)
-	return codec.WriteFileAtomic(filepath.Join(r.dir, ConfigFile), func(w io.Writer) error {
+	return codec.WriteFileAtomic(filepath.Join(r.dir, runconfig.File), func(w io.Writer) error {
 		_, err := w.Write(text)
 		return err
 	})
@@ -251,7 +248,7 @@ func (r *runner) fresh() error {
 	if err != nil {
 		return err
 	}
-	if r.trainer, err = model.NewTrainer(net, r.cfg.Optim.trainConfig()); err != nil {
+	if r.trainer, err = model.NewTrainer(net, r.cfg.Optim.TrainerConfig()); err != nil {
 		return err
 	}
 	r.player = net.Clone() // the first iteration's blend replaces its weights
@@ -326,7 +323,7 @@ func (r *runner) resume() error {
 		return fmt.Errorf("resume %s: %w", path, err)
 	}
 	r.trainer, r.player, r.replay, r.state = ck.Trainer, ck.Player, ck.Replay, ck.State
-	r.plan = resumePlan(r.state.ScheduleProgress, r.cfg.runProgress(r.state.ElapsedSec, float64(r.state.Iteration)), r.state.Iteration)
+	r.plan = runconfig.ResumePlan(r.state.ScheduleProgress, r.cfg.RunProgress(r.state.ElapsedSec, float64(r.state.Iteration)), r.state.Iteration)
 	if err := metrics.Truncate(metricsPath(r.dir), r.state.Iteration); err != nil {
 		return fmt.Errorf("resume: %w", err)
 	}
@@ -440,12 +437,12 @@ func (r *runner) iteration(ctx context.Context, srv *model.Server, elapsed func(
 // selfPlay plays the iteration's games into the replay buffer and fills
 // their figures into m; stopped reports that ctx cut it short.
 func (r *runner) selfPlay(ctx context.Context, srv *model.Server, it int, m *metrics.Iteration) (stats selfPlayStats, stopped bool, err error) {
-	sp := newSelfPlayer(srv, r.cfg, r.cfg.runProgress(r.state.ElapsedSec, float64(it-1)))
+	sp := newSelfPlayer(srv, r.cfg, r.cfg.RunProgress(r.state.ElapsedSec, float64(it-1)))
 	if r.cfg.SelfPlay.ProgressiveSimulations > 0 {
 		m.SelfPlaySimulations = sp.search.Simulations
 	}
 	evals0 := srv.Stats().Positions
-	bar := progress.New(r.log, r.cfg.SelfPlay.GamesPerIteration, r.cfg.stage(it, "self-play", r.shownElapsed()), "games", r.opts.Quiet)
+	bar := progress.New(r.log, r.cfg.SelfPlay.GamesPerIteration, stage(r.cfg, it, "self-play", r.shownElapsed()), "games", r.opts.Quiet)
 	seed := iterationSeed(r.cfg.Seed, it)
 	stats, err = sp.runSelfPlay(ctx, r.cfg.SelfPlay.GamesPerIteration, r.cfg.SelfPlay.ParallelGames, seed, func(_ int, g SelfPlayGame) error {
 		for _, s := range g.Samples {
@@ -453,7 +450,7 @@ func (r *runner) selfPlay(ctx context.Context, srv *model.Server, it int, m *met
 				return err
 			}
 		}
-		bar.Describe(r.cfg.stage(it, "self-play", r.shownElapsed()))
+		bar.Describe(stage(r.cfg, it, "self-play", r.shownElapsed()))
 		bar.Add(1)
 		return nil
 	})
@@ -488,7 +485,7 @@ func (r *runner) trainAndAverage(it int, m *metrics.Iteration, elapsed func() fl
 	if r.opts.Remote != nil {
 		remote.fill(m)
 	}
-	return remote, r.player.Blend(r.trainer.Network(), r.cfg.Optim.averageShare(it))
+	return remote, r.player.Blend(r.trainer.Network(), r.cfg.Optim.AverageShare(it))
 }
 
 // advance records iteration it as done in the run's state, with
@@ -500,7 +497,7 @@ func (r *runner) advance(it int, elapsedSec float64, stats selfPlayStats, remote
 	if cpu := processCPUSec(); cpu > 0 {
 		r.state.CPUSec = r.cpuBase + cpu
 	}
-	r.state.ScheduleProgress = r.plan.progress(r.cfg.runProgress(r.state.ElapsedSec, float64(it)))
+	r.state.ScheduleProgress = r.plan.Progress(r.cfg.RunProgress(r.state.ElapsedSec, float64(it)))
 	r.state.Created = time.Now().UTC()
 	r.state.Games += int64(stats.Games + remote.Games)
 	r.state.Positions += int64(stats.Positions + remote.Positions)
@@ -636,7 +633,7 @@ func (r *runner) train(it int, m *metrics.Iteration, elapsed func() float64) (er
 		return nil
 	}
 	rng := rand.New(rand.NewPCG(r.cfg.Seed, uint64(it)))
-	bar := progress.New(r.log, steps, r.cfg.stage(it, "training", r.shownElapsed()), "steps", r.opts.Quiet)
+	bar := progress.New(r.log, steps, stage(r.cfg, it, "training", r.shownElapsed()), "steps", r.opts.Quiet)
 	defer func() {
 		if err != nil {
 			bar.Stop("failed") // the bar stays where the steps stopped
@@ -651,8 +648,8 @@ func (r *runner) train(it int, m *metrics.Iteration, elapsed func() float64) (er
 		if err := r.replay.Sample(&batch, batchSize, rng); err != nil {
 			return err
 		}
-		if r.cfg.Optim.followsRun() {
-			p := r.plan.progress(r.cfg.runProgress(elapsed(), float64(it-1)+float64(i)/float64(steps)))
+		if r.cfg.Optim.FollowsRun() {
+			p := r.plan.Progress(r.cfg.RunProgress(elapsed(), float64(it-1)+float64(i)/float64(steps)))
 			if err := r.trainer.SetProgress(p); err != nil {
 				return err
 			}
@@ -671,7 +668,7 @@ func (r *runner) train(it int, m *metrics.Iteration, elapsed func() float64) (er
 		sum.Score += l.Score
 		sum.SoftPolicy += l.SoftPolicy
 		m.LR = l.LR
-		bar.Describe(r.cfg.stage(it, "training", r.shownElapsed()))
+		bar.Describe(stage(r.cfg, it, "training", r.shownElapsed()))
 		bar.Add(1)
 	}
 	n := float64(steps)
@@ -711,9 +708,9 @@ const summaryWidth = 120
 // summaryLine is what an iteration logs: one line, or, when that would be
 // wider than summaryWidth, several, broken after a comma or semicolon and
 // the later ones indented by four spaces.
-func summaryLine(m metrics.Iteration, cfg Config) string {
+func summaryLine(m metrics.Iteration, cfg runconfig.Config) string {
 	var s summary
-	s.add("", "%s: %d games", cfg.iterationName(m.Iteration), m.SelfPlayGames)
+	s.add("", "%s: %d games", iterationName(cfg, m.Iteration), m.SelfPlayGames)
 	if m.RemoteGames > 0 || m.Actors > 0 {
 		s.extend(" + %d from %s (%.0f positions/s)", m.RemoteGames, table.Count(m.Actors, "actor", "actors"), m.ActorPositionsPerSec)
 	}
@@ -748,13 +745,13 @@ func summaryLine(m metrics.Iteration, cfg Config) string {
 	if r := m.Rating; r != nil {
 		s.add("; ", "Elo %+.0f ±%.0f (anchor 0)", r.Elo, (r.EloHigh-r.EloLow)/2)
 	}
-	s.add("; ", "%s", cfg.runClock(m.ElapsedSec))
+	s.add("; ", "%s", runClock(cfg, m.ElapsedSec))
 	return s.wrap(summaryWidth)
 }
 
 // iterationName names iteration it with the run's target when it has
 // one: "iteration 3 of 10", else "iteration 3".
-func (c Config) iterationName(it int) string {
+func iterationName(c runconfig.Config, it int) string {
 	if c.Iterations > 0 {
 		return fmt.Sprintf("iteration %d of %d", it, c.Iterations)
 	}
@@ -764,7 +761,7 @@ func (c Config) iterationName(it int) string {
 // runClock says how much training time the run has had after elapsedSec,
 // with its time limit and the time left when it has one: "12m3s elapsed
 // of 55m, 42m57s left", else "12m3s elapsed".
-func (c Config) runClock(elapsedSec float64) string {
+func runClock(c runconfig.Config, elapsedSec float64) string {
 	elapsed := time.Duration(elapsedSec * float64(time.Second))
 	if c.TimeLimit <= 0 {
 		return shortDuration(elapsed) + " elapsed"
@@ -776,11 +773,11 @@ func (c Config) runClock(elapsedSec float64) string {
 // "training") says after elapsedSec of the run's training time: the
 // iteration of the target, and the time of the limit when there is one,
 // "iteration 3 of 10 self-play (12m3s elapsed of 55m, 42m57s left)".
-func (c Config) stage(it int, what string, elapsedSec float64) string {
+func stage(c runconfig.Config, it int, what string, elapsedSec float64) string {
 	if c.TimeLimit <= 0 {
-		return c.iterationName(it) + " " + what
+		return iterationName(c, it) + " " + what
 	}
-	return fmt.Sprintf("%s %s (%s)", c.iterationName(it), what, c.runClock(elapsedSec))
+	return fmt.Sprintf("%s %s (%s)", iterationName(c, it), what, runClock(c, elapsedSec))
 }
 
 // shortDuration writes d to the second without the zero units at its

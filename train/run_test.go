@@ -16,13 +16,14 @@ import (
 	"github.com/deathstacks/deathstacks/configs"
 	"github.com/deathstacks/deathstacks/model"
 	"github.com/deathstacks/deathstacks/train/metrics"
+	"github.com/deathstacks/deathstacks/train/runconfig"
 )
 
 // smokeConfig is configs/smoke.yaml writing into dir, with the plots on so
 // that the whole iteration is exercised.
-func smokeConfig(t testing.TB, dir string) Config {
+func smokeConfig(t testing.TB, dir string) runconfig.Config {
 	t.Helper()
-	cfg, err := Parse(configs.Smoke)
+	cfg, err := runconfig.Parse(configs.Smoke)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +34,7 @@ func smokeConfig(t testing.TB, dir string) Config {
 
 // plainSmokeConfig is smokeConfig without plots and evaluation, for tests
 // about the loop's bookkeeping.
-func plainSmokeConfig(t testing.TB, dir string) Config {
+func plainSmokeConfig(t testing.TB, dir string) runconfig.Config {
 	t.Helper()
 	cfg := smokeConfig(t, dir)
 	cfg.Output.Plot = false
@@ -82,7 +83,7 @@ func TestRunSmokeEndToEnd(t *testing.T) {
 	if !strings.Contains(log.String(), "(anchor 0)") {
 		t.Errorf("log lacks the Elo on the run's scale:\n%s", log.String())
 	}
-	for _, name := range []string{ConfigFile, "loss.png", "selfplay.png", "eval.png"} {
+	for _, name := range []string{runconfig.File, "loss.png", "selfplay.png", "eval.png"} {
 		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
 			t.Error(err)
 		}
@@ -185,7 +186,7 @@ func TestRunKeepsItsTarget(t *testing.T) {
 		{"at the larger target", 0, Summary{Dir: dir, Iteration: 2, Target: 2, TimeLimit: cfg.TimeLimit}, "done: nothing left to do: 2 iterations"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			resumed, err := ResumeConfig(dir, nil)
+			resumed, err := runconfig.Resumed(dir, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -239,7 +240,7 @@ func TestMain(m *testing.M) {
 
 // runKillChild trains in dir until killed.
 func runKillChild(dir string) int {
-	cfg, err := Parse(configs.Smoke)
+	cfg, err := runconfig.Parse(configs.Smoke)
 	if err != nil {
 		return 3
 	}
@@ -393,12 +394,12 @@ func TestRunFromInit(t *testing.T) {
 
 	for _, tc := range []struct {
 		name string
-		edit func(*Config)
+		edit func(*runconfig.Config)
 		want string
 	}{
-		{"other architecture", func(c *Config) { c.Model.Channels++ }, "model.channels"},
-		{"fewer blocks", func(c *Config) { c.Model.Blocks = 0 }, "model.blocks"},
-		{"missing file", func(c *Config) { c.Init = filepath.Join(t.TempDir(), "none.dsnn") }, "none.dsnn"},
+		{"other architecture", func(c *runconfig.Config) { c.Model.Channels++ }, "model.channels"},
+		{"fewer blocks", func(c *runconfig.Config) { c.Model.Blocks = 0 }, "model.blocks"},
+		{"missing file", func(c *runconfig.Config) { c.Init = filepath.Join(t.TempDir(), "none.dsnn") }, "none.dsnn"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := cfg
@@ -479,7 +480,7 @@ func TestRunDirRefused(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		dir    string
-		cfg    Config
+		cfg    runconfig.Config
 		resume bool
 		want   string
 	}{

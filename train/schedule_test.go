@@ -9,61 +9,8 @@ import (
 
 	"github.com/deathstacks/deathstacks/model"
 	"github.com/deathstacks/deathstacks/train/metrics"
+	"github.com/deathstacks/deathstacks/train/runconfig"
 )
-
-func TestRunProgress(t *testing.T) {
-	tests := []struct {
-		name       string
-		iterations int
-		limit      time.Duration
-		elapsed    float64
-		done       float64
-		want       float64
-	}{
-		{"time: start", 0, time.Hour, 0, 0, 0},
-		{"time: a quarter", 0, time.Hour, 900, 7, 0.25},
-		{"time: over", 0, time.Hour, 4000, 9, 4000.0 / 3600},
-		{"iterations: half", 10, 0, 1e6, 5, 0.5},
-		{"iterations: within one", 10, 0, 0, 2.25, 0.225},
-		{"both: time ahead", 100, time.Hour, 1800, 10, 0.5},
-		{"both: iterations ahead", 20, time.Hour, 1800, 15, 0.75},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			c := Config{Iterations: tc.iterations, TimeLimit: tc.limit}
-			if got := c.runProgress(tc.elapsed, tc.done); math.Abs(got-tc.want) > 1e-12 {
-				t.Errorf("runProgress(%v, %v) = %v, want %v", tc.elapsed, tc.done, got, tc.want)
-			}
-		})
-	}
-}
-
-func TestSchedulePlan(t *testing.T) {
-	tests := []struct {
-		name string
-		plan schedulePlan
-		q    float64
-		want float64
-	}{
-		{"new run: start", schedulePlan{}, 0, 0},
-		{"new run: middle", schedulePlan{}, 0.4, 0.4},
-		{"new run: end", schedulePlan{}, 1, 1},
-		{"same plan resumed", resumePlan(0.3, 0.3, 5), 0.65, 0.65},
-		{"old checkpoint resumed", resumePlan(0, 0.3, 5), 0.65, 0.65},
-		{"longer run: at the resume", resumePlan(0.8, 0.4, 5), 0.4, 0.8},
-		{"longer run: half the rest", resumePlan(0.8, 0.4, 5), 0.7, 0.9},
-		{"longer run: end", resumePlan(0.8, 0.4, 5), 1, 1},
-		{"finished run extended", resumePlan(1, 0.5, 5), 0.75, 1},
-		{"shorter run", resumePlan(0.5, 0.75, 5), 0.875, 0.75},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := tc.plan.progress(tc.q); math.Abs(got-tc.want) > 1e-12 {
-				t.Errorf("%+v.progress(%v) = %v, want %v", tc.plan, tc.q, got, tc.want)
-			}
-		})
-	}
-}
 
 // fakeClock advances by step on every reading, so that a run's training
 // time depends on what it did, not on the machine.
@@ -82,7 +29,7 @@ func (c *fakeClock) now() time.Time {
 
 // followingConfig is a plain smoke run whose cosine follows the run, with
 // no warm-up, so that every step's rate is the cosine's.
-func followingConfig(t *testing.T, dir string) Config {
+func followingConfig(t *testing.T, dir string) runconfig.Config {
 	t.Helper()
 	cfg := plainSmokeConfig(t, dir)
 	cfg.Optim.Schedule, cfg.Optim.TotalSteps, cfg.Optim.WarmupSteps = "cosine", 0, 0
@@ -93,13 +40,13 @@ func followingConfig(t *testing.T, dir string) Config {
 }
 
 // cosineAt is the rate of cfg's cosine at progress p.
-func cosineAt(cfg Config, p float64) float64 {
+func cosineAt(cfg runconfig.Config, p float64) float64 {
 	o := cfg.Optim
 	return o.MinLR + (o.LR-o.MinLR)*0.5*(1+math.Cos(math.Pi*min(1, p)))
 }
 
 // runRates runs cfg and returns each iteration's last learning rate.
-func runRates(t *testing.T, cfg Config, opts RunOptions) []float64 {
+func runRates(t *testing.T, cfg runconfig.Config, opts RunOptions) []float64 {
 	t.Helper()
 	if _, err := Run(context.Background(), cfg, opts); err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"github.com/deathstacks/deathstacks/mcts"
 	"github.com/deathstacks/deathstacks/model"
 	"github.com/deathstacks/deathstacks/train/internal/parallel"
+	"github.com/deathstacks/deathstacks/train/runconfig"
 )
 
 // Sample is one training position: an observation, its legal actions with
@@ -63,7 +64,7 @@ type selfPlayer struct {
 	eval   mcts.Evaluator
 	opts   env.Options
 	search mcts.Config
-	cfg    SelfPlayConfig
+	cfg    runconfig.SelfPlayConfig
 	// targets says which optional targets the samples get.
 	targets targetSet
 }
@@ -79,16 +80,16 @@ type targetSet struct {
 // progress (0 at its start, 1 at its end): the search's simulations
 // follow selfplay.progressive_simulations, and the samples get the
 // optional targets that cfg's network and replay use.
-func newSelfPlayer(eval mcts.Evaluator, cfg Config, progress float64) *selfPlayer {
+func newSelfPlayer(eval mcts.Evaluator, cfg runconfig.Config, progress float64) *selfPlayer {
 	search := cfg.Search
-	search.Simulations = cfg.SelfPlay.simulations(search.Simulations, progress)
+	search.Simulations = simulations(cfg.SelfPlay, search.Simulations, progress)
 	return &selfPlayer{
 		eval: eval, opts: cfg.Env, search: search, cfg: cfg.SelfPlay, targets: targetsOf(cfg),
 	}
 }
 
 // targetsOf is the optional targets cfg's network and replay use.
-func targetsOf(cfg Config) targetSet {
+func targetsOf(cfg runconfig.Config) targetSet {
 	return targetSet{
 		reply:    cfg.Model.ReplyHead,
 		final:    cfg.Model.OwnershipHead || cfg.Model.ScoreHead,
@@ -102,7 +103,7 @@ func targetsOf(cfg Config) targetSet {
 // searches nor above the full one, so a start at or above full (or a
 // search without a simulation limit, full 0) leaves every full search
 // at full; 0 is off.
-func (c SelfPlayConfig) simulations(full int, progress float64) int {
+func simulations(c runconfig.SelfPlayConfig, full int, progress float64) int {
 	if c.ProgressiveSimulations == 0 || full == 0 {
 		return full
 	}
@@ -259,7 +260,7 @@ func (sp *selfPlayer) surprise(s Sample) (float32, error) {
 // to make progress, and self-play collapses into repetitions. The search
 // itself still scores a repetition as exactly 0, so a side that is ahead
 // keeps avoiding it.
-func outcome(g *SelfPlayGame, judged *env.Position, mover env.Color, cfg SelfPlayConfig) float32 {
+func outcome(g *SelfPlayGame, judged *env.Position, mover env.Color, cfg runconfig.SelfPlayConfig) float32 {
 	switch {
 	case g.Resigned && g.winner == mover:
 		return 1
@@ -379,7 +380,7 @@ func (sp *selfPlayer) runSelfPlay(ctx context.Context, n, atOnce int, seed uint6
 // settings on eval, cfg.SelfPlay.ParallelGames at a time, and hands each
 // finished one to done, until ctx ends (its error is then returned, as is
 // the first error of a game or of done). Game i is seeded from seed and i.
-func SelfPlay(ctx context.Context, cfg Config, eval mcts.Evaluator, seed uint64, done func(SelfPlayGame) error) error {
+func SelfPlay(ctx context.Context, cfg runconfig.Config, eval mcts.Evaluator, seed uint64, done func(SelfPlayGame) error) error {
 	return SelfPlayGames(ctx, cfg, eval, seed, math.MaxInt, func(_ int, g SelfPlayGame) error { return done(g) })
 }
 
@@ -390,7 +391,7 @@ func SelfPlay(ctx context.Context, cfg Config, eval mcts.Evaluator, seed uint64,
 // selfplay.progressive_simulations follows, is the run's to know. It
 // returns nil once all n have finished, or the first error of a game or
 // of done, or ctx's end.
-func SelfPlayGames(ctx context.Context, cfg Config, eval mcts.Evaluator, seed uint64, n int, done func(int, SelfPlayGame) error) error {
+func SelfPlayGames(ctx context.Context, cfg runconfig.Config, eval mcts.Evaluator, seed uint64, n int, done func(int, SelfPlayGame) error) error {
 	sp := newSelfPlayer(eval, cfg, 1)
 	_, err := sp.runSelfPlay(ctx, n, cfg.SelfPlay.ParallelGames, seed, done)
 	return err
@@ -399,6 +400,6 @@ func SelfPlayGames(ctx context.Context, cfg Config, eval mcts.Evaluator, seed ui
 // PlaySelfPlayGame plays game i of [SelfPlayGames] with the same cfg and
 // seed, on eval: the same game, whichever evaluator runs the network, for
 // a caller that schedules the games itself.
-func PlaySelfPlayGame(ctx context.Context, cfg Config, eval mcts.Evaluator, seed uint64, i int) (SelfPlayGame, error) {
+func PlaySelfPlayGame(ctx context.Context, cfg runconfig.Config, eval mcts.Evaluator, seed uint64, i int) (SelfPlayGame, error) {
 	return newSelfPlayer(eval, cfg, 1).play(ctx, env.GameSeed(seed, i))
 }

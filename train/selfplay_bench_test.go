@@ -6,6 +6,7 @@ import (
 
 	"github.com/deathstacks/deathstacks/model"
 	"github.com/deathstacks/deathstacks/train/builtin"
+	"github.com/deathstacks/deathstacks/train/runconfig"
 )
 
 // BenchmarkSelfPlay plays self-play as a run's iteration does: the
@@ -14,7 +15,7 @@ import (
 // An op is one round of parallel_games games; it reports plies played
 // and network evaluations a second, and the mean batch.
 func BenchmarkSelfPlay(b *testing.B) {
-	cfg := Defaults()
+	cfg := runconfig.Defaults()
 	net, err := model.ReadNetwork(builtin.Open())
 	if err != nil {
 		b.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"github.com/deathstacks/deathstacks/env"
 	"github.com/deathstacks/deathstacks/mcts"
 	"github.com/deathstacks/deathstacks/model"
+	"github.com/deathstacks/deathstacks/train/runconfig"
 )
 
 func TestOutcome(t *testing.T) {
@@ -56,7 +57,7 @@ func TestOutcome(t *testing.T) {
 			if limit == 0 {
 				limit = 1
 			}
-			cfg := SelfPlayConfig{AdjudicateMax: limit, AdjudicateStackCap: tc.stackCap}
+			cfg := runconfig.SelfPlayConfig{AdjudicateMax: limit, AdjudicateStackCap: tc.stackCap}
 			if got := outcome(&tc.game, &final, tc.mover, cfg); math.Abs(float64(got-tc.want)) > 1e-6 {
 				t.Errorf("outcome = %v, want %v", got, tc.want)
 			}

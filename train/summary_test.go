@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/deathstacks/deathstacks/train/metrics"
+	"github.com/deathstacks/deathstacks/train/runconfig"
 )
 
 func TestSummaryLineGames(t *testing.T) {
@@ -14,14 +15,14 @@ func TestSummaryLineGames(t *testing.T) {
 	both.Actors, both.RemoteGames, both.RemoteMeanGameLength, both.RemoteDecidedShare = 2, 50, 75, 0.36
 	remote := both
 	remote.SelfPlayGames, remote.MeanGameLength, remote.RedWinShare, remote.BlueWinShare, remote.PositionsPerSec = 0, 0, 0, 0, 0
-	pcr := Defaults()
+	pcr := runconfig.Defaults()
 	pcr.SelfPlay.FastSimulations = 16
 	fast := local
 	fast.SelfPlaySec, fast.PositionsPerSec = 40.5, 16 // 32 games of 81 plies in 40.5 s: 64 plies/s
 	for _, tc := range []struct {
 		name     string
 		m        metrics.Iteration
-		cfg      *Config
+		cfg      *runconfig.Config
 		want     []string
 		wantNone string
 	}{
@@ -31,7 +32,7 @@ func TestSummaryLineGames(t *testing.T) {
 		{"pure learner", remote, nil, []string{"0 games + 50 from 2 actors (0 positions/s), remote 75 plies on average, 36% decided;"}, "0 plies on average"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			cfg := Defaults()
+			cfg := runconfig.Defaults()
 			if tc.cfg != nil {
 				cfg = *tc.cfg
 			}
@@ -56,7 +57,7 @@ func unwrapSummary(text string) string { return strings.ReplaceAll(text, "\n    
 // anchor's scale, wraps into lines of at most 120 columns, each broken at
 // a separator, never inside a figure; a short one stays one line.
 func TestSummaryLineWidth(t *testing.T) {
-	cfg := Defaults()
+	cfg := runconfig.Defaults()
 	cfg.SelfPlay.FastSimulations = 100
 	cfg.Eval.Baselines = []string{"random", "greedy", "alphabeta:depth=4", "alphabeta:time=200ms"}
 	wide := metrics.Iteration{
@@ -94,7 +95,7 @@ func TestSummaryLineWidth(t *testing.T) {
 		}
 	}
 	short := metrics.Iteration{Iteration: 3, SelfPlayGames: 32, MeanGameLength: 81, PositionsPerSec: 200, ElapsedSec: 60}
-	if line := summaryLine(short, Defaults()); strings.Contains(line, "\n") {
+	if line := summaryLine(short, runconfig.Defaults()); strings.Contains(line, "\n") {
 		t.Errorf("a short summary wrapped: %q", line)
 	}
 }
@@ -125,7 +126,7 @@ func TestSummaryLineTarget(t *testing.T) {
 		{"one scale unrated", 10, 0, unrated, "vs random 50% (+0 Elo); 12m3s", "anchor"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			cfg := Defaults()
+			cfg := runconfig.Defaults()
 			cfg.Eval.Baselines = []string{"random"}
 			cfg.Iterations, cfg.TimeLimit = tc.iterations, tc.limit
 			line := unwrapSummary(summaryLine(tc.m, cfg))
@@ -148,8 +149,8 @@ func TestStage(t *testing.T) {
 		{10, 2 * time.Hour, "iteration 3 of 10 self-play (12m3s elapsed of 2h, 1h47m57s left)"},
 		{0, 10 * time.Minute, "iteration 3 self-play (12m3s elapsed of 10m, 0s left)"},
 	} {
-		cfg := Config{Iterations: tc.iterations, TimeLimit: tc.limit}
-		if got := cfg.stage(3, "self-play", 723); got != tc.want {
+		cfg := runconfig.Config{Iterations: tc.iterations, TimeLimit: tc.limit}
+		if got := stage(cfg, 3, "self-play", 723); got != tc.want {
 			t.Errorf("stage %q, want %q", got, tc.want)
 		}
 	}

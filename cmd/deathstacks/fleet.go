@@ -6,6 +6,7 @@ import (
 
 	"github.com/deathstacks/deathstacks/train"
 	"github.com/deathstacks/deathstacks/train/distributed"
+	"github.com/deathstacks/deathstacks/train/runconfig"
 )
 
 // fleetFlags are the flags of train for actors on other machines.
@@ -33,7 +34,7 @@ func (f *fleetFlags) check() error {
 
 // start starts or joins the NATS server and hooks the learner into opts;
 // stop undoes it.
-func (f *fleetFlags) start(ctx context.Context, cfg train.Config, opts *train.RunOptions, s stdio) (stop func(), err error) {
+func (f *fleetFlags) start(ctx context.Context, cfg runconfig.Config, opts *train.RunOptions, s stdio) (stop func(), err error) {
 	var undo []func()
 	stop = func() {
 		for i := len(undo) - 1; i >= 0; i-- {

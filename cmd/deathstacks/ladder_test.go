@@ -12,8 +12,8 @@ import (
 
 	"github.com/deathstacks/deathstacks/configs"
 	"github.com/deathstacks/deathstacks/model"
-	"github.com/deathstacks/deathstacks/train"
 	"github.com/deathstacks/deathstacks/train/metrics"
+	"github.com/deathstacks/deathstacks/train/runconfig"
 )
 
 // fakeRun writes a run directory as training leaves it, with the smoke
@@ -28,7 +28,7 @@ func fakeRun(t *testing.T, n int) string {
 func fakeRunOf(t *testing.T, n int, config []byte) string {
 	t.Helper()
 	run := t.TempDir()
-	if err := os.WriteFile(filepath.Join(run, train.ConfigFile), config, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(run, runconfig.File), config, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Mkdir(filepath.Join(run, "nets"), 0o755); err != nil {
@@ -145,7 +145,7 @@ func TestLadderErrors(t *testing.T) {
 		want string
 	}{
 		{"no run", nil, "--run is required"},
-		{"not a run", []string{"--run", t.TempDir()}, train.ConfigFile},
+		{"not a run", []string{"--run", t.TempDir()}, runconfig.File},
 		{"missing run", []string{"--run", filepath.Join(run, "missing")}, "no such file"},
 		{"bad baseline", []string{"--run", run, "--vs", "minimax"}, "random, greedy, alphabeta, mcts, az"},
 		{"no games", []string{"--run", run, "--games", "0"}, "--games"},
@@ -166,7 +166,7 @@ func TestLadderErrors(t *testing.T) {
 		t.Error("a missing run directory was created")
 	}
 	empty := t.TempDir()
-	if err := os.WriteFile(filepath.Join(empty, train.ConfigFile), configs.Smoke, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(empty, runconfig.File), configs.Smoke, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if _, errOut, code := runBotCLI("", "ladder", "--run", empty); code != 2 || !strings.Contains(errOut, "no network snapshots") {
@@ -268,7 +268,7 @@ func TestLadderSeveralRunsErrors(t *testing.T) {
 		{"no --out", []string{"--run", "a=" + run, "--run", "b=" + other}, "--out is required with several runs"},
 		{"other rules", []string{"--run", "a=" + run, "--run", "b=" + longer, "--out", out}, "runs a (" + run + ") and b (" + longer + ") differ in env.rules.max_plies: 60 and 80"},
 		{"other openings", []string{"--run", "a=" + run, "--run", "b=" + openings, "--out", out}, "runs a (" + run + ") and b (" + openings + ") differ in eval.opening_plies: 2 and 3"},
-		{"a run that is not one", []string{"--run", "a=" + run, "--run", "b=" + t.TempDir(), "--out", out}, train.ConfigFile},
+		{"a run that is not one", []string{"--run", "a=" + run, "--run", "b=" + t.TempDir(), "--out", out}, runconfig.File},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -8,8 +8,8 @@ import (
 
 	"github.com/deathstacks/deathstacks/configs"
 	"github.com/deathstacks/deathstacks/model"
-	"github.com/deathstacks/deathstacks/train"
 	"github.com/deathstacks/deathstacks/train/distributed"
+	"github.com/deathstacks/deathstacks/train/runconfig"
 )
 
 func TestActorSimulateFlags(t *testing.T) {
@@ -38,7 +38,7 @@ func TestActorSimulateFlags(t *testing.T) {
 // line counts the games the server acknowledged.
 func TestActorSimulate(t *testing.T) {
 	dir := t.TempDir()
-	cfg, err := train.Parse(configs.Smoke)
+	cfg, err := runconfig.Parse(configs.Smoke)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/deathstacks/deathstacks/train"
 	"github.com/deathstacks/deathstacks/train/report"
+	"github.com/deathstacks/deathstacks/train/runconfig"
 )
 
 // stoppable is every command that stops on Ctrl-C or SIGTERM, each with
@@ -320,7 +320,7 @@ func TestInspectRunFiles(t *testing.T) {
 		want []string
 	}{
 		{filepath.Join(run, "metrics.jsonl"), []string{"kind: metrics\n", "iterations: 1 (1 to 1)\n", "last loss: policy 3.962, value 0.027"}},
-		{filepath.Join(run, train.ConfigFile), []string{"kind: run config\n", "config: fixture\n", "target: 1 iteration\n"}},
+		{filepath.Join(run, runconfig.File), []string{"kind: run config\n", "config: fixture\n", "target: 1 iteration\n"}},
 		{filepath.Join(plotted, "loss.png"), []string{"kind: plot\n", "image: PNG, ", "shows: training: each loss"}},
 		{filepath.Join(run, "nets", "net-000001.dsnn"), []string{"kind: network (checksum OK)\n"}},
 	} {

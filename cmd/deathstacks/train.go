@@ -13,6 +13,7 @@ import (
 	"github.com/deathstacks/deathstacks/configs"
 	"github.com/deathstacks/deathstacks/train"
 	"github.com/deathstacks/deathstacks/train/metrics"
+	"github.com/deathstacks/deathstacks/train/runconfig"
 )
 
 func runTrain(args []string, s stdio) error {
@@ -101,11 +102,11 @@ func resumeTrain(dir, iterations string) string {
 
 // trainConfig picks the configuration of a training session: the named
 // file or built-in config, or the built-in default. When resuming, the
-// run's own copy is the base instead (train.ResumeConfig), and a named
+// run's own copy is the base instead (runconfig.Resumed), and a named
 // config changes only the keys it sets.
-func trainConfig(arg, out string, resume bool) (train.Config, error) {
+func trainConfig(arg, out string, resume bool) (runconfig.Config, error) {
 	if arg == "" && resume {
-		return train.ResumeConfig(out, nil)
+		return runconfig.Resumed(out, nil)
 	}
 	if arg == "" {
 		arg = "default"
@@ -116,15 +117,15 @@ func trainConfig(arg, out string, resume bool) (train.Config, error) {
 		var err error
 		if data, err = os.ReadFile(arg); err != nil {
 			if errors.Is(err, fs.ErrNotExist) && !strings.ContainsAny(arg, `/\.`) {
-				return train.Config{}, fmt.Errorf("config %q: no such file, nor a built-in config (%s): %w", arg, strings.Join(configs.Names(), ", "), fs.ErrNotExist)
+				return runconfig.Config{}, fmt.Errorf("config %q: no such file, nor a built-in config (%s): %w", arg, strings.Join(configs.Names(), ", "), fs.ErrNotExist)
 			}
-			return train.Config{}, fmt.Errorf("config: %w", err)
+			return runconfig.Config{}, fmt.Errorf("config: %w", err)
 		}
 		what = arg
 	}
-	parse := train.Parse
+	parse := runconfig.Parse
 	if resume {
-		parse = func(data []byte) (train.Config, error) { return train.ResumeConfig(out, data) }
+		parse = func(data []byte) (runconfig.Config, error) { return runconfig.Resumed(out, data) }
 	}
 	cfg, err := parse(data)
 	if err != nil {

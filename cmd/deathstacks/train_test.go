@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/deathstacks/deathstacks/configs"
-	"github.com/deathstacks/deathstacks/train"
+	"github.com/deathstacks/deathstacks/train/runconfig"
 )
 
 // train --resume on a directory with nothing to continue is bad input: it
@@ -76,14 +76,14 @@ func TestTrainInitRefused(t *testing.T) {
 // config names, over the run's saved config.
 func TestTrainConfigOnResume(t *testing.T) {
 	run := t.TempDir()
-	if err := os.WriteFile(filepath.Join(run, train.ConfigFile), configs.Smoke, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(run, runconfig.File), configs.Smoke, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	partial := filepath.Join(t.TempDir(), "partial.yaml")
 	if err := os.WriteFile(partial, []byte("iterations: 9\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	smoke, err := train.Parse(configs.Smoke)
+	smoke, err := runconfig.Parse(configs.Smoke)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +96,7 @@ func TestTrainConfigOnResume(t *testing.T) {
 	}{
 		{"resume with a partial config", partial, true, 9, smoke.Model.Blocks},
 		{"resume without a config", "", true, smoke.Iterations, smoke.Model.Blocks},
-		{"a new run with a partial config", partial, false, 9, train.Defaults().Model.Blocks},
+		{"a new run with a partial config", partial, false, 9, runconfig.Defaults().Model.Blocks},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

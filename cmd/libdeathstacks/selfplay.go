@@ -10,6 +10,7 @@ import (
 	"github.com/deathstacks/deathstacks/env"
 	"github.com/deathstacks/deathstacks/mcts"
 	"github.com/deathstacks/deathstacks/train"
+	"github.com/deathstacks/deathstacks/train/runconfig"
 )
 
 // selfPlayRun plays the Go trainer's self-play games (train.SelfPlayGames:
@@ -17,7 +18,7 @@ import (
 // the finished games. selfplay.parallel_games slots of a stepRun (see
 // steps.go) play them, each game after game.
 type selfPlayRun struct {
-	cfg train.Config
+	cfg runconfig.Config
 	// q is the run under way or the last one; games its games by number,
 	// valid once it has ended without an error.
 	q     *stepRun
@@ -34,13 +35,13 @@ func (r *selfPlayRun) close() error {
 }
 
 // newSelfPlayRun reads a JSON object of keyword settings over the
-// trainer's defaults (train.SelfPlaySettings).
+// trainer's defaults (runconfig.SelfPlaySettings).
 func newSelfPlayRun(settings string) (*selfPlayRun, error) {
 	kw, err := keywords(settings)
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := train.SelfPlaySettings(kw)
+	cfg, err := runconfig.SelfPlaySettings(kw)
 	if err != nil {
 		return nil, err
 	}

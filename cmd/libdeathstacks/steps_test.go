@@ -18,6 +18,7 @@ import (
 	"github.com/deathstacks/deathstacks/mcts"
 	"github.com/deathstacks/deathstacks/model"
 	"github.com/deathstacks/deathstacks/train"
+	"github.com/deathstacks/deathstacks/train/runconfig"
 )
 
 // caller plays the part of the Python side: it takes each batch with
@@ -625,7 +626,7 @@ func cpuTime(b *testing.B) int64 {
 // the training positions a second that self-play from Python with the
 // same network in PyTorch (bench.py selfplay torch) is compared with.
 func BenchmarkSelfPlayTrainer(b *testing.B) {
-	cfg := train.Defaults()
+	cfg := runconfig.Defaults()
 	eval, _, err := models().Load("")
 	if err != nil {
 		b.Fatal(err)

@@ -19,6 +19,7 @@ import (
 	"github.com/deathstacks/deathstacks/env"
 	"github.com/deathstacks/deathstacks/model"
 	"github.com/deathstacks/deathstacks/train"
+	"github.com/deathstacks/deathstacks/train/runconfig"
 )
 
 // ActorOptions configure an actor.
@@ -105,7 +106,7 @@ type actor struct {
 	kv    jetstream.KeyValue
 	obj   jetstream.ObjectStore
 	run   runInfo
-	cfg   train.Config
+	cfg   runconfig.Config
 	eval  *swapEvaluator
 	queue *queue
 	pub   *publisher
@@ -164,7 +165,7 @@ func (a *actor) findRun(ctx context.Context) error {
 	if err := json.Unmarshal(entry.Value(), &a.run); err != nil {
 		return &badRun{fmt.Errorf("the run's entry: %w", err)}
 	}
-	cfg, err := train.Parse([]byte(a.run.Config))
+	cfg, err := runconfig.Parse([]byte(a.run.Config))
 	if err != nil {
 		return &badRun{fmt.Errorf("the run's config: %w", err)}
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/deathstacks/deathstacks/train"
+	"github.com/deathstacks/deathstacks/train/runconfig"
 )
 
 func TestCursorPrune(t *testing.T) {
@@ -60,7 +61,7 @@ func TestCursorPruneTakesNoGameTwice(t *testing.T) {
 	for seed := range uint64(20) {
 		t.Run(fmt.Sprint("seed ", seed), func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(seed, 44))
-			cfg := train.Config{}
+			cfg := runconfig.Config{}
 			cfg.Distributed.MaxStaleness = staleness
 			l := &Learner{cfg: cfg, log: io.Discard}
 			cur := cursor{Seen: map[string]uint64{}, Above: map[string][]uint64{}}

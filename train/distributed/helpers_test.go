@@ -12,13 +12,14 @@ import (
 	"github.com/deathstacks/deathstacks/configs"
 	"github.com/deathstacks/deathstacks/model"
 	"github.com/deathstacks/deathstacks/train"
+	"github.com/deathstacks/deathstacks/train/runconfig"
 )
 
 // testConfig is the smoke run without evaluation or plots, keeping every
 // game however old its network (the tests count games, not staleness).
-func testConfig(t testing.TB, dir string) train.Config {
+func testConfig(t testing.TB, dir string) runconfig.Config {
 	t.Helper()
-	cfg, err := train.Parse(configs.Smoke)
+	cfg, err := runconfig.Parse(configs.Smoke)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +41,7 @@ func startServer(t testing.TB, dir string) *Server {
 }
 
 // newLearner connects a learner to s for the run in dir.
-func newLearner(t testing.TB, s *Server, cfg train.Config, dir string) (*Learner, *nats.Conn) {
+func newLearner(t testing.TB, s *Server, cfg runconfig.Config, dir string) (*Learner, *nats.Conn) {
 	t.Helper()
 	nc, err := Connect(context.Background(), ConnectOptions{URL: s.URL, Token: s.Token})
 	if err != nil {
@@ -111,7 +112,7 @@ func startActorWith(t testing.TB, o ActorOptions) (cancel func(), wait func() er
 }
 
 // selfPlayGames plays n games of cfg with a random network.
-func selfPlayGames(t testing.TB, cfg train.Config, n int) []train.SelfPlayGame {
+func selfPlayGames(t testing.TB, cfg runconfig.Config, n int) []train.SelfPlayGame {
 	t.Helper()
 	net, err := model.New(cfg.Model, rand.New(rand.NewPCG(1, 2)))
 	if err != nil {
@@ -157,7 +158,7 @@ func gameMessage(t testing.TB, g train.SelfPlayGame, runID, actor string, counte
 
 // benchLearner sets up a benchmark's learner, with a stream that keeps
 // every game, and plays 4 smoke games to send.
-func benchLearner(b *testing.B) (train.Config, *Learner, *nats.Conn, []train.SelfPlayGame) {
+func benchLearner(b *testing.B) (runconfig.Config, *Learner, *nats.Conn, []train.SelfPlayGame) {
 	b.Helper()
 	dir := b.TempDir()
 	cfg := testConfig(b, dir)

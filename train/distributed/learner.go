@@ -15,6 +15,7 @@ import (
 
 	"github.com/deathstacks/deathstacks/model"
 	"github.com/deathstacks/deathstacks/train"
+	"github.com/deathstacks/deathstacks/train/runconfig"
 )
 
 // Learner is the training run's side: it publishes networks and takes the
@@ -26,7 +27,7 @@ type Learner struct {
 	kv     jetstream.KeyValue
 	obj    jetstream.ObjectStore
 	runID  string
-	cfg    train.Config
+	cfg    runconfig.Config
 	log    io.Writer
 	sub    *nats.Subscription
 
@@ -83,7 +84,7 @@ type cursor struct {
 // NewLearner sets up the run's stream and buckets on nc, names the run and
 // its config for actors, and listens to their heartbeats. runID is the
 // run's id (see [RunID]).
-func NewLearner(ctx context.Context, nc *nats.Conn, cfg train.Config, runID string, log io.Writer) (*Learner, error) {
+func NewLearner(ctx context.Context, nc *nats.Conn, cfg runconfig.Config, runID string, log io.Writer) (*Learner, error) {
 	if log == nil {
 		log = io.Discard
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/deathstacks/deathstacks/model"
 	"github.com/deathstacks/deathstacks/model/codec"
 	"github.com/deathstacks/deathstacks/train"
+	"github.com/deathstacks/deathstacks/train/runconfig"
 )
 
 // A game record, as an actor sends it, is binary, little-endian:
@@ -207,7 +208,7 @@ func readPolicy(d *codec.Reader, what string, i int) []float32 {
 // positions or one whose samples cannot be built. The samples'
 // observations and legal actions go to mem (nil: new memory) and share
 // its memory.
-func (r *record) samples(cfg train.Config, mem *train.SampleMemory) ([]model.Sample, bool, error) {
+func (r *record) samples(cfg runconfig.Config, mem *train.SampleMemory) ([]model.Sample, bool, error) {
 	if len(r.Game.Positions) < 1 {
 		return nil, false, fmt.Errorf("a game of %d moves without positions", len(r.Game.Moves))
 	}

@@ -16,12 +16,13 @@ import (
 	"github.com/deathstacks/deathstacks/model"
 	"github.com/deathstacks/deathstacks/model/codec"
 	"github.com/deathstacks/deathstacks/train"
+	"github.com/deathstacks/deathstacks/train/runconfig"
 )
 
 // allTargets sets cfg up to record every target self-play can: the
 // auxiliary heads' and the surprise, with playout cap randomization,
 // resignation, random opening plies and the search's values mixed in.
-func allTargets(cfg *train.Config) {
+func allTargets(cfg *runconfig.Config) {
 	cfg.Model.ReplyHead, cfg.Model.OwnershipHead, cfg.Model.ScoreHead = true, true, true
 	cfg.Replay.SurpriseShare = 0.5
 	cfg.SelfPlay.FastSimulations, cfg.SelfPlay.FullSearchShare = 2, 0.5
@@ -36,9 +37,9 @@ func allTargets(cfg *train.Config) {
 func TestRecordCarriesEveryTarget(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		set  func(*train.Config)
+		set  func(*runconfig.Config)
 	}{
-		{"smoke", func(*train.Config) {}},
+		{"smoke", func(*runconfig.Config) {}},
 		{"every target", allTargets},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

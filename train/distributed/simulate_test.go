@@ -11,6 +11,7 @@ import (
 
 	"github.com/deathstacks/deathstacks/model"
 	"github.com/deathstacks/deathstacks/train"
+	"github.com/deathstacks/deathstacks/train/runconfig"
 )
 
 // TestSimulatedActorsEachGameOnce runs the load generator against a
@@ -65,7 +66,7 @@ func TestSimulatedActorsEachGameOnce(t *testing.T) {
 }
 
 // publishNet publishes a random network of cfg as the given version.
-func publishNet(t testing.TB, l *Learner, cfg train.Config, version int) {
+func publishNet(t testing.TB, l *Learner, cfg runconfig.Config, version int) {
 	t.Helper()
 	net, err := model.New(cfg.Model, rand.New(rand.NewPCG(1, 2)))
 	if err != nil {

@@ -1,4 +1,4 @@
-package train
+package runconfig
 
 import (
 	"errors"
@@ -21,7 +21,7 @@ import (
 // configs can be compared key by key.
 func flatten(t *testing.T, c Config) map[string]string {
 	t.Helper()
-	data, err := c.yamlText()
+	data, err := c.YAML()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -275,7 +275,7 @@ func TestYAMLRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		text, err := cfg.yamlText()
+		text, err := cfg.YAML()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -315,7 +315,7 @@ func FuzzParse(f *testing.F) {
 		if err := cfg.Validate(); err != nil {
 			t.Fatalf("Parse accepted an invalid config: %v", err)
 		}
-		text, err := cfg.yamlText()
+		text, err := cfg.YAML()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -355,7 +355,7 @@ func TestDefaultsStopInTime(t *testing.T) {
 // none of the later search features on.
 func TestSavedConfigsKeepTheirSearch(t *testing.T) {
 	old := []byte("search:\n  simulations: 64\n  dirichlet_epsilon: 0.25\n  temperature_plies: 16\n  final_temperature: 0\n")
-	cfg, err := parseSaved(old)
+	cfg, err := ParseSaved(old)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -372,11 +372,11 @@ func TestSavedConfigsKeepTheirSearch(t *testing.T) {
 	if _, err := Parse(old); err == nil || !strings.Contains(err.Error(), "dirichlet_epsilon") {
 		t.Errorf("as a new config: error %v, want one about dirichlet_epsilon with gumbel", err)
 	}
-	saved, err := Defaults().yamlText()
+	saved, err := Defaults().YAML()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg, err := parseSaved(saved); err != nil || !reflect.DeepEqual(cfg, Defaults()) {
+	if cfg, err := ParseSaved(saved); err != nil || !reflect.DeepEqual(cfg, Defaults()) {
 		t.Errorf("today's defaults saved and read back: %+v, %v", cfg.Search, err)
 	}
 }
@@ -385,7 +385,7 @@ func TestSavedConfigsKeepTheirSearch(t *testing.T) {
 // a new config may still say it is off, but not turn it on.
 func TestGatingKeysOfOldRuns(t *testing.T) {
 	old := []byte("eval:\n  gating: true\n  gate_threshold: 0.6\n")
-	cfg, err := parseSaved(old)
+	cfg, err := ParseSaved(old)
 	if err != nil {
 		t.Fatalf("saved config with gating: %v", err)
 	}
@@ -398,7 +398,7 @@ func TestGatingKeysOfOldRuns(t *testing.T) {
 	if _, err := Parse(old); err == nil || !strings.Contains(err.Error(), "line 2: eval.gating is true: gating was removed") {
 		t.Errorf("gating on in a new config: %v", err)
 	}
-	text, err := Defaults().yamlText()
+	text, err := Defaults().YAML()
 	if err != nil || strings.Contains(string(text), "gat") {
 		t.Errorf("a new run's config names gating: %v\n%s", err, text)
 	}
@@ -412,14 +412,14 @@ func TestResumeConfigLaysOverTheRunsConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	text, err := saved.yamlText()
+	text, err := saved.YAML()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, ConfigFile), text, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, File), text, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := ResumeConfig(dir, []byte("iterations: 5\nsearch:\n  simulations: 12\n"))
+	cfg, err := Resumed(dir, []byte("iterations: 5\nsearch:\n  simulations: 12\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -431,15 +431,15 @@ func TestResumeConfigLaysOverTheRunsConfig(t *testing.T) {
 	if cfg.Model.Blocks != saved.Model.Blocks || cfg.Model.Blocks == Defaults().Model.Blocks {
 		t.Errorf("model.blocks %d: want the run's %d", cfg.Model.Blocks, saved.Model.Blocks)
 	}
-	if same, err := ResumeConfig(dir, nil); err != nil || len(diffKeys(t, same, saved)) > 0 {
+	if same, err := Resumed(dir, nil); err != nil || len(diffKeys(t, same, saved)) > 0 {
 		t.Errorf("without an overlay: %v, %v", err, diffKeys(t, same, saved))
 	}
-	if _, err := ResumeConfig(dir, []byte("search:\n  simulations: 0\n")); err == nil || !strings.Contains(err.Error(), "line 2: search.simulations") {
+	if _, err := Resumed(dir, []byte("search:\n  simulations: 0\n")); err == nil || !strings.Contains(err.Error(), "line 2: search.simulations") {
 		t.Errorf("a bad overlay: %v, want its key and line", err)
 	}
 }
 
-// Where there is nothing to resume, ResumeConfig gives the config a new
+// Where there is nothing to resume, Resumed gives the config a new
 // run would have, for Run to refuse the directory with its own error.
 func TestResumeConfigNothingToResume(t *testing.T) {
 	smoke, err := Parse(configs.Smoke)
@@ -461,13 +461,13 @@ func TestResumeConfigNothingToResume(t *testing.T) {
 		{"a file", file, configs.Smoke, smoke},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			cfg, err := ResumeConfig(tc.dir, tc.overlay)
+			cfg, err := Resumed(tc.dir, tc.overlay)
 			if err != nil || len(diffKeys(t, cfg, tc.want)) > 0 {
 				t.Errorf("%v, differs in %v", err, diffKeys(t, cfg, tc.want))
 			}
 		})
 	}
-	if _, err := ResumeConfig(base, []byte("iterations: -1\n")); err == nil || !strings.Contains(err.Error(), "line 1: iterations") {
+	if _, err := Resumed(base, []byte("iterations: -1\n")); err == nil || !strings.Contains(err.Error(), "line 1: iterations") {
 		t.Errorf("a bad config with nothing to resume: %v, want its key and line", err)
 	}
 }

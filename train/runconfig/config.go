@@ -1,4 +1,10 @@
-package train
+// Package runconfig is a training run's configuration: the [Config] of
+// every setting, its YAML form (configs/default.yaml is the defaults),
+// strict reading with errors that name the key path and line, the copy a
+// run keeps in its directory, the keyword settings of self-play driven from
+// outside ([SelfPlaySettings]) and the learning-rate schedule that follows a
+// run ([SchedulePlan]).
+package runconfig
 
 import (
 	"errors"
@@ -20,6 +26,10 @@ import (
 	"github.com/deathstacks/deathstacks/train/internal/yamlstrict"
 	"github.com/deathstacks/deathstacks/train/replay"
 )
+
+// File is the name of the copy of the config a run keeps in its
+// directory.
+const File = "config.yaml"
 
 // Config is a complete training run: what to play, how to search, learn,
 // evaluate and where to write. Its YAML form is configs/default.yaml; every
@@ -141,9 +151,9 @@ type OptimConfig struct {
 	AverageIterations int `yaml:"average_iterations"`
 }
 
-// averageShare is the share of iteration it's trained weights in the
+// AverageShare is the share of iteration it's trained weights in the
 // run's player (see OptimConfig.AverageIterations): 1 for the first.
-func (o OptimConfig) averageShare(it int) float32 {
+func (o OptimConfig) AverageShare(it int) float32 {
 	return float32(max(1/float64(max(it, 1)), 2/float64(o.AverageIterations+1)))
 }
 
@@ -266,19 +276,20 @@ func loadOver(base Config, path string, saved bool) (Config, error) {
 // [Load] without the file.
 func Parse(data []byte) (Config, error) { return parseOver(Defaults(), data, false) }
 
-// parseSaved is [LoadSaved] without the file: for the copy of the config
+// ParseSaved is [LoadSaved] without the file: for the copy of the config
 // inside a checkpoint.
-func parseSaved(data []byte) (Config, error) { return parseOver(savedDefaults(), data, true) }
+func ParseSaved(data []byte) (Config, error) { return parseOver(savedDefaults(), data, true) }
 
-// ResumeConfig returns the config a resumed run goes on with: the run's
-// saved copy (dir/config.yaml), with overlay, if not nil, laid over it: a
-// key overlay sets changes, every other keeps the run's value (not the
+// Resumed returns the config a resumed run goes on with: the run's saved
+// copy (dir/config.yaml), with overlay, if not nil, laid over it: a key
+// overlay sets changes, every other keeps the run's value (not the
 // built-in default's). Dir "" is the run directory of overlay's config,
 // or of the defaults without one. Where there is nothing to resume (dir
 // missing, not a directory, or without a saved config) it returns overlay
-// over the defaults, as a new run would have it, so that [Run], given that
-// directory, refuses it with a [RunDirError] saying what is wrong there.
-func ResumeConfig(dir string, overlay []byte) (Config, error) {
+// over the defaults, as a new run would have it, so that train.Run, given
+// that directory, refuses it with a train.RunDirError saying what is
+// wrong there.
+func Resumed(dir string, overlay []byte) (Config, error) {
 	fresh, freshErr := Defaults(), error(nil)
 	if overlay != nil {
 		fresh, freshErr = Parse(overlay)
@@ -289,7 +300,7 @@ func ResumeConfig(dir string, overlay []byte) (Config, error) {
 		}
 		dir = fresh.RunDir()
 	}
-	saved, err := LoadSaved(filepath.Join(dir, ConfigFile))
+	saved, err := LoadSaved(filepath.Join(dir, File))
 	switch {
 	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
 		return fresh, freshErr
@@ -345,9 +356,10 @@ func parseOver(base Config, data []byte, saved bool) (Config, error) {
 	return cfg, nil
 }
 
-// yamlText returns the configuration as YAML that [Parse] reads back to the same
-// value: the copy a run keeps beside its checkpoints.
-func (c Config) yamlText() ([]byte, error) {
+// YAML returns the configuration as YAML that [Parse] reads back to the
+// same value: the copy a run keeps beside its checkpoints, and what a run
+// gives the machines that play its games.
+func (c Config) YAML() ([]byte, error) {
 	data, err := yaml.Marshal(c)
 	if err != nil {
 		return nil, fmt.Errorf("config to yaml: %w", err)
@@ -434,7 +446,7 @@ func (c Config) checkSelfPlay(ch *configs.Checker) {
 func (c Config) checkOptim(ch *configs.Checker) {
 	ch.AtLeast("optim.total_steps", c.Optim.TotalSteps, 0)
 	if !ch.Reported("optim.total_steps") {
-		ch.Section("optim", c.Optim.trainConfig().Validate())
+		ch.Section("optim", c.Optim.TrainerConfig().Validate())
 	}
 	ch.AtLeast("optim.steps_per_iteration", c.Optim.StepsPerIteration, 1)
 	ch.AtLeast("optim.average_iterations", c.Optim.AverageIterations, 1)
@@ -475,7 +487,3 @@ func (c Config) checkDistributed(ch *configs.Checker) {
 	ch.Check(c.Distributed.StreamMaxGames >= max(1, c.SelfPlay.GamesPerIteration), "distributed.stream_max_games",
 		"is %d: want selfplay.games_per_iteration (%d) or more", c.Distributed.StreamMaxGames, c.SelfPlay.GamesPerIteration)
 }
-
-// YAML returns the configuration as YAML that [Parse] reads back to the
-// same value: what a run gives the machines that play its games.
-func (c Config) YAML() ([]byte, error) { return c.yamlText() }

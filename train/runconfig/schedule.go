@@ -1,4 +1,4 @@
-package train
+package runconfig
 
 import "github.com/deathstacks/deathstacks/model"
 
@@ -6,25 +6,25 @@ import "github.com/deathstacks/deathstacks/model"
 // run rather than a step count: the cosine's progress is the run's, so
 // that it ends at min_lr when the run ends on a machine of any speed.
 
-// followsRun reports whether the cosine's length is the run's (total_steps
+// FollowsRun reports whether the cosine's length is the run's (total_steps
 // 0) rather than a fixed number of steps.
-func (c OptimConfig) followsRun() bool { return c.TotalSteps == 0 }
+func (c OptimConfig) FollowsRun() bool { return c.TotalSteps == 0 }
 
-// trainConfig is the training step's settings as package model takes them:
+// TrainerConfig is the training step's settings as package model takes them:
 // a schedule that follows the run gets a placeholder length, which
 // [model.Trainer.SetProgress] replaces before every step.
-func (c OptimConfig) trainConfig() model.TrainConfig {
+func (c OptimConfig) TrainerConfig() model.TrainConfig {
 	tc := c.TrainConfig
-	if c.followsRun() {
+	if c.FollowsRun() {
 		tc.TotalSteps = 1
 	}
 	return tc
 }
 
-// runProgress is how far a run is through its plan, from 0: the larger of
+// RunProgress is how far a run is through its plan, from 0: the larger of
 // its training time over its time limit and its iterations over its
 // target, of those it has. It passes 1 in the run's last iteration.
-func (c Config) runProgress(elapsedSec, iterations float64) float64 {
+func (c Config) RunProgress(elapsedSec, iterations float64) float64 {
 	var p float64
 	if c.TimeLimit > 0 {
 		p = elapsedSec / c.TimeLimit.Seconds()
@@ -35,7 +35,7 @@ func (c Config) runProgress(elapsedSec, iterations float64) float64 {
 	return max(0, p)
 }
 
-// schedulePlan maps a run's progress to the cosine's. A new run's is the
+// SchedulePlan maps a run's progress to the cosine's. A new run's is the
 // identity. A resumed run starts where its schedule stopped (from, kept in
 // the checkpoint) at the progress its plan gives the resume point (at),
 // and goes on linearly to the end of the cosine at the end of the run: a
@@ -43,10 +43,10 @@ func (c Config) runProgress(elapsedSec, iterations float64) float64 {
 // given more iterations or a longer time limit anneals what was left of
 // its cosine over the longer rest (one that had reached min_lr stays
 // there).
-type schedulePlan struct{ from, at float64 }
+type SchedulePlan struct{ from, at float64 }
 
-// progress is the cosine's progress at run progress q.
-func (s schedulePlan) progress(q float64) float64 {
+// Progress is the cosine's progress at run progress q.
+func (s SchedulePlan) Progress(q float64) float64 {
 	switch {
 	case q <= s.at:
 		return s.from
@@ -56,12 +56,12 @@ func (s schedulePlan) progress(q float64) float64 {
 	return s.from + (1-s.from)*(q-s.at)/(1-s.at)
 }
 
-// resumePlan is the plan of a run resumed at run progress at whose
+// ResumePlan is the plan of a run resumed at run progress at whose
 // schedule had reached from (0 in a checkpoint written before schedules
 // followed runs: the plan goes on from at, as if it always had).
-func resumePlan(from, at float64, iteration int) schedulePlan {
+func ResumePlan(from, at float64, iteration int) SchedulePlan {
 	if from == 0 && iteration > 0 {
 		from = min(1, at)
 	}
-	return schedulePlan{from: from, at: at}
+	return SchedulePlan{from: from, at: at}
 }
