@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/deathstacks/deathstacks/model"
+	"github.com/deathstacks/deathstacks/train/checkpoint"
 	"github.com/deathstacks/deathstacks/train/internal/encodingsum"
 	"github.com/deathstacks/deathstacks/train/runconfig"
 )
@@ -30,7 +31,7 @@ func TestReadsRunOfFormatVersion1(t *testing.T) {
 	// Written again it is a version-2 file, which reads back to the same
 	// run and writes the same bytes again.
 	again := rewriteCheckpoint(t, path, ck)
-	ck2, err := loadCheckpoint(again, cfg)
+	ck2, err := checkpoint.Load(again, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,17 +63,17 @@ func TestReadsRunOfFormatVersion2(t *testing.T) {
 
 // loadFixtureRun loads the fixture run in dir: its config and its one
 // checkpoint, of iteration 1 with its positions in the replay.
-func loadFixtureRun(t *testing.T, dir string) (runconfig.Config, string, *loadedCheckpoint) {
+func loadFixtureRun(t *testing.T, dir string) (runconfig.Config, string, *checkpoint.Loaded) {
 	t.Helper()
 	cfg, err := runconfig.LoadSaved(filepath.Join(dir, runconfig.File))
 	if err != nil {
 		t.Fatal(err)
 	}
-	path, skipped, err := latestCheckpoint(dir)
+	path, skipped, err := checkpoint.Latest(dir)
 	if err != nil || len(skipped) > 0 {
 		t.Fatalf("latest checkpoint: %v (skipped %v)", err, skipped)
 	}
-	ck, err := loadCheckpoint(path, cfg)
+	ck, err := checkpoint.Load(path, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,10 +86,10 @@ func loadFixtureRun(t *testing.T, dir string) (runconfig.Config, string, *loaded
 
 // rewriteCheckpoint writes ck again, in the current version, into a file of
 // path's name in a temporary directory, and returns its path.
-func rewriteCheckpoint(t *testing.T, path string, ck *loadedCheckpoint) string {
+func rewriteCheckpoint(t *testing.T, path string, ck *checkpoint.Loaded) string {
 	t.Helper()
 	again := filepath.Join(t.TempDir(), filepath.Base(path))
-	if err := saveCheckpoint(again, ck.State, ck.Player, ck.Trainer, ck.Replay.Snapshot()); err != nil {
+	if err := checkpoint.Save(again, ck.State, ck.Player, ck.Trainer, ck.Replay.Snapshot()); err != nil {
 		t.Fatal(err)
 	}
 	return again
@@ -109,7 +110,7 @@ func checkSameBytes(t *testing.T, path, want, what string) {
 // and the run directory played as a model, are player, bit for bit.
 func checkFixtureNetworks(t *testing.T, dir string, player *model.Network) {
 	t.Helper()
-	snaps, err := listNetworkSnapshots(dir)
+	snaps, err := checkpoint.ListNets(dir)
 	if err != nil || len(snaps) != 1 {
 		t.Fatalf("network snapshots: %v, %v: want one", snaps, err)
 	}

@@ -17,7 +17,8 @@
 //     snapshots [Models] serves.
 //
 // The run's configuration (the whole run as YAML, read strictly, and its
-// learning-rate schedule) is package train/runconfig. The replay window of
+// learning-rate schedule) is package train/runconfig; its checkpoint file
+// is package train/checkpoint. The replay window of
 // training positions is package train/replay; the
 // run's metrics log and plots are package train/metrics; the progress
 // reports of its phases are package train/progress.

@@ -20,6 +20,7 @@ import (
 	"github.com/deathstacks/deathstacks/env"
 	"github.com/deathstacks/deathstacks/model"
 	"github.com/deathstacks/deathstacks/train/builtin"
+	"github.com/deathstacks/deathstacks/train/checkpoint"
 	"github.com/deathstacks/deathstacks/train/internal/table"
 	"github.com/deathstacks/deathstacks/train/metrics"
 	"github.com/deathstacks/deathstacks/train/report"
@@ -60,7 +61,7 @@ type FileInfo struct {
 	Search string
 	// For a checkpoint: its state, its run's config name and the
 	// positions in its replay buffer.
-	State      *CheckpointState
+	State      *checkpoint.State
 	ConfigName string
 	ReplaySize int
 	// Skipped names the damaged checkpoints of a run directory passed over
@@ -100,7 +101,7 @@ func Inspect(path string) (FileInfo, error) {
 
 // inspectFile describes one checkpoint, network or exported player file.
 func inspectFile(path string) (FileInfo, error) {
-	head := make([]byte, len(checkpointMagic))
+	head := make([]byte, len(checkpoint.Magic))
 	f, err := os.Open(path)
 	if err != nil {
 		return FileInfo{}, err
@@ -108,8 +109,8 @@ func inspectFile(path string) (FileInfo, error) {
 	_, readErr := f.Read(head)
 	f.Close()
 	info := FileInfo{Path: path, Encoding: env.EncodingVersion}
-	if readErr == nil && string(head) == checkpointMagic {
-		st, _, err := checkpointBody(path)
+	if readErr == nil && string(head) == checkpoint.Magic {
+		st, _, err := checkpoint.Open(path)
 		if err != nil {
 			return FileInfo{}, fmt.Errorf("inspect %s: %w", path, err)
 		}
@@ -117,7 +118,7 @@ func inspectFile(path string) (FileInfo, error) {
 		if err != nil {
 			return FileInfo{}, fmt.Errorf("inspect %s: its config: %w", path, err)
 		}
-		ck, err := loadCheckpoint(path, cfg)
+		ck, err := checkpoint.Load(path, cfg)
 		if err != nil {
 			return FileInfo{}, err
 		}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/deathstacks/deathstacks/model"
+	"github.com/deathstacks/deathstacks/train/checkpoint"
 	"github.com/deathstacks/deathstacks/train/metrics"
 	"github.com/deathstacks/deathstacks/train/runconfig"
 )
@@ -27,16 +28,16 @@ func TestInspect(t *testing.T) {
 		name, path, kind string
 		want             []string
 	}{
-		{"checkpoint", checkpointPath(dir, 2), KindCheckpoint, []string{
+		{"checkpoint", checkpoint.Path(dir, 2), KindCheckpoint, []string{
 			"kind: checkpoint (checksum OK)", "config: smoke", "iteration: 2", "replay buffer: ", "search: simulations=",
 		}},
-		{"network snapshot", netPath(dir, 1), KindNetwork, []string{
+		{"network snapshot", checkpoint.NetPath(dir, 1), KindNetwork, []string{
 			"kind: network (checksum OK)", "iterations: 1", "run: smoke", "search: simulations=", // snapshots carry their run's search
 		}},
 		{"run directory", dir, KindCheckpoint, []string{
-			"file: " + checkpointPath(dir, 2), "kind: checkpoint (checksum OK)", "iteration: 2", // its latest checkpoint
+			"file: " + checkpoint.Path(dir, 2), "kind: checkpoint (checksum OK)", "iteration: 2", // its latest checkpoint
 		}},
-		{"older network snapshot", netPath(fixtureRun, 1), KindNetwork, []string{
+		{"older network snapshot", checkpoint.NetPath(fixtureRun, 1), KindNetwork, []string{
 			"kind: network (checksum OK)", "search: simulations=4, ", "c_puct=1.25", // its run's config.yaml's, as it plays
 		}},
 		{"exported player", player, KindPlayer, []string{

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/deathstacks/deathstacks/train/checkpoint"
 	"github.com/deathstacks/deathstacks/train/ladder"
 	"github.com/deathstacks/deathstacks/train/metrics"
 	"github.com/deathstacks/deathstacks/train/runconfig"
@@ -19,12 +20,12 @@ func LadderRun(dir string) (ladder.Run, error) {
 	if err != nil {
 		return ladder.Run{}, fmt.Errorf("ladder: run %s: %w", dir, err)
 	}
-	all, err := listNetworkSnapshots(dir)
+	all, err := checkpoint.ListNets(dir)
 	if err != nil {
 		return ladder.Run{}, fmt.Errorf("ladder: run %s: %w", dir, err)
 	}
 	if len(all) == 0 {
-		return ladder.Run{}, fmt.Errorf("ladder: run %s has no network snapshots (%s)", dir, filepath.Join(dir, netsDir, "net-*"+netExt))
+		return ladder.Run{}, fmt.Errorf("ladder: run %s has no network snapshots (%s)", dir, filepath.Join(dir, checkpoint.NetsDir, "net-*"+checkpoint.NetExt))
 	}
 	elapsed, err := metrics.TrainingTime(filepath.Join(dir, metrics.File))
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/deathstacks/deathstacks/model"
+	"github.com/deathstacks/deathstacks/train/checkpoint"
 	"github.com/deathstacks/deathstacks/train/metrics"
 	"github.com/deathstacks/deathstacks/train/runconfig"
 )
@@ -30,7 +31,7 @@ func TestLadderRun(t *testing.T) {
 	if s := run.Snapshots[0].Search; s != strongSearch(cfg.Search) || s.Temperature != 0 {
 		t.Errorf("search %+v: want the run's without noise or temperature", s)
 	}
-	if s := run.Snapshots[0]; s.Iteration != 1 || s.Path != netPath(fixtureRun, 1) || !s.HasElapsed || s.ElapsedSec <= 0 {
+	if s := run.Snapshots[0]; s.Iteration != 1 || s.Path != checkpoint.NetPath(fixtureRun, 1) || !s.HasElapsed || s.ElapsedSec <= 0 {
 		t.Errorf("snapshot %+v: want iteration 1 with its training time", s)
 	}
 }
@@ -39,7 +40,7 @@ func TestLadderRun(t *testing.T) {
 // plays it, not with those of a config.yaml changed since (a resume with
 // another config rewrites it).
 func TestLadderRunSearchIsTheSnapshots(t *testing.T) {
-	snapshot := filepath.Join(netsDir, "net-000001.dsnn")
+	snapshot := filepath.Join(checkpoint.NetsDir, "net-000001.dsnn")
 	dir := copyRun(t, runconfig.File, snapshot, metrics.File)
 	// The fixture's snapshot predates the settings snapshots carry: give
 	// it those of its run.
@@ -105,7 +106,7 @@ func copyRun(t *testing.T, keep ...string) string {
 }
 
 func TestLadderRunErrors(t *testing.T) {
-	snapshot := filepath.Join(netsDir, "net-000001.dsnn")
+	snapshot := filepath.Join(checkpoint.NetsDir, "net-000001.dsnn")
 	badMetrics := copyRun(t, runconfig.File, snapshot)
 	if err := os.WriteFile(filepath.Join(badMetrics, metrics.File), []byte("{\n{}\n"), 0o644); err != nil {
 		t.Fatal(err)

@@ -20,6 +20,7 @@ import (
 	"github.com/deathstacks/deathstacks/mcts"
 	"github.com/deathstacks/deathstacks/model"
 	"github.com/deathstacks/deathstacks/train/builtin"
+	"github.com/deathstacks/deathstacks/train/checkpoint"
 	"github.com/deathstacks/deathstacks/train/metrics"
 	"github.com/deathstacks/deathstacks/train/runconfig"
 )
@@ -113,7 +114,7 @@ func loadTrained(path string) (*trained, error) {
 		return nil, err
 	}
 	if isCheckpoint(file) {
-		st, net, err := readCheckpointNetwork(file)
+		st, net, err := checkpoint.ReadPlayer(file)
 		if err != nil {
 			return nil, &ModelError{Path: path, Err: err}
 		}
@@ -172,10 +173,10 @@ func modelFile(path string) (file string, skipped []error, err error) {
 	if !info.IsDir() {
 		return path, nil, nil
 	}
-	latest, skipped, err := latestCheckpoint(path)
+	latest, skipped, err := checkpoint.Latest(path)
 	if err != nil {
-		if errors.Is(err, ErrNoCheckpoint) && len(skipped) == 0 {
-			err = ErrNoCheckpoint // without the path, which is the ModelError's
+		if errors.Is(err, checkpoint.ErrNotFound) && len(skipped) == 0 {
+			err = checkpoint.ErrNotFound // without the path, which is the ModelError's
 		}
 		return "", skipped, &ModelError{Path: path, Err: errors.Join(append([]error{err}, skipped...)...)}
 	}
@@ -218,17 +219,17 @@ func isCheckpoint(file string) bool {
 		return false
 	}
 	defer f.Close()
-	magic := make([]byte, len(checkpointMagic))
+	magic := make([]byte, len(checkpoint.Magic))
 	_, err = io.ReadFull(f, magic)
-	return err == nil && string(magic) == checkpointMagic
+	return err == nil && string(magic) == checkpoint.Magic
 }
 
 // snapshotOf returns the run directory and iteration of a network
 // snapshot RUN/nets/net-<iteration>.dsnn.
 func snapshotOf(file string) (runDir string, iteration int, ok bool) {
 	dir, name := filepath.Split(file)
-	m := netName.FindStringSubmatch(name)
-	if m == nil || filepath.Base(filepath.Clean(dir)) != netsDir {
+	m := checkpoint.NetName.FindStringSubmatch(name)
+	if m == nil || filepath.Base(filepath.Clean(dir)) != checkpoint.NetsDir {
 		return "", 0, false
 	}
 	it, err := strconv.Atoi(m[1])

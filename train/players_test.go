@@ -20,6 +20,7 @@ import (
 	"github.com/deathstacks/deathstacks/mcts/players"
 	"github.com/deathstacks/deathstacks/model"
 	"github.com/deathstacks/deathstacks/train/builtin"
+	"github.com/deathstacks/deathstacks/train/checkpoint"
 	"github.com/deathstacks/deathstacks/train/runconfig"
 )
 
@@ -93,10 +94,10 @@ func TestTrainedNetworksPlayAsTheirRun(t *testing.T) {
 				t.Errorf("meta %s = %q, want %q", key, net.Meta[key], want)
 			}
 		}
-		playAlike(t, out, 0, checkpointPath(dir, 1), 24)
+		playAlike(t, out, 0, checkpoint.Path(dir, 1), 24)
 	})
 	t.Run("network snapshot", func(t *testing.T) {
-		snapshot := netPath(dir, 1)
+		snapshot := checkpoint.NetPath(dir, 1)
 		loaded, err := loadTrained(snapshot)
 		if err != nil {
 			t.Fatal(err)
@@ -107,7 +108,7 @@ func TestTrainedNetworksPlayAsTheirRun(t *testing.T) {
 		if loaded.net.Meta[metaKind] != metaKindSnapshot || loaded.iteration != 1 || loaded.run != cfg.Name || loaded.runDir != dir {
 			t.Errorf("snapshot: meta %v, iteration %d, run %q in %q", loaded.net.Meta, loaded.iteration, loaded.run, loaded.runDir)
 		}
-		playAlike(t, snapshot, 24, checkpointPath(dir, 1), 24)
+		playAlike(t, snapshot, 24, checkpoint.Path(dir, 1), 24)
 		out := filepath.Join(t.TempDir(), "player.dsnn")
 		if err := Export(snapshot, out, ExportOptions{}); err != nil {
 			t.Fatal(err)
@@ -207,7 +208,7 @@ func TestModelsShareOneServer(t *testing.T) {
 // A snapshot of a run written before snapshots carried search settings
 // takes them from its run's config.
 func TestOldSnapshotTakesItsRunsSearch(t *testing.T) {
-	snapshot := netPath(fixtureRun, 1)
+	snapshot := checkpoint.NetPath(fixtureRun, 1)
 	cfg, err := runconfig.LoadSaved(filepath.Join(fixtureRun, runconfig.File))
 	if err != nil {
 		t.Fatal(err)
@@ -231,13 +232,13 @@ func TestOldSnapshotTakesItsRunsSearch(t *testing.T) {
 // warning that names the file, the damage and the iteration used instead.
 func TestDamagedLatestCheckpointIsReported(t *testing.T) {
 	// The fixture's checkpoint as iteration 1, and a damaged copy as 2.
-	dir := copyRun(t, runconfig.File, filepath.Base(checkpointPath(fixtureRun, 1)))
-	data, err := os.ReadFile(checkpointPath(dir, 1))
+	dir := copyRun(t, runconfig.File, filepath.Base(checkpoint.Path(fixtureRun, 1)))
+	data, err := os.ReadFile(checkpoint.Path(dir, 1))
 	if err != nil {
 		t.Fatal(err)
 	}
 	data[len(data)/2] ^= 1
-	if err := os.WriteFile(checkpointPath(dir, 2), data, 0o644); err != nil {
+	if err := os.WriteFile(checkpoint.Path(dir, 2), data, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	check := func(t *testing.T, warnings string) {

@@ -10,6 +10,7 @@ import (
 	"github.com/deathstacks/deathstacks/mcts/players"
 	"github.com/deathstacks/deathstacks/model"
 	"github.com/deathstacks/deathstacks/train/arena"
+	"github.com/deathstacks/deathstacks/train/checkpoint"
 	"github.com/deathstacks/deathstacks/train/metrics"
 )
 
@@ -58,7 +59,7 @@ func (r *runner) newRatingOpponents(it int, search mcts.Config, load players.AZL
 		return nil, err
 	}
 	for _, k := range ratingSnapshots(o.earlier, it, e.Snapshots) {
-		net, err := model.Load(netPath(r.dir, k))
+		net, err := model.Load(checkpoint.NetPath(r.dir, k))
 		if errors.Is(err, fs.ErrNotExist) {
 			continue // removed by hand: the others still rate
 		}

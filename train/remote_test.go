@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/deathstacks/deathstacks/env"
+	"github.com/deathstacks/deathstacks/train/checkpoint"
 	"github.com/deathstacks/deathstacks/train/metrics"
 )
 
@@ -95,7 +96,7 @@ func (s *countingSource) Collect(ctx context.Context, req RemoteRequest, add fun
 	}
 	res.Cursor, _ = json.Marshal(cur)
 	if req.First && req.Version > 0 {
-		path := checkpointPath(s.dir, req.Version)
+		path := checkpoint.Path(s.dir, req.Version)
 		for _, err := os.Stat(path); err != nil; _, err = os.Stat(path) {
 			select {
 			case <-ctx.Done():
@@ -110,11 +111,11 @@ func (s *countingSource) Collect(ctx context.Context, req RemoteRequest, add fun
 // newestCursor returns the cursor of the newest checkpoint in dir; 0
 // when there is none.
 func newestCursor(dir string) int {
-	all, _ := listCheckpoints(dir)
+	all, _ := checkpoint.List(dir)
 	if len(all) == 0 {
 		return 0
 	}
-	st, _, err := checkpointBody(all[len(all)-1].Path)
+	st, _, err := checkpoint.Open(all[len(all)-1].Path)
 	cur := 0
 	if err == nil && st.Remote != nil {
 		_ = json.Unmarshal(st.Remote, &cur)
@@ -144,7 +145,7 @@ func TestRemoteGamesWhileSaving(t *testing.T) {
 	counted := 0
 	for v := 1; v <= iterations; v++ {
 		counted += ms[v-1].RemoteGames
-		ck, err := loadCheckpoint(checkpointPath(dir, v), cfg)
+		ck, err := checkpoint.Load(checkpoint.Path(dir, v), cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -233,7 +234,7 @@ func TestRunReadsAheadFirst(t *testing.T) {
 			src := &readingAhead{countingSource: countingSource{dir: dir}}
 			want := ""
 			if tc.resume {
-				st, _, err := checkpointBody(checkpointPath(dir, 1))
+				st, _, err := checkpoint.Open(checkpoint.Path(dir, 1))
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -19,6 +19,7 @@ import (
 	"github.com/deathstacks/deathstacks/env"
 	"github.com/deathstacks/deathstacks/model"
 	"github.com/deathstacks/deathstacks/model/codec"
+	"github.com/deathstacks/deathstacks/train/checkpoint"
 	"github.com/deathstacks/deathstacks/train/internal/table"
 	"github.com/deathstacks/deathstacks/train/metrics"
 	"github.com/deathstacks/deathstacks/train/progress"
@@ -152,7 +153,7 @@ func checkRunDir(dir, name string, resume bool) error {
 	case !info.IsDir():
 		return bad("is a file, not a directory")
 	}
-	existing, err := listCheckpoints(dir)
+	existing, err := checkpoint.List(dir)
 	if err != nil {
 		return bad("%v", err)
 	}
@@ -183,7 +184,7 @@ type runner struct {
 	// checkpoints and evaluations play it; self-play the trainer's.
 	player *model.Network
 	replay *replay.Buffer
-	state  CheckpointState
+	state  checkpoint.State
 	now    func() time.Time
 	// plan maps the run's progress to the learning-rate schedule's when
 	// that follows the run (optim.total_steps 0).
@@ -196,7 +197,7 @@ type runner struct {
 	started time.Time
 	// cpuBase is the run's CPU time at the checkpoint it went on from
 	// less the process's CPU time then: with the process's CPU time now,
-	// the run's (CheckpointState.CPUSec).
+	// the run's (checkpoint.State.CPUSec).
 	cpuBase float64
 }
 
@@ -205,7 +206,7 @@ func metricsPath(dir string) string { return filepath.Join(dir, metrics.File) }
 // open loads the latest checkpoint or starts a new run.
 func (r *runner) open() error {
 	// A process killed while writing a file leaves its temporary file.
-	for _, d := range []string{r.dir, filepath.Join(r.dir, netsDir)} {
+	for _, d := range []string{r.dir, filepath.Join(r.dir, checkpoint.NetsDir)} {
 		stale, _ := filepath.Glob(filepath.Join(d, ".*.tmp-*"))
 		for _, f := range stale {
 			os.Remove(f)
@@ -220,7 +221,7 @@ func (r *runner) open() error {
 	if err := start(); err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Join(r.dir, netsDir), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(r.dir, checkpoint.NetsDir), 0o755); err != nil {
 		return fmt.Errorf("run directory: %w", err)
 	}
 	if r.opts.Remote != nil {
@@ -301,21 +302,21 @@ func (r *runner) networkRNG() *rand.Rand {
 }
 
 func (r *runner) resume() error {
-	path, skipped, err := latestCheckpoint(r.dir)
+	path, skipped, err := checkpoint.Latest(r.dir)
 	for _, s := range skipped {
 		fmt.Fprintf(r.log, "warning: skipping damaged checkpoint %v\n", s)
 	}
 	if err != nil {
 		return err
 	}
-	st, body, err := checkpointBody(path)
+	st, body, err := checkpoint.Open(path)
 	if err != nil {
 		return fmt.Errorf("load checkpoint %s: %w", path, err)
 	}
 	if err := r.readAhead(st.Remote); err != nil {
 		return err
 	}
-	ck, err := decodeCheckpoint(path, st, body, r.cfg)
+	ck, err := checkpoint.Decode(path, st, body, r.cfg)
 	if err != nil {
 		return err
 	}
@@ -527,7 +528,7 @@ func (r *runner) save(it int, saved json.RawMessage, m metrics.Iteration) error 
 	}
 	maps.Copy(r.trainer.Network().Meta, meta)
 	maps.Copy(r.player.Meta, meta)
-	if err := r.player.Save(netPath(r.dir, it)); err != nil {
+	if err := r.player.Save(checkpoint.NetPath(r.dir, it)); err != nil {
 		return err
 	}
 	// The checkpoint holds the buffer as it is now, the games up to its
@@ -539,10 +540,10 @@ func (r *runner) save(it int, saved json.RawMessage, m metrics.Iteration) error 
 		// them until its checkpoint.
 		r.carry = r.feed(RemoteRequest{Saved: saved, Version: it, First: true}, RemoteResult{Cursor: r.state.Remote})
 	}
-	if err := saveCheckpoint(checkpointPath(r.dir, it), r.state, r.player, r.trainer, snap); err != nil {
+	if err := checkpoint.Save(checkpoint.Path(r.dir, it), r.state, r.player, r.trainer, snap); err != nil {
 		return err
 	}
-	if err := pruneCheckpoints(r.dir, r.cfg.Output.KeepLast); err != nil {
+	if err := checkpoint.Prune(r.dir, r.cfg.Output.KeepLast); err != nil {
 		return fmt.Errorf("prune checkpoints: %w", err)
 	}
 	if r.cfg.Output.Plot {

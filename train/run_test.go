@@ -15,6 +15,7 @@ import (
 
 	"github.com/deathstacks/deathstacks/configs"
 	"github.com/deathstacks/deathstacks/model"
+	"github.com/deathstacks/deathstacks/train/checkpoint"
 	"github.com/deathstacks/deathstacks/train/metrics"
 	"github.com/deathstacks/deathstacks/train/runconfig"
 )
@@ -88,8 +89,8 @@ func TestRunSmokeEndToEnd(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	ckpts, _ := listCheckpoints(dir)
-	nets, _ := listNetworkSnapshots(dir)
+	ckpts, _ := checkpoint.List(dir)
+	nets, _ := checkpoint.ListNets(dir)
 	if len(ckpts) != min(cfg.Iterations, cfg.Output.KeepLast) || len(nets) != cfg.Iterations {
 		t.Errorf("%d checkpoints and %d network snapshots", len(ckpts), len(nets))
 	}
@@ -104,7 +105,7 @@ func TestRunResumeContinues(t *testing.T) {
 	if _, err := Run(context.Background(), cfg, RunOptions{Iterations: 1}); err != nil {
 		t.Fatal(err)
 	}
-	first, err := loadCheckpoint(checkpointPath(dir, 1), cfg)
+	first, err := checkpoint.Load(checkpoint.Path(dir, 1), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +122,7 @@ func TestRunResumeContinues(t *testing.T) {
 	if sum.Iteration != 3 {
 		t.Fatalf("resumed run ended at iteration %d, want 3", sum.Iteration)
 	}
-	last, err := loadCheckpoint(checkpointPath(dir, 3), cfg)
+	last, err := checkpoint.Load(checkpoint.Path(dir, 3), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,7 +206,7 @@ func TestResumeSkipsDamagedCheckpoint(t *testing.T) {
 	if _, err := Run(context.Background(), cfg, RunOptions{Iterations: 2}); err != nil {
 		t.Fatal(err)
 	}
-	path := checkpointPath(dir, 2)
+	path := checkpoint.Path(dir, 2)
 	info, err := os.Stat(path)
 	if err != nil {
 		t.Fatal(err)
@@ -213,9 +214,9 @@ func TestResumeSkipsDamagedCheckpoint(t *testing.T) {
 	if err := os.Truncate(path, info.Size()/2); err != nil {
 		t.Fatal(err)
 	}
-	latest, skipped, err := latestCheckpoint(dir)
-	if err != nil || latest != checkpointPath(dir, 1) || len(skipped) != 1 {
-		t.Fatalf("latestCheckpoint = %q, %v, %v: want iteration 1 with one skipped", latest, skipped, err)
+	latest, skipped, err := checkpoint.Latest(dir)
+	if err != nil || latest != checkpoint.Path(dir, 1) || len(skipped) != 1 {
+		t.Fatalf("checkpoint.Latest = %q, %v, %v: want iteration 1 with one skipped", latest, skipped, err)
 	}
 	var log strings.Builder
 	sum, err := Run(context.Background(), cfg, RunOptions{Resume: true, Iterations: 2, Log: &log})
@@ -247,7 +248,7 @@ func runKillChild(dir string) int {
 	cfg.Output.Dir = dir
 	cfg.Iterations = 1000
 	cfg.Eval.Every = 0
-	existing, err := listCheckpoints(dir)
+	existing, err := checkpoint.List(dir)
 	if err != nil {
 		return 3
 	}
@@ -264,7 +265,7 @@ func TestKillAndResume(t *testing.T) {
 	}
 	dir := t.TempDir()
 	for round, delay := range []time.Duration{0, 150 * time.Millisecond, 400 * time.Millisecond} {
-		before, _ := listCheckpoints(dir)
+		before, _ := checkpoint.List(dir)
 		cmd := exec.Command(os.Args[0], "-test.run=^$")
 		cmd.Env = append(os.Environ(), killChildEnv+"="+dir)
 		var stderr strings.Builder
@@ -276,7 +277,7 @@ func TestKillAndResume(t *testing.T) {
 		// iteration.
 		deadline := time.Now().Add(2 * time.Minute)
 		for {
-			now, _ := listCheckpoints(dir)
+			now, _ := checkpoint.List(dir)
 			if len(now) > 0 && (len(before) == 0 || now[len(now)-1].Iteration > before[len(before)-1].Iteration) {
 				break
 			}
@@ -292,7 +293,7 @@ func TestKillAndResume(t *testing.T) {
 		}
 		cmd.Wait()
 
-		latest, skipped, err := latestCheckpoint(dir)
+		latest, skipped, err := checkpoint.Latest(dir)
 		if err != nil || len(skipped) != 0 {
 			t.Fatalf("round %d: after SIGKILL: %q, skipped %v, %v", round, latest, skipped, err)
 		}
@@ -307,8 +308,8 @@ func TestKillAndResume(t *testing.T) {
 		}
 	}
 	// A normal resume finishes one more iteration from the last checkpoint.
-	latest, _, _ := latestCheckpoint(dir)
-	st, _, err := readCheckpointNetwork(latest)
+	latest, _, _ := checkpoint.Latest(dir)
+	st, _, err := checkpoint.ReadPlayer(latest)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -409,7 +410,7 @@ func TestRunFromInit(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), "init") || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("Run: %v, want an error about init naming %q", err, tc.want)
 			}
-			if _, _, err := latestCheckpoint(c.Output.Dir); !errors.Is(err, ErrNoCheckpoint) {
+			if _, _, err := checkpoint.Latest(c.Output.Dir); !errors.Is(err, checkpoint.ErrNotFound) {
 				t.Errorf("a checkpoint was written: %v", err)
 			}
 		})
@@ -422,7 +423,7 @@ func TestCheckpointErrors(t *testing.T) {
 	if _, err := Run(context.Background(), cfg, RunOptions{Iterations: 1}); err != nil {
 		t.Fatal(err)
 	}
-	good, err := os.ReadFile(checkpointPath(dir, 1))
+	good, err := os.ReadFile(checkpoint.Path(dir, 1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -445,16 +446,16 @@ func TestCheckpointErrors(t *testing.T) {
 			if err := os.WriteFile(path, tc.data, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := loadCheckpoint(path, cfg); !errors.Is(err, ErrBadCheckpoint) || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), path) {
-				t.Errorf("loadCheckpoint: %v, want an ErrBadCheckpoint naming the file and %q", err, tc.want)
+			if _, err := checkpoint.Load(path, cfg); !errors.Is(err, checkpoint.ErrUnreadable) || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), path) {
+				t.Errorf("checkpoint.Load: %v, want an checkpoint.ErrUnreadable naming the file and %q", err, tc.want)
 			}
-			if _, _, err := readCheckpointNetwork(path); err == nil {
-				t.Error("readCheckpointNetwork accepted it")
+			if _, _, err := checkpoint.ReadPlayer(path); err == nil {
+				t.Error("checkpoint.ReadPlayer accepted it")
 			}
 		})
 	}
-	if _, _, err := latestCheckpoint(t.TempDir()); !errors.Is(err, ErrNoCheckpoint) {
-		t.Errorf("empty directory: %v, want ErrNoCheckpoint", err)
+	if _, _, err := checkpoint.Latest(t.TempDir()); !errors.Is(err, checkpoint.ErrNotFound) {
+		t.Errorf("empty directory: %v, want checkpoint.ErrNotFound", err)
 	}
 }
 
@@ -535,7 +536,7 @@ func TestRunAveragesThePlayer(t *testing.T) {
 			}
 			var want *model.Network
 			for it := 1; it <= 3; it++ {
-				ck, err := loadCheckpoint(checkpointPath(dir, it), cfg)
+				ck, err := checkpoint.Load(checkpoint.Path(dir, it), cfg)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -545,7 +546,7 @@ func TestRunAveragesThePlayer(t *testing.T) {
 				} else if err := want.Blend(trained, tc.shares[it-1]); err != nil {
 					t.Fatal(err)
 				}
-				snap, err := model.Load(netPath(dir, it))
+				snap, err := model.Load(checkpoint.NetPath(dir, it))
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/deathstacks/deathstacks/model"
+	"github.com/deathstacks/deathstacks/train/checkpoint"
 	"github.com/deathstacks/deathstacks/train/metrics"
 	"github.com/deathstacks/deathstacks/train/runconfig"
 )
@@ -134,7 +135,7 @@ func TestScheduleResumes(t *testing.T) {
 	// The rates round to whole steps, few here: the schedule's progress
 	// at the end of iteration 3 is the finer check (18 of 20 minutes).
 	for _, dir := range []string{oneGo.Output.Dir, cfg.Output.Dir} {
-		ck, err := loadCheckpoint(checkpointPath(dir, 3), cfg)
+		ck, err := checkpoint.Load(checkpoint.Path(dir, 3), cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -160,7 +161,7 @@ func TestScheduleExtended(t *testing.T) {
 	if _, err := Run(ctx, cfg, RunOptions{OnNetwork: stopAfter2}); err != nil {
 		t.Fatal(err)
 	}
-	ck, err := loadCheckpoint(checkpointPath(cfg.Output.Dir, 2), cfg)
+	ck, err := checkpoint.Load(checkpoint.Path(cfg.Output.Dir, 2), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/deathstacks/deathstacks/configs"
 	"github.com/deathstacks/deathstacks/model"
 	"github.com/deathstacks/deathstacks/train"
+	"github.com/deathstacks/deathstacks/train/checkpoint"
 )
 
 // command is one subcommand: run gets the arguments after the command's
@@ -164,7 +165,7 @@ func badInput(err error) bool {
 		return true
 	}
 	for _, target := range []error{
-		fs.ErrNotExist, train.ErrNoCheckpoint, train.ErrBadCheckpoint,
+		fs.ErrNotExist, checkpoint.ErrNotFound, checkpoint.ErrUnreadable,
 		model.ErrNotNetwork, model.ErrFormatVersion, model.ErrEncoding,
 		model.ErrArchitecture, model.ErrCorrupt, model.ErrTruncated,
 	} {
