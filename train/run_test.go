@@ -417,48 +417,6 @@ func TestRunFromInit(t *testing.T) {
 	}
 }
 
-func TestCheckpointErrors(t *testing.T) {
-	dir := t.TempDir()
-	cfg := plainSmokeConfig(t, dir)
-	if _, err := Run(context.Background(), cfg, RunOptions{Iterations: 1}); err != nil {
-		t.Fatal(err)
-	}
-	good, err := os.ReadFile(checkpoint.Path(dir, 1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	flip := append([]byte(nil), good...)
-	flip[len(flip)/2] ^= 0x40
-	tests := []struct {
-		name string
-		data []byte
-		want string
-	}{
-		{"empty", nil, "bad magic"},
-		{"foreign", []byte("PK\x03\x04 this is a zip file, not ours"), "bad magic"},
-		{"truncated", good[:len(good)-100], "checksum"},
-		{"flipped bit", flip, "checksum"},
-		{"header only", good[:16], "truncated"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), "ckpt-000001.dsck")
-			if err := os.WriteFile(path, tc.data, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := checkpoint.Load(path, cfg); !errors.Is(err, checkpoint.ErrUnreadable) || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), path) {
-				t.Errorf("checkpoint.Load: %v, want an checkpoint.ErrUnreadable naming the file and %q", err, tc.want)
-			}
-			if _, _, err := checkpoint.ReadPlayer(path); err == nil {
-				t.Error("checkpoint.ReadPlayer accepted it")
-			}
-		})
-	}
-	if _, _, err := checkpoint.Latest(t.TempDir()); !errors.Is(err, checkpoint.ErrNotFound) {
-		t.Errorf("empty directory: %v, want checkpoint.ErrNotFound", err)
-	}
-}
-
 // Run refuses a run directory that does not fit the request before it
 // writes anything, so that a typo in --out costs nothing.
 func TestRunDirRefused(t *testing.T) {
