@@ -18,10 +18,11 @@
 //
 // The run's configuration (the whole run as YAML, read strictly, and its
 // learning-rate schedule) is package train/runconfig; its checkpoint file
-// is package train/checkpoint. The replay window of
-// training positions is package train/replay; the
-// run's metrics log and plots are package train/metrics; the progress
-// reports of its phases are package train/progress.
+// is package train/checkpoint; the description of its files ([Inspect])
+// is package train/inspect. The replay window of training positions is
+// package train/replay; the run's metrics log and plots are package
+// train/metrics; the progress reports of its phases are package
+// train/progress.
 //
 // Every file the package writes goes through codec.WriteFileAtomic.
 //

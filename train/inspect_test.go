@@ -10,6 +10,7 @@ import (
 
 	"github.com/deathstacks/deathstacks/model"
 	"github.com/deathstacks/deathstacks/train/checkpoint"
+	"github.com/deathstacks/deathstacks/train/inspect"
 	"github.com/deathstacks/deathstacks/train/metrics"
 	"github.com/deathstacks/deathstacks/train/runconfig"
 )
@@ -28,19 +29,19 @@ func TestInspect(t *testing.T) {
 		name, path, kind string
 		want             []string
 	}{
-		{"checkpoint", checkpoint.Path(dir, 2), KindCheckpoint, []string{
+		{"checkpoint", checkpoint.Path(dir, 2), inspect.KindCheckpoint, []string{
 			"kind: checkpoint (checksum OK)", "config: smoke", "iteration: 2", "replay buffer: ", "search: simulations=",
 		}},
-		{"network snapshot", checkpoint.NetPath(dir, 1), KindNetwork, []string{
+		{"network snapshot", checkpoint.NetPath(dir, 1), inspect.KindNetwork, []string{
 			"kind: network (checksum OK)", "iterations: 1", "run: smoke", "search: simulations=", // snapshots carry their run's search
 		}},
-		{"run directory", dir, KindCheckpoint, []string{
+		{"run directory", dir, inspect.KindCheckpoint, []string{
 			"file: " + checkpoint.Path(dir, 2), "kind: checkpoint (checksum OK)", "iteration: 2", // its latest checkpoint
 		}},
-		{"older network snapshot", checkpoint.NetPath(fixtureRun, 1), KindNetwork, []string{
+		{"older network snapshot", checkpoint.NetPath(fixtureRun, 1), inspect.KindNetwork, []string{
 			"kind: network (checksum OK)", "search: simulations=4, ", "c_puct=1.25", // its run's config.yaml's, as it plays
 		}},
-		{"exported player", player, KindPlayer, []string{
+		{"exported player", player, inspect.KindPlayer, []string{
 			"kind: exported player (checksum OK)", "iterations: 2", "run: smoke", "search: simulations=7,",
 		}},
 	} {

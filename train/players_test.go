@@ -21,6 +21,7 @@ import (
 	"github.com/deathstacks/deathstacks/model"
 	"github.com/deathstacks/deathstacks/train/builtin"
 	"github.com/deathstacks/deathstacks/train/checkpoint"
+	"github.com/deathstacks/deathstacks/train/inspect"
 	"github.com/deathstacks/deathstacks/train/runconfig"
 )
 
@@ -303,7 +304,7 @@ func TestBuiltInNetworks(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if info.Kind != KindPlayer || info.Meta[metaSearch] == "" || info.Meta["trained_by"] == "" {
+			if info.Kind != inspect.KindPlayer || info.Meta[metaSearch] == "" || info.Meta["trained_by"] == "" {
 				t.Errorf("kind %q, metadata %v: want an exported player that says how it was trained", info.Kind, info.Meta)
 			}
 		})

@@ -12,6 +12,7 @@ import (
 	"github.com/deathstacks/deathstacks/env"
 	"github.com/deathstacks/deathstacks/model"
 	"github.com/deathstacks/deathstacks/train"
+	"github.com/deathstacks/deathstacks/train/inspect"
 )
 
 // builtinWeights returns the built-in network's description, as
@@ -91,7 +92,7 @@ func TestSaveNetwork(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if info.Kind != train.KindPlayer || info.Meta["made_by"] != "test" || info.Steps != about.Steps || !strings.Contains(info.Search, "simulations: 8") {
+	if info.Kind != inspect.KindPlayer || info.Meta["made_by"] != "test" || info.Steps != about.Steps || !strings.Contains(info.Search, "simulations: 8") {
 		t.Errorf("inspect: kind %q, steps %d (want %d), meta %v, search %q", info.Kind, info.Steps, about.Steps, info.Meta, info.Search)
 	}
 	p, err := newPlayer("az:model="+path, 1)
