@@ -12,40 +12,10 @@ import (
 	"github.com/deathstacks/deathstacks/env"
 	"github.com/deathstacks/deathstacks/train/checkpoint"
 	"github.com/deathstacks/deathstacks/train/metrics"
+	"github.com/deathstacks/deathstacks/train/remotegames"
 )
 
-func TestRemoteResultMerge(t *testing.T) {
-	r := RemoteResult{Cursor: json.RawMessage(`1`), Games: 2, Positions: 20, Plies: 100, Decided: 1, Stale: 1, VersionLag: 1, NetworkSwitchMs: 30, Actors: 3}
-	r.merge(RemoteResult{Cursor: json.RawMessage(`2`), Games: 2, Positions: 10, Plies: 60, Decided: 2, Duplicate: 1, VersionLag: 0, NetworkSwitchMs: 10, Actors: 4,
-		IngestGamesPerSec: 7, Backlog: 5, PublishToWindowMs: Percentiles{P50: 1, P99: 2, Max: 3}})
-	r.merge(RemoteResult{}) // a Collect that failed before it read anything
-	want := RemoteResult{Cursor: json.RawMessage(`2`), Games: 4, Positions: 30, Plies: 160, Decided: 3, Stale: 1, Duplicate: 1, VersionLag: 0.5, NetworkSwitchMs: 30,
-		IngestGamesPerSec: 7, Backlog: 5}
-	for _, c := range []struct {
-		name      string
-		got, want any
-	}{
-		{"cursor", string(r.Cursor), string(want.Cursor)},
-		{"games", r.Games, want.Games},
-		{"positions", r.Positions, want.Positions},
-		{"plies", r.Plies, want.Plies},
-		{"decided", r.Decided, want.Decided},
-		{"dropped", [3]int{r.Stale, r.Invalid, r.Duplicate}, [3]int{want.Stale, want.Invalid, want.Duplicate}},
-		{"version lag", r.VersionLag, want.VersionLag},
-		{"network switch", r.NetworkSwitchMs, want.NetworkSwitchMs},
-		{"actors (the latest)", r.Actors, 4},
-		{"rate and backlog (the latest)", [2]float64{r.IngestGamesPerSec, float64(r.Backlog)}, [2]float64{want.IngestGamesPerSec, float64(want.Backlog)}},
-		{"delays (the latest)", r.PublishToWindowMs, Percentiles{P50: 1, P99: 2, Max: 3}},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			if c.got != c.want {
-				t.Errorf("%v, want %v", c.got, c.want)
-			}
-		})
-	}
-}
-
-// countingSource is a RemoteSource of numbered games of one sample each
+// countingSource is a remotegames.Source of numbered games of one sample each
 // (the number in the sample's first observation value); its cursor is the
 // number of the last game taken. A Collect made while the run writes the
 // checkpoint of iteration v (the first of the iteration after, whose
@@ -60,7 +30,7 @@ type countingSource struct {
 // collectCall is a request and the cursor of the newest checkpoint on
 // disk when it came.
 type collectCall struct {
-	req    RemoteRequest
+	req    remotegames.Request
 	onDisk int
 }
 
@@ -75,11 +45,11 @@ func countingSample(n int) Sample {
 	return Sample{Obs: obs, Legal: []env.Action{0}, Policy: []float32{1}}
 }
 
-func (s *countingSource) Collect(ctx context.Context, req RemoteRequest, add func(Sample) error) (RemoteResult, error) {
+func (s *countingSource) Collect(ctx context.Context, req remotegames.Request, add func(Sample) error) (remotegames.Result, error) {
 	cur := 0
 	if req.Cursor != nil {
 		if err := json.Unmarshal(req.Cursor, &cur); err != nil {
-			return RemoteResult{}, err
+			return remotegames.Result{}, err
 		}
 	}
 	s.mu.Lock()
@@ -87,11 +57,11 @@ func (s *countingSource) Collect(ctx context.Context, req RemoteRequest, add fun
 	s.mu.Unlock()
 	n := min(2, max(0, countingGames-cur))
 	n = max(n, req.MinGames)
-	res := RemoteResult{Games: n, Positions: n}
+	res := remotegames.Result{Games: n, Positions: n}
 	for range n {
 		cur++
 		if err := add(countingSample(cur)); err != nil {
-			return RemoteResult{}, err
+			return remotegames.Result{}, err
 		}
 	}
 	res.Cursor, _ = json.Marshal(cur)

@@ -23,6 +23,7 @@ import (
 	"github.com/deathstacks/deathstacks/train/internal/table"
 	"github.com/deathstacks/deathstacks/train/metrics"
 	"github.com/deathstacks/deathstacks/train/progress"
+	"github.com/deathstacks/deathstacks/train/remotegames"
 	"github.com/deathstacks/deathstacks/train/replay"
 	"github.com/deathstacks/deathstacks/train/runconfig"
 )
@@ -51,7 +52,7 @@ type RunOptions struct {
 	Quiet bool
 	// Remote, when set, adds the games of other machines to each
 	// iteration, after the local self-play.
-	Remote RemoteSource
+	Remote remotegames.Source
 	// NoSelfPlay leaves self-play to Remote: each iteration waits for
 	// cfg.SelfPlay.GamesPerIteration games from it.
 	NoSelfPlay bool
@@ -335,7 +336,7 @@ func (r *runner) resume() error {
 // readAhead lets a remote source that reads ahead start from cursor, the
 // position the run goes on from.
 func (r *runner) readAhead(cursor json.RawMessage) error {
-	src, ok := r.opts.Remote.(ReadAheadSource)
+	src, ok := r.opts.Remote.(remotegames.ReadAheadSource)
 	if !ok {
 		return nil
 	}
@@ -409,7 +410,7 @@ func (r *runner) iteration(ctx context.Context, srv *model.Server, elapsed func(
 			return stopped, err
 		}
 	}
-	var remote RemoteResult
+	var remote remotegames.Result
 	if r.opts.Remote != nil {
 		if remote, err = r.collect(ctx, it); err != nil || ctx.Err() != nil {
 			return ctx.Err() != nil, err
@@ -473,8 +474,8 @@ func (r *runner) selfPlay(ctx context.Context, srv *model.Server, it int, m *met
 // during it still saves; the remote games go on entering the replay buffer
 // meanwhile and are added to remote. Then it blends the trained network
 // into the averaged player.
-func (r *runner) trainAndAverage(it int, m *metrics.Iteration, elapsed func() float64, remote RemoteResult) (RemoteResult, error) {
-	feeding := r.feed(RemoteRequest{Saved: r.state.Remote, Version: r.state.Iteration}, remote)
+func (r *runner) trainAndAverage(it int, m *metrics.Iteration, elapsed func() float64, remote remotegames.Result) (remotegames.Result, error) {
+	feeding := r.feed(remotegames.Request{Saved: r.state.Remote, Version: r.state.Iteration}, remote)
 	err := r.train(it, m, elapsed)
 	remote, _, ferr := feeding.stop()
 	if err == nil {
@@ -484,7 +485,7 @@ func (r *runner) trainAndAverage(it int, m *metrics.Iteration, elapsed func() fl
 		return remote, err
 	}
 	if r.opts.Remote != nil {
-		remote.fill(m)
+		remote.Fill(m)
 	}
 	return remote, r.player.Blend(r.trainer.Network(), r.cfg.Optim.AverageShare(it))
 }
@@ -492,7 +493,7 @@ func (r *runner) trainAndAverage(it int, m *metrics.Iteration, elapsed func() fl
 // advance records iteration it as done in the run's state, with
 // elapsedSec of training time and the games played and taken, and fills
 // the run's totals into m.
-func (r *runner) advance(it int, elapsedSec float64, stats selfPlayStats, remote RemoteResult, m *metrics.Iteration) {
+func (r *runner) advance(it int, elapsedSec float64, stats selfPlayStats, remote remotegames.Result, m *metrics.Iteration) {
 	r.state.Iteration = it
 	r.state.ElapsedSec = elapsedSec
 	if cpu := processCPUSec(); cpu > 0 {
@@ -538,7 +539,7 @@ func (r *runner) save(it int, saved json.RawMessage, m metrics.Iteration) error 
 		// The remote games go on entering the replay buffer while the
 		// checkpoint is written, for the next iteration; the stream keeps
 		// them until its checkpoint.
-		r.carry = r.feed(RemoteRequest{Saved: saved, Version: it, First: true}, RemoteResult{Cursor: r.state.Remote})
+		r.carry = r.feed(remotegames.Request{Saved: saved, Version: it, First: true}, remotegames.Result{Cursor: r.state.Remote})
 	}
 	if err := checkpoint.Save(checkpoint.Path(r.dir, it), r.state, r.player, r.trainer, snap); err != nil {
 		return err
@@ -573,9 +574,9 @@ func (r *runner) reachedTimeLimit(elapsedSec float64) bool {
 
 // collect takes the iteration's games from the remote source: those taken
 // while the last checkpoint was written, then those after them.
-func (r *runner) collect(ctx context.Context, it int) (RemoteResult, error) {
-	var res RemoteResult
-	req := RemoteRequest{Cursor: r.state.Remote, Saved: r.state.Remote, Version: r.state.Iteration, First: true}
+func (r *runner) collect(ctx context.Context, it int) (remotegames.Result, error) {
+	var res remotegames.Result
+	req := remotegames.Request{Cursor: r.state.Remote, Saved: r.state.Remote, Version: r.state.Iteration, First: true}
 	if r.carry != nil {
 		var err error
 		res, req.First, err = r.carry.stop()
@@ -591,7 +592,7 @@ func (r *runner) collect(ctx context.Context, it int) (RemoteResult, error) {
 	}
 	start := time.Now()
 	more, err := r.opts.Remote.Collect(ctx, req, r.replay.Add)
-	res.merge(more)
+	res.Merge(more)
 	if err != nil && ctx.Err() == nil {
 		return res, fmt.Errorf("remote games: %w", err)
 	}

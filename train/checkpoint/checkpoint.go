@@ -106,7 +106,7 @@ type State struct {
 	// Config is the run's configuration in YAML.
 	Config string `json:"config"`
 	// Remote is how far the run has taken games from other machines (a
-	// train.RemoteSource's cursor); absent in a run on one machine.
+	// remotegames.Source's cursor); absent in a run on one machine.
 	Remote json.RawMessage `json:"remote,omitempty"`
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/deathstacks/deathstacks/model"
 	"github.com/deathstacks/deathstacks/train"
 	"github.com/deathstacks/deathstacks/train/metrics"
+	"github.com/deathstacks/deathstacks/train/remotegames"
 	"github.com/deathstacks/deathstacks/train/testctx"
 )
 
@@ -113,7 +114,7 @@ type cursorKeeper struct {
 	cursor json.RawMessage
 }
 
-func (k *cursorKeeper) Collect(ctx context.Context, req train.RemoteRequest, add func(train.Sample) error) (train.RemoteResult, error) {
+func (k *cursorKeeper) Collect(ctx context.Context, req remotegames.Request, add func(train.Sample) error) (remotegames.Result, error) {
 	res, err := k.Learner.Collect(ctx, req, add)
 	if res.Cursor != nil { // a Collect cut short keeps what it added
 		k.cursor = res.Cursor
@@ -212,7 +213,7 @@ func TestClusterLosesANode(t *testing.T) {
 		t.Errorf("no game acknowledged while node %d was down (%d before, %d after)", killed, atKill, atRestart)
 	}
 	// The games acknowledged after the run's last Collect.
-	if _, err := l.Collect(ctx, train.RemoteRequest{Cursor: src.cursor, Version: iterations}, func(train.Sample) error { return nil }); err != nil {
+	if _, err := l.Collect(ctx, remotegames.Request{Cursor: src.cursor, Version: iterations}, func(train.Sample) error { return nil }); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("node %d (the stream's leader) down from game %d to %d; simulator: %+v", killed, atKill, atRestart, out.res)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/deathstacks/deathstacks/train"
+	"github.com/deathstacks/deathstacks/train/remotegames"
 	"github.com/deathstacks/deathstacks/train/runconfig"
 )
 
@@ -118,7 +119,7 @@ func TestCursorPruneTakesNoGameTwice(t *testing.T) {
 					}
 				}
 				cur.prune(version, staleness)
-				var res train.RemoteResult
+				var res remotegames.Result
 				h := handover{l: l, version: version, cur: &cur, res: &res, add: func(train.Sample) error { return nil }}
 				for _, g := range stream {
 					seq++
@@ -159,7 +160,7 @@ func TestDelaysPercentiles(t *testing.T) {
 			rng := rand.New(rand.NewPCG(seed, 7))
 			var d delays
 			var all []time.Duration
-			if got := d.percentiles(); got != (train.Percentiles{}) {
+			if got := d.percentiles(); got != (remotegames.Percentiles{}) {
 				t.Fatalf("none: %+v, want zeros", got)
 			}
 			for range 50 {
@@ -175,7 +176,7 @@ func TestDelaysPercentiles(t *testing.T) {
 				at := func(q float64) float64 {
 					return float64(sorted[int(q*float64(len(sorted)-1))]) / float64(time.Millisecond)
 				}
-				want := train.Percentiles{P50: at(0.5), P99: at(0.99), Max: at(1)}
+				want := remotegames.Percentiles{P50: at(0.5), P99: at(0.99), Max: at(1)}
 				if got := d.percentiles(); got != want || !slices.Equal(d.sorted, sorted) {
 					t.Fatalf("after %d delays: %+v, want %+v", len(all), got, want)
 				}

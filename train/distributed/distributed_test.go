@@ -17,6 +17,7 @@ import (
 	"github.com/deathstacks/deathstacks/model"
 	"github.com/deathstacks/deathstacks/train"
 	"github.com/deathstacks/deathstacks/train/metrics"
+	"github.com/deathstacks/deathstacks/train/remotegames"
 	"github.com/deathstacks/deathstacks/train/testctx"
 )
 
@@ -173,7 +174,7 @@ type takenGames struct {
 // errKilled stands for the learner being killed.
 var errKilled = errors.New("learner killed between ingest and checkpoint")
 
-func (c *crashingSource) Collect(ctx context.Context, req train.RemoteRequest, add func(train.Sample) error) (train.RemoteResult, error) {
+func (c *crashingSource) Collect(ctx context.Context, req remotegames.Request, add func(train.Sample) error) (remotegames.Result, error) {
 	c.commit(cursorSeq(req.Saved))
 	if req.First && req.Version > 0 {
 		c.checkpointed = cursorSeq(req.Cursor)

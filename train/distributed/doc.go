@@ -18,7 +18,7 @@
 // full queue holds its self-play back. The learner reads, checks and
 // replays the games on every core, also while the run trains, from the
 // moment the run knows where it goes on from (it is a
-// [train.ReadAheadSource]). [Simulate]
+// [remotegames.ReadAheadSource]). [Simulate]
 // is a load generator: simulated actors sending real games again. The
 // stream, bucket and object store may be replicated over a NATS cluster
 // (distributed.replicas).

@@ -16,6 +16,7 @@ import (
 
 	"github.com/deathstacks/deathstacks/model"
 	"github.com/deathstacks/deathstacks/train"
+	"github.com/deathstacks/deathstacks/train/remotegames"
 )
 
 // apiWait bounds one request to the server: a request lost with a server
@@ -421,7 +422,7 @@ func readCursor(raw json.RawMessage) (cursor, error) {
 	return cur, nil
 }
 
-// ReadAhead implements [train.ReadAheadSource]: the learner starts
+// ReadAhead implements [remotegames.ReadAheadSource]: the learner starts
 // reading, checking and replaying the games after the cursor, up to
 // distributed.ingest_ahead_games of them, while the run makes or loads its
 // network and replay buffer; the first Collect takes them.
@@ -434,23 +435,23 @@ func (l *Learner) ReadAhead(raw json.RawMessage) error {
 	return nil
 }
 
-// Collect implements [train.RemoteSource]: it takes the games read after
+// Collect implements [remotegames.Source]: it takes the games read after
 // the cursor, at least up to the last game stored when it was called, and
 // on until req.MinGames games are added, and those that come until
 // collectSpan after it was called. The ingester reads on meanwhile,
 // while the run trains.
-func (l *Learner) Collect(ctx context.Context, req train.RemoteRequest, add func(train.Sample) error) (res train.RemoteResult, err error) {
+func (l *Learner) Collect(ctx context.Context, req remotegames.Request, add func(train.Sample) error) (res remotegames.Result, err error) {
 	start := time.Now()
 	cur, err := readCursor(req.Cursor)
 	if err != nil {
-		return train.RemoteResult{}, err
+		return remotegames.Result{}, err
 	}
 	cur.prune(req.Version, l.cfg.Distributed.MaxStaleness)
 	var saved uint64 // no checkpoint yet: nothing taken for good
 	if len(req.Saved) > 0 {
 		var c cursor
 		if err := json.Unmarshal(req.Saved, &c); err != nil {
-			return train.RemoteResult{}, fmt.Errorf("stream position of the last checkpoint: %w", err)
+			return remotegames.Result{}, fmt.Errorf("stream position of the last checkpoint: %w", err)
 		}
 		saved = c.Seq
 	}
@@ -548,7 +549,7 @@ type handover struct {
 	l       *Learner
 	version int
 	cur     *cursor
-	res     *train.RemoteResult
+	res     *remotegames.Result
 	add     func(train.Sample) error
 	lag     int
 }
@@ -665,7 +666,7 @@ func (d *delays) add(x time.Duration) { d.fresh = append(d.fresh, x) }
 
 // percentiles returns the 50th and 99th percentile and the maximum of the
 // delays, in milliseconds; zeros for none.
-func (d *delays) percentiles() train.Percentiles {
+func (d *delays) percentiles() remotegames.Percentiles {
 	if len(d.fresh) > 0 {
 		slices.Sort(d.fresh)
 		// Merge from the back, in place: only the delays above the
@@ -682,10 +683,10 @@ func (d *delays) percentiles() train.Percentiles {
 		d.sorted, d.fresh = s, d.fresh[:0]
 	}
 	if len(d.sorted) == 0 {
-		return train.Percentiles{}
+		return remotegames.Percentiles{}
 	}
 	ms := func(q float64) float64 {
 		return float64(d.sorted[int(q*float64(len(d.sorted)-1))]) / float64(time.Millisecond)
 	}
-	return train.Percentiles{P50: ms(0.5), P99: ms(0.99), Max: ms(1)}
+	return remotegames.Percentiles{P50: ms(0.5), P99: ms(0.99), Max: ms(1)}
 }

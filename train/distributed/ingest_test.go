@@ -11,6 +11,7 @@ import (
 
 	"github.com/deathstacks/deathstacks/model"
 	"github.com/deathstacks/deathstacks/train"
+	"github.com/deathstacks/deathstacks/train/remotegames"
 	"github.com/deathstacks/deathstacks/train/replay"
 	"github.com/deathstacks/deathstacks/train/testctx"
 )
@@ -65,7 +66,7 @@ func TestLearnerReadsAhead(t *testing.T) {
 	var ids idSet
 	l.ingested = ids.add
 	added := 0
-	res, err := l.Collect(ctx, train.RemoteRequest{MinGames: 1, First: true}, func(train.Sample) error { added++; return nil })
+	res, err := l.Collect(ctx, remotegames.Request{MinGames: 1, First: true}, func(train.Sample) error { added++; return nil })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +106,7 @@ func TestLearnerTakesEveryTarget(t *testing.T) {
 		want, sent = append(want, g.Samples...), sent+1
 	}
 	var got []model.Sample
-	res, err := l.Collect(ctx, train.RemoteRequest{MinGames: sent, First: true}, func(s train.Sample) error {
+	res, err := l.Collect(ctx, remotegames.Request{MinGames: sent, First: true}, func(s train.Sample) error {
 		// The learner's memory goes to the next games: the buffer copies.
 		s.Obs, s.Legal, s.Policy = slices.Clone(s.Obs), slices.Clone(s.Legal), slices.Clone(s.Policy)
 		s.ReplyLegal, s.Reply, s.Ownership = slices.Clone(s.ReplyLegal), slices.Clone(s.Reply), slices.Clone(s.Ownership)
@@ -155,7 +156,7 @@ func BenchmarkIngest(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for taken := 0; taken < b.N; {
-		res, err := l.Collect(ctx, train.RemoteRequest{Cursor: cursor, MinGames: b.N - taken}, buf.Add)
+		res, err := l.Collect(ctx, remotegames.Request{Cursor: cursor, MinGames: b.N - taken}, buf.Add)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -14,12 +14,12 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/deathstacks/deathstacks/model"
-	"github.com/deathstacks/deathstacks/train"
+	"github.com/deathstacks/deathstacks/train/remotegames"
 	"github.com/deathstacks/deathstacks/train/runconfig"
 )
 
 // Learner is the training run's side: it publishes networks and takes the
-// actors' games. It is a [train.RemoteSource], and its Publish method a
+// actors' games. It is a [remotegames.Source], and its Publish method a
 // [train.NetworkHook].
 type Learner struct {
 	nc     *nats.Conn
@@ -191,7 +191,7 @@ func (l *Learner) Publish(version int, net *model.Network) error {
 
 // actors returns the actors heard from lately, their speeds summed up and
 // how many of them are held back.
-func (l *Learner) actors() (n int, speed train.Spread, heldBack int) {
+func (l *Learner) actors() (n int, speed remotegames.Spread, heldBack int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	var speeds []float64
@@ -209,14 +209,14 @@ func (l *Learner) actors() (n int, speed train.Spread, heldBack int) {
 }
 
 // spread sums up values; zeros for none.
-func spread(values []float64) train.Spread {
+func spread(values []float64) remotegames.Spread {
 	if len(values) == 0 {
-		return train.Spread{}
+		return remotegames.Spread{}
 	}
 	slices.Sort(values)
 	var total float64
 	for _, v := range values {
 		total += v
 	}
-	return train.Spread{Total: total, Min: values[0], P50: values[(len(values)-1)/2], Max: values[len(values)-1]}
+	return remotegames.Spread{Total: total, Min: values[0], P50: values[(len(values)-1)/2], Max: values[len(values)-1]}
 }

@@ -3,19 +3,19 @@ package distributed
 import (
 	"testing"
 
-	"github.com/deathstacks/deathstacks/train"
+	"github.com/deathstacks/deathstacks/train/remotegames"
 )
 
 func TestSpread(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		values []float64
-		want   train.Spread
+		want   remotegames.Spread
 	}{
-		{"none", nil, train.Spread{}},
-		{"one", []float64{7}, train.Spread{Total: 7, Min: 7, P50: 7, Max: 7}},
-		{"two: the median is the lower", []float64{9, 3}, train.Spread{Total: 12, Min: 3, P50: 3, Max: 9}},
-		{"five, unsorted", []float64{5, 1, 4, 2, 3}, train.Spread{Total: 15, Min: 1, P50: 3, Max: 5}},
+		{"none", nil, remotegames.Spread{}},
+		{"one", []float64{7}, remotegames.Spread{Total: 7, Min: 7, P50: 7, Max: 7}},
+		{"two: the median is the lower", []float64{9, 3}, remotegames.Spread{Total: 12, Min: 3, P50: 3, Max: 9}},
+		{"five, unsorted", []float64{5, 1, 4, 2, 3}, remotegames.Spread{Total: 15, Min: 1, P50: 3, Max: 5}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := spread(tc.values); got != tc.want {

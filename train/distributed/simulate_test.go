@@ -11,6 +11,7 @@ import (
 
 	"github.com/deathstacks/deathstacks/model"
 	"github.com/deathstacks/deathstacks/train"
+	"github.com/deathstacks/deathstacks/train/remotegames"
 	"github.com/deathstacks/deathstacks/train/runconfig"
 )
 
@@ -41,7 +42,7 @@ func TestSimulatedActorsEachGameOnce(t *testing.T) {
 	if int64(published.len()) != res.Acknowledged {
 		t.Errorf("%d games acknowledged by id, the result says %d", published.len(), res.Acknowledged)
 	}
-	c, err := l.Collect(context.Background(), train.RemoteRequest{}, func(train.Sample) error { return nil })
+	c, err := l.Collect(context.Background(), remotegames.Request{}, func(train.Sample) error { return nil })
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/deathstacks/deathstacks/model"
 	"github.com/deathstacks/deathstacks/train"
+	"github.com/deathstacks/deathstacks/train/remotegames"
 	"github.com/deathstacks/deathstacks/train/testctx"
 )
 
@@ -65,7 +66,7 @@ func TestStreamLimitLosesNoGame(t *testing.T) {
 		}
 		// Asking for more than the stream can hold: the learner takes what
 		// it holds and goes on, as a pure learner would.
-		res, err := l.Collect(ctx, train.RemoteRequest{Cursor: cursor, Saved: cursor, MinGames: 2 * limit}, discard)
+		res, err := l.Collect(ctx, remotegames.Request{Cursor: cursor, Saved: cursor, MinGames: 2 * limit}, discard)
 		if err != nil {
 			t.Fatalf("round %d: %v", round, err)
 		}
@@ -80,7 +81,7 @@ func TestStreamLimitLosesNoGame(t *testing.T) {
 			t.Fatalf("actor %d: %v", i, err)
 		}
 	}
-	res, err := l.Collect(ctx, train.RemoteRequest{Cursor: cursor, Saved: cursor}, discard)
+	res, err := l.Collect(ctx, remotegames.Request{Cursor: cursor, Saved: cursor}, discard)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/deathstacks/deathstacks/model"
 	"github.com/deathstacks/deathstacks/train"
+	"github.com/deathstacks/deathstacks/train/remotegames"
 	"github.com/deathstacks/deathstacks/train/testctx"
 )
 
@@ -48,7 +49,7 @@ func TestNetworkSwitchDelay(t *testing.T) {
 			t.Errorf("switch delay %v: want above 0", d)
 		}
 	}
-	res, err := l.Collect(context.Background(), train.RemoteRequest{Version: versions}, func(train.Sample) error { return nil })
+	res, err := l.Collect(context.Background(), remotegames.Request{Version: versions}, func(train.Sample) error { return nil })
 	if err != nil {
 		t.Fatal(err)
 	}
