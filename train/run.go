@@ -20,6 +20,7 @@ import (
 	"github.com/deathstacks/deathstacks/model"
 	"github.com/deathstacks/deathstacks/model/codec"
 	"github.com/deathstacks/deathstacks/train/checkpoint"
+	"github.com/deathstacks/deathstacks/train/internal/cputime"
 	"github.com/deathstacks/deathstacks/train/internal/table"
 	"github.com/deathstacks/deathstacks/train/metrics"
 	"github.com/deathstacks/deathstacks/train/progress"
@@ -353,7 +354,7 @@ func (r *runner) loop(ctx context.Context) (Summary, error) {
 	first := r.state.Iteration
 	sessionStart, before := r.now(), r.state.ElapsedSec
 	elapsed := func() float64 { return before + r.now().Sub(sessionStart).Seconds() }
-	r.cpuBase = r.state.CPUSec - processCPUSec()
+	r.cpuBase = r.state.CPUSec - cputime.Process()
 	srv, err := model.NewServer(r.trainer.Network(), r.cfg.Server)
 	if err != nil {
 		return sum, err
@@ -496,7 +497,7 @@ func (r *runner) trainAndAverage(it int, m *metrics.Iteration, elapsed func() fl
 func (r *runner) advance(it int, elapsedSec float64, stats selfPlayStats, remote remotegames.Result, m *metrics.Iteration) {
 	r.state.Iteration = it
 	r.state.ElapsedSec = elapsedSec
-	if cpu := processCPUSec(); cpu > 0 {
+	if cpu := cputime.Process(); cpu > 0 {
 		r.state.CPUSec = r.cpuBase + cpu
 	}
 	r.state.ScheduleProgress = r.plan.Progress(r.cfg.RunProgress(r.state.ElapsedSec, float64(it)))

@@ -1,14 +1,14 @@
 //go:build unix
 
-package train
+package cputime
 
 import "syscall"
 
-// processCPUSec is the CPU time, user and system, that the process has
+// Process is the CPU time, user and system, that the process has
 // used so far on all its threads: the work a run has had from the machine,
 // which neither a stopped process nor other processes' load adds to as
 // they add to wall time.
-func processCPUSec() float64 {
+func Process() float64 {
 	var ru syscall.Rusage
 	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
 		return 0
