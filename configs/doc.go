@@ -15,5 +15,5 @@
 // its own env.SettingError (a key and a message), which Checker.Section
 // reads as one through its Setting method. That keeps env at the bottom of
 // the imports and still gives one error, in one wording, to every caller.
-// Package train parses default.yaml as its defaults.
+// Package train/runconfig parses default.yaml as its defaults.
 package configs

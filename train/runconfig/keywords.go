@@ -47,7 +47,7 @@ func yamlKeys(t reflect.Type) []string {
 }
 
 // SelfPlaySettings returns the config of self-play games whose leaves an
-// outside evaluator evaluates ([PlaySelfPlayGame]), from settings given as
+// outside evaluator evaluates (train.PlaySelfPlayGame), from settings given as
 // keyword arguments (a key and its value's text) over [Defaults]: search
 // settings by their keys or aliases, applied as a config file's search
 // section applies them ([mcts.Config.Apply]: nothing derived), the
