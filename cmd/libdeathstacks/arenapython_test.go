@@ -12,6 +12,7 @@ import (
 	"github.com/deathstacks/deathstacks/mcts"
 	"github.com/deathstacks/deathstacks/mcts/players"
 	"github.com/deathstacks/deathstacks/train/arena"
+	"github.com/deathstacks/deathstacks/train/binding"
 )
 
 // arenaCaller plays the Python side of an evaluation as arena.py does: it
@@ -76,7 +77,7 @@ func zeros(_, n int) ([]float32, error) { return make([]float32, n), nil }
 // greedyPolicy answers greedy's move in the game of a FEN and moves.
 func greedyPolicy(t *testing.T) func(string, []string) string {
 	return func(fen string, moves []string) string {
-		g, err := gameOf(fen, strings.Join(moves, " "), env.DefaultRules())
+		g, err := binding.Position{FEN: fen, Moves: moves}.Game(env.DefaultRules())
 		if err != nil {
 			t.Error(err)
 			return ""

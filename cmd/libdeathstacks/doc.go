@@ -50,14 +50,19 @@
 //     position to move in (ds_arena_question, ds_arena_answer); see
 //     train/arena's CallerPlayers.
 //
-// The functions in Go terms, one file for each thing the API hands out:
-// env.go (the constants, one environment, the position helpers),
-// vector.go (env/vector's Vector, opponents of a spec), player.go (players of any spec),
-// network.go and weights.go (a network's inference, weights and saving),
-// steps.go, search.go and selfplay.go (the caller's evaluator's
-// searches and self-play), arena.go (an evaluation of players, its
-// Python players being train/arena's CallerPlayers); handles.go
-// the handle table. The exported C functions in exports.go only convert
-// arguments. Its test builds the library and runs the Python package's
-// tests against it.
+// The library is the C boundary: handles, the exported functions,
+// buffers and thread pinning. What it hands out is package
+// train/binding's (settings, positions, searches and self-play, result
+// rows, weights), which a Go user or another binding calls without cgo;
+// train/arena's for an evaluation. Its files: exports.go (the exported C
+// functions, which only convert arguments), handles.go (the handle
+// table, errors as codes), thread.go and steps.go (a run's rounds on the
+// caller's thread), and one file for each thing the API hands out:
+// env.go (one environment, the rules from C's numbers), vector.go
+// (env/vector's Vector, opponents of a spec), player.go (players of any spec),
+// network.go (a network's inference and weights), search.go and
+// selfplay.go (the caller's evaluator's searches and self-play),
+// arena.go (an evaluation of players, its Python players being
+// train/arena's CallerPlayers). Its test builds the library and runs the
+// Python package's tests against it.
 package main

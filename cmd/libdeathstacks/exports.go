@@ -12,6 +12,7 @@ import (
 
 	"github.com/deathstacks/deathstacks/env"
 	vec "github.com/deathstacks/deathstacks/env/vector"
+	"github.com/deathstacks/deathstacks/train/binding"
 )
 
 // The exported C functions. Each returns an int64_t: 0 or more on success
@@ -72,6 +73,34 @@ func text(buf *C.char, cap C.int64_t, f func() (string, error)) C.int64_t {
 // do is call for the C API.
 func do(f func() (int64, error)) C.int64_t { return C.int64_t(call(f)) }
 
+// on is do for a call on the object of handle h, of type T; what names
+// the kind of object in errors.
+func on[T object](h C.int64_t, what string, f func(T) (int64, error)) C.int64_t {
+	return do(func() (int64, error) { return with(int64(h), what, f) })
+}
+
+// onText is on for a call returning text, written into (buf, cap).
+func onText[T object](h C.int64_t, what string, buf *C.char, cap C.int64_t, f func(T) (string, error)) C.int64_t {
+	return on(h, what, func(o T) (int64, error) {
+		t, err := f(o)
+		if err != nil {
+			return 0, err
+		}
+		return writeText(buf, cap, t)
+	})
+}
+
+// open is do for a call that makes an object: its new handle.
+func open[T object](newObject func() (T, error)) C.int64_t {
+	return do(func() (int64, error) {
+		obj, err := newObject()
+		if err != nil {
+			return 0, err
+		}
+		return register(obj), nil
+	})
+}
+
 //export ds_error_message
 func ds_error_message(code C.int64_t, buf *C.char, cap C.int64_t) C.int64_t {
 	return text(buf, cap, func() (string, error) { return takeError(int64(code)), nil })
@@ -79,7 +108,7 @@ func ds_error_message(code C.int64_t, buf *C.char, cap C.int64_t) C.int64_t {
 
 //export ds_info
 func ds_info(buf *C.char, cap C.int64_t) C.int64_t {
-	return text(buf, cap, func() (string, error) { return info(), nil })
+	return text(buf, cap, func() (string, error) { return binding.InfoJSON(), nil })
 }
 
 //export ds_close
@@ -89,36 +118,32 @@ func ds_close(h C.int64_t) C.int64_t {
 
 //export ds_legal_moves
 func ds_legal_moves(fen *C.char, tooTall C.int64_t, buf *C.char, cap C.int64_t) C.int64_t {
-	return text(buf, cap, func() (string, error) { return legalMoves(goString(fen), tooTall != 0) })
+	return text(buf, cap, func() (string, error) { return binding.LegalMoves(goString(fen), tooTall != 0) })
 }
 
 //export ds_render_fen
 func ds_render_fen(fen *C.char, buf *C.char, cap C.int64_t) C.int64_t {
-	return text(buf, cap, func() (string, error) { return renderFEN(goString(fen)) })
+	return text(buf, cap, func() (string, error) { return binding.RenderFEN(goString(fen)) })
 }
 
 //export ds_action_of
 func ds_action_of(move *C.char) C.int64_t {
-	return do(func() (int64, error) { return actionOf(goString(move)) })
+	return do(func() (int64, error) { return binding.ActionOf(goString(move)) })
 }
 
 //export ds_move_of
 func ds_move_of(action C.int64_t, buf *C.char, cap C.int64_t) C.int64_t {
-	return text(buf, cap, func() (string, error) { return moveOf(int64(action)) })
+	return text(buf, cap, func() (string, error) { return binding.MoveOf(int64(action)) })
 }
 
 //export ds_env_new
 func ds_env_new(tooTall, maxPlies, repetitions, openingPlies C.int64_t) C.int64_t {
-	return do(func() (int64, error) {
+	return open(func() (*single, error) {
 		o, err := optionsOf(int64(tooTall), int64(maxPlies), int64(repetitions), int64(openingPlies))
 		if err != nil {
-			return 0, err
+			return nil, err
 		}
-		s, err := newSingle(o)
-		if err != nil {
-			return 0, err
-		}
-		return register(s), nil
+		return newSingle(o)
 	})
 }
 
@@ -137,14 +162,12 @@ func obsMask(obs unsafe.Pointer, nObs C.int64_t, mask unsafe.Pointer, nMask C.in
 
 //export ds_env_reset
 func ds_env_reset(h C.int64_t, seed C.uint64_t, fen *C.char, openingPlies C.int64_t, obs unsafe.Pointer, nObs C.int64_t, mask unsafe.Pointer, nMask C.int64_t) C.int64_t {
-	return do(func() (int64, error) {
-		return with(int64(h), "environment", func(s *single) (int64, error) {
-			o, m, err := obsMask(obs, nObs, mask, nMask)
-			if err != nil {
-				return 0, err
-			}
-			return 0, s.reset(uint64(seed), goString(fen), int64(openingPlies), o, m)
-		})
+	return on(h, "environment", func(s *single) (int64, error) {
+		o, m, err := obsMask(obs, nObs, mask, nMask)
+		if err != nil {
+			return 0, err
+		}
+		return 0, s.Reset(uint64(seed), goString(fen), int64(openingPlies), o, m)
 	})
 }
 
@@ -153,23 +176,21 @@ func ds_env_reset(h C.int64_t, seed C.uint64_t, fen *C.char, openingPlies C.int6
 //
 //export ds_env_step
 func ds_env_step(h, action C.int64_t, obs unsafe.Pointer, nObs C.int64_t, mask unsafe.Pointer, nMask C.int64_t, out *C.double) C.int64_t {
-	return do(func() (int64, error) {
-		return with(int64(h), "environment", func(s *single) (int64, error) {
-			o, m, err := obsMask(obs, nObs, mask, nMask)
-			if err != nil {
-				return 0, err
-			}
-			res, err := slice[float64](unsafe.Pointer(out), 3)
-			if err != nil || res == nil {
-				return 0, fmt.Errorf("step: no result buffer")
-			}
-			reward, term, trunc, err := s.step(int64(action), o, m)
-			if err != nil {
-				return 0, err
-			}
-			res[0], res[1], res[2] = float64(reward), b2f(term), b2f(trunc)
-			return 0, nil
-		})
+	return on(h, "environment", func(s *single) (int64, error) {
+		o, m, err := obsMask(obs, nObs, mask, nMask)
+		if err != nil {
+			return 0, err
+		}
+		res, err := slice[float64](unsafe.Pointer(out), 3)
+		if err != nil || res == nil {
+			return 0, fmt.Errorf("step: no result buffer")
+		}
+		reward, term, trunc, err := s.Step(int64(action), o, m)
+		if err != nil {
+			return 0, err
+		}
+		res[0], res[1], res[2] = float64(reward), b2f(term), b2f(trunc)
+		return 0, nil
 	})
 }
 
@@ -182,14 +203,12 @@ func b2f(b bool) float64 {
 
 //export ds_env_observe
 func ds_env_observe(h C.int64_t, obs unsafe.Pointer, nObs C.int64_t, mask unsafe.Pointer, nMask C.int64_t) C.int64_t {
-	return do(func() (int64, error) {
-		return with(int64(h), "environment", func(s *single) (int64, error) {
-			o, m, err := obsMask(obs, nObs, mask, nMask)
-			if err != nil {
-				return 0, err
-			}
-			return 0, s.env.ObserveInto(o, m)
-		})
+	return on(h, "environment", func(s *single) (int64, error) {
+		o, m, err := obsMask(obs, nObs, mask, nMask)
+		if err != nil {
+			return 0, err
+		}
+		return 0, s.ObserveInto(o, m)
 	})
 }
 
@@ -198,27 +217,23 @@ func ds_env_observe(h C.int64_t, obs unsafe.Pointer, nObs C.int64_t, mask unsafe
 //
 //export ds_env_state
 func ds_env_state(h C.int64_t, out *C.int64_t, n C.int64_t) C.int64_t {
-	return do(func() (int64, error) {
-		return with(int64(h), "environment", func(s *single) (int64, error) {
-			o, err := slice[int64](unsafe.Pointer(out), n)
-			if err != nil {
-				return 0, err
-			}
-			return 0, s.state(o)
-		})
+	return on(h, "environment", func(s *single) (int64, error) {
+		o, err := slice[int64](unsafe.Pointer(out), n)
+		if err != nil {
+			return 0, err
+		}
+		return 0, s.State(o)
 	})
 }
 
 //export ds_env_legal
 func ds_env_legal(h C.int64_t, out *C.int64_t, n C.int64_t) C.int64_t {
-	return do(func() (int64, error) {
-		return with(int64(h), "environment", func(s *single) (int64, error) {
-			o, err := slice[int64](unsafe.Pointer(out), n)
-			if err != nil {
-				return 0, err
-			}
-			return s.legal(o), nil
-		})
+	return on(h, "environment", func(s *single) (int64, error) {
+		o, err := slice[int64](unsafe.Pointer(out), n)
+		if err != nil {
+			return 0, err
+		}
+		return s.Legal(o), nil
 	})
 }
 
@@ -227,29 +242,17 @@ func ds_env_legal(h C.int64_t, out *C.int64_t, n C.int64_t) C.int64_t {
 //
 //export ds_env_text
 func ds_env_text(h, which C.int64_t, buf *C.char, cap C.int64_t) C.int64_t {
-	return do(func() (int64, error) {
-		return with(int64(h), "environment", func(s *single) (int64, error) {
-			t, err := s.text(int64(which))
-			if err != nil {
-				return 0, err
-			}
-			return writeText(buf, cap, t)
-		})
-	})
+	return onText(h, "environment", buf, cap, func(s *single) (string, error) { return s.Text(int64(which)) })
 }
 
 //export ds_vec_new
 func ds_vec_new(n, tooTall, maxPlies, repetitions, openingPlies C.int64_t, opponent *C.char, colour C.int64_t) C.int64_t {
-	return do(func() (int64, error) {
+	return open(func() (*vector, error) {
 		o, err := optionsOf(int64(tooTall), int64(maxPlies), int64(repetitions), int64(openingPlies))
 		if err != nil {
-			return 0, err
+			return nil, err
 		}
-		v, err := newVector(int64(n), o, goString(opponent), int64(colour))
-		if err != nil {
-			return 0, err
-		}
-		return register(v), nil
+		return newVector(int64(n), o, goString(opponent), int64(colour))
 	})
 }
 
@@ -279,6 +282,15 @@ func vecBuffers(obs, mask, rewards, term, trunc, info unsafe.Pointer, n C.int64_
 	return &b, nil
 }
 
+// actionsOf views a buffer of n actions, which what needs.
+func actionsOf(actions unsafe.Pointer, n C.int64_t, what string) ([]int64, error) {
+	acts, err := slice[int64](actions, n)
+	if err == nil && acts == nil {
+		err = errors.New(what)
+	}
+	return acts, err
+}
+
 // ds_vec_reset and ds_vec_step take n, the number of environments the
 // caller's arrays are for: observations n*756 floats, masks n*6912 bytes,
 // rewards n floats, terminations and truncations n bytes, infos n*6
@@ -286,78 +298,52 @@ func vecBuffers(obs, mask, rewards, term, trunc, info unsafe.Pointer, n C.int64_
 //
 //export ds_vec_reset
 func ds_vec_reset(h C.int64_t, seed C.uint64_t, n C.int64_t, obs, mask, info unsafe.Pointer) C.int64_t {
-	return do(func() (int64, error) {
-		return with(int64(h), "vector environment", func(v *vector) (int64, error) {
-			b, err := vecBuffers(obs, mask, nil, nil, nil, info, n)
-			if err != nil {
-				return 0, err
-			}
-			if int64(n) != int64(v.Len()) {
-				return 0, fmt.Errorf("reset: arrays for %d environments, have %d", int64(n), v.Len())
-			}
-			return 0, v.Reset(uint64(seed), b)
-		})
+	return on(h, "vector environment", func(v *vector) (int64, error) {
+		b, err := vecBuffers(obs, mask, nil, nil, nil, info, n)
+		if err != nil {
+			return 0, err
+		}
+		if int64(n) != int64(v.Len()) {
+			return 0, fmt.Errorf("reset: arrays for %d environments, have %d", int64(n), v.Len())
+		}
+		return 0, v.Reset(uint64(seed), b)
 	})
 }
 
 //export ds_vec_step
 func ds_vec_step(h C.int64_t, n C.int64_t, actions, obs, mask, rewards, term, trunc, info unsafe.Pointer) C.int64_t {
-	return do(func() (int64, error) {
-		return with(int64(h), "vector environment", func(v *vector) (int64, error) {
-			b, err := vecBuffers(obs, mask, rewards, term, trunc, info, n)
-			if err != nil {
-				return 0, err
-			}
-			acts, err := slice[int64](actions, n)
-			if err != nil {
-				return 0, err
-			}
-			if acts == nil {
-				return 0, fmt.Errorf("step: no actions")
-			}
-			return 0, v.step(acts, b)
-		})
+	return on(h, "vector environment", func(v *vector) (int64, error) {
+		b, err := vecBuffers(obs, mask, rewards, term, trunc, info, n)
+		if err != nil {
+			return 0, err
+		}
+		acts, err := actionsOf(actions, n, "step: no actions")
+		if err != nil {
+			return 0, err
+		}
+		return 0, v.step(acts, b)
 	})
 }
 
 //export ds_vec_sample
 func ds_vec_sample(h C.int64_t, n C.int64_t, actions unsafe.Pointer) C.int64_t {
-	return do(func() (int64, error) {
-		return with(int64(h), "vector environment", func(v *vector) (int64, error) {
-			acts, err := slice[int64](actions, n)
-			if err != nil {
-				return 0, err
-			}
-			if acts == nil {
-				return 0, fmt.Errorf("sample: no action buffer")
-			}
-			return 0, v.sample(acts)
-		})
+	return on(h, "vector environment", func(v *vector) (int64, error) {
+		acts, err := actionsOf(actions, n, "sample: no action buffer")
+		if err != nil {
+			return 0, err
+		}
+		return 0, v.sample(acts)
 	})
 }
 
 //export ds_vec_fen
 func ds_vec_fen(h, i C.int64_t, buf *C.char, cap C.int64_t) C.int64_t {
-	return do(func() (int64, error) {
-		return with(int64(h), "vector environment", func(v *vector) (int64, error) {
-			t, err := v.fen(int64(i))
-			if err != nil {
-				return 0, err
-			}
-			return writeText(buf, cap, t)
-		})
-	})
+	return onText(h, "vector environment", buf, cap, func(v *vector) (string, error) { return v.fen(int64(i)) })
 }
 
 //export ds_player_new
 func ds_player_new(spec *C.char, seed C.uint64_t) C.int64_t {
-	return do(func() (int64, error) {
-		p, err := newPlayer(goString(spec), uint64(seed))
-		if err != nil {
-			return 0, err
-		}
-		return register(p), nil
-	})
+	return open(func() (*player, error) { return newPlayer(goString(spec), uint64(seed)) })
 }
 
 // ds_player_choose writes the decision as JSON; ds_player_last writes the
@@ -365,60 +351,44 @@ func ds_player_new(spec *C.char, seed C.uint64_t) C.int64_t {
 //
 //export ds_player_choose
 func ds_player_choose(h C.int64_t, fen, moves *C.char, tooTall, maxPlies, repetitions C.int64_t, buf *C.char, cap C.int64_t) C.int64_t {
-	return do(func() (int64, error) {
-		return with(int64(h), "player", func(p *player) (int64, error) {
-			r, err := rulesOf(int64(tooTall), int64(maxPlies), int64(repetitions))
-			if err != nil {
-				return 0, err
-			}
-			t, err := p.choose(goString(fen), goString(moves), r)
-			if err != nil {
-				return 0, err
-			}
-			return writeText(buf, cap, t)
-		})
+	return onText(h, "player", buf, cap, func(p *player) (string, error) {
+		r, err := rulesOf(int64(tooTall), int64(maxPlies), int64(repetitions))
+		if err != nil {
+			return "", err
+		}
+		return p.choose(goString(fen), goString(moves), r)
 	})
 }
 
 //export ds_player_last
 func ds_player_last(h C.int64_t, buf *C.char, cap C.int64_t) C.int64_t {
-	return do(func() (int64, error) {
-		return with(int64(h), "player", func(p *player) (int64, error) { return writeText(buf, cap, p.last) })
-	})
+	return onText(h, "player", buf, cap, func(p *player) (string, error) { return p.last, nil })
 }
 
 //export ds_network_new
 func ds_network_new(path *C.char) C.int64_t {
-	return do(func() (int64, error) {
-		nw, err := newNetwork(goString(path))
-		if err != nil {
-			return 0, err
-		}
-		return register(nw), nil
-	})
+	return open(func() (*network, error) { return newNetwork(goString(path)) })
 }
 
 //export ds_network_predict
 func ds_network_predict(h, n C.int64_t, obs, logits, values unsafe.Pointer) C.int64_t {
-	return do(func() (int64, error) {
-		return with(int64(h), "network", func(nw *network) (int64, error) {
-			if n < 0 || n > 1<<24 {
-				return 0, fmt.Errorf("predict: %d positions", int64(n))
-			}
-			o, err := slice[float32](obs, n*env.ObservationSize)
-			if err != nil {
-				return 0, err
-			}
-			l, err := slice[float32](logits, n*env.NumActions)
-			if err != nil {
-				return 0, err
-			}
-			v, err := slice[float32](values, n)
-			if err != nil {
-				return 0, err
-			}
-			return 0, nw.predict(o, int(n), l, v)
-		})
+	return on(h, "network", func(nw *network) (int64, error) {
+		if n < 0 || n > 1<<24 {
+			return 0, fmt.Errorf("predict: %d positions", int64(n))
+		}
+		o, err := slice[float32](obs, n*env.ObservationSize)
+		if err != nil {
+			return 0, err
+		}
+		l, err := slice[float32](logits, n*env.NumActions)
+		if err != nil {
+			return 0, err
+		}
+		v, err := slice[float32](values, n)
+		if err != nil {
+			return 0, err
+		}
+		return 0, nw.Predict(o, int(n), l, v)
 	})
 }
 
@@ -428,27 +398,17 @@ func ds_network_predict(h, n C.int64_t, obs, logits, values unsafe.Pointer) C.in
 //
 //export ds_network_weights_index
 func ds_network_weights_index(h C.int64_t, buf *C.char, cap C.int64_t) C.int64_t {
-	return do(func() (int64, error) {
-		return with(int64(h), "network", func(nw *network) (int64, error) {
-			t, err := nw.weightsIndex()
-			if err != nil {
-				return 0, err
-			}
-			return writeText(buf, cap, t)
-		})
-	})
+	return onText(h, "network", buf, cap, (*network).WeightsIndex)
 }
 
 //export ds_network_weights
 func ds_network_weights(h C.int64_t, out unsafe.Pointer, n C.int64_t) C.int64_t {
-	return do(func() (int64, error) {
-		return with(int64(h), "network", func(nw *network) (int64, error) {
-			o, err := slice[float32](out, n)
-			if err != nil {
-				return 0, err
-			}
-			return 0, nw.copyWeights(o)
-		})
+	return on(h, "network", func(nw *network) (int64, error) {
+		o, err := slice[float32](out, n)
+		if err != nil {
+			return 0, err
+		}
+		return 0, nw.CopyWeights(o)
 	})
 }
 
@@ -462,15 +422,7 @@ func ds_network_weights(h C.int64_t, out unsafe.Pointer, n C.int64_t) C.int64_t 
 //
 //export ds_network_about
 func ds_network_about(h C.int64_t, buf *C.char, cap C.int64_t) C.int64_t {
-	return do(func() (int64, error) {
-		return with(int64(h), "network", func(nw *network) (int64, error) {
-			t, err := nw.aboutText()
-			if err != nil {
-				return 0, err
-			}
-			return writeText(buf, cap, t)
-		})
-	})
+	return onText(h, "network", buf, cap, (*network).About)
 }
 
 // ds_network_save writes a player file at path from a network's
@@ -486,7 +438,7 @@ func ds_network_save(request *C.char, weights unsafe.Pointer, n C.int64_t, path 
 		if err != nil {
 			return 0, fmt.Errorf("save network: weights: %w", err)
 		}
-		return 0, saveNetwork(goString(request), w, goString(path))
+		return 0, binding.SaveNetwork(goString(request), w, goString(path))
 	})
 }
 
@@ -501,7 +453,7 @@ func ds_server_stats(path *C.char, out *C.int64_t) C.int64_t {
 		if err != nil {
 			return 0, err
 		}
-		return 0, serverStats(goString(path), o)
+		return 0, binding.ServerStats(goString(path), models().Load, o)
 	})
 }
 
@@ -521,16 +473,12 @@ func ds_server_stats(path *C.char, out *C.int64_t) C.int64_t {
 
 //export ds_search_new
 func ds_search_new(settings *C.char, seed C.uint64_t, tooTall, maxPlies, repetitions C.int64_t) C.int64_t {
-	return do(func() (int64, error) {
+	return open(func() (*searcher, error) {
 		r, err := rulesOf(int64(tooTall), int64(maxPlies), int64(repetitions))
 		if err != nil {
-			return 0, err
+			return nil, err
 		}
-		s, err := newSearcher(goString(settings), uint64(seed), r)
-		if err != nil {
-			return 0, err
-		}
-		return register(s), nil
+		return newSearcher(goString(settings), uint64(seed), r)
 	})
 }
 
@@ -539,9 +487,7 @@ func ds_search_new(settings *C.char, seed C.uint64_t, tooTall, maxPlies, repetit
 //
 //export ds_search_start
 func ds_search_start(h C.int64_t, positions *C.char) C.int64_t {
-	return do(func() (int64, error) {
-		return with(int64(h), "search", func(s *searcher) (int64, error) { return s.start(goString(positions)) })
-	})
+	return on(h, "search", func(s *searcher) (int64, error) { return s.start(goString(positions)) })
 }
 
 // ds_search_results writes n positions' visits (int32) and policy targets
@@ -550,20 +496,18 @@ func ds_search_start(h C.int64_t, positions *C.char) C.int64_t {
 //
 //export ds_search_results
 func ds_search_results(h, n C.int64_t, visits, policy, values, actions unsafe.Pointer) C.int64_t {
-	return do(func() (int64, error) {
-		return with(int64(h), "search", func(s *searcher) (int64, error) {
-			if n < 0 || n > 1<<24 {
-				return 0, fmt.Errorf("search results: %d positions", int64(n))
-			}
-			v, err1 := slice[int32](visits, n*env.NumActions)
-			p, err2 := slice[float32](policy, n*env.NumActions)
-			val, err3 := slice[float32](values, n)
-			a, err4 := slice[int64](actions, n)
-			if err := errors.Join(err1, err2, err3, err4); err != nil {
-				return 0, err
-			}
-			return 0, s.results(int(n), v, p, val, a)
-		})
+	return on(h, "search", func(s *searcher) (int64, error) {
+		if n < 0 || n > 1<<24 {
+			return 0, fmt.Errorf("search results: %d positions", int64(n))
+		}
+		v, err1 := slice[int32](visits, n*env.NumActions)
+		p, err2 := slice[float32](policy, n*env.NumActions)
+		val, err3 := slice[float32](values, n)
+		a, err4 := slice[int64](actions, n)
+		if err := errors.Join(err1, err2, err3, err4); err != nil {
+			return 0, err
+		}
+		return 0, s.Results(int(n), v, p, val, a)
 	})
 }
 
@@ -572,42 +516,24 @@ func ds_search_results(h, n C.int64_t, visits, policy, values, actions unsafe.Po
 //
 //export ds_search_lines
 func ds_search_lines(h C.int64_t, buf *C.char, cap C.int64_t) C.int64_t {
-	return do(func() (int64, error) {
-		return with(int64(h), "search", func(s *searcher) (int64, error) {
-			t, err := s.lines()
-			if err != nil {
-				return 0, err
-			}
-			return writeText(buf, cap, t)
-		})
-	})
+	return onText(h, "search", buf, cap, (*searcher).Lines)
 }
 
 //export ds_selfplay_new
 func ds_selfplay_new(settings *C.char) C.int64_t {
-	return do(func() (int64, error) {
-		r, err := newSelfPlayRun(goString(settings))
-		if err != nil {
-			return 0, err
-		}
-		return register(r), nil
-	})
+	return open(func() (*selfPlayRun, error) { return newSelfPlayRun(goString(settings)) })
 }
 
 //export ds_selfplay_start
 func ds_selfplay_start(h, games C.int64_t, seed C.uint64_t) C.int64_t {
-	return do(func() (int64, error) {
-		return with(int64(h), "self-play", func(r *selfPlayRun) (int64, error) { return r.start(int64(games), uint64(seed)) })
-	})
+	return on(h, "self-play", func(r *selfPlayRun) (int64, error) { return r.start(int64(games), uint64(seed)) })
 }
 
 // ds_selfplay_size returns the number of training samples of the games.
 //
 //export ds_selfplay_size
 func ds_selfplay_size(h C.int64_t) C.int64_t {
-	return do(func() (int64, error) {
-		return with(int64(h), "self-play", func(r *selfPlayRun) (int64, error) { return r.size() })
-	})
+	return on(h, "self-play", (*selfPlayRun).Size)
 }
 
 // ds_selfplay_samples writes n samples: observations (n*756 floats),
@@ -616,22 +542,20 @@ func ds_selfplay_size(h C.int64_t) C.int64_t {
 //
 //export ds_selfplay_samples
 func ds_selfplay_samples(h, n C.int64_t, obs, mask, policy, value, game, ply unsafe.Pointer) C.int64_t {
-	return do(func() (int64, error) {
-		return with(int64(h), "self-play", func(r *selfPlayRun) (int64, error) {
-			if n < 0 || n > 1<<30 {
-				return 0, fmt.Errorf("self-play samples: %d samples", int64(n))
-			}
-			o, err1 := slice[float32](obs, n*env.ObservationSize)
-			m, err2 := slice[bool](mask, n*env.NumActions)
-			p, err3 := slice[float32](policy, n*env.NumActions)
-			v, err4 := slice[float32](value, n)
-			g, err5 := slice[int64](game, n)
-			pl, err6 := slice[int64](ply, n)
-			if err := errors.Join(err1, err2, err3, err4, err5, err6); err != nil {
-				return 0, err
-			}
-			return 0, r.samples(int(n), o, m, p, v, g, pl)
-		})
+	return on(h, "self-play", func(r *selfPlayRun) (int64, error) {
+		if n < 0 || n > 1<<30 {
+			return 0, fmt.Errorf("self-play samples: %d samples", int64(n))
+		}
+		o, err1 := slice[float32](obs, n*env.ObservationSize)
+		m, err2 := slice[bool](mask, n*env.NumActions)
+		p, err3 := slice[float32](policy, n*env.NumActions)
+		v, err4 := slice[float32](value, n)
+		g, err5 := slice[int64](game, n)
+		pl, err6 := slice[int64](ply, n)
+		if err := errors.Join(err1, err2, err3, err4, err5, err6); err != nil {
+			return 0, err
+		}
+		return 0, r.Samples(int(n), o, m, p, v, g, pl)
 	})
 }
 
@@ -642,20 +566,18 @@ func ds_selfplay_samples(h, n C.int64_t, obs, mask, policy, value, game, ply uns
 //
 //export ds_selfplay_targets
 func ds_selfplay_targets(h, n C.int64_t, reply, hasReply, ownership, score unsafe.Pointer) C.int64_t {
-	return do(func() (int64, error) {
-		return with(int64(h), "self-play", func(r *selfPlayRun) (int64, error) {
-			if n < 0 || n > 1<<30 {
-				return 0, fmt.Errorf("self-play targets: %d samples", int64(n))
-			}
-			rp, err1 := slice[float32](reply, n*env.NumActions)
-			hr, err2 := slice[bool](hasReply, n)
-			o, err3 := slice[float32](ownership, n*env.NumSquares)
-			s, err4 := slice[float32](score, n)
-			if err := errors.Join(err1, err2, err3, err4); err != nil {
-				return 0, err
-			}
-			return 0, r.targets(int(n), rp, hr, o, s)
-		})
+	return on(h, "self-play", func(r *selfPlayRun) (int64, error) {
+		if n < 0 || n > 1<<30 {
+			return 0, fmt.Errorf("self-play targets: %d samples", int64(n))
+		}
+		rp, err1 := slice[float32](reply, n*env.NumActions)
+		hr, err2 := slice[bool](hasReply, n)
+		o, err3 := slice[float32](ownership, n*env.NumSquares)
+		s, err4 := slice[float32](score, n)
+		if err := errors.Join(err1, err2, err3, err4); err != nil {
+			return 0, err
+		}
+		return 0, r.Targets(int(n), rp, hr, o, s)
 	})
 }
 
@@ -665,16 +587,14 @@ func ds_selfplay_targets(h, n C.int64_t, reply, hasReply, ownership, score unsaf
 //
 //export ds_selfplay_games
 func ds_selfplay_games(h, n C.int64_t, plies, winner, resigned unsafe.Pointer) C.int64_t {
-	return do(func() (int64, error) {
-		return with(int64(h), "self-play", func(r *selfPlayRun) (int64, error) {
-			p, err1 := slice[int64](plies, n)
-			w, err2 := slice[int64](winner, n)
-			res, err3 := slice[bool](resigned, n)
-			if err := errors.Join(err1, err2, err3); err != nil {
-				return 0, err
-			}
-			return 0, r.gameResults(int(n), p, w, res)
-		})
+	return on(h, "self-play", func(r *selfPlayRun) (int64, error) {
+		p, err1 := slice[int64](plies, n)
+		w, err2 := slice[int64](winner, n)
+		res, err3 := slice[bool](resigned, n)
+		if err := errors.Join(err1, err2, err3); err != nil {
+			return 0, err
+		}
+		return 0, r.Results(int(n), p, w, res)
 	})
 }
 
@@ -682,20 +602,9 @@ func ds_selfplay_games(h, n C.int64_t, plies, winner, resigned unsafe.Pointer) C
 //
 //export ds_selfplay_moves
 func ds_selfplay_moves(h C.int64_t, buf *C.char, cap C.int64_t) C.int64_t {
-	return do(func() (int64, error) {
-		return with(int64(h), "self-play", func(r *selfPlayRun) (int64, error) {
-			t, err := r.moves()
-			if err != nil {
-				return 0, err
-			}
-			return writeText(buf, cap, t)
-		})
-	})
+	return onText(h, "self-play", buf, cap, (*selfPlayRun).Moves)
 }
 
-// ds_batch_size returns the most leaves one search asks for at once: the
-// arrays of ds_batch_next must hold that many positions at least.
-//
 // ds_symmetries writes the board's eight symmetries as permutations of
 // the 36 squares and the 6,912 actions (8x36 and 8x6912 int64s).
 //
@@ -707,15 +616,16 @@ func ds_symmetries(squares, actions unsafe.Pointer) C.int64_t {
 		if err := errors.Join(err1, err2); err != nil {
 			return 0, err
 		}
-		return 0, symmetries(sq, act)
+		return 0, binding.Symmetries(sq, act)
 	})
 }
 
+// ds_batch_size returns the most leaves one search asks for at once: the
+// arrays of ds_batch_next must hold that many positions at least.
+//
 //export ds_batch_size
 func ds_batch_size(h C.int64_t) C.int64_t {
-	return do(func() (int64, error) {
-		return with(int64(h), "search or self-play", func(r batchRun) (int64, error) { return int64(r.leafLimit()), nil })
-	})
+	return on(h, "search or self-play", func(r batchRun) (int64, error) { return int64(r.leafLimit()), nil })
 }
 
 // batchArrays returns the caller's arrays for a batch of up to cap
@@ -738,38 +648,38 @@ func fedArrays(n C.int64_t, logits, values unsafe.Pointer) ([]float32, []float32
 	return l, v, errors.Join(err1, err2)
 }
 
+// startedRun is on for a call on the run under way or the last one of
+// a searcher or a self-play run; what names the call in errors.
+func startedRun(h C.int64_t, what string, f func(*stepRun) (int64, error)) C.int64_t {
+	return on(h, "search or self-play", func(r batchRun) (int64, error) {
+		q := r.leaves()
+		if q == nil {
+			return 0, errors.New(what + ": nothing was started")
+		}
+		return f(q)
+	})
+}
+
 //export ds_batch_next
 func ds_batch_next(h, cap C.int64_t, obs, mask unsafe.Pointer) C.int64_t {
-	return do(func() (int64, error) {
-		return with(int64(h), "search or self-play", func(r batchRun) (int64, error) {
-			q := r.leaves()
-			if q == nil {
-				return 0, errors.New("next batch: nothing was started")
-			}
-			o, m, err := batchArrays(cap, obs, mask)
-			if err != nil {
-				return 0, err
-			}
-			n, err := q.next(leafArrays{obs: o, mask: m}, callerThread())
-			return int64(n), err
-		})
+	return startedRun(h, "next batch", func(q *stepRun) (int64, error) {
+		o, m, err := batchArrays(cap, obs, mask)
+		if err != nil {
+			return 0, err
+		}
+		n, err := q.next(leafArrays{obs: o, mask: m}, callerThread())
+		return int64(n), err
 	})
 }
 
 //export ds_batch_feed
 func ds_batch_feed(h, n C.int64_t, logits, values unsafe.Pointer) C.int64_t {
-	return do(func() (int64, error) {
-		return with(int64(h), "search or self-play", func(r batchRun) (int64, error) {
-			q := r.leaves()
-			if q == nil {
-				return 0, errors.New("feed: nothing was started")
-			}
-			l, v, err := fedArrays(n, logits, values)
-			if err != nil {
-				return 0, err
-			}
-			return 0, q.feed(l, v, int(n))
-		})
+	return startedRun(h, "feed", func(q *stepRun) (int64, error) {
+		l, v, err := fedArrays(n, logits, values)
+		if err != nil {
+			return 0, err
+		}
+		return 0, q.feed(l, v, int(n))
 	})
 }
 
@@ -782,34 +692,26 @@ func ds_batch_feed(h, n C.int64_t, logits, values unsafe.Pointer) C.int64_t {
 //
 //export ds_batch_round
 func ds_batch_round(h, n C.int64_t, logits, values unsafe.Pointer, cap C.int64_t, obs, mask unsafe.Pointer) C.int64_t {
-	return do(func() (int64, error) {
-		return with(int64(h), "search or self-play", func(r batchRun) (int64, error) {
-			q := r.leaves()
-			if q == nil {
-				return 0, errors.New("round: nothing was started")
-			}
-			if n < 0 || n > 1<<20 || cap < 1 || cap > 1<<20 {
-				return 0, fmt.Errorf("round: %d positions fed, room for %d: want 0 to %d fed, room for 1 to %d", int64(n), int64(cap), 1<<20, 1<<20)
-			}
-			l, err1 := slice[float32](logits, n*env.NumActions)
-			v, err2 := slice[float32](values, n)
-			o, m, err3 := obsMask(obs, cap*env.ObservationSize, mask, cap*env.NumActions)
-			if err := errors.Join(err1, err2, err3); err != nil {
-				return 0, err
-			}
-			k, err := q.round(l, v, int(n), leafArrays{obs: o, mask: m}, callerThread())
-			return int64(k), err
-		})
+	return startedRun(h, "round", func(q *stepRun) (int64, error) {
+		if n < 0 || n > 1<<20 || cap < 1 || cap > 1<<20 {
+			return 0, fmt.Errorf("round: %d positions fed, room for %d: want 0 to %d fed, room for 1 to %d", int64(n), int64(cap), 1<<20, 1<<20)
+		}
+		l, err1 := slice[float32](logits, n*env.NumActions)
+		v, err2 := slice[float32](values, n)
+		o, m, err3 := obsMask(obs, cap*env.ObservationSize, mask, cap*env.NumActions)
+		if err := errors.Join(err1, err2, err3); err != nil {
+			return 0, err
+		}
+		k, err := q.round(l, v, int(n), leafArrays{obs: o, mask: m}, callerThread())
+		return int64(k), err
 	})
 }
 
 //export ds_batch_abort
 func ds_batch_abort(h C.int64_t) C.int64_t {
-	return do(func() (int64, error) {
-		return with(int64(h), "search or self-play", func(r batchRun) (int64, error) {
-			stopRun(r.leaves())
-			return 0, nil
-		})
+	return on(h, "search or self-play", func(r batchRun) (int64, error) {
+		stopRun(r.leaves())
+		return 0, nil
 	})
 }
 
@@ -836,88 +738,56 @@ func ds_batch_abort(h C.int64_t) C.int64_t {
 
 //export ds_arena_new
 func ds_arena_new(request *C.char) C.int64_t {
-	return do(func() (int64, error) {
-		e, err := newEvaluation(goString(request))
-		if err != nil {
-			return 0, err
-		}
-		return register(e), nil
-	})
+	return open(func() (*evaluation, error) { return newEvaluation(goString(request)) })
 }
 
 //export ds_arena_wait
 func ds_arena_wait(h, millis C.int64_t, progress unsafe.Pointer) C.int64_t {
-	return do(func() (int64, error) {
-		return with(int64(h), "arena", func(e *evaluation) (int64, error) {
-			out, err := slice[int64](progress, 2)
-			if err != nil {
-				return 0, err
-			}
-			return e.wait(int64(millis), out)
-		})
+	return on(h, "arena", func(e *evaluation) (int64, error) {
+		out, err := slice[int64](progress, 2)
+		if err != nil {
+			return 0, err
+		}
+		return e.wait(int64(millis), out)
 	})
 }
 
 //export ds_arena_result
 func ds_arena_result(h C.int64_t, buf *C.char, cap C.int64_t) C.int64_t {
-	return text(buf, cap, func() (string, error) {
-		var out string
-		_, err := with(int64(h), "arena", func(e *evaluation) (int64, error) {
-			var err error
-			out, err = e.outcome()
-			return 0, err
-		})
-		return out, err
-	})
+	return onText(h, "arena", buf, cap, (*evaluation).outcome)
 }
 
 //export ds_arena_leaves
 func ds_arena_leaves(h, k, cap C.int64_t, obs, mask unsafe.Pointer) C.int64_t {
-	return do(func() (int64, error) {
-		return with(int64(h), "arena", func(e *evaluation) (int64, error) {
-			o, m, err := batchArrays(cap, obs, mask)
-			if err != nil {
-				return 0, err
-			}
-			n, err := e.python.Leaves(int64(k), o, m, int(cap))
-			return int64(n), err
-		})
+	return on(h, "arena", func(e *evaluation) (int64, error) {
+		o, m, err := batchArrays(cap, obs, mask)
+		if err != nil {
+			return 0, err
+		}
+		n, err := e.python.Leaves(int64(k), o, m, int(cap))
+		return int64(n), err
 	})
 }
 
 //export ds_arena_feed
 func ds_arena_feed(h, k, n C.int64_t, logits, values unsafe.Pointer) C.int64_t {
-	return do(func() (int64, error) {
-		return with(int64(h), "arena", func(e *evaluation) (int64, error) {
-			l, v, err := fedArrays(n, logits, values)
-			if err != nil {
-				return 0, err
-			}
-			return 0, e.python.Feed(int64(k), l, v, int(n))
-		})
+	return on(h, "arena", func(e *evaluation) (int64, error) {
+		l, v, err := fedArrays(n, logits, values)
+		if err != nil {
+			return 0, err
+		}
+		return 0, e.python.Feed(int64(k), l, v, int(n))
 	})
 }
 
 //export ds_arena_question
 func ds_arena_question(h, k C.int64_t, buf *C.char, cap C.int64_t) C.int64_t {
-	return text(buf, cap, func() (string, error) {
-		var out string
-		_, err := with(int64(h), "arena", func(e *evaluation) (int64, error) {
-			var err error
-			out, err = e.python.Question(int64(k))
-			return 0, err
-		})
-		return out, err
-	})
+	return onText(h, "arena", buf, cap, func(e *evaluation) (string, error) { return e.python.Question(int64(k)) })
 }
 
 //export ds_arena_answer
 func ds_arena_answer(h, id C.int64_t, move *C.char) C.int64_t {
-	return do(func() (int64, error) {
-		return with(int64(h), "arena", func(e *evaluation) (int64, error) {
-			return 0, e.python.Answer(int64(id), goString(move))
-		})
-	})
+	return on(h, "arena", func(e *evaluation) (int64, error) { return 0, e.python.Answer(int64(id), goString(move)) })
 }
 
 func main() {}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/deathstacks/deathstacks/env"
 	vec "github.com/deathstacks/deathstacks/env/vector"
-	"github.com/deathstacks/deathstacks/train"
+	"github.com/deathstacks/deathstacks/train/binding"
 )
 
 // TestCall checks call's result, error code and message, for f run on
@@ -184,7 +184,7 @@ func TestVectorOpponent(t *testing.T) {
 			agents := map[int64]bool{}
 			for range 40 {
 				for i := range n {
-					inf := row(b.Infos, i, vec.InfoColumns)
+					inf := b.Infos[i*vec.InfoColumns : (i+1)*vec.InfoColumns]
 					agents[inf[vec.InfoAgent]] = true
 					if inf[vec.InfoStatus] == int64(env.Ongoing) && inf[vec.InfoToMove] != inf[vec.InfoAgent] {
 						t.Fatalf("environment %d: the opponent is to move", i)
@@ -216,18 +216,18 @@ func TestPlayerChoose(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if p.blocks != tc.blocks {
-				t.Errorf("blocks = %v, want %v", p.blocks, tc.blocks)
+			if p.WaitsOnServer() != tc.blocks {
+				t.Errorf("waits on a server: %v, want %v", p.WaitsOnServer(), tc.blocks)
 			}
 			out, err := p.choose(env.StartFEN, "a6-2-a4 b1-1-b2", env.DefaultRules())
 			if err != nil {
 				t.Fatal(err)
 			}
-			var d decision
+			var d struct{ Move string }
 			if err := json.Unmarshal([]byte(out), &d); err != nil {
 				t.Fatalf("%v: %s", err, out)
 			}
-			g, err := gameOf(env.StartFEN, "a6-2-a4 b1-1-b2", env.DefaultRules())
+			g, err := binding.PositionOf(env.StartFEN, "a6-2-a4 b1-1-b2").Game(env.DefaultRules())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -239,24 +239,6 @@ func TestPlayerChoose(t *testing.T) {
 	}
 }
 
-// FuzzStrings feeds the library's string inputs arbitrary bytes: errors
-// are fine, panics are not.
-func FuzzStrings(f *testing.F) {
-	for _, s := range []string{env.StartFEN, "a6-2-a4", "", "rr,rr r", "alphabeta:depth=1", "x\x00y", "a6-2-a4 b1-1-b2"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		_, _ = legalMoves(s, true)
-		_, _ = renderFEN(s)
-		_, _ = actionOf(s)
-		_, _ = gameOf(s, s, env.DefaultRules())
-		_, _ = gameOf(env.StartFEN, s, env.DefaultRules())
-		if !strings.HasPrefix(s, "az") && !strings.HasPrefix(s, "mcts") {
-			_, _, _ = newPlayerOf(s, 1)
-		}
-	})
-}
-
 // BenchmarkVectorAZ steps 128 or 256 games against the built-in player
 // at 50 simulations a move and reports the network's evaluations per
 // second.
@@ -266,7 +248,7 @@ func BenchmarkVectorAZ(b *testing.B) {
 			v, buf := newTestVector(b, n, env.DefaultOptions(), "az:sims=50", 0)
 			actions := make([]int64, n)
 			stats := make([]int64, 2)
-			if err := serverStats("", stats); err != nil {
+			if err := binding.ServerStats("", models().Load, stats); err != nil {
 				b.Fatal(err)
 			}
 			before := stats[1]
@@ -278,55 +260,10 @@ func BenchmarkVectorAZ(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			if err := serverStats("", stats); err != nil {
+			if err := binding.ServerStats("", models().Load, stats); err != nil {
 				b.Fatal(err)
 			}
 			b.ReportMetric(float64(stats[1]-before)/b.Elapsed().Seconds(), "evals/s")
 		})
-	}
-}
-
-// TestWeights checks the tensors read back from the built-in network: the
-// names of its layout, shapes that multiply out to the parameter count,
-// and the policy head's shape from the action space.
-func TestWeights(t *testing.T) {
-	nw, err := newNetwork("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts, err := nw.weights()
-	if err != nil {
-		t.Fatal(err)
-	}
-	net, err := train.LoadNetwork("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	total := 0
-	for i, tn := range ts {
-		if tn.Offset != total {
-			t.Fatalf("tensor %d (%s): offset %d, want %d", i, tn.Name, tn.Offset, total)
-		}
-		total += len(tn.data)
-	}
-	if total != net.NumParams() {
-		t.Fatalf("%d values, the network has %d parameters", total, net.NumParams())
-	}
-	byName := map[string]tensor{}
-	for _, tn := range ts {
-		byName[tn.Name] = tn
-	}
-	if got := byName["policy.b"].Shape; !slices.Equal(got, []int{1, env.NumActions}) {
-		t.Errorf("policy.b has shape %v", got)
-	}
-	if got := byName["stem.w"].Shape; len(got) != 4 || got[1] != env.NumPlanes {
-		t.Errorf("stem.w has shape %v", got)
-	}
-	dst := make([]float32, total)
-	if err := nw.copyWeights(dst); err != nil {
-		t.Fatal(err)
-	}
-	if err := nw.copyWeights(dst[1:]); err == nil {
-		t.Error("a short buffer accepted")
 	}
 }

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/deathstacks/deathstacks/mcts"
-	"github.com/deathstacks/deathstacks/model"
+	"github.com/deathstacks/deathstacks/train/binding"
 )
 
 // Searches guided by the caller's evaluator (a Python function), stepped
@@ -20,7 +20,7 @@ import (
 
 // softmax makes the priors of the caller's logits: those the network's
 // evaluator gives.
-var softmax mcts.PriorsFunc = model.LegalSoftmax
+var softmax = binding.Priors
 
 // stepRun is a run of searches stepped by the caller's rounds, on the
 // thread of its first.
@@ -30,12 +30,6 @@ type stepRun struct {
 	// round.
 	thread    uintptr
 	hasThread bool
-}
-
-// newStepRun returns a run of one slot per work, each asking for at most
-// maxLeaves leaves at once.
-func newStepRun(works []mcts.Work, maxLeaves int) *stepRun {
-	return &stepRun{Stepped: mcts.NewStepped(works, maxLeaves, softmax)}
 }
 
 // onThread checks that a round comes from the thread of the run's first
@@ -105,16 +99,4 @@ func (r *stepRun) abort(thread uintptr) {
 		return
 	}
 	r.Abort()
-}
-
-// underWay reports whether r (nil for none) is a run that has not ended.
-func (r *stepRun) underWay() bool { return r != nil && !r.Over() }
-
-// outcome reports why the results of r (nil for none) cannot be read: no
-// run, a run under way or a failed one; nil once it has ended well.
-func (r *stepRun) outcome() error {
-	if r == nil {
-		return errors.New("nothing has run")
-	}
-	return r.Err()
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/deathstacks/deathstacks/mcts"
 	"github.com/deathstacks/deathstacks/model"
 	"github.com/deathstacks/deathstacks/train"
+	"github.com/deathstacks/deathstacks/train/binding"
 	"github.com/deathstacks/deathstacks/train/runconfig"
 )
 
@@ -120,9 +121,9 @@ func (hashEvaluator) Evaluate(obs []float32, legal [][]env.Action, priors [][]fl
 }
 
 // testPositions are n ongoing positions of seeded random games.
-func testPositions(t testing.TB, n int) ([]searchPosition, []*env.Game) {
+func testPositions(t testing.TB, n int) ([]binding.Position, []*env.Game) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	var ps []searchPosition
+	var ps []binding.Position
 	var games []*env.Game
 	for len(ps) < n {
 		g := env.NewGame(env.DefaultRules())
@@ -138,7 +139,7 @@ func testPositions(t testing.TB, n int) ([]searchPosition, []*env.Game) {
 		if g.Status().Over() {
 			continue
 		}
-		ps = append(ps, searchPosition{Moves: moves})
+		ps = append(ps, binding.Position{Moves: moves})
 		games = append(games, g)
 	}
 	return ps, games
@@ -194,7 +195,7 @@ func testSearcherMatches(t *testing.T, settings string, oneCall bool, eval func(
 	if err := c.drive(s.q, eval); err != nil {
 		t.Fatal(err)
 	}
-	ds, err := s.finished()
+	ds, err := s.Decisions()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,7 +221,7 @@ func testSearcherMatches(t *testing.T, settings string, oneCall bool, eval func(
 	policy := make([]float32, n*env.NumActions)
 	values := make([]float32, n)
 	actions := make([]int64, n)
-	if err := s.results(n, visits, policy, values, actions); err != nil {
+	if err := s.Results(n, visits, policy, values, actions); err != nil {
 		t.Fatal(err)
 	}
 	for i, d := range ds {
@@ -252,7 +253,7 @@ func TestSelfPlayMatchesTrainer(t *testing.T) {
 	if err := c.drive(r.q, zeroLogits); err != nil {
 		t.Fatal(err)
 	}
-	got, err := r.finished()
+	got, err := r.Games()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -270,14 +271,14 @@ func TestSelfPlayMatchesTrainer(t *testing.T) {
 			t.Errorf("game %d: moves %v, want the trainer's %v", i, got[i].Moves, want[i].Moves)
 		}
 	}
-	total, err := r.size()
+	total, err := r.Size()
 	if err != nil || total == 0 {
 		t.Fatalf("size = %d, %v: want samples", total, err)
 	}
 	n := int(total)
 	obs, mask, policy := make([]float32, n*env.ObservationSize), make([]bool, n*env.NumActions), make([]float32, n*env.NumActions)
 	value, game, ply := make([]float32, n), make([]int64, n), make([]int64, n)
-	if err := r.samples(n, obs, mask, policy, value, game, ply); err != nil {
+	if err := r.Samples(n, obs, mask, policy, value, game, ply); err != nil {
 		t.Fatal(err)
 	}
 	for k := range n {
@@ -293,7 +294,7 @@ func TestSelfPlayMatchesTrainer(t *testing.T) {
 		}
 	}
 	plies, winner, resigned := make([]int64, games), make([]int64, games), make([]bool, games)
-	if err := r.gameResults(games, plies, winner, resigned); err != nil {
+	if err := r.Results(games, plies, winner, resigned); err != nil {
 		t.Fatal(err)
 	}
 	for i := range games {
@@ -379,7 +380,7 @@ func TestBatchRefusals(t *testing.T) {
 				if err == nil || !strings.Contains(err.Error(), tt.want) {
 					t.Fatalf("error %v, want %q", err, tt.want)
 				}
-				if _, err := s.finished(); err == nil {
+				if _, err := s.Decisions(); err == nil {
 					t.Fatal("a failed run has results")
 				}
 			})
@@ -401,7 +402,7 @@ func TestBatchRefusals(t *testing.T) {
 			t.Fatalf("next twice: %v", err)
 		}
 		s.q.abort(0)
-		if _, err := s.finished(); err == nil {
+		if _, err := s.Decisions(); err == nil {
 			t.Fatal("an aborted run has results")
 		}
 		if err := c.drive(s.q, zeroLogits); err == nil {
@@ -413,7 +414,7 @@ func TestBatchRefusals(t *testing.T) {
 		if err := c.drive(s.q, zeroLogits); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.finished(); err != nil {
+		if _, err := s.Decisions(); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -441,7 +442,7 @@ func TestBatchRefusals(t *testing.T) {
 		for n > 0 && err == nil {
 			n, err = s.q.round(c.logits[:n*env.NumActions], c.values[:n], n, c.arrays(), 1)
 		}
-		if _, err := s.finished(); err != nil {
+		if _, err := s.Decisions(); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -498,7 +499,7 @@ func FuzzBatchSettings(f *testing.F) {
 		}
 		if n, err := s.start(text); err == nil && n > 0 {
 			s.q.abort(0)
-			if s.q.underWay() {
+			if !s.q.Over() {
 				t.Fatal("an aborted run goes on")
 			}
 		}
@@ -576,7 +577,11 @@ func BenchmarkSearchBoundary(b *testing.B) {
 						if err := c.drive(s.q, zeroLogits); err != nil {
 							b.Fatal(err)
 						}
-						for _, d := range s.decisions {
+						ds, err := s.Decisions()
+						if err != nil {
+							b.Fatal(err)
+						}
+						for _, d := range ds {
 							sims += d.Simulations
 						}
 					}
@@ -689,10 +694,10 @@ func BenchmarkSelfPlayRounds(b *testing.B) {
 				}
 				leaves += int64(n)
 				logits, values := c.logits[:n*env.NumActions], c.values[:n]
-				evalNs += timed(func() error { return nw.predict(c.obs[:n*env.ObservationSize], n, logits, values) })
+				evalNs += timed(func() error { return nw.Predict(c.obs[:n*env.ObservationSize], n, logits, values) })
 				goNs += timed(func() (err error) { n, err = r.q.round(logits, values, n, dst, 0); return err })
 			}
-			if r.q.underWay() {
+			if !r.q.Over() {
 				r.q.abort(0)
 			}
 			b.ReportMetric(float64(leaves)/float64(b.N), "leaves/round")

@@ -5,11 +5,11 @@ import (
 
 	"github.com/deathstacks/deathstacks/env"
 	vec "github.com/deathstacks/deathstacks/env/vector"
-	"github.com/deathstacks/deathstacks/mcts"
+	"github.com/deathstacks/deathstacks/train/binding"
 )
 
 // vector is a vector environment behind a handle: a vec.Vector whose
-// opponents are players of a spec, made by newPlayerOf.
+// opponents are players of a spec (binding.Opponents).
 type vector struct {
 	*vec.Vector
 	// actions holds the actions of a call as env.Actions.
@@ -24,21 +24,9 @@ func (v *vector) close() error { return v.Close() }
 func newVector(n int64, opts env.Options, spec string, colour int64) (*vector, error) {
 	o := vec.Options{Env: opts, Agent: vec.AgentColors(colour)}
 	if spec != "" {
-		// Checked now; the opponents themselves are made by Reset.
-		p, s, err := newPlayerOf(spec, 0)
-		if err != nil {
-			return nil, fmt.Errorf("opponent: %w", err)
-		}
-		if err := closePlayer(p); err != nil {
-			return nil, fmt.Errorf("opponent: %w", err)
-		}
-		o.OpponentWaits = waitsOnServer(s)
-		o.NewOpponent = func(seed uint64) (vec.Opponent, error) {
-			p, _, err := newPlayerOf(spec, seed)
-			if err != nil {
-				return nil, err
-			}
-			return opponent{p: p, spec: spec}, nil
+		var err error
+		if o.NewOpponent, o.OpponentWaits, err = binding.Opponents(spec, models().Load); err != nil {
+			return nil, err
 		}
 	}
 	ev, err := vec.New(int(n), o)
@@ -81,28 +69,3 @@ func (v *vector) fen(i int64) (string, error) {
 	p := v.Game(int(i)).Position()
 	return p.FEN(), nil
 }
-
-// opponent is a player answering the agent inside a vector environment's
-// steps.
-type opponent struct {
-	p    mcts.Player
-	spec string
-}
-
-// Reset starts a player that keeps a search tree between moves afresh.
-func (o opponent) Reset() {
-	if r, ok := o.p.(interface{ Reset() }); ok {
-		r.Reset()
-	}
-}
-
-func (o opponent) Move(g *env.Game) (env.Move, error) {
-	d, err := o.p.Choose(g)
-	if err != nil {
-		return env.Move{}, fmt.Errorf("%s: %w", o.spec, err)
-	}
-	return d.Move, nil
-}
-
-// Close stops a player that holds a resource.
-func (o opponent) Close() error { return closePlayer(o.p) }

@@ -1,4 +1,4 @@
-package main
+package binding
 
 import (
 	"encoding/json"
@@ -15,19 +15,22 @@ import (
 	"github.com/deathstacks/deathstacks/train/inspect"
 )
 
+// testModels loads the networks of the tests' players, each once.
+var testModels = train.NewModels(model.DefaultServerConfig(), nil)
+
 // builtinWeights returns the built-in network's description, as
 // ds_network_about writes it, and its weights in file order.
-func builtinWeights(t *testing.T) (networkAbout, []float32) {
+func builtinWeights(t *testing.T) (about, []float32) {
 	t.Helper()
-	nw, err := newNetwork("")
+	nw, err := NewNetwork("", testModels.Load)
 	if err != nil {
 		t.Fatal(err)
 	}
-	text, err := nw.aboutText()
+	text, err := nw.About()
 	if err != nil {
 		t.Fatal(err)
 	}
-	var about networkAbout
+	var about about
 	if err := json.Unmarshal([]byte(text), &about); err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +40,7 @@ func builtinWeights(t *testing.T) (networkAbout, []float32) {
 	}
 	last := ts[len(ts)-1]
 	flat := make([]float32, last.Offset+len(last.data))
-	if err := nw.copyWeights(flat); err != nil {
+	if err := nw.CopyWeights(flat); err != nil {
 		t.Fatal(err)
 	}
 	return about, flat
@@ -71,16 +74,16 @@ func TestSaveNetwork(t *testing.T) {
 		t.Fatalf("about: no search settings in %v", about.Meta)
 	}
 	path := filepath.Join(t.TempDir(), "net.dsnn")
-	req := saveRequest{networkAbout: about, Search: map[string]string{"sims": "8"}, Extra: map[string]string{"made_by": "test"}}
-	if err := saveNetwork(requestOf(t, req), flat, path); err != nil {
+	req := saveRequest{about: about, Search: map[string]string{"sims": "8"}, Extra: map[string]string{"made_by": "test"}}
+	if err := SaveNetwork(requestOf(t, req), flat, path); err != nil {
 		t.Fatal(err)
 	}
-	saved, err := newNetwork(path)
+	saved, err := NewNetwork(path, testModels.Load)
 	if err != nil {
 		t.Fatal(err)
 	}
 	back := make([]float32, len(flat))
-	if err := saved.copyWeights(back); err != nil {
+	if err := saved.CopyWeights(back); err != nil {
 		t.Fatal(err)
 	}
 	for i := range flat {
@@ -95,11 +98,11 @@ func TestSaveNetwork(t *testing.T) {
 	if info.Kind != inspect.KindPlayer || info.Meta["made_by"] != "test" || info.Steps != about.Steps || !strings.Contains(info.Search, "simulations: 8") {
 		t.Errorf("inspect: kind %q, steps %d (want %d), meta %v, search %q", info.Kind, info.Steps, about.Steps, info.Meta, info.Search)
 	}
-	p, err := newPlayer("az:model="+path, 1)
+	p, err := NewPlayer("az:model="+path, 1, testModels.Load)
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := p.choose(env.StartFEN, "", env.DefaultRules())
+	d, err := p.Choose(Position{FEN: env.StartFEN}, env.DefaultRules(), func(search func() error) error { return search() })
 	if err != nil || !strings.Contains(d, `"simulations":8`) {
 		t.Errorf("az:model=%s chose %s (%v): want a move after 8 simulations", path, d, err)
 	}
@@ -107,7 +110,7 @@ func TestSaveNetwork(t *testing.T) {
 
 func TestSaveNetworkErrors(t *testing.T) {
 	about, flat := builtinWeights(t)
-	good := saveRequest{networkAbout: about}
+	good := saveRequest{about: about}
 	dir := t.TempDir()
 	other := good
 	other.Config.Blocks++
@@ -127,13 +130,13 @@ func TestSaveNetworkErrors(t *testing.T) {
 		{"other config", requestOf(t, other), flat, filepath.Join(dir, "a"), "do not match its architecture"},
 		{"bad config", `{"config": {"blocks": 1}}`, flat, filepath.Join(dir, "a"), "channels"},
 		{"NaN weight", requestOf(t, good), nan, filepath.Join(dir, "a"), "stem.w[3] is NaN"},
-		{"reserved metadata", requestOf(t, saveRequest{networkAbout: about, Extra: map[string]string{"kind": "x"}}), flat, filepath.Join(dir, "a"), "writes that entry itself"},
-		{"bad search", requestOf(t, saveRequest{networkAbout: about, Search: map[string]string{"sims": "-3"}}), flat, filepath.Join(dir, "a"), "sims is \"-3\""},
+		{"reserved metadata", requestOf(t, saveRequest{about: about, Extra: map[string]string{"kind": "x"}}), flat, filepath.Join(dir, "a"), "writes that entry itself"},
+		{"bad search", requestOf(t, saveRequest{about: about, Search: map[string]string{"sims": "-3"}}), flat, filepath.Join(dir, "a"), "sims is \"-3\""},
 		{"missing directory", requestOf(t, good), flat, filepath.Join(dir, "no", "a"), "no such file"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := saveNetwork(tt.request, tt.flat, tt.path)
+			err := SaveNetwork(tt.request, tt.flat, tt.path)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("err = %v, want it to say %q", err, tt.want)
 			}
@@ -160,7 +163,7 @@ func FuzzSaveNetwork(f *testing.F) {
 	f.Add(`[1, 2]`)
 	f.Fuzz(func(t *testing.T, request string) {
 		path := filepath.Join(t.TempDir(), "net.dsnn")
-		if err := saveNetwork(request, flat, path); err != nil {
+		if err := SaveNetwork(request, flat, path); err != nil {
 			return
 		}
 		net, err := train.LoadNetwork(path)
@@ -186,7 +189,7 @@ func TestWeightsLeaveOutAuxHeads(t *testing.T) {
 	if err := net.Save(path); err != nil {
 		t.Fatal(err)
 	}
-	nw, err := newNetwork(path)
+	nw, err := NewNetwork(path, testModels.Load)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,5 +205,50 @@ func TestWeightsLeaveOutAuxHeads(t *testing.T) {
 		if ts[i].Name != w.Name || !slices.Equal(ts[i].data, w.Data) {
 			t.Errorf("tensor %d is %s, want %s with the same values", i, ts[i].Name, w.Name)
 		}
+	}
+}
+
+// TestWeights checks the tensors read back from the built-in network: the
+// names of its layout, shapes that multiply out to the parameter count,
+// and the policy head's shape from the action space.
+func TestWeights(t *testing.T) {
+	nw, err := NewNetwork("", testModels.Load)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts, err := nw.weights()
+	if err != nil {
+		t.Fatal(err)
+	}
+	net, err := train.LoadNetwork("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := 0
+	for i, tn := range ts {
+		if tn.Offset != total {
+			t.Fatalf("tensor %d (%s): offset %d, want %d", i, tn.Name, tn.Offset, total)
+		}
+		total += len(tn.data)
+	}
+	if total != net.NumParams() {
+		t.Fatalf("%d values, the network has %d parameters", total, net.NumParams())
+	}
+	byName := map[string]tensor{}
+	for _, tn := range ts {
+		byName[tn.Name] = tn
+	}
+	if got := byName["policy.b"].Shape; !slices.Equal(got, []int{1, env.NumActions}) {
+		t.Errorf("policy.b has shape %v", got)
+	}
+	if got := byName["stem.w"].Shape; len(got) != 4 || got[1] != env.NumPlanes {
+		t.Errorf("stem.w has shape %v", got)
+	}
+	dst := make([]float32, total)
+	if err := nw.CopyWeights(dst); err != nil {
+		t.Fatal(err)
+	}
+	if err := nw.CopyWeights(dst[1:]); err == nil {
+		t.Error("a short buffer accepted")
 	}
 }
