@@ -102,7 +102,7 @@ type Config struct {
 	GumbelCScale float64 `yaml:"gumbel_c_scale"`
 	// WinSearchPlies is the longest forced win, in plies, that an exact
 	// search looks for at the root before the tree search (see
-	// winsearch.go): when it proves one, the player plays a shortest win
+	// package mcts/internal/winsearch): when it proves one, the player plays a shortest win
 	// and the tree search is skipped. 0 = off.
 	WinSearchPlies int `yaml:"win_search_plies"`
 	// WinSearchNodes bounds the positions that search may visit for one

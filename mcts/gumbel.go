@@ -73,7 +73,7 @@ func (s *search) gumbelSearch(temp float64) (int32, error) {
 	defer func() { s.gumbel.forced = false }()
 	// A timed search runs at least one batch, however slow the root's
 	// own evaluation was.
-	for phase := 0; remaining > 0 && (phase == 0 || !s.clock.expired()); phase++ {
+	for phase := 0; remaining > 0 && (phase == 0 || !s.clock.Expired()); phase++ {
 		n := len(s.gumbel.considered)
 		sims := remaining
 		if n > 2 && phase < phases-1 && s.cfg.Simulations > 0 {
@@ -85,7 +85,7 @@ func (s *search) gumbelSearch(temp float64) (int32, error) {
 			return -1, err
 		}
 		remaining -= s.ran - before
-		if s.clock.timed() && s.decided() {
+		if s.clock.Timed() && s.decided() {
 			break
 		}
 		if remaining > 0 && n > 1 && phase < phases-1 {
@@ -113,11 +113,11 @@ func (s *search) consideredMoves() int {
 // gumbelStop returns the stop test of phase k of n of a Gumbel root: nil
 // for an untimed search.
 func (s *search) gumbelStop(k, n int) func() bool {
-	if !s.clock.timed() {
+	if !s.clock.Timed() {
 		return nil
 	}
-	end := s.clock.phaseEnd(k, n)
-	return func() bool { return !s.clock.now().Before(end) || s.decided() }
+	end := s.clock.PhaseEnd(k, n)
+	return func() bool { return !s.clock.Now().Before(end) || s.decided() }
 }
 
 // selectConsidered returns the considered root child that has had the

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/deathstacks/deathstacks/env"
+	"github.com/deathstacks/deathstacks/mcts/internal/clock"
+	"github.com/deathstacks/deathstacks/mcts/internal/winsearch"
 )
 
 // search is the tree search behind the PUCT and UCT players: one tree in an
@@ -54,7 +56,7 @@ type search struct {
 	// gumbel is the Gumbel root's state during a search (see gumbel.go).
 	gumbel gumbelRoot
 	// win proves forced wins at the root (see Config.WinSearchPlies).
-	win winSearch
+	win winsearch.Search
 }
 
 // tree is a search's tree: its nodes and the arena it is rebuilt in. Every
@@ -109,7 +111,7 @@ type descent struct {
 // searches without the wall clock.
 type timing struct {
 	ran   int
-	clock clock
+	clock clock.Clock
 	rate  float64
 	now   func() time.Time
 }
@@ -190,7 +192,7 @@ func (s *search) reset() { s.hasRoot = false }
 // with the move chosen at temperature temp.
 func (s *search) run(g *env.Game, cfg Config, temp float64) (Decision, error) {
 	s.cfg, s.vl = cfg, float32(cfg.VirtualLoss)
-	s.clock = startClock(s.cfg.Time, s.now)
+	s.clock = clock.Start(s.cfg.Time, s.now)
 	if err := s.prepare(g); err != nil {
 		return Decision{}, err
 	}
@@ -408,7 +410,7 @@ func (s *search) descend() (int32, env.Position) {
 // A node whose game is over is terminal from its creation (see
 // newChildren), so a leaf here is a game that goes on.
 func (s *search) visitLeaf(leaf int32, pos *env.Position) (queued bool, err error) {
-	_, canWin := winningMove(pos, s.rules.TooTall)
+	_, canWin := winsearch.WinningMove(pos, s.rules.TooTall)
 	if canWin && leaf != 0 {
 		// A decisive move: the side to move wins at once, so the node's
 		// value is exact without expanding it. (The root is always
@@ -443,7 +445,7 @@ func (s *search) visitLeaf(leaf int32, pos *env.Position) (queued bool, err erro
 // a child that repeats a position on the path is the draw its cycle leads
 // to (whoever came back can come back again). s.pathHashes must end with
 // the leaf's own position; canWin says whether the side to move has a
-// winning move (see winningMove), without which no child is finished on
+// winning move (see winsearch.WinningMove), without which no child is finished on
 // the board. canDraw reports, with contempt, whether the side to move at
 // the leaf has a drawing move.
 func (s *search) newChildren(leaf int32, pos *env.Position, canWin bool) (canDraw bool, err error) {
@@ -857,7 +859,7 @@ func (s *search) line(i int32) []env.Move {
 // win, searched or not, and a proven one.
 func (s *search) winningChild() int32 {
 	root := s.nodes.at(0)
-	win, canWin := winningMove(&s.rootPos, s.rules.TooTall)
+	win, canWin := winsearch.WinningMove(&s.rootPos, s.rules.TooTall)
 	proven := int32(-1)
 	for c := root.first; c < root.first+int32(root.count); c++ {
 		switch nd := s.nodes.at(c); {

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/deathstacks/deathstacks/configs"
+	"github.com/deathstacks/deathstacks/mcts/internal/winsearch"
 )
 
 // Setting describes one field of [Config]. Its Key is the field's YAML key
@@ -77,7 +78,7 @@ var settings = withKeys([]setting{
 	{Setting: Setting{Aliases: []string{"c_scale"}, Help: "Gumbel sigma's c_scale"},
 		field: func(c *Config) any { return &c.GumbelCScale }, above: true, hi: math.Inf(1), want: "a number above 0", gumbel: true},
 	{Setting: Setting{Help: "longest forced win in plies an exact search looks for at the root, 0 for off"},
-		field: func(c *Config) any { return &c.WinSearchPlies }, hi: winSearchMaxPlies, want: "0 (off) to " + strconv.Itoa(winSearchMaxPlies)},
+		field: func(c *Config) any { return &c.WinSearchPlies }, hi: winsearch.MaxPlies, want: "0 (off) to " + strconv.Itoa(winsearch.MaxPlies)},
 	{Setting: Setting{Help: "positions that win search may visit for one move"},
 		field: func(c *Config) any { return &c.WinSearchNodes }, hi: math.MaxInt32, want: "0 or more"},
 	{Setting: Setting{Help: "share of a leaf's value given to the material lead, 0 to 1"},

@@ -2,7 +2,6 @@ package mcts
 
 import (
 	"math"
-	"time"
 )
 
 // Timed search (Config.Time). The search checks the clock after every
@@ -24,51 +23,6 @@ import (
 // of the simulations in an untimed search. The number of moves the
 // halving starts with grows with the simulations the time is expected to
 // afford, measured by the previous search's rate.
-
-// clock is the time limit of one search, read from now: time.Now, or a
-// test's clock (see search.now). The zero clock has no limit.
-type clock struct {
-	start, deadline time.Time
-	limit           time.Duration
-	now             func() time.Time
-}
-
-// startClock starts a clock for a search of limit, read from now; 0 means
-// no limit.
-func startClock(limit time.Duration, now func() time.Time) clock {
-	c := clock{start: now(), limit: limit, now: now}
-	if limit > 0 {
-		c.deadline = c.start.Add(limit)
-	}
-	return c
-}
-
-// timed reports whether the search has a time limit.
-func (c clock) timed() bool { return c.limit > 0 }
-
-// expired reports whether a timed search is out of time.
-func (c clock) expired() bool { return c.timed() && !c.now().Before(c.deadline) }
-
-// share returns the clock of the first fraction num/den of c's time: the
-// zero clock if c has no limit.
-func (c clock) share(num, den int) clock {
-	if !c.timed() {
-		return clock{}
-	}
-	limit := c.limit * time.Duration(num) / time.Duration(den)
-	return clock{start: c.start, deadline: c.start.Add(limit), limit: limit, now: c.now}
-}
-
-// elapsed returns the time since the clock started.
-func (c clock) elapsed() time.Duration { return c.now().Sub(c.start) }
-
-// phaseEnd returns when phase k of n of a timed Gumbel root ends.
-func (c clock) phaseEnd(k, n int) time.Time {
-	if k >= n-1 {
-		return c.deadline
-	}
-	return c.start.Add(c.limit * time.Duration(k+1) / time.Duration(n))
-}
 
 // simulationLimit returns the simulations a search may run at most: no
 // limit for a timed search without one.
@@ -94,7 +48,7 @@ func (s *search) expectedSimulations() int {
 
 // measureRate records the simulation rate of the search just run.
 func (s *search) measureRate() {
-	if elapsed := s.clock.elapsed().Seconds(); s.ran > 0 && elapsed > 0 {
+	if elapsed := s.clock.Elapsed().Seconds(); s.ran > 0 && elapsed > 0 {
 		s.rate = float64(s.ran) / elapsed
 	}
 }
@@ -102,12 +56,12 @@ func (s *search) measureRate() {
 // puctStop returns the stop test of a PUCT root's simulations: nil for an
 // untimed search, which runs them all.
 func (s *search) puctStop(temp float64) func() bool {
-	if !s.clock.timed() {
+	if !s.clock.Timed() {
 		return nil
 	}
 	limit := s.simulationLimit()
 	return func() bool {
-		return s.clock.expired() || s.decided() || (temp == 0 && s.cannotBeOvertaken(limit))
+		return s.clock.Expired() || s.decided() || (temp == 0 && s.cannotBeOvertaken(limit))
 	}
 }
 
@@ -131,11 +85,11 @@ func (s *search) cannotBeOvertaken(limit int) bool {
 			second = ch.n
 		}
 	}
-	now := s.clock.now()
-	elapsed := now.Sub(s.clock.start).Seconds()
+	now := s.clock.Now()
+	elapsed := now.Sub(s.clock.Started()).Seconds()
 	left := float64(limit - s.ran)
 	if elapsed > 0 {
-		left = min(left, float64(s.ran)/elapsed*s.clock.deadline.Sub(now).Seconds())
+		left = min(left, float64(s.ran)/elapsed*s.clock.Deadline().Sub(now).Seconds())
 	}
 	return float64(first-second) > left
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/deathstacks/deathstacks/env"
+	"github.com/deathstacks/deathstacks/mcts/internal/clock"
 	"github.com/deathstacks/deathstacks/mcts/internal/testgames"
 )
 
@@ -212,7 +213,7 @@ func TestCannotBeOvertaken(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			clk := newFakeClock()
-			s.clock = startClock(tc.elapsed+tc.left, clk.now)
+			s.clock = clock.Start(tc.elapsed+tc.left, clk.now)
 			clk.advance(tc.elapsed)
 			if got := s.cannotBeOvertaken(tc.limit); got != tc.want {
 				t.Errorf("a lead of %d after 200 simulations in %v, %v left, a limit of %d: cannot be overtaken %v, want %v",

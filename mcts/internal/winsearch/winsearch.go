@@ -1,13 +1,19 @@
-package mcts
+// Package winsearch proves forced wins of the side to move by an exact
+// AND/OR search (a [Search]) and finds a move that wins at once
+// ([WinningMove]). Package mcts runs it at the root of a search: the
+// network's value is near +1 in every won endgame, so the tree alone
+// shuffles there.
+package winsearch
 
 import (
 	"math/bits"
 	"slices"
 
 	"github.com/deathstacks/deathstacks/env"
+	"github.com/deathstacks/deathstacks/mcts/internal/clock"
 )
 
-// winSearch proves forced wins of the side to move (the attacker) by an
+// Search proves forced wins of the side to move (the attacker) by an
 // exact depth-first AND/OR search: at the attacker's nodes one move must
 // win, at the defender's every reply must lose. Iterative deepening over
 // 1, 3, 5, ... plies finds a shortest win first. It is what the tree
@@ -30,26 +36,26 @@ import (
 // reports is a win by the rules. A node budget bounds the work, so the
 // search costs the same on any machine; a search cut short by it proves
 // nothing.
-type winSearch struct {
+type Search struct {
 	rules env.Rules
 	// line holds the hashes of the game's history and of the positions
 	// of the line searched; seen counts them by their hash modulo
-	// historyBits, which rules most positions out without a scan.
+	// seenSlots, which rules most positions out without a scan.
 	line []uint64
-	seen [historyBits]uint16
+	seen [seenSlots]uint16
 	// nodes counts the positions searched in this call, budget bounds
 	// them; stopped says the budget ran out.
 	nodes, budget int64
 	stopped       bool
 	// clock, when timed, stops the search too: a timed tree search gives
 	// it a share of its time.
-	clock clock
+	clock clock.Clock
 	tt    []winEntry
 	gen   uint8 // this call's winEntry.gen
 	// moves is the move list of each ply; killer the defender's last
 	// refutation at each ply.
-	moves  [winSearchMaxPlies + 1][]env.Move
-	killer [winSearchMaxPlies + 1]env.Move
+	moves  [MaxPlies + 1][]env.Move
+	killer [MaxPlies + 1]env.Move
 	// captureBuf is attacks' scratch list.
 	captureBuf []env.Move
 	// first is the winning move at ply 0 of the last attack that won: the
@@ -57,8 +63,12 @@ type winSearch struct {
 	first env.Move
 }
 
-// winSearchMaxPlies is the deepest win a win search looks for.
-const winSearchMaxPlies = 15
+// seenSlots is the size of Search.seen: a game's history and a line of a
+// few hundred positions leave most slots at 0.
+const seenSlots = 4096
+
+// MaxPlies is the deepest win a search looks for.
+const MaxPlies = 15
 
 // The win search's table has 2^winTTMinBits to 2^winTTMaxBits entries
 // (16 KiB to 1 MiB), sized by winTTSize.
@@ -91,7 +101,7 @@ type winEntry struct {
 	gen uint8
 }
 
-// find returns a shortest forced win of the side to move of pos within
+// Find returns a shortest forced win of the side to move of pos within
 // maxPlies plies: its length in plies and its line of moves (the
 // attacker's moves and the defender's longest resistance; shorter than
 // the win only if the budget ran out while it was drawn). It returns 0
@@ -99,7 +109,7 @@ type winEntry struct {
 // first (or the time of c, when timed, ran out). history holds the
 // hashes of the positions played before pos. It returns the positions
 // searched too.
-func (w *winSearch) find(pos *env.Position, rules env.Rules, history []uint64, maxPlies int, budget int64, c clock) (line []env.Move, plies int, nodes int64) {
+func (w *Search) Find(pos *env.Position, rules env.Rules, history []uint64, maxPlies int, budget int64, c clock.Clock) (line []env.Move, plies int, nodes int64) {
 	if w.moves[0] == nil {
 		for i := range w.moves {
 			w.moves[i] = make([]env.Move, 0, 256)
@@ -119,7 +129,7 @@ func (w *winSearch) find(pos *env.Position, rules env.Rules, history []uint64, m
 	for _, h := range history {
 		w.push(h)
 	}
-	maxPlies = min(maxPlies, winSearchMaxPlies)
+	maxPlies = min(maxPlies, MaxPlies)
 	if rules.MaxPlies > 0 {
 		maxPlies = min(maxPlies, rules.MaxPlies-pos.Ply())
 	}
@@ -139,41 +149,41 @@ func (w *winSearch) find(pos *env.Position, rules env.Rules, history []uint64, m
 
 // repeated reports whether the position with hash h occurred before, in
 // the game or on the line.
-func (w *winSearch) repeated(h uint64) bool {
-	return w.seen[h%historyBits] != 0 && slices.Contains(w.line, h)
+func (w *Search) repeated(h uint64) bool {
+	return w.seen[h%seenSlots] != 0 && slices.Contains(w.line, h)
 }
 
 // push adds a position to the line; pop takes the last one off again.
-func (w *winSearch) push(h uint64) {
+func (w *Search) push(h uint64) {
 	w.line = append(w.line, h)
-	w.seen[h%historyBits]++
+	w.seen[h%seenSlots]++
 }
 
-func (w *winSearch) pop() {
+func (w *Search) pop() {
 	h := w.line[len(w.line)-1]
 	w.line = w.line[:len(w.line)-1]
-	w.seen[h%historyBits]--
+	w.seen[h%seenSlots]--
 }
 
 // spend counts a position and reports whether the budget allows it.
-func (w *winSearch) spend() bool {
+func (w *Search) spend() bool {
 	w.nodes++
-	if w.nodes > w.budget || w.nodes&1023 == 0 && w.clock.expired() {
+	if w.nodes > w.budget || w.nodes&1023 == 0 && w.clock.Expired() {
 		w.stopped = true
 	}
 	return !w.stopped
 }
 
-func (w *winSearch) entry(h uint64) *winEntry { return &w.tt[h&uint64(len(w.tt)-1)] }
+func (w *Search) entry(h uint64) *winEntry { return &w.tt[h&uint64(len(w.tt)-1)] }
 
 // holds reports whether e is this call's entry of the position with hash h.
-func (w *winSearch) holds(e *winEntry, h uint64) bool { return e.key == h && e.gen == w.gen }
+func (w *Search) holds(e *winEntry, h uint64) bool { return e.key == h && e.gen == w.gen }
 
 // probe looks the position with hash h up for a search of d plies: known
 // says the table decides it, won whether the attacker wins within d
 // plies; move is the entry's move (a win's, or a refutation), to try
 // first.
-func (w *winSearch) probe(h uint64, d int) (known, won bool, move env.Move) {
+func (w *Search) probe(h uint64, d int) (known, won bool, move env.Move) {
 	e := w.entry(h)
 	if !w.holds(e, h) {
 		return false, false, env.Move{}
@@ -188,14 +198,14 @@ func (w *winSearch) probe(h uint64, d int) (known, won bool, move env.Move) {
 }
 
 // legal generates the legal moves of pos into the list of ply.
-func (w *winSearch) legal(pos *env.Position, ply int) []env.Move {
+func (w *Search) legal(pos *env.Position, ply int) []env.Move {
 	w.moves[ply] = pos.LegalMoves(w.moves[ply][:0], w.rules.TooTall)
 	return w.moves[ply]
 }
 
 // store records what was found of the position with hash h, unless the
 // budget cut the search short.
-func (w *winSearch) store(h uint64, m env.Move, win, fail int) {
+func (w *Search) store(h uint64, m env.Move, win, fail int) {
 	if w.stopped {
 		return
 	}
@@ -216,7 +226,7 @@ func (w *winSearch) store(h uint64, m env.Move, win, fail int) {
 
 // attack reports whether the side to move of pos wins within d plies (d
 // odd); ply is the distance from the root.
-func (w *winSearch) attack(pos *env.Position, d, ply int) bool {
+func (w *Search) attack(pos *env.Position, d, ply int) bool {
 	if !w.spend() {
 		return false
 	}
@@ -229,7 +239,7 @@ func (w *winSearch) attack(pos *env.Position, d, ply int) bool {
 	}
 	if d == 1 {
 		// The most numerous nodes: a direct test, without the table.
-		m, ok := winningMove(pos, w.rules.TooTall)
+		m, ok := WinningMove(pos, w.rules.TooTall)
 		if ok {
 			w.won(m, ply)
 		}
@@ -243,7 +253,7 @@ func (w *winSearch) attack(pos *env.Position, d, ply int) bool {
 		}
 		return won
 	}
-	if m, ok := winningMove(pos, w.rules.TooTall); ok {
+	if m, ok := WinningMove(pos, w.rules.TooTall); ok {
 		w.store(h, m, 1, 0)
 		w.won(m, ply)
 		return true
@@ -271,7 +281,7 @@ func (w *winSearch) attack(pos *env.Position, d, ply int) bool {
 }
 
 // won records m as the first move when it wins at ply 0.
-func (w *winSearch) won(m env.Move, ply int) {
+func (w *Search) won(m env.Move, ply int) {
 	if ply == 0 {
 		w.first = m
 	}
@@ -279,7 +289,7 @@ func (w *winSearch) won(m env.Move, ply int) {
 
 // defend reports whether every move of the side to move of pos loses
 // within d plies (d even).
-func (w *winSearch) defend(pos *env.Position, d, ply int) bool {
+func (w *Search) defend(pos *env.Position, d, ply int) bool {
 	if !w.spend() {
 		return false
 	}
@@ -307,7 +317,7 @@ func (w *winSearch) defend(pos *env.Position, d, ply int) bool {
 // replies searches the defender's moves in pos, refutation (the
 // table's) first and the killer next, and reports whether all lose within
 // d plies, or else returns a move that does not.
-func (w *winSearch) replies(pos *env.Position, d, ply int, refutation env.Move) (lost bool, escape env.Move) {
+func (w *Search) replies(pos *env.Position, d, ply int, refutation env.Move) (lost bool, escape env.Move) {
 	moves := w.legal(pos, ply)
 	if m, ok := w.escape(pos, moves, d); ok {
 		w.killer[ply] = m
@@ -342,7 +352,7 @@ func (w *winSearch) replies(pos *env.Position, d, ply int, refutation env.Move) 
 // left can take. Most failing attacks end at a defender's node with such
 // a reply, and searching the replies in order could first prove several
 // others lost; the test needs no move played.
-func (w *winSearch) escape(pos *env.Position, moves []env.Move, d int) (env.Move, bool) {
+func (w *Search) escape(pos *env.Position, moves []env.Move, d int) (env.Move, bool) {
 	defender := pos.SideToMove()
 	attacker := defender.Other()
 	// A move gains the defender one stack at most, and takes the
@@ -368,7 +378,7 @@ func (w *winSearch) escape(pos *env.Position, moves []env.Move, d int) (env.Move
 // can leave few enough, and only they are generated. It runs at every
 // attacking node, so it filters and partitions the moves in one pass (the
 // captures are few) instead of sorting them; the list is ply's.
-func (w *winSearch) attacks(pos *env.Position, ply int, best env.Move, left int) []env.Move {
+func (w *Search) attacks(pos *env.Position, ply int, best env.Move, left int) []env.Move {
 	defender := pos.SideToMove().Other()
 	theirs := pos.Controlled(defender)
 	moves := w.moves[ply][:0]
@@ -418,7 +428,7 @@ func front(moves []env.Move, m env.Move) {
 // proven: a shortest win's move at the attacker's turns and the reply that
 // resists longest at the defender's, each found by searching again (the
 // table keeps most of it), so that the line has the win's length.
-func (w *winSearch) principal(pos *env.Position, d int) []env.Move {
+func (w *Search) principal(pos *env.Position, d int) []env.Move {
 	var line []env.Move
 	p := *pos
 	for len(line) < d {
@@ -451,7 +461,7 @@ func (w *winSearch) principal(pos *env.Position, d int) []env.Move {
 
 // shortest returns the plies of a shortest win of the side to move of pos
 // within d plies, or 0, and leaves its first move in the table.
-func (w *winSearch) shortest(pos *env.Position, d int) int {
+func (w *Search) shortest(pos *env.Position, d int) int {
 	for k := 1; k <= d && !w.stopped; k += 2 {
 		if w.attack(pos, k, 0) {
 			e := w.entry(pos.Hash())
@@ -462,33 +472,22 @@ func (w *winSearch) shortest(pos *env.Position, d int) int {
 	return 0
 }
 
-// provenWin runs the win search at the root when it is on and the
-// opponent has few enough stacks for a win within its plies, and returns
-// the decision to play a shortest win it proves: value 1, the win's line
-// as the principal variation, its length in plies as Depth and Score
-// env.WinMaterial minus that length (alpha-beta's score of the win), and
-// the winning move as the whole training target. A timed search gives it a quarter of its time at most.
-func (s *search) provenWin() (Decision, bool) {
-	plies := s.cfg.WinSearchPlies
-	theirs := bits.OnesCount64(s.rootPos.Controlled(s.rootPos.SideToMove().Other()))
-	if plies == 0 || s.cfg.WinSearchNodes == 0 || theirs > (plies+1)/2 {
-		return Decision{}, false
+// WinningMove returns a legal move of p (tooTall: the too-tall rule in
+// force) after which the opponent controls no stack. Only a side whose
+// opponent controls a single stack can have one: a move captures at most
+// its target and uncovers at most what it leaves behind, so this is quick
+// to rule out, and only the moves onto that stack are generated.
+func WinningMove(p *env.Position, tooTall bool) (env.Move, bool) {
+	opp := p.SideToMove().Other()
+	theirs := p.Controlled(opp)
+	if bits.OnesCount64(theirs) != 1 {
+		return env.Move{}, false
 	}
-	line, dist, nodes := s.win.find(&s.rootPos, s.rules, s.history, plies, int64(s.cfg.WinSearchNodes), s.clock.share(1, 4))
-	s.known += nodes
-	if dist == 0 {
-		return Decision{}, false
-	}
-	root := s.nodes.at(0)
-	for c := root.first; c < root.first+int32(root.count); c++ {
-		if s.nodes.at(c).move == line[0] {
-			d := s.decision(c, map[env.Action]float32{env.Action(s.nodes.at(c).action): 1})
-			d.Value, d.Depth, d.Score = 1, dist, env.WinMaterial-dist
-			if d.Move == line[0] {
-				d.PV = line
-			}
-			return d, true
+	var buf [64]env.Move
+	for _, m := range p.MovesTo(buf[:0], env.Square(bits.TrailingZeros64(theirs)), tooTall) {
+		if p.ControlledAfter(m, opp) == 0 {
+			return m, true
 		}
 	}
-	return Decision{}, false // not reached: the win's first move is legal
+	return env.Move{}, false
 }
