@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/deathstacks/deathstacks/env"
+	"github.com/deathstacks/deathstacks/mcts/internal/arena"
 	"github.com/deathstacks/deathstacks/mcts/internal/testgames"
 )
 
@@ -53,9 +54,9 @@ func TestContemptScoresDraws(t *testing.T) {
 			// The draw is worth -k*tanh(lead/60) to Red, who moved into it
 			// (known without a visit: a search may never visit it).
 			want := -k * math.Tanh(float64(lead)/60)
-			if got := -p.s.resultValue(ch.result, 2); ch.state != terminal || ch.result != 0 || math.Abs(float64(got)-want) > 1e-6 ||
-				ch.n > 0 && math.Abs(float64(ch.w)/float64(ch.n)-want) > 1e-6 {
-				t.Errorf("state %d, result %d, Q %v over %d visits: want a terminal draw worth %v", ch.state, ch.result, ch.w/float32(ch.n), ch.n, want)
+			if got := -p.s.resultValue(ch.Result, 2); ch.State != arena.Terminal || ch.Result != 0 || math.Abs(float64(got)-want) > 1e-6 ||
+				ch.N > 0 && math.Abs(float64(ch.W)/float64(ch.N)-want) > 1e-6 {
+				t.Errorf("state %d, result %d, Q %v over %d visits: want a terminal draw worth %v", ch.State, ch.Result, ch.W/float32(ch.N), ch.N, want)
 			}
 			checkTree(t, p.s)
 		})
@@ -145,9 +146,9 @@ func TestDrawCostAvoidsLevelRepetition(t *testing.T) {
 			// Every other move is worth 0 to the uniform evaluator; this
 			// one, with a cost, at most what the draw costs.
 			ch := childByMove(t, p.s, tc.move)
-			q := float64(ch.w) / float64(ch.n)
+			q := float64(ch.W) / float64(ch.N)
 			if shunned := q < -tc.cost/4; shunned != tc.shun || tc.shun && d.Move == m || !tc.shun && math.Abs(q) > 1e-6 {
-				t.Errorf("%v is worth %.3f over %d visits and %v was played: want it shunned: %v", m, q, ch.n, d.Move, tc.shun)
+				t.Errorf("%v is worth %.3f over %d visits and %v was played: want it shunned: %v", m, q, ch.N, d.Move, tc.shun)
 			}
 		})
 	}
@@ -171,11 +172,11 @@ func TestContemptScoresCyclesAsDraws(t *testing.T) {
 			t.Fatal(err)
 		}
 		i := p.s.walk(line)
-		if i < 0 || p.s.nodes.at(i).n == 0 {
+		if i < 0 || p.s.nodes.At(i).N == 0 {
 			t.Fatalf("contempt %v: the search did not come round the cycle", k)
 		}
-		if nd := *p.s.nodes.at(i); (nd.state == terminal && nd.result == 0) != (k > 0) {
-			t.Errorf("contempt %v: the cycle's end has state %d, result %d: want a terminal draw %v", k, nd.state, nd.result, k > 0)
+		if nd := *p.s.nodes.At(i); (nd.State == arena.Terminal && nd.Result == 0) != (k > 0) {
+			t.Errorf("contempt %v: the cycle's end has state %d, result %d: want a terminal draw %v", k, nd.State, nd.Result, k > 0)
 		}
 	}
 }
@@ -201,8 +202,8 @@ func TestDrawingChildIsTerminalAtOnce(t *testing.T) {
 				t.Fatal(err)
 			}
 			ch := childByMove(t, p.s, "a5-1-a6")
-			if got := ch.state == terminal && ch.result == 0; got != tc.want || ch.n != 0 {
-				t.Errorf("the repetition has state %d, result %d, %d visits: want a terminal draw %v before any visit", ch.state, ch.result, ch.n, tc.want)
+			if got := ch.State == arena.Terminal && ch.Result == 0; got != tc.want || ch.N != 0 {
+				t.Errorf("the repetition has state %d, result %d, %d visits: want a terminal draw %v before any visit", ch.State, ch.Result, ch.N, tc.want)
 			}
 		})
 	}
@@ -254,11 +255,11 @@ func TestDrawingReplyWithATinyPriorIsSeen(t *testing.T) {
 			ch := childByMove(t, p.s, "f2-1-f1")
 			// Red's node still tries other replies now and then (each worth
 			// 0), but most of its visits go to the draw.
-			if q := float64(ch.w) / float64(ch.n); ch.n == 0 || q > float64(draw)/2 {
-				t.Errorf("%v is worth %.3f over %d visits: want near Blue's draw, %.3f", ch.move, q, ch.n, draw)
+			if q := float64(ch.W) / float64(ch.N); ch.N == 0 || q > float64(draw)/2 {
+				t.Errorf("%v is worth %.3f over %d visits: want near Blue's draw, %.3f", ch.Move, q, ch.N, draw)
 			}
-			if d.Move == ch.move {
-				t.Errorf("played %v, which lets Red draw", ch.move)
+			if d.Move == ch.Move {
+				t.Errorf("played %v, which lets Red draw", ch.Move)
 			}
 			checkTree(t, p.s)
 		})
@@ -286,8 +287,8 @@ func TestLeafThatCanDrawIsWorthTheDraw(t *testing.T) {
 		if k > 0 || tc.cost > 0 {
 			want = drawValue(k, tc.cost, pos.Material(pos.SideToMove()))
 		}
-		if root := *p.s.nodes.at(0); root.n != 1 || math.Abs(float64(-root.w-want)) > 1e-6 {
-			t.Errorf("contempt %v, draw cost %v: the root is worth %v over %d visits, want %v", k, tc.cost, -root.w, root.n, want)
+		if root := *p.s.nodes.At(0); root.N != 1 || math.Abs(float64(-root.W-want)) > 1e-6 {
+			t.Errorf("contempt %v, draw cost %v: the root is worth %v over %d visits, want %v", k, tc.cost, -root.W, root.N, want)
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/deathstacks/deathstacks/env"
+	"github.com/deathstacks/deathstacks/mcts/internal/arena"
 )
 
 // The Gumbel root (Config.Gumbel), after Danihelka et al., "Policy
@@ -53,7 +54,7 @@ func (s *search) gumbelSearch(temp float64) (int32, error) {
 		if temp > 0 {
 			g = temp * gumbelNoise(s.rng)
 		}
-		s.gumbel.base = append(s.gumbel.base, g+logit(children[i].prior))
+		s.gumbel.base = append(s.gumbel.base, g+logit(children[i].Prior))
 		s.gumbel.considered = append(s.gumbel.considered, int32(i))
 	}
 	slices.SortStableFunc(s.gumbel.considered, func(a, b int32) int {
@@ -94,7 +95,7 @@ func (s *search) gumbelSearch(temp float64) (int32, error) {
 		}
 	}
 	s.rankConsidered()
-	return s.nodes.at(0).first + s.gumbel.considered[0], nil
+	return s.nodes.At(0).First + s.gumbel.considered[0], nil
 }
 
 // simsPerConsidered widens a large search: it considers at least one move
@@ -131,14 +132,14 @@ func (s *search) selectConsidered() int32 {
 		}
 	}
 	s.gumbel.assigned[best]++
-	return s.nodes.at(0).first + best
+	return s.nodes.At(0).First + best
 }
 
 // unassign takes back the phase simulation of a descent that collided with
 // a leaf already in the batch.
 func (s *search) unassign(path []int32) {
 	if s.gumbel.forced && len(path) > 1 {
-		s.gumbel.assigned[path[1]-s.nodes.at(0).first]--
+		s.gumbel.assigned[path[1]-s.nodes.At(0).First]--
 	}
 }
 
@@ -161,23 +162,23 @@ func (s *search) rankConsidered() {
 // (c_visit + the most visits of a child) * c_scale, so that the search's
 // values count for more as its evidence grows.
 func (s *search) rootSigma() []float64 {
-	root := s.nodes.at(0)
+	root := s.nodes.At(0)
 	children := s.rootChildren()
 	var sumN, maxN int32
 	var sumP, sumPQ float64
 	for i := range children {
 		ch := &children[i]
-		if ch.n == 0 {
+		if ch.N == 0 {
 			continue
 		}
-		sumN += ch.n
-		maxN = max(maxN, ch.n)
-		sumP += float64(ch.prior)
-		sumPQ += float64(ch.prior) * float64(ch.w) / float64(ch.n)
+		sumN += ch.N
+		maxN = max(maxN, ch.N)
+		sumP += float64(ch.Prior)
+		sumPQ += float64(ch.Prior) * float64(ch.W) / float64(ch.N)
 	}
 	mixed := 0.0
-	if root.n > 0 {
-		mixed = float64(-root.w) / float64(root.n)
+	if root.N > 0 {
+		mixed = float64(-root.W) / float64(root.N)
 	}
 	if sumP > 0 {
 		mixed = (mixed + float64(sumN)*sumPQ/sumP) / (1 + float64(sumN))
@@ -187,11 +188,11 @@ func (s *search) rootSigma() []float64 {
 	for i := range children {
 		q := mixed
 		switch ch := &children[i]; {
-		case ch.n > 0:
-			q = float64(ch.w) / float64(ch.n)
-		case ch.state == terminal:
+		case ch.N > 0:
+			q = float64(ch.W) / float64(ch.N)
+		case ch.State == arena.Terminal:
 			// A root child known without a visit (see newChildren).
-			q = float64(-s.resultValue(ch.result, 2))
+			q = float64(-s.resultValue(ch.Result, 2))
 		}
 		s.gumbel.sigma[i] = q
 		lo, hi = min(lo, q), max(hi, q)
@@ -210,7 +211,7 @@ func (s *search) improvedPolicy() map[env.Action]float32 {
 	sigma := s.rootSigma()
 	top := math.Inf(-1)
 	for i := range children {
-		sigma[i] += logit(children[i].prior)
+		sigma[i] += logit(children[i].Prior)
 		top = max(top, sigma[i])
 	}
 	var sum float64
@@ -220,7 +221,7 @@ func (s *search) improvedPolicy() map[env.Action]float32 {
 	}
 	target := make(map[env.Action]float32, len(children))
 	for i := range children {
-		target[env.Action(children[i].action)] = float32(sigma[i] / sum)
+		target[env.Action(children[i].Action)] = float32(sigma[i] / sum)
 	}
 	return target
 }

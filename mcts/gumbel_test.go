@@ -130,17 +130,17 @@ func TestGumbelImprovedPolicy(t *testing.T) {
 	var unvisitedRatio float64
 	bestQ, bestRatio, topRatio := math.Inf(-1), 0.0, 0.0
 	for _, ch := range p.s.rootChildren() {
-		ratio := float64(d.Target[env.Action(ch.action)]) / float64(ch.prior)
+		ratio := float64(d.Target[env.Action(ch.Action)]) / float64(ch.Prior)
 		topRatio = max(topRatio, ratio)
-		if ch.n == 0 {
+		if ch.N == 0 {
 			if unvisitedRatio == 0 {
 				unvisitedRatio = ratio
 			} else if math.Abs(ratio/unvisitedRatio-1) > 1e-3 {
-				t.Errorf("unvisited %v: target/prior %v, another unvisited move has %v", ch.move, ratio, unvisitedRatio)
+				t.Errorf("unvisited %v: target/prior %v, another unvisited move has %v", ch.Move, ratio, unvisitedRatio)
 			}
 			continue
 		}
-		if q := float64(ch.w) / float64(ch.n); q > bestQ {
+		if q := float64(ch.W) / float64(ch.N); q > bestQ {
 			bestQ, bestRatio = q, ratio
 		}
 	}

@@ -23,10 +23,10 @@ func (s *search) provenWin() (Decision, bool) {
 	if dist == 0 {
 		return Decision{}, false
 	}
-	root := s.nodes.at(0)
-	for c := root.first; c < root.first+int32(root.count); c++ {
-		if s.nodes.at(c).move == line[0] {
-			d := s.decision(c, map[env.Action]float32{env.Action(s.nodes.at(c).action): 1})
+	root := s.nodes.At(0)
+	for c := root.First; c < root.First+int32(root.Count); c++ {
+		if s.nodes.At(c).Move == line[0] {
+			d := s.decision(c, map[env.Action]float32{env.Action(s.nodes.At(c).Action): 1})
 			d.Value, d.Depth, d.Score = 1, dist, env.WinMaterial-dist
 			if d.Move == line[0] {
 				d.PV = line

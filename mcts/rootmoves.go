@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/deathstacks/deathstacks/env"
+	"github.com/deathstacks/deathstacks/mcts/internal/arena"
 )
 
 // MoveStats is what a search knows about one root move, for an analysis
@@ -31,18 +32,18 @@ type MoveStats struct {
 // and show RootMoves after each.
 func (p *PUCTPlayer) RootMoves() []MoveStats {
 	s := p.s
-	if !s.hasRoot || s.nodes.next == 0 || s.nodes.at(0).state != expanded {
+	if !s.hasRoot || s.nodes.Len() == 0 || s.nodes.At(0).State != arena.Expanded {
 		return nil
 	}
-	root := s.nodes.at(0)
-	out := make([]MoveStats, 0, root.count)
-	for c := root.first; c < root.first+int32(root.count); c++ {
-		ch := s.nodes.at(c)
+	root := s.nodes.At(0)
+	out := make([]MoveStats, 0, root.Count)
+	for c := root.First; c < root.First+int32(root.Count); c++ {
+		ch := s.nodes.At(c)
 		q := math.NaN()
-		if ch.n > 0 {
-			q = float64(ch.w / float32(ch.n))
+		if ch.N > 0 {
+			q = float64(ch.W / float32(ch.N))
 		}
-		out = append(out, MoveStats{Move: ch.move, Visits: int(ch.n), Prior: ch.prior, Q: q, PV: s.line(c)})
+		out = append(out, MoveStats{Move: ch.Move, Visits: int(ch.N), Prior: ch.Prior, Q: q, PV: s.line(c)})
 	}
 	slices.SortStableFunc(out, func(a, b MoveStats) int {
 		if c := cmp.Compare(b.Visits, a.Visits); c != 0 {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/deathstacks/deathstacks/env"
+	"github.com/deathstacks/deathstacks/mcts/internal/arena"
 	"github.com/deathstacks/deathstacks/mcts/internal/clock"
 	"github.com/deathstacks/deathstacks/mcts/internal/winsearch"
 )
@@ -65,7 +66,7 @@ type search struct {
 type tree struct {
 	// nodes is the tree, root at index 0; spare is the arena the next
 	// re-rooting copies the kept subtree into.
-	nodes, spare arena
+	nodes, spare arena.Arena
 	// known counts the nodes evaluated or found terminal.
 	known int64
 }
@@ -196,7 +197,7 @@ func (s *search) run(g *env.Game, cfg Config, temp float64) (Decision, error) {
 	if err := s.prepare(g); err != nil {
 		return Decision{}, err
 	}
-	if s.nodes.at(0).state == unexplored {
+	if s.nodes.At(0).State == arena.Unexplored {
 		// The root's own evaluation is not one of the simulations, so the
 		// root's visit counts add up to the simulations run.
 		if err := s.simulate(1, nil); err != nil {
@@ -239,14 +240,14 @@ func (s *search) prepare(g *env.Game) error {
 		len(moves) >= len(s.played) && slices.Equal(moves[:len(s.played)], s.played) {
 		root = s.walk(moves[len(s.played):])
 	}
-	if root > 0 && !hasChildren(s.nodes.at(root)) {
+	if root > 0 && !hasChildren(s.nodes.At(root)) {
 		// A decisive move or a node never evaluated: start afresh, as a
 		// root must be expanded.
 		root = -1
 	}
 	switch {
 	case root < 0:
-		s.nodes.restart(node{})
+		s.nodes.Restart(arena.Node{})
 		s.known = 0
 		s.noised = false
 	case root > 0:
@@ -254,7 +255,7 @@ func (s *search) prepare(g *env.Game) error {
 		s.noised = false
 		// A proven node keeps the children that prove it: as the root
 		// it is searched again, and its proven win is played at once.
-		s.nodes.at(0).state = expanded
+		s.nodes.At(0).State = arena.Expanded
 	}
 	s.rules, s.start, s.rootPos = g.Rules(), start, g.Position()
 	s.draw = drawValue(s.cfg.Contempt, s.cfg.DrawCost, s.rootPos.Material(s.rootPos.SideToMove()))
@@ -273,13 +274,13 @@ func (s *search) prepare(g *env.Game) error {
 func (s *search) walk(moves []env.Move) int32 {
 	i := int32(0)
 	for _, m := range moves {
-		nd := s.nodes.at(i)
+		nd := s.nodes.At(i)
 		if !hasChildren(nd) {
 			return -1
 		}
 		next := int32(-1)
-		for c := nd.first; c < nd.first+int32(nd.count); c++ {
-			if s.nodes.at(c).move == m {
+		for c := nd.First; c < nd.First+int32(nd.Count); c++ {
+			if s.nodes.At(c).Move == m {
 				next = c
 				break
 			}
@@ -295,7 +296,7 @@ func (s *search) walk(moves []env.Move) int32 {
 // reroot copies the subtree of node r into the spare arena, r becoming the
 // root, and swaps the arenas.
 func (s *search) reroot(r int32) {
-	s.spare.restart(*s.nodes.at(r))
+	s.spare.Restart(*s.nodes.At(r))
 	s.known = 0
 	s.copySubtree(0)
 	s.nodes, s.spare = s.spare, s.nodes
@@ -304,17 +305,17 @@ func (s *search) reroot(r int32) {
 // copySubtree copies the descendants of node i of the spare arena, whose
 // first field still holds the index of its children in s.nodes.
 func (s *search) copySubtree(i int32) {
-	nd := s.spare.at(i)
-	if nd.state == terminal || nd.state == expanded {
+	nd := s.spare.At(i)
+	if nd.State == arena.Terminal || nd.State == arena.Expanded {
 		s.known++
 	}
 	if !hasChildren(nd) {
 		return
 	}
-	src := s.nodes.children(nd)
-	first := s.spare.alloc(len(src))
-	nd.first = first
-	copy(s.spare.children(nd), src)
+	src := s.nodes.Children(nd)
+	first := s.spare.Alloc(len(src))
+	nd.First = first
+	copy(s.spare.Children(nd), src)
 	for c := range int32(len(src)) {
 		s.copySubtree(first + c)
 	}
@@ -322,8 +323,8 @@ func (s *search) copySubtree(i int32) {
 
 // hasChildren reports whether nd has children with priors: it is expanded,
 // or it was and has since been proven (see prove).
-func hasChildren(nd *node) bool {
-	return nd.state == expanded || nd.state == terminal && nd.count > 0
+func hasChildren(nd *arena.Node) bool {
+	return nd.State == arena.Expanded || nd.State == arena.Terminal && nd.Count > 0
 }
 
 // simulate runs n simulations in batches, or fewer if stop, when not nil,
@@ -339,12 +340,12 @@ func (s *search) simulate(n int, stop func() bool) error {
 		collisions, settled := 0, 0
 		for len(s.pend.nodes)+settled < s.cfg.BatchSize && done+len(s.pend.nodes) < n && collisions <= s.cfg.BatchSize {
 			leaf, pos := s.descend()
-			switch nd := s.nodes.at(leaf); nd.state {
-			case terminal:
-				s.backup(s.path, s.endValue(nd.result))
+			switch nd := s.nodes.At(leaf); nd.State {
+			case arena.Terminal:
+				s.backup(s.path, s.endValue(nd.Result))
 				done++
 				settled++
-			case pending:
+			case arena.Pending:
 				// Another leaf of this batch is already waiting here.
 				s.undoVirtualLoss(s.path)
 				s.unassign(s.path)
@@ -385,10 +386,10 @@ func (s *search) descend() (int32, env.Position) {
 	pos := s.rootPos
 	i := int32(0)
 	for {
-		nd := s.nodes.at(i)
-		nd.inflight++
+		nd := s.nodes.At(i)
+		nd.Inflight++
 		s.path = append(s.path, i)
-		if nd.state != expanded {
+		if nd.State != arena.Expanded {
 			return i, pos
 		}
 		s.pathHashes = append(s.pathHashes, pos.Hash())
@@ -400,7 +401,7 @@ func (s *search) descend() (int32, env.Position) {
 		default:
 			i = s.selectPUCT(i)
 		}
-		pos.Apply(s.nodes.at(i).move)
+		pos.Apply(s.nodes.At(i).Move)
 	}
 }
 
@@ -450,29 +451,29 @@ func (s *search) visitLeaf(leaf int32, pos *env.Position) (queued bool, err erro
 // the leaf has a drawing move.
 func (s *search) newChildren(leaf int32, pos *env.Position, canWin bool) (canDraw bool, err error) {
 	n := len(s.moveBuf)
-	if n > blockSize {
-		return false, fmt.Errorf("search: %d legal moves: more than a node's %d children", n, blockSize)
+	if n > arena.BlockSize {
+		return false, fmt.Errorf("search: %d legal moves: more than a node's %d children", n, arena.BlockSize)
 	}
-	first := s.nodes.alloc(n)
-	nd := s.nodes.at(leaf)
-	nd.first, nd.count = first, uint16(n)
-	children := s.nodes.children(nd)
+	first := s.nodes.Alloc(n)
+	nd := s.nodes.At(leaf)
+	nd.First, nd.Count = first, uint16(n)
+	children := s.nodes.Children(nd)
 	for i, m := range s.moveBuf {
 		a, err := env.ActionOf(m)
 		if err != nil {
 			return false, fmt.Errorf("search: legal move without an action: %w", err)
 		}
-		children[i] = node{move: m, action: int32(a)}
+		children[i] = arena.Node{Move: m, Action: int32(a)}
 		s.pend.actions = append(s.pend.actions, a)
 		next := *pos
 		next.Apply(m)
 		if result, over := s.outcome(&next, canWin); over {
-			children[i].state, children[i].result = terminal, result
+			children[i].State, children[i].Result = arena.Terminal, result
 			s.known++
 			canDraw = canDraw || result == 0
 		}
 	}
-	nd.state = pending
+	nd.State = arena.Pending
 	return canDraw && s.scoresDraws(), nil
 }
 
@@ -514,8 +515,8 @@ const historyBits = 4096
 // settle makes leaf a terminal node with the exact result v (-1, 0 or 1)
 // for its side to move and backs its value up the current path.
 func (s *search) settle(leaf int32, v int8) {
-	nd := s.nodes.at(leaf)
-	nd.state, nd.result = terminal, v
+	nd := s.nodes.At(leaf)
+	nd.State, nd.Result = arena.Terminal, v
 	s.known++
 	s.prove(s.path)
 	s.backup(s.path, s.endValue(v))
@@ -573,24 +574,24 @@ func (s *search) scoresDraws() bool { return s.cfg.Contempt > 0 || s.cfg.DrawCos
 // expanded, as it must offer moves; see winningChild.
 func (s *search) prove(path []int32) {
 	for j := len(path) - 1; j >= 2; j-- {
-		child, p := s.nodes.at(path[j]), s.nodes.at(path[j-1])
+		child, p := s.nodes.At(path[j]), s.nodes.At(path[j-1])
 		switch {
-		case child.result == -1:
-			p.result = 1
-		case child.result == 1 && s.allChildrenWon(p):
-			p.result = -1
+		case child.Result == -1:
+			p.Result = 1
+		case child.Result == 1 && s.allChildrenWon(p):
+			p.Result = -1
 		default:
 			return
 		}
-		p.state = terminal
+		p.State = arena.Terminal
 	}
 }
 
 // allChildrenWon reports whether every child of p is terminal and won for
 // its side to move.
-func (s *search) allChildrenWon(p *node) bool {
-	for _, ch := range s.nodes.children(p) {
-		if ch.state != terminal || ch.result != 1 {
+func (s *search) allChildrenWon(p *arena.Node) bool {
+	for _, ch := range s.nodes.Children(p) {
+		if ch.State != arena.Terminal || ch.Result != 1 {
 			return false
 		}
 	}
@@ -631,11 +632,11 @@ func (s *search) flush() error {
 		if !validValue(v) {
 			return fmt.Errorf("search: evaluator value %v: want a number in [-1, 1]", v)
 		}
-		nd := s.nodes.at(leaf)
-		if err := setPriors(s.nodes.children(nd), b.priors[i]); err != nil {
+		nd := s.nodes.At(leaf)
+		if err := setPriors(s.nodes.Children(nd), b.priors[i]); err != nil {
 			return err
 		}
-		nd.state = expanded
+		nd.State = arena.Expanded
 		s.known++
 		lo, hi := span(p.pathEnd, i)
 		if m := float32(s.cfg.MaterialUtility); m > 0 {
@@ -661,7 +662,7 @@ func materialShare(pos *env.Position) float32 {
 
 // setPriors copies an evaluator's priors into children, normalised so that
 // they sum to 1.
-func setPriors(children []node, priors []float32) error {
+func setPriors(children []arena.Node, priors []float32) error {
 	if len(priors) != len(children) {
 		return fmt.Errorf("search: evaluator gave %d priors for %d legal moves", len(priors), len(children))
 	}
@@ -676,7 +677,7 @@ func setPriors(children []node, priors []float32) error {
 		return fmt.Errorf("search: evaluator priors sum to %v: want a positive sum", sum)
 	}
 	for i := range children {
-		children[i].prior = priors[i] / sum
+		children[i].Prior = priors[i] / sum
 	}
 	return nil
 }
@@ -685,10 +686,10 @@ func setPriors(children []node, priors []float32) error {
 // path, to every node of the path and removes the path's virtual loss.
 func (s *search) backup(path []int32, v float32) {
 	for j := len(path) - 1; j >= 0; j-- {
-		nd := s.nodes.at(path[j])
-		nd.n++
-		nd.w -= v // for the player who moved into the node
-		nd.inflight--
+		nd := s.nodes.At(path[j])
+		nd.N++
+		nd.W -= v // for the player who moved into the node
+		nd.Inflight--
 		v = -v
 	}
 }
@@ -696,7 +697,7 @@ func (s *search) backup(path []int32, v float32) {
 // undoVirtualLoss removes a path's virtual loss without a visit.
 func (s *search) undoVirtualLoss(path []int32) {
 	for _, i := range path {
-		s.nodes.at(i).inflight--
+		s.nodes.At(i).Inflight--
 	}
 }
 
@@ -706,94 +707,94 @@ func (s *search) undoVirtualLoss(path []int32) {
 // so the best of them is the one with the highest prior; one pass finds it
 // and the best visited child together.
 func (s *search) selectPUCT(pi int32) int32 {
-	p := s.nodes.at(pi)
+	p := s.nodes.At(pi)
 	vl := s.vl
-	parentN := float64(p.n) + float64(vl)*float64(p.inflight-1)
+	parentN := float64(p.N) + float64(vl)*float64(p.Inflight-1)
 	c := s.cfg.CPuct
 	if s.cfg.CPuctBase > 0 {
 		c += math.Log((1 + parentN + s.cfg.CPuctBase) / s.cfg.CPuctBase)
 	}
 	factor := float32(c * math.Sqrt(parentN))
-	children := s.nodes.children(p)
+	children := s.nodes.Children(p)
 	best, bestScore := -1, float32(math.Inf(-1))
 	unvisited, unvisitedPrior := -1, float32(-1)
 	var visitedMass float32
 	for i := range children {
 		ch := &children[i]
-		virtual := vl * float32(ch.inflight)
-		nEff := float32(ch.n) + virtual
-		if nEff == 0 && ch.state == terminal {
+		virtual := vl * float32(ch.Inflight)
+		nEff := float32(ch.N) + virtual
+		if nEff == 0 && ch.State == arena.Terminal {
 			// Known without a visit: its exact value, not the first-play
 			// value. The child ends a path one node longer than the
 			// parent's.
-			if score := -s.resultValue(ch.result, len(s.path)+1) + factor*ch.prior; score > bestScore {
+			if score := -s.resultValue(ch.Result, len(s.path)+1) + factor*ch.Prior; score > bestScore {
 				best, bestScore = i, score
 			}
 			continue
 		}
 		if nEff == 0 {
-			if ch.prior > unvisitedPrior {
-				unvisited, unvisitedPrior = i, ch.prior
+			if ch.Prior > unvisitedPrior {
+				unvisited, unvisitedPrior = i, ch.Prior
 			}
 			continue
 		}
-		visitedMass += ch.prior
-		score := (ch.w-virtual)/nEff + factor*ch.prior/(1+nEff)
+		visitedMass += ch.Prior
+		score := (ch.W-virtual)/nEff + factor*ch.Prior/(1+nEff)
 		if score > bestScore {
 			best, bestScore = i, score
 		}
 	}
 	if unvisited >= 0 {
 		var parentQ float32
-		if p.n > 0 {
-			parentQ = -p.w / float32(p.n)
+		if p.N > 0 {
+			parentQ = -p.W / float32(p.N)
 		}
 		fpu := parentQ - float32(s.cfg.FPUReduction)*float32(math.Sqrt(float64(visitedMass)))
 		if fpu+factor*unvisitedPrior > bestScore {
 			best = unvisited
 		}
 	}
-	return p.first + int32(best)
+	return p.First + int32(best)
 }
 
 // selectUCB returns the first unvisited child of node pi or else the child
 // with the highest UCB1 score Q + c * sqrt(ln N / n).
 func (s *search) selectUCB(pi int32) int32 {
-	p := s.nodes.at(pi)
+	p := s.nodes.At(pi)
 	vl := s.vl
-	logN := math.Log(float64(p.n) + float64(vl)*float64(p.inflight-1))
-	children := s.nodes.children(p)
+	logN := math.Log(float64(p.N) + float64(vl)*float64(p.Inflight-1))
+	children := s.nodes.Children(p)
 	best, bestScore := 0, math.Inf(-1)
 	for i := range children {
 		ch := &children[i]
-		virtual := vl * float32(ch.inflight)
-		nEff := float64(float32(ch.n) + virtual)
+		virtual := vl * float32(ch.Inflight)
+		nEff := float64(float32(ch.N) + virtual)
 		if nEff == 0 {
-			return p.first + int32(i)
+			return p.First + int32(i)
 		}
-		score := float64(ch.w-virtual)/nEff + s.ucbC*math.Sqrt(logN/nEff)
+		score := float64(ch.W-virtual)/nEff + s.ucbC*math.Sqrt(logN/nEff)
 		if score > bestScore {
 			best, bestScore = i, score
 		}
 	}
-	return p.first + int32(best)
+	return p.First + int32(best)
 }
 
 // addNoise mixes Dirichlet noise into the priors of the root's children.
 func (s *search) addNoise() {
-	root := s.nodes.at(0)
-	children := s.nodes.children(root)
+	root := s.nodes.At(0)
+	children := s.nodes.Children(root)
 	s.noise = dirichlet(s.rng, s.cfg.DirichletAlpha, s.noise[:0], len(children))
 	eps := s.cfg.DirichletEpsilon
 	for i := range children {
-		children[i].prior = float32((1-eps)*float64(children[i].prior) + eps*s.noise[i])
+		children[i].Prior = float32((1-eps)*float64(children[i].Prior) + eps*s.noise[i])
 	}
 }
 
 // rootChildren returns the children of the root.
-func (s *search) rootChildren() []node {
-	root := s.nodes.at(0)
-	return s.nodes.children(root)
+func (s *search) rootChildren() []arena.Node {
+	root := s.nodes.At(0)
+	return s.nodes.Children(root)
 }
 
 // decide builds the decision of a PUCT root: the move drawn at
@@ -803,15 +804,15 @@ func (s *search) decide(temp float64) Decision {
 	children := s.rootChildren()
 	chosen := s.mostVisited(0)
 	if temp > 0 {
-		chosen = s.nodes.at(0).first + int32(s.sample(children, temp))
+		chosen = s.nodes.At(0).First + int32(s.sample(children, temp))
 	}
 	var total float32
 	for _, ch := range children {
-		total += float32(ch.n)
+		total += float32(ch.N)
 	}
 	target := make(map[env.Action]float32, len(children))
 	for _, ch := range children {
-		target[env.Action(ch.action)] = float32(ch.n) / total
+		target[env.Action(ch.Action)] = float32(ch.N) / total
 	}
 	return s.decision(chosen, target)
 }
@@ -821,21 +822,21 @@ func (s *search) decide(temp float64) Decision {
 // the search says), the root value, the visits, the training target and
 // the principal variation.
 func (s *search) decision(chosen int32, target map[env.Action]float32) Decision {
-	root := s.nodes.at(0)
+	root := s.nodes.At(0)
 	children := s.rootChildren()
 	if win := s.winningChild(); win >= 0 {
 		chosen = win
 	}
 	d := Decision{
-		Move:        s.nodes.at(chosen).move,
-		Value:       float64(-root.w / float32(root.n)),
+		Move:        s.nodes.At(chosen).Move,
+		Value:       float64(-root.W / float32(root.N)),
 		Simulations: s.ran,
 		Visits:      make(map[env.Action]int, len(children)),
 		Target:      target,
 		Nodes:       s.known,
 	}
 	for _, ch := range children {
-		d.Visits[env.Action(ch.action)] = int(ch.n)
+		d.Visits[env.Action(ch.Action)] = int(ch.N)
 	}
 	d.PV = s.line(chosen)
 	return d
@@ -847,8 +848,8 @@ func (s *search) decision(chosen int32, target map[env.Action]float32) Decision 
 func (s *search) line(i int32) []env.Move {
 	var pv []env.Move
 	for ; ; i = s.mostVisited(i) {
-		pv = append(pv, s.nodes.at(i).move)
-		if nd := s.nodes.at(i); nd.state != expanded || nd.n < 2 {
+		pv = append(pv, s.nodes.At(i).Move)
+		if nd := s.nodes.At(i); nd.State != arena.Expanded || nd.N < 2 {
 			return pv
 		}
 	}
@@ -858,14 +859,14 @@ func (s *search) line(i int32) []env.Move {
 // is proven won (see prove), or -1: the player always takes an immediate
 // win, searched or not, and a proven one.
 func (s *search) winningChild() int32 {
-	root := s.nodes.at(0)
+	root := s.nodes.At(0)
 	win, canWin := winsearch.WinningMove(&s.rootPos, s.rules.TooTall)
 	proven := int32(-1)
-	for c := root.first; c < root.first+int32(root.count); c++ {
-		switch nd := s.nodes.at(c); {
-		case canWin && nd.move == win:
+	for c := root.First; c < root.First+int32(root.Count); c++ {
+		switch nd := s.nodes.At(c); {
+		case canWin && nd.Move == win:
 			return c
-		case proven < 0 && nd.state == terminal && nd.result == -1:
+		case proven < 0 && nd.State == arena.Terminal && nd.Result == -1:
 			proven = c
 		}
 	}
@@ -875,11 +876,11 @@ func (s *search) winningChild() int32 {
 // mostVisited returns the child of expanded node pi with the most visits,
 // ties going to the higher value and then to the first.
 func (s *search) mostVisited(pi int32) int32 {
-	p := s.nodes.at(pi)
-	best := p.first
-	for c := p.first + 1; c < p.first+int32(p.count); c++ {
-		a, b := s.nodes.at(c), s.nodes.at(best)
-		if a.n > b.n || (a.n == b.n && a.n > 0 && a.w/float32(a.n) > b.w/float32(b.n)) {
+	p := s.nodes.At(pi)
+	best := p.First
+	for c := p.First + 1; c < p.First+int32(p.Count); c++ {
+		a, b := s.nodes.At(c), s.nodes.At(best)
+		if a.N > b.N || (a.N == b.N && a.N > 0 && a.W/float32(a.N) > b.W/float32(b.N)) {
 			best = c
 		}
 	}
@@ -888,10 +889,10 @@ func (s *search) mostVisited(pi int32) int32 {
 
 // sample draws a child index with probability proportional to
 // visits^(1/temp).
-func (s *search) sample(children []node, temp float64) int {
+func (s *search) sample(children []arena.Node, temp float64) int {
 	var maxN int32
 	for _, ch := range children {
-		maxN = max(maxN, ch.n)
+		maxN = max(maxN, ch.N)
 	}
 	weight := func(n int32) float64 {
 		if n == 0 {
@@ -901,12 +902,12 @@ func (s *search) sample(children []node, temp float64) int {
 	}
 	var total float64
 	for _, ch := range children {
-		total += weight(ch.n)
+		total += weight(ch.N)
 	}
 	x := s.rng.Float64() * total
 	last := 0
 	for i, ch := range children {
-		w := weight(ch.n)
+		w := weight(ch.N)
 		if w == 0 {
 			continue
 		}

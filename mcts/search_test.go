@@ -12,6 +12,7 @@ import (
 	"unsafe"
 
 	"github.com/deathstacks/deathstacks/env"
+	"github.com/deathstacks/deathstacks/mcts/internal/arena"
 	"github.com/deathstacks/deathstacks/mcts/internal/testgames"
 )
 
@@ -78,23 +79,23 @@ func checkTree(t *testing.T, s *search) {
 	t.Helper()
 	var check func(i int32)
 	check = func(i int32) {
-		nd := s.nodes.at(i)
-		if nd.inflight != 0 {
-			t.Fatalf("node %d: %d simulations still in flight", i, nd.inflight)
+		nd := s.nodes.At(i)
+		if nd.Inflight != 0 {
+			t.Fatalf("node %d: %d simulations still in flight", i, nd.Inflight)
 		}
-		if nd.state == pending {
+		if nd.State == arena.Pending {
 			t.Fatalf("node %d: still pending", i)
 		}
-		if nd.state != expanded {
+		if nd.State != arena.Expanded {
 			return
 		}
 		sum := int32(1)
-		for c := nd.first; c < nd.first+int32(nd.count); c++ {
-			sum += s.nodes.at(c).n
+		for c := nd.First; c < nd.First+int32(nd.Count); c++ {
+			sum += s.nodes.At(c).N
 			check(c)
 		}
-		if sum != nd.n {
-			t.Fatalf("node %d: %d visits, but 1 + children's visits = %d", i, nd.n, sum)
+		if sum != nd.N {
+			t.Fatalf("node %d: %d visits, but 1 + children's visits = %d", i, nd.N, sum)
 		}
 	}
 	check(0)
@@ -162,7 +163,7 @@ func TestTreeReuse(t *testing.T) {
 	if err := g.Play(d.PV[1]); err != nil {
 		t.Fatal(err)
 	}
-	kept := p.s.nodes.at(p.s.walk(d.PV[:2])).n - 1
+	kept := p.s.nodes.At(p.s.walk(d.PV[:2])).N - 1
 	d2, err := p.Choose(g)
 	if err != nil {
 		t.Fatal(err)
@@ -241,11 +242,11 @@ func TestPUCTUniformFindsWinInOne(t *testing.T) {
 			}
 			best, bestN := env.Move{}, -1
 			for _, ch := range p.s.rootChildren() {
-				if int(ch.n) > bestN {
-					best, bestN = ch.move, int(ch.n)
+				if int(ch.N) > bestN {
+					best, bestN = ch.Move, int(ch.N)
 				}
-				if ch.move == wins[0] && (ch.state != terminal || ch.result != -1 || ch.w != float32(ch.n)) {
-					t.Errorf("winning child: state %d, value %v, w %v, n %d: want terminal, -1 for the loser, Q = 1", ch.state, ch.result, ch.w, ch.n)
+				if ch.Move == wins[0] && (ch.State != arena.Terminal || ch.Result != -1 || ch.W != float32(ch.N)) {
+					t.Errorf("winning child: state %d, value %v, w %v, n %d: want terminal, -1 for the loser, Q = 1", ch.State, ch.Result, ch.W, ch.N)
 				}
 			}
 			if !testgames.ContainsMove(wins, best) || !testgames.ContainsMove(wins, d.Move) {
@@ -273,8 +274,8 @@ func TestPUCTUniformFindsWinInTwo(t *testing.T) {
 				t.Fatalf("played %v (value %.2f), which does not force a win", d.Move, d.Value)
 			}
 			for _, ch := range p.s.rootChildren() {
-				if ch.move == d.Move && (ch.state != terminal || ch.result != -1) {
-					t.Errorf("winning move %v: state %d, result %d: want proven lost for the opponent", ch.move, ch.state, ch.result)
+				if ch.Move == d.Move && (ch.State != arena.Terminal || ch.Result != -1) {
+					t.Errorf("winning move %v: state %d, result %d: want proven lost for the opponent", ch.Move, ch.State, ch.Result)
 				}
 			}
 			checkTree(t, p.s)
@@ -300,19 +301,19 @@ func repetitionGame(t *testing.T, plies int) *env.Game {
 	return g
 }
 
-func childByMove(t *testing.T, s *search, text string) node {
+func childByMove(t *testing.T, s *search, text string) arena.Node {
 	t.Helper()
 	m, err := env.ParseMove(text)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, ch := range s.rootChildren() {
-		if ch.move == m {
+		if ch.Move == m {
 			return ch
 		}
 	}
 	t.Fatalf("no root child %v", m)
-	return node{}
+	return arena.Node{}
 }
 
 func TestTerminalValuesAreExact(t *testing.T) {
@@ -324,8 +325,8 @@ func TestTerminalValuesAreExact(t *testing.T) {
 			t.Fatal(err)
 		}
 		ch := childByMove(t, p.s, "f2-1-f1")
-		if ch.state != terminal || ch.result != 0 || ch.w != 0 || ch.n == 0 {
-			t.Errorf("state %d, value %v, w %v, n %d: want a visited terminal draw, exactly 0", ch.state, ch.result, ch.w, ch.n)
+		if ch.State != arena.Terminal || ch.Result != 0 || ch.W != 0 || ch.N == 0 {
+			t.Errorf("state %d, value %v, w %v, n %d: want a visited terminal draw, exactly 0", ch.State, ch.Result, ch.W, ch.N)
 		}
 		checkTree(t, p.s)
 	})
@@ -334,7 +335,7 @@ func TestTerminalValuesAreExact(t *testing.T) {
 		if _, err := p.Choose(repetitionGame(t, 3)); err != nil {
 			t.Fatal(err)
 		}
-		if ch := childByMove(t, p.s, "f2-1-f1"); ch.state == terminal {
+		if ch := childByMove(t, p.s, "f2-1-f1"); ch.State == arena.Terminal {
 			t.Error("a position seen twice is terminal")
 		}
 	})
@@ -353,12 +354,12 @@ func TestTerminalValuesAreExact(t *testing.T) {
 		}
 		for depth := 1; depth <= 4; depth++ {
 			i := p.s.walk(line[:depth])
-			if i < 0 || p.s.nodes.at(i).n == 0 {
+			if i < 0 || p.s.nodes.At(i).N == 0 {
 				t.Fatalf("the search did not reach ply %d of the line", depth)
 			}
-			nd := *p.s.nodes.at(i)
-			if terminalWant := depth == 4; (nd.state == terminal) != terminalWant || terminalWant && (nd.result != 0 || nd.w != 0) {
-				t.Errorf("depth %d: state %d, value %v, w %v: want terminal draw only at depth 4", depth, nd.state, nd.result, nd.w)
+			nd := *p.s.nodes.At(i)
+			if terminalWant := depth == 4; (nd.State == arena.Terminal) != terminalWant || terminalWant && (nd.Result != 0 || nd.W != 0) {
+				t.Errorf("depth %d: state %d, value %v, w %v: want terminal draw only at depth 4", depth, nd.State, nd.Result, nd.W)
 			}
 		}
 	})
@@ -375,14 +376,14 @@ func TestTerminalValuesAreExact(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		root := *p.s.nodes.at(0)
+		root := *p.s.nodes.At(0)
 		for _, ch := range p.s.rootChildren() {
-			if ch.n > 0 && (ch.state != terminal || ch.result != 0 || ch.w != 0) {
-				t.Fatalf("child %v: state %d, value %v, w %v: want a terminal draw", ch.move, ch.state, ch.result, ch.w)
+			if ch.N > 0 && (ch.State != arena.Terminal || ch.Result != 0 || ch.W != 0) {
+				t.Fatalf("child %v: state %d, value %v, w %v: want a terminal draw", ch.Move, ch.State, ch.Result, ch.W)
 			}
 		}
 		// The root value is its own evaluation averaged with exact zeros.
-		if want := -root.w / float32(root.n); d.Value != float64(want) || root.w*float32(root.n) == 0 && d.Value != 0 {
+		if want := -root.W / float32(root.N); d.Value != float64(want) || root.W*float32(root.N) == 0 && d.Value != 0 {
 			t.Errorf("root value %v, want %v", d.Value, want)
 		}
 	})
@@ -418,8 +419,8 @@ func TestRootValueSign(t *testing.T) {
 		t.Errorf("root value %v, want %v", d.Value, want)
 	}
 	for _, ch := range p.s.rootChildren() {
-		if ch.state != terminal || ch.result != 1 {
-			t.Errorf("child %v: state %d, value %v: want a decisive win for Blue", ch.move, ch.state, ch.result)
+		if ch.State != arena.Terminal || ch.Result != 1 {
+			t.Errorf("child %v: state %d, value %v: want a decisive win for Blue", ch.Move, ch.State, ch.Result)
 		}
 	}
 	// In a won position the value is positive.
@@ -727,7 +728,7 @@ func TestDirichlet(t *testing.T) {
 }
 
 func TestNodeFitsHalfACacheLine(t *testing.T) {
-	if size := unsafe.Sizeof(node{}); size != 32 {
+	if size := unsafe.Sizeof(arena.Node{}); size != 32 {
 		t.Errorf("a node takes %d bytes, want 32", size)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/deathstacks/deathstacks/env"
+	"github.com/deathstacks/deathstacks/mcts/internal/arena"
 	"github.com/deathstacks/deathstacks/mcts/internal/testgames"
 )
 
@@ -29,9 +30,9 @@ func provenWinsDeeperThanTwo(t *testing.T, cfg Config, n int) []env.Position {
 		if win < 0 {
 			continue
 		}
-		c := p.s.nodes.at(win)
-		for _, d := range p.s.nodes.children(c) {
-			if d.state == terminal && d.count > 0 {
+		c := p.s.nodes.At(win)
+		for _, d := range p.s.nodes.Children(c) {
+			if d.State == arena.Terminal && d.Count > 0 {
 				found = append(found, pos)
 				break
 			}
@@ -113,10 +114,10 @@ func TestChildrenAreTerminalExactlyWhenTheGameEnds(t *testing.T) {
 		}
 		winning := testgames.WinningMoves(pos, true)
 		for _, ch := range p.s.rootChildren() {
-			won := testgames.ContainsMove(winning, ch.move)
-			if (ch.state == terminal) != won || won && ch.result != -1 {
+			won := testgames.ContainsMove(winning, ch.Move)
+			if (ch.State == arena.Terminal) != won || won && ch.Result != -1 {
 				t.Fatalf("position %d %s: child %v has state %d, result %d: want terminal and lost for its mover: %v",
-					i, pos.FEN(), ch.move, ch.state, ch.result, won)
+					i, pos.FEN(), ch.Move, ch.State, ch.Result, won)
 			}
 			if won {
 				wins++
@@ -140,8 +141,8 @@ func TestChildrenAtTheMoveLimitAreDraws(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, ch := range p.s.rootChildren() {
-		if ch.state != terminal || ch.result != 0 {
-			t.Fatalf("child %v at ply %d: state %d, result %d: want a terminal draw", ch.move, rules.MaxPlies, ch.state, ch.result)
+		if ch.State != arena.Terminal || ch.Result != 0 {
+			t.Fatalf("child %v at ply %d: state %d, result %d: want a terminal draw", ch.Move, rules.MaxPlies, ch.State, ch.Result)
 		}
 	}
 }

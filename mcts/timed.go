@@ -79,10 +79,10 @@ func (s *search) cannotBeOvertaken(limit int) bool {
 	var first, second int32
 	for _, ch := range s.rootChildren() {
 		switch {
-		case ch.n > first:
-			first, second = ch.n, first
-		case ch.n > second:
-			second = ch.n
+		case ch.N > first:
+			first, second = ch.N, first
+		case ch.N > second:
+			second = ch.N
 		}
 	}
 	now := s.clock.Now()

@@ -191,7 +191,7 @@ func TestCannotBeOvertaken(t *testing.T) {
 	s := p.s
 	var visits []int
 	for _, ch := range s.rootChildren() {
-		visits = append(visits, int(ch.n))
+		visits = append(visits, int(ch.N))
 	}
 	slices.Sort(visits)
 	lead := visits[len(visits)-1] - visits[len(visits)-2] // the most visited move's over the second's
