@@ -11,6 +11,8 @@ import (
 	"github.com/deathstacks/deathstacks/env"
 	"github.com/deathstacks/deathstacks/mcts/internal/arena"
 	"github.com/deathstacks/deathstacks/mcts/internal/clock"
+	"github.com/deathstacks/deathstacks/mcts/internal/dirichlet"
+	"github.com/deathstacks/deathstacks/mcts/internal/gumbel"
 	"github.com/deathstacks/deathstacks/mcts/internal/winsearch"
 )
 
@@ -55,7 +57,7 @@ type search struct {
 	batch leafBatch
 
 	// gumbel is the Gumbel root's state during a search (see gumbel.go).
-	gumbel gumbelRoot
+	gumbel gumbel.Root
 	// win proves forced wins at the root (see Config.WinSearchPlies).
 	win winsearch.Search
 }
@@ -214,7 +216,7 @@ func (s *search) run(g *env.Game, cfg Config, temp float64) (Decision, error) {
 			return Decision{}, err
 		}
 		s.measureRate()
-		return s.decision(chosen, s.improvedPolicy()), nil
+		return s.decision(chosen, s.gumbel.ImprovedPolicy(s.nodes.At(0), s.rootChildren(), s.sigma())), nil
 	}
 	if s.cfg.DirichletEpsilon > 0 && !s.noised {
 		s.addNoise()
@@ -394,8 +396,8 @@ func (s *search) descend() (int32, env.Position) {
 		}
 		s.pathHashes = append(s.pathHashes, pos.Hash())
 		switch {
-		case i == 0 && s.gumbel.forced:
-			i = s.selectConsidered()
+		case i == 0 && s.gumbel.Forced:
+			i = s.nodes.At(0).First + s.gumbel.Select()
 		case s.ucb:
 			i = s.selectUCB(i)
 		default:
@@ -784,7 +786,7 @@ func (s *search) selectUCB(pi int32) int32 {
 func (s *search) addNoise() {
 	root := s.nodes.At(0)
 	children := s.nodes.Children(root)
-	s.noise = dirichlet(s.rng, s.cfg.DirichletAlpha, s.noise[:0], len(children))
+	s.noise = dirichlet.Sample(s.rng, s.cfg.DirichletAlpha, s.noise[:0], len(children))
 	eps := s.cfg.DirichletEpsilon
 	for i := range children {
 		children[i].Prior = float32((1-eps)*float64(children[i].Prior) + eps*s.noise[i])

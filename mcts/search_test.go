@@ -701,38 +701,6 @@ func contains(s, sub string) bool {
 	return len(sub) == 0 || len(s) >= len(sub) && (s[:len(sub)] == sub || contains(s[1:], sub))
 }
 
-func TestDirichlet(t *testing.T) {
-	rng := newRand(1)
-	for _, alpha := range []float64{0.03, 0.3, 1, 2.5} {
-		// The mean of gamma(alpha) is alpha and its variance alpha.
-		const n = 20000
-		var sum float64
-		for range n {
-			sum += sampleGamma(rng, alpha)
-		}
-		if mean := sum / n; math.Abs(mean-alpha) > 4*math.Sqrt(alpha/n) {
-			t.Errorf("gamma(%v): mean %v", alpha, mean)
-		}
-		d := dirichlet(rng, alpha, nil, 40)
-		var total float64
-		for _, x := range d {
-			if !(x >= 0) {
-				t.Fatalf("dirichlet(%v): entry %v", alpha, x)
-			}
-			total += x
-		}
-		if math.Abs(total-1) > 1e-9 {
-			t.Errorf("dirichlet(%v): sums to %v", alpha, total)
-		}
-	}
-}
-
-func TestNodeFitsHalfACacheLine(t *testing.T) {
-	if size := unsafe.Sizeof(arena.Node{}); size != 32 {
-		t.Errorf("a node takes %d bytes, want 32", size)
-	}
-}
-
 // Every field of Config is one setting, under its yaml key, and reads back
 // what Set wrote.
 func TestSettingsCoverConfig(t *testing.T) {

@@ -1,6 +1,9 @@
 package arena
 
-import "testing"
+import (
+	"testing"
+	"unsafe"
+)
 
 func TestArenaAlloc(t *testing.T) {
 	tests := []struct {
@@ -61,5 +64,11 @@ func TestArenaNodesStay(t *testing.T) {
 	a.Reset()
 	if got := a.Alloc(BlockSize); got != 0 || len(a.blocks) != blocks {
 		t.Fatalf("after Reset: Alloc = %d with %d blocks, want 0 with %d", got, len(a.blocks), blocks)
+	}
+}
+
+func TestNodeFitsHalfACacheLine(t *testing.T) {
+	if size := unsafe.Sizeof(Node{}); size != 32 {
+		t.Errorf("a node takes %d bytes, want 32", size)
 	}
 }

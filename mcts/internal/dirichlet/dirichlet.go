@@ -1,14 +1,17 @@
-package mcts
+// Package dirichlet draws the noise a PUCT root mixes into its priors
+// (mcts.Config.DirichletEpsilon): a sample of the symmetric Dirichlet
+// distribution, from gamma draws.
+package dirichlet
 
 import (
 	"math"
 	"math/rand/v2"
 )
 
-// dirichlet appends to dst a sample of the symmetric Dirichlet distribution
+// Sample appends to dst a sample of the symmetric Dirichlet distribution
 // with concentration alpha over n outcomes: n gamma(alpha) draws,
 // normalised.
-func dirichlet(rng *rand.Rand, alpha float64, dst []float64, n int) []float64 {
+func Sample(rng *rand.Rand, alpha float64, dst []float64, n int) []float64 {
 	var sum float64
 	for range n {
 		g := sampleGamma(rng, alpha)
