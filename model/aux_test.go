@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/deathstacks/deathstacks/env"
+	"github.com/deathstacks/deathstacks/model/internal/graph"
 )
 
 // auxConfig is tinyConfig with every auxiliary head.
@@ -78,7 +79,7 @@ func TestAuxGradientsMatchStock(t *testing.T) {
 				t.Errorf("an optional loss is 0: %+v", fl)
 			}
 			for i, s := range auxConfig.specs() {
-				compareGradients(t, s.name, fg[i], sg[i], 1e-3)
+				compareGradients(t, s.Name, fg[i], sg[i], 1e-3)
 			}
 		})
 	}
@@ -104,7 +105,7 @@ func TestAuxGradientsMatchDifferences(t *testing.T) {
 	rng := seeded(34)
 	specs := auxConfig.specs()
 	for i := auxConfig.inferenceParams() - 1; i < len(specs); i++ {
-		t.Run(specs[i].name, func(t *testing.T) {
+		t.Run(specs[i].Name, func(t *testing.T) {
 			for range 3 {
 				j := rng.IntN(len(n.weights[i]))
 				const eps = 1e-2
@@ -116,7 +117,7 @@ func TestAuxGradientsMatchDifferences(t *testing.T) {
 				n.weights[i][j] = w
 				want := (up - down) / (2 * eps)
 				if got := float64(grads[i][j]); math.Abs(got-want) > 0.02+0.05*math.Abs(want) {
-					t.Errorf("gradient of %s[%d] is %v, central difference %v", specs[i].name, j, got, want)
+					t.Errorf("gradient of %s[%d] is %v, central difference %v", specs[i].Name, j, got, want)
 				}
 			}
 		})
@@ -187,7 +188,7 @@ func TestSoftTarget(t *testing.T) {
 func TestSquareOrder(t *testing.T) {
 	seen := make([]bool, env.NumActions)
 	for a := range env.NumActions {
-		k := squareOrder.index(env.Action(a))
+		k := graph.SquareOrder.Index(env.Action(a))
 		if k < 0 || k >= env.NumActions || seen[k] {
 			t.Fatalf("action %d maps to %d: out of range or taken", a, k)
 		}
@@ -361,11 +362,11 @@ func TestAuxHeadsAtWeightZero(t *testing.T) {
 		t.Errorf("losses %+v with heads at weight 0, %+v without", la, lb)
 	}
 	for i := range gb {
-		compareGradients(t, auxConfig.specs()[i].name, ga[i], gb[i], 1e-6)
+		compareGradients(t, auxConfig.specs()[i].Name, ga[i], gb[i], 1e-6)
 	}
 	for i := len(gb); i < len(ga); i++ {
 		if slices.ContainsFunc(ga[i], func(x float32) bool { return x != 0 }) {
-			t.Errorf("%s has a gradient at weight 0", auxConfig.specs()[i].name)
+			t.Errorf("%s has a gradient at weight 0", auxConfig.specs()[i].Name)
 		}
 	}
 	if _, err := a.Step(batch); err != nil {

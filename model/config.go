@@ -1,7 +1,6 @@
 package model
 
 import (
-	"fmt"
 	"math"
 	"runtime"
 	"time"
@@ -91,18 +90,7 @@ func (c Config) Validate() error {
 }
 
 // String is the short form used in messages, e.g. "3x32 (value 2/64)".
-func (c Config) String() string {
-	s := fmt.Sprintf("%dx%d (value %d/%d)", c.Blocks, c.Channels, c.ValuePlanes, c.ValueHidden)
-	for _, h := range []struct {
-		on   bool
-		name string
-	}{{c.ReplyHead, "reply"}, {c.OwnershipHead, "ownership"}, {c.ScoreHead, "score"}} {
-		if h.on {
-			s += " +" + h.name
-		}
-	}
-	return s
-}
+func (c Config) String() string { return c.arch().String() }
 
 // ServerConfig tunes a [Server]. Decode YAML onto [DefaultServerConfig].
 type ServerConfig struct {

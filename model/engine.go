@@ -2,18 +2,17 @@ package model
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/deathstacks/deathstacks/env"
 	"github.com/deathstacks/deathstacks/model/internal/fused"
-	"github.com/deathstacks/deathstacks/model/internal/kernel"
+	"github.com/deathstacks/deathstacks/model/internal/graph"
 	G "gorgonia.org/gorgonia"
 )
 
 // runner is one compiled inference graph and what runs it: the stock
 // graph's machine or the fused graph's fused.Run.
 type runner struct {
-	net   *net
+	net   *graph.Net
 	vm    G.VM
 	fused *fused.Run
 	xs    []float32 // the input's backing slice
@@ -62,16 +61,16 @@ func (e *engine) runner(batch int) (*runner, error) {
 	if r, ok := e.runners[batch]; ok {
 		return r, nil
 	}
-	buildMu.Lock()
-	defer buildMu.Unlock()
+	graph.BuildMu.Lock()
+	defer graph.BuildMu.Unlock()
 	r := &runner{xs: make([]float32, batch*env.ObservationSize)}
 	var err error
 	if e.stock {
-		if r.net, err = newNet(G.NewGraph(), e.src.cfg, batch, r.xs, e.weights); err == nil {
-			r.vm = G.NewTapeMachine(r.net.g)
+		if r.net, err = graph.NewNet(G.NewGraph(), e.src.cfg.arch(), batch, r.xs, e.weights); err == nil {
+			r.vm = G.NewTapeMachine(r.net.G)
 		}
-	} else if r.net, err = newFastNet(G.NewGraph(), e.src.cfg, e.packed, batch, r.xs, e.weights); err == nil {
-		r.fused, err = fused.NewRun(r.net.g)
+	} else if r.net, err = graph.NewFastNet(G.NewGraph(), e.src.cfg.arch(), e.packed, batch, r.xs, e.weights); err == nil {
+		r.fused, err = fused.NewRun(r.net.G)
 	}
 	if err != nil {
 		return nil, err
@@ -102,7 +101,7 @@ func (e *engine) forward(n int, fill func(xs []float32)) (batchOutput, error) {
 	if err := r.run(n); err != nil {
 		return batchOutput{}, fmt.Errorf("run network: %w", err)
 	}
-	return r.net.outputs()
+	return outputs(r.net)
 }
 
 // evaluate implements the Evaluate contract (arguments already checked)
@@ -157,30 +156,13 @@ func recovered(f func() error) (err error) {
 // order, and a value.
 type batchOutput struct {
 	logits, values []float32
-	order          logitOrder
+	order          graph.LogitOrder
 }
 
-// logitOrder is the layout of a row of logits.
-type logitOrder int
-
-const (
-	// actionOrder is env's action index order, plane-major: the stock
-	// graphs'.
-	actionOrder logitOrder = iota
-	// squareOrder is square-major, the fused graphs' (inference and
-	// training): square s's
-	// policyPlanes logits together, action (plane*36 + s) at s*policyPlanes
-	// + plane. Its policy head computes it without a transpose (see
-	// kernel.Head.ForwardSquares); only the legal actions' logits are read.
-	squareOrder
-)
-
-// index is action a's position in a row of logits.
-func (o logitOrder) index(a env.Action) int {
-	if o == squareOrder {
-		return int(a)%env.NumSquares*policyPlanes + int(a)/env.NumSquares
-	}
-	return int(a)
+// outputs returns the outputs of n's last run.
+func outputs(n *graph.Net) (batchOutput, error) {
+	logits, values, err := n.Outputs()
+	return batchOutput{logits: logits, values: values, order: n.Order}, err
 }
 
 // write writes the priors and value of batch row.
@@ -190,7 +172,7 @@ func (o batchOutput) write(priors []float32, value *float32, row int, legal []en
 		return fmt.Errorf("evaluate: network value %v", v)
 	}
 	*value = v
-	return legalSoftmax(priors, o.logits[row*env.NumActions:(row+1)*env.NumActions], o.order, legal)
+	return graph.LegalSoftmax(priors, o.logits[row*env.NumActions:(row+1)*env.NumActions], o.order, legal)
 }
 
 // LegalSoftmax writes the priors the network's evaluator gives a
@@ -202,33 +184,7 @@ func (o batchOutput) write(priors []float32, value *float32, row int, legal []en
 // -Inf ones, is an error; a -Inf one beside finite ones gets no
 // probability.
 func LegalSoftmax(dst, logits []float32, legal []env.Action) error {
-	return legalSoftmax(dst, logits, actionOrder, legal)
-}
-
-// legalSoftmax writes the softmax of logits (one row, in order) restricted
-// to the legal actions into dst, compact over legal; other actions get no
-// probability at all. It shifts by the largest legal logit, so any finite
-// logits work; a NaN or +Inf legal logit, or only -Inf ones (a diverged
-// network), is an error, and a -Inf one beside finite ones gets no
-// probability. The exps are [kernel.ExpShifted]'s, 8 at a time in AVX2: a
-// logit equal to the largest gets exp(0), 1 exactly, and one more than 86
-// below it no probability.
-func legalSoftmax(dst, logits []float32, order logitOrder, legal []env.Action) error {
-	dst = dst[:len(legal)]
-	top := float32(math.Inf(-1))
-	for j, a := range legal {
-		l := logits[order.index(a)]
-		dst[j] = l
-		top = max(top, l) // NaN if any is
-	}
-	if t := float64(top); math.IsNaN(t) || math.IsInf(t, 0) {
-		return fmt.Errorf("evaluate: network logits are not finite")
-	}
-	scale := 1 / kernel.ExpShifted(dst, top) // the sum is 1 or more
-	for j := range dst {
-		dst[j] *= scale
-	}
-	return nil
+	return graph.LegalSoftmax(dst, logits, graph.ActionOrder, legal)
 }
 
 // checkEvaluate checks Evaluate's arguments against its contract.

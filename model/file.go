@@ -10,6 +10,7 @@ import (
 
 	"github.com/deathstacks/deathstacks/env"
 	"github.com/deathstacks/deathstacks/model/codec"
+	"github.com/deathstacks/deathstacks/model/internal/graph"
 	"github.com/deathstacks/deathstacks/model/internal/optim"
 )
 
@@ -160,8 +161,8 @@ func writeFile(w io.Writer, n *Network, opt *optim.State) (int64, error) {
 	specs := n.cfg.specs()
 	e.U32(uint32(len(specs)))
 	for i, s := range specs {
-		e.U32(uint32(len(s.shape)))
-		for _, d := range s.shape {
+		e.U32(uint32(len(s.Shape)))
+		for _, d := range s.Shape {
 			e.U32(uint32(d))
 		}
 		e.Float32s(n.weights[i])
@@ -274,7 +275,7 @@ func readMeta(d *codec.Reader) map[string]string {
 
 // readWeights reads the weight tensors of cfg, whose specs are given,
 // checking their number and shapes.
-func readWeights(d *codec.Reader, cfg Config, specs []paramSpec) ([][]float32, error) {
+func readWeights(d *codec.Reader, cfg Config, specs []graph.Spec) ([][]float32, error) {
 	if k := d.U32(); d.Err() == nil && int(k) != len(specs) {
 		return nil, fmt.Errorf("%w: %d weight tensors, %v has %d", ErrArchitecture, k, cfg, len(specs))
 	}
@@ -285,10 +286,10 @@ func readWeights(d *codec.Reader, cfg Config, specs []paramSpec) ([][]float32, e
 		for range min(dims, 8) {
 			shape = append(shape, int(d.U32()))
 		}
-		if d.Err() == nil && !slices.Equal(shape, s.shape) {
-			return nil, fmt.Errorf("%w: %s has shape %v, %v needs %v", ErrArchitecture, s.name, shape, cfg, s.shape)
+		if d.Err() == nil && !slices.Equal(shape, s.Shape) {
+			return nil, fmt.Errorf("%w: %s has shape %v, %v needs %v", ErrArchitecture, s.Name, shape, cfg, s.Shape)
 		}
-		weights[i] = make([]float32, s.size())
+		weights[i] = make([]float32, s.Size())
 		d.Float32s(weights[i])
 	}
 	return weights, nil
@@ -296,12 +297,12 @@ func readWeights(d *codec.Reader, cfg Config, specs []paramSpec) ([][]float32, e
 
 // readOptimiser reads the optimiser state, nil for a network saved
 // without one; damage fails d.
-func readOptimiser(d *codec.Reader, specs []paramSpec) *optim.State {
+func readOptimiser(d *codec.Reader, specs []graph.Spec) *optim.State {
 	var opt *optim.State
 	switch kind := d.U32(); kind {
 	case optNone:
 	case optAdam, optSGD:
-		opt = optim.New(kind == optAdam, paramSizes(specs))
+		opt = optim.New(kind == optAdam, graph.Sizes(specs))
 		if opt.T = d.I64(); opt.T < 0 {
 			d.Fail(fmt.Errorf("%w: %d optimiser steps", ErrCorrupt, opt.T))
 		}

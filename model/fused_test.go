@@ -19,7 +19,7 @@ func randomNetwork(t testing.TB, cfg Config, seed uint64) *Network {
 	}
 	rng := seeded(seed + 1)
 	for i, s := range cfg.specs() {
-		if !s.decay {
+		if !s.Decay {
 			for j := range n.weights[i] {
 				n.weights[i][j] = float32(rng.NormFloat64() * 0.1)
 			}
@@ -94,7 +94,7 @@ func (o batchOutput) actionLogits(rows int) []float32 {
 	for r := range rows {
 		row := o.logits[r*env.NumActions : (r+1)*env.NumActions]
 		for a := range env.NumActions {
-			l[r*env.NumActions+a] = row[o.order.index(env.Action(a))]
+			l[r*env.NumActions+a] = row[o.order.Index(env.Action(a))]
 		}
 	}
 	return l

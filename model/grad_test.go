@@ -60,7 +60,7 @@ func TestFusedGradientsMatchStock(t *testing.T) {
 					t.Errorf("fused losses %+v, stock %+v", fl, sl)
 				}
 				for i, s := range nc.specs() {
-					compareGradients(t, s.name, fg[i], sg[i], 1e-3)
+					compareGradients(t, s.Name, fg[i], sg[i], 1e-3)
 				}
 			})
 		}
@@ -110,7 +110,7 @@ func TestFusedGradientsAfterAnotherBatch(t *testing.T) {
 			}
 			for i, s := range st.cfg.specs() {
 				if !slices.Equal(ug[i], fg[i]) {
-					t.Errorf("gradient of %s differs after another batch", s.name)
+					t.Errorf("gradient of %s differs after another batch", s.Name)
 				}
 			}
 		})
@@ -158,9 +158,9 @@ func TestFusedGradientsMatchReference(t *testing.T) {
 	}
 	rng := seeded(23)
 	for i, s := range cfg.specs() {
-		t.Run(s.name, func(t *testing.T) {
+		t.Run(s.Name, func(t *testing.T) {
 			for range 4 {
-				j := rng.IntN(s.size())
+				j := rng.IntN(s.Size())
 				w := n.Clone().weights
 				orig := w[i][j]
 				const h = 1e-3
@@ -171,7 +171,7 @@ func TestFusedGradientsMatchReference(t *testing.T) {
 				// The step really taken is the float32 difference.
 				want := (up - down) / (float64(orig+h) - float64(orig-h))
 				if got := float64(grads[i][j]); math.Abs(got-want) > 2e-3*(1+math.Abs(want)) {
-					t.Errorf("gradient of %s[%d] is %v, central difference %v", s.name, j, got, want)
+					t.Errorf("gradient of %s[%d] is %v, central difference %v", s.Name, j, got, want)
 				}
 			}
 		})

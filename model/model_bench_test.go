@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/deathstacks/deathstacks/env"
+	"github.com/deathstacks/deathstacks/model/internal/graph"
 	"github.com/deathstacks/deathstacks/model/internal/kernel"
 	"gonum.org/v1/gonum/blas/gonum"
 	G "gorgonia.org/gorgonia"
@@ -160,7 +161,7 @@ func BenchmarkLegalSoftmax(b *testing.B) {
 	}
 	dst := make([]float32, len(p.Legal))
 	for b.Loop() {
-		if err := legalSoftmax(dst, logits, squareOrder, p.Legal); err != nil {
+		if err := graph.LegalSoftmax(dst, logits, graph.SquareOrder, p.Legal); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/deathstacks/deathstacks/env"
 	"github.com/deathstacks/deathstacks/model/internal/fused"
+	"github.com/deathstacks/deathstacks/model/internal/graph"
 	"github.com/deathstacks/deathstacks/model/internal/optim"
 )
 
@@ -69,7 +70,7 @@ func FromWeights(cfg Config, flat []float32, steps int64, meta map[string]string
 		return nil, fmt.Errorf("network from weights: %w", err)
 	}
 	specs := cfg.specs()
-	if want := sumSizes(specs); len(flat) != want {
+	if want := graph.SumSizes(specs); len(flat) != want {
 		return nil, fmt.Errorf("network from weights: %w: %d values, %v has %d", ErrArchitecture, len(flat), cfg, want)
 	}
 	if steps < 0 {
@@ -77,11 +78,11 @@ func FromWeights(cfg Config, flat []float32, steps int64, meta map[string]string
 	}
 	weights := make([][]float32, len(specs))
 	for i, s := range specs {
-		w := slices.Clone(flat[:s.size()])
-		flat = flat[s.size():]
+		w := slices.Clone(flat[:s.Size()])
+		flat = flat[s.Size():]
 		for j, x := range w {
 			if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-				return nil, fmt.Errorf("network from weights: %s[%d] is %v", s.name, j, x)
+				return nil, fmt.Errorf("network from weights: %s[%d] is %v", s.Name, j, x)
 			}
 		}
 		weights[i] = w

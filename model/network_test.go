@@ -11,6 +11,7 @@ import (
 	"github.com/deathstacks/deathstacks/configs"
 	"github.com/deathstacks/deathstacks/env"
 	"github.com/deathstacks/deathstacks/model/internal/fused"
+	"github.com/deathstacks/deathstacks/model/internal/graph"
 )
 
 func TestForwardMatchesReference(t *testing.T) {
@@ -23,7 +24,7 @@ func TestForwardMatchesReference(t *testing.T) {
 			// Make the biases non-zero so that their layout is checked too.
 			rng := seeded(2)
 			for i, s := range cfg.specs() {
-				if !s.decay {
+				if !s.Decay {
 					for j := range n.weights[i] {
 						n.weights[i][j] = float32(rng.NormFloat64() * 0.1)
 					}
@@ -87,7 +88,7 @@ func TestEvaluatePriorsOverLegalActions(t *testing.T) {
 			dense[a] = float32(logits[a])
 		}
 		want := make([]float32, len(legal[i]))
-		if err := legalSoftmax(want, dense, actionOrder, legal[i]); err != nil {
+		if err := graph.LegalSoftmax(want, dense, graph.ActionOrder, legal[i]); err != nil {
 			t.Fatal(err)
 		}
 		for j := range want {
@@ -123,7 +124,7 @@ func TestLegalSoftmax(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got := make([]float32, len(tt.legal))
-			if err := legalSoftmax(got, tt.logits, actionOrder, tt.legal); err != nil {
+			if err := graph.LegalSoftmax(got, tt.logits, graph.ActionOrder, tt.legal); err != nil {
 				t.Fatal(err)
 			}
 			for j := range got {
@@ -153,27 +154,27 @@ func TestLegalSoftmaxAgainstFloat64(t *testing.T) {
 			legal[j] = env.Action(rng.IntN(env.NumActions))
 		}
 		got := make([]float32, len(legal))
-		if err := legalSoftmax(got, logits, actionOrder, legal); err != nil {
+		if err := graph.LegalSoftmax(got, logits, graph.ActionOrder, legal); err != nil {
 			t.Fatal(err)
 		}
 		top := math.Inf(-1)
 		for _, a := range legal {
-			top = max(top, float64(logits[actionOrder.index(a)]))
+			top = max(top, float64(logits[graph.ActionOrder.Index(a)]))
 		}
 		want, sum := make([]float64, len(legal)), 0.0
 		for j, a := range legal {
-			want[j] = math.Exp(float64(logits[actionOrder.index(a)]) - top)
+			want[j] = math.Exp(float64(logits[graph.ActionOrder.Index(a)]) - top)
 			sum += want[j]
 		}
 		prior := map[float32]float32{} // a logit's prior
 		var total float64
 		for j, a := range legal {
 			w := want[j] / sum
-			d := top - float64(logits[actionOrder.index(a)])
+			d := top - float64(logits[graph.ActionOrder.Index(a)])
 			if math.Abs(float64(got[j])-w) > (2e-6+6e-8*d)*w+1e-37 {
 				t.Fatalf("row %d, action %d: prior %v, want %v", k, a, got[j], w)
 			}
-			l := logits[actionOrder.index(a)]
+			l := logits[graph.ActionOrder.Index(a)]
 			if p, ok := prior[l]; ok && p != got[j] {
 				t.Fatalf("row %d: logit %v has priors %v and %v", k, l, p, got[j])
 			}
@@ -207,10 +208,10 @@ func TestDivergedNetworkIsAnError(t *testing.T) {
 	}
 	for _, v := range []float64{math.Inf(1), math.Inf(-1), math.NaN()} {
 		logits := []float32{1, float32(v)}
-		if err := legalSoftmax(make([]float32, 2), logits, actionOrder, []env.Action{1, 0}); err == nil && !math.IsInf(v, -1) {
+		if err := graph.LegalSoftmax(make([]float32, 2), logits, graph.ActionOrder, []env.Action{1, 0}); err == nil && !math.IsInf(v, -1) {
 			t.Errorf("logit %v accepted", v)
 		}
-		if err := legalSoftmax(make([]float32, 1), logits, actionOrder, []env.Action{1}); err == nil {
+		if err := graph.LegalSoftmax(make([]float32, 1), logits, graph.ActionOrder, []env.Action{1}); err == nil {
 			t.Errorf("a lone logit %v accepted", v)
 		}
 	}
@@ -356,7 +357,7 @@ func TestCheckConfig(t *testing.T) {
 
 func TestFLOPs(t *testing.T) {
 	c := Config{Blocks: 1, Channels: 2, ValuePlanes: 1, ValueHidden: 3}
-	want := 2 * (36*(2*env.NumPlanes*9) + 2*36*(2*2*9) + 36*policyPlanes*2 + 36*2 + 36*3 + 3)
+	want := 2 * (36*(2*env.NumPlanes*9) + 2*36*(2*2*9) + 36*graph.PolicyPlanes*2 + 36*2 + 36*3 + 3)
 	if got := c.FLOPs(); got != int64(want) {
 		t.Errorf("FLOPs = %d, want %d", got, want)
 	}

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/deathstacks/deathstacks/env"
+	"github.com/deathstacks/deathstacks/model/internal/graph"
 )
 
 // This file holds test helpers: a plain-Go forward pass and loss that the
@@ -16,8 +17,8 @@ func refConv(in []float64, cin int, w []float32, cout, k int, b []float32) []flo
 	out := make([]float64, cout*env.NumSquares)
 	r := k / 2
 	for o := range cout {
-		for y := range boardSide {
-			for x := range boardSide {
+		for y := range graph.BoardSide {
+			for x := range graph.BoardSide {
 				var s float64
 				if b != nil {
 					s = float64(b[o])
@@ -26,14 +27,14 @@ func refConv(in []float64, cin int, w []float32, cout, k int, b []float32) []flo
 					for dy := range k {
 						for dx := range k {
 							yy, xx := y+dy-r, x+dx-r
-							if yy < 0 || yy >= boardSide || xx < 0 || xx >= boardSide {
+							if yy < 0 || yy >= graph.BoardSide || xx < 0 || xx >= graph.BoardSide {
 								continue
 							}
-							s += float64(w[((o*cin+i)*k+dy)*k+dx]) * in[i*env.NumSquares+yy*boardSide+xx]
+							s += float64(w[((o*cin+i)*k+dy)*k+dx]) * in[i*env.NumSquares+yy*graph.BoardSide+xx]
 						}
 					}
 				}
-				out[o*env.NumSquares+y*boardSide+x] = s
+				out[o*env.NumSquares+y*graph.BoardSide+x] = s
 			}
 		}
 	}
@@ -65,7 +66,7 @@ func refForward(cfg Config, w [][]float32, obs []float32) (logits []float64, val
 		}
 		p = p[4:]
 	}
-	logits = refConv(h, ch, p[0], policyPlanes, 1, nil)
+	logits = refConv(h, ch, p[0], graph.PolicyPlanes, 1, nil)
 	for a := range logits {
 		logits[a] += float64(p[1][a])
 	}

@@ -6,16 +6,11 @@ import (
 	"sync"
 
 	"github.com/deathstacks/deathstacks/env"
-	"github.com/deathstacks/deathstacks/model/internal/fused"
+	"github.com/deathstacks/deathstacks/model/internal/graph"
 	"github.com/deathstacks/deathstacks/model/internal/optim"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
-
-// illegalLogit is added to the logits of illegal actions inside the loss so
-// that exp() makes them exactly 0 after the shift by the row's largest legal
-// logit.
-const illegalLogit = -1e9
 
 // Sample is one training example.
 type Sample struct {
@@ -97,7 +92,7 @@ type Trainer struct {
 	cfg    TrainConfig
 	opt    *optim.State
 	decay  []bool
-	shards []*trainShard
+	shards []*graph.TrainShard
 	// half splits the learnables in two runs of about equal size (see
 	// inHalves).
 	half int
@@ -108,34 +103,6 @@ type Trainer struct {
 // trainShards is the number of parts a batch is split in: one a core of
 // the machines this is made for.
 const trainShards = 2
-
-// trainShard is the training graph of one part of a batch: rows samples,
-// starting at sample first.
-type trainShard struct {
-	first, rows int
-	// The stock graph runs on a tape machine (vm), whose dual values of
-	// the learnables accumulate the gradients; the fused one in the
-	// calling goroutine (run), the gradients the values of grads.
-	vm     G.VM
-	run    *fused.Run
-	grads  G.Nodes
-	fwd    *net
-	xs     []float32 // (rows, planes, 6, 6)
-	result []float32 // (rows, 1)
-	// The policy targets: the fused graph's compact (targets), the stock
-	// graph's dense (negMask: 0 legal, illegalLogit illegal; target), all
-	// in the order of the graph's logits.
-	targets         fused.Targets
-	negMask, target []float32 // (rows, NumActions)
-	stock           bool
-	polLoss         *G.Node
-	valLoss         *G.Node
-	// polOp is the fused graph's policy loss, which measures the
-	// policy's entropy too; nil in the stock graph.
-	polOp *fused.PolicyLossOp
-	// The optional losses' inputs and nodes, nil when off: see aux.go.
-	aux auxShard
-}
 
 // NewTrainer returns a trainer of net with a fresh optimiser state.
 func NewTrainer(net *Network, cfg TrainConfig) (*Trainer, error) {
@@ -156,7 +123,7 @@ func newTrainer(n *Network, cfg TrainConfig, opt *optim.State, stock bool) (*Tra
 	}
 	specs := n.cfg.specs()
 	if opt == nil {
-		opt = optim.New(cfg.Optimizer == adamName, paramSizes(specs))
+		opt = optim.New(cfg.Optimizer == adamName, graph.Sizes(specs))
 	} else if opt.Adam != (cfg.Optimizer == adamName) {
 		return nil, fmt.Errorf("new trainer: saved optimiser state is %s, configuration asks for %s", optimizerName(opt), cfg.Optimizer)
 	}
@@ -166,101 +133,26 @@ func newTrainer(n *Network, cfg TrainConfig, opt *optim.State, stock bool) (*Tra
 		opt:   opt,
 		decay: make([]bool, len(specs)),
 	}
-	total, size := sumSizes(specs), 0
+	total, size := graph.SumSizes(specs), 0
 	for i, s := range specs {
-		t.decay[i] = s.decay
+		t.decay[i] = s.Decay
 		if size < total/2 {
 			t.half = i + 1
 		}
-		size += s.size()
+		size += s.Size()
 	}
 	bs := cfg.BatchSize
 	parts := min(bs, trainShards)
 	for k, first := 0, 0; k < parts; k++ {
 		rows := (bs - first) / (parts - k)
-		sh := &trainShard{
-			first:  first,
-			rows:   rows,
-			xs:     make([]float32, rows*env.ObservationSize),
-			result: make([]float32, rows),
-			stock:  stock,
-		}
-		if stock {
-			sh.negMask = make([]float32, rows*env.NumActions)
-			sh.target = make([]float32, rows*env.NumActions)
-		}
-		sh.aux = newAuxShard(n.cfg, cfg, rows, stock)
-		if err := sh.build(n, cfg, stock); err != nil {
+		sh, err := graph.NewTrainShard(n.cfg.arch(), cfg.lossWeights(), first, rows, n.weights, stock)
+		if err != nil {
 			return nil, fmt.Errorf("new trainer: %w", err)
 		}
 		t.shards = append(t.shards, sh)
 		first += rows
 	}
 	return t, nil
-}
-
-// build compiles the shard's training graph: the forward pass, the loss
-// and its gradients. The fused graph's policy loss is one op
-// (fused.PolicyLossOp); the stock graph's is built from gorgonia's
-// primitives (stockPolicyLoss).
-func (sh *trainShard) build(n *Network, cfg TrainConfig, stock bool) error {
-	buildMu.Lock()
-	defer buildMu.Unlock()
-	bs := sh.rows
-	g := G.NewGraph()
-	// The learnables are bound to the network's own arrays: the optimiser
-	// updates them in place, and the next run sees the new weights.
-	var fwd *net
-	var err error
-	if stock {
-		fwd, err = newNet(g, n.cfg, bs, sh.xs, n.weights)
-	} else {
-		fwd, err = newFastNet(g, n.cfg, nil, bs, sh.xs, n.weights)
-	}
-	if err != nil {
-		return err
-	}
-	b := &builder{g: g}
-	var negMask *G.Node
-	if stock {
-		negMask = b.input("mask", sh.negMask, bs, env.NumActions)
-		target := b.input("target", sh.target, bs, env.NumActions)
-		sh.polLoss = b.stockPolicyLoss(fwd.logits, negMask, target, bs)
-		result := b.input("result", sh.result, bs, 1)
-		if b.err != nil {
-			return b.err
-		}
-		diff := b.keep(G.Sub(fwd.value, result))
-		sh.valLoss = b.keep(G.Mean(b.keep(G.Square(diff))))
-	} else {
-		sh.polOp = fused.NewPolicyLossOp(bs, &sh.targets)
-		sh.polLoss = b.keep(G.Sum(b.apply(sh.polOp, fwd.logits)))
-		vl := fused.NewValueLossOp(n.cfg.dims(), bs, sh.result)
-		tp := fused.TrunkParams(n.cfg.Blocks)
-		sh.valLoss = b.keep(G.Sum(b.apply(vl, append([]*G.Node{fwd.valuePlanes}, fwd.params[tp+4:tp+8]...)...)))
-		fwd.valueOut = vl.Values()
-	}
-	if b.err != nil {
-		return b.err
-	}
-	vw := G.NewConstant(float32(cfg.ValueWeight), G.WithName("value_weight"))
-	cost := b.add(sh.polLoss, b.keep(G.HadamardProd(sh.valLoss, vw)))
-	cost = sh.aux.build(b, n.cfg, cfg, fwd, negMask, cost)
-	if b.err != nil {
-		return b.err
-	}
-	grads, err := G.Grad(cost, fwd.params...)
-	if err != nil {
-		return fmt.Errorf("gradients: %w", err)
-	}
-	sh.fwd = fwd
-	if stock {
-		sh.vm = G.NewTapeMachine(g, G.BindDualValues(fwd.params...))
-		return nil
-	}
-	sh.grads = grads
-	sh.run, err = fused.NewTrainingRun(g)
-	return err
 }
 
 // Network returns the network being trained.
@@ -389,17 +281,17 @@ func (t *Trainer) gradients(batch []Sample) (Losses, shardGrads, error) {
 	parts := make([]shardResult, len(t.shards))
 	var wg sync.WaitGroup
 	for k := 1; k < len(t.shards); k++ {
-		wg.Go(func() { parts[k] = t.shards[k].gradients(batch) })
+		wg.Go(func() { parts[k] = shardGradients(t.shards[k], batch) })
 	}
-	parts[0] = t.shards[0].gradients(batch)
+	parts[0] = shardGradients(t.shards[0], batch)
 	wg.Wait()
 	var l Losses
-	grads := shardGrads{parts: make([][][]float32, len(parts)), share: make([]float32, len(parts)), accumulated: t.shards[0].vm != nil}
+	grads := shardGrads{parts: make([][][]float32, len(parts)), share: make([]float32, len(parts)), accumulated: t.shards[0].VM != nil}
 	for k, p := range parts {
 		if p.err != nil {
 			return Losses{}, shardGrads{}, fmt.Errorf("training step %d: %w", t.net.Steps(), p.err)
 		}
-		w := float64(t.shards[k].rows) / float64(len(batch))
+		w := float64(t.shards[k].Rows) / float64(len(batch))
 		l.Policy += w * p.losses.Policy
 		l.Value += w * p.losses.Value
 		l.Entropy += w * p.losses.Entropy
@@ -408,7 +300,7 @@ func (t *Trainer) gradients(batch []Sample) (Losses, shardGrads, error) {
 		l.Score += w * p.losses.Score
 		l.SoftPolicy += w * p.losses.SoftPolicy
 		grads.parts[k] = p.grads
-		grads.share[k] = float32(t.shards[k].rows) / float32(len(batch))
+		grads.share[k] = float32(t.shards[k].Rows) / float32(len(batch))
 	}
 	return l, grads, nil
 }
@@ -480,44 +372,44 @@ type shardResult struct {
 	err    error
 }
 
-// gradients loads the shard's part of batch, already checked, and runs
-// the shard's graph on it.
-func (sh *trainShard) gradients(batch []Sample) shardResult {
-	sh.load(batch[sh.first : sh.first+sh.rows])
-	if sh.run != nil {
-		if err := recovered(sh.run.RunAll); err != nil {
+// shardGradients loads the shard's part of batch, already checked, and
+// runs the shard's graph on it.
+func shardGradients(sh *graph.TrainShard, batch []Sample) shardResult {
+	loadShard(sh, batch[sh.First:sh.First+sh.Rows])
+	if sh.Run != nil {
+		if err := recovered(sh.Run.RunAll); err != nil {
 			return shardResult{err: err}
 		}
-	} else if err := run(sh.vm); err != nil {
+	} else if err := run(sh.VM); err != nil {
 		return shardResult{err: err}
 	}
 	var l Losses
 	var err error
-	if l.Policy, err = sh.scalar(sh.polLoss); err != nil {
+	if l.Policy, err = sh.Scalar(sh.PolLoss); err != nil {
 		return shardResult{err: err}
 	}
-	if l.Value, err = sh.scalar(sh.valLoss); err != nil {
+	if l.Value, err = sh.Scalar(sh.ValLoss); err != nil {
 		return shardResult{err: err}
 	}
-	if err := sh.aux.losses(sh.scalar, &l); err != nil {
+	if err := auxLosses(&sh.Aux, sh.Scalar, &l); err != nil {
 		return shardResult{err: err}
 	}
-	if sh.polOp != nil {
-		l.Entropy = sh.polOp.Entropy()
+	if sh.PolOp != nil {
+		l.Entropy = sh.PolOp.Entropy()
 	} else {
-		out, err := sh.fwd.outputs()
+		out, err := outputs(sh.Fwd)
 		if err != nil {
 			return shardResult{err: err}
 		}
-		if l.Entropy, err = meanEntropy(out, batch[sh.first:sh.first+sh.rows]); err != nil {
+		if l.Entropy, err = meanEntropy(out, batch[sh.First:sh.First+sh.Rows]); err != nil {
 			return shardResult{err: fmt.Errorf("%w; weights left unchanged", err)}
 		}
 	}
-	grads := make([][]float32, len(sh.fwd.params))
-	for i, p := range sh.fwd.params {
+	grads := make([][]float32, len(sh.Fwd.Params))
+	for i, p := range sh.Fwd.Params {
 		var gv G.Value
-		if sh.run != nil {
-			gv = sh.run.Value(sh.grads[i])
+		if sh.Run != nil {
+			gv = sh.Run.Value(sh.Grads[i])
 		} else if gv, err = p.Grad(); err != nil {
 			return shardResult{err: fmt.Errorf("gradient of %s: %w", p.Name(), err)}
 		}
@@ -537,10 +429,10 @@ func (sh *trainShard) gradients(batch []Sample) shardResult {
 // graphs' ops overwrite theirs.
 func (t *Trainer) zeroGrads() {
 	for _, sh := range t.shards {
-		if sh.vm == nil {
+		if sh.VM == nil {
 			continue
 		}
-		for _, p := range sh.fwd.params {
+		for _, p := range sh.Fwd.Params {
 			if g, err := p.Grad(); err == nil {
 				if d, ok := g.Data().([]float32); ok {
 					clear(d)
@@ -563,40 +455,40 @@ func (t *Trainer) check(batch []Sample) error {
 	return nil
 }
 
-// load writes part, checked, into the shard's inputs, the policy targets
-// in the order of the graph's logits (the loss is the same in any order,
-// as long as the logits and the targets agree).
-func (sh *trainShard) load(part []Sample) {
+// loadShard writes part, checked, into the shard's inputs, the policy
+// targets in the order of the graph's logits (the loss is the same in any
+// order, as long as the logits and the targets agree).
+func loadShard(sh *graph.TrainShard, part []Sample) {
 	for i, s := range part {
-		copy(sh.xs[i*env.ObservationSize:], s.Obs)
-		sh.result[i] = s.Value
+		copy(sh.Xs[i*env.ObservationSize:], s.Obs)
+		sh.Result[i] = s.Value
 	}
-	if !sh.stock {
-		t := &sh.targets
+	if !sh.Stock {
+		t := &sh.Targets
 		t.Index, t.Prob, t.End = t.Index[:0], t.Prob[:0], t.End[:0]
 		for i, s := range part {
 			for j, a := range s.Legal {
-				t.Index = append(t.Index, int32(i*env.NumActions+sh.fwd.order.index(a)))
+				t.Index = append(t.Index, int32(i*env.NumActions+sh.Fwd.Order.Index(a)))
 				t.Prob = append(t.Prob, s.Policy[j])
 			}
 			t.End = append(t.End, len(t.Index))
 		}
-		sh.aux.load(part, t)
+		loadAux(&sh.Aux, part, t)
 		return
 	}
-	for i := range sh.negMask {
-		sh.negMask[i] = illegalLogit
+	for i := range sh.NegMask {
+		sh.NegMask[i] = graph.IllegalLogit
 	}
-	clear(sh.target)
+	clear(sh.Target)
 	for i, s := range part {
-		mask := sh.negMask[i*env.NumActions : (i+1)*env.NumActions]
-		target := sh.target[i*env.NumActions : (i+1)*env.NumActions]
+		mask := sh.NegMask[i*env.NumActions : (i+1)*env.NumActions]
+		target := sh.Target[i*env.NumActions : (i+1)*env.NumActions]
 		for j, a := range s.Legal {
 			mask[a] = 0
 			target[a] = s.Policy[j]
 		}
 	}
-	sh.aux.load(part, nil)
+	loadAux(&sh.Aux, part, nil)
 }
 
 // policySumTolerance is how far a target policy's sum may be from 1: the
@@ -658,7 +550,7 @@ func meanEntropy(out batchOutput, batch []Sample) (float64, error) {
 			p = make([]float32, len(s.Legal))
 		}
 		p = p[:len(s.Legal)]
-		if err := legalSoftmax(p, out.logits[i*env.NumActions:(i+1)*env.NumActions], out.order, s.Legal); err != nil {
+		if err := graph.LegalSoftmax(p, out.logits[i*env.NumActions:(i+1)*env.NumActions], out.order, s.Legal); err != nil {
 			return 0, err
 		}
 		for _, q := range p {
@@ -670,61 +562,18 @@ func meanEntropy(out batchOutput, batch []Sample) (float64, error) {
 	return total / float64(len(batch)), nil
 }
 
-// scalar is the value of n, a float32 scalar, after the shard's last run.
-func (sh *trainShard) scalar(n *G.Node) (float64, error) {
-	val := n.Value()
-	if sh.run != nil {
-		val = sh.run.Value(n)
-	}
-	var v float32
-	ok := false
-	switch x := val.(type) {
-	case nil:
-	case tensor.Tensor:
-		if d, isF := x.Data().([]float32); isF && len(d) == 1 {
-			v, ok = d[0], true
-		}
-	default:
-		v, ok = x.Data().(float32)
-	}
-	if !ok {
-		return 0, fmt.Errorf("training step: %s is not a float32 scalar", n.Name())
-	}
-	return float64(v), nil
-}
-
-// stockPolicyLoss is the policy loss from gorgonia's primitives: a
-// cross-entropy against a log-softmax over the legal actions, because
-// gorgonia's (Log)SoftMax takes each row's maximum from the wrong
-// element. With z the logits, m the mask (0 legal, -1e9 illegal), t the
-// target and c = max(z+m) the largest legal logit, a row's loss is
-//
-//	-sum(t*z) + c + log(sum(exp(z+m-c)))
-//
-// where every exp() argument is <= 0 (so no overflow), the largest is 0
-// (so the log's argument is >= 1) and illegal actions contribute exactly
-// 0. The gradient through c cancels analytically.
-func (b *builder) stockPolicyLoss(z, negMask, target *G.Node, bs int) *G.Node {
-	zm := b.add(z, negMask)
-	if b.err != nil {
-		return nil
-	}
-	// c feeds the log-sum-exp directly, not through a second reshape of
-	// its reshaped form: that chain gives wrong gradients.
-	c := b.keep(G.Max(zm, 1))
-	shifted := b.keep(G.BroadcastSub(zm, b.reshape(c, bs, 1), nil, []byte{1}))
-	sumExp := b.keep(G.Sum(b.keep(G.Exp(shifted)), 1))
-	lse := b.add(b.keep(G.Log(sumExp)), c)
-	dot := b.keep(G.Sum(b.keep(G.HadamardProd(target, z)), 1))
-	return b.keep(G.Mean(b.keep(G.Sub(lse, dot))))
-}
-
 // optimizerName is the configuration's name of o's kind.
 func optimizerName(o *optim.State) string {
 	if o.Adam {
 		return adamName
 	}
 	return sgdName
+}
+
+// lossWeights are the weights of the loss's parts in c.
+func (c TrainConfig) lossWeights() graph.LossWeights {
+	return graph.LossWeights{Value: c.ValueWeight, Reply: c.ReplyWeight, Ownership: c.OwnershipWeight, Score: c.ScoreWeight,
+		SoftPolicy: c.SoftPolicyWeight, SoftPolicyTemperature: c.SoftPolicyTemperature}
 }
 
 // optimSettings are the optimiser's part of c.

@@ -39,7 +39,7 @@ func TestLossMatchesReference(t *testing.T) {
 		wantVal += q / 4
 	}
 	for i, s := range tinyConfig.specs() {
-		if s.decay {
+		if s.Decay {
 			for _, w := range n.weights[i] {
 				wantL2 += float64(w) * float64(w)
 			}

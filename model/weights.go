@@ -26,7 +26,7 @@ func (n *Network) Weights() []Tensor {
 	defer n.mu.RUnlock()
 	out := make([]Tensor, len(specs))
 	for i, s := range specs {
-		out[i] = Tensor{Name: s.name, Shape: slices.Clone(s.shape), Data: slices.Clone(n.weights[i])}
+		out[i] = Tensor{Name: s.Name, Shape: slices.Clone(s.Shape), Data: slices.Clone(n.weights[i])}
 	}
 	return out
 }

@@ -27,8 +27,8 @@ func TestWeights(t *testing.T) {
 				if size != len(w.Data) {
 					t.Errorf("%s: shape %v for %d values", w.Name, w.Shape, len(w.Data))
 				}
-				if spec := cfg.specs()[i]; !slices.Equal(spec.shape, w.Shape) {
-					t.Errorf("%s: shape %v, the file stores %v", w.Name, w.Shape, spec.shape)
+				if spec := cfg.specs()[i]; !slices.Equal(spec.Shape, w.Shape) {
+					t.Errorf("%s: shape %v, the file stores %v", w.Name, w.Shape, spec.Shape)
 				}
 				total += size
 			}
