@@ -56,7 +56,8 @@ type search struct {
 	pend  pendingLeaves
 	batch leafBatch
 
-	// gumbel is the Gumbel root's state during a search (see gumbel.go).
+	// gumbel is the Gumbel root's state during a search (see
+	// gumbelSearch).
 	gumbel gumbel.Root
 	// win proves forced wins at the root (see Config.WinSearchPlies).
 	win winsearch.Search
