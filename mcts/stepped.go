@@ -7,6 +7,8 @@ import (
 	"math"
 	"runtime"
 	"runtime/debug"
+	"slices"
+	"sync"
 	"sync/atomic"
 
 	"github.com/deathstacks/deathstacks/env"
@@ -39,6 +41,15 @@ import (
 // call from one goroutine: a coroutine created by a goroutine locked to
 // its thread can only be resumed on that thread.
 //
+// An open run (NewOpenStepped) takes its works as they come, from any
+// goroutine (Add): the searches of games played on goroutines of their
+// own, each handed to the run when its player is to move. A work added
+// starts at the next round, or joins the round under way while the
+// caller's buffers have room; a slot whose work has returned is
+// forgotten, and the run goes on, idle between works, until it is
+// aborted. The caller's goroutine steps all its slots, with no worker:
+// the cores are left to the games, and no worker spins against them.
+//
 // A leaf's value must lie in [-1, 1], the range of the network's tanh
 // value head and what every [Evaluator] promises: the one rule, here as
 // in the search itself, so a value out of range (or NaN) is the caller's
@@ -48,9 +59,15 @@ type Stepped struct {
 	priors    PriorsFunc
 	slots     []*stepSlot
 	// drivers step the slots: drivers[0] on the caller's goroutine, the
-	// rest on workers; slot i belongs to driver i % len(drivers).
+	// rest on workers; slot i of NewStepped belongs to driver i %
+	// len(drivers). An open run has drivers[0] only.
 	drivers []*stepDriver
 	workers []*stepWorker
+	// open says works come with Add; added holds those not yet started.
+	// mu guards added and the writes of over, which Add reads.
+	open  bool
+	mu    sync.Mutex
+	added []Work
 	// taken is the size of the batch the caller is evaluating, fed says
 	// it has been fed back with logits and values.
 	taken          int
@@ -86,18 +103,9 @@ var ErrAborted = errors.New("the evaluator failed: the searches were stopped")
 // at most maxLeaves leaves at once (Config.BatchSize) and whose priors are
 // made by priors. The run starts with the caller's first round.
 func NewStepped(works []Work, maxLeaves int, priors PriorsFunc) *Stepped {
-	r := &Stepped{maxLeaves: maxLeaves, priors: priors}
-	nDrivers := max(1, min(runtime.GOMAXPROCS(0), len(works)))
-	r.drivers = make([]*stepDriver, nDrivers)
-	for i := range r.drivers {
-		r.drivers[i] = &stepDriver{}
-	}
+	r := newStepped(max(1, min(runtime.GOMAXPROCS(0), len(works))), maxLeaves, priors)
 	for i, w := range works {
-		s := &stepSlot{run: r, work: w, row: -1}
-		r.slots = append(r.slots, s)
-		d := r.drivers[i%nDrivers]
-		d.slots = append(d.slots, s)
-		d.live++
+		r.drivers[i%len(r.drivers)].add(r.newSlot(w))
 	}
 	for _, d := range r.drivers[1:] {
 		w := newStepWorker(d)
@@ -108,6 +116,111 @@ func NewStepped(works []Work, maxLeaves int, priors PriorsFunc) *Stepped {
 		r.over = true
 	}
 	return r
+}
+
+// NewOpenStepped returns an open run, with no works yet: Add gives it
+// its works. Its searches ask for at most maxLeaves leaves at once and
+// their priors are made by priors, as with NewStepped; a round returns 0
+// when no search asks for leaves, and the run goes on until it is
+// aborted (Abort, or Abandon).
+func NewOpenStepped(maxLeaves int, priors PriorsFunc) *Stepped {
+	r := newStepped(1, maxLeaves, priors)
+	r.open = true
+	return r
+}
+
+func newStepped(nDrivers, maxLeaves int, priors PriorsFunc) *Stepped {
+	r := &Stepped{maxLeaves: maxLeaves, priors: priors, drivers: make([]*stepDriver, nDrivers)}
+	for i := range r.drivers {
+		r.drivers[i] = &stepDriver{}
+	}
+	return r
+}
+
+// newSlot returns a new slot of the run for w.
+func (r *Stepped) newSlot(w Work) *stepSlot {
+	s := &stepSlot{run: r, work: w, row: -1}
+	r.slots = append(r.slots, s)
+	return s
+}
+
+// Add gives an open run a work, from any goroutine: it starts at the
+// next round. It reports false, adding nothing, when the run is not open
+// or has ended; works added and not started when the run ends are
+// dropped.
+func (r *Stepped) Add(w Work) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.open || r.over {
+		return false
+	}
+	r.added = append(r.added, w)
+	return true
+}
+
+// Ready reports whether a round now would step searches: the run has not
+// ended and the batch taken last has been fed, or none is taken and the
+// run is not open or has works added since its last round.
+func (r *Stepped) Ready() bool {
+	switch {
+	case r.over:
+		return false
+	case r.taken > 0:
+		return r.fed
+	case !r.open:
+		return true
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.added) > 0
+}
+
+// admit gives an open run's driver a slot for each work added since the
+// last round (at most limit of them, limit < 0 for all), and returns the
+// new slots.
+func (r *Stepped) admit(limit int) []*stepSlot {
+	r.mu.Lock()
+	n := len(r.added)
+	if limit >= 0 {
+		n = min(n, limit)
+	}
+	added := r.added[:n]
+	r.added = r.added[n:]
+	r.mu.Unlock()
+	slots := make([]*stepSlot, n)
+	for i, w := range added {
+		slots[i] = r.newSlot(w)
+		r.drivers[0].add(slots[i])
+	}
+	return slots
+}
+
+// forgetDone forgets the slots of an open run whose works have returned.
+func (r *Stepped) forgetDone() {
+	r.slots = slices.DeleteFunc(r.slots, func(s *stepSlot) bool { return s.done })
+	r.drivers[0].forgetDone()
+}
+
+// latecomers lets the works added to an open run during its round join
+// it while the caller's buffers (room for capacity positions) have room
+// for their leaves. When a work has returned in the round (decided a
+// move), the caller first yields the processor once: the game of that
+// move then hands the run its next search at once, most often, and the
+// search joins this batch rather than making a batch of its own later.
+func (r *Stepped) latecomers(capacity int, returned bool) {
+	if returned {
+		runtime.Gosched()
+	}
+	for {
+		room := (capacity - int(r.used.Load())) / r.maxLeaves
+		slots := r.admit(room)
+		if len(slots) == 0 {
+			return
+		}
+		for _, s := range slots {
+			r.drivers[0].resume(s)
+		}
+	}
 }
 
 // MaxLeaves is the most leaves one search asks for at once: the caller's
@@ -136,8 +249,9 @@ func (r *Stepped) Err() error {
 // masks of the leaves they ask for into obs and mask, room for capacity
 // positions (capacity*env.ObservationSize and capacity*env.NumActions
 // entries, capacity at least MaxLeaves). It returns their number, and 0
-// once every work has returned (or the run's error). The caller then
-// evaluates the leaves and feeds their logits and values back with Feed.
+// once every work has returned (or the run's error); in an open run, 0
+// when no search asks for leaves. The caller then evaluates the leaves and
+// feeds their logits and values back with Feed.
 func (r *Stepped) Next(obs []float32, mask []bool) (int, error) {
 	if err := r.checkBuffers(obs, mask); err != nil {
 		return 0, err
@@ -151,6 +265,11 @@ func (r *Stepped) Next(obs []float32, mask []bool) (int, error) {
 	r.obs, r.mask = obs, mask
 	defer func() { r.obs, r.mask, r.logits, r.values = nil, nil, nil, nil }()
 	for {
+		if r.open {
+			r.forgetDone()
+			r.admit(-1)
+		}
+		live := r.live()
 		r.used.Store(0)
 		units := r.shares(len(mask) / env.NumActions / r.maxLeaves)
 		for i, w := range r.workers {
@@ -161,12 +280,20 @@ func (r *Stepped) Next(obs []float32, mask []bool) (int, error) {
 			w.wait()
 		}
 		r.taken, r.fed = 0, false
-		if done, err := r.settle(); done {
+		done, err := r.settle()
+		if !done && r.open {
+			r.latecomers(len(mask)/env.NumActions, r.live() < live)
+			done, err = r.settle()
+		}
+		if done {
 			return 0, err
 		}
 		if n := int(r.used.Load()); n > 0 {
 			r.taken = n
 			return n, nil
+		}
+		if r.open && r.live() == 0 {
+			return 0, nil
 		}
 		// Every slot resumed finished without asking for leaves: on.
 	}
@@ -177,13 +304,12 @@ func (r *Stepped) Next(obs []float32, mask []bool) (int, error) {
 // error.
 func (r *Stepped) settle() (bool, error) {
 	var feedErr error
-	badRow, failed, live := 0, false, 0
+	badRow, failed := 0, false
 	for _, d := range r.drivers {
 		if d.feedErr != nil && (feedErr == nil || d.badRow < badRow) {
 			feedErr, badRow = d.feedErr, d.badRow
 		}
 		failed = failed || d.failed
-		live += d.live
 	}
 	switch {
 	case feedErr != nil:
@@ -192,11 +318,20 @@ func (r *Stepped) settle() (bool, error) {
 	case failed:
 		r.stop(nil)
 		return true, r.err
-	case live == 0:
+	case r.live() == 0 && !r.open:
 		r.end(nil)
 		return true, nil
 	}
 	return false, nil
+}
+
+// live counts the slots whose works go on.
+func (r *Stepped) live() int {
+	n := 0
+	for _, d := range r.drivers {
+		n += d.live
+	}
+	return n
 }
 
 // checkBuffers checks the caller's buffers for a batch.
@@ -268,10 +403,7 @@ func (r *Stepped) Abandon() {
 // drivers, in proportion to their live slots.
 func (r *Stepped) shares(units int) []int {
 	out := make([]int, len(r.drivers))
-	live := 0
-	for _, d := range r.drivers {
-		live += d.live
-	}
+	live := r.live()
 	if units >= live {
 		for i, d := range r.drivers {
 			out[i] = d.live
@@ -338,7 +470,9 @@ func (r *Stepped) end(err error) {
 		w.post(jobQuit, 0)
 	}
 	r.workers = nil
-	r.over, r.err = true, err
+	r.mu.Lock()
+	r.over, r.err, r.added = true, err, nil
+	r.mu.Unlock()
 }
 
 // stepSlot is one coroutine of a run.
@@ -471,6 +605,31 @@ type stepDriver struct {
 	failed  bool
 }
 
+// add gives the driver a new slot.
+func (d *stepDriver) add(s *stepSlot) {
+	d.slots = append(d.slots, s)
+	d.live++
+}
+
+// forgetDone drops the slots whose works have returned, keeping the
+// place where the next round starts.
+func (d *stepDriver) forgetDone() {
+	kept, from := d.slots[:0], -1
+	for i, s := range d.slots {
+		if i == d.from {
+			from = len(kept)
+		}
+		if !s.done {
+			kept = append(kept, s)
+		}
+	}
+	if from < 0 {
+		from = len(kept)
+	}
+	clear(d.slots[len(kept):])
+	d.slots, d.from = kept, from
+}
+
 // step feeds the driver's slots whose leaves were in the batch evaluated
 // last and resumes up to units of the live ones, each sure of maxLeaves
 // rows of the caller's buffers.
@@ -496,11 +655,17 @@ func (d *stepDriver) step(units int) {
 		}
 		units--
 		d.from = i + 1
-		s.resume()
-		if s.done {
-			d.live--
-			d.failed = d.failed || s.err != nil
-		}
+		d.resume(s)
+	}
+}
+
+// resume resumes one of the driver's slots, counting it out when its work
+// returns.
+func (d *stepDriver) resume(s *stepSlot) {
+	s.resume()
+	if s.done {
+		d.live--
+		d.failed = d.failed || s.err != nil
 	}
 }
 

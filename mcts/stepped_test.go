@@ -172,6 +172,67 @@ func TestSteppedSearchesAsTheirEvaluatorWould(t *testing.T) {
 	}
 }
 
+// An open run searches the works added to it as they come, wave after
+// wave, as their evaluator would; a work added during a round joins it;
+// idle between waves, it forgets the slots of works that returned, and
+// once aborted it takes no more.
+func TestOpenSteppedTakesWorksAsTheyCome(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Simulations = 48
+	games := steppedGames(t, 7)
+	want := make([]Decision, len(games))
+	for _, w := range searchWorks(t, games, cfg, want) {
+		if err := w(rowEvaluator{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := make([]Decision, len(games))
+	works := searchWorks(t, games, cfg, got)
+	r := NewOpenStepped(cfg.BatchSize, softmaxPriors)
+	if r.Ready() {
+		t.Error("ready with no works")
+	}
+	// The last work is added by the one before when it returns, in a
+	// round: it joins that round, the run never idle in between.
+	fifth, last := works[5], works[6]
+	works[5] = func(eval Evaluator) error {
+		err := fifth(eval)
+		r.Add(last)
+		return err
+	}
+	for _, wave := range [][]Work{works[:3], works[3:6]} {
+		done := make(chan bool)
+		go func() {
+			for _, w := range wave {
+				if !r.Add(w) {
+					t.Error("a work refused by an open run")
+				}
+			}
+			close(done)
+		}()
+		<-done
+		if !r.Ready() {
+			t.Error("not ready with works added")
+		}
+		callerLoop(t, r, 2*cfg.BatchSize, false)
+		if r.Over() || r.Ready() {
+			t.Errorf("idle after a wave: over %v, ready %v, want neither", r.Over(), r.Ready())
+		}
+	}
+	if n, err := r.Next(make([]float32, cfg.BatchSize*env.ObservationSize), make([]bool, cfg.BatchSize*env.NumActions)); n != 0 || err != nil || len(r.slots) != 0 {
+		t.Errorf("an idle round: %d leaves, error %v, %d slots kept, want none", n, err, len(r.slots))
+	}
+	for i := range want {
+		if a, b := fmt.Sprint(got[i]), fmt.Sprint(want[i]); a != b {
+			t.Errorf("position %d: stepped\n%s\nwant\n%s", i, a, b)
+		}
+	}
+	r.Abort()
+	if r.Add(works[0]) || !r.Over() {
+		t.Error("an aborted run takes works")
+	}
+}
+
 func TestSteppedRefusesBadCalls(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.Simulations, cfg.BatchSize = 20, 4

@@ -116,7 +116,7 @@ func checkPlayer(spec players.Spec) error {
 // ds_arena_new until it ends or its handle is closed, which stops it.
 type evaluation struct {
 	// python serves the Python players; its Stop ends the games.
-	python *arena.CallerPlayers
+	python *pythonSide
 	done   chan struct{} // closed when the games and the report are done
 	played atomic.Int64
 	total  int64
@@ -131,7 +131,40 @@ type evaluation struct {
 func (e *evaluation) close() error {
 	e.python.Stop(errClosed)
 	<-e.done
+	e.python.release()
 	return nil
+}
+
+// pythonSide is an evaluation's Python players. The caller's loop
+// plays them on one thread, that of its first batch of leaves: the
+// coroutines of the evaluators' searches on the caller's side belong to
+// it, as a stepRun's do (see steps.go).
+type pythonSide struct {
+	*arena.CallerPlayers
+	thread    uintptr
+	hasThread bool
+}
+
+// Leaves runs a round of evaluator k's searches into the caller's arrays
+// (see arena.CallerPlayers.Leaves), on the thread of the first round.
+func (p *pythonSide) Leaves(k int64, obs []float32, mask []bool, capacity int) (int, error) {
+	if thread := callerThread(); !p.hasThread {
+		p.thread, p.hasThread = thread, true
+	} else if thread != p.thread {
+		return 0, errors.New("evaluate: an evaluation's leaves are evaluated on the thread of its first batch: drive an evaluation from one thread")
+	}
+	return p.CallerPlayers.Leaves(k, obs, mask, capacity)
+}
+
+// release ends the evaluators' runs once the games have returned: on the
+// thread of their rounds, aborting the searches a stop left; from
+// another, leaving that thread's share of them suspended.
+func (p *pythonSide) release() {
+	if p.hasThread && callerThread() != p.thread {
+		p.Abandon()
+		return
+	}
+	p.Close()
 }
 
 // arenaResult is what ds_arena_result writes, as JSON.
@@ -219,7 +252,7 @@ func newEvaluation(request string) (*evaluation, error) {
 		cancel()
 		return nil, err
 	}
-	e := &evaluation{python: python, done: make(chan struct{}), total: int64(len(contenders)*(len(contenders)-1)/2) * int64(j.cfg.Games)}
+	e := &evaluation{python: &pythonSide{CallerPlayers: python}, done: make(chan struct{}), total: int64(len(contenders)*(len(contenders)-1)/2) * int64(j.cfg.Games)}
 	e.played.Store(int64(len(j.cfg.Played)))
 	j.cfg.OnGame = func(r arena.GameRecord) {
 		if j.journal != nil {
@@ -234,7 +267,7 @@ func newEvaluation(request string) (*evaluation, error) {
 		defer close(e.done)
 		e.err = offThread(func() error {
 			var err error
-			e.result, err = evaluate(ctx, contenders, j, req, python)
+			e.result, err = evaluate(ctx, contenders, j, req)
 			return err
 		})
 		if cause := python.Failure(); cause != nil && cause != errClosed {
@@ -339,10 +372,9 @@ func (req parsedRequest) open(out *report.Output, contenders []arena.Contender) 
 // evaluate plays the games and reports on them as the eval command does,
 // writing the files of eval --out when the request has a folder, and then
 // removing the journal; a failure keeps the journal, to resume from.
-func evaluate(ctx context.Context, contenders []arena.Contender, j journalled, req parsedRequest, python *arena.CallerPlayers) (string, error) {
+func evaluate(ctx context.Context, contenders []arena.Contender, j journalled, req parsedRequest) (string, error) {
 	start := time.Now()
 	records, outcome, err := arena.PlayEvaluation(ctx, contenders, j.cfg, req.test, nil)
-	python.End(err)
 	if err != nil {
 		if j.journal != nil {
 			j.journal.Close()

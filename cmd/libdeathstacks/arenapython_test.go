@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -19,7 +20,9 @@ import (
 // serves each player's work until the games end. evaluate makes the
 // values of a batch of n leaves (logits are zero: a uniform policy), or
 // fails; policy answers a game's position. It returns the sizes of the
-// batches served.
+// batches served. As the calls from C of one evaluation come from one
+// thread, it locks the test's goroutine to its thread for the rest of the
+// test (and the evaluation's close).
 type arenaCaller struct {
 	values func(batch int, n int) ([]float32, error)
 	policy func(fen string, moves []string) string
@@ -27,6 +30,7 @@ type arenaCaller struct {
 
 func (c arenaCaller) serve(t testing.TB, e *evaluation, capacity int) (batches []int, err error) {
 	t.Helper()
+	runtime.LockOSThread()
 	obs := make([]float32, capacity*env.ObservationSize)
 	mask := make([]bool, capacity*env.NumActions)
 	logits := make([]float32, capacity*env.NumActions)
@@ -59,6 +63,9 @@ func (c arenaCaller) serve(t testing.TB, e *evaluation, capacity int) (batches [
 		n, err := e.python.Leaves(k, obs, mask, capacity)
 		if err != nil {
 			return batches, err
+		}
+		if n == 0 {
+			continue
 		}
 		values, err := c.values(len(batches), n)
 		if err != nil {

@@ -3,6 +3,7 @@ package arena
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"sync"
@@ -17,13 +18,16 @@ import (
 // evaluations come from its caller (the C library's Python players): an
 // evaluator's searches, and a policy's moves. The games play on the
 // arena's goroutines and never call into the caller: an evaluator
-// player's search queues its leaves in its player's queue, one for all
-// the games of that player, and a policy player queues its position and
-// waits. The caller's loop asks [CallerPlayers.Wait] which player has
-// work, then takes it: a batch of leaves with [CallerPlayers.Leaves] (the
-// leaves of every game of that player, once every search of it in
-// progress waits), fed back with [CallerPlayers.Feed]; or a position with
-// [CallerPlayers.Question], answered with [CallerPlayers.Answer].
+// player's search is a work of its player's open [mcts.Stepped], one for
+// all the games of that player, which the caller's rounds step; a policy
+// player queues its position and waits. The caller's loop asks
+// [CallerPlayers.Wait] which player has work, then takes it: a batch of
+// leaves with [CallerPlayers.Leaves] (a round of that player's run: the
+// leaves of every search of it in progress), fed back with
+// [CallerPlayers.Feed]; or a position with [CallerPlayers.Question],
+// answered with [CallerPlayers.Answer]. The loop makes its calls from one
+// goroutine, whose rounds the searches belong to (see [mcts.Stepped]);
+// once the games have returned, [CallerPlayers.Close] ends the runs.
 type CallerPlayers struct {
 	mu sync.Mutex
 	// wake is signalled, without blocking, whenever work may have come.
@@ -44,17 +48,13 @@ type CallerPlayers struct {
 	lastID int64
 }
 
-// callerPlayer is one of the caller's players: an evaluator (q is not
+// callerPlayer is one of the caller's players: an evaluator (run is not
 // nil) or a policy.
 type callerPlayer struct {
 	name string
-	// An evaluator's queue and search settings; active counts its
-	// searches in progress, waiting those of them waiting for leaves to
-	// be evaluated, and pending the leaves queued and not yet taken by
-	// the caller.
-	q                        *leafQueue
-	cfg                      mcts.Config
-	active, waiting, pending int
+	// An evaluator's run of searches and search settings.
+	run *mcts.Stepped
+	cfg mcts.Config
 	// A policy's questions not yet answered, oldest first.
 	questions []*question
 }
@@ -88,15 +88,15 @@ func (s *CallerPlayers) signal() {
 // cfg) have their leaves evaluated by the caller, and returns its
 // contender, described by spec.
 func (s *CallerPlayers) Evaluator(i int, name, spec string, cfg mcts.Config) Contender {
-	// One batch as soon as a search waits; Wait says when all wait.
-	p := &callerPlayer{name: name, cfg: cfg, q: newLeafQueue(cfg.BatchSize, s.priors)}
+	p := &callerPlayer{name: name, cfg: cfg, run: mcts.NewOpenStepped(cfg.BatchSize, s.priors)}
 	s.players[i] = p
 	return Contender{Spec: spec, Entrant: Entrant{Name: name, New: func(seed uint64) (mcts.Player, error) {
-		search, err := mcts.NewPUCTPlayer(evaluatorOf{s, p}, p.cfg, seed)
+		eval := &slotEvaluator{}
+		search, err := mcts.NewPUCTPlayer(eval, p.cfg, seed)
 		if err != nil {
 			return nil, err
 		}
-		return countedSearch{search, s, p}, nil
+		return callerSearch{search, eval, s, p}, nil
 	}}}
 }
 
@@ -113,57 +113,53 @@ func (s *CallerPlayers) Policy(i int, name string) Contender {
 // EvaluatorConfig returns the search settings of evaluator k, and whether
 // player k is one.
 func (s *CallerPlayers) EvaluatorConfig(k int) (mcts.Config, bool) {
-	if k < 0 || k >= len(s.players) || s.players[k] == nil || s.players[k].q == nil {
+	if k < 0 || k >= len(s.players) || s.players[k] == nil || s.players[k].run == nil {
 		return mcts.Config{}, false
 	}
 	return s.players[k].cfg, true
 }
 
-// evaluatorOf is the evaluator of an evaluator player's searches: it
-// counts the searches waiting and the leaves queued for the caller.
-type evaluatorOf struct {
-	s *CallerPlayers
-	p *callerPlayer
-}
+// slotEvaluator is the evaluator of an evaluator player's search: the
+// slot of its player's run that runs the search under way.
+type slotEvaluator struct{ mcts.Evaluator }
 
-// Evaluate implements mcts.Evaluator. An error (a bad result of the
-// caller's, or the evaluation stopping) stops the evaluation.
-func (e evaluatorOf) Evaluate(obs []float32, legal [][]env.Action, priors [][]float32, values []float32) error {
-	s, p := e.s, e.p
-	s.mu.Lock()
-	p.waiting++
-	p.pending += len(values)
-	s.mu.Unlock()
-	s.signal()
-	err := p.q.Evaluate(obs, legal, priors, values)
-	s.mu.Lock()
-	p.waiting--
-	s.mu.Unlock()
-	if err != nil {
-		s.Stop(fmt.Errorf("evaluate: player %s: %w", p.name, err))
-	}
-	return err
-}
-
-// countedSearch is a search of an evaluator player, counted while it
-// chooses.
-type countedSearch struct {
+// callerSearch is the search of an evaluator player in one game.
+type callerSearch struct {
 	*mcts.PUCTPlayer
-	s *CallerPlayers
-	p *callerPlayer
+	eval *slotEvaluator
+	s    *CallerPlayers
+	p    *callerPlayer
 }
 
-func (c countedSearch) Choose(g *env.Game) (mcts.Decision, error) {
-	c.s.mu.Lock()
-	c.p.active++
-	c.s.mu.Unlock()
-	defer func() {
-		c.s.mu.Lock()
-		c.p.active--
-		c.s.mu.Unlock()
-		c.s.signal()
-	}()
-	return c.PUCTPlayer.Choose(g)
+// choice is the outcome of a search.
+type choice struct {
+	d   mcts.Decision
+	err error
+}
+
+// Choose implements mcts.Player: it hands the search to its player's
+// run and waits for its decision. A search that the run's end aborts
+// gives none: the evaluation has been stopped.
+func (c callerSearch) Choose(g *env.Game) (mcts.Decision, error) {
+	s := c.s
+	reply := make(chan choice, 1)
+	added := c.p.run.Add(func(eval mcts.Evaluator) error {
+		c.eval.Evaluator = eval
+		d, err := c.PUCTPlayer.Choose(g)
+		if !errors.Is(err, mcts.ErrAborted) {
+			reply <- choice{d, err}
+		}
+		return nil
+	})
+	if added {
+		s.signal()
+	}
+	select {
+	case r := <-reply:
+		return r.d, r.err
+	case <-s.stopped:
+		return mcts.Decision{}, s.Failure()
+	}
 }
 
 // policyPlayer is a policy's player in one game.
@@ -272,7 +268,7 @@ func (s *CallerPlayers) work() int {
 	for j := range n {
 		i := (s.from + j) % n
 		p := s.players[i]
-		if p != nil && (p.q != nil && p.pending > 0 && p.waiting >= p.active || len(p.questions) > 0) {
+		if p != nil && (p.run != nil && p.run.Ready() || len(p.questions) > 0) {
 			s.from = i + 1
 			return i
 		}
@@ -283,7 +279,7 @@ func (s *CallerPlayers) work() int {
 // player returns player k, an evaluator when leaves is true, else a
 // policy.
 func (s *CallerPlayers) player(k int64, leaves bool) (*callerPlayer, error) {
-	if k < 0 || k >= int64(len(s.players)) || s.players[k] == nil || (s.players[k].q != nil) != leaves {
+	if k < 0 || k >= int64(len(s.players)) || s.players[k] == nil || (s.players[k].run != nil) != leaves {
 		what := "a Python policy"
 		if leaves {
 			what = "a Python evaluator"
@@ -293,37 +289,46 @@ func (s *CallerPlayers) player(k int64, leaves bool) (*callerPlayer, error) {
 	return s.players[k], nil
 }
 
-// Leaves writes the next batch of evaluator k's leaves into the caller's
-// arrays, observations and legal masks with room for capacity positions,
-// and returns its size: every leaf queued that fits, once some are; 0
-// when the games have ended well, or their error.
+// Leaves runs a round of evaluator k's searches (see [mcts.Stepped.Next])
+// into the caller's arrays, observations and legal masks with room for
+// capacity positions, and returns the size of the batch: the leaves the
+// searches in progress ask for, as many as fit; 0 when none asks for
+// any. An error (a bad result fed last, or a stop) stops the evaluation.
 func (s *CallerPlayers) Leaves(k int64, obs []float32, mask []bool, capacity int) (int, error) {
 	p, err := s.player(k, true)
 	if err != nil {
 		return 0, err
 	}
-	n, err := p.q.next(obs, mask, capacity)
-	s.mu.Lock()
-	p.pending -= n
-	s.mu.Unlock()
-	if err != nil {
-		return 0, fmt.Errorf("evaluate: player %s: %w", p.name, err)
+	if len(mask) != capacity*env.NumActions {
+		err = fmt.Errorf("next batch: %d mask entries: want %d, for %d positions", len(mask), capacity*env.NumActions, capacity)
+	} else if err = s.Failure(); err == nil {
+		var n int
+		if n, err = p.run.Next(obs, mask); err == nil {
+			return n, nil
+		}
 	}
-	return n, nil
+	err = fmt.Errorf("evaluate: player %s: %w", p.name, err)
+	s.Stop(err)
+	return 0, err
 }
 
 // Feed hands the caller's evaluation of evaluator k's batch of n leaves
 // (env.NumActions logits a leaf, in action order, and a value) to its
-// searches. It returns at once: the caller keeps the arrays unchanged
-// until its next call of Leaves, which waits until the searches have read
-// them. A value out of [-1, 1] or a legal logit that is not finite stops
-// the evaluation, with that error.
+// searches (see [mcts.Stepped.Feed]): the caller keeps the arrays
+// unchanged until its next call of Leaves, whose round reads them. A
+// value out of [-1, 1] or a legal logit that is not finite makes that
+// round fail, which stops the evaluation with that error.
 func (s *CallerPlayers) Feed(k int64, logits, values []float32, n int) error {
 	p, err := s.player(k, true)
 	if err != nil {
 		return err
 	}
-	if err := p.q.feed(logits, values, n); err != nil {
+	if len(values) != n {
+		err = fmt.Errorf("feed: %d values for %d positions", len(values), n)
+	} else {
+		err = p.run.Feed(logits, values)
+	}
+	if err != nil {
 		return fmt.Errorf("evaluate: player %s: %w", p.name, err)
 	}
 	return nil
@@ -368,8 +373,9 @@ func (s *CallerPlayers) Answer(id int64, move string) error {
 }
 
 // Stop stops the evaluation before its end for cause (the first cause
-// given stays): its games end, and the searches and policies waiting for
-// the caller fail at once.
+// given stays), from any goroutine: its games end, and the players
+// waiting for the caller's searches and answers fail at once. The
+// searches stay suspended in their runs until Close.
 func (s *CallerPlayers) Stop(cause error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -379,12 +385,6 @@ func (s *CallerPlayers) Stop(cause error) {
 	s.cause = cause
 	close(s.stopped)
 	s.cancel()
-	for _, p := range s.players {
-		if p != nil && p.q != nil {
-			// fail waits for the games' end, which End gives.
-			go p.q.fail(cause)
-		}
-	}
 	s.signal()
 }
 
@@ -395,12 +395,25 @@ func (s *CallerPlayers) Failure() error {
 	return s.cause
 }
 
-// End records the end of the games, with their error: Leaves then returns
-// it. Call it once, when the evaluation's games have returned.
-func (s *CallerPlayers) End(err error) {
+// Close ends the evaluators' runs once the evaluation's games have
+// returned, aborting the searches a stop left suspended: from the
+// goroutine of the caller's loop, whose rounds they belong to. From
+// another goroutine, Abandon.
+func (s *CallerPlayers) Close() {
 	for _, p := range s.players {
-		if p != nil && p.q != nil {
-			p.q.end(err)
+		if p != nil && p.run != nil {
+			p.run.Abort()
+		}
+	}
+}
+
+// Abandon ends the evaluators' runs as Close does, from a goroutine other
+// than the caller's loop's: the searches suspended on the loop's side are
+// left so (see [mcts.Stepped.Abandon]).
+func (s *CallerPlayers) Abandon() {
+	for _, p := range s.players {
+		if p != nil && p.run != nil {
+			p.run.Abandon()
 		}
 	}
 }

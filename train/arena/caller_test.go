@@ -78,7 +78,6 @@ func (c callerFuncs) play(t *testing.T, e callerEvaluation, cfg arena.Config, ca
 	go func() {
 		defer close(done)
 		records, _, err = arena.PlayEvaluation(e.ctx, e.contenders, cfg, nil, nil)
-		s.End(err)
 		if cause := s.Failure(); cause != nil {
 			err = cause
 		}
@@ -88,6 +87,7 @@ func (c callerFuncs) play(t *testing.T, e callerEvaluation, cfg arena.Config, ca
 	logits := make([]float32, capacity*env.NumActions)
 	values := make([]float32, capacity)
 	var batches []int
+	defer s.Close()
 	for {
 		k, ended := s.Wait(done, time.After(time.Second))
 		switch {
@@ -114,6 +114,9 @@ func (c callerFuncs) play(t *testing.T, e callerEvaluation, cfg arena.Config, ca
 		if err != nil {
 			<-done
 			return records, batches, err
+		}
+		if n == 0 {
+			continue
 		}
 		if err := c.evaluate(len(batches), n, logits, values); err != nil {
 			s.Stop(err)
