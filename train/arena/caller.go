@@ -293,23 +293,27 @@ func (s *CallerPlayers) player(k int64, leaves bool) (*callerPlayer, error) {
 // into the caller's arrays, observations and legal masks with room for
 // capacity positions, and returns the size of the batch: the leaves the
 // searches in progress ask for, as many as fit; 0 when none asks for
-// any. An error (a bad result fed last, or a stop) stops the evaluation.
+// any. An error that ends the run (a bad result fed last, a search that
+// failed) stops the evaluation; after a stop, Leaves returns its cause.
 func (s *CallerPlayers) Leaves(k int64, obs []float32, mask []bool, capacity int) (int, error) {
 	p, err := s.player(k, true)
 	if err != nil {
 		return 0, err
 	}
 	if len(mask) != capacity*env.NumActions {
-		err = fmt.Errorf("next batch: %d mask entries: want %d, for %d positions", len(mask), capacity*env.NumActions, capacity)
-	} else if err = s.Failure(); err == nil {
-		var n int
-		if n, err = p.run.Next(obs, mask); err == nil {
-			return n, nil
+		return 0, fmt.Errorf("evaluate: player %s: next batch: %d mask entries: want %d, for %d positions", p.name, len(mask), capacity*env.NumActions, capacity)
+	}
+	if cause := s.Failure(); cause != nil {
+		return 0, fmt.Errorf("evaluate: player %s: %w", p.name, cause)
+	}
+	n, err := p.run.Next(obs, mask)
+	if err != nil {
+		err = fmt.Errorf("evaluate: player %s: %w", p.name, err)
+		if p.run.Over() {
+			s.Stop(err)
 		}
 	}
-	err = fmt.Errorf("evaluate: player %s: %w", p.name, err)
-	s.Stop(err)
-	return 0, err
+	return n, err
 }
 
 // Feed hands the caller's evaluation of evaluator k's batch of n leaves

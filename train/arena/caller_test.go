@@ -268,9 +268,13 @@ func TestCallerPlayersCallErrors(t *testing.T) {
 		{"question of an evaluator", second(s.Question(0)), "player 0 is not a Python policy"},
 		{"answer to no question", s.Answer(99, "a1-1-a2"), "question 99: no such question"},
 		{"feed before leaves", s.Feed(0, nil, nil, 0), "feed: no batch to feed"},
+		{"leaves into ragged arrays", second(s.Leaves(0, buf, mask[:5], 8)), "player net: next batch: 5 mask entries"},
 	} {
 		if tc.err == nil || !strings.Contains(tc.err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want %q", tc.name, tc.err, tc.want)
 		}
+	}
+	if err := s.Failure(); err != nil {
+		t.Errorf("the caller's bad calls stopped the evaluation: %v", err)
 	}
 }
