@@ -15,7 +15,7 @@
 // proves is played by its shortest line: the network's value is near +1
 // in every won endgame, so the tree alone shuffles there. Config's
 // MaterialUtility mixes the material lead into leaf values for the same
-// reason, further from the end. [Stepped] runs many searches (of
+// reason, further from the end. Package stepped runs many searches (of
 // positions, or of self-play games) guided by one evaluator outside
 // them: the caller gathers their leaves into its own buffers, evaluates
 // them in one batch and feeds the results back, round after round.

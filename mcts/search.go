@@ -632,7 +632,7 @@ func (s *search) flush() error {
 	}
 	for i, leaf := range p.nodes {
 		v := b.values[i]
-		if !validValue(v) {
+		if !ValidValue(v) {
 			return fmt.Errorf("search: evaluator value %v: want a number in [-1, 1]", v)
 		}
 		nd := s.nodes.At(leaf)
@@ -922,3 +922,8 @@ func (s *search) sample(children []arena.Node, temp float64) int {
 	}
 	return last // rounding left x just above the total
 }
+
+// ValidValue is the one rule for a leaf's value: finite, in [-1, 1], the
+// range of the network's value head and what every [Evaluator] promises.
+// A value out of range is its evaluator's error, never clamped.
+func ValidValue(v float32) bool { return v >= -1 && v <= 1 }

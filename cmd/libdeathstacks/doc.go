@@ -40,7 +40,7 @@
 //     them), until ds_batch_next returns 0; ds_batch_round does a feed and
 //     the next ds_batch_next in one call (the Python package's way). The
 //     caller's thread steps a share of the searches and a worker for each
-//     further core the rest (an mcts.Stepped); a run's calls come from one
+//     further core the rest (a stepped.Run); a run's calls come from one
 //     thread.
 //     ds_batch_abort stops a run (see steps.go).
 //     An evaluation's Python players (an evaluator, searching as an az

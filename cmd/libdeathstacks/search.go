@@ -67,6 +67,6 @@ func (s *searcher) start(text string) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	s.q = &stepRun{Stepped: run}
+	s.q = &stepRun{Run: run}
 	return int64(n), nil
 }

@@ -43,6 +43,6 @@ func (r *selfPlayRun) start(n int64, seed uint64) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	r.q = &stepRun{Stepped: run}
+	r.q = &stepRun{Run: run}
 	return n, nil
 }

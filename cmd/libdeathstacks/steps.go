@@ -4,13 +4,13 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/deathstacks/deathstacks/mcts"
+	"github.com/deathstacks/deathstacks/mcts/stepped"
 	"github.com/deathstacks/deathstacks/train/binding"
 )
 
 // Searches guided by the caller's evaluator (a Python function), stepped
 // by the caller's own calls: a run (the searches of search.go, the
-// self-play games of selfplay.go) is an mcts.Stepped, and the caller's
+// self-play games of selfplay.go) is a stepped.Run, and the caller's
 // call (ds_batch_round, or ds_batch_next after ds_batch_feed) is one of
 // its rounds. The library adds the thread: a call from C is locked to its
 // thread, and a coroutine created on a locked thread can only be resumed
@@ -25,7 +25,7 @@ var softmax = binding.Priors
 // stepRun is a run of searches stepped by the caller's rounds, on the
 // thread of its first.
 type stepRun struct {
-	*mcts.Stepped
+	*stepped.Run
 	// thread is the caller's thread (see callerThread), set by the first
 	// round.
 	thread    uintptr

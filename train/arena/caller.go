@@ -12,13 +12,14 @@ import (
 	"github.com/deathstacks/deathstacks/env"
 	"github.com/deathstacks/deathstacks/mcts"
 	"github.com/deathstacks/deathstacks/mcts/players"
+	"github.com/deathstacks/deathstacks/mcts/stepped"
 )
 
 // CallerPlayers are the players of an evaluation whose moves or leaf
 // evaluations come from its caller (the C library's Python players): an
 // evaluator's searches, and a policy's moves. The games play on the
 // arena's goroutines and never call into the caller: an evaluator
-// player's search is a work of its player's open [mcts.Stepped], one for
+// player's search is a work of its player's open [stepped.Run], one for
 // all the games of that player, which the caller's rounds step; a policy
 // player queues its position and waits. The caller's loop asks
 // [CallerPlayers.Wait] which player has work, then takes it: a batch of
@@ -26,7 +27,7 @@ import (
 // leaves of every search of it in progress), fed back with
 // [CallerPlayers.Feed]; or a position with [CallerPlayers.Question],
 // answered with [CallerPlayers.Answer]. The loop makes its calls from one
-// goroutine, whose rounds the searches belong to (see [mcts.Stepped]);
+// goroutine, whose rounds the searches belong to (see [stepped.Run]);
 // once the games have returned, [CallerPlayers.Close] ends the runs.
 type CallerPlayers struct {
 	mu sync.Mutex
@@ -35,7 +36,7 @@ type CallerPlayers struct {
 	// players are by the evaluation's player index, nil for the others.
 	players []*callerPlayer
 	// priors makes the priors of an evaluator's logits.
-	priors mcts.PriorsFunc
+	priors stepped.PriorsFunc
 	// from is where the next look for work starts, so that no player
 	// waits behind another forever.
 	from int
@@ -53,7 +54,7 @@ type CallerPlayers struct {
 type callerPlayer struct {
 	name string
 	// An evaluator's run of searches and search settings.
-	run *mcts.Stepped
+	run *stepped.Run
 	cfg mcts.Config
 	// A policy's questions not yet answered, oldest first.
 	questions []*question
@@ -72,7 +73,7 @@ type question struct {
 // caller's logits with priors (model.LegalSoftmax, as the network's own
 // evaluator does); a stop calls cancel, which must end the evaluation's
 // games.
-func NewCallerPlayers(n int, priors mcts.PriorsFunc, cancel context.CancelFunc) *CallerPlayers {
+func NewCallerPlayers(n int, priors stepped.PriorsFunc, cancel context.CancelFunc) *CallerPlayers {
 	return &CallerPlayers{wake: make(chan struct{}, 1), players: make([]*callerPlayer, n), priors: priors, stopped: make(chan struct{}), cancel: cancel}
 }
 
@@ -88,7 +89,7 @@ func (s *CallerPlayers) signal() {
 // cfg) have their leaves evaluated by the caller, and returns its
 // contender, described by spec.
 func (s *CallerPlayers) Evaluator(i int, name, spec string, cfg mcts.Config) Contender {
-	p := &callerPlayer{name: name, cfg: cfg, run: mcts.NewOpenStepped(cfg.BatchSize, s.priors)}
+	p := &callerPlayer{name: name, cfg: cfg, run: stepped.NewOpen(cfg.BatchSize, s.priors)}
 	s.players[i] = p
 	return Contender{Spec: spec, Entrant: Entrant{Name: name, New: func(seed uint64) (mcts.Player, error) {
 		eval := &slotEvaluator{}
@@ -146,7 +147,7 @@ func (c callerSearch) Choose(g *env.Game) (mcts.Decision, error) {
 	added := c.p.run.Add(func(eval mcts.Evaluator) error {
 		c.eval.Evaluator = eval
 		d, err := c.PUCTPlayer.Choose(g)
-		if !errors.Is(err, mcts.ErrAborted) {
+		if !errors.Is(err, stepped.ErrAborted) {
 			reply <- choice{d, err}
 		}
 		return nil
@@ -289,7 +290,7 @@ func (s *CallerPlayers) player(k int64, leaves bool) (*callerPlayer, error) {
 	return s.players[k], nil
 }
 
-// Leaves runs a round of evaluator k's searches (see [mcts.Stepped.Next])
+// Leaves runs a round of evaluator k's searches (see [stepped.Run.Next])
 // into the caller's arrays, observations and legal masks with room for
 // capacity positions, and returns the size of the batch: the leaves the
 // searches in progress ask for, as many as fit; 0 when none asks for
@@ -318,7 +319,7 @@ func (s *CallerPlayers) Leaves(k int64, obs []float32, mask []bool, capacity int
 
 // Feed hands the caller's evaluation of evaluator k's batch of n leaves
 // (env.NumActions logits a leaf, in action order, and a value) to its
-// searches (see [mcts.Stepped.Feed]): the caller keeps the arrays
+// searches (see [stepped.Run.Feed]): the caller keeps the arrays
 // unchanged until its next call of Leaves, whose round reads them. A
 // value out of [-1, 1] or a legal logit that is not finite makes that
 // round fail, which stops the evaluation with that error.
@@ -413,7 +414,7 @@ func (s *CallerPlayers) Close() {
 
 // Abandon ends the evaluators' runs as Close does, from a goroutine other
 // than the caller's loop's: the searches suspended on the loop's side are
-// left so (see [mcts.Stepped.Abandon]).
+// left so (see [stepped.Run.Abandon]).
 func (s *CallerPlayers) Abandon() {
 	for _, p := range s.players {
 		if p != nil && p.run != nil {

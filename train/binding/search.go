@@ -8,16 +8,17 @@ import (
 
 	"github.com/deathstacks/deathstacks/env"
 	"github.com/deathstacks/deathstacks/mcts"
+	"github.com/deathstacks/deathstacks/mcts/stepped"
 	"github.com/deathstacks/deathstacks/model"
 )
 
 // Priors makes the priors of the caller's logits: those the network's
 // evaluator gives.
-var Priors mcts.PriorsFunc = model.LegalSoftmax
+var Priors stepped.PriorsFunc = model.LegalSoftmax
 
 // Search searches many positions at once, each with its own PUCT search
 // (an az player's) guided by the caller's evaluator: a slot each of an
-// mcts.Stepped the caller steps.
+// stepped.Run the caller steps.
 type Search struct {
 	cfg   mcts.Config
 	rules env.Rules
@@ -25,7 +26,7 @@ type Search struct {
 	// run is the run under way or the last one; decisions are its
 	// results, one per position, valid once it has ended without an
 	// error.
-	run       *mcts.Stepped
+	run       *stepped.Run
 	decisions []mcts.Decision
 	// players[i] searches position i of every run: kept from run to run,
 	// so that their trees' memory is reused (and a tree itself, with
@@ -56,7 +57,7 @@ func (s *Search) Config() mcts.Config { return s.cfg }
 // Start begins searching the positions of a JSON list of Positions and
 // returns the run, a slot per position, and how many there are; the
 // caller steps the run to its end and then reads the results.
-func (s *Search) Start(text string) (*mcts.Stepped, int, error) {
+func (s *Search) Start(text string) (*stepped.Run, int, error) {
 	if underWay(s.run) {
 		return nil, 0, errors.New("search: a search is under way: evaluate its leaves to the end, or abort it")
 	}
@@ -85,7 +86,7 @@ func (s *Search) Start(text string) (*mcts.Stepped, int, error) {
 		s.players, s.evals = append(s.players, p), append(s.evals, e)
 	}
 	s.decisions = make([]mcts.Decision, n)
-	works := make([]mcts.Work, n)
+	works := make([]stepped.Work, n)
 	for i := range n {
 		works[i] = func(eval mcts.Evaluator) error {
 			s.evals[i].Evaluator = eval
@@ -97,16 +98,16 @@ func (s *Search) Start(text string) (*mcts.Stepped, int, error) {
 			return nil
 		}
 	}
-	s.run = mcts.NewStepped(works, s.cfg.BatchSize, Priors)
+	s.run = stepped.New(works, s.cfg.BatchSize, Priors)
 	return s.run, n, nil
 }
 
 // underWay reports whether run (nil for none) has not ended.
-func underWay(run *mcts.Stepped) bool { return run != nil && !run.Over() }
+func underWay(run *stepped.Run) bool { return run != nil && !run.Over() }
 
 // outcome reports why the results of run (nil for none) cannot be read:
 // no run, a run under way or a failed one; nil once it has ended well.
-func outcome(run *mcts.Stepped) error {
+func outcome(run *stepped.Run) error {
 	if run == nil {
 		return errors.New("nothing has run")
 	}

@@ -10,12 +10,13 @@ import (
 
 	"github.com/deathstacks/deathstacks/env"
 	"github.com/deathstacks/deathstacks/mcts"
+	"github.com/deathstacks/deathstacks/mcts/stepped"
 	"github.com/deathstacks/deathstacks/train"
 )
 
 // finish steps run to its end with zero logits and values, the uniform
 // evaluator's priors and values.
-func finish(t *testing.T, run *mcts.Stepped) {
+func finish(t *testing.T, run *stepped.Run) {
 	t.Helper()
 	capacity := 64 * run.MaxLeaves()
 	obs, mask := make([]float32, capacity*env.ObservationSize), make([]bool, capacity*env.NumActions)

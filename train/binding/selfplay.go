@@ -9,19 +9,20 @@ import (
 
 	"github.com/deathstacks/deathstacks/env"
 	"github.com/deathstacks/deathstacks/mcts"
+	"github.com/deathstacks/deathstacks/mcts/stepped"
 	"github.com/deathstacks/deathstacks/train"
 	"github.com/deathstacks/deathstacks/train/runconfig"
 )
 
 // SelfPlay plays the Go trainer's self-play games (train.SelfPlayGames:
 // its settings, targets and seeds) with the caller's evaluator, and keeps
-// the finished games. selfplay.parallel_games slots of an mcts.Stepped
+// the finished games. selfplay.parallel_games slots of a stepped.Run
 // the caller steps play them, each game after game.
 type SelfPlay struct {
 	cfg runconfig.Config
 	// run is the run under way or the last one; games its games by
 	// number, valid once it has ended without an error.
-	run   *mcts.Stepped
+	run   *stepped.Run
 	games []train.SelfPlayGame
 }
 
@@ -41,7 +42,7 @@ func (r *SelfPlay) Config() runconfig.Config { return r.cfg }
 // Start begins n games, seeded from seed as the trainer seeds an
 // iteration's games, and returns the run; the caller steps it to its end
 // and then reads the games.
-func (r *SelfPlay) Start(n int64, seed uint64) (*mcts.Stepped, error) {
+func (r *SelfPlay) Start(n int64, seed uint64) (*stepped.Run, error) {
 	if underWay(r.run) {
 		return nil, errors.New("self-play: games are under way: evaluate their leaves to the end, or abort them")
 	}
@@ -50,7 +51,7 @@ func (r *SelfPlay) Start(n int64, seed uint64) (*mcts.Stepped, error) {
 	}
 	cfg, games := r.cfg, make([]train.SelfPlayGame, n)
 	var claimed atomic.Int64
-	works := make([]mcts.Work, min(int64(cfg.SelfPlay.ParallelGames), n))
+	works := make([]stepped.Work, min(int64(cfg.SelfPlay.ParallelGames), n))
 	for k := range works {
 		works[k] = func(eval mcts.Evaluator) error {
 			for {
@@ -66,7 +67,7 @@ func (r *SelfPlay) Start(n int64, seed uint64) (*mcts.Stepped, error) {
 			}
 		}
 	}
-	r.run, r.games = mcts.NewStepped(works, cfg.Search.BatchSize, Priors), games
+	r.run, r.games = stepped.New(works, cfg.Search.BatchSize, Priors), games
 	return r.run, nil
 }
 

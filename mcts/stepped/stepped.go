@@ -1,4 +1,6 @@
-package mcts
+// Package stepped runs many searches guided by one evaluator outside
+// them, stepped by the caller: see [Run].
+package stepped
 
 import (
 	"errors"
@@ -12,21 +14,22 @@ import (
 	"sync/atomic"
 
 	"github.com/deathstacks/deathstacks/env"
+	"github.com/deathstacks/deathstacks/mcts"
 )
 
-// Stepped runs searches guided by one evaluator outside them, stepped by
+// Run runs searches guided by one evaluator outside them, stepped by
 // the caller: the search of many positions at once, or many self-play
 // games, with a network the caller runs on batches of its own making (a
 // Python network, a batch on another machine). The caller owns the
 // evaluation and its buffers, as with mctx's batched search or lc0's
-// computation object; Stepped never calls into the caller.
+// computation object; a Run never calls into the caller.
 //
 // The searches belong to works, one a slot: a work searches with the
 // evaluator it is given (one search, or game after game), and each slot
 // runs as a coroutine. When a search asks for an evaluation, its leaves'
 // observations and legal masks go into the caller's buffers and the slot
-// is suspended. A round is the caller's call of [Stepped.Next] (after
-// [Stepped.Feed]) or [Stepped.Round]: it turns the logits and values of the
+// is suspended. A round is the caller's call of [Run.Next] (after
+// [Run.Feed]) or [Run.Round]: it turns the logits and values of the
 // batch evaluated last into the priors and values of those leaves, resumes
 // the slots until each asks for leaves again or ends, and returns the new
 // batch's size: one batch a round across all the searches.
@@ -41,7 +44,7 @@ import (
 // call from one goroutine: a coroutine created by a goroutine locked to
 // its thread can only be resumed on that thread.
 //
-// An open run (NewOpenStepped) takes its works as they come, from any
+// An open run (NewOpen) takes its works as they come, from any
 // goroutine (Add): the searches of games played on goroutines of their
 // own, each handed to the run when its player is to move. A work added
 // starts at the next round, or joins the round under way while the
@@ -51,15 +54,15 @@ import (
 // the cores are left to the games, and no worker spins against them.
 //
 // A leaf's value must lie in [-1, 1], the range of the network's tanh
-// value head and what every [Evaluator] promises: the one rule, here as
-// in the search itself, so a value out of range (or NaN) is the caller's
-// error at once, never clamped.
-type Stepped struct {
+// value head and what every [mcts.Evaluator] promises: the one rule
+// ([mcts.ValidValue]), here as in the search itself, so a value out of
+// range (or NaN) is the caller's error at once, never clamped.
+type Run struct {
 	maxLeaves int
 	priors    PriorsFunc
 	slots     []*stepSlot
 	// drivers step the slots: drivers[0] on the caller's goroutine, the
-	// rest on workers; slot i of NewStepped belongs to driver i %
+	// rest on workers; slot i of New belongs to driver i %
 	// len(drivers). An open run has drivers[0] only.
 	drivers []*stepDriver
 	workers []*stepWorker
@@ -84,10 +87,10 @@ type Stepped struct {
 	err  error
 }
 
-// Work is the searching of one slot of a [Stepped]: its searches evaluate
+// Work is the searching of one slot of a [Run]: its searches evaluate
 // their leaves with eval, which suspends the slot until the caller's next
 // round. A work that returns an error ends the run.
-type Work func(eval Evaluator) error
+type Work func(eval mcts.Evaluator) error
 
 // PriorsFunc writes the priors of a leaf's legal actions into dst (compact
 // over legal) from the caller's row of env.NumActions logits, or says why
@@ -99,11 +102,11 @@ type PriorsFunc func(dst, logits []float32, legal []env.Action) error
 // evaluator.
 var ErrAborted = errors.New("the evaluator failed: the searches were stopped")
 
-// NewStepped returns a run of one slot per work, whose searches ask for
+// New returns a run of one slot per work, whose searches ask for
 // at most maxLeaves leaves at once (Config.BatchSize) and whose priors are
 // made by priors. The run starts with the caller's first round.
-func NewStepped(works []Work, maxLeaves int, priors PriorsFunc) *Stepped {
-	r := newStepped(max(1, min(runtime.GOMAXPROCS(0), len(works))), maxLeaves, priors)
+func New(works []Work, maxLeaves int, priors PriorsFunc) *Run {
+	r := newRun(max(1, min(runtime.GOMAXPROCS(0), len(works))), maxLeaves, priors)
 	for i, w := range works {
 		r.drivers[i%len(r.drivers)].add(r.newSlot(w))
 	}
@@ -118,19 +121,19 @@ func NewStepped(works []Work, maxLeaves int, priors PriorsFunc) *Stepped {
 	return r
 }
 
-// NewOpenStepped returns an open run, with no works yet: Add gives it
+// NewOpen returns an open run, with no works yet: Add gives it
 // its works. Its searches ask for at most maxLeaves leaves at once and
-// their priors are made by priors, as with NewStepped; a round returns 0
+// their priors are made by priors, as with New; a round returns 0
 // when no search asks for leaves, and the run goes on until it is
 // aborted (Abort, or Abandon).
-func NewOpenStepped(maxLeaves int, priors PriorsFunc) *Stepped {
-	r := newStepped(1, maxLeaves, priors)
+func NewOpen(maxLeaves int, priors PriorsFunc) *Run {
+	r := newRun(1, maxLeaves, priors)
 	r.open = true
 	return r
 }
 
-func newStepped(nDrivers, maxLeaves int, priors PriorsFunc) *Stepped {
-	r := &Stepped{maxLeaves: maxLeaves, priors: priors, drivers: make([]*stepDriver, nDrivers)}
+func newRun(nDrivers, maxLeaves int, priors PriorsFunc) *Run {
+	r := &Run{maxLeaves: maxLeaves, priors: priors, drivers: make([]*stepDriver, nDrivers)}
 	for i := range r.drivers {
 		r.drivers[i] = &stepDriver{}
 	}
@@ -138,7 +141,7 @@ func newStepped(nDrivers, maxLeaves int, priors PriorsFunc) *Stepped {
 }
 
 // newSlot returns a new slot of the run for w.
-func (r *Stepped) newSlot(w Work) *stepSlot {
+func (r *Run) newSlot(w Work) *stepSlot {
 	s := &stepSlot{run: r, work: w, row: -1}
 	r.slots = append(r.slots, s)
 	return s
@@ -148,7 +151,7 @@ func (r *Stepped) newSlot(w Work) *stepSlot {
 // next round. It reports false, adding nothing, when the run is not open
 // or has ended; works added and not started when the run ends are
 // dropped.
-func (r *Stepped) Add(w Work) bool {
+func (r *Run) Add(w Work) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if !r.open || r.over {
@@ -161,7 +164,7 @@ func (r *Stepped) Add(w Work) bool {
 // Ready reports whether a round now would step searches: the run has not
 // ended and the batch taken last has been fed, or none is taken and the
 // run is not open or has works added since its last round.
-func (r *Stepped) Ready() bool {
+func (r *Run) Ready() bool {
 	switch {
 	case r.over:
 		return false
@@ -178,7 +181,7 @@ func (r *Stepped) Ready() bool {
 // admit gives an open run's driver a slot for each work added since the
 // last round (at most limit of them, limit < 0 for all), and returns the
 // new slots.
-func (r *Stepped) admit(limit int) []*stepSlot {
+func (r *Run) admit(limit int) []*stepSlot {
 	r.mu.Lock()
 	n := len(r.added)
 	if limit >= 0 {
@@ -196,7 +199,7 @@ func (r *Stepped) admit(limit int) []*stepSlot {
 }
 
 // forgetDone forgets the slots of an open run whose works have returned.
-func (r *Stepped) forgetDone() {
+func (r *Run) forgetDone() {
 	r.slots = slices.DeleteFunc(r.slots, func(s *stepSlot) bool { return s.done })
 	r.drivers[0].forgetDone()
 }
@@ -207,7 +210,7 @@ func (r *Stepped) forgetDone() {
 // move), the caller first yields the processor once: the game of that
 // move then hands the run its next search at once, most often, and the
 // search joins this batch rather than making a batch of its own later.
-func (r *Stepped) latecomers(capacity int, returned bool) {
+func (r *Run) latecomers(capacity int, returned bool) {
 	if returned {
 		runtime.Gosched()
 	}
@@ -225,16 +228,16 @@ func (r *Stepped) latecomers(capacity int, returned bool) {
 
 // MaxLeaves is the most leaves one search asks for at once: the caller's
 // buffers must have room for that many.
-func (r *Stepped) MaxLeaves() int { return r.maxLeaves }
+func (r *Run) MaxLeaves() int { return r.maxLeaves }
 
 // Over reports whether the run has ended: every work has returned, or the
 // run failed or was aborted.
-func (r *Stepped) Over() bool { return r.over }
+func (r *Run) Over() bool { return r.over }
 
 // Err reports why the results of the works cannot be read: the run is
 // under way, or it failed (with the error of the works that failed, or
 // the caller's first bad result); nil once it has ended well.
-func (r *Stepped) Err() error {
+func (r *Run) Err() error {
 	switch {
 	case !r.over:
 		return errors.New("the run is under way: evaluate its leaves to the end first")
@@ -252,7 +255,7 @@ func (r *Stepped) Err() error {
 // once every work has returned (or the run's error); in an open run, 0
 // when no search asks for leaves. The caller then evaluates the leaves and
 // feeds their logits and values back with Feed.
-func (r *Stepped) Next(obs []float32, mask []bool) (int, error) {
+func (r *Run) Next(obs []float32, mask []bool) (int, error) {
 	if err := r.checkBuffers(obs, mask); err != nil {
 		return 0, err
 	}
@@ -302,7 +305,7 @@ func (r *Stepped) Next(obs []float32, mask []bool) (int, error) {
 // settle ends the run after a round when a fed row was bad, a work failed
 // or every work has returned, and reports whether it did, with the run's
 // error.
-func (r *Stepped) settle() (bool, error) {
+func (r *Run) settle() (bool, error) {
 	var feedErr error
 	badRow, failed := 0, false
 	for _, d := range r.drivers {
@@ -326,7 +329,7 @@ func (r *Stepped) settle() (bool, error) {
 }
 
 // live counts the slots whose works go on.
-func (r *Stepped) live() int {
+func (r *Run) live() int {
 	n := 0
 	for _, d := range r.drivers {
 		n += d.live
@@ -335,7 +338,7 @@ func (r *Stepped) live() int {
 }
 
 // checkBuffers checks the caller's buffers for a batch.
-func (r *Stepped) checkBuffers(obs []float32, mask []bool) error {
+func (r *Run) checkBuffers(obs []float32, mask []bool) error {
 	capacity := len(mask) / env.NumActions
 	if len(mask) != capacity*env.NumActions || len(obs) != capacity*env.ObservationSize {
 		return fmt.Errorf("next batch: %d observation values and %d mask entries: want %d and %d a position", len(obs), len(mask), env.ObservationSize, env.NumActions)
@@ -350,7 +353,7 @@ func (r *Stepped) checkBuffers(obs []float32, mask []bool) error {
 // order) and values of the batch Next returned last; the next round turns
 // them into the leaves' priors and values, and the caller keeps the
 // buffers unchanged until then.
-func (r *Stepped) Feed(logits, values []float32) error {
+func (r *Run) Feed(logits, values []float32) error {
 	if r.taken == 0 || r.fed {
 		return errors.New("feed: no batch to feed (call next first)")
 	}
@@ -367,7 +370,7 @@ func (r *Stepped) Feed(logits, values []float32) error {
 // Round feeds the logits and values of the batch taken last (none before
 // the first batch) and runs the next round into obs and mask: Feed and
 // Next in one call.
-func (r *Stepped) Round(logits, values, obs []float32, mask []bool) (int, error) {
+func (r *Run) Round(logits, values, obs []float32, mask []bool) (int, error) {
 	if err := r.checkBuffers(obs, mask); err != nil {
 		return 0, err
 	}
@@ -382,7 +385,7 @@ func (r *Stepped) Round(logits, values, obs []float32, mask []bool) (int, error)
 // Abort stops a run under way (the caller's evaluation failed): the
 // searches get ErrAborted from their evaluator, and the run ends with
 // ErrAborted.
-func (r *Stepped) Abort() {
+func (r *Run) Abort() {
 	if !r.over {
 		r.stop(ErrAborted)
 	}
@@ -392,7 +395,7 @@ func (r *Stepped) Abort() {
 // cannot resume the caller's share of the searches (one on another
 // thread than the rounds', the caller's being locked to its own): that
 // share is left suspended, and the run ends all the same.
-func (r *Stepped) Abandon() {
+func (r *Run) Abandon() {
 	if !r.over {
 		r.drivers[0].slots = nil
 		r.stop(ErrAborted)
@@ -401,7 +404,7 @@ func (r *Stepped) Abandon() {
 
 // shares splits units (room for that many slots' leaves) among the
 // drivers, in proportion to their live slots.
-func (r *Stepped) shares(units int) []int {
+func (r *Run) shares(units int) []int {
 	out := make([]int, len(r.drivers))
 	live := r.live()
 	if units >= live {
@@ -429,7 +432,7 @@ func (r *Stepped) shares(units int) []int {
 
 // stop ends the run early: the slots that go on are aborted, and the run
 // ends with err, or with the errors of the slots that failed.
-func (r *Stepped) stop(err error) {
+func (r *Run) stop(err error) {
 	for _, w := range r.workers {
 		w.post(jobAbort, 0)
 	}
@@ -465,7 +468,7 @@ func slotErrors(slots []*stepSlot) error {
 }
 
 // end records the run's end and lets the workers go.
-func (r *Stepped) end(err error) {
+func (r *Run) end(err error) {
 	for _, w := range r.workers {
 		w.post(jobQuit, 0)
 	}
@@ -477,7 +480,7 @@ func (r *Stepped) end(err error) {
 
 // stepSlot is one coroutine of a run.
 type stepSlot struct {
-	run   *Stepped
+	run   *Run
 	work  Work
 	next  func() (struct{}, bool)
 	stop  func()
@@ -493,7 +496,7 @@ type stepSlot struct {
 	values []float32
 }
 
-// Evaluate implements Evaluator for the slot's searches: it writes the
+// Evaluate implements [mcts.Evaluator] for the slot's searches: it writes the
 // leaves into the caller's buffers and waits for the next round, which
 // sets their priors and values.
 func (s *stepSlot) Evaluate(obs []float32, legal [][]env.Action, priors [][]float32, values []float32) error {
@@ -558,9 +561,9 @@ func (s *stepSlot) setFed() (int, error) {
 // SetLeaf sets a leaf's priors over its legal actions and its value from
 // its row of a caller's batch, row number row (named in errors): logits,
 // env.NumActions of them in action order, through f, and v, which must
-// obey the one rule for leaf values (see [Stepped]).
+// obey the one rule for leaf values (see [Run]).
 func (f PriorsFunc) SetLeaf(priors []float32, value *float32, legal []env.Action, logits []float32, v float32, row int) error {
-	if !validValue(v) {
+	if !mcts.ValidValue(v) {
 		return fmt.Errorf("the evaluator returned %v for the value of position %d of the batch: values must be finite, in [-1, 1]", v, row)
 	}
 	*value = v
@@ -574,11 +577,6 @@ func (f PriorsFunc) SetLeaf(priors []float32, value *float32, legal []env.Action
 	}
 	return nil
 }
-
-// validValue is the one rule for a leaf's value: finite, in [-1, 1], the
-// range of the network's value head and what every [Evaluator] promises.
-// A value out of range is its evaluator's error, never clamped.
-func validValue(v float32) bool { return v >= -1 && v <= 1 }
 
 // recovered runs f, a panic in it coming back as its error: a panic on a
 // worker's goroutine would end the caller's process.

@@ -1,4 +1,4 @@
-package mcts
+package stepped
 
 import (
 	"errors"
@@ -10,6 +10,7 @@ import (
 	"unsafe"
 
 	"github.com/deathstacks/deathstacks/env"
+	"github.com/deathstacks/deathstacks/mcts"
 	"github.com/deathstacks/deathstacks/mcts/internal/testgames"
 )
 
@@ -47,7 +48,7 @@ func hashRow(logits []float32, value *float32, obs []float32) {
 	*value = float32(int(x%201)-100) / 100
 }
 
-// rowEvaluator is the Evaluator a search sees when the caller's network
+// rowEvaluator is the mcts.Evaluator a search sees when the caller's network
 // is hashRow and its priors are softmaxPriors.
 type rowEvaluator struct{}
 
@@ -65,7 +66,7 @@ func (rowEvaluator) Evaluate(obs []float32, legal [][]env.Action, priors [][]flo
 // callerLoop drives r to its end with hashRow as the caller's network,
 // over buffers for capacity positions, by Round or by Next and Feed, and
 // returns the batch sizes.
-func callerLoop(t testing.TB, r *Stepped, capacity int, rounds bool) []int {
+func callerLoop(t testing.TB, r *Run, capacity int, rounds bool) []int {
 	obs := make([]float32, capacity*env.ObservationSize)
 	mask := make([]bool, capacity*env.NumActions)
 	logits := make([]float32, capacity*env.NumActions)
@@ -108,11 +109,11 @@ func steppedGames(t testing.TB, n int) []*env.Game {
 
 // searchWorks returns works that search each game with a player of its
 // own (cfg, seed i), writing the decisions into out.
-func searchWorks(t testing.TB, games []*env.Game, cfg Config, out []Decision) []Work {
+func searchWorks(t testing.TB, games []*env.Game, cfg mcts.Config, out []mcts.Decision) []Work {
 	works := make([]Work, len(games))
 	for i, g := range games {
-		works[i] = func(eval Evaluator) error {
-			p, err := NewPUCTPlayer(eval, cfg, uint64(i))
+		works[i] = func(eval mcts.Evaluator) error {
+			p, err := mcts.NewPUCTPlayer(eval, cfg, uint64(i))
 			if err != nil {
 				return err
 			}
@@ -126,12 +127,14 @@ func searchWorks(t testing.TB, games []*env.Game, cfg Config, out []Decision) []
 }
 
 func TestSteppedSearchesAsTheirEvaluatorWould(t *testing.T) {
-	puct := DefaultConfig()
+	puct := mcts.DefaultConfig()
 	puct.Simulations = 64
-	gumbel := gumbelConfig(48, 8, 4)
+	gumbel := mcts.DefaultConfig()
+	gumbel.Gumbel = true
+	gumbel.Simulations, gumbel.GumbelConsidered, gumbel.BatchSize = 48, 8, 4
 	for _, tc := range []struct {
 		name      string
-		cfg       Config
+		cfg       mcts.Config
 		positions int
 		// capacity is the caller's buffers' room, in batches of BatchSize:
 		// fewer than the searches make them take turns.
@@ -146,14 +149,14 @@ func TestSteppedSearchesAsTheirEvaluatorWould(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			games := steppedGames(t, tc.positions)
-			want := make([]Decision, len(games))
+			want := make([]mcts.Decision, len(games))
 			for _, w := range searchWorks(t, games, tc.cfg, want) {
 				if err := w(rowEvaluator{}); err != nil {
 					t.Fatal(err)
 				}
 			}
-			got := make([]Decision, len(games))
-			r := NewStepped(searchWorks(t, games, tc.cfg, got), tc.cfg.BatchSize, softmaxPriors)
+			got := make([]mcts.Decision, len(games))
+			r := New(searchWorks(t, games, tc.cfg, got), tc.cfg.BatchSize, softmaxPriors)
 			sizes := callerLoop(t, r, tc.capacity*tc.cfg.BatchSize, tc.rounds)
 			if err := r.Err(); err != nil || !r.Over() {
 				t.Fatalf("after the last round: over %v, error %v", r.Over(), err)
@@ -177,25 +180,25 @@ func TestSteppedSearchesAsTheirEvaluatorWould(t *testing.T) {
 // idle between waves, it forgets the slots of works that returned, and
 // once aborted it takes no more.
 func TestOpenSteppedTakesWorksAsTheyCome(t *testing.T) {
-	cfg := DefaultConfig()
+	cfg := mcts.DefaultConfig()
 	cfg.Simulations = 48
 	games := steppedGames(t, 7)
-	want := make([]Decision, len(games))
+	want := make([]mcts.Decision, len(games))
 	for _, w := range searchWorks(t, games, cfg, want) {
 		if err := w(rowEvaluator{}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	got := make([]Decision, len(games))
+	got := make([]mcts.Decision, len(games))
 	works := searchWorks(t, games, cfg, got)
-	r := NewOpenStepped(cfg.BatchSize, softmaxPriors)
+	r := NewOpen(cfg.BatchSize, softmaxPriors)
 	if r.Ready() {
 		t.Error("ready with no works")
 	}
 	// The last work is added by the one before when it returns, in a
 	// round: it joins that round, the run never idle in between.
 	fifth, last := works[5], works[6]
-	works[5] = func(eval Evaluator) error {
+	works[5] = func(eval mcts.Evaluator) error {
 		err := fifth(eval)
 		r.Add(last)
 		return err
@@ -234,17 +237,17 @@ func TestOpenSteppedTakesWorksAsTheyCome(t *testing.T) {
 }
 
 func TestSteppedRefusesBadCalls(t *testing.T) {
-	cfg := DefaultConfig()
+	cfg := mcts.DefaultConfig()
 	cfg.Simulations, cfg.BatchSize = 20, 4
 	rows := func(n int) ([]float32, []bool) {
 		return make([]float32, n*env.ObservationSize), make([]bool, n*env.NumActions)
 	}
-	type call func(r *Stepped) error
+	type call func(r *Run) error
 	// last is the size of the batch Next returned last; a feed of n < 0
 	// feeds that many.
 	last := 0
 	next := func(n int) call {
-		return func(r *Stepped) error {
+		return func(r *Run) error {
 			obs, mask := rows(n)
 			var err error
 			last, err = r.Next(obs, mask)
@@ -252,7 +255,7 @@ func TestSteppedRefusesBadCalls(t *testing.T) {
 		}
 	}
 	feed := func(n int, value, logit float32) call {
-		return func(r *Stepped) error {
+		return func(r *Run) error {
 			if n < 0 {
 				n = last
 			}
@@ -273,7 +276,7 @@ func TestSteppedRefusesBadCalls(t *testing.T) {
 		want  string
 	}{
 		{"buffers smaller than a search's batch", []call{next(3)}, "want at least batch_size, 4"},
-		{"ragged buffers", []call{func(r *Stepped) error {
+		{"ragged buffers", []call{func(r *Run) error {
 			_, err := r.Next(make([]float32, 5), make([]bool, 4*env.NumActions))
 			return err
 		}}, "observation values"},
@@ -289,7 +292,7 @@ func TestSteppedRefusesBadCalls(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			games := steppedGames(t, 2)
-			r := NewStepped(searchWorks(t, games, cfg, make([]Decision, 2)), cfg.BatchSize, softmaxPriors)
+			r := New(searchWorks(t, games, cfg, make([]mcts.Decision, 2)), cfg.BatchSize, softmaxPriors)
 			defer r.Abort()
 			var err error
 			for _, c := range tc.calls {
@@ -305,21 +308,25 @@ func TestSteppedRefusesBadCalls(t *testing.T) {
 }
 
 func TestSteppedEndsWithTheWorksErrorsAndAborts(t *testing.T) {
-	cfg := DefaultConfig()
+	cfg := mcts.DefaultConfig()
 	cfg.Simulations, cfg.BatchSize = 30, 2
 	boom := errors.New("boom")
 	works, stopped := make([]Work, 6), make([]error, 6)
 	for i := range works {
-		works[i] = func(eval Evaluator) error {
+		works[i] = func(eval mcts.Evaluator) error {
 			if i%2 == 1 {
 				return fmt.Errorf("work %d: %w", i, boom)
 			}
-			_, err := newPUCT(t, eval, cfg, 1).Choose(env.NewGame(env.DefaultRules()))
+			p, err := mcts.NewPUCTPlayer(eval, cfg, 1)
+			if err != nil {
+				return err
+			}
+			_, err = p.Choose(env.NewGame(env.DefaultRules()))
 			stopped[i] = err
 			return err
 		}
 	}
-	r := NewStepped(works, cfg.BatchSize, softmaxPriors)
+	r := New(works, cfg.BatchSize, softmaxPriors)
 	obs, mask := make([]float32, 12*env.ObservationSize), make([]bool, 12*env.NumActions)
 	if _, err := r.Next(obs, mask); !errors.Is(err, boom) || !strings.Contains(err.Error(), "work 1") {
 		t.Fatalf("error %v, want the failed works'", err)
@@ -334,7 +341,7 @@ func TestSteppedEndsWithTheWorksErrorsAndAborts(t *testing.T) {
 	}
 
 	for _, abandon := range []bool{false, true} {
-		r = NewStepped(searchWorks(t, steppedGames(t, 3), cfg, make([]Decision, 3)), cfg.BatchSize, softmaxPriors)
+		r = New(searchWorks(t, steppedGames(t, 3), cfg, make([]mcts.Decision, 3)), cfg.BatchSize, softmaxPriors)
 		if n, err := r.Next(obs, mask); n == 0 || err != nil {
 			t.Fatalf("first round: %d leaves, error %v", n, err)
 		}
@@ -356,13 +363,13 @@ func TestSteppedEndsWithTheWorksErrorsAndAborts(t *testing.T) {
 }
 
 func BenchmarkStepped(b *testing.B) {
-	cfg := DefaultConfig()
+	cfg := mcts.DefaultConfig()
 	cfg.Simulations = 64
 	games := steppedGames(b, 16)
-	out := make([]Decision, len(games))
+	out := make([]mcts.Decision, len(games))
 	b.ReportAllocs()
 	for b.Loop() {
-		r := NewStepped(searchWorks(b, games, cfg, out), cfg.BatchSize, softmaxPriors)
+		r := New(searchWorks(b, games, cfg, out), cfg.BatchSize, softmaxPriors)
 		callerLoop(b, r, len(games)*cfg.BatchSize, true)
 	}
 	b.ReportMetric(float64(b.N*len(games)*cfg.Simulations)/b.Elapsed().Seconds(), "sims/s")

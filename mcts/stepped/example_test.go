@@ -1,13 +1,14 @@
-package mcts_test
+package stepped_test
 
 import (
 	"fmt"
 
 	"github.com/deathstacks/deathstacks/env"
 	"github.com/deathstacks/deathstacks/mcts"
+	"github.com/deathstacks/deathstacks/mcts/stepped"
 )
 
-func ExampleStepped() {
+func ExampleRun() {
 	// Three searches of the start position, guided by the caller's own
 	// network, which evaluates each round's leaves in one batch: here a
 	// network that gives every legal action the same logit and every
@@ -16,7 +17,7 @@ func ExampleStepped() {
 	cfg := mcts.DefaultConfig()
 	cfg.Simulations = 100
 	decisions := make([]mcts.Decision, 3)
-	works := make([]mcts.Work, len(decisions))
+	works := make([]stepped.Work, len(decisions))
 	for i := range works {
 		works[i] = func(eval mcts.Evaluator) error {
 			p, err := mcts.NewPUCTPlayer(eval, cfg, uint64(i))
@@ -33,7 +34,7 @@ func ExampleStepped() {
 		}
 		return nil
 	}
-	run := mcts.NewStepped(works, cfg.BatchSize, uniform)
+	run := stepped.New(works, cfg.BatchSize, uniform)
 
 	// The caller's buffers: room for every search's leaves at once.
 	capacity := len(works) * cfg.BatchSize
