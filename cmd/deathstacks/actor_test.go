@@ -19,6 +19,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/deathstacks/deathstacks/train/distributed"
+	"github.com/deathstacks/deathstacks/train/distributed/natsserver"
 	"github.com/deathstacks/deathstacks/train/metrics"
 	"github.com/deathstacks/deathstacks/train/testctx"
 )
@@ -128,7 +129,7 @@ func TestActorsAndLearnerSurviveSIGKILL(t *testing.T) {
 // removed is stored again, and the learner drops it as a duplicate.
 func checkStream(t *testing.T, dir string) {
 	t.Helper()
-	srv, err := distributed.StartServer(distributed.ServerOptions{Addr: "127.0.0.1:0", RunDir: dir})
+	srv, err := natsserver.Start(natsserver.Options{Addr: "127.0.0.1:0", RunDir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/deathstacks/deathstacks/train"
 	"github.com/deathstacks/deathstacks/train/distributed"
+	"github.com/deathstacks/deathstacks/train/distributed/natsserver"
 	"github.com/deathstacks/deathstacks/train/runconfig"
 )
 
@@ -48,7 +49,7 @@ func (f *fleetFlags) start(ctx context.Context, cfg runconfig.Config, opts *trai
 	}()
 	conn := distributed.ConnectOptions{URL: f.nats, CredsFile: f.creds, Name: "deathstacks learner"}
 	if f.listen != "" {
-		srv, err := distributed.StartServer(distributed.ServerOptions{Addr: f.listen, RunDir: opts.Dir, TLSCert: f.tlsCert, TLSKey: f.tlsKey})
+		srv, err := natsserver.Start(natsserver.Options{Addr: f.listen, RunDir: opts.Dir, TLSCert: f.tlsCert, TLSKey: f.tlsKey})
 		if err != nil {
 			return stop, err
 		}
@@ -64,7 +65,7 @@ func (f *fleetFlags) start(ctx context.Context, cfg runconfig.Config, opts *trai
 		return stop, err
 	}
 	undo = append(undo, nc.Close)
-	id, err := distributed.RunID(opts.Dir)
+	id, err := natsserver.RunID(opts.Dir)
 	if err != nil {
 		return stop, err
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/deathstacks/deathstacks/configs"
 	"github.com/deathstacks/deathstacks/model"
 	"github.com/deathstacks/deathstacks/train/distributed"
+	"github.com/deathstacks/deathstacks/train/distributed/natsserver"
 	"github.com/deathstacks/deathstacks/train/runconfig"
 )
 
@@ -42,7 +43,7 @@ func TestActorSimulate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := distributed.StartServer(distributed.ServerOptions{Addr: "127.0.0.1:0", RunDir: dir})
+	srv, err := natsserver.Start(natsserver.Options{Addr: "127.0.0.1:0", RunDir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}

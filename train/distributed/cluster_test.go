@@ -14,6 +14,7 @@ import (
 
 	"github.com/deathstacks/deathstacks/model"
 	"github.com/deathstacks/deathstacks/train"
+	"github.com/deathstacks/deathstacks/train/distributed/natsserver"
 	"github.com/deathstacks/deathstacks/train/metrics"
 	"github.com/deathstacks/deathstacks/train/remotegames"
 	"github.com/deathstacks/deathstacks/train/testctx"
@@ -66,7 +67,7 @@ func (c *testCluster) start(i int) {
 	}
 	s, err := server.NewServer(&server.Options{
 		ServerName: fmt.Sprintf("node%d", i), Host: "127.0.0.1", Port: c.ports[i],
-		JetStream: true, StoreDir: c.dirs[i], MaxPayload: maxPayload, NoSigs: true, NoLog: true,
+		JetStream: true, StoreDir: c.dirs[i], MaxPayload: natsserver.MaxPayload, NoSigs: true, NoLog: true,
 		Cluster: server.ClusterOpts{Name: "deathstacks", Host: "127.0.0.1", Port: c.route[i]},
 		Routes:  server.RoutesFromStr(strings.Join(routes, ",")),
 	})

@@ -16,6 +16,7 @@ import (
 
 	"github.com/deathstacks/deathstacks/model"
 	"github.com/deathstacks/deathstacks/train"
+	"github.com/deathstacks/deathstacks/train/distributed/natsserver"
 	"github.com/deathstacks/deathstacks/train/metrics"
 	"github.com/deathstacks/deathstacks/train/remotegames"
 	"github.com/deathstacks/deathstacks/train/testctx"
@@ -132,7 +133,7 @@ func TestLearnerAndTwoActors(t *testing.T) {
 func TestWrongTokenIsRefused(t *testing.T) {
 	dir := t.TempDir()
 	s := startServer(t, dir)
-	info, err := os.Stat(filepath.Join(dir, Dir, "token"))
+	info, err := os.Stat(filepath.Join(dir, natsserver.Dir, "token"))
 	if err != nil || info.Mode().Perm() != 0o600 {
 		t.Errorf("token file: %v, %v: want mode 0600", info, err)
 	}

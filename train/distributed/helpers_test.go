@@ -12,6 +12,7 @@ import (
 	"github.com/deathstacks/deathstacks/configs"
 	"github.com/deathstacks/deathstacks/model"
 	"github.com/deathstacks/deathstacks/train"
+	"github.com/deathstacks/deathstacks/train/distributed/natsserver"
 	"github.com/deathstacks/deathstacks/train/runconfig"
 )
 
@@ -30,9 +31,9 @@ func testConfig(t testing.TB, dir string) runconfig.Config {
 
 // startServer starts an embedded server for the run in dir on a free
 // loopback port.
-func startServer(t testing.TB, dir string) *Server {
+func startServer(t testing.TB, dir string) *natsserver.Server {
 	t.Helper()
-	s, err := StartServer(ServerOptions{Addr: "127.0.0.1:0", RunDir: dir})
+	s, err := natsserver.Start(natsserver.Options{Addr: "127.0.0.1:0", RunDir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,14 +42,14 @@ func startServer(t testing.TB, dir string) *Server {
 }
 
 // newLearner connects a learner to s for the run in dir.
-func newLearner(t testing.TB, s *Server, cfg runconfig.Config, dir string) (*Learner, *nats.Conn) {
+func newLearner(t testing.TB, s *natsserver.Server, cfg runconfig.Config, dir string) (*Learner, *nats.Conn) {
 	t.Helper()
 	nc, err := Connect(context.Background(), ConnectOptions{URL: s.URL, Token: s.Token})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(nc.Close)
-	id, err := RunID(dir)
+	id, err := natsserver.RunID(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +84,7 @@ func (s *idSet) len() int {
 
 // startActor runs an actor against s until its context is cancelled;
 // wait returns its error.
-func startActor(t testing.TB, s *Server, published *idSet) (cancel func(), wait func() error) {
+func startActor(t testing.TB, s *natsserver.Server, published *idSet) (cancel func(), wait func() error) {
 	t.Helper()
 	return startActorWith(t, ActorOptions{
 		ConnectOptions: ConnectOptions{URL: s.URL, Token: s.Token},

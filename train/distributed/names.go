@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/deathstacks/deathstacks/train/distributed/natsserver"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -80,7 +81,7 @@ func setUp(ctx context.Context, js jetstream.JetStream, maxGames, replicas int) 
 	stream, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
 		Name: gamesStream, Subjects: []string{gamesSubject},
 		Storage: jetstream.FileStorage, Duplicates: dedupWindow, Replicas: replicas,
-		MaxMsgSize: maxPayload, MaxMsgs: int64(maxGames), Discard: jetstream.DiscardNew,
+		MaxMsgSize: natsserver.MaxPayload, MaxMsgs: int64(maxGames), Discard: jetstream.DiscardNew,
 	})
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("games stream: %w", err)

@@ -1,4 +1,7 @@
-package distributed
+// Package natsserver runs the embedded NATS server with JetStream that a
+// learner's actors connect to, its data and secrets kept in the run
+// directory.
+package natsserver
 
 import (
 	"crypto/rand"
@@ -20,13 +23,13 @@ import (
 // machines keeps: the run id, the token and the embedded server's data.
 const Dir = "distributed"
 
-// maxPayload bounds a message: a game record of the longest game is far
+// MaxPayload bounds a message: a game record of the longest game is far
 // below it (no observations are sent), a network goes through the object
 // store in chunks.
-const maxPayload = 4 << 20
+const MaxPayload = 4 << 20
 
-// ServerOptions configure the embedded NATS server of a learner.
-type ServerOptions struct {
+// Options configure the embedded NATS server of a learner.
+type Options struct {
 	// Addr is host:port to listen on, such as 0.0.0.0:4222 (port 0 picks
 	// a free one).
 	Addr string
@@ -47,10 +50,10 @@ type Server struct {
 	Token string
 }
 
-// StartServer starts the embedded server, storing its data under the run
+// Start starts the embedded server, storing its data under the run
 // directory, and requires the run's token (created at the first start)
 // from every client.
-func StartServer(o ServerOptions) (*Server, error) {
+func Start(o Options) (*Server, error) {
 	host, portText, err := net.SplitHostPort(o.Addr)
 	if err != nil {
 		return nil, fmt.Errorf("listen address %q: %w", o.Addr, err)
@@ -69,7 +72,7 @@ func StartServer(o ServerOptions) (*Server, error) {
 	opts := &server.Options{
 		Host: host, Port: port, JetStream: true,
 		StoreDir:      filepath.Join(o.RunDir, Dir),
-		Authorization: token, MaxPayload: maxPayload,
+		Authorization: token, MaxPayload: MaxPayload,
 		NoSigs: true, NoLog: true,
 	}
 	scheme := "nats"
