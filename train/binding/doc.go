@@ -14,7 +14,7 @@
 //     for a vector environment.
 //   - player.go: players of any spec and their decisions as JSON.
 //   - search.go and selfplay.go: searches of many positions and self-play
-//     games guided by an evaluator outside them, as works of an
+//     games guided by an evaluator outside them, as works of a
 //     stepped.Run that the caller steps, and their results.
 //   - network.go: a network's batched inference, its weights in a flat
 //     array, and a player file written back from them.
