@@ -12,6 +12,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/deathstacks/deathstacks/env"
 	"github.com/deathstacks/deathstacks/mcts"
@@ -698,13 +699,21 @@ const (
 // for a worker that is working: up to a millisecond or so. A worker waits
 // for the caller's next round, which a trivial evaluator brings in some
 // tens of microseconds and a network in milliseconds, while the network
-// wants the cores: so a worker spins only a few microseconds, and a
-// longer spin takes the cores from an evaluator that runs its own threads
-// (PyTorch's) and slows self-play.
+// wants the cores: a worker spins long (quickSpins, about a tenth of a
+// millisecond) only while the caller comes back sooner than quickReturn,
+// so that a cheap evaluator's rounds do not wait for a sleeping worker to
+// wake, and else a few microseconds (workerSpins), so that no spin takes
+// the cores from an evaluator that runs its own threads (PyTorch's).
 const (
 	workerSpins = 1 << 12
+	quickSpins  = 1 << 16
 	callerSpins = 1 << 20
+	quickReturn = 200 * time.Microsecond
 )
+
+// epoch is the origin of the workers' clock readings, for a monotonic
+// time in an atomic integer.
+var epoch = time.Now()
 
 // stepWorker steps a driver's share of the slots on a goroutine of its
 // own.
@@ -714,6 +723,11 @@ type stepWorker struct {
 	// last one's; finished the rounds done.
 	posted, finished atomic.Int64
 	job, units       int
+	// freeAt is when the worker finished its last round (since epoch);
+	// quick says the caller came back within quickReturn of it last
+	// time.
+	freeAt atomic.Int64
+	quick  atomic.Bool
 	// wake and done carry a token when a round is posted and done, for a
 	// side that stopped spinning.
 	wake, done chan struct{}
@@ -723,8 +737,10 @@ func newStepWorker(d *stepDriver) *stepWorker {
 	return &stepWorker{d: d, wake: make(chan struct{}, 1), done: make(chan struct{}, 1)}
 }
 
-// post hands the worker its next round.
+// post hands the worker its next round, noting whether the caller came
+// back quickly after the last one.
 func (w *stepWorker) post(job, units int) {
+	w.quick.Store(time.Since(epoch)-time.Duration(w.freeAt.Load()) < quickReturn)
 	w.job, w.units = job, units
 	w.posted.Add(1)
 	signal(w.wake)
@@ -733,8 +749,12 @@ func (w *stepWorker) post(job, units int) {
 // serve does the rounds the caller posts until told to quit.
 func (w *stepWorker) serve() {
 	for round := int64(1); ; round++ {
+		spins := workerSpins
+		if w.quick.Load() {
+			spins = quickSpins
+		}
 		for i := 0; w.posted.Load() < round; i++ {
-			if i >= workerSpins {
+			if i >= spins {
 				<-w.wake
 			} else if i%1024 == 1023 {
 				runtime.Gosched()
@@ -744,6 +764,7 @@ func (w *stepWorker) serve() {
 		if err := recovered(func() error { w.d.do(job, w.units); return nil }); err != nil {
 			w.d.feedErr, w.d.badRow = err, -1
 		}
+		w.freeAt.Store(int64(time.Since(epoch)))
 		w.finished.Store(round)
 		signal(w.done)
 		if job == jobQuit {
