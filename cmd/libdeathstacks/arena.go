@@ -13,6 +13,7 @@ import (
 
 	"github.com/deathstacks/deathstacks/env"
 	"github.com/deathstacks/deathstacks/mcts/players"
+	"github.com/deathstacks/deathstacks/model"
 	"github.com/deathstacks/deathstacks/train/arena"
 	"github.com/deathstacks/deathstacks/train/elo"
 	"github.com/deathstacks/deathstacks/train/report"
@@ -238,7 +239,7 @@ func newEvaluation(request string) (*evaluation, error) {
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	python := arena.NewCallerPlayers(len(req.Players), softmax, cancel)
+	python := arena.NewCallerPlayers(len(req.Players), model.LegalSoftmax, cancel)
 	contenders, err := req.contenders(python)
 	if err == nil {
 		err = arena.CheckEvaluation(contenders, req.cfg, req.test)

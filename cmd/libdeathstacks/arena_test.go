@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/deathstacks/deathstacks/model"
 	"github.com/deathstacks/deathstacks/train/arena"
 	"github.com/deathstacks/deathstacks/train/report"
 )
@@ -135,7 +136,7 @@ func TestEvaluationResume(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	contenders, err := req.contenders(arena.NewCallerPlayers(len(req.Players), softmax, func() {}))
+	contenders, err := req.contenders(arena.NewCallerPlayers(len(req.Players), model.LegalSoftmax, func() {}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/deathstacks/deathstacks/mcts/stepped"
-	"github.com/deathstacks/deathstacks/train/binding"
 )
 
 // Searches guided by the caller's evaluator (a Python function), stepped
@@ -17,10 +16,6 @@ import (
 // on that thread, so the run's share of the caller's thread belongs to the
 // thread of its first round, and a round from another thread is refused
 // (Python drives a run in one call, on one thread).
-
-// softmax makes the priors of the caller's logits: those the network's
-// evaluator gives.
-var softmax = binding.Priors
 
 // stepRun is a run of searches stepped by the caller's rounds, on the
 // thread of its first.

@@ -12,10 +12,6 @@ import (
 	"github.com/deathstacks/deathstacks/model"
 )
 
-// Priors makes the priors of the caller's logits: those the network's
-// evaluator gives.
-var Priors stepped.PriorsFunc = model.LegalSoftmax
-
 // Search searches many positions at once, each with its own PUCT search
 // (an az player's) guided by the caller's evaluator: a slot each of an
 // stepped.Run the caller steps.
@@ -98,7 +94,7 @@ func (s *Search) Start(text string) (*stepped.Run, int, error) {
 			return nil
 		}
 	}
-	s.run = stepped.New(works, s.cfg.BatchSize, Priors)
+	s.run = stepped.New(works, s.cfg.BatchSize, model.LegalSoftmax)
 	return s.run, n, nil
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/deathstacks/deathstacks/env"
 	"github.com/deathstacks/deathstacks/mcts"
 	"github.com/deathstacks/deathstacks/mcts/stepped"
+	"github.com/deathstacks/deathstacks/model"
 	"github.com/deathstacks/deathstacks/train"
 	"github.com/deathstacks/deathstacks/train/runconfig"
 )
@@ -67,7 +68,7 @@ func (r *SelfPlay) Start(n int64, seed uint64) (*stepped.Run, error) {
 			}
 		}
 	}
-	r.run, r.games = stepped.New(works, cfg.Search.BatchSize, Priors), games
+	r.run, r.games = stepped.New(works, cfg.Search.BatchSize, model.LegalSoftmax), games
 	return r.run, nil
 }
 
