@@ -15,6 +15,16 @@
 // float64's exp); and the FMA loop that measures the machine's peak (in
 // the widest registers the CPU has).
 //
+// The assembly microkernels compute with subnormal numbers flushed to
+// zero: MXCSR's flush-to-zero and denormals-are-zero bits are set for the
+// call and the caller's MXCSR restored before it returns. An Intel core
+// takes a microcode assist for every subnormal operand or result, and a
+// trained network's small weights and gradients make them common enough
+// to slow its evaluation fourfold and its training step threefold
+// (train/EXPERIMENTS.md#subnormal-flush). The portable kernel keeps them:
+// each product differs by less than 2^-126, below float32's resolution of
+// any sum that is not itself that small.
+//
 // The portable kernel is the definition; tests check the assembly against
 // it and all against float64 references, the AVX-512 kernel against the
 // AVX2 one bit for bit, and CI runs them all three ways.

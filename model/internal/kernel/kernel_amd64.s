@@ -56,8 +56,25 @@
 	VADDPS (q)(BX*1), Z10, Z10; \
 	VADDPS 64(q)(BX*1), Z11, Z11
 
+// FLUSHSUBNORMALS saves MXCSR in the frame's 8 bytes and sets its
+// flush-to-zero and denormals-are-zero bits: subnormal operands are read as
+// 0 and subnormal results stored as 0, as an Intel core otherwise computes
+// each through a microcode assist tens of times slower, and a trained
+// network's tiny weights and gradients make them common. RESTOREMXCSR
+// puts the caller's MXCSR back before the kernel returns, so no Go code
+// ever runs with the bits set (assembly is never preempted asynchronously).
+#define FLUSHSUBNORMALS \
+	STMXCSR mxcsr-8(SP); \
+	MOVL mxcsr-8(SP), CX; \
+	ORL $0x8040, CX; \
+	MOVL CX, mxcsr-4(SP); \
+	LDMXCSR mxcsr-4(SP)
+
+#define RESTOREMXCSR LDMXCSR mxcsr-8(SP)
+
 // func kernelAVX2(a *float32, offs *int, ntaps int, k int, lda int, b *float32, c *float32, ldc int, bias *float32, res *float32, flags int)
-TEXT ·kernelAVX2(SB), NOSPLIT, $0-88
+TEXT ·kernelAVX2(SB), NOSPLIT, $8-88
+	FLUSHSUBNORMALS
 	MOVQ a+0(FP), AX
 	MOVQ offs+8(FP), BX
 	MOVQ ntaps+16(FP), CX
@@ -170,6 +187,7 @@ store:
 	VMOVUPS Y9, 32(R11)
 	VMOVUPS Y10, (R11)(BX*1)
 	VMOVUPS Y11, 32(R11)(BX*1)
+	RESTOREMXCSR
 	VZEROUPPER
 	RET
 
@@ -185,7 +203,8 @@ store:
 // arguments a, c and res and starts again.
 //
 // func kernelAVX512(a *float32, offs *int, ntaps int, k int, lda int, b *float32, bstep int, c *float32, ldc int, bias *float32, res *float32, flags int, tiles int, astep int, cstep int)
-TEXT ·kernelAVX512(SB), NOSPLIT, $0-120
+TEXT ·kernelAVX512(SB), NOSPLIT, $8-120
+	FLUSHSUBNORMALS
 wtile:
 	MOVQ a+0(FP), AX
 	MOVQ offs+8(FP), BX
@@ -325,6 +344,7 @@ wstore:
 	ADDQ CX, res+80(FP)
 	JMP wtile
 wdone:
+	RESTOREMXCSR
 	VZEROUPPER
 	RET
 

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"runtime"
 	"slices"
 	"testing"
 	"time"
@@ -99,6 +100,60 @@ func TestKernel(t *testing.T) {
 					}
 				}
 			})
+		}
+	}
+}
+
+// TestKernelFlushesSubnormals checks that the assembly kernels read a
+// subnormal operand as 0 and store a subnormal result as 0, and that they
+// leave the thread's floating-point mode as they found it: Go arithmetic
+// after a call still produces subnormals.
+func TestKernelFlushesSubnormals(t *testing.T) {
+	if !haveAVX2FMA {
+		t.Skip("no assembly kernels on this CPU")
+	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	tiny, small, huge := float32(1e-40), float32(1e-20), float32(1e30)
+	// Row 0 is a subnormal times huge (1e-10 if it were read), row 1 small
+	// times small (a subnormal 1e-40) and small times huge (1e10).
+	a := make([]float32, mr)
+	a[0], a[1] = tiny, small
+	b := make([]float32, 2*nr)
+	for j := range b {
+		b[j] = small
+		if j%nr >= nr/2 {
+			b[j] = huge
+		}
+	}
+	want := func(i, j int) float32 {
+		if i == 1 && j%nr >= nr/2 {
+			return small * huge
+		}
+		return 0
+	}
+	kernels := map[string]func(c []float32){
+		"avx2": func(c []float32) { kernelAsm(a, []int{0}, 1, 1, b, c, nr, nil, nil, 0) },
+	}
+	if haveAVX512 {
+		kernels["avx512"] = func(c []float32) { kernelWideAsm(a, []int{0}, 1, 1, b, nr, c, 2*nr, nil, nil, 0, oneRow) }
+	}
+	for name, run := range kernels {
+		c := make([]float32, mr*2*nr)
+		run(c)
+		ldc := 2 * nr
+		if name == "avx2" {
+			ldc = nr
+		}
+		for i := range mr {
+			for j := range ldc {
+				if got := c[i*ldc+j]; got != want(i, j) {
+					t.Errorf("%s: c[%d][%d] = %g, want %g", name, i, j, got, want(i, j))
+				}
+			}
+		}
+		if x := small; x*small == 0 {
+			t.Fatalf("%s: Go's float32 arithmetic flushes subnormals after the kernel", name)
 		}
 	}
 }
