@@ -31,7 +31,9 @@ import (
 
 // RunOptions are the settings of one training session beyond the config.
 type RunOptions struct {
-	// Dir is the run directory; empty means cfg.RunDir().
+	// Dir is the run directory; empty means cfg.RunDir(). Run holds its
+	// lock ([checkpoint.LockRunDir]) while it trains there: a Dir another
+	// process trains in is a [*RunDirError].
 	Dir string
 	// Resume continues from the latest complete checkpoint in Dir; a Dir
 	// without one, or holding a run of another config name, is a
@@ -114,6 +116,11 @@ func Run(ctx context.Context, cfg runconfig.Config, opts RunOptions) (Summary, e
 	if err := checkRunDir(dir, cfg.Name, opts.Resume); err != nil {
 		return Summary{Dir: dir}, err
 	}
+	unlock, err := lockRunDir(dir)
+	if err != nil {
+		return Summary{Dir: dir}, err
+	}
+	defer unlock()
 	r := &runner{cfg: cfg, dir: dir, opts: opts, log: opts.Log, now: opts.Now}
 	if r.log == nil {
 		r.log = io.Discard
@@ -136,6 +143,19 @@ type RunDirError struct {
 }
 
 func (e *RunDirError) Error() string { return "run directory " + e.Dir + ": " + e.Problem }
+
+// lockRunDir creates dir if need be and locks it for the caller: another
+// process training there is a [*RunDirError].
+func lockRunDir(dir string) (unlock func(), err error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("train: %w", err)
+	}
+	unlock, err = checkpoint.LockRunDir(dir)
+	if errors.Is(err, checkpoint.ErrLocked) {
+		return nil, &RunDirError{Dir: dir, Problem: err.Error() + ": stop it first, or choose another --out"}
+	}
+	return unlock, err
+}
 
 // checkRunDir checks, before anything is written, that dir can hold the
 // session: with resume, a run of the config named name to continue; without,

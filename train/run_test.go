@@ -466,6 +466,23 @@ func TestRunDirRefused(t *testing.T) {
 			}
 		})
 	}
+	// A run another process trains in: the lock belongs to an open file, so
+	// this process's own lock stands for the other's.
+	unlock, err := checkpoint.LockRunDir(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	c := cfg
+	c.Output.Dir = run
+	_, err = Run(context.Background(), c, RunOptions{Resume: true, Iterations: 2})
+	var rde *RunDirError
+	if !errors.As(err, &rde) || !strings.Contains(err.Error(), "in use by another training process") {
+		t.Fatalf("resuming a locked run: %v, want a *RunDirError saying it is in use", err)
+	}
+	if latest, _, _ := checkpoint.Latest(run); latest != checkpoint.Path(run, 1) {
+		t.Errorf("the locked run's latest checkpoint is %s, want iteration 1's", latest)
+	}
 }
 
 // TestRunAveragesThePlayer checks the run's player against the trained
