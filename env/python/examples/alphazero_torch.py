@@ -110,6 +110,11 @@ def main():
 
     torch.manual_seed(args.seed)
     torch.set_num_threads(max(1, args.threads))
+    # Subnormal numbers flushed to zero, as Go's kernels do: weight decay
+    # drives the weights the network does not use down to 1e-38 or so, and
+    # on x86 CPUs every product with one costs a slow microcode assist
+    # (README.md, "PyTorch").
+    torch.set_flush_denormal(True)
     rng = np.random.default_rng(args.seed)
     device = torch.device(args.device)
     print(f"torch {torch.__version__} on {device}, {torch.get_num_threads()} threads; {vars(args)}", flush=True)
