@@ -116,12 +116,8 @@ func Run(ctx context.Context, cfg runconfig.Config, opts RunOptions) (Summary, e
 	if err := checkRunDir(dir, cfg.Name, opts.Resume); err != nil {
 		return Summary{Dir: dir}, err
 	}
-	unlock, err := lockRunDir(dir)
-	if err != nil {
-		return Summary{Dir: dir}, err
-	}
-	defer unlock()
 	r := &runner{cfg: cfg, dir: dir, opts: opts, log: opts.Log, now: opts.Now}
+	defer r.release()
 	if r.log == nil {
 		r.log = io.Discard
 	}
@@ -143,19 +139,6 @@ type RunDirError struct {
 }
 
 func (e *RunDirError) Error() string { return "run directory " + e.Dir + ": " + e.Problem }
-
-// lockRunDir creates dir if need be and locks it for the caller: another
-// process training there is a [*RunDirError].
-func lockRunDir(dir string) (unlock func(), err error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("train: %w", err)
-	}
-	unlock, err = checkpoint.LockRunDir(dir)
-	if errors.Is(err, checkpoint.ErrLocked) {
-		return nil, &RunDirError{Dir: dir, Problem: err.Error() + ": stop it first, or choose another --out"}
-	}
-	return unlock, err
-}
 
 // checkRunDir checks, before anything is written, that dir can hold the
 // session: with resume, a run of the config named name to continue; without,
@@ -196,8 +179,10 @@ func checkRunDir(dir, name string, resume bool) error {
 
 // runner is one training session.
 type runner struct {
-	cfg     runconfig.Config
-	dir     string
+	cfg runconfig.Config
+	dir string
+	// unlock releases the run directory's lock, nil until it is held.
+	unlock  func()
 	opts    RunOptions
 	log     io.Writer
 	trainer *model.Trainer
@@ -227,6 +212,9 @@ func metricsPath(dir string) string { return filepath.Join(dir, metrics.File) }
 
 // open loads the latest checkpoint or starts a new run.
 func (r *runner) open() error {
+	if err := r.lock(); err != nil {
+		return err
+	}
 	// A process killed while writing a file leaves its temporary file.
 	for _, d := range []string{r.dir, filepath.Join(r.dir, checkpoint.NetsDir)} {
 		stale, _ := filepath.Glob(filepath.Join(d, ".*.tmp-*"))
@@ -246,6 +234,9 @@ func (r *runner) open() error {
 	if err := os.MkdirAll(filepath.Join(r.dir, checkpoint.NetsDir), 0o755); err != nil {
 		return fmt.Errorf("run directory: %w", err)
 	}
+	if err := r.lock(); err != nil {
+		return err
+	}
 	if r.opts.Remote != nil {
 		// Actors fill a learner's window within seconds of their first
 		// games (80,000 positions: 1.3 s at 2,500 games a second): its
@@ -261,6 +252,36 @@ func (r *runner) open() error {
 		_, err := w.Write(text)
 		return err
 	})
+}
+
+// lock holds the run directory for the session (checkpoint.LockRunDir)
+// from before anything in it changes, or, for a directory still to be
+// made, from when it is made; another process training there is a
+// [*RunDirError]. It does nothing once the lock is held.
+func (r *runner) lock() error {
+	if r.unlock != nil {
+		return nil
+	}
+	if _, err := os.Stat(r.dir); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	unlock, err := checkpoint.LockRunDir(r.dir)
+	switch {
+	case errors.Is(err, checkpoint.ErrLocked):
+		return &RunDirError{Dir: r.dir, Problem: err.Error() + ": stop it first, or choose another --out"}
+	case err != nil:
+		return fmt.Errorf("train: %w", err)
+	}
+	r.unlock = unlock
+	return nil
+}
+
+// release lets go of the run directory's lock, if held.
+func (r *runner) release() {
+	if r.unlock != nil {
+		r.unlock()
+		r.unlock = nil
+	}
 }
 
 func (r *runner) fresh() error {
