@@ -118,6 +118,15 @@ type Config struct {
 	// reach of the win search (KataGo's score utility plays this part).
 	// 0 = off.
 	MaterialUtility float64 `yaml:"material_utility"`
+	// TowerCap, while some stack at the root is taller than it, counts
+	// every stack as at most TowerCap pieces in the material term. A stack
+	// taller than 8 freezes its owner's other stacks (the too-tall rule),
+	// so its pieces win nothing until it is taken apart, 4 pieces a move,
+	// each remainder the mover's where the tower's order allows; counted
+	// whole, the tower scores as high as any dismantling and the search
+	// keeps it. Before any such stack stands, material counts whole: a
+	// tall stack is what wins the middle game. 0 = off.
+	TowerCap int `yaml:"tower_cap"`
 }
 
 // DefaultConfig returns settings for strong play: 800 simulations,

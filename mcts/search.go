@@ -97,6 +97,9 @@ type rootGame struct {
 	// draw is what a drawn end is worth for the root's side to move (see
 	// Config.Contempt); the other side counts it as -draw.
 	draw float32
+	// materialCap is the pieces a stack counts at most in the material
+	// term of this search (Config.TowerCap), 0 for all of them.
+	materialCap int
 }
 
 // descent is the scratch of the descent under way, reused to avoid
@@ -262,6 +265,10 @@ func (s *search) prepare(g *env.Game) error {
 	}
 	s.rules, s.start, s.rootPos = g.Rules(), start, g.Position()
 	s.draw = drawValue(s.cfg.Contempt, s.cfg.DrawCost, s.rootPos.Material(s.rootPos.SideToMove()))
+	s.materialCap = 0
+	if c := s.cfg.TowerCap; c > 0 && tallest(&s.rootPos) > c {
+		s.materialCap = c
+	}
 	s.played = append(s.played[:0], moves...)
 	s.history = append(s.history[:0], g.History()...)
 	clear(s.inHistory[:])
@@ -643,7 +650,7 @@ func (s *search) flush() error {
 		s.known++
 		lo, hi := span(p.pathEnd, i)
 		if m := float32(s.cfg.MaterialUtility); m > 0 {
-			v = (1-m)*v + m*materialShare(&p.pos[i])
+			v = (1-m)*v + m*materialShare(&p.pos[i], s.materialCap)
 		}
 		if p.canDraw[i] {
 			v = max(v, s.drawAt(hi-lo))
@@ -655,12 +662,32 @@ func (s *search) flush() error {
 
 // materialShare is the side to move's material lead in pos over all the
 // material on the board (see env.Position.Material), in (-1, 1) for a game
-// that goes on: the material term of Config.MaterialUtility.
-func materialShare(pos *env.Position) float32 {
+// that goes on: the material term of Config.MaterialUtility. With a cap
+// above 0 each stack counts at most cap pieces, in the lead and the total
+// alike (env.Position.MaterialUpTo).
+func materialShare(pos *env.Position, cap int) float32 {
+	if cap > 0 {
+		total := 0
+		for sq := range env.Square(env.NumSquares) {
+			if h := pos.At(sq).Height(); h > 0 {
+				total += env.PieceMaterial*min(h, cap) + env.StackMaterial
+			}
+		}
+		return float32(pos.MaterialUpTo(pos.SideToMove(), cap)) / float32(total)
+	}
 	red, blue := pos.Controlled(env.Red), pos.Controlled(env.Blue)
 	total := env.PieceMaterial*(pos.Pieces(env.Red)+pos.Pieces(env.Blue)) +
 		env.StackMaterial*bits.OnesCount64(red|blue)
 	return float32(pos.Material(pos.SideToMove())) / float32(total)
+}
+
+// tallest returns the height of the tallest stack of pos.
+func tallest(pos *env.Position) int {
+	h := 0
+	for sq := range env.Square(env.NumSquares) {
+		h = max(h, pos.At(sq).Height())
+	}
+	return h
 }
 
 // setPriors copies an evaluator's priors into children, normalised so that

@@ -83,6 +83,8 @@ var settings = withKeys([]setting{
 		field: func(c *Config) any { return &c.WinSearchNodes }, hi: math.MaxInt32, want: "0 or more"},
 	{Setting: Setting{Help: "share of a leaf's value given to the material lead, 0 to 1"},
 		field: func(c *Config) any { return &c.MaterialUtility }, hi: 1, want: "0 (off) to 1"},
+	{Setting: Setting{Help: "while a stack at the root is taller than this, the material term counts every stack as at most this many pieces, 0 for off"},
+		field: func(c *Config) any { return &c.TowerCap }, hi: 24, want: "0 (off) to 24"},
 })
 
 // withKeys makes the table of the settings, each key from the yaml tag

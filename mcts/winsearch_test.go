@@ -34,21 +34,52 @@ func TestPlayerPlaysTheShortestWin(t *testing.T) {
 }
 
 func TestMaterialShare(t *testing.T) {
+	tower := map[string]string{"a6": "rrrrrrrrrrbb", "c3": "rb", "a1": "b"}
 	cases := []struct {
 		name string
 		fen  string
+		cap  int
 		want float32
 	}{
-		{"start", testgames.FEN(map[string]string{"a6": "rr", "a1": "bb"}, 'r'), 0},
-		{"red ahead, red to move", testgames.FEN(map[string]string{"a6": "rrr", "a1": "b"}, 'r'), float32(30+5-10-5) / float32(40+10)},
-		{"red ahead, blue to move", testgames.FEN(map[string]string{"a6": "rrr", "a1": "b"}, 'b'), -float32(30+5-10-5) / float32(40+10)},
-		{"pieces count for the stack's owner", testgames.FEN(map[string]string{"a6": "rbb", "a1": "b"}, 'r'), float32(30+5-10-5) / float32(40+10)},
+		{"start", testgames.FEN(map[string]string{"a6": "rr", "a1": "bb"}, 'r'), 0, 0},
+		{"red ahead, red to move", testgames.FEN(map[string]string{"a6": "rrr", "a1": "b"}, 'r'), 0, float32(30+5-10-5) / float32(40+10)},
+		{"red ahead, blue to move", testgames.FEN(map[string]string{"a6": "rrr", "a1": "b"}, 'b'), 0, -float32(30+5-10-5) / float32(40+10)},
+		{"pieces count for the stack's owner", testgames.FEN(map[string]string{"a6": "rbb", "a1": "b"}, 'r'), 0, float32(30+5-10-5) / float32(40+10)},
+		{"a tower whole", testgames.FEN(tower, 'r'), 0, float32(120+5+20+5-10-5) / float32(120+5+20+5+10+5)},
+		{"a tower capped", testgames.FEN(tower, 'r'), 8, float32(80+5+20+5-10-5) / float32(80+5+20+5+10+5)},
+		{"a cap above every stack", testgames.FEN(tower, 'b'), 12, -float32(120+5+20+5-10-5) / float32(120+5+20+5+10+5)},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			pos := testgames.Position(t, tc.fen)
-			if got := materialShare(&pos); math.Abs(float64(got-tc.want)) > 1e-6 {
-				t.Errorf("materialShare = %v, want %v", got, tc.want)
+			if got := materialShare(&pos, tc.cap); math.Abs(float64(got-tc.want)) > 1e-6 {
+				t.Errorf("materialShare(cap %d) = %v, want %v", tc.cap, got, tc.want)
+			}
+		})
+	}
+}
+
+// The tower cap holds only for the searches of positions where a stack
+// taller than it stands, of either side.
+func TestTowerCapOnlyWithATower(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		board map[string]string
+		want  int
+	}{
+		{"red's tower", map[string]string{"a6": "rrrrrrrrrrbb", "c3": "rb", "a1": "b"}, 8},
+		{"blue's tower", map[string]string{"a6": "bbbbbbbbbrrr", "c3": "rb", "a1": "r"}, 8},
+		{"a stack of 8", map[string]string{"a6": "rrrrrrrr", "c3": "rb", "a1": "bbbb"}, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := treeOnlyConfig()
+			cfg.Simulations, cfg.MaterialUtility, cfg.TowerCap = 16, 0.3, 8
+			p := newPUCT(t, UniformEvaluator{}, cfg, 1)
+			if _, err := p.Choose(testgames.GameFromFEN(t, testgames.FEN(tc.board, 'r'))); err != nil {
+				t.Fatal(err)
+			}
+			if p.s.materialCap != tc.want {
+				t.Errorf("the search's material cap is %d, want %d", p.s.materialCap, tc.want)
 			}
 		})
 	}
