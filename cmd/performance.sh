@@ -189,7 +189,7 @@ else
 fi
 
 # ---------------------------------------------------------------- environments and the C library
-out=$(run go test -run '^$' -bench 'VectorStep$' -count "$ROUNDS" ./env)
+out=$(run go test -run '^$' -bench 'VectorStep$' -count "$ROUNDS" ./env/vector)
 add vectorstep $(bench "$out" BenchmarkVectorStep steps/s)
 out=$(run go test -run '^$' -bench 'VectorAZ/envs=128$' -benchtime 60x -count "$SLOW" ./cmd/libdeathstacks)
 add vectoraz $(bench "$out" BenchmarkVectorAZ/envs=128 evals/s)
@@ -332,7 +332,7 @@ row run_positions , "positions/s" 1 "... training positions recorded (the moves 
 row run_evals , "evals/s" 1 "... its network evaluations" "the same (evals_per_sec)"
 row run_samples , "samples/s" 1 "... its training" "the same (samples_per_sec)"
 row run_selfplay_share 0 "% of an iteration" 1 "... self-play's share of an iteration (the rest training)" "the same (selfplay_sec, train_sec)"
-row vectorstep , "steps/s" 1 "vector environment, 256 games on 2 cores, random legal actions, from Go" "go test -run '^\$' -bench 'VectorStep\$' ./env"
+row vectorstep , "steps/s" 1 "vector environment, 256 games on 2 cores, random legal actions, from Go" "go test -run '^\$' -bench 'VectorStep\$' ./env/vector"
 row vectoraz , "evals/s" 1 "vector environment of 128 games against az:sims=50, network evaluations, from Go" "go test -run '^\$' -bench 'VectorAZ/envs=128\$' -benchtime 60x ./cmd/libdeathstacks"
 row py_aec 1 us 1 "Python AEC environment, a step + last" "python3 env/python/bench.py aec"
 row py_vector , "steps/s" 1 "Python \`VectorEnv(256, copy=False)\`, \`sample_actions()\`" "python3 env/python/bench.py vector"
