@@ -662,18 +662,18 @@ func (s *search) flush() error {
 
 // materialShare is the side to move's material lead in pos over all the
 // material on the board (see env.Position.Material), in (-1, 1) for a game
-// that goes on: the material term of Config.MaterialUtility. With a cap
-// above 0 each stack counts at most cap pieces, in the lead and the total
-// alike (env.Position.MaterialUpTo).
-func materialShare(pos *env.Position, cap int) float32 {
-	if cap > 0 {
+// that goes on: the material term of Config.MaterialUtility. With
+// maxPieces above 0 each stack counts at most that many pieces, in the
+// lead and the total alike (env.Position.MaterialUpTo).
+func materialShare(pos *env.Position, maxPieces int) float32 {
+	if maxPieces > 0 {
 		total := 0
 		for sq := range env.Square(env.NumSquares) {
 			if h := pos.At(sq).Height(); h > 0 {
-				total += env.PieceMaterial*min(h, cap) + env.StackMaterial
+				total += env.PieceMaterial*min(h, maxPieces) + env.StackMaterial
 			}
 		}
-		return float32(pos.MaterialUpTo(pos.SideToMove(), cap)) / float32(total)
+		return float32(pos.MaterialUpTo(pos.SideToMove(), maxPieces)) / float32(total)
 	}
 	red, blue := pos.Controlled(env.Red), pos.Controlled(env.Blue)
 	total := env.PieceMaterial*(pos.Pieces(env.Red)+pos.Pieces(env.Blue)) +

@@ -36,10 +36,10 @@ func TestPlayerPlaysTheShortestWin(t *testing.T) {
 func TestMaterialShare(t *testing.T) {
 	tower := map[string]string{"a6": "rrrrrrrrrrbb", "c3": "rb", "a1": "b"}
 	cases := []struct {
-		name string
-		fen  string
-		cap  int
-		want float32
+		name      string
+		fen       string
+		maxPieces int
+		want      float32
 	}{
 		{"start", testgames.FEN(map[string]string{"a6": "rr", "a1": "bb"}, 'r'), 0, 0},
 		{"red ahead, red to move", testgames.FEN(map[string]string{"a6": "rrr", "a1": "b"}, 'r'), 0, float32(30+5-10-5) / float32(40+10)},
@@ -52,8 +52,8 @@ func TestMaterialShare(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			pos := testgames.Position(t, tc.fen)
-			if got := materialShare(&pos, tc.cap); math.Abs(float64(got-tc.want)) > 1e-6 {
-				t.Errorf("materialShare(cap %d) = %v, want %v", tc.cap, got, tc.want)
+			if got := materialShare(&pos, tc.maxPieces); math.Abs(float64(got-tc.want)) > 1e-6 {
+				t.Errorf("materialShare(%d) = %v, want %v", tc.maxPieces, got, tc.want)
 			}
 		})
 	}
