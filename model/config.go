@@ -125,8 +125,9 @@ func (c ServerConfig) Validate() error {
 
 // Optimiser names.
 const (
-	adamName = "adam"
-	sgdName  = "sgd" // with momentum
+	adamName  = "adam"
+	adamWName = "adamw" // Adam with decoupled weight decay
+	sgdName   = "sgd"   // with momentum
 )
 
 // Learning-rate schedules.
@@ -145,7 +146,9 @@ const (
 type TrainConfig struct {
 	// BatchSize is the number of samples of every step.
 	BatchSize int `yaml:"batch_size"`
-	// Optimizer is "adam" or "sgd" (with momentum).
+	// Optimizer is "adam", "adamw" (Adam with decoupled weight decay) or
+	// "sgd" (with momentum). Adam and AdamW keep the same state: a run
+	// may switch between them.
 	Optimizer string `yaml:"optimizer"`
 	// LR is the peak learning rate.
 	LR float64 `yaml:"lr"`
@@ -156,7 +159,13 @@ type TrainConfig struct {
 	Beta2   float64 `yaml:"beta2"`
 	Epsilon float64 `yaml:"epsilon"`
 	// WeightDecay is the L2 coefficient: the loss gains WeightDecay times
-	// the sum of the squared weights (not the biases).
+	// the sum of the squared weights (not the biases). With "adamw" it is
+	// the decoupled decay instead, as PyTorch's AdamW has it: every step
+	// multiplies those weights by 1 - LR*WeightDecay at the step's
+	// learning rate, and the loss has no L2 term. Under Adam an L2 term's
+	// gradient is normalised like the rest, so a weight whose loss
+	// gradient is zero (a dead unit's) falls by the whole learning rate
+	// every step; under AdamW it falls by a factor.
 	WeightDecay float64 `yaml:"weight_decay"`
 	// ValueWeight scales the value loss in the total.
 	ValueWeight float64 `yaml:"value_weight"`
@@ -224,7 +233,7 @@ func (c TrainConfig) Validate() error {
 	// check records key unless ok, saying what is wanted.
 	check := func(ok bool, key string, v any, want string) { ch.Check(ok, key, "is %v: want %s", v, want) }
 	ch.Between("batch_size", c.BatchSize, 1, 8192)
-	ch.Check(c.Optimizer == adamName || c.Optimizer == sgdName, "optimizer", "is %q: want %q or %q", c.Optimizer, adamName, sgdName)
+	ch.Check(c.Optimizer == adamName || c.Optimizer == adamWName || c.Optimizer == sgdName, "optimizer", "is %q: want %q, %q or %q", c.Optimizer, adamName, adamWName, sgdName)
 	check(finite(c.LR) && c.LR > 0, "lr", c.LR, "more than 0")
 	check(finite(c.Momentum) && c.Momentum >= 0 && c.Momentum < 1, "momentum", c.Momentum, "0 or more, less than 1")
 	check(finite(c.Beta1) && c.Beta1 >= 0 && c.Beta1 < 1, "beta1", c.Beta1, "0 or more, less than 1")

@@ -160,7 +160,8 @@
 //
 //	mean cross-entropy(target, softmax over legal actions of the logits)
 //	+ ValueWeight * mean (value - result)^2
-//	+ WeightDecay * sum of squared weights (biases excluded)
+//	+ WeightDecay * sum of squared weights (biases excluded; AdamW instead
+//	  multiplies those weights by 1 - lr*WeightDecay every step)
 //
 // plus, when on, SoftPolicyWeight times the cross-entropy of the same
 // policy against target^(1/SoftPolicyTemperature) renormalised, and each
@@ -170,7 +171,7 @@
 // The masked log-softmax shifts each row by its largest legal logit, and
 // is the fused graph's own op (the stock graph builds it from primitive
 // operations), because tensor's (Log)SoftMax takes the row maximum from
-// the wrong element and action 0 is a real move. The optimiser, Adam or
+// the wrong element and action 0 is a real move. The optimiser, Adam, AdamW or
 // SGD with momentum (the internal package optim) under a constant, step
 // or cosine learning-rate schedule with linear warm-up, works on the
 // weights' float32 arrays, so its state can be saved: gorgonia's solvers

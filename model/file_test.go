@@ -77,7 +77,7 @@ func TestSaveLoadNetwork(t *testing.T) {
 // TestResumeTraining checks that a saved trainer continues exactly: the
 // optimiser state is saved with the weights.
 func TestResumeTraining(t *testing.T) {
-	for _, opt := range []string{adamName, sgdName} {
+	for _, opt := range []string{adamName, adamWName, sgdName} {
 		t.Run(opt, func(t *testing.T) {
 			tc := tinyTrainConfig(4)
 			tc.Optimizer = opt
@@ -215,8 +215,14 @@ func TestReadTrainerOptimiserMismatch(t *testing.T) {
 	}
 	sgd := tc
 	sgd.Optimizer = sgdName
-	if _, err := ReadTrainer(&ckpt, sgd); err == nil || !strings.Contains(err.Error(), "optimiser") {
+	if _, err := ReadTrainer(bytes.NewReader(ckpt.Bytes()), sgd); err == nil || !strings.Contains(err.Error(), "optimiser") {
 		t.Errorf("Adam state loaded for SGD: %v", err)
+	}
+	// Adam's state carries on under AdamW: the two differ only in the decay.
+	adamW := tc
+	adamW.Optimizer = adamWName
+	if w, err := ReadTrainer(bytes.NewReader(ckpt.Bytes()), adamW); err != nil || w.opt.T != 2 {
+		t.Errorf("Adam state for AdamW: %v", err)
 	}
 	// A network file without optimiser state starts a fresh optimiser.
 	var net bytes.Buffer

@@ -57,7 +57,8 @@ type Losses struct {
 	Policy float64
 	// Value is the mean squared error of the value.
 	Value float64
-	// L2 is WeightDecay times the sum of the squared weights.
+	// L2 is WeightDecay times the sum of the squared weights; 0 under
+	// AdamW, whose decay is not part of the loss.
 	L2 float64
 	// Reply, Ownership and Score are the auxiliary heads' losses (0 for a
 	// network without them): the reply's cross-entropy and the mean
@@ -123,8 +124,8 @@ func newTrainer(n *Network, cfg TrainConfig, opt *optim.State, stock bool) (*Tra
 	}
 	specs := n.cfg.specs()
 	if opt == nil {
-		opt = optim.New(cfg.Optimizer == adamName, graph.Sizes(specs))
-	} else if opt.Adam != (cfg.Optimizer == adamName) {
+		opt = optim.New(cfg.adam(), graph.Sizes(specs))
+	} else if opt.Adam != cfg.adam() {
 		return nil, fmt.Errorf("new trainer: saved optimiser state is %s, configuration asks for %s", optimizerName(opt), cfg.Optimizer)
 	}
 	t := &Trainer{
@@ -173,7 +174,9 @@ func (t *Trainer) Step(batch []Sample) (Losses, error) {
 		return Losses{}, err
 	}
 	n := t.net
-	l.L2 = t.cfg.WeightDecay * t.squaredWeights()
+	if !t.cfg.decoupled() {
+		l.L2 = t.cfg.WeightDecay * t.squaredWeights()
+	}
 	l.Total = l.Policy + t.cfg.ValueWeight*l.Value + t.cfg.auxTotal(l) + l.L2
 	if math.IsNaN(l.Total) || math.IsInf(l.Total, 0) {
 		t.zeroGrads()
@@ -578,5 +581,11 @@ func (c TrainConfig) lossWeights() graph.LossWeights {
 
 // optimSettings are the optimiser's part of c.
 func (c TrainConfig) optimSettings() optim.Settings {
-	return optim.Settings{Momentum: c.Momentum, Beta1: c.Beta1, Beta2: c.Beta2, Epsilon: c.Epsilon, WeightDecay: c.WeightDecay}
+	return optim.Settings{Momentum: c.Momentum, Beta1: c.Beta1, Beta2: c.Beta2, Epsilon: c.Epsilon, WeightDecay: c.WeightDecay, Decoupled: c.decoupled()}
 }
+
+// adam reports that c's optimiser keeps Adam's state: Adam or AdamW.
+func (c TrainConfig) adam() bool { return c.Optimizer == adamName || c.Optimizer == adamWName }
+
+// decoupled reports that c's weight decay is AdamW's, outside the loss.
+func (c TrainConfig) decoupled() bool { return c.Optimizer == adamWName }

@@ -155,7 +155,7 @@ func TestOverfitSmallBatch(t *testing.T) {
 }
 
 func TestTrainingIsDeterministic(t *testing.T) {
-	for _, opt := range []string{adamName, sgdName} {
+	for _, opt := range []string{adamName, adamWName, sgdName} {
 		t.Run(opt, func(t *testing.T) {
 			batches := samplePositions(seeded(4), 12)
 			run := func() *Network {
@@ -180,6 +180,37 @@ func TestTrainingIsDeterministic(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestAdamWLossHasNoL2 checks that AdamW's decay stays out of the loss
+// while it still shrinks the weights that decay.
+func TestAdamWLossHasNoL2(t *testing.T) {
+	batch := samplePositions(seeded(2), 4)
+	step := func(opt string, decay float64) (Losses, *Network) {
+		n, _ := New(tinyConfig, seeded(1))
+		tc := tinyTrainConfig(4)
+		tc.Optimizer, tc.WeightDecay = opt, decay
+		tr, err := NewTrainer(n, tc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, err := tr.Step(batch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l, n
+	}
+	adam, _ := step(adamName, 0.1)
+	adamW, decayed := step(adamWName, 0.1)
+	if adamW.L2 != 0 || adam.L2 == 0 || adamW.Total != adam.Total-adam.L2 {
+		t.Errorf("losses: adamw L2 %v total %v, adam L2 %v total %v", adamW.L2, adamW.Total, adam.L2, adam.Total)
+	}
+	_, undecayed := step(adamWName, 0)
+	for i, s := range tinyConfig.specs() {
+		if same := slices.Equal(decayed.weights[i], undecayed.weights[i]); same == s.Decay {
+			t.Errorf("%s: weights with and without AdamW's decay equal: %v", s.Name, same)
+		}
 	}
 }
 
@@ -255,6 +286,7 @@ func TestTrainConfigValidate(t *testing.T) {
 	testValidate(t, DefaultTrainConfig, TrainConfig.Validate, []validateCase[TrainConfig]{
 		{"default", func(*TrainConfig) {}, ""},
 		{"sgd", func(c *TrainConfig) { c.Optimizer = sgdName }, ""},
+		{"adamw", func(c *TrainConfig) { c.Optimizer = adamWName }, ""},
 		{"cosine", func(c *TrainConfig) { c.Schedule = scheduleCosine }, ""},
 		{"step", func(c *TrainConfig) { c.Schedule = scheduleStep }, ""},
 		{"batch", func(c *TrainConfig) { c.BatchSize = 0 }, "batch_size"},

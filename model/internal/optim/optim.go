@@ -14,8 +14,12 @@ type Settings struct {
 	Beta1, Beta2, Epsilon float64
 	// WeightDecay is the L2 coefficient: the gradient of WeightDecay times
 	// the sum of the squared weights is added for the weights marked to
-	// decay.
+	// decay. With Decoupled it is AdamW's decay instead: each step
+	// multiplies those weights by 1 - lr*WeightDecay before the update,
+	// apart from the gradient and so apart from Adam's normalisation of it
+	// (Loshchilov and Hutter, "Decoupled Weight Decay Regularization").
 	WeightDecay float64
+	Decoupled   bool
 }
 
 // State is an optimiser's state over a list of weight arrays.
@@ -68,8 +72,10 @@ func (o *State) Update(s Settings, lr float64, weights, grads [][]float32, decay
 type Step struct {
 	o *State
 	// Adam's betas, step size and epsilon (bias corrections folded in),
-	// SGD's momentum and rate, and the L2 term's gradient factor.
-	b1, b2, step, eps, mu, rate, l2 float32
+	// SGD's momentum and rate, the L2 term's gradient factor, and the
+	// share of each weight that decoupled decay takes off (0 when off;
+	// w -= shrink*w keeps a share far below float32's resolution of 1).
+	b1, b2, step, eps, mu, rate, l2, shrink float32
 }
 
 // Begin counts one update of learning rate lr and returns its
@@ -78,6 +84,9 @@ type Step struct {
 func (o *State) Begin(s Settings, lr float64) Step {
 	o.T++
 	u := Step{o: o, l2: float32(2 * s.WeightDecay), mu: float32(s.Momentum), rate: float32(lr)}
+	if s.Decoupled {
+		u.l2, u.shrink = 0, float32(lr*s.WeightDecay)
+	}
 	if o.Adam {
 		u.b1, u.b2 = float32(s.Beta1), float32(s.Beta2)
 		// Bias corrections folded into the step size and epsilon.
@@ -90,12 +99,17 @@ func (o *State) Begin(s Settings, lr float64) Step {
 }
 
 // Apply updates w, the values of weight array i from index lo on, given
-// their loss gradient g (without the L2 term, which it adds if decay).
-// An array may be updated a section at a time, each section once.
+// their loss gradient g (without the weight decay, which it applies if
+// decay). An array may be updated a section at a time, each section once.
 func (u Step) Apply(i, lo int, w, g []float32, decay bool) {
 	wd := float32(0)
 	if decay {
 		wd = u.l2
+		if u.shrink != 0 {
+			for j := range w {
+				w[j] -= u.shrink * w[j]
+			}
+		}
 	}
 	m := u.o.M[i][lo : lo+len(w)]
 	if u.o.Adam {

@@ -7,15 +7,20 @@ import (
 )
 
 // TestUpdate checks two steps of each optimiser on one weight against the
-// textbook formulas in float64, with and without weight decay.
+// textbook formulas in float64, with and without weight decay, coupled
+// (an L2 term's gradient) and decoupled (AdamW's).
 func TestUpdate(t *testing.T) {
-	s := Settings{Momentum: 0.9, Beta1: 0.9, Beta2: 0.999, Epsilon: 1e-8, WeightDecay: 0.01}
 	for _, tc := range []struct {
-		name  string
-		adam  bool
-		decay bool
-	}{{"sgd", false, false}, {"sgd decay", false, true}, {"adam", true, false}, {"adam decay", true, true}} {
+		name            string
+		adam, decoupled bool
+		decay           bool
+	}{
+		{"sgd", false, false, false}, {"sgd decay", false, false, true}, {"sgdw decay", false, true, true},
+		{"adam", true, false, false}, {"adam decay", true, false, true},
+		{"adamw", true, true, false}, {"adamw decay", true, true, true},
+	} {
 		t.Run(tc.name, func(t *testing.T) {
+			s := Settings{Momentum: 0.9, Beta1: 0.9, Beta2: 0.999, Epsilon: 1e-8, WeightDecay: 0.01, Decoupled: tc.decoupled}
 			o := New(tc.adam, []int{1})
 			w := [][]float32{{0.5}}
 			grads := []float32{0.2, -0.1}
@@ -24,7 +29,10 @@ func TestUpdate(t *testing.T) {
 			for step, g := range grads {
 				o.Update(s, lr, w, [][]float32{{g}}, []bool{tc.decay})
 				gj := float64(g)
-				if tc.decay {
+				switch {
+				case tc.decay && tc.decoupled:
+					want *= 1 - lr*s.WeightDecay
+				case tc.decay:
 					gj += 2 * s.WeightDecay * want
 				}
 				if tc.adam {
@@ -73,17 +81,44 @@ func TestUpdateLeavesNoSubnormals(t *testing.T) {
 	// Weight decay on a weight without gradient shrinks it towards 0; the
 	// update must never leave it, or a moment, subnormal.
 	for _, adam := range []bool{true, false} {
-		o := New(adam, []int{1})
-		w, g := [][]float32{{1e-37}}, [][]float32{{0}}
-		for range 200 {
-			o.Update(Settings{Beta1: 0.9, Beta2: 0.999, Epsilon: 1e-8, Momentum: 0.9, WeightDecay: 0.4}, 0.5, w, g, []bool{true})
-			for _, slot := range append(o.Slots(), w) {
-				for _, a := range slot {
-					if v := a[0]; v != 0 && math.Abs(float64(v)) < 0x1p-126 {
-						t.Fatalf("adam %v: a subnormal %v after an update", adam, v)
+		for _, decoupled := range []bool{false, true} {
+			o := New(adam, []int{1})
+			w, g := [][]float32{{1e-37}}, [][]float32{{0}}
+			for range 200 {
+				o.Update(Settings{Beta1: 0.9, Beta2: 0.999, Epsilon: 1e-8, Momentum: 0.9, WeightDecay: 0.4, Decoupled: decoupled}, 0.5, w, g, []bool{true})
+				for _, slot := range append(o.Slots(), w) {
+					for _, a := range slot {
+						if v := a[0]; v != 0 && math.Abs(float64(v)) < 0x1p-126 {
+							t.Fatalf("adam %v, decoupled %v: a subnormal %v after an update", adam, decoupled, v)
+						}
 					}
 				}
 			}
+		}
+	}
+}
+
+// TestDecayOfAnUnusedWeight shows why AdamW exists: under Adam the L2
+// term's gradient, alone, is normalised to a step of the whole learning
+// rate, so a weight without loss gradient (a dead unit's) reaches zero
+// within w/lr steps whatever the decay's size; decoupled decay takes a
+// factor of 1 - lr*decay a step off it.
+func TestDecayOfAnUnusedWeight(t *testing.T) {
+	const lr, decay, steps = 0.002, 0.01, 100
+	for _, tc := range []struct {
+		decoupled bool
+		want, tol float64
+	}{
+		{false, 0.5 - steps*lr, 0.02},                   // about 0.3: a step of nearly lr each time
+		{true, 0.5 * math.Pow(1-lr*decay, steps), 1e-6}, // 0.4990: a thousandth
+	} {
+		o := New(true, []int{1})
+		w, g := [][]float32{{0.5}}, [][]float32{{0}}
+		for range steps {
+			o.Update(Settings{Beta1: 0.9, Beta2: 0.999, Epsilon: 1e-8, WeightDecay: decay, Decoupled: tc.decoupled}, lr, w, g, []bool{true})
+		}
+		if got := float64(w[0][0]); math.Abs(got-tc.want) > tc.tol {
+			t.Errorf("decoupled %v: %d steps take an unused 0.5 to %v, want %v", tc.decoupled, steps, got, tc.want)
 		}
 	}
 }
@@ -92,9 +127,13 @@ func TestUpdateLeavesNoSubnormals(t *testing.T) {
 // gives the weights and moments of one applied to the whole arrays, bit
 // for bit.
 func TestApplyInSections(t *testing.T) {
-	s := Settings{Momentum: 0.9, Beta1: 0.9, Beta2: 0.999, Epsilon: 1e-8, WeightDecay: 0.01}
-	for _, adam := range []bool{false, true} {
-		t.Run(map[bool]string{false: "sgd", true: "adam"}[adam], func(t *testing.T) {
+	for _, tc := range []struct {
+		name            string
+		adam, decoupled bool
+	}{{"sgd", false, false}, {"adam", true, false}, {"adamw", true, true}} {
+		s := Settings{Momentum: 0.9, Beta1: 0.9, Beta2: 0.999, Epsilon: 1e-8, WeightDecay: 0.01, Decoupled: tc.decoupled}
+		adam := tc.adam
+		t.Run(tc.name, func(t *testing.T) {
 			const n = 37
 			w0, g := make([]float32, n), make([]float32, n)
 			for j := range n {
