@@ -21,12 +21,12 @@ import (
 	"github.com/deathstacks/deathstacks/model/codec"
 	"github.com/deathstacks/deathstacks/train/checkpoint"
 	"github.com/deathstacks/deathstacks/train/internal/cputime"
-	"github.com/deathstacks/deathstacks/train/internal/table"
 	"github.com/deathstacks/deathstacks/train/metrics"
 	"github.com/deathstacks/deathstacks/train/progress"
 	"github.com/deathstacks/deathstacks/train/remotegames"
 	"github.com/deathstacks/deathstacks/train/replay"
 	"github.com/deathstacks/deathstacks/train/runconfig"
+	"github.com/deathstacks/deathstacks/train/table"
 )
 
 // RunOptions are the settings of one training session beyond the config.

@@ -9,6 +9,7 @@ import (
 	"github.com/deathstacks/deathstacks/env"
 	"github.com/deathstacks/deathstacks/mcts"
 	"github.com/deathstacks/deathstacks/mcts/players"
+	"github.com/deathstacks/deathstacks/train/table"
 )
 
 // botRules returns the rules the bot commands play by: the defaults with
@@ -67,7 +68,7 @@ standard error, and the bot goes on; the exit status is then 2.`, s)
 		return fmt.Errorf("read standard input: %w", err)
 	}
 	if bad > 0 {
-		return &exitError{code: 2, err: fmt.Errorf("%s without a move", count(bad, "line", "lines"))}
+		return &exitError{code: 2, err: fmt.Errorf("%s without a move", table.Count(bad, "line", "lines"))}
 	}
 	return nil
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/deathstacks/deathstacks/train/elo"
 	"github.com/deathstacks/deathstacks/train/progress"
 	"github.com/deathstacks/deathstacks/train/report"
+	"github.com/deathstacks/deathstacks/train/table"
 )
 
 // playerListHelp explains the repeated player flags of eval and ladder.
@@ -213,8 +214,8 @@ func announceEval(s stdio, n int, cfg arena.Config, test *elo.SPRT, played int) 
 	if test != nil {
 		until = ", until the sprt " + test.String() + " decides"
 	}
-	fmt.Fprintf(s.out, "eval: %d players, %s, %s each: %s, %d at once%s%s\n", n, count(pairs, "pair", "pairs"),
-		count(cfg.Games, "game", "games"), count(total, "game", "games"), cfg.Parallel, until, resumed(played))
+	fmt.Fprintf(s.out, "eval: %d players, %s, %s each: %s, %d at once%s%s\n", n, table.Count(pairs, "pair", "pairs"),
+		table.Count(cfg.Games, "game", "games"), table.Count(total, "game", "games"), cfg.Parallel, until, resumed(played))
 	return total
 }
 
@@ -249,7 +250,7 @@ func resumed(played int) string {
 	if played == 0 {
 		return ""
 	}
-	return fmt.Sprintf(", %s played before", count(played, "game", "games"))
+	return fmt.Sprintf(", %s played before", table.Count(played, "game", "games"))
 }
 
 // savable is a finished report: [report.Report] or [report.LadderReport].
@@ -268,7 +269,7 @@ func publish(s stdio, rep savable, settings *report.Settings, command string, st
 	if err := rep.Save(dir, records); err != nil {
 		return err
 	}
-	fmt.Fprintf(s.out, "\n%s in %v; wrote %s and %s in %s\n", count(len(records), "game", "games"), time.Since(start).Round(time.Second),
+	fmt.Fprintf(s.out, "\n%s in %v; wrote %s and %s in %s\n", table.Count(len(records), "game", "games"), time.Since(start).Round(time.Second),
 		strings.Join(files[:len(files)-1], ", "), files[len(files)-1], dir)
 	return nil
 }

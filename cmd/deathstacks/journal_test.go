@@ -18,6 +18,7 @@ import (
 
 	"github.com/deathstacks/deathstacks/train/arena"
 	"github.com/deathstacks/deathstacks/train/report"
+	"github.com/deathstacks/deathstacks/train/table"
 	"github.com/deathstacks/deathstacks/train/testctx"
 )
 
@@ -159,7 +160,7 @@ func TestResumeEqualsOneGo(t *testing.T) {
 					}
 					appendTo(t, filepath.Join(dir, tc.journal), string(text)+string(line[:len(line)/2]))
 
-					if _, errOut, code := runBotCLI("", args...); code != 2 || !strings.Contains(errOut, dir+" holds an unfinished "+tc.finished+" ("+count(k, "game", "games")+" played of 6): continue it with the same command and --resume, or choose another --out") {
+					if _, errOut, code := runBotCLI("", args...); code != 2 || !strings.Contains(errOut, dir+" holds an unfinished "+tc.finished+" ("+table.Count(k, "game", "games")+" played of 6): continue it with the same command and --resume, or choose another --out") {
 						t.Errorf("without --resume: status %d, stderr %q: want 2 and a refusal", code, errOut)
 					}
 					bad := append(append([]string(nil), args...), "--resume", "--seed", "4")
@@ -171,7 +172,7 @@ func TestResumeEqualsOneGo(t *testing.T) {
 					if code != 0 {
 						t.Fatalf("--resume: status %d: %s", code, errOut)
 					}
-					if !strings.Contains(out, ", "+count(k, "game", "games")+" played before\n") {
+					if !strings.Contains(out, ", "+table.Count(k, "game", "games")+" played before\n") {
 						t.Errorf("--resume does not say how many games it found:\n%s", out)
 					}
 					if got := readGames(t, filepath.Join(dir, tc.games)); !reflect.DeepEqual(got, want) {

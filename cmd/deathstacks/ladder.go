@@ -14,6 +14,7 @@ import (
 	"github.com/deathstacks/deathstacks/train/ladder"
 	"github.com/deathstacks/deathstacks/train/progress"
 	"github.com/deathstacks/deathstacks/train/report"
+	"github.com/deathstacks/deathstacks/train/table"
 )
 
 // ladderSynopsis is ladder's help: its synopsis and what it does.
@@ -101,7 +102,7 @@ func runLadder(args []string, s stdio) error {
 	defer journal.Close()
 	total := ladder.Games(len(baselines))
 	fmt.Fprintf(s.out, "ladder: %s, %s: %s, %d at once%s\n", describeRuns(ladder.Runs()),
-		count(len(baselines), "baseline", "baselines"), count(total, "game", "games"), opts.Parallel, resumed(len(played)))
+		table.Count(len(baselines), "baseline", "baselines"), table.Count(total, "game", "games"), opts.Parallel, resumed(len(played)))
 	start := time.Now()
 	var (
 		rep     *report.LadderReport
@@ -226,7 +227,7 @@ func describeRuns(runs []ladder.Run) string {
 			spans[i] = r.Name + ": " + spans[i]
 		}
 	}
-	text := fmt.Sprintf("%s (%s)", count(n, "snapshot", "snapshots"), strings.Join(spans, "; "))
+	text := fmt.Sprintf("%s (%s)", table.Count(n, "snapshot", "snapshots"), strings.Join(spans, "; "))
 	if len(runs) > 1 {
 		text = fmt.Sprintf("%d runs, %s", len(runs), text)
 	}

@@ -15,7 +15,6 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -417,14 +416,6 @@ func runVersion(args []string, s stdio) error {
 	}
 	fmt.Fprintf(s.out, "blas: %s\n", model.BLAS)
 	return nil
-}
-
-// count writes n with the word that fits it: "1 ply", "2 plies".
-func count(n int, singular, plural string) string {
-	if n == 1 {
-		return "1 " + singular
-	}
-	return strconv.Itoa(n) + " " + plural
 }
 
 // flagGiven reports whether the command line set the flag called name,

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/deathstacks/deathstacks/env"
+	"github.com/deathstacks/deathstacks/train/table"
 )
 
 // runMoves answers each input line with one output line, even for a bad
@@ -60,7 +61,7 @@ func runMoves(args []string, s stdio) error {
 		return fmt.Errorf("read standard input: %w", err)
 	}
 	if bad > 0 {
-		return &exitError{code: 2, err: errors.New(count(bad, "bad line", "bad lines"))}
+		return &exitError{code: 2, err: errors.New(table.Count(bad, "bad line", "bad lines"))}
 	}
 	return nil
 }

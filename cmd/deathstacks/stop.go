@@ -8,6 +8,8 @@ import (
 	"os/signal"
 	"strconv"
 	"syscall"
+
+	"github.com/deathstacks/deathstacks/train/table"
 )
 
 // What every command that stops on a signal shares: the context the
@@ -101,7 +103,7 @@ func stoppedError(ctx context.Context, done, again string) error {
 // without a known total "12 games".
 func ofTotal(done, total int, singular, plural string) string {
 	if total <= 0 {
-		return count(done, singular, plural)
+		return table.Count(done, singular, plural)
 	}
-	return strconv.Itoa(done) + " of " + count(total, singular, plural)
+	return strconv.Itoa(done) + " of " + table.Count(total, singular, plural)
 }

@@ -14,7 +14,7 @@ import (
 
 	"github.com/deathstacks/deathstacks/model"
 	"github.com/deathstacks/deathstacks/train/checkpoint"
-	"github.com/deathstacks/deathstacks/train/internal/table"
+	"github.com/deathstacks/deathstacks/train/table"
 )
 
 // The kinds of file train.Inspect tells apart.

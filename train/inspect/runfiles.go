@@ -15,10 +15,10 @@ import (
 	pb "github.com/advancedclimatesystems/gonnx/onnx"
 
 	"github.com/deathstacks/deathstacks/model"
-	"github.com/deathstacks/deathstacks/train/internal/table"
 	"github.com/deathstacks/deathstacks/train/metrics"
 	"github.com/deathstacks/deathstacks/train/report"
 	"github.com/deathstacks/deathstacks/train/runconfig"
+	"github.com/deathstacks/deathstacks/train/table"
 )
 
 // RunFile describes a file of a run directory that holds no network,

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/deathstacks/deathstacks/train/internal/table"
+	"github.com/deathstacks/deathstacks/train/table"
 )
 
 // fakeClock is a clock the test moves by hand.

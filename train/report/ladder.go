@@ -14,7 +14,7 @@ import (
 
 	"github.com/deathstacks/deathstacks/train/arena"
 	"github.com/deathstacks/deathstacks/train/internal/chart"
-	"github.com/deathstacks/deathstacks/train/internal/table"
+	"github.com/deathstacks/deathstacks/train/table"
 )
 
 // The files a ladder writes (see [LadderReport.Save]).

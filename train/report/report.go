@@ -21,7 +21,7 @@ import (
 	"github.com/deathstacks/deathstacks/train/arena"
 	"github.com/deathstacks/deathstacks/train/elo"
 	"github.com/deathstacks/deathstacks/train/internal/chart"
-	"github.com/deathstacks/deathstacks/train/internal/table"
+	"github.com/deathstacks/deathstacks/train/table"
 )
 
 // The files an evaluation writes into its directory (see [Report.Save]).

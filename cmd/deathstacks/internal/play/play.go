@@ -7,11 +7,11 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"strconv"
 	"strings"
 
 	"github.com/deathstacks/deathstacks/env"
 	"github.com/deathstacks/deathstacks/mcts"
+	"github.com/deathstacks/deathstacks/train/table"
 )
 
 // help is the text of the help command.
@@ -69,7 +69,7 @@ func (p *Session) Run() error {
 			return nil
 		}
 	}
-	fmt.Fprintf(p.Out, "game over: %v after %s\n", p.Game.Status(), count(len(p.Game.Moves()), "ply", "plies"))
+	fmt.Fprintf(p.Out, "game over: %v after %s\n", p.Game.Status(), table.Count(len(p.Game.Moves()), "ply", "plies"))
 	return nil
 }
 
@@ -158,7 +158,7 @@ func describe(d mcts.Decision, mover env.Color) string {
 		parts = append(parts, "value "+signedValue(d.Value)+" for "+mover.String())
 	}
 	if d.Simulations > 0 {
-		parts = append(parts, count(d.Simulations, "simulation", "simulations"))
+		parts = append(parts, table.Count(d.Simulations, "simulation", "simulations"))
 	}
 	if d.Depth > 0 {
 		parts = append(parts, fmt.Sprintf("depth %d, score %d", d.Depth, d.Score))
@@ -208,12 +208,4 @@ func colorize(board string) string {
 		lines[i] = b.String()
 	}
 	return strings.Join(lines, "\n")
-}
-
-// count writes n and its noun: "1 ply", "2 plies".
-func count(n int, singular, plural string) string {
-	if n == 1 {
-		return "1 " + singular
-	}
-	return strconv.Itoa(n) + " " + plural
 }

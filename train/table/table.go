@@ -1,5 +1,7 @@
 // Package table writes rows of cells under a header as aligned plain text
-// or as Markdown, for the reports of evaluations and ladders.
+// or as Markdown, for the reports of evaluations and ladders, and counts
+// of things with the noun that fits them, for the messages of training
+// and of the command line.
 package table
 
 import (
