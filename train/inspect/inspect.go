@@ -44,6 +44,8 @@ type FileInfo struct {
 	Steps        int64
 	Encoding     int
 	Meta         map[string]string
+	// Dead lists the network's tensors with dead units.
+	Dead []DeadUnits
 	// Search is the search settings the file plays with, as YAML: a
 	// player's own; a checkpoint's or snapshot's run's turned to a
 	// player's (strongSearch); empty for a bare network, which plays with
@@ -70,6 +72,7 @@ const (
 // DescribeNetwork fills in the description of the network net.
 func (info *FileInfo) DescribeNetwork(net *model.Network) {
 	info.Architecture, info.Parameters, info.Steps, info.Meta = net.Config(), net.NumParams(), net.Steps(), net.Meta
+	info.Dead = FindDeadUnits(net.Weights())
 }
 
 // WriteText writes the description as "key: value" lines: the kind, the
@@ -88,6 +91,15 @@ func (info FileInfo) WriteText(w io.Writer) {
 	line("kind", "%s (checksum OK)", info.Kind)
 	line("network", "%v, %d parameters, %s", info.Architecture, info.Parameters, table.Count(int(info.Steps), "training step", "training steps"))
 	line("encoding version", "%d", info.Encoding)
+	if info.Dead == nil {
+		line("dead units", "none")
+	} else {
+		dead := make([]string, len(info.Dead))
+		for i, d := range info.Dead {
+			dead[i] = d.String()
+		}
+		line("dead units", "%s (every weight below a millionth of its tensor's largest)", strings.Join(dead, "; "))
+	}
 	if st := info.State; st != nil {
 		line("config", "%s", info.ConfigName)
 		line("iteration", "%d", st.Iteration)
