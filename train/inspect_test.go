@@ -56,7 +56,7 @@ func TestInspect(t *testing.T) {
 			}
 			var b strings.Builder
 			info.WriteText(&b)
-			for _, w := range append(tc.want, "network: "+info.Architecture.String(), "encoding version: ", "dead units: ") {
+			for _, w := range append(tc.want, "network: "+info.Architecture.String(), "encoding version: ", "zeroed units: ") {
 				if !strings.Contains(b.String(), w) {
 					t.Errorf("no %q in\n%s", w, b.String())
 				}

@@ -249,7 +249,7 @@ func keyValues(m map[string]string) func(string) error {
 const exportCommandKey = "export_command"
 
 func runInspect(args []string, s stdio) error {
-	fs := newFlags("inspect", "inspect [FILE|DIR]\n\nDescribes a checkpoint (ckpt-N.dsck), a network file (nets/net-N.dsnn), an\nexported player or a run directory (its latest complete checkpoint), read whole with its checksum: kind, architecture,\nparameters, training steps, encoding version, dead units (weights all\nnear zero), metadata (iteration, run, rating, how it was made...), search settings; for a checkpoint also its\niteration, replay buffer and config name. One \"key: value\" a line.\nThe other files of a run too: metrics.jsonl (its iterations, the last\none's figures, the latest evaluation), config.yaml (the config's name,\ntarget and key settings) and the PNG charts (what each shows).\nWithout FILE, the built-in player (the az player without a model).", s)
+	fs := newFlags("inspect", "inspect [FILE|DIR]\n\nDescribes a checkpoint (ckpt-N.dsck), a network file (nets/net-N.dsnn), an\nexported player or a run directory (its latest complete checkpoint), read whole with its checksum: kind, architecture,\nparameters, training steps, encoding version, zeroed units (weights all\nnear zero), metadata (iteration, run, rating, how it was made...), search settings; for a checkpoint also its\niteration, replay buffer and config name. One \"key: value\" a line.\nThe other files of a run too: metrics.jsonl (its iterations, the last\none's figures, the latest evaluation), config.yaml (the config's name,\ntarget and key settings) and the PNG charts (what each shows).\nWithout FILE, the built-in player (the az player without a model).", s)
 	files := 1
 	if len(args) == 0 {
 		files = 0

@@ -44,8 +44,8 @@ type FileInfo struct {
 	Steps        int64
 	Encoding     int
 	Meta         map[string]string
-	// Dead lists the network's tensors with dead units.
-	Dead []DeadUnits
+	// Zeroed lists the network's tensors with zeroed units.
+	Zeroed []ZeroedUnits
 	// Search is the search settings the file plays with, as YAML: a
 	// player's own; a checkpoint's or snapshot's run's turned to a
 	// player's (strongSearch); empty for a bare network, which plays with
@@ -72,7 +72,7 @@ const (
 // DescribeNetwork fills in the description of the network net.
 func (info *FileInfo) DescribeNetwork(net *model.Network) {
 	info.Architecture, info.Parameters, info.Steps, info.Meta = net.Config(), net.NumParams(), net.Steps(), net.Meta
-	info.Dead = FindDeadUnits(net.Weights())
+	info.Zeroed = FindZeroedUnits(net.Weights())
 }
 
 // WriteText writes the description as "key: value" lines: the kind, the
@@ -91,14 +91,14 @@ func (info FileInfo) WriteText(w io.Writer) {
 	line("kind", "%s (checksum OK)", info.Kind)
 	line("network", "%v, %d parameters, %s", info.Architecture, info.Parameters, table.Count(int(info.Steps), "training step", "training steps"))
 	line("encoding version", "%d", info.Encoding)
-	if info.Dead == nil {
-		line("dead units", "none")
+	if info.Zeroed == nil {
+		line("zeroed units", "none")
 	} else {
-		dead := make([]string, len(info.Dead))
-		for i, d := range info.Dead {
-			dead[i] = d.String()
+		zeroed := make([]string, len(info.Zeroed))
+		for i, z := range info.Zeroed {
+			zeroed[i] = z.String()
 		}
-		line("dead units", "%s (every weight below a millionth of its tensor's largest)", strings.Join(dead, "; "))
+		line("zeroed units", "%s (every weight below a millionth of its tensor's largest)", strings.Join(zeroed, "; "))
 	}
 	if st := info.State; st != nil {
 		line("config", "%s", info.ConfigName)

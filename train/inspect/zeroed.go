@@ -8,18 +8,21 @@ import (
 	"github.com/deathstacks/deathstacks/model"
 )
 
-// deadShare is the share of its tensor's largest weight under which a
+// zeroShare is the share of its tensor's largest weight under which a
 // weight counts as zero: far below anything a live unit carries, and
 // above what weight decay leaves of an unused one (under Adam's L2 term
 // zero or a few times float32's smallest normal number, and about 1e-15
 // in a player averaged over iterations).
-const deadShare = 1e-6
+const zeroShare = 1e-6
 
-// DeadUnits are the units of one weight tensor that take no part in the
+// ZeroedUnits are the units of one weight tensor that take no part in the
 // network's output, because every weight joining them to it is below a
-// millionth of the tensor's largest: a unit whose activation died and whose weights weight decay then
-// took to zero, or an input no unit reads.
-type DeadUnits struct {
+// millionth of the tensor's largest: a ReLU unit that died and whose
+// weights Adam's L2 term then took to zero, or an input no unit reads. A
+// unit that never activates but keeps its weights (AdamW's decay shrinks
+// them by a factor, not to zero) is not found this way: that takes its
+// activations over positions.
+type ZeroedUnits struct {
 	Tensor string // such as value.fc1.w
 	// Outputs counts the units the tensor computes whose every incoming
 	// weight is zero, of OutputsOf; Inputs the inputs it reads with every
@@ -29,7 +32,7 @@ type DeadUnits struct {
 }
 
 // String writes "value.fc1.w: 59 of 64 outputs", with the inputs when any.
-func (d DeadUnits) String() string {
+func (d ZeroedUnits) String() string {
 	var parts []string
 	if d.Outputs > 0 {
 		parts = append(parts, fmt.Sprintf("%d of %d outputs", d.Outputs, d.OutputsOf))
@@ -40,11 +43,11 @@ func (d DeadUnits) String() string {
 	return d.Tensor + ": " + strings.Join(parts, ", ")
 }
 
-// FindDeadUnits returns the tensors with dead units among weights, in
+// FindZeroedUnits returns the tensors with zeroed units among weights, in
 // their order: the convolutions' (shape out, in, k, k) and the fully
 // connected layers' (shape in, out); biases are passed over.
-func FindDeadUnits(weights []model.Tensor) []DeadUnits {
-	var out []DeadUnits
+func FindZeroedUnits(weights []model.Tensor) []ZeroedUnits {
+	var out []ZeroedUnits
 	for _, t := range weights {
 		if strings.HasSuffix(t.Name, ".b") {
 			continue
@@ -63,7 +66,7 @@ func FindDeadUnits(weights []model.Tensor) []DeadUnits {
 		for _, w := range t.Data {
 			largest = max(largest, math.Abs(float64(w)))
 		}
-		below := largest * deadShare
+		below := largest * zeroShare
 		rowLive, colLive := make([]bool, rows), make([]bool, cols)
 		for r := range rows {
 			for c := range cols {
@@ -75,7 +78,7 @@ func FindDeadUnits(weights []model.Tensor) []DeadUnits {
 				}
 			}
 		}
-		d := DeadUnits{Tensor: t.Name, Outputs: countFalse(rowLive), OutputsOf: rows, Inputs: countFalse(colLive), InputsOf: cols}
+		d := ZeroedUnits{Tensor: t.Name, Outputs: countFalse(rowLive), OutputsOf: rows, Inputs: countFalse(colLive), InputsOf: cols}
 		if !outputsFirst {
 			d.Outputs, d.OutputsOf, d.Inputs, d.InputsOf = d.Inputs, d.InputsOf, d.Outputs, d.OutputsOf
 		}

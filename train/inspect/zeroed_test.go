@@ -8,40 +8,40 @@ import (
 	"github.com/deathstacks/deathstacks/model"
 )
 
-func TestFindDeadUnits(t *testing.T) {
+func TestFindZeroedUnits(t *testing.T) {
 	const tiny = 1e-9 // below a millionth of 1
 	for _, tc := range []struct {
 		name string
 		t    model.Tensor
-		want []DeadUnits
+		want []ZeroedUnits
 	}{
 		{"all live", model.Tensor{Name: "a.w", Shape: []int{2, 2}, Data: []float32{1, 0.5, -0.5, 1}}, nil},
 		{
 			// (in 3, out 2): output 1's column and input 2's row are zero.
 			"fully connected", model.Tensor{Name: "fc.w", Shape: []int{3, 2}, Data: []float32{1, tiny, -1, 0, 0, 0}},
-			[]DeadUnits{{Tensor: "fc.w", Outputs: 1, OutputsOf: 2, Inputs: 1, InputsOf: 3}},
+			[]ZeroedUnits{{Tensor: "fc.w", Outputs: 1, OutputsOf: 2, Inputs: 1, InputsOf: 3}},
 		},
 		{
 			// (out 2, in 3, 1x2): output 0 zero; input 1 zero for both outputs.
 			"convolution", model.Tensor{Name: "c.w", Shape: []int{2, 3, 1, 2}, Data: []float32{0, 0, tiny, 0, 0, -tiny, 1, 0, 0, 0, 0, 2}},
-			[]DeadUnits{{Tensor: "c.w", Outputs: 1, OutputsOf: 2, Inputs: 1, InputsOf: 3}},
+			[]ZeroedUnits{{Tensor: "c.w", Outputs: 1, OutputsOf: 2, Inputs: 1, InputsOf: 3}},
 		},
 		{"a kernel with one live tap is live", model.Tensor{Name: "k.w", Shape: []int{1, 1, 3, 3}, Data: []float32{0, 0, 0, 0, 1, 0, 0, 0, 0}}, nil},
 		{"biases passed over", model.Tensor{Name: "c.b", Shape: []int{1, 2, 1, 1}, Data: []float32{0, 1}}, nil},
-		{"an all-zero tensor is dead", model.Tensor{Name: "z.w", Shape: []int{1, 2}, Data: []float32{0, 0}},
-			[]DeadUnits{{Tensor: "z.w", Outputs: 2, OutputsOf: 2, Inputs: 1, InputsOf: 1}}},
+		{"an all-zero tensor is all zeroed", model.Tensor{Name: "z.w", Shape: []int{1, 2}, Data: []float32{0, 0}},
+			[]ZeroedUnits{{Tensor: "z.w", Outputs: 2, OutputsOf: 2, Inputs: 1, InputsOf: 1}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := FindDeadUnits([]model.Tensor{tc.t}); !reflect.DeepEqual(got, tc.want) {
-				t.Errorf("FindDeadUnits = %+v, want %+v", got, tc.want)
+			if got := FindZeroedUnits([]model.Tensor{tc.t}); !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("FindZeroedUnits = %+v, want %+v", got, tc.want)
 			}
 		})
 	}
 }
 
-func ExampleDeadUnits_String() {
-	fmt.Println(DeadUnits{Tensor: "value.fc1.w", Outputs: 59, OutputsOf: 64})
-	fmt.Println(DeadUnits{Tensor: "block1.w2", Inputs: 3, InputsOf: 32})
+func ExampleZeroedUnits_String() {
+	fmt.Println(ZeroedUnits{Tensor: "value.fc1.w", Outputs: 59, OutputsOf: 64})
+	fmt.Println(ZeroedUnits{Tensor: "block1.w2", Inputs: 3, InputsOf: 32})
 	// Output:
 	// value.fc1.w: 59 of 64 outputs
 	// block1.w2: 3 of 32 inputs
