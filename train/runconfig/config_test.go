@@ -196,7 +196,7 @@ func TestParseErrors(t *testing.T) {
 		{"search section", "search:\n  c_puct: 0\n", []string{"line 2: search.c_puct is 0"}},
 		{"env rule", "env:\n  rules:\n    repetitions: 1\n", []string{"line 3: env.rules.repetitions is 1"}},
 		{"no move limit", "env:\n  rules:\n    max_plies: 0\n", []string{"line 3: env.rules.max_plies is 0"}},
-		{"bad enum", "optim:\n  optimizer: adamw\n", []string{"line 2: optim.optimizer is \"adamw\": want \"adam\" or \"sgd\""}},
+		{"bad enum", "optim:\n  optimizer: rmsprop\n", []string{"line 2: optim.optimizer is \"rmsprop\": want \"adam\", \"adamw\" or \"sgd\""}},
 		{"bad spec", "eval:\n  baselines: [random, \"alpha beta\"]\n", []string{"line 2: eval.baselines[1] is \"alpha beta\""}},
 		{"bad name", "name: ../up\n", []string{"line 1: name is \"../up\""}},
 		{"wrong type int", "selfplay:\n  parallel_games: many\n", []string{"line 2: selfplay.parallel_games is \"many\": want a whole number"}},
