@@ -72,7 +72,7 @@ const (
 // DescribeNetwork fills in the description of the network net.
 func (info *FileInfo) DescribeNetwork(net *model.Network) {
 	info.Architecture, info.Parameters, info.Steps, info.Meta = net.Config(), net.NumParams(), net.Steps(), net.Meta
-	info.Zeroed = FindZeroedUnits(net.Weights())
+	info.Zeroed = findZeroedUnits(net.Weights())
 }
 
 // WriteText writes the description as "key: value" lines: the kind, the

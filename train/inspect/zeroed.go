@@ -43,10 +43,10 @@ func (d ZeroedUnits) String() string {
 	return d.Tensor + ": " + strings.Join(parts, ", ")
 }
 
-// FindZeroedUnits returns the tensors with zeroed units among weights, in
+// findZeroedUnits returns the tensors with zeroed units among weights, in
 // their order: the convolutions' (shape out, in, k, k) and the fully
 // connected layers' (shape in, out); biases are passed over.
-func FindZeroedUnits(weights []model.Tensor) []ZeroedUnits {
+func findZeroedUnits(weights []model.Tensor) []ZeroedUnits {
 	var out []ZeroedUnits
 	for _, t := range weights {
 		if strings.HasSuffix(t.Name, ".b") {

@@ -32,8 +32,8 @@ func TestFindZeroedUnits(t *testing.T) {
 			[]ZeroedUnits{{Tensor: "z.w", Outputs: 2, OutputsOf: 2, Inputs: 1, InputsOf: 1}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := FindZeroedUnits([]model.Tensor{tc.t}); !reflect.DeepEqual(got, tc.want) {
-				t.Errorf("FindZeroedUnits = %+v, want %+v", got, tc.want)
+			if got := findZeroedUnits([]model.Tensor{tc.t}); !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("findZeroedUnits = %+v, want %+v", got, tc.want)
 			}
 		})
 	}
