@@ -67,9 +67,13 @@
 // requests on, and two workers would run each request alone. The request
 // of a lone caller (no other call in flight), such as a single search's,
 // is split among the workers instead, so that one search uses every core
-// (rows are computed alike in any batch: the split changes no value). Both implement the search's Evaluator (Evaluate(obs, legal,
-// priors, values) with priors compact over the legal actions) without
-// this package importing mcts.
+// (rows are computed alike in any batch: the split changes no value).
+// An [Engine] is one engine for a caller that makes its own batches on
+// one goroutine: self-play's lanes (package mcts/stepped's Drive) each
+// run one, with no queue and no hand-over between goroutines. All three
+// implement the search's Evaluator (Evaluate(obs, legal, priors, values)
+// with priors compact over the legal actions) without this package
+// importing mcts.
 //
 // # Speed
 //

@@ -43,6 +43,14 @@ func newEngine(src *Network, maxBatch int, stock bool) *engine {
 	return e
 }
 
+// compile compiles the graph for maxBatch now, rather than in the first
+// call's time: a timed search's first move would spend most of a short
+// budget on it.
+func (e *engine) compile() error {
+	_, err := e.runner(e.batchFor(e.maxBatch))
+	return err
+}
+
 // batchFor is the compiled batch size that runs n <= maxBatch positions:
 // for the stock graph the next power of two, or maxBatch itself; the
 // fused graph's is maxBatch.
@@ -212,4 +220,34 @@ func checkEvaluate(obs []float32, legal [][]env.Action, priors [][]float32, valu
 		}
 	}
 	return nil
+}
+
+// Engine evaluates positions with a network on its caller's goroutine,
+// batching nothing itself: for a caller that makes its batches, such as
+// the lanes of self-play (mcts/stepped.Drive), one engine a goroutine.
+// Like a Server's workers, it runs the fused graph on a private copy of
+// the weights that follows the network's training steps. It is not safe
+// for concurrent use.
+type Engine struct{ e *engine }
+
+// NewEngine returns an engine of n for batches of up to maxBatch
+// positions (a larger one runs in parts), its graph compiled.
+func (n *Network) NewEngine(maxBatch int) (*Engine, error) {
+	if maxBatch < 1 || maxBatch > 4096 {
+		return nil, fmt.Errorf("new engine: batches of %d positions: want 1 to 4096", maxBatch)
+	}
+	e := newEngine(n, maxBatch, false)
+	if err := e.compile(); err != nil {
+		return nil, fmt.Errorf("new engine: %w", err)
+	}
+	return &Engine{e}, nil
+}
+
+// Evaluate implements mcts.Evaluator; see [Network.Evaluate] for the
+// contract.
+func (e *Engine) Evaluate(obs []float32, legal [][]env.Action, priors [][]float32, values []float32) error {
+	if err := checkEvaluate(obs, legal, priors, values); err != nil {
+		return err
+	}
+	return e.e.evaluate(obs, legal, priors, values)
 }

@@ -96,10 +96,7 @@ func newServer(net *Network, cfg ServerConfig, stock bool) (*Server, error) {
 	for w := range engines {
 		engines[w] = newEngine(net, cfg.MaxBatch, stock)
 		if !stock {
-			// The fused graph compiled now rather than in the first
-			// call's time: a timed search's first move would spend most
-			// of a short budget on it.
-			if _, err := engines[w].runner(engines[w].batchFor(cfg.MaxBatch)); err != nil {
+			if err := engines[w].compile(); err != nil {
 				return nil, fmt.Errorf("new server: %w", err)
 			}
 		}

@@ -1,5 +1,7 @@
-// Package stepped runs many searches guided by one evaluator outside
-// them, stepped by the caller: see [Run].
+// Package stepped runs many searches as coroutines, their leaves batched
+// across them: stepped by a caller that owns the evaluation (a Python
+// network, a batch on another machine; see [Run]), or driven by Go
+// evaluators, one a core, as self-play's games are ([Drive]).
 package stepped
 
 import (
@@ -143,7 +145,7 @@ func newRun(nDrivers, maxLeaves int, priors PriorsFunc) *Run {
 
 // newSlot returns a new slot of the run for w.
 func (r *Run) newSlot(w Work) *stepSlot {
-	s := &stepSlot{run: r, work: w, row: -1}
+	s := &stepSlot{work: w, maxLeaves: r.maxLeaves, batch: r, row: -1}
 	r.slots = append(r.slots, s)
 	return s
 }
@@ -481,11 +483,14 @@ func (r *Run) end(err error) {
 
 // stepSlot is one coroutine of a run.
 type stepSlot struct {
-	run   *Run
-	work  Work
-	next  func() (struct{}, bool)
-	stop  func()
-	yield func(struct{}) bool
+	work      Work
+	maxLeaves int
+	next      func() (struct{}, bool)
+	stop      func()
+	yield     func(struct{}) bool
+	// batch is where its leaves go: the caller's buffers of a Run, or
+	// the batch of the lane that resumed it (Drive).
+	batch leafBatch
 	// done says the work has returned, err its error.
 	done bool
 	err  error
@@ -497,25 +502,25 @@ type stepSlot struct {
 	values []float32
 }
 
+// leafBatch is a round's batch of leaves, as the slots see it.
+type leafBatch interface {
+	// add writes the observations and legal actions of k leaves and
+	// returns the row of the first.
+	add(obs []float32, legal [][]env.Action, priors [][]float32) int
+	// set gives the leaves of s, evaluated, their priors and values, or
+	// returns the first bad row and its error.
+	set(s *stepSlot) (int, error)
+}
+
 // Evaluate implements [mcts.Evaluator] for the slot's searches: it writes the
-// leaves into the caller's buffers and waits for the next round, which
+// leaves into the round's batch and waits for the next round, which
 // sets their priors and values.
 func (s *stepSlot) Evaluate(obs []float32, legal [][]env.Action, priors [][]float32, values []float32) error {
-	r := s.run
-	k := len(values)
-	if k > r.maxLeaves {
-		return fmt.Errorf("%d leaves at once: want at most %d", k, r.maxLeaves)
+	if k := len(values); k > s.maxLeaves {
+		return fmt.Errorf("%d leaves at once: want at most %d", k, s.maxLeaves)
 	}
-	row := int(r.used.Add(int64(k))) - k
-	copy(r.obs[row*env.ObservationSize:], obs)
-	m := r.mask[row*env.NumActions : (row+k)*env.NumActions]
-	clear(m)
-	for j, acts := range legal {
-		for _, a := range acts {
-			m[j*env.NumActions+int(a)] = true
-		}
-	}
-	s.row, s.legal, s.priors, s.values = row, legal, priors, values
+	s.row = s.batch.add(obs, legal, priors)
+	s.legal, s.priors, s.values = legal, priors, values
 	if !s.yield(struct{}{}) {
 		return ErrAborted
 	}
@@ -523,8 +528,7 @@ func (s *stepSlot) Evaluate(obs []float32, legal [][]env.Action, priors [][]floa
 }
 
 // resume runs the slot until its search asks for leaves, or its work
-// ends. Its coroutine is created by its first resume, on the goroutine of
-// its driver.
+// ends. Its coroutine is created by its first resume.
 func (s *stepSlot) resume() {
 	if s.next == nil {
 		s.next, s.stop = iter.Pull(func(yield func(struct{}) bool) {
@@ -545,17 +549,41 @@ func (s *stepSlot) abort() {
 	s.done = true
 }
 
-// setFed turns the caller's rows for the slot's leaves into their priors
-// and values, or returns the first bad row and its error.
+// setFed gives the slot's leaves their priors and values from the batch
+// evaluated, or returns the first bad row and its error.
 func (s *stepSlot) setFed() (int, error) {
-	r := s.run
+	if row, err := s.batch.set(s); err != nil {
+		return row, err
+	}
+	s.row, s.legal, s.priors, s.values = -1, nil, nil, nil
+	return 0, nil
+}
+
+// add implements leafBatch for the caller's buffers: the observations and
+// legal masks go into them.
+func (r *Run) add(obs []float32, legal [][]env.Action, _ [][]float32) int {
+	k := len(legal)
+	row := int(r.used.Add(int64(k))) - k
+	copy(r.obs[row*env.ObservationSize:], obs)
+	m := r.mask[row*env.NumActions : (row+k)*env.NumActions]
+	clear(m)
+	for j, acts := range legal {
+		for _, a := range acts {
+			m[j*env.NumActions+int(a)] = true
+		}
+	}
+	return row
+}
+
+// set implements leafBatch for the caller's buffers: the caller's logits
+// become priors through the run's PriorsFunc.
+func (r *Run) set(s *stepSlot) (int, error) {
 	for j := range s.values {
 		row := s.row + j
 		if err := r.priors.SetLeaf(s.priors[j], &s.values[j], s.legal[j], r.logits[row*env.NumActions:(row+1)*env.NumActions], r.values[row], row); err != nil {
 			return row, err
 		}
 	}
-	s.row, s.legal, s.priors, s.values = -1, nil, nil, nil
 	return 0, nil
 }
 
@@ -564,8 +592,8 @@ func (s *stepSlot) setFed() (int, error) {
 // env.NumActions of them in action order, through f, and v, which must
 // obey the one rule for leaf values (see [Run]).
 func (f PriorsFunc) SetLeaf(priors []float32, value *float32, legal []env.Action, logits []float32, v float32, row int) error {
-	if !mcts.ValidValue(v) {
-		return fmt.Errorf("the evaluator returned %v for the value of position %d of the batch: values must be finite, in [-1, 1]", v, row)
+	if err := checkValue(v, row); err != nil {
+		return err
 	}
 	*value = v
 	if err := f(priors, logits, legal); err != nil {
@@ -575,6 +603,15 @@ func (f PriorsFunc) SetLeaf(priors []float32, value *float32, legal []env.Action
 			}
 		}
 		return fmt.Errorf("the evaluator's logits for position %d of the batch: %w", row, err)
+	}
+	return nil
+}
+
+// checkValue applies the one rule for leaf values (see [Run]) to the
+// value of a batch's row.
+func checkValue(v float32, row int) error {
+	if !mcts.ValidValue(v) {
+		return fmt.Errorf("the evaluator returned %v for the value of position %d of the batch: values must be finite, in [-1, 1]", v, row)
 	}
 	return nil
 }
