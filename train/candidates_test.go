@@ -156,10 +156,10 @@ func TestProgressiveSimulations(t *testing.T) {
 func TestNewSelfPlayerFollowsProgress(t *testing.T) {
 	cfg := smokeConfig(t, t.TempDir())
 	cfg.Search.Simulations, cfg.SelfPlay.ProgressiveSimulations = 32, 8
-	if got := newSelfPlayer(tinyNetwork(t), cfg, 0.5).search.Simulations; got != 20 {
+	if got := newSelfPlayer(cfg, 0.5).search.Simulations; got != 20 {
 		t.Errorf("half way: %d simulations, want 20", got)
 	}
-	if got := newSelfPlayer(tinyNetwork(t), cfg, 1).search.Simulations; got != 32 {
+	if got := newSelfPlayer(cfg, 1).search.Simulations; got != 32 {
 		t.Errorf("at the end: %d simulations, want 32", got)
 	}
 	var _ mcts.Evaluator = tinyNetwork(t)

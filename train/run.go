@@ -17,6 +17,7 @@ import (
 
 	"github.com/deathstacks/deathstacks/configs"
 	"github.com/deathstacks/deathstacks/env"
+	"github.com/deathstacks/deathstacks/mcts"
 	"github.com/deathstacks/deathstacks/model"
 	"github.com/deathstacks/deathstacks/model/codec"
 	"github.com/deathstacks/deathstacks/train/checkpoint"
@@ -396,11 +397,10 @@ func (r *runner) loop(ctx context.Context) (Summary, error) {
 	sessionStart, before := r.now(), r.state.ElapsedSec
 	elapsed := func() float64 { return before + r.now().Sub(sessionStart).Seconds() }
 	r.cpuBase = r.state.CPUSec - cputime.Process()
-	srv, err := model.NewServer(r.trainer.Network(), r.cfg.Server)
+	evals, err := lanes(r.trainer.Network(), r.cfg.Server)
 	if err != nil {
 		return sum, err
 	}
-	defer srv.Close()
 	defer func() {
 		if r.carry != nil {
 			// Its games are in no checkpoint: a resumed run takes them again.
@@ -427,7 +427,7 @@ func (r *runner) loop(ctx context.Context) (Summary, error) {
 			sum.Stopped = true
 			return sum, nil
 		}
-		stopped, err := r.iteration(ctx, srv, elapsed)
+		stopped, err := r.iteration(ctx, evals, elapsed)
 		if err != nil {
 			return sum, fmt.Errorf("iteration %d: %w", r.state.Iteration+1, err)
 		}
@@ -442,13 +442,13 @@ func (r *runner) loop(ctx context.Context) (Summary, error) {
 
 // iteration runs one iteration; stopped reports that ctx cut it short
 // before anything was saved.
-func (r *runner) iteration(ctx context.Context, srv *model.Server, elapsed func() float64) (stopped bool, err error) {
+func (r *runner) iteration(ctx context.Context, evals []mcts.Evaluator, elapsed func() float64) (stopped bool, err error) {
 	it := r.state.Iteration + 1
 	r.started = time.Now()
 	m := metrics.Iteration{Iteration: it}
 	var stats selfPlayStats
 	if !r.opts.NoSelfPlay {
-		if stats, stopped, err = r.selfPlay(ctx, srv, it, &m); stopped || err != nil {
+		if stats, stopped, err = r.selfPlay(ctx, evals, it, &m); stopped || err != nil {
 			return stopped, err
 		}
 	}
@@ -478,17 +478,17 @@ func (r *runner) iteration(ctx context.Context, srv *model.Server, elapsed func(
 	return false, r.publish()
 }
 
-// selfPlay plays the iteration's games into the replay buffer and fills
-// their figures into m; stopped reports that ctx cut it short.
-func (r *runner) selfPlay(ctx context.Context, srv *model.Server, it int, m *metrics.Iteration) (stats selfPlayStats, stopped bool, err error) {
-	sp := newSelfPlayer(srv, r.cfg, r.cfg.RunProgress(r.state.ElapsedSec, float64(it-1)))
+// selfPlay plays the iteration's games on the lanes' evaluators into the
+// replay buffer and fills their figures into m; stopped reports that ctx
+// cut it short.
+func (r *runner) selfPlay(ctx context.Context, evals []mcts.Evaluator, it int, m *metrics.Iteration) (stats selfPlayStats, stopped bool, err error) {
+	sp := newSelfPlayer(r.cfg, r.cfg.RunProgress(r.state.ElapsedSec, float64(it-1)))
 	if r.cfg.SelfPlay.ProgressiveSimulations > 0 {
 		m.SelfPlaySimulations = sp.search.Simulations
 	}
-	evals0 := srv.Stats().Positions
 	bar := progress.New(r.log, r.cfg.SelfPlay.GamesPerIteration, stage(r.cfg, it, "self-play", r.shownElapsed()), "games", r.opts.Quiet)
 	seed := iterationSeed(r.cfg.Seed, it)
-	stats, err = sp.runSelfPlay(ctx, r.cfg.SelfPlay.GamesPerIteration, r.cfg.SelfPlay.ParallelGames, seed, func(_ int, g SelfPlayGame) error {
+	stats, err = sp.runSelfPlay(ctx, evals, r.cfg.SelfPlay.GamesPerIteration, r.cfg.SelfPlay.ParallelGames, seed, func(_ int, g SelfPlayGame) error {
 		for _, s := range g.Samples {
 			if err := r.replay.Add(s); err != nil {
 				return err
@@ -508,7 +508,6 @@ func (r *runner) selfPlay(ctx context.Context, srv *model.Server, it int, m *met
 	}
 	bar.Finish()
 	stats.fill(m)
-	m.EvalsPerSec = float64(srv.Stats().Positions-evals0) / stats.Seconds
 	return stats, false, nil
 }
 
@@ -737,6 +736,7 @@ func (s selfPlayStats) fill(m *metrics.Iteration) {
 	g := float64(s.Games)
 	m.MeanGameLength = float64(s.Plies) / g
 	m.PositionsPerSec = float64(s.Positions) / s.Seconds
+	m.EvalsPerSec = float64(s.Evaluated) / s.Seconds
 	m.RedWinShare, m.BlueWinShare = float64(s.RedWins)/g, float64(s.BlueWins)/g
 	m.DrawShare, m.MoveLimitShare = float64(s.Draws)/g, float64(s.MoveLimits)/g
 	m.ResignedShare = float64(s.Resigned) / g

@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/deathstacks/deathstacks/env"
 	"github.com/deathstacks/deathstacks/mcts"
+	"github.com/deathstacks/deathstacks/mcts/stepped"
 	"github.com/deathstacks/deathstacks/model"
-	"github.com/deathstacks/deathstacks/train/internal/parallel"
 	"github.com/deathstacks/deathstacks/train/runconfig"
 )
 
@@ -58,10 +60,8 @@ func (g *SelfPlayGame) Winner() (env.Color, bool) { return g.winner, g.won }
 // limit scores as tanh(1), about 0.76, for the leading side.
 const adjudicationScale = 60
 
-// selfPlayer plays self-play games with one search per game, all games
-// sharing one evaluator.
+// selfPlayer plays self-play games, one search per game.
 type selfPlayer struct {
-	eval   mcts.Evaluator
 	opts   env.Options
 	search mcts.Config
 	cfg    runconfig.SelfPlayConfig
@@ -76,15 +76,14 @@ type targetSet struct {
 	reply, final, surprise bool
 }
 
-// newSelfPlayer returns the self-player of cfg on eval at the run's
-// progress (0 at its start, 1 at its end): the search's simulations
+// newSelfPlayer returns the self-player of cfg at the run's progress (0 at its start, 1 at its end): the search's simulations
 // follow selfplay.progressive_simulations, and the samples get the
 // optional targets that cfg's network and replay use.
-func newSelfPlayer(eval mcts.Evaluator, cfg runconfig.Config, progress float64) *selfPlayer {
+func newSelfPlayer(cfg runconfig.Config, progress float64) *selfPlayer {
 	search := cfg.Search
 	search.Simulations = simulations(cfg.SelfPlay, search.Simulations, progress)
 	return &selfPlayer{
-		eval: eval, opts: cfg.Env, search: search, cfg: cfg.SelfPlay, targets: targetsOf(cfg),
+		opts: cfg.Env, search: search, cfg: cfg.SelfPlay, targets: targetsOf(cfg),
 	}
 }
 
@@ -112,11 +111,12 @@ func simulations(c runconfig.SelfPlayConfig, full int, progress float64) int {
 	return start + int(math.Round(progress*float64(full-start)))
 }
 
-// play plays one game from the start position (plus the configured random
-// opening plies, which never end the game) with the given seed.
-func (sp *selfPlayer) play(ctx context.Context, seed uint64) (SelfPlayGame, error) {
+// play plays one game on eval from the start position (plus the
+// configured random opening plies, which never end the game) with the
+// given seed.
+func (sp *selfPlayer) play(ctx context.Context, eval mcts.Evaluator, seed uint64) (SelfPlayGame, error) {
 	rng := rand.New(rand.NewPCG(seed, 0x73656c66)) // "self"
-	player, err := mcts.NewPUCTPlayer(sp.eval, sp.search, rng.Uint64())
+	player, err := mcts.NewPUCTPlayer(eval, sp.search, rng.Uint64())
 	if err != nil {
 		return SelfPlayGame{}, err
 	}
@@ -143,7 +143,7 @@ func (sp *selfPlayer) play(ctx context.Context, seed uint64) (SelfPlayGame, erro
 			_, played.Positions[len(played.Positions)-1].Reply = compactTarget(&pos, game.Rules(), d.Target)
 		}
 		if recordedLast = recorded; recorded {
-			p, err := sp.searched(&pos, game, d)
+			p, err := sp.searched(eval, &pos, game, d)
 			if err != nil {
 				return SelfPlayGame{}, fmt.Errorf("self-play ply %d: %w", pos.Ply(), err)
 			}
@@ -176,13 +176,13 @@ func (sp *selfPlayer) play(ctx context.Context, seed uint64) (SelfPlayGame, erro
 
 // searched is what the search d of pos, a recorded position of game,
 // gave: its policy target, root value and, when the replay weighs
-// samples by it, its surprise.
-func (sp *selfPlayer) searched(pos *env.Position, game *env.Game, d mcts.Decision) (SearchedPosition, error) {
+// samples by it, its surprise on eval.
+func (sp *selfPlayer) searched(eval mcts.Evaluator, pos *env.Position, game *env.Game, d mcts.Decision) (SearchedPosition, error) {
 	s := searchSample(pos, game, d)
 	p := SearchedPosition{Ply: len(game.Moves()), Policy: s.Policy, Value: d.Value}
 	if sp.targets.surprise {
 		var err error
-		if p.Surprise, err = sp.surprise(s); err != nil {
+		if p.Surprise, err = surprise(eval, s); err != nil {
 			return SearchedPosition{}, err
 		}
 	}
@@ -232,11 +232,11 @@ func compactTarget(pos *env.Position, rules env.Rules, target map[env.Action]flo
 }
 
 // surprise is KL(s.Policy || prior) of the network's prior for s's
-// position, in nats: how much the search changed the policy.
-func (sp *selfPlayer) surprise(s Sample) (float32, error) {
+// position (on eval), in nats: how much the search changed the policy.
+func surprise(eval mcts.Evaluator, s Sample) (float32, error) {
 	prior := [][]float32{make([]float32, len(s.Legal))}
 	value := []float32{0}
-	if err := sp.eval.Evaluate(s.Obs, [][]env.Action{s.Legal}, prior, value); err != nil {
+	if err := eval.Evaluate(s.Obs, [][]env.Action{s.Legal}, prior, value); err != nil {
 		return 0, fmt.Errorf("prior for the surprise: %w", err)
 	}
 	var kl float64
@@ -327,7 +327,9 @@ type selfPlayStats struct {
 	RedWins, BlueWins, Draws, MoveLimits int
 	Resigned, Adjudicated                int
 	Playouts, ResignWrong                int
-	Seconds                              float64
+	// Evaluated counts the positions the network evaluated.
+	Evaluated int64
+	Seconds   float64
 }
 
 func (s *selfPlayStats) add(g *SelfPlayGame) {
@@ -358,28 +360,80 @@ func (s *selfPlayStats) add(g *SelfPlayGame) {
 	}
 }
 
-// runSelfPlay plays n games, atOnce at a time, and hands each finished
-// game with its number to done in the order they finish, one call at a
-// time; an error of done stops the games. Game i uses seed
-// env.GameSeed(seed, i), so an iteration's games do not depend on how the
-// goroutines interleave.
-func (sp *selfPlayer) runSelfPlay(ctx context.Context, n, atOnce int, seed uint64, done func(int, SelfPlayGame) error) (selfPlayStats, error) {
+// runSelfPlay plays n games, atOnce at a time, each in a search slot of
+// stepped.Drive on the lanes' evaluators (one lane a core, see lanes),
+// and hands each finished game with its number to done in the order they
+// finish, one call at a time; an error of done, or a game's, stops the
+// games, as does the end of ctx. Game i uses seed env.GameSeed(seed, i),
+// so an iteration's games do not depend on how the searches interleave.
+func (sp *selfPlayer) runSelfPlay(ctx context.Context, lanes []mcts.Evaluator, n, atOnce int, seed uint64, done func(int, SelfPlayGame) error) (selfPlayStats, error) {
 	start := time.Now()
-	var stats selfPlayStats
-	err := parallel.Run(ctx, n, atOnce, func(ctx context.Context, i int) (SelfPlayGame, error) {
-		return sp.play(ctx, env.GameSeed(seed, i))
-	}, func(i int, g SelfPlayGame) error {
-		stats.add(&g)
-		return done(i, g)
-	})
+	var (
+		stats selfPlayStats
+		mu    sync.Mutex // guards stats and the calls of done
+		next  atomic.Int64
+	)
+	slot := func(eval mcts.Evaluator) error {
+		for {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			i := next.Add(1) - 1
+			if i >= int64(n) {
+				return nil
+			}
+			g, err := sp.play(ctx, eval, env.GameSeed(seed, int(i)))
+			if err != nil {
+				return err
+			}
+			mu.Lock()
+			stats.add(&g)
+			err = done(int(i), g)
+			mu.Unlock()
+			if err != nil {
+				return err
+			}
+		}
+	}
+	works := make([]stepped.Work, min(max(atOnce, 1), n))
+	for i := range works {
+		works[i] = slot
+	}
+	evaluated, err := stepped.Drive(works, sp.search.BatchSize, lanes)
+	stats.Evaluated = evaluated.Positions
 	stats.Seconds = time.Since(start).Seconds()
+	if ctxErr := context.Cause(ctx); ctxErr != nil && err != nil {
+		err = ctxErr
+	}
 	return stats, err
+}
+
+// lanes is an evaluator for each of self-play's lanes (the network's
+// goroutines, server.workers of them): eval itself in each, or, for a
+// network, an engine of its own in each for batches of up to
+// server.max_batch positions.
+func lanes(eval mcts.Evaluator, c model.ServerConfig) ([]mcts.Evaluator, error) {
+	out := make([]mcts.Evaluator, max(c.Workers, 1))
+	for i := range out {
+		out[i] = eval
+		if net, ok := eval.(*model.Network); ok {
+			e, err := net.NewEngine(c.MaxBatch)
+			if err != nil {
+				return nil, fmt.Errorf("self-play: %w", err)
+			}
+			out[i] = e
+		}
+	}
+	return out, nil
 }
 
 // SelfPlay plays self-play games with cfg's rules, search and self-play
 // settings on eval, cfg.SelfPlay.ParallelGames at a time, and hands each
 // finished one to done, until ctx ends (its error is then returned, as is
 // the first error of a game or of done). Game i is seeded from seed and i.
+// The games' searches are batched in cfg.Server.Workers lanes: a
+// *model.Network gets an engine of its own in each, and any other
+// evaluator is called by all of them at once.
 func SelfPlay(ctx context.Context, cfg runconfig.Config, eval mcts.Evaluator, seed uint64, done func(SelfPlayGame) error) error {
 	return SelfPlayGames(ctx, cfg, eval, seed, math.MaxInt, func(_ int, g SelfPlayGame) error { return done(g) })
 }
@@ -392,8 +446,11 @@ func SelfPlay(ctx context.Context, cfg runconfig.Config, eval mcts.Evaluator, se
 // returns nil once all n have finished, or the first error of a game or
 // of done, or ctx's end.
 func SelfPlayGames(ctx context.Context, cfg runconfig.Config, eval mcts.Evaluator, seed uint64, n int, done func(int, SelfPlayGame) error) error {
-	sp := newSelfPlayer(eval, cfg, 1)
-	_, err := sp.runSelfPlay(ctx, n, cfg.SelfPlay.ParallelGames, seed, done)
+	evals, err := lanes(eval, cfg.Server)
+	if err != nil {
+		return err
+	}
+	_, err = newSelfPlayer(cfg, 1).runSelfPlay(ctx, evals, n, cfg.SelfPlay.ParallelGames, seed, done)
 	return err
 }
 
@@ -401,5 +458,5 @@ func SelfPlayGames(ctx context.Context, cfg runconfig.Config, eval mcts.Evaluato
 // seed, on eval: the same game, whichever evaluator runs the network, for
 // a caller that schedules the games itself.
 func PlaySelfPlayGame(ctx context.Context, cfg runconfig.Config, eval mcts.Evaluator, seed uint64, i int) (SelfPlayGame, error) {
-	return newSelfPlayer(eval, cfg, 1).play(ctx, env.GameSeed(seed, i))
+	return newSelfPlayer(cfg, 1).play(ctx, eval, env.GameSeed(seed, i))
 }

@@ -78,9 +78,10 @@ func tinyNetwork(t testing.TB) *model.Network {
 func TestSelfPlayGames(t *testing.T) {
 	cfg := smokeConfig(t, t.TempDir())
 	cfg.SelfPlay.ResignThreshold = -1
-	sp := &selfPlayer{eval: tinyNetwork(t), opts: cfg.Env, search: cfg.Search, cfg: cfg.SelfPlay}
+	eval := tinyNetwork(t)
+	sp := &selfPlayer{opts: cfg.Env, search: cfg.Search, cfg: cfg.SelfPlay}
 	var games []SelfPlayGame
-	stats, err := sp.runSelfPlay(context.Background(), 3, 2, 42, func(_ int, g SelfPlayGame) error { games = append(games, g); return nil })
+	stats, err := sp.runSelfPlay(context.Background(), []mcts.Evaluator{eval}, 3, 2, 42, func(_ int, g SelfPlayGame) error { games = append(games, g); return nil })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,12 +107,13 @@ func TestSelfPlayGames(t *testing.T) {
 
 func TestSelfPlayReproducible(t *testing.T) {
 	cfg := smokeConfig(t, t.TempDir())
-	sp := &selfPlayer{eval: tinyNetwork(t), opts: cfg.Env, search: cfg.Search, cfg: cfg.SelfPlay}
-	a, err := sp.play(context.Background(), 9)
+	eval := tinyNetwork(t)
+	sp := &selfPlayer{opts: cfg.Env, search: cfg.Search, cfg: cfg.SelfPlay}
+	a, err := sp.play(context.Background(), eval, 9)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := sp.play(context.Background(), 9)
+	b, err := sp.play(context.Background(), eval, 9)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,8 +180,9 @@ func TestAdjudicationHorizon(t *testing.T) {
 		horizon := tc.horizon
 		t.Run(fmt.Sprintf("horizon %d stack cap %d", horizon, tc.stackCap), func(t *testing.T) {
 			cfg.SelfPlay.AdjudicateHorizon, cfg.SelfPlay.AdjudicateStackCap = horizon, tc.stackCap
-			sp := &selfPlayer{eval: tinyNetwork(t), opts: cfg.Env, search: cfg.Search, cfg: cfg.SelfPlay}
-			g, err := sp.play(context.Background(), 3)
+			eval := tinyNetwork(t)
+			sp := &selfPlayer{opts: cfg.Env, search: cfg.Search, cfg: cfg.SelfPlay}
+			g, err := sp.play(context.Background(), eval, 3)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -229,7 +232,7 @@ func TestSearchValueShare(t *testing.T) {
 		t.Helper()
 		c := cfg.SelfPlay
 		c.SearchValueShare = share
-		g, err := (&selfPlayer{eval: net, opts: cfg.Env, search: cfg.Search, cfg: c}).play(context.Background(), 5)
+		g, err := (&selfPlayer{opts: cfg.Env, search: cfg.Search, cfg: c}).play(context.Background(), net, 5)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -276,10 +279,11 @@ func TestPlayoutCapRandomization(t *testing.T) {
 	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	sp := &selfPlayer{eval: tinyNetwork(t), opts: cfg.Env, search: cfg.Search, cfg: cfg.SelfPlay}
+	eval := tinyNetwork(t)
+	sp := &selfPlayer{opts: cfg.Env, search: cfg.Search, cfg: cfg.SelfPlay}
 	plies, samples := 0, 0
 	for seed := uint64(1); seed <= 4; seed++ {
-		g, err := sp.play(context.Background(), seed)
+		g, err := sp.play(context.Background(), eval, seed)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -322,10 +326,11 @@ func TestPlayoutCapRandomization(t *testing.T) {
 func TestRunSelfPlayParallel(t *testing.T) {
 	cfg := smokeConfig(t, t.TempDir())
 	cfg.SelfPlay.ResignThreshold = -1
-	sp := &selfPlayer{eval: tinyNetwork(t), opts: cfg.Env, search: cfg.Search, cfg: cfg.SelfPlay}
+	eval := tinyNetwork(t)
+	sp := &selfPlayer{opts: cfg.Env, search: cfg.Search, cfg: cfg.SelfPlay}
 	games := func(parallel int) []string {
 		var out []string
-		if _, err := sp.runSelfPlay(context.Background(), 3, parallel, 7, func(_ int, g SelfPlayGame) error {
+		if _, err := sp.runSelfPlay(context.Background(), []mcts.Evaluator{eval}, 3, parallel, 7, func(_ int, g SelfPlayGame) error {
 			out = append(out, fmt.Sprint(g.Moves))
 			return nil
 		}); err != nil {
@@ -344,7 +349,7 @@ func TestRunSelfPlayParallel(t *testing.T) {
 	}
 	t.Run("done fails", func(t *testing.T) {
 		errFull := errors.New("full")
-		stats, err := sp.runSelfPlay(context.Background(), 50, 2, 7, func(int, SelfPlayGame) error { return errFull })
+		stats, err := sp.runSelfPlay(context.Background(), []mcts.Evaluator{eval}, 50, 2, 7, func(int, SelfPlayGame) error { return errFull })
 		if !errors.Is(err, errFull) || stats.Games >= 50 {
 			t.Errorf("error %v after %d games: want %v, early", err, stats.Games, errFull)
 		}
@@ -367,9 +372,9 @@ func TestSelfPlayGamesNumbered(t *testing.T) {
 	if len(got) != 3 {
 		t.Fatalf("games %v: want 0, 1 and 2", slices.Sorted(maps.Keys(got)))
 	}
-	sp := &selfPlayer{eval: eval, opts: cfg.Env, search: cfg.Search, cfg: cfg.SelfPlay}
+	sp := &selfPlayer{opts: cfg.Env, search: cfg.Search, cfg: cfg.SelfPlay}
 	for i, g := range got {
-		want, err := sp.play(context.Background(), env.GameSeed(5, i))
+		want, err := sp.play(context.Background(), eval, env.GameSeed(5, i))
 		if err != nil {
 			t.Fatal(err)
 		}

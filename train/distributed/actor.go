@@ -16,7 +16,6 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/deathstacks/deathstacks/env"
 	"github.com/deathstacks/deathstacks/model"
 	"github.com/deathstacks/deathstacks/train"
 	"github.com/deathstacks/deathstacks/train/runconfig"
@@ -81,7 +80,7 @@ func RunActor(ctx context.Context, o ActorOptions) error {
 		return err
 	}
 	a.pub.published, a.pub.refused = o.published, o.refused
-	fmt.Fprintf(o.Log, "actor %s: run %s, network %d, %d games at a time\n", id, a.run.RunID, a.eval.version(), a.cfg.SelfPlay.ParallelGames)
+	fmt.Fprintf(o.Log, "actor %s: run %s, network %d, %d games at a time\n", id, a.run.RunID, a.net.version(), a.cfg.SelfPlay.ParallelGames)
 	return a.end(ctx, a.play(ctx))
 }
 
@@ -107,7 +106,7 @@ type actor struct {
 	obj   jetstream.ObjectStore
 	run   runInfo
 	cfg   runconfig.Config
-	eval  *swapEvaluator
+	net   *currentNetwork
 	queue *queue
 	pub   *publisher
 	// switched wakes the heartbeat when a new network is in play, so
@@ -137,14 +136,14 @@ func (a *actor) join(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	a.eval = &swapEvaluator{ver: -1}
+	a.net = &currentNetwork{ver: -1}
 	for ctx.Err() == nil {
 		if err := a.refresh(ctx); err != nil {
 			fmt.Fprintf(a.opts.Log, "actor %s: waiting for the network: %v\n", a.id, err)
 			sleep(ctx, 500*time.Millisecond)
 			continue
 		}
-		if a.eval.version() >= 0 {
+		if a.net.version() >= 0 {
 			return nil
 		}
 		sleep(ctx, 250*time.Millisecond)
@@ -206,7 +205,7 @@ func (a *actor) refresh(ctx context.Context) error {
 	if info.RunID != a.run.RunID {
 		return fmt.Errorf("the network entry names run %q, not %q: the learner restarted as a new run", info.RunID, a.run.RunID)
 	}
-	if info.Version <= a.eval.version() {
+	if info.Version <= a.net.version() {
 		return nil
 	}
 	data, err := a.obj.GetBytes(ctx, info.Object)
@@ -220,12 +219,10 @@ func (a *actor) refresh(ctx context.Context) error {
 	if err := net.CheckConfig(a.cfg.Model); err != nil {
 		return fmt.Errorf("network %s: %w", info.Object, err)
 	}
-	srv, err := model.NewServer(net, a.cfg.Server)
-	if err != nil {
-		return err
+	old := a.net.version()
+	if err := a.net.swap(net, info.Version); err != nil {
+		return fmt.Errorf("network %s: %w", info.Object, err)
 	}
-	old := a.eval.version()
-	a.eval.swap(srv, info.Version)
 	if old >= 0 {
 		// Published is on the learner's clock: across machines this
 		// figure includes the clocks' offset (the learner's own, in its
@@ -243,7 +240,6 @@ func (a *actor) refresh(ctx context.Context) error {
 // play runs self-play, the sender, the network watcher and the heartbeat
 // until ctx ends.
 func (a *actor) play(ctx context.Context) error {
-	defer a.eval.close()
 	var wg sync.WaitGroup
 	sendCtx, stopSending := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopSending()
@@ -261,7 +257,7 @@ func (a *actor) play(ctx context.Context) error {
 		stopSide()
 		return err
 	}
-	err = train.SelfPlay(ctx, a.cfg, a.eval, seed, func(g train.SelfPlayGame) error { return a.finished(ctx, g) })
+	err = train.SelfPlay(ctx, a.cfg, a.net.network(), seed, func(g train.SelfPlayGame) error { return a.finished(ctx, g) })
 	stopSide()
 	sideWG.Wait()
 	// Games finished but not sent get a moment more, if the server is
@@ -298,7 +294,7 @@ func (a *actor) finished(ctx context.Context, g train.SelfPlayGame) error {
 	// it).
 	a.mu.Lock()
 	a.counter++
-	n, version := a.counter, a.eval.version()
+	n, version := a.counter, a.net.version()
 	a.mu.Unlock()
 	r := newRecord(g, a.run.RunID, a.id, n, version)
 	data, err := r.encode()
@@ -376,7 +372,7 @@ func (a *actor) heartbeat(ctx context.Context) {
 	for {
 		sent, positions, held := a.stats()
 		data, _ := json.Marshal(beat{
-			Actor: a.id, Version: a.eval.version(), Games: sent, Positions: positions,
+			Actor: a.id, Version: a.net.version(), Games: sent, Positions: positions,
 			PositionsPerSec: float64(positions) / time.Since(start).Seconds(), Queued: a.queue.len(), HeldBack: held,
 		})
 		_ = a.nc.Publish(actorsSubject+"."+a.id, data) // buffered while disconnected
@@ -409,47 +405,45 @@ func (a *actor) progress(ctx context.Context) {
 			state = "held back by the learner"
 		}
 		fmt.Fprintf(a.opts.Log, "actor %s: network %d, %d games sent, %d queued, %.0f positions/s, %s\n",
-			a.id, a.eval.version(), sent, a.queue.len(), float64(positions)/time.Since(start).Seconds(), state)
+			a.id, a.net.version(), sent, a.queue.len(), float64(positions)/time.Since(start).Seconds(), state)
 	}
 }
 
-// swapEvaluator evaluates with the newest network's server; a switch
-// waits for the evaluations in flight on the old one.
-type swapEvaluator struct {
+// currentNetwork is the network an actor plays: the first one it
+// received, whose weights each newer version replaces (Blend with share
+// 1), so that the engines of self-play's lanes take them up at their next
+// batch, with no evaluation waiting for the switch.
+type currentNetwork struct {
 	mu  sync.RWMutex
-	srv *model.Server
+	net *model.Network
 	ver int
 }
 
-func (s *swapEvaluator) Evaluate(obs []float32, legal [][]env.Action, priors [][]float32, values []float32) error {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	return s.srv.Evaluate(obs, legal, priors, values)
-}
-
-func (s *swapEvaluator) swap(srv *model.Server, version int) {
-	s.mu.Lock()
-	old := s.srv
-	s.srv, s.ver = srv, version
-	s.mu.Unlock()
-	if old != nil {
-		old.Close()
+// swap makes net, of the given version, the one played.
+func (c *currentNetwork) swap(net *model.Network, version int) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.net == nil {
+		c.net = net
+	} else if err := c.net.Blend(net, 1); err != nil {
+		return err
 	}
+	c.ver = version
+	return nil
 }
 
-func (s *swapEvaluator) version() int {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	return s.ver
+// network is the network played, nil before the first.
+func (c *currentNetwork) network() *model.Network {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.net
 }
 
-func (s *swapEvaluator) close() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.srv != nil {
-		s.srv.Close()
-		s.srv = nil
-	}
+// version is the version of the network played, -1 before the first.
+func (c *currentNetwork) version() int {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.ver
 }
 
 func randomID() (string, error) {

@@ -119,16 +119,11 @@ func selfPlayGames(t testing.TB, cfg runconfig.Config, n int) []train.SelfPlayGa
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := model.NewServer(net, cfg.Server)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var mu sync.Mutex
 	var games []train.SelfPlayGame
-	err = train.SelfPlay(ctx, cfg, srv, 3, func(g train.SelfPlayGame) error {
+	err = train.SelfPlay(ctx, cfg, net, 3, func(g train.SelfPlayGame) error {
 		mu.Lock()
 		defer mu.Unlock()
 		if len(games) < n {

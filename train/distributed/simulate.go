@@ -109,7 +109,6 @@ func Simulate(ctx context.Context, o SimulateOptions) (SimulateResult, error) {
 	if err := a.join(ctx); err != nil {
 		return SimulateResult{}, err
 	}
-	defer a.eval.close()
 	side, stopSide := context.WithCancel(ctx)
 	defer stopSide()
 	go a.watch(side)
@@ -119,7 +118,7 @@ func Simulate(ctx context.Context, o SimulateOptions) (SimulateResult, error) {
 		return SimulateResult{}, err
 	}
 	fmt.Fprintf(o.Log, "simulate: %d real games played in %.1fs (run %s, network %d); %d actors sending %g games/s for %v\n",
-		len(pool), time.Since(start).Seconds(), a.run.RunID, a.eval.version(), o.Actors, o.Rate, o.Duration)
+		len(pool), time.Since(start).Seconds(), a.run.RunID, a.net.version(), o.Actors, o.Rate, o.Duration)
 
 	s := &simulator{o: o, a: a, pool: pool}
 	defer s.closeConns()
@@ -139,7 +138,7 @@ func realGames(ctx context.Context, a *actor, n int) ([]train.SelfPlayGame, erro
 	if err != nil {
 		return nil, err
 	}
-	err = train.SelfPlay(ctx, a.cfg, a.eval, seed, func(g train.SelfPlayGame) error {
+	err = train.SelfPlay(ctx, a.cfg, a.net.network(), seed, func(g train.SelfPlayGame) error {
 		mu.Lock()
 		defer mu.Unlock()
 		if len(g.Samples) > 0 && len(games) < n {
@@ -274,7 +273,7 @@ func (s *simulator) make(ctx context.Context, start time.Time) {
 			sa := s.actors[k%int64(len(s.actors))]
 			g := s.pool[rng.IntN(len(s.pool))]
 			sa.counter++
-			r := newRecord(g, s.a.run.RunID, sa.id, sa.counter, s.a.eval.version())
+			r := newRecord(g, s.a.run.RunID, sa.id, sa.counter, s.a.net.version())
 			data, err := r.encode()
 			if err != nil {
 				fmt.Fprintf(s.o.Log, "simulate: %v\n", err) // a real game: cannot happen
@@ -306,7 +305,7 @@ func (s *simulator) heartbeat(ctx context.Context) {
 		for _, sa := range s.actors {
 			sent, positions, refusing := sa.pub.stats()
 			data, _ := json.Marshal(beat{
-				Actor: sa.id, Version: s.a.eval.version(), Games: sent, Positions: positions,
+				Actor: sa.id, Version: s.a.net.version(), Games: sent, Positions: positions,
 				PositionsPerSec: float64(positions) / time.Since(start).Seconds(), Queued: sa.queue.len(),
 				HeldBack: refusing || sa.queue.full(),
 			})

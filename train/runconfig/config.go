@@ -73,8 +73,9 @@ type Config struct {
 type SelfPlayConfig struct {
 	// GamesPerIteration is the number of self-play games per iteration.
 	GamesPerIteration int `yaml:"games_per_iteration"`
-	// ParallelGames is how many games run at once; their searches share the
-	// network's batching server, so more games mean fuller batches.
+	// ParallelGames is how many games run at once; their searches are
+	// batched together in the network's lanes (server.workers), so more
+	// games mean fuller batches.
 	ParallelGames int `yaml:"parallel_games"`
 	// ResignThreshold lets the side to move resign when the search's value
 	// for it falls below this; -1 turns resignation off.
