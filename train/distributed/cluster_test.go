@@ -33,8 +33,9 @@ type testCluster struct {
 func startCluster(t testing.TB) *testCluster {
 	t.Helper()
 	c := &testCluster{t: t}
+	ports := freePorts(t, 6)
 	for i := range 3 {
-		c.ports[i], c.route[i], c.dirs[i] = freePort(t), freePort(t), t.TempDir()
+		c.ports[i], c.route[i], c.dirs[i] = ports[i], ports[3+i], t.TempDir()
 	}
 	for i := range 3 {
 		c.start(i)
@@ -47,15 +48,20 @@ func startCluster(t testing.TB) *testCluster {
 	return c
 }
 
-// freePort returns a loopback port free a moment ago.
-func freePort(t testing.TB) int {
+// freePorts returns n distinct loopback ports free a moment ago: each
+// is held until all are chosen, so none is handed out twice.
+func freePorts(t testing.TB, n int) []int {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	ports := make([]int, n)
+	for i := range ports {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ln.Close()
+		ports[i] = ln.Addr().(*net.TCPAddr).Port
 	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
+	return ports
 }
 
 // start starts node i (again, on its data).

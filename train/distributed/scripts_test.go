@@ -46,11 +46,15 @@ func TestScripts(t *testing.T) {
 	bin := t.TempDir()
 	ds := goBuild(t, bin, "deathstacks", "github.com/deathstacks/deathstacks/cmd/deathstacks")
 	natsServer := goBuild(t, bin, "nats-server", "github.com/nats-io/nats-server/v2")
+	// ports lists n ports of a set chosen at once, distinct from those
+	// listed before.
+	free := freePorts(t, 10)
 	ports := func(n int) string {
-		s := strconv.Itoa(freePort(t))
-		for range n - 1 {
-			s += " " + strconv.Itoa(freePort(t))
+		s := strconv.Itoa(free[0])
+		for _, p := range free[1:n] {
+			s += " " + strconv.Itoa(p)
 		}
+		free = free[n:]
 		return s
 	}
 	tests := []struct {
