@@ -35,11 +35,7 @@ func (e *countingEvaluator) Evaluate(obs []float32, legal [][]env.Action, priors
 }
 
 func TestDriveSearchesAsTheirEvaluatorWould(t *testing.T) {
-	puct := mcts.DefaultConfig()
-	puct.Simulations = 64
-	gumbel := mcts.DefaultConfig()
-	gumbel.Gumbel = true
-	gumbel.Simulations, gumbel.GumbelConsidered, gumbel.BatchSize = 48, 8, 4
+	puct, gumbel := searchConfigs()
 	for _, tc := range []struct {
 		name             string
 		cfg              mcts.Config
@@ -53,12 +49,7 @@ func TestDriveSearchesAsTheirEvaluatorWould(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			games := steppedGames(t, tc.positions)
-			want := make([]mcts.Decision, len(games))
-			for _, w := range searchWorks(t, games, tc.cfg, want) {
-				if err := w(rowEvaluator{}); err != nil {
-					t.Fatal(err)
-				}
-			}
+			want := directDecisions(t, games, tc.cfg)
 			got := make([]mcts.Decision, len(games))
 			evals := make([]mcts.Evaluator, tc.lanes)
 			counters := make([]*countingEvaluator, tc.lanes)
@@ -70,11 +61,7 @@ func TestDriveSearchesAsTheirEvaluatorWould(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for i := range want {
-				if a, b := fmt.Sprint(got[i]), fmt.Sprint(want[i]); a != b {
-					t.Errorf("position %d: driven\n%s\nwant\n%s", i, a, b)
-				}
-			}
+			sameDecisions(t, got, want)
 			var calls int64
 			for _, c := range counters {
 				calls += c.calls.Load()

@@ -126,12 +126,40 @@ func searchWorks(t testing.TB, games []*env.Game, cfg mcts.Config, out []mcts.De
 	return works
 }
 
-func TestSteppedSearchesAsTheirEvaluatorWould(t *testing.T) {
-	puct := mcts.DefaultConfig()
+// searchConfigs are a PUCT and a Gumbel search of the tests.
+func searchConfigs() (puct, gumbel mcts.Config) {
+	puct = mcts.DefaultConfig()
 	puct.Simulations = 64
-	gumbel := mcts.DefaultConfig()
+	gumbel = mcts.DefaultConfig()
 	gumbel.Gumbel = true
 	gumbel.Simulations, gumbel.GumbelConsidered, gumbel.BatchSize = 48, 8, 4
+	return puct, gumbel
+}
+
+// directDecisions are the decisions of searchWorks on rowEvaluator
+// itself, one search after another.
+func directDecisions(t testing.TB, games []*env.Game, cfg mcts.Config) []mcts.Decision {
+	want := make([]mcts.Decision, len(games))
+	for _, w := range searchWorks(t, games, cfg, want) {
+		if err := w(rowEvaluator{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return want
+}
+
+// sameDecisions reports the decisions of got that differ from want's.
+func sameDecisions(t testing.TB, got, want []mcts.Decision) {
+	t.Helper()
+	for i := range want {
+		if a, b := fmt.Sprint(got[i]), fmt.Sprint(want[i]); a != b {
+			t.Errorf("position %d: got\n%s\nwant\n%s", i, a, b)
+		}
+	}
+}
+
+func TestSteppedSearchesAsTheirEvaluatorWould(t *testing.T) {
+	puct, gumbel := searchConfigs()
 	for _, tc := range []struct {
 		name      string
 		cfg       mcts.Config
@@ -149,23 +177,14 @@ func TestSteppedSearchesAsTheirEvaluatorWould(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			games := steppedGames(t, tc.positions)
-			want := make([]mcts.Decision, len(games))
-			for _, w := range searchWorks(t, games, tc.cfg, want) {
-				if err := w(rowEvaluator{}); err != nil {
-					t.Fatal(err)
-				}
-			}
+			want := directDecisions(t, games, tc.cfg)
 			got := make([]mcts.Decision, len(games))
 			r := New(searchWorks(t, games, tc.cfg, got), tc.cfg.BatchSize, softmaxPriors)
 			sizes := callerLoop(t, r, tc.capacity*tc.cfg.BatchSize, tc.rounds)
 			if err := r.Err(); err != nil || !r.Over() {
 				t.Fatalf("after the last round: over %v, error %v", r.Over(), err)
 			}
-			for i := range want {
-				if a, b := fmt.Sprint(got[i]), fmt.Sprint(want[i]); a != b {
-					t.Errorf("position %d: stepped\n%s\nwant\n%s", i, a, b)
-				}
-			}
+			sameDecisions(t, got, want)
 			for _, n := range sizes {
 				if n > tc.capacity*tc.cfg.BatchSize {
 					t.Errorf("a batch of %d positions in room for %d", n, tc.capacity*tc.cfg.BatchSize)
@@ -183,12 +202,7 @@ func TestOpenSteppedTakesWorksAsTheyCome(t *testing.T) {
 	cfg := mcts.DefaultConfig()
 	cfg.Simulations = 48
 	games := steppedGames(t, 7)
-	want := make([]mcts.Decision, len(games))
-	for _, w := range searchWorks(t, games, cfg, want) {
-		if err := w(rowEvaluator{}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	want := directDecisions(t, games, cfg)
 	got := make([]mcts.Decision, len(games))
 	works := searchWorks(t, games, cfg, got)
 	r := NewOpen(cfg.BatchSize, softmaxPriors)
