@@ -69,3 +69,37 @@ func ExampleRun() {
 	// 100 48
 	// true
 }
+
+func ExampleDrive() {
+	// Eight searches of the start position, batched on two lanes, each
+	// with an evaluator of its own (a Go network gives each lane a
+	// model.Engine): here one that makes every legal move equally likely
+	// and every position even.
+	cfg := mcts.DefaultConfig()
+	cfg.Simulations = 64
+	decisions := make([]mcts.Decision, 8)
+	works := make([]stepped.Work, len(decisions))
+	for i := range works {
+		works[i] = func(eval mcts.Evaluator) error {
+			p, err := mcts.NewPUCTPlayer(eval, cfg, uint64(i))
+			if err != nil {
+				return err
+			}
+			decisions[i], err = p.Choose(env.NewGame(env.DefaultRules()))
+			return err
+		}
+	}
+	lanes := []mcts.Evaluator{mcts.UniformEvaluator{}, mcts.UniformEvaluator{}}
+	stats, err := stepped.Drive(works, cfg.BatchSize, lanes)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(decisions[0].Simulations, decisions[7].Simulations)
+	// More positions a batch than one search's leaves: the searches'
+	// leaves went to the network together.
+	fmt.Println(stats.Positions/stats.Batches > int64(cfg.BatchSize))
+	// Output:
+	// 64 64
+	// true
+}
