@@ -488,15 +488,18 @@ func (r *runner) selfPlay(ctx context.Context, evals []mcts.Evaluator, it int, m
 	}
 	bar := progress.New(r.log, r.cfg.SelfPlay.GamesPerIteration, stage(r.cfg, it, "self-play", r.shownElapsed()), "games", r.opts.Quiet)
 	seed := iterationSeed(r.cfg.Seed, it)
-	stats, err = sp.runSelfPlay(ctx, evals, r.cfg.SelfPlay.GamesPerIteration, r.cfg.SelfPlay.ParallelGames, seed, func(_ int, g SelfPlayGame) error {
+	add := inOrder(func(g SelfPlayGame) error {
 		for _, s := range g.Samples {
 			if err := r.replay.Add(s); err != nil {
 				return err
 			}
 		}
+		return nil
+	})
+	stats, err = sp.runSelfPlay(ctx, evals, r.cfg.SelfPlay.GamesPerIteration, r.cfg.SelfPlay.ParallelGames, seed, func(i int, g SelfPlayGame) error {
 		bar.Describe(stage(r.cfg, it, "self-play", r.shownElapsed()))
 		bar.Add(1)
-		return nil
+		return add(i, g)
 	})
 	if ctx.Err() != nil {
 		bar.Stop("interrupted")
@@ -509,6 +512,30 @@ func (r *runner) selfPlay(ctx context.Context, evals []mcts.Evaluator, it int, m
 	bar.Finish()
 	stats.fill(m)
 	return stats, false, nil
+}
+
+// inOrder returns a function that takes games numbered from 0 in any
+// order and hands them to add in their numbers' order, each as soon as
+// every game numbered lower has come: the replay buffer then holds an
+// iteration's games in the same order whichever finish first, and a run
+// counted in iterations repeats itself exactly from its seed.
+func inOrder(add func(SelfPlayGame) error) func(int, SelfPlayGame) error {
+	waiting := map[int]SelfPlayGame{}
+	next := 0
+	return func(i int, g SelfPlayGame) error {
+		waiting[i] = g
+		for {
+			g, ok := waiting[next]
+			if !ok {
+				return nil
+			}
+			delete(waiting, next)
+			next++
+			if err := add(g); err != nil {
+				return err
+			}
+		}
+	}
 }
 
 // trainAndAverage trains the network, not interrupted, so that a stop

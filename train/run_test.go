@@ -1,6 +1,7 @@
 package train
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -8,12 +9,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/deathstacks/deathstacks/configs"
+	"github.com/deathstacks/deathstacks/env"
 	"github.com/deathstacks/deathstacks/model"
 	"github.com/deathstacks/deathstacks/train/checkpoint"
 	"github.com/deathstacks/deathstacks/train/metrics"
@@ -544,5 +547,51 @@ func TestRunAveragesThePlayer(t *testing.T) {
 				t.Error("the run directory plays another network than its player")
 			}
 		})
+	}
+}
+
+// A run counted in iterations repeats itself from its seed: the same
+// games in the same order in the replay buffer, the same network, however
+// the games interleave.
+func TestRunRepeatsItself(t *testing.T) {
+	weights := func() []byte {
+		dir := t.TempDir()
+		cfg := plainSmokeConfig(t, dir)
+		cfg.TimeLimit = 0
+		cfg.SelfPlay.GamesPerIteration, cfg.SelfPlay.ParallelGames = 8, 4
+		if _, err := Run(context.Background(), cfg, RunOptions{Iterations: 2}); err != nil {
+			t.Fatal(err)
+		}
+		ck, err := checkpoint.Load(checkpoint.Path(dir, 2), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		if _, err := ck.Trainer.Network().WriteTo(&b); err != nil {
+			t.Fatal(err)
+		}
+		return b.Bytes()
+	}
+	first := weights()
+	for range 2 {
+		if !bytes.Equal(weights(), first) {
+			t.Fatal("the same run trained another network")
+		}
+	}
+}
+
+func TestInOrder(t *testing.T) {
+	var got []int
+	add := inOrder(func(g SelfPlayGame) error {
+		got = append(got, len(g.Moves))
+		return nil
+	})
+	for _, i := range []int{2, 0, 3, 1, 5, 4} {
+		if err := add(i, SelfPlayGame{PlayedGame: PlayedGame{Moves: make([]env.Move, i)}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !slices.Equal(got, []int{0, 1, 2, 3, 4, 5}) {
+		t.Errorf("handed on %v, want 0 to 5 in order", got)
 	}
 }
