@@ -1,7 +1,7 @@
 // Package train turns self-play into a stronger network.
 //
-// [Run] is the loop: self-play through one batching server on the current
-// network, a replay window, training steps under a learning-rate schedule
+// [Run] is the loop: self-play on the current network, its games'
+// searches batched in lanes (mcts/stepped.Drive), a replay window, training steps under a learning-rate schedule
 // that follows the run's time limit or iterations, evaluation against
 // baselines and, on one Elo scale, against the anchor and earlier networks
 // of the run (with package train/arena, rated by package train/elo),
