@@ -1,6 +1,6 @@
-// Package parallel runs numbered jobs a few at a time: the one runner of
-// the games of self-play (package train) and of the arena (package
-// train/arena).
+// Package parallel runs numbered jobs a few at a time, each on a
+// goroutine: the runner of the arena's games (package train/arena).
+// Self-play's games run as coroutines of mcts/stepped.Drive instead.
 package parallel
 
 import (
