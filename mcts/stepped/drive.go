@@ -139,7 +139,7 @@ func (p *pool) lane(eval mcts.Evaluator, maxLeaves int) Stats {
 			s.batch = &b
 			s.resume()
 		}
-		err := b.evaluate(eval)
+		err := recovered(func() error { return b.evaluate(eval) })
 		if b.n > 0 {
 			stats.Positions += int64(b.n)
 			stats.Batches++

@@ -13,7 +13,8 @@ import (
 )
 
 // countingEvaluator is rowEvaluator counting its calls, failing from call
-// failAt on (0: never) or giving the value bad to every leaf of that call.
+// failAt on (0: never), or at that call giving its last leaf the value
+// bad, or panicking when bad is infinite.
 type countingEvaluator struct {
 	calls  atomic.Int64
 	failAt int64
@@ -24,6 +25,9 @@ func (e *countingEvaluator) Evaluate(obs []float32, legal [][]env.Action, priors
 	call := e.calls.Add(1)
 	if e.failAt > 0 && call >= e.failAt && e.bad == 0 {
 		return errors.New("the network is gone")
+	}
+	if e.failAt > 0 && call == e.failAt && math.IsInf(float64(e.bad), 0) {
+		panic("the network broke")
 	}
 	if err := (rowEvaluator{}).Evaluate(obs, legal, priors, values); err != nil {
 		return err
@@ -97,6 +101,7 @@ func TestDriveEndsWithTheFirstError(t *testing.T) {
 		{"the evaluator fails", 5, 0, func(int) bool { return false }, "evaluating a batch of"},
 		{"a value out of range", 3, 1.5, func(int) bool { return false }, "returned 1.5 for the value"},
 		{"a NaN value", 3, float32(math.NaN()), func(int) bool { return false }, "returned NaN for the value"},
+		{"the evaluator panics", 4, float32(math.Inf(1)), func(int) bool { return false }, "internal error (please report): the network broke"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			works, got := make([]Work, 6), make([]error, 6)
