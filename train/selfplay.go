@@ -327,9 +327,10 @@ type selfPlayStats struct {
 	RedWins, BlueWins, Draws, MoveLimits int
 	Resigned, Adjudicated                int
 	Playouts, ResignWrong                int
-	// Evaluated counts the positions the network evaluated.
-	Evaluated int64
-	Seconds   float64
+	// Evaluated counts the positions the network evaluated, in Batches
+	// network runs.
+	Evaluated, Batches int64
+	Seconds            float64
 }
 
 func (s *selfPlayStats) add(g *SelfPlayGame) {
@@ -400,7 +401,7 @@ func (sp *selfPlayer) runSelfPlay(ctx context.Context, lanes []mcts.Evaluator, n
 		works[i] = slot
 	}
 	evaluated, err := stepped.Drive(works, sp.search.BatchSize, lanes)
-	stats.Evaluated = evaluated.Positions
+	stats.Evaluated, stats.Batches = evaluated.Positions, evaluated.Batches
 	stats.Seconds = time.Since(start).Seconds()
 	if ctxErr := context.Cause(ctx); ctxErr != nil && err != nil {
 		err = ctxErr
