@@ -192,8 +192,11 @@ type runner struct {
 	// checkpoints and evaluations play it; self-play the trainer's.
 	player *model.Network
 	replay *replay.Buffer
-	state  checkpoint.State
-	now    func() time.Time
+	// lateStarts are the moves of the last iteration's games, which
+	// selfplay.late_start_share starts games from (none after a resume).
+	lateStarts [][]env.Move
+	state      checkpoint.State
+	now        func() time.Time
 	// plan maps the run's progress to the learning-rate schedule's when
 	// that follows the run (optim.total_steps 0).
 	plan runconfig.SchedulePlan
@@ -488,11 +491,16 @@ func (r *runner) selfPlay(ctx context.Context, evals []mcts.Evaluator, it int, m
 	}
 	bar := progress.New(r.log, r.cfg.SelfPlay.GamesPerIteration, stage(r.cfg, it, "self-play", r.shownElapsed()), "games", r.opts.Quiet)
 	seed := iterationSeed(r.cfg.Seed, it)
+	sp.starts = r.lateStarts
+	var starts [][]env.Move // this iteration's games, for the next one's late starts
 	add := inOrder(func(g SelfPlayGame) error {
 		for _, s := range g.Samples {
 			if err := r.replay.Add(s); err != nil {
 				return err
 			}
+		}
+		if r.cfg.SelfPlay.LateStartShare > 0 && len(g.Moves) >= 2 {
+			starts = append(starts, g.Moves)
 		}
 		return nil
 	})
@@ -510,6 +518,7 @@ func (r *runner) selfPlay(ctx context.Context, evals []mcts.Evaluator, it int, m
 		return stats, false, err
 	}
 	bar.Finish()
+	r.lateStarts = starts
 	stats.fill(m)
 	return stats, false, nil
 }

@@ -554,15 +554,24 @@ func TestRunAveragesThePlayer(t *testing.T) {
 // games in the same order in the replay buffer, the same network, however
 // the games interleave.
 func TestRunRepeatsItself(t *testing.T) {
+	for _, late := range []float64{0, 0.5} {
+		t.Run(fmt.Sprintf("late_start_share %g", late), func(t *testing.T) { testRunRepeatsItself(t, late) })
+	}
+}
+
+// testRunRepeatsItself runs a smoke run three times, with late starts
+// from the games of the iteration before in a share late of its games.
+func testRunRepeatsItself(t *testing.T, late float64) {
 	weights := func() []byte {
 		dir := t.TempDir()
 		cfg := plainSmokeConfig(t, dir)
 		cfg.TimeLimit = 0
+		cfg.SelfPlay.LateStartShare = late
 		cfg.SelfPlay.GamesPerIteration, cfg.SelfPlay.ParallelGames = 8, 4
-		if _, err := Run(context.Background(), cfg, RunOptions{Iterations: 2}); err != nil {
+		if _, err := Run(context.Background(), cfg, RunOptions{Iterations: 3}); err != nil {
 			t.Fatal(err)
 		}
-		ck, err := checkpoint.Load(checkpoint.Path(dir, 2), cfg)
+		ck, err := checkpoint.Load(checkpoint.Path(dir, 3), cfg)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -67,6 +67,8 @@ type selfPlayer struct {
 	cfg    runconfig.SelfPlayConfig
 	// targets says which optional targets the samples get.
 	targets targetSet
+	// starts are the moves of earlier games, for selfplay.late_start_share.
+	starts [][]env.Move
 }
 
 // targetSet is the optional targets (see model.Sample) self-play records:
@@ -112,8 +114,8 @@ func simulations(c runconfig.SelfPlayConfig, full int, progress float64) int {
 }
 
 // play plays one game on eval from the start position (plus the
-// configured random opening plies, which never end the game) with the
-// given seed.
+// configured random opening plies, which never end the game, or a late
+// start) with the given seed.
 func (sp *selfPlayer) play(ctx context.Context, eval mcts.Evaluator, seed uint64) (SelfPlayGame, error) {
 	rng := rand.New(rand.NewPCG(seed, 0x73656c66)) // "self"
 	player, err := mcts.NewPUCTPlayer(eval, sp.search, rng.Uint64())
@@ -121,7 +123,11 @@ func (sp *selfPlayer) play(ctx context.Context, eval mcts.Evaluator, seed uint64
 		return SelfPlayGame{}, err
 	}
 	game := env.NewGame(sp.opts.Rules)
-	env.PlayOpening(game, sp.opts.OpeningPlies, rng) // as an environment reset starts
+	if late, err := sp.lateStart(game, rng); err != nil {
+		return SelfPlayGame{}, err
+	} else if !late {
+		env.PlayOpening(game, sp.opts.OpeningPlies, rng) // as an environment reset starts
+	}
 	canResign := sp.cfg.ResignThreshold > -1 && rng.Float64() >= sp.cfg.ResignPlayoutShare
 	var (
 		played  PlayedGame
@@ -172,6 +178,25 @@ func (sp *selfPlayer) play(ctx context.Context, eval mcts.Evaluator, seed uint64
 		out.resignWrong = !out.won || out.winner == env.Color(doubter)
 	}
 	return out, nil
+}
+
+// lateStart plays into game, with probability selfplay.late_start_share
+// when there are earlier games, the moves of one of them up to a ply
+// drawn from its second half, and reports whether it did. It draws
+// nothing from rng when the share is 0, so that the games are those of a
+// run without the setting.
+func (sp *selfPlayer) lateStart(game *env.Game, rng *rand.Rand) (bool, error) {
+	if sp.cfg.LateStartShare == 0 || len(sp.starts) == 0 || rng.Float64() >= sp.cfg.LateStartShare {
+		return false, nil
+	}
+	src := sp.starts[rng.IntN(len(sp.starts))]
+	half := len(src) / 2
+	for _, m := range src[:half+rng.IntN(len(src)-half)] {
+		if err := game.Play(m); err != nil {
+			return false, fmt.Errorf("self-play: a late start from an earlier game: %w", err)
+		}
+	}
+	return true, nil
 }
 
 // searched is what the search d of pos, a recorded position of game,

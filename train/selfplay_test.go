@@ -387,3 +387,73 @@ func TestSelfPlayGamesNumbered(t *testing.T) {
 		}
 	}
 }
+
+// With selfplay.late_start_share, a game starts from the moves of an
+// earlier game up to a ply of its second half, and records only what it
+// plays itself; with the share at 0 the earlier games change nothing.
+func TestSelfPlayLateStarts(t *testing.T) {
+	cfg := smokeConfig(t, t.TempDir())
+	cfg.SelfPlay.ResignThreshold = -1
+	eval := tinyNetwork(t)
+	sp := &selfPlayer{opts: cfg.Env, search: cfg.Search, cfg: cfg.SelfPlay}
+	var starts [][]env.Move
+	plain := map[uint64][]env.Move{}
+	for seed := range uint64(6) {
+		g, err := sp.play(context.Background(), eval, seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		plain[seed] = g.Moves
+		if len(g.Moves) >= 2 {
+			starts = append(starts, g.Moves)
+		}
+	}
+
+	off := *sp
+	off.starts = starts
+	late := off
+	late.cfg.LateStartShare = 1
+	lateGames := 0
+	for seed := uint64(10); seed < 22; seed++ {
+		g, err := off.play(context.Background(), eval, seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := sp.play(context.Background(), eval, seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if plain[seed] = want.Moves; !slices.Equal(g.Moves, want.Moves) {
+			t.Errorf("seed %d: share 0 with earlier games played %v, without %v", seed, g.Moves, want.Moves)
+		}
+		if g, err = late.play(context.Background(), eval, seed); err != nil {
+			t.Fatal(err)
+		}
+		start := -1
+		for _, src := range starts {
+			// The longest prefix in common with a source, which must be
+			// at least half of it (the game may go on as the source did).
+			k := 0
+			for k < len(src) && k < len(g.Moves) && src[k] == g.Moves[k] {
+				k++
+			}
+			if k >= len(src)/2 {
+				start = max(start, len(src)/2)
+			}
+		}
+		if start < 0 {
+			t.Fatalf("seed %d: the game %v starts from no earlier game's second half", seed, g.Moves)
+		}
+		if !slices.Equal(g.Moves, plain[seed]) {
+			lateGames++
+		}
+		for _, ply := range g.SamplePlies {
+			if ply < start {
+				t.Errorf("seed %d: a sample at ply %d, before the late start (ply %d or later)", seed, ply, start)
+			}
+		}
+	}
+	if lateGames == 0 {
+		t.Fatal("every game with late starts played as without them")
+	}
+}

@@ -132,6 +132,16 @@ type SelfPlayConfig struct {
 	// learn Connect Four faster (Oracle's "Lessons from AlphaZero", 2018).
 	// 0 is the result alone.
 	SearchValueShare float64 `yaml:"search_value_share"`
+	// LateStartShare starts this share of a run's games from a late
+	// position of a game of the iteration before (KataGo's starts from
+	// earlier games' positions, as a curriculum of endgames): the moves
+	// of a game drawn from that iteration's, up to a ply drawn from its
+	// second half, in place of the random opening. The positions before
+	// the start are not recorded; the game goes on to the move limit of
+	// the whole game. The first iteration of a run (or of a resumed one)
+	// has no games before it and starts every game from the opening. 0
+	// is off.
+	LateStartShare float64 `yaml:"late_start_share"`
 }
 
 // OptimConfig is the training step (optimiser, loss weights, learning-rate
@@ -440,6 +450,7 @@ func (c Config) checkSelfPlay(ch *configs.Checker) {
 	}
 	ch.AtLeast("selfplay.progressive_simulations", s.ProgressiveSimulations, 0)
 	ch.InRange("selfplay.search_value_share", s.SearchValueShare, 0, 1)
+	ch.InRange("selfplay.late_start_share", s.LateStartShare, 0, 1)
 }
 
 // checkOptim checks the optim section, and its batch against the replay

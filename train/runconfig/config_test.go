@@ -182,6 +182,7 @@ func TestParseErrors(t *testing.T) {
 		{"out of range float", "optim:\n  lr: -1\n", []string{"line 2: optim.lr is -1"}},
 		{"share above one", "selfplay:\n  resign_playout_share: 1.5\n", []string{"line 2: selfplay.resign_playout_share is 1.5"}},
 		{"negative search value share", "selfplay:\n  search_value_share: -0.5\n", []string{"line 2: selfplay.search_value_share is -0.5"}},
+		{"late start share above 1", "selfplay:\n  late_start_share: 1.5\n", []string{"line 2: selfplay.late_start_share is 1.5"}},
 		{"negative stack cap", "selfplay:\n  adjudicate_stack_cap: -1\n", []string{"line 2: selfplay.adjudicate_stack_cap is -1: want 0 or more"}},
 		{"model section", "model:\n  blocks: -1\n", []string{"line 2: model.blocks is -1"}},
 		{"server section", "server:\n  flush_delay: 2s\n", []string{"line 2: server.flush_delay is 2s"}},

@@ -20,12 +20,13 @@ import (
 // selfPlayKeywords maps the keywords of [SelfPlaySettings] that are not
 // search settings to their key paths in a [Config]: every selfplay
 // setting but a run's own (games_per_iteration: the caller says how many
-// games; progressive_simulations: a schedule over a run's iterations),
+// games; progressive_simulations: a schedule over a run's iterations;
+// late_start_share: starts from the games of a run's iteration before),
 // the rules and env's opening_plies.
 var selfPlayKeywords = sync.OnceValue(func() map[string]string {
 	keys := map[string]string{"opening_plies": "env.opening_plies"}
 	for _, k := range yamlKeys(reflect.TypeFor[SelfPlayConfig]()) {
-		if k != "games_per_iteration" && k != "progressive_simulations" {
+		if k != "games_per_iteration" && k != "progressive_simulations" && k != "late_start_share" {
 			keys[k] = "selfplay." + k
 		}
 	}
@@ -51,9 +52,9 @@ func yamlKeys(t reflect.Type) []string {
 // keyword arguments (a key and its value's text) over [Defaults]: search
 // settings by their keys or aliases, applied as a config file's search
 // section applies them ([mcts.Config.Apply]: nothing derived), the
-// selfplay settings but games_per_iteration and progressive_simulations,
-// the rules (too_tall, max_plies, repetitions) and opening_plies. The
-// result is checked as [Parse] checks a config file. Without
+// selfplay settings but games_per_iteration, progressive_simulations and
+// late_start_share, the rules (too_tall, max_plies, repetitions) and
+// opening_plies. The result is checked as [Parse] checks a config file. Without
 // parallel_games, all the games of a run are played at once (at most
 // 4096), for the largest batches.
 //

@@ -48,6 +48,7 @@ func TestSelfPlaySettingsErrors(t *testing.T) {
 		{map[string]string{"adjudicate": "maybe"}, "adjudicate=maybe: want true or false"},
 		{map[string]string{"gumbel": "maybe"}, "gumbel=maybe: want true or false"},
 		{map[string]string{"games_per_iteration": "3"}, "games_per_iteration=3: no self-play setting: want a search setting (simulations, time, "},
+		{map[string]string{"late_start_share": "0.5"}, "late_start_share=0.5: no self-play setting: "},
 		{map[string]string{"nope": "1", "sims": "-1"}, "nope=1: no self-play setting: "},
 	}
 	for _, tc := range cases {
