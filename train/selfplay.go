@@ -45,6 +45,9 @@ type SelfPlayGame struct {
 	// winner is the winning side, valid when won is set.
 	winner env.Color
 	won    bool
+	// replayed counts the moves of an earlier game it started with (a
+	// late start), which self-play did not search.
+	replayed int
 	// wouldResign is set in a game played out with resignation disabled
 	// when a side's value fell below the threshold at some point;
 	// resignWrong says that side did not lose in the end.
@@ -123,9 +126,11 @@ func (sp *selfPlayer) play(ctx context.Context, eval mcts.Evaluator, seed uint64
 		return SelfPlayGame{}, err
 	}
 	game := env.NewGame(sp.opts.Rules)
-	if late, err := sp.lateStart(game, rng); err != nil {
+	replayed, err := sp.lateStart(game, rng)
+	if err != nil {
 		return SelfPlayGame{}, err
-	} else if !late {
+	}
+	if replayed == 0 {
 		env.PlayOpening(game, sp.opts.OpeningPlies, rng) // as an environment reset starts
 	}
 	canResign := sp.cfg.ResignThreshold > -1 && rng.Float64() >= sp.cfg.ResignPlayoutShare
@@ -173,6 +178,7 @@ func (sp *selfPlayer) play(ctx context.Context, eval mcts.Evaluator, seed uint64
 	if err != nil {
 		return SelfPlayGame{}, fmt.Errorf("self-play: %w", err)
 	}
+	out.replayed = replayed
 	if doubter >= 0 {
 		out.wouldResign = true
 		out.resignWrong = !out.won || out.winner == env.Color(doubter)
@@ -182,21 +188,22 @@ func (sp *selfPlayer) play(ctx context.Context, eval mcts.Evaluator, seed uint64
 
 // lateStart plays into game, with probability selfplay.late_start_share
 // when there are earlier games, the moves of one of them up to a ply
-// drawn from its second half, and reports whether it did. It draws
-// nothing from rng when the share is 0, so that the games are those of a
-// run without the setting.
-func (sp *selfPlayer) lateStart(game *env.Game, rng *rand.Rand) (bool, error) {
+// drawn from its second half, and returns how many it played (0: none).
+// It draws nothing from rng when the share is 0, so that the games are
+// those of a run without the setting.
+func (sp *selfPlayer) lateStart(game *env.Game, rng *rand.Rand) (int, error) {
 	if sp.cfg.LateStartShare == 0 || len(sp.starts) == 0 || rng.Float64() >= sp.cfg.LateStartShare {
-		return false, nil
+		return 0, nil
 	}
 	src := sp.starts[rng.IntN(len(sp.starts))]
 	half := len(src) / 2
-	for _, m := range src[:half+rng.IntN(len(src)-half)] {
+	moves := src[:half+rng.IntN(len(src)-half)]
+	for _, m := range moves {
 		if err := game.Play(m); err != nil {
-			return false, fmt.Errorf("self-play: a late start from an earlier game: %w", err)
+			return 0, fmt.Errorf("self-play: a late start from an earlier game: %w", err)
 		}
 	}
-	return true, nil
+	return len(moves), nil
 }
 
 // searched is what the search d of pos, a recorded position of game,
@@ -346,7 +353,9 @@ func searchSample(pos *env.Position, game *env.Game, d mcts.Decision) Sample {
 	return s
 }
 
-// selfPlayStats sums up the games of one iteration.
+// selfPlayStats sums up the games of one iteration. Plies counts the
+// moves self-play played: a late start's replayed moves are not among
+// them.
 type selfPlayStats struct {
 	Games, Positions, Plies              int
 	RedWins, BlueWins, Draws, MoveLimits int
@@ -361,7 +370,7 @@ type selfPlayStats struct {
 func (s *selfPlayStats) add(g *SelfPlayGame) {
 	s.Games++
 	s.Positions += len(g.Samples)
-	s.Plies += len(g.Moves)
+	s.Plies += len(g.Moves) - g.replayed
 	switch {
 	case g.won && g.winner == env.Red:
 		s.RedWins++

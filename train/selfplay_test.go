@@ -429,27 +429,21 @@ func TestSelfPlayLateStarts(t *testing.T) {
 		if g, err = late.play(context.Background(), eval, seed); err != nil {
 			t.Fatal(err)
 		}
-		start := -1
-		for _, src := range starts {
-			// The longest prefix in common with a source, which must be
-			// at least half of it (the game may go on as the source did).
-			k := 0
-			for k < len(src) && k < len(g.Moves) && src[k] == g.Moves[k] {
-				k++
-			}
-			if k >= len(src)/2 {
-				start = max(start, len(src)/2)
-			}
-		}
-		if start < 0 {
-			t.Fatalf("seed %d: the game %v starts from no earlier game's second half", seed, g.Moves)
+		// The moves replayed are the first of a source, at least half of
+		// them and not all; only later positions are recorded.
+		k := g.replayed
+		from := slices.IndexFunc(starts, func(src []env.Move) bool {
+			return k >= len(src)/2 && k < len(src) && k <= len(g.Moves) && slices.Equal(src[:k], g.Moves[:k])
+		})
+		if k == 0 || from < 0 {
+			t.Fatalf("seed %d: %d moves replayed of the game %v: want the first half or more of an earlier game's", seed, k, g.Moves)
 		}
 		if !slices.Equal(g.Moves, plain[seed]) {
 			lateGames++
 		}
 		for _, ply := range g.SamplePlies {
-			if ply < start {
-				t.Errorf("seed %d: a sample at ply %d, before the late start (ply %d or later)", seed, ply, start)
+			if ply < k {
+				t.Errorf("seed %d: a sample at ply %d, before the late start at ply %d", seed, ply, k)
 			}
 		}
 	}

@@ -44,7 +44,8 @@ type Iteration struct {
 	ScoreLoss      float64 `json:"score_loss,omitempty"`
 	SoftPolicyLoss float64 `json:"soft_policy_loss,omitempty"`
 
-	// Self-play.
+	// Self-play. MeanGameLength is the plies a game played (a late
+	// start's replayed moves not counted).
 	SelfPlayGames     int     `json:"selfplay_games"`
 	SelfPlayPositions int     `json:"selfplay_positions"`
 	MeanGameLength    float64 `json:"mean_game_length"`
