@@ -8,16 +8,11 @@ import (
 	"github.com/deathstacks/deathstacks/mcts/stepped"
 )
 
-func ExampleRun() {
-	// Three searches of the start position, guided by the caller's own
-	// network, which evaluates each round's leaves in one batch: here a
-	// network that gives every legal action the same logit and every
-	// position the value 0. A caller of a Go network passes
-	// model.LegalSoftmax as the priors.
-	cfg := mcts.DefaultConfig()
-	cfg.Simulations = 100
-	decisions := make([]mcts.Decision, 3)
-	works := make([]stepped.Work, len(decisions))
+// startSearches returns n works, each a search of the start position
+// with cfg (seeded by its number), and the decisions they fill.
+func startSearches(cfg mcts.Config, n int) ([]stepped.Work, []mcts.Decision) {
+	decisions := make([]mcts.Decision, n)
+	works := make([]stepped.Work, n)
 	for i := range works {
 		works[i] = func(eval mcts.Evaluator) error {
 			p, err := mcts.NewPUCTPlayer(eval, cfg, uint64(i))
@@ -28,6 +23,18 @@ func ExampleRun() {
 			return err
 		}
 	}
+	return works, decisions
+}
+
+func ExampleRun() {
+	// Three searches of the start position, guided by the caller's own
+	// network, which evaluates each round's leaves in one batch: here a
+	// network that gives every legal action the same logit and every
+	// position the value 0. A caller of a Go network passes
+	// model.LegalSoftmax as the priors.
+	cfg := mcts.DefaultConfig()
+	cfg.Simulations = 100
+	works, decisions := startSearches(cfg, 3)
 	uniform := func(dst, _ []float32, legal []env.Action) error {
 		for j := range legal {
 			dst[j] = 1 / float32(len(legal))
@@ -77,18 +84,7 @@ func ExampleDrive() {
 	// and every position even.
 	cfg := mcts.DefaultConfig()
 	cfg.Simulations = 64
-	decisions := make([]mcts.Decision, 8)
-	works := make([]stepped.Work, len(decisions))
-	for i := range works {
-		works[i] = func(eval mcts.Evaluator) error {
-			p, err := mcts.NewPUCTPlayer(eval, cfg, uint64(i))
-			if err != nil {
-				return err
-			}
-			decisions[i], err = p.Choose(env.NewGame(env.DefaultRules()))
-			return err
-		}
-	}
+	works, decisions := startSearches(cfg, 8)
 	lanes := []mcts.Evaluator{mcts.UniformEvaluator{}, mcts.UniformEvaluator{}}
 	stats, err := stepped.Drive(works, cfg.BatchSize, lanes)
 	if err != nil {
